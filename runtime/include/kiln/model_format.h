@@ -1,0 +1,58 @@
+/* kiln — the contract between a compiled model `.so` and the runtime loader.
+ *
+ * Plain C, no MLIR/LLVM: the compiler (lib/Target/CPU) writes what this header
+ * describes and the runtime (runtime/src/loader) reads it.
+ *
+ * A model shared object exports three symbols:
+ *
+ *   const char kiln_model_manifest[];   NUL-terminated text manifest, see below
+ *   void kiln_model_entry(void **args); the packed entry point
+ *   const unsigned char kiln_model_weights[];  64-byte aligned weight blob
+ *                                       (absent when compiled with --weights=external)
+ *
+ * Packed entry: args[0] points to the result block, args[1 + i] points to the
+ * memref descriptor of argument i (arguments in manifest `arg` order:
+ * parameters, buffers, constants, then user inputs, as in the graph signature).
+ * A rank-r memref descriptor is, in 8-byte words:
+ *     { void *allocated; void *aligned; int64_t offset;
+ *       int64_t sizes[r]; int64_t strides[r]; }
+ * The result block is the descriptors of every output, back to back, in
+ * output order (word size 3 + 2*r each). Output buffers are allocated by the
+ * generated code with malloc/aligned_alloc: the caller owns `allocated` and
+ * releases it with free() unless it equals the `allocated` pointer of an
+ * argument descriptor it passed in (an output that aliases an argument).
+ * The generated code never writes to argument buffers and keeps no global
+ * mutable state, so concurrent calls are safe.
+ *
+ * Manifest (version 1): lines of whitespace-separated tokens.
+ *   kiln-manifest 1
+ *   name <model-name>
+ *   weights embedded|external
+ *   sym <symbol> <min> <max>              one per symbolic dim (max -1 = unbounded)
+ *   arg <kind> <name> <dtype> <rank> <dim>... [<offset> <nbytes>]
+ *        kind: param|buffer|constant|input; for param/buffer/constant the
+ *        name is the state-dict name (e.g. l1.weight) and, with embedded
+ *        weights, offset/nbytes locate the data in kiln_model_weights.
+ *   out <name> <dtype> <rank> <dim>...
+ *   end
+ * A <dim> is a decimal size, a symbol name declared by `sym`, or `?`
+ * (dynamic, no known range). <dtype>: f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool.
+ */
+#ifndef KILN_MODEL_FORMAT_H
+#define KILN_MODEL_FORMAT_H
+
+#define KILN_MANIFEST_VERSION 1
+#define KILN_SYM_MANIFEST "kiln_model_manifest"
+#define KILN_SYM_ENTRY "kiln_model_entry"
+#define KILN_SYM_WEIGHTS "kiln_model_weights"
+#define KILN_WEIGHT_ALIGNMENT 64
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef void (*kiln_model_entry_fn)(void **args);
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_MODEL_FORMAT_H */
