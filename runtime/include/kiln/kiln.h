@@ -1,0 +1,228 @@
+/* kiln — the runtime's stable C ABI: tensors, loading and running compiled models.
+ *
+ * This is the only C interface of libkiln_runtime. Conventions:
+ *  - Every object is an opaque handle. Tensors are refcounted (retain/release);
+ *    models are created by kiln_model_load and destroyed by kiln_model_free.
+ *  - Fallible functions return a kiln_status_t: NULL means success; otherwise the
+ *    caller owns the status and releases it with kiln_status_free(). Output
+ *    parameters are written only on success.
+ *  - No C++ exception ever crosses this interface.
+ *  - Within one major version functions and struct fields are only ever added
+ *    (new fields go at the end of structs that carry `struct_size`).
+ *  - Thread-safety is stated per function; "thread-safe" means the function may
+ *    be called concurrently from several threads on the same handle.
+ */
+#ifndef KILN_KILN_H
+#define KILN_KILN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define KILN_API
+#else
+#define KILN_API __attribute__((visibility("default")))
+#endif
+
+#define KILN_ABI_VERSION_MAJOR 1
+#define KILN_ABI_VERSION_MINOR 0
+
+/// The ABI version of the loaded runtime library: major << 16 | minor. A program
+/// built against major M works with any runtime reporting major M and a minor at
+/// least the one it was built with. Thread-safe.
+KILN_API uint32_t kiln_abi_version(void);
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum kiln_status_code_t {
+  KILN_STATUS_OK = 0,
+  KILN_STATUS_INVALID_ARGUMENT = 1,   /* bad input: wrong dtype/rank/shape, malformed file */
+  KILN_STATUS_NOT_FOUND = 2,          /* a file, symbol or weight name does not exist */
+  KILN_STATUS_FAILED_PRECONDITION = 3,/* e.g. external weights but no weights file given */
+  KILN_STATUS_OUT_OF_RANGE = 4,       /* e.g. a dynamic dim outside its symbol's range */
+  KILN_STATUS_INTERNAL = 5,           /* a bug or a failure inside the model code */
+  KILN_STATUS_UNIMPLEMENTED = 6,      /* a valid request this runtime does not support */
+  KILN_STATUS_RESOURCE_EXHAUSTED = 7  /* out of memory */
+} kiln_status_code_t;
+
+/// NULL means OK. A non-NULL status is owned by the caller.
+typedef struct kiln_status *kiln_status_t;
+
+/// The code of `status` (KILN_STATUS_OK for NULL). Thread-safe.
+KILN_API kiln_status_code_t kiln_status_code(kiln_status_t status);
+/// The message of `status` ("" for NULL). The string is owned by the status and
+/// lives until kiln_status_free(status). Thread-safe.
+KILN_API const char *kiln_status_message(kiln_status_t status);
+/// Releases `status`; NULL is allowed. Not thread-safe on the same status.
+KILN_API void kiln_status_free(kiln_status_t status);
+/// A short name of a code ("INVALID_ARGUMENT"). Static storage. Thread-safe.
+KILN_API const char *kiln_status_code_name(kiln_status_code_t code);
+
+/* ---------------------------------------------------------------- dtypes */
+
+/// Element types, in the same order as kiln::DType.
+typedef enum kiln_dtype_t {
+  KILN_DTYPE_F32 = 0,
+  KILN_DTYPE_F64 = 1,
+  KILN_DTYPE_F16 = 2,
+  KILN_DTYPE_BF16 = 3,
+  KILN_DTYPE_I64 = 4,
+  KILN_DTYPE_I32 = 5,
+  KILN_DTYPE_I16 = 6,
+  KILN_DTYPE_I8 = 7,
+  KILN_DTYPE_U8 = 8,
+  KILN_DTYPE_BOOL = 9
+} kiln_dtype_t;
+
+/// Bytes per element (0 for an unknown value). Thread-safe.
+KILN_API size_t kiln_dtype_size(kiln_dtype_t dtype);
+/// Short name: f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool ("?" if unknown). Static
+/// storage. Thread-safe.
+KILN_API const char *kiln_dtype_name(kiln_dtype_t dtype);
+
+/* ---------------------------------------------------------------- tensors */
+
+/// A dense, C-contiguous host tensor. Refcounted: starts with one reference
+/// owned by the creator. The refcount is atomic; the element data is not
+/// synchronised (concurrent readers are fine, a writer needs exclusive access).
+typedef struct kiln_tensor *kiln_tensor_t;
+
+/// Deleter for kiln_tensor_wrap: called once with (data, user) when the last
+/// reference goes, on whichever thread releases it.
+typedef void (*kiln_deleter_fn)(void *data, void *user);
+
+/// Creates a contiguous, zero-filled tensor whose data is 64-byte aligned.
+/// `sizes` has `rank` entries (each >= 0); it may be NULL when rank is 0.
+/// On success *out holds one reference owned by the caller. Thread-safe.
+KILN_API kiln_status_t kiln_tensor_create(kiln_dtype_t dtype, size_t rank, const int64_t *sizes,
+                                          kiln_tensor_t *out);
+
+/// Wraps caller memory laid out C-contiguously, without copying. `deleter` (may be
+/// NULL) is called as deleter(data, user) when the last reference goes; until then
+/// the memory must stay valid. `data` may be NULL only when the tensor has no
+/// elements. If this call fails the deleter is NOT called: the caller keeps
+/// ownership. On success *out holds one reference owned by the caller. Thread-safe.
+KILN_API kiln_status_t kiln_tensor_wrap(void *data, kiln_dtype_t dtype, size_t rank,
+                                        const int64_t *sizes, kiln_deleter_fn deleter,
+                                        void *user, kiln_tensor_t *out);
+
+/// Adds a reference. NULL is ignored. Thread-safe.
+KILN_API void kiln_tensor_retain(kiln_tensor_t tensor);
+/// Drops a reference; the last one frees the tensor. NULL is ignored. Thread-safe.
+KILN_API void kiln_tensor_release(kiln_tensor_t tensor);
+/// Pointer to the first element (contiguous, row-major). Valid while the tensor
+/// lives; NULL is possible for a tensor with no elements. Thread-safe.
+KILN_API void *kiln_tensor_data(kiln_tensor_t tensor);
+/// The element type. Thread-safe.
+KILN_API kiln_dtype_t kiln_tensor_dtype(kiln_tensor_t tensor);
+/// The number of dimensions. Thread-safe.
+KILN_API size_t kiln_tensor_rank(kiln_tensor_t tensor);
+/// The sizes, `rank` entries, owned by the tensor and valid while it lives.
+/// Thread-safe.
+KILN_API const int64_t *kiln_tensor_sizes(kiln_tensor_t tensor);
+/// Size of the data in bytes (numel * dtype size). Thread-safe.
+KILN_API size_t kiln_tensor_nbytes(kiln_tensor_t tensor);
+
+/* ---------------------------------------------------------------- models */
+
+/// A loaded compiled model (.so). Immutable after loading: kiln_model_run may be
+/// called from many threads at once on one model.
+typedef struct kiln_model *kiln_model_t;
+
+/// Options for kiln_model_load. Always initialise with kiln_model_options_init()
+/// and then set the fields you need; the runtime reads only the first
+/// `struct_size` bytes, so programs built against an older header keep working.
+typedef struct kiln_model_options_t {
+  size_t struct_size;             /* set by kiln_model_options_init */
+  /* The .pt2 archive to read weights from when the model was compiled with
+   * external weights (ignored for embedded weights). NULL: none. */
+  const char *weights_path;
+  /* Shared libraries loaded (RTLD_NOW | RTLD_GLOBAL) before the model, e.g. custom
+   * op kernels. Never unloaded. */
+  const char *const *plugin_paths;
+  size_t num_plugins;
+} kiln_model_options_t;
+
+/// Fills `options` with defaults (no weights file, no plugins) and sets
+/// struct_size. Thread-safe.
+KILN_API void kiln_model_options_init(kiln_model_options_t *options);
+
+/// Loads a compiled model: loads the plugins, opens the .so, checks and parses its
+/// manifest and binds its weights (embedded, or read by parameter name from
+/// options->weights_path). `options` may be NULL for defaults. On success *out is
+/// owned by the caller (release with kiln_model_free). The strings in `options`
+/// are not retained after the call. Thread-safe.
+KILN_API kiln_status_t kiln_model_load(const char *path, const kiln_model_options_t *options,
+                                       kiln_model_t *out);
+
+/// Frees a model. NULL is ignored. No kiln_model_run on it may be in flight.
+/// Tensors returned by kiln_model_run stay valid. Not thread-safe on this model.
+KILN_API void kiln_model_free(kiln_model_t model);
+
+/// The model name from its manifest; owned by the model. Thread-safe.
+KILN_API const char *kiln_model_name(kiln_model_t model);
+
+/// Number of user inputs (weights are not inputs) and of outputs. Thread-safe.
+KILN_API size_t kiln_model_num_inputs(kiln_model_t model);
+KILN_API size_t kiln_model_num_outputs(kiln_model_t model);
+/// Number of weights bound at load: parameters, buffers and constants. Thread-safe.
+KILN_API size_t kiln_model_num_params(kiln_model_t model);
+
+typedef enum kiln_value_kind_t {
+  KILN_VALUE_INPUT = 0,
+  KILN_VALUE_OUTPUT = 1,
+  KILN_VALUE_PARAM = 2,
+  KILN_VALUE_BUFFER = 3,
+  KILN_VALUE_CONSTANT = 4
+} kiln_value_kind_t;
+
+/// Describes one input, output or weight. Set `struct_size` to
+/// sizeof(kiln_value_info_t) before querying; the runtime fills only fields that
+/// fit. Every pointer is owned by the model and valid until kiln_model_free.
+typedef struct kiln_value_info_t {
+  size_t struct_size;
+  const char *name;
+  kiln_value_kind_t kind;
+  kiln_dtype_t dtype;
+  size_t rank;
+  /* Per dim, `rank` entries each:
+   *   dims[d]        the static size, or -1 if dynamic
+   *   dim_min[d]     smallest allowed size (== dims[d] when static, 0 for `?`)
+   *   dim_max[d]     largest allowed size (== dims[d] when static, -1 = unbounded)
+   *   dim_symbols[d] the symbol name of a dynamic dim ("" when static; "?" for a
+   *                  dynamic dim with no known range) */
+  const int64_t *dims;
+  const int64_t *dim_min;
+  const int64_t *dim_max;
+  const char *const *dim_symbols;
+} kiln_value_info_t;
+
+/// Metadata of user input / output / weight `index` (OUT_OF_RANGE if index is too
+/// large). Thread-safe.
+KILN_API kiln_status_t kiln_model_input_info(kiln_model_t model, size_t index,
+                                             kiln_value_info_t *info);
+KILN_API kiln_status_t kiln_model_output_info(kiln_model_t model, size_t index,
+                                              kiln_value_info_t *info);
+KILN_API kiln_status_t kiln_model_param_info(kiln_model_t model, size_t index,
+                                             kiln_value_info_t *info);
+
+/// Runs the model. `inputs` holds exactly kiln_model_num_inputs() tensors in
+/// order; each is validated (dtype, rank, every dim against its static size or
+/// symbol range, and one symbol binding one value across inputs) before any data
+/// is read. Inputs are borrowed and never modified. On success outputs[0..nout)
+/// receive fresh tensors, one reference each owned by the caller; `nout` must be
+/// kiln_model_num_outputs(). On failure `outputs` is left untouched.
+/// Thread-safe: many threads may run one model at once.
+KILN_API kiln_status_t kiln_model_run(kiln_model_t model, const kiln_tensor_t *inputs,
+                                      size_t num_inputs, kiln_tensor_t *outputs,
+                                      size_t num_outputs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_KILN_H */

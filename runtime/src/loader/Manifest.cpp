@@ -1,0 +1,248 @@
+// kiln runtime loader — strict parser for the model manifest (see kiln/model_format.h).
+#include "Manifest.h"
+
+#include "Error.h"
+#include "kiln/model_format.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace kiln {
+
+const char *valueKindName(ValueKind k) {
+  switch (k) {
+  case ValueKind::Param: return "param";
+  case ValueKind::Buffer: return "buffer";
+  case ValueKind::Constant: return "constant";
+  case ValueKind::Input: return "input";
+  case ValueKind::Output: return "out";
+  }
+  return "?";
+}
+
+std::string dimsToString(const Manifest &m, const std::vector<ManifestDim> &dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ", ";
+    if (dims[i].isStatic()) s += std::to_string(dims[i].size);
+    else if (dims[i].symbol >= 0) s += m.symbols[dims[i].symbol].name;
+    else s += "?";
+  }
+  return s + "]";
+}
+
+namespace {
+
+// Upper bound on ranks, to reject garbage before allocating for it.
+constexpr int64_t kMaxRank = 64;
+
+[[noreturn]] void fail(int line, const std::string &text, const std::string &why) {
+  throw Error(KILN_STATUS_INVALID_ARGUMENT,
+              "manifest line " + std::to_string(line) + " (\"" + text + "\"): " + why);
+}
+
+bool parseInt(const std::string &tok, int64_t &out) {
+  if (tok.empty()) return false;
+  size_t i = tok[0] == '-' ? 1 : 0;
+  if (i == tok.size()) return false;
+  for (size_t k = i; k < tok.size(); ++k)
+    if (tok[k] < '0' || tok[k] > '9') return false;
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(tok.c_str(), &end, 10);
+  if (errno == ERANGE || *end) return false;
+  out = v;
+  return true;
+}
+
+bool isIdentifier(const std::string &tok) {
+  if (tok.empty()) return false;
+  int64_t ignored;
+  if (parseInt(tok, ignored) || tok == "?") return false;
+  for (char c : tok)
+    if ((unsigned char)c <= ' ' || c == 0x7f) return false;
+  return true;
+}
+
+} // namespace
+
+Manifest parseManifest(const std::string &text) {
+  Manifest m;
+  std::map<std::string, int> symbolIndex;
+  std::set<std::string> argNames;
+  bool sawName = false, sawWeights = false, sawEnd = false, sawHeader = false;
+  // Dims naming symbols are resolved after the whole text is read, so the order of
+  // `sym` and `arg` lines does not matter; remember where each came from.
+  struct PendingDim {
+    bool isOutput;
+    size_t value, dim;
+    std::string symbol, text;
+    int line;
+  };
+  std::vector<PendingDim> pending;
+
+  std::istringstream in(text);
+  std::string raw;
+  int lineNo = 0;
+  while (std::getline(in, raw)) {
+    ++lineNo;
+    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
+    std::istringstream ls(raw);
+    std::vector<std::string> tok;
+    for (std::string t; ls >> t;) tok.push_back(t);
+    if (tok.empty() || tok[0][0] == '#') continue;
+    const std::string &kw = tok[0];
+    if (sawEnd) fail(lineNo, raw, "content after 'end'");
+    if (!sawHeader) {
+      if (kw != "kiln-manifest")
+        fail(lineNo, raw, "expected 'kiln-manifest <version>' as the first line");
+      int64_t v;
+      if (tok.size() != 2 || !parseInt(tok[1], v))
+        fail(lineNo, raw, "expected 'kiln-manifest <version>'");
+      if (v != KILN_MANIFEST_VERSION)
+        fail(lineNo, raw,
+             "unsupported manifest version " + tok[1] + " (this runtime reads version " +
+                 std::to_string(KILN_MANIFEST_VERSION) + ")");
+      m.version = (int)v;
+      sawHeader = true;
+      continue;
+    }
+    if (kw == "kiln-manifest") {
+      fail(lineNo, raw, "duplicate 'kiln-manifest' line");
+    } else if (kw == "name") {
+      if (tok.size() != 2) fail(lineNo, raw, "expected 'name <model-name>'");
+      if (sawName) fail(lineNo, raw, "duplicate 'name' line");
+      m.name = tok[1];
+      sawName = true;
+    } else if (kw == "weights") {
+      if (tok.size() != 2 || (tok[1] != "embedded" && tok[1] != "external"))
+        fail(lineNo, raw, "expected 'weights embedded' or 'weights external'");
+      if (sawWeights) fail(lineNo, raw, "duplicate 'weights' line");
+      m.externalWeights = tok[1] == "external";
+      sawWeights = true;
+    } else if (kw == "sym") {
+      if (tok.size() != 4) fail(lineNo, raw, "expected 'sym <symbol> <min> <max>'");
+      ManifestSymbol s;
+      s.name = tok[1];
+      s.line = lineNo;
+      if (!isIdentifier(s.name)) fail(lineNo, raw, "bad symbol name '" + s.name + "'");
+      if (!parseInt(tok[2], s.min) || s.min < 0)
+        fail(lineNo, raw, "symbol minimum '" + tok[2] + "' is not a non-negative integer");
+      if (!parseInt(tok[3], s.max) || (s.max != -1 && s.max < s.min))
+        fail(lineNo, raw,
+             "symbol maximum '" + tok[3] + "' is not an integer >= the minimum, or -1");
+      if (symbolIndex.count(s.name)) fail(lineNo, raw, "duplicate symbol '" + s.name + "'");
+      symbolIndex[s.name] = (int)m.symbols.size();
+      m.symbols.push_back(s);
+    } else if (kw == "arg" || kw == "out") {
+      bool isOut = kw == "out";
+      size_t p = 1;
+      ManifestValue v;
+      v.line = lineNo;
+      if (isOut) {
+        v.kind = ValueKind::Output;
+      } else {
+        if (tok.size() < 2) fail(lineNo, raw, "expected 'arg <kind> <name> <dtype> <rank> <dim>...'");
+        const std::string &k = tok[p++];
+        if (k == "param") v.kind = ValueKind::Param;
+        else if (k == "buffer") v.kind = ValueKind::Buffer;
+        else if (k == "constant") v.kind = ValueKind::Constant;
+        else if (k == "input") v.kind = ValueKind::Input;
+        else fail(lineNo, raw, "unknown arg kind '" + k + "' (expected param, buffer, constant or input)");
+      }
+      if (tok.size() < p + 3)
+        fail(lineNo, raw, isOut ? "expected 'out <name> <dtype> <rank> <dim>...'"
+                                : "expected 'arg <kind> <name> <dtype> <rank> <dim>...'");
+      v.name = tok[p++];
+      const std::string &dt = tok[p++];
+      if (!parseDType(dt, v.dtype))
+        fail(lineNo, raw, "unknown dtype '" + dt + "' (expected f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool)");
+      int64_t rank;
+      if (!parseInt(tok[p], rank) || rank < 0 || rank > kMaxRank)
+        fail(lineNo, raw, "rank '" + tok[p] + "' is not an integer in [0, " +
+                              std::to_string(kMaxRank) + "]");
+      ++p;
+      if (tok.size() < p + (size_t)rank)
+        fail(lineNo, raw, "rank " + std::to_string(rank) + " but only " +
+                              std::to_string(tok.size() - p) + " dims given");
+      for (int64_t d = 0; d < rank; ++d) {
+        const std::string &dtok = tok[p++];
+        ManifestDim dim;
+        int64_t n;
+        if (dtok == "?") {
+        } else if (parseInt(dtok, n)) {
+          if (n < 0) fail(lineNo, raw, "negative dim " + dtok);
+          dim.size = n;
+        } else {
+          pending.push_back({isOut, isOut ? m.outputs.size() : m.args.size(), (size_t)d, dtok,
+                             raw, lineNo});
+        }
+        v.dims.push_back(dim);
+      }
+      size_t extra = tok.size() - p;
+      if (isOut || v.kind == ValueKind::Input) {
+        if (extra)
+          fail(lineNo, raw, std::to_string(extra) + " unexpected token(s) after the dims");
+      } else {
+        if (extra != 0 && extra != 2)
+          fail(lineNo, raw, "expected '<offset> <nbytes>' or nothing after the dims");
+        if (extra == 2) {
+          if (!parseInt(tok[p], v.offset) || v.offset < 0)
+            fail(lineNo, raw, "weight offset '" + tok[p] + "' is not a non-negative integer");
+          if (!parseInt(tok[p + 1], v.nbytes) || v.nbytes < 0)
+            fail(lineNo, raw, "weight size '" + tok[p + 1] + "' is not a non-negative integer");
+        }
+      }
+      if (!isOut) {
+        if (!argNames.insert(v.name).second)
+          fail(lineNo, raw, "duplicate arg name '" + v.name + "'");
+        m.args.push_back(std::move(v));
+      } else {
+        m.outputs.push_back(std::move(v));
+      }
+    } else if (kw == "end") {
+      if (tok.size() != 1) fail(lineNo, raw, "'end' takes no operands");
+      sawEnd = true;
+    } else {
+      fail(lineNo, raw, "unknown directive '" + kw + "'");
+    }
+  }
+  if (!sawHeader) throw Error(KILN_STATUS_INVALID_ARGUMENT, "manifest is empty");
+  if (!sawEnd)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "manifest ends at line " + std::to_string(lineNo) + " without an 'end' line");
+
+  for (const PendingDim &pd : pending) {
+    auto it = symbolIndex.find(pd.symbol);
+    if (it == symbolIndex.end())
+      fail(pd.line, pd.text, "dim '" + pd.symbol + "' is neither a size, '?' nor a declared symbol");
+    (pd.isOutput ? m.outputs : m.args)[pd.value].dims[pd.dim].symbol = it->second;
+  }
+  // Weights must have a fully static shape, and embedded ones a location in the blob
+  // whose size matches that shape.
+  for (const ManifestValue &v : m.args) {
+    if (!v.isWeight()) continue;
+    std::string text = "arg " + std::string(valueKindName(v.kind)) + " " + v.name + " ...";
+    int64_t expect = (int64_t)dtypeSize(v.dtype);
+    for (const ManifestDim &d : v.dims) {
+      if (!d.isStatic())
+        fail(v.line, text, "weight '" + v.name + "' has a dynamic dim; weights need static shapes");
+      if (__builtin_mul_overflow(expect, d.size, &expect))
+        fail(v.line, text, "weight '" + v.name + "' is too large");
+    }
+    if (m.externalWeights) continue;
+    if (v.offset < 0)
+      fail(v.line, text, "embedded weight '" + v.name + "' has no '<offset> <nbytes>'");
+    if (v.nbytes != expect)
+      fail(v.line, text,
+           "weight '" + v.name + "' has nbytes " + std::to_string(v.nbytes) + " but its shape " +
+               dimsToString(m, v.dims) + " of " + dtypeName(v.dtype) + " needs " +
+               std::to_string(expect));
+  }
+  return m;
+}
+
+} // namespace kiln

@@ -1,0 +1,61 @@
+// kiln runtime loader — the parsed form of a compiled model's text manifest.
+#ifndef KILN_LOADER_MANIFEST_H
+#define KILN_LOADER_MANIFEST_H
+
+#include "kiln/tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// `sym <name> <min> <max>`; max -1 means unbounded.
+struct ManifestSymbol {
+  std::string name;
+  int64_t min = 0, max = -1;
+  int line = 0;
+};
+
+/// One dim: a static size, a declared symbol, or `?` (dynamic, no range).
+struct ManifestDim {
+  int64_t size = -1;  ///< >= 0 when static
+  int symbol = -1;    ///< index into Manifest::symbols when symbolic
+  bool isStatic() const { return size >= 0; }
+};
+
+enum class ValueKind { Param, Buffer, Constant, Input, Output };
+const char *valueKindName(ValueKind k);
+
+/// An `arg` or `out` line.
+struct ManifestValue {
+  ValueKind kind = ValueKind::Input;
+  std::string name;
+  DType dtype = DType::Float32;
+  std::vector<ManifestDim> dims;
+  int64_t offset = -1, nbytes = -1;  ///< embedded weight location, -1 if absent
+  int line = 0;
+  bool isWeight() const {
+    return kind == ValueKind::Param || kind == ValueKind::Buffer || kind == ValueKind::Constant;
+  }
+};
+
+struct Manifest {
+  int version = 0;
+  std::string name;
+  bool externalWeights = false;
+  std::vector<ManifestSymbol> symbols;
+  std::vector<ManifestValue> args;     ///< in entry-argument order
+  std::vector<ManifestValue> outputs;  ///< in result-block order
+};
+
+/// Parses manifest text (format in kiln/model_format.h). Throws kiln::Error
+/// (INVALID_ARGUMENT) naming the offending line for anything malformed.
+Manifest parseManifest(const std::string &text);
+
+/// "[s0, 4]" / "[?, 3]" in the manifest's own spelling.
+std::string dimsToString(const Manifest &m, const std::vector<ManifestDim> &dims);
+
+} // namespace kiln
+
+#endif // KILN_LOADER_MANIFEST_H

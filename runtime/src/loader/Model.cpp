@@ -1,0 +1,311 @@
+// kiln runtime loader — dlopen a model, bind weights, validate inputs, call the packed entry.
+#include "Model.h"
+
+#include "Error.h"
+#include "Plugins.h"
+#include "Pt2Weights.h"
+#include "kiln/rt_call.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <link.h>
+#include <map>
+#include <sys/stat.h>
+
+// Provided by the dispatcher once it exists; weak so the loader links without it.
+extern "C" __attribute__((weak)) const char *kiln_rt_last_error(void);
+
+namespace kiln {
+
+namespace {
+
+std::string quoteValue(const char *what, size_t i, const ManifestValue &v) {
+  return std::string(what) + " " + std::to_string(i) + " (\"" + v.name + "\")";
+}
+
+std::string rangeString(const ManifestSymbol &s) {
+  return "[" + std::to_string(s.min) + ", " + (s.max < 0 ? std::string("inf)") : std::to_string(s.max) + "]");
+}
+
+// Size of the object a dynamic symbol points to, or 0 if the ELF does not say.
+size_t symbolSize(const void *addr) {
+  Dl_info info;
+  const ElfW(Sym) *sym = nullptr;
+  if (dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && info.dli_saddr == addr)
+    return (size_t)sym->st_size;
+  return 0;
+}
+
+} // namespace
+
+std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &options) {
+  for (const std::string &plugin : options.plugins) {
+    std::string err;
+    if (!loadPlugin(plugin, err))
+      throw Error(KILN_STATUS_FAILED_PRECONDITION,
+                  "loading model '" + path + "': " + (err.empty() ? "plugin '" + plugin + "' failed" : err));
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error(KILN_STATUS_NOT_FOUND, "model file '" + path + "' does not exist");
+  if (!S_ISREG(st.st_mode))
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, "model file '" + path + "' is not a regular file");
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".pt2") == 0)
+    throw Error(KILN_STATUS_UNIMPLEMENTED,
+                "'" + path + "' is a .pt2 archive; kiln_model_load takes a compiled model .so "
+                "(compile it with kiln-compile)");
+
+  std::unique_ptr<Model> m(new Model());
+  m->path_ = path;
+  // A bare file name would make dlopen search the library path: anchor it.
+  std::string p = path.find('/') == std::string::npos ? "./" + path : path;
+  m->handle_ = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!m->handle_) {
+    const char *why = ::dlerror();
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, "cannot load model '" + path +
+                                                  "' as a shared library: " + (why ? why : "unknown error"));
+  }
+  auto *manifestText = static_cast<const char *>(::dlsym(m->handle_, KILN_SYM_MANIFEST));
+  if (!manifestText)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, "'" + path + "' is not a kiln model: it does not export " +
+                                                  KILN_SYM_MANIFEST);
+  m->entry_ = reinterpret_cast<kiln_model_entry_fn>(::dlsym(m->handle_, KILN_SYM_ENTRY));
+  if (!m->entry_)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "model '" + path + "' does not export " + KILN_SYM_ENTRY);
+  size_t manifestCap = symbolSize(manifestText);
+  size_t manifestLen = manifestCap ? ::strnlen(manifestText, manifestCap) : std::strlen(manifestText);
+  if (manifestCap && manifestLen == manifestCap)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "model '" + path + "': " + KILN_SYM_MANIFEST + " is not NUL-terminated");
+  try {
+    m->manifest_ = parseManifest(std::string(manifestText, manifestLen));
+  } catch (const Error &e) {
+    throw Error(e.code(), "model '" + path + "': " + e.what());
+  }
+
+  const void *blob = nullptr;
+  size_t blobSize = 0;
+  if (!m->manifest_.externalWeights) {
+    blob = ::dlsym(m->handle_, KILN_SYM_WEIGHTS);
+    bool needBlob = false;
+    for (const ManifestValue &v : m->manifest_.args) needBlob |= v.isWeight() && v.nbytes > 0;
+    if (!blob && needBlob)
+      throw Error(KILN_STATUS_INVALID_ARGUMENT, "model '" + path +
+                                                    "' has embedded weights but does not export " +
+                                                    KILN_SYM_WEIGHTS);
+    if (blob && reinterpret_cast<uintptr_t>(blob) % KILN_WEIGHT_ALIGNMENT)
+      throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                  "model '" + path + "': " + KILN_SYM_WEIGHTS + " is not " +
+                      std::to_string(KILN_WEIGHT_ALIGNMENT) + "-byte aligned");
+    if (blob) blobSize = symbolSize(blob);
+  }
+  for (size_t i = 0; i < m->manifest_.args.size(); ++i)
+    (m->manifest_.args[i].kind == ValueKind::Input ? m->inputArgs_ : m->paramArgs_).push_back(i);
+  m->bindWeights(options, blob, blobSize);
+  return m;
+}
+
+void Model::bindWeights(const ModelOptions &options, const void *blob, size_t blobSize) {
+  weights_.resize(manifest_.args.size());
+  std::unique_ptr<Pt2Weights> archive;
+  if (manifest_.externalWeights && !paramArgs_.empty()) {
+    if (options.weightsPath.empty())
+      throw Error(KILN_STATUS_FAILED_PRECONDITION,
+                  "model '" + path_ + "' was compiled with external weights: give the .pt2 to "
+                  "read them from (weights_path / --weights)");
+    archive.reset(new Pt2Weights(options.weightsPath));
+  }
+  for (size_t ai : paramArgs_) {
+    const ManifestValue &v = manifest_.args[ai];
+    std::vector<int64_t> sizes;
+    for (const ManifestDim &d : v.dims) sizes.push_back(d.size);
+    if (!archive) {
+      if (blobSize && ((uint64_t)v.offset > blobSize || (uint64_t)v.nbytes > blobSize - v.offset))
+        throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                    "model '" + path_ + "': weight '" + v.name + "' at offset " +
+                        std::to_string(v.offset) + " + " + std::to_string(v.nbytes) +
+                        " bytes runs past the end of " + KILN_SYM_WEIGHTS + " (" +
+                        std::to_string(blobSize) + " bytes)");
+      void *data = v.nbytes ? const_cast<char *>(static_cast<const char *>(blob) + v.offset) : nullptr;
+      weights_[ai] = Tensor::fromBlob(data, sizes, v.dtype);
+      continue;
+    }
+    Tensor t = archive->read(v.name);  // NOT_FOUND names the archive and the weight
+    if (t.dtype() != v.dtype || t.sizes() != sizes)
+      throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                  "weights file '" + options.weightsPath + "': '" + v.name + "' is " +
+                      dtypeName(t.dtype()) + " " + t.shapeString() + ", but model '" + path_ +
+                      "' expects " + dtypeName(v.dtype) + " " + shapeToString(sizes));
+    weights_[ai] = t;
+  }
+}
+
+Model::~Model() {
+  weights_.clear();
+  if (handle_) ::dlclose(handle_);
+}
+
+std::vector<int64_t> Model::validateInputs(const std::vector<Tensor> &inputs) const {
+  if (inputs.size() != inputArgs_.size())
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "model '" + manifest_.name + "' expects " + std::to_string(inputArgs_.size()) +
+                    " input" + (inputArgs_.size() == 1 ? "" : "s") + ", got " +
+                    std::to_string(inputs.size()));
+  std::vector<int64_t> bound(manifest_.symbols.size(), -1);
+  std::vector<std::pair<size_t, size_t>> boundAt(manifest_.symbols.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ManifestValue &v = input(i);
+    const Tensor &t = inputs[i];
+    std::string who = quoteValue("input", i, v);
+    if (!t.defined())
+      throw Error(KILN_STATUS_INVALID_ARGUMENT, who + ": tensor is undefined");
+    if (t.device().type != DeviceType::CPU)
+      throw Error(KILN_STATUS_INVALID_ARGUMENT, who + ": tensor is on device " +
+                                                    deviceTypeName(t.device().type) + ", expected cpu");
+    if (t.dtype() != v.dtype)
+      throw Error(KILN_STATUS_INVALID_ARGUMENT, who + ": dtype is " + dtypeName(t.dtype()) +
+                                                    ", expected " + dtypeName(v.dtype));
+    if ((size_t)t.dim() != v.dims.size())
+      throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                  who + ": rank is " + std::to_string(t.dim()) + " (shape " + t.shapeString() +
+                      "), expected " + std::to_string(v.dims.size()) + " " +
+                      dimsToString(manifest_, v.dims));
+    for (size_t d = 0; d < v.dims.size(); ++d) {
+      int64_t n = t.size((int64_t)d);
+      const ManifestDim &md = v.dims[d];
+      std::string dimIs = who + ": dim " + std::to_string(d) + " is " + std::to_string(n);
+      if (md.isStatic()) {
+        if (n != md.size)
+          throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                      dimIs + ", expected " + std::to_string(md.size) + " (shape " +
+                          t.shapeString() + ", expected " + dimsToString(manifest_, v.dims) + ")");
+        continue;
+      }
+      if (md.symbol < 0) continue;  // `?`: any size
+      const ManifestSymbol &s = manifest_.symbols[md.symbol];
+      if (n < s.min || (s.max >= 0 && n > s.max))
+        throw Error(KILN_STATUS_OUT_OF_RANGE,
+                    dimIs + ", outside the range " + rangeString(s) + " of symbol " + s.name);
+      if (bound[md.symbol] < 0) {
+        bound[md.symbol] = n;
+        boundAt[md.symbol] = {i, d};
+      } else if (bound[md.symbol] != n) {
+        auto [pi, pd] = boundAt[md.symbol];
+        throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                    dimIs + ", but symbol " + s.name + " is already " +
+                        std::to_string(bound[md.symbol]) + " from " +
+                        quoteValue("input", pi, input(pi)) + " dim " + std::to_string(pd));
+      }
+    }
+  }
+  return bound;
+}
+
+namespace {
+
+// One memref descriptor in 8-byte words: allocated, aligned, offset, sizes, strides.
+void appendDescriptor(std::vector<int64_t> &words, const Tensor &t) {
+  auto ptr = reinterpret_cast<int64_t>(t.rawData());
+  words.push_back(ptr);
+  words.push_back(ptr);
+  words.push_back(0);
+  for (int64_t s : t.sizes()) words.push_back(s);
+  for (int64_t s : t.strides()) words.push_back(s);
+}
+
+} // namespace
+
+std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs) const {
+  std::vector<int64_t> bound = validateInputs(inputs);
+
+  // Every argument as a contiguous tensor (inputs copied only if strided).
+  std::vector<Tensor> args(manifest_.args.size());
+  for (size_t ai : paramArgs_) args[ai] = weights_[ai];
+  for (size_t i = 0; i < inputArgs_.size(); ++i) args[inputArgs_[i]] = inputs[i].contiguous();
+
+  std::vector<std::vector<int64_t>> descs(args.size());
+  std::vector<void *> packed(1 + args.size());
+  std::map<int64_t, bool> argAllocations;
+  for (size_t a = 0; a < args.size(); ++a) {
+    appendDescriptor(descs[a], args[a]);
+    packed[1 + a] = descs[a].data();
+    if (descs[a][0]) argAllocations[descs[a][0]] = true;
+  }
+  size_t resultWords = 0;
+  for (const ManifestValue &o : manifest_.outputs) resultWords += 3 + 2 * o.dims.size();
+  std::vector<int64_t> result(resultWords ? resultWords : 1, 0);
+  packed[0] = result.data();
+
+  entry_(packed.data());
+
+  // Take ownership of every fresh buffer first, so nothing leaks if a check below fails.
+  struct Raw {
+    void *allocated, *aligned;
+    int64_t offset;
+    std::vector<int64_t> sizes, strides;
+  };
+  std::vector<Raw> raws;
+  std::map<void *, std::shared_ptr<Storage>> owned;
+  size_t w = 0;
+  for (const ManifestValue &o : manifest_.outputs) {
+    Raw r;
+    size_t rank = o.dims.size();
+    r.allocated = reinterpret_cast<void *>(result[w]);
+    r.aligned = reinterpret_cast<void *>(result[w + 1]);
+    r.offset = result[w + 2];
+    r.sizes.assign(result.begin() + w + 3, result.begin() + w + 3 + rank);
+    r.strides.assign(result.begin() + w + 3 + rank, result.begin() + w + 3 + 2 * rank);
+    w += 3 + 2 * rank;
+    if (r.allocated && !argAllocations.count(reinterpret_cast<int64_t>(r.allocated)) &&
+        !owned.count(r.allocated))
+      owned[r.allocated] = std::make_shared<Storage>(r.allocated, 0, Device{}, [](void *p) { std::free(p); });
+    raws.push_back(std::move(r));
+  }
+
+  std::vector<Tensor> outs;
+  std::map<void *, bool> handedOut;
+  for (size_t oi = 0; oi < raws.size(); ++oi) {
+    const Raw &r = raws[oi];
+    const ManifestValue &o = manifest_.outputs[oi];
+    std::string who = "model '" + manifest_.name + "': " + quoteValue("output", oi, o);
+    int64_t numel = 1;
+    for (size_t d = 0; d < r.sizes.size(); ++d) {
+      int64_t n = r.sizes[d];
+      const ManifestDim &md = o.dims[d];
+      bool bad = n < 0 || (md.isStatic() && n != md.size) ||
+                 (md.symbol >= 0 && bound[md.symbol] >= 0 && n != bound[md.symbol]);
+      if (bad)
+        throw Error(KILN_STATUS_INTERNAL, who + ": the model returned shape " +
+                                              shapeToString(r.sizes) + ", expected " +
+                                              dimsToString(manifest_, o.dims));
+      numel *= n;
+    }
+    if (numel == 0) {
+      outs.push_back(Tensor::empty(r.sizes, o.dtype));
+      continue;
+    }
+    if (!r.aligned) {
+      const char *why = kiln_rt_last_error ? kiln_rt_last_error() : nullptr;
+      throw Error(KILN_STATUS_INTERNAL,
+                  who + ": the model entry failed (returned no buffer)" +
+                      (why && *why ? std::string(": ") + why : std::string()));
+    }
+    // View the result in place: aligned + offset elements, with its strides.
+    auto it = owned.find(r.allocated);
+    std::shared_ptr<Storage> storage =
+        it != owned.end() ? it->second : std::make_shared<Storage>(r.aligned, 0, Device{}, nullptr);
+    int64_t elemOffset =
+        (static_cast<char *>(r.aligned) - static_cast<char *>(storage->data())) /
+            (int64_t)dtypeSize(o.dtype) + r.offset;
+    Tensor view = Tensor::view(storage, elemOffset, r.sizes, r.strides, o.dtype);
+    // Copy when the buffer is an argument's, already given to another output, or strided.
+    bool mustCopy = it == owned.end() || handedOut.count(r.allocated) || !view.isContiguous();
+    handedOut[r.allocated] = true;
+    outs.push_back(mustCopy ? view.clone() : view);
+  }
+  return outs;
+}
+
+} // namespace kiln

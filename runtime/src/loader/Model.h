@@ -1,0 +1,62 @@
+// kiln runtime loader — a compiled model .so loaded, bound to its weights and runnable.
+#ifndef KILN_LOADER_MODEL_H
+#define KILN_LOADER_MODEL_H
+
+#include "Manifest.h"
+#include "kiln/model_format.h"
+#include "kiln/tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct ModelOptions {
+  std::string weightsPath;           ///< .pt2 for external weights; empty: none
+  std::vector<std::string> plugins;  ///< loaded before the model
+};
+
+/// A loaded model. Immutable after load(): run() may be called from many threads.
+class Model {
+public:
+  /// Loads plugins, dlopens `path` (RTLD_NOW | RTLD_LOCAL), parses the manifest and
+  /// binds the weights. Throws kiln::Error naming the file and what is wrong.
+  static std::unique_ptr<Model> load(const std::string &path, const ModelOptions &options = {});
+  ~Model();
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+
+  const std::string &path() const { return path_; }
+  const Manifest &manifest() const { return manifest_; }
+  size_t numInputs() const { return inputArgs_.size(); }
+  size_t numOutputs() const { return manifest_.outputs.size(); }
+  size_t numParams() const { return paramArgs_.size(); }
+  const ManifestValue &input(size_t i) const { return manifest_.args[inputArgs_.at(i)]; }
+  const ManifestValue &output(size_t i) const { return manifest_.outputs.at(i); }
+  const ManifestValue &param(size_t i) const { return manifest_.args[paramArgs_.at(i)]; }
+  /// The bound data of weight `i` (a view of the embedded blob, or read from the .pt2).
+  const Tensor &paramTensor(size_t i) const { return weights_[paramArgs_.at(i)]; }
+
+  /// Checks count, device, dtype, rank and every dim of `inputs` (static sizes,
+  /// symbol ranges, one value per symbol). Throws kiln::Error; touches no data.
+  /// Returns the value bound to each manifest symbol (-1 if unbound).
+  std::vector<int64_t> validateInputs(const std::vector<Tensor> &inputs) const;
+  /// Validates, runs the entry and returns freshly owned contiguous outputs.
+  std::vector<Tensor> run(const std::vector<Tensor> &inputs) const;
+
+private:
+  Model() = default;
+  void bindWeights(const ModelOptions &options, const void *blob, size_t blobSize);
+
+  std::string path_;
+  void *handle_ = nullptr;
+  kiln_model_entry_fn entry_ = nullptr;
+  Manifest manifest_;
+  std::vector<size_t> inputArgs_, paramArgs_;  ///< indices into manifest_.args
+  std::vector<Tensor> weights_;                ///< per manifest arg; undefined for inputs
+};
+
+} // namespace kiln
+
+#endif // KILN_LOADER_MODEL_H

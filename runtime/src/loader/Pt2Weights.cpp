@@ -1,0 +1,222 @@
+// kiln runtime loader — .pt2 weights: libzip for the archive, nlohmann/json for its configs.
+#include "Pt2Weights.h"
+
+#include "Error.h"
+
+#include <nlohmann/json.hpp>
+#include <zip.h>
+
+#include <cstring>
+#include <sys/stat.h>
+
+namespace kiln {
+
+namespace {
+const char *const kWeightsConfig = "data/weights/model_weights_config.json";
+const char *const kConstantsConfig = "data/constants/model_constants_config.json";
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+zip_t *Z(void *p) { return static_cast<zip_t *>(p); }
+} // namespace
+
+bool Pt2Weights::dtypeFromSerde(int code, DType &out) {
+  switch (code) {
+  case 1: out = DType::UInt8; return true;
+  case 2: out = DType::Int8; return true;
+  case 3: out = DType::Int16; return true;
+  case 4: out = DType::Int32; return true;
+  case 5: out = DType::Int64; return true;
+  case 6: out = DType::Float16; return true;
+  case 7: out = DType::Float32; return true;
+  case 8: out = DType::Float64; return true;
+  case 12: out = DType::Bool; return true;
+  case 13: out = DType::BFloat16; return true;
+  default: return false;
+  }
+}
+
+Pt2Weights::Pt2Weights(const std::string &path) : path_(path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error(KILN_STATUS_NOT_FOUND, "weights file '" + path + "' does not exist");
+  int err = 0;
+  zip_t *z = zip_open(path.c_str(), ZIP_RDONLY, &err);
+  if (!z) {
+    zip_error_t ze;
+    zip_error_init_with_code(&ze, err);
+    std::string why = zip_error_strerror(&ze);
+    zip_error_fini(&ze);
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "weights file '" + path + "' is not a readable .pt2 (zip) archive: " + why);
+  }
+  zip_ = z;
+  try {
+    // The top folder is not fixed ("model/", "model.core/", ...): find the config.
+    std::vector<std::string> configs;
+    zip_int64_t n = zip_get_num_entries(z, 0);
+    for (zip_int64_t i = 0; i < n; ++i) {
+      const char *name = zip_get_name(z, (zip_uint64_t)i, 0);
+      if (name && endsWith(name, kWeightsConfig)) configs.push_back(name);
+    }
+    if (configs.empty())
+      throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                  "weights file '" + path + "' has no member ending in " + kWeightsConfig +
+                      "; is it a .pt2 archive?");
+    if (configs.size() > 1)
+      throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                  "weights file '" + path + "' has several weight configs ('" + configs[0] +
+                      "', '" + configs[1] + "'); kiln reads single-model archives");
+    prefix_ = configs[0].substr(0, configs[0].size() - std::strlen(kWeightsConfig));
+    parseConfig(configs[0], false);
+    std::string constants = prefix_ + kConstantsConfig;
+    if (zip_name_locate(z, constants.c_str(), 0) >= 0) parseConfig(constants, true);
+  } catch (...) {
+    zip_discard(z);
+    zip_ = nullptr;
+    throw;
+  }
+}
+
+Pt2Weights::~Pt2Weights() {
+  if (zip_) zip_discard(Z(zip_));
+}
+
+std::string Pt2Weights::readMember(const std::string &member) const {
+  zip_t *z = Z(zip_);
+  zip_int64_t idx = zip_name_locate(z, member.c_str(), 0);
+  if (idx < 0)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "weights file '" + path_ + "' has no member '" + member + "'");
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_stat_index(z, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "weights file '" + path_ + "': cannot stat member '" + member + "'");
+  std::string data(st.size, '\0');
+  zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)idx, 0);
+  if (!f)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, "weights file '" + path_ + "': cannot open member '" +
+                                                  member + "': " + zip_strerror(z));
+  zip_int64_t got = st.size ? zip_fread(f, &data[0], st.size) : 0;
+  std::string why = got < 0 ? zip_file_strerror(f) : "";
+  zip_fclose(f);
+  if (got < 0 || (zip_uint64_t)got != st.size)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, "weights file '" + path_ + "': reading member '" +
+                                                  member + "' failed" +
+                                                  (why.empty() ? std::string(" (short read)") : ": " + why));
+  return data;
+}
+
+void Pt2Weights::parseConfig(const std::string &member, bool constants) {
+  std::string where = "weights file '" + path_ + "', " + member;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(readMember(member));
+  } catch (const nlohmann::json::exception &e) {
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, where + ": malformed JSON: " + e.what());
+  }
+  auto bad = [&](const std::string &name, const std::string &why) {
+    return Error(KILN_STATUS_INVALID_ARGUMENT,
+                 where + (name.empty() ? "" : ", entry '" + name + "'") + ": " + why);
+  };
+  if (!j.is_object() || !j.contains("config") || !j["config"].is_object())
+    throw bad("", "expected an object with a \"config\" object");
+  std::string folder = prefix_ + (constants ? "data/constants/" : "data/weights/");
+  for (auto it = j["config"].begin(); it != j["config"].end(); ++it) {
+    const std::string &name = it.key();
+    const nlohmann::json &e = it.value();
+    Entry entry;
+    entry.isConstant = constants;
+    try {
+      if (!e.is_object()) throw bad(name, "not an object");
+      if (!e.contains("path_name") || !e["path_name"].is_string())
+        throw bad(name, "missing string \"path_name\"");
+      entry.member = folder + e["path_name"].get<std::string>();
+      entry.isParam = e.value("is_param", false);
+      entry.usePickle = e.value("use_pickle", false);
+      if (entry.usePickle) {
+        // Recorded, refused when read: kiln never unpickles anything.
+        entries_[name] = entry;
+        continue;
+      }
+      if (!e.contains("tensor_meta") || !e["tensor_meta"].is_object())
+        throw bad(name, "missing \"tensor_meta\"");
+      const nlohmann::json &tm = e["tensor_meta"];
+      if (!tm.contains("dtype") || !tm["dtype"].is_number_integer())
+        throw bad(name, "missing integer \"tensor_meta.dtype\"");
+      int code = tm["dtype"].get<int>();
+      if (!dtypeFromSerde(code, entry.dtype))
+        throw bad(name, "unsupported dtype code " + std::to_string(code));
+      auto ints = [&](const char *key, std::vector<int64_t> &out) {
+        if (!tm.contains(key) || !tm[key].is_array())
+          throw bad(name, std::string("missing array \"tensor_meta.") + key + "\"");
+        for (const auto &s : tm[key]) {
+          if (!s.is_object() || !s.contains("as_int") || !s["as_int"].is_number_integer())
+            throw bad(name, std::string("\"tensor_meta.") + key +
+                                "\" holds a non-integer (symbolic?) entry: " + s.dump());
+          out.push_back(s["as_int"].get<int64_t>());
+        }
+      };
+      ints("sizes", entry.sizes);
+      if (tm.contains("strides")) ints("strides", entry.strides);
+      else entry.strides = Tensor::contiguousStrides(entry.sizes);
+      if (entry.strides.size() != entry.sizes.size())
+        throw bad(name, "sizes and strides differ in length");
+      for (size_t d = 0; d < entry.sizes.size(); ++d)
+        if (entry.sizes[d] < 0 || entry.strides[d] < 0)
+          throw bad(name, "negative size or stride");
+      if (tm.contains("storage_offset")) {
+        const auto &so = tm["storage_offset"];
+        if (so.is_object() && so.contains("as_int") && so["as_int"].is_number_integer())
+          entry.storageOffset = so["as_int"].get<int64_t>();
+        else if (so.is_number_integer())
+          entry.storageOffset = so.get<int64_t>();
+        else
+          throw bad(name, "bad \"tensor_meta.storage_offset\"");
+        if (entry.storageOffset < 0) throw bad(name, "negative storage offset");
+      }
+    } catch (const nlohmann::json::exception &ex) {
+      throw bad(name, std::string("malformed entry: ") + ex.what());
+    }
+    entries_[name] = std::move(entry);
+  }
+}
+
+Tensor Pt2Weights::read(const std::string &name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end())
+    throw Error(KILN_STATUS_NOT_FOUND,
+                "weights file '" + path_ + "' has no weight or constant named '" + name + "'");
+  const Entry &e = it->second;
+  if (e.usePickle)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "weights file '" + path_ + "': '" + name +
+                    "' is stored pickled (use_pickle); kiln never unpickles data — re-export it "
+                    "as a plain tensor");
+  std::string bytes = readMember(e.member);
+  size_t elem = dtypeSize(e.dtype);
+  // Elements the strided view reaches: offset + sum((size-1)*stride) + 1.
+  int64_t numel = 1, extent = e.storageOffset + 1;
+  for (size_t d = 0; d < e.sizes.size(); ++d) {
+    numel *= e.sizes[d];
+    extent += e.sizes[d] ? (e.sizes[d] - 1) * e.strides[d] : 0;
+  }
+  if (numel == 0) return Tensor::empty(e.sizes, e.dtype);
+  if ((uint64_t)extent * elem > bytes.size())
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "weights file '" + path_ + "': member '" + e.member + "' for '" + name + "' has " +
+                    std::to_string(bytes.size()) + " bytes, but " + shapeToString(e.sizes) +
+                    " of " + dtypeName(e.dtype) + " needs " +
+                    std::to_string((uint64_t)extent * elem));
+  auto storage = Storage::allocate(bytes.size());
+  std::memcpy(storage->data(), bytes.data(), bytes.size());
+  // Raw bytes are little-endian, as is every host kiln runs on.
+  Tensor view = Tensor::view(storage, e.storageOffset, e.sizes, e.strides, e.dtype);
+  Tensor out = Tensor::empty(e.sizes, e.dtype);
+  out.copyFrom(view);
+  return out;
+}
+
+} // namespace kiln
