@@ -1,0 +1,220 @@
+// kiln tests — the kiln-run tool against the fake models: exit codes, output files, messages.
+#include "KilnRun.h"
+#include "TestUtil.h"
+#include "kiln/npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+using namespace kiln;
+using kiln::test::TempDir;
+
+namespace {
+
+std::string slurp(const std::string &path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+Tensor f32(std::vector<int64_t> sizes, std::vector<float> v) {
+  Tensor t = Tensor::empty(sizes, DType::Float32);
+  std::copy(v.begin(), v.end(), t.data<float>());
+  return t;
+}
+
+std::vector<float> values(const Tensor &t) {
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
+}
+
+class KilnRun : public ::testing::Test {
+protected:
+  void SetUp() override {
+    writeNpy(dir / "x.npy", f32({2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}));
+    writeNpy(dir / "b.npy", f32({2}, {10, 20}));
+    writeNpy(dir / "y.npy", f32({2, 4}, {12, 15, 20, 27, 26, 33, 42, 53}));
+    writeNpy(dir / "w.npy", f32({4}, {1, 2, 3, 4}));
+  }
+  // Runs the real kiln-run binary; stdout/stderr land in `out` and `err`.
+  int run(const std::string &args) {
+    std::string cmd = std::string("'") + KILN_RUN_EXE + "' " + args + " >'" + (dir / "stdout") +
+                      "' 2>'" + (dir / "stderr") + "'";
+    int rc = std::system(cmd.c_str());
+    out = slurp(dir / "stdout");
+    err = slurp(dir / "stderr");
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+  }
+  std::string model() const { return std::string("'") + KILN_FAKE_MODEL + "'"; }
+  std::string inputs() const { return " --input " + (dir / "x.npy") + " --input " + (dir / "b.npy"); }
+  std::string expects(const std::string &first) const {
+    return " --expect " + first + " --expect " + (dir / "x.npy") + " --expect " + (dir / "w.npy");
+  }
+
+  TempDir dir;
+  std::string out, err;
+};
+
+} // namespace
+
+TEST_F(KilnRun, Help) {
+  EXPECT_EQ(run("--help"), 0);
+  EXPECT_NE(out.find("usage: kiln-run MODEL.so"), std::string::npos);
+  EXPECT_NE(out.find("Exit codes"), std::string::npos);
+}
+
+TEST_F(KilnRun, UsageErrors) {
+  EXPECT_EQ(run(""), 2);
+  EXPECT_NE(err.find("no model given"), std::string::npos) << err;
+  EXPECT_EQ(run(model() + " --frobnicate"), 2);
+  EXPECT_NE(err.find("unknown option '--frobnicate'"), std::string::npos) << err;
+  EXPECT_EQ(run(model() + inputs() + " --bench 0"), 2);
+  EXPECT_EQ(run(model() + inputs() + " --rtol abc"), 2);
+  EXPECT_EQ(run(model() + " --input"), 2);
+  EXPECT_NE(err.find("--input needs a value"), std::string::npos) << err;
+}
+
+TEST_F(KilnRun, WritesOutputs) {
+  std::string outDir = dir / "nested/out";
+  ASSERT_EQ(run(model() + inputs() + " --output-dir " + outDir), 0) << err;
+  EXPECT_EQ(values(readNpy(outDir + "/output0.npy")), (std::vector<float>{12, 15, 20, 27, 26, 33, 42, 53}));
+  EXPECT_EQ(values(readNpy(outDir + "/output1.npy")), (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(values(readNpy(outDir + "/output2.npy")), (std::vector<float>{1, 2, 3, 4}));
+}
+
+TEST_F(KilnRun, ExpectMatchAndMismatch) {
+  EXPECT_EQ(run(model() + inputs() + expects(dir / "y.npy")), 0) << err;
+  EXPECT_NE(out.find("output 0 (\"y\": f32 [s0, 4])"), std::string::npos) << out;
+  EXPECT_NE(out.find("max abs error 0, max rel error 0: OK"), std::string::npos) << out;
+
+  writeNpy(dir / "y_off.npy", f32({2, 4}, {12, 15, 20, 27, 26, 33, 42, 53.5f}));
+  EXPECT_EQ(run(model() + inputs() + expects(dir / "y_off.npy")), 1);
+  EXPECT_NE(out.find("max abs error 0.5"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 of 8 elements"), std::string::npos) << out;
+  EXPECT_NE(out.find("first at [1, 3]: got 53, expected 53.5"), std::string::npos) << out;
+  EXPECT_NE(out.find("MISMATCH"), std::string::npos);
+  // The same difference within a looser tolerance.
+  EXPECT_EQ(run(model() + inputs() + expects(dir / "y_off.npy") + " --atol 0.6"), 0) << out;
+  EXPECT_EQ(run(model() + inputs() + expects(dir / "y_off.npy") + " --rtol 0.01"), 0) << out;
+}
+
+TEST_F(KilnRun, ShapeOrDTypeMismatchIsAMismatch) {
+  writeNpy(dir / "y_shape.npy", f32({4, 2}, {12, 15, 20, 27, 26, 33, 42, 53}));
+  EXPECT_EQ(run(model() + inputs() + expects(dir / "y_shape.npy")), 1);
+  EXPECT_NE(out.find("shape [2, 4] differs from expected [4, 2]"), std::string::npos) << out;
+  writeNpy(dir / "y_f64.npy", Tensor::zeros({2, 4}, DType::Float64));
+  EXPECT_EQ(run(model() + inputs() + expects(dir / "y_f64.npy")), 1);
+  EXPECT_NE(out.find("dtype f32 differs from expected f64"), std::string::npos) << out;
+}
+
+TEST_F(KilnRun, NanMatchesNan) {
+  float nan = std::nanf("");
+  writeNpy(dir / "x.npy", f32({1, 4}, {nan, 1, 1, 1}));
+  writeNpy(dir / "b.npy", f32({1}, {0}));
+  writeNpy(dir / "y.npy", f32({1, 4}, {nan, 3, 4, 5}));
+  writeNpy(dir / "xe.npy", f32({1, 4}, {nan, 1, 1, 1}));
+  std::string e = " --expect " + (dir / "y.npy") + " --expect " + (dir / "xe.npy") + " --expect " + (dir / "w.npy");
+  EXPECT_EQ(run(model() + inputs() + e), 0) << out << err;
+}
+
+TEST_F(KilnRun, BadInputsExitWith2) {
+  EXPECT_EQ(run(model() + " --input " + (dir / "x.npy")), 2);
+  EXPECT_NE(err.find("takes 2 input(s), got 1 --input"), std::string::npos) << err;
+  EXPECT_NE(err.find("input 1 (\"b\": f32 [s0])"), std::string::npos) << err;
+
+  EXPECT_EQ(run(model() + " --input " + (dir / "missing.npy") + " --input " + (dir / "b.npy")), 2);
+  EXPECT_NE(err.find("missing.npy"), std::string::npos) << err;
+  EXPECT_NE(err.find("does not exist"), std::string::npos) << err;
+
+  writeNpy(dir / "xi.npy", Tensor::zeros({2, 4}, DType::Int64));
+  EXPECT_EQ(run(model() + " --input " + (dir / "xi.npy") + " --input " + (dir / "b.npy")), 2);
+  EXPECT_NE(err.find("input 0 (\"x\"): dtype is i64, expected f32"), std::string::npos) << err;
+
+  writeNpy(dir / "x3.npy", Tensor::zeros({2, 4, 1}, DType::Float32));
+  EXPECT_EQ(run(model() + " --input " + (dir / "x3.npy") + " --input " + (dir / "b.npy")), 2);
+  EXPECT_NE(err.find("rank is 3"), std::string::npos) << err;
+
+  writeNpy(dir / "x5.npy", Tensor::zeros({2, 5}, DType::Float32));
+  EXPECT_EQ(run(model() + " --input " + (dir / "x5.npy") + " --input " + (dir / "b.npy")), 2);
+  EXPECT_NE(err.find("dim 1 is 5, expected 4"), std::string::npos) << err;
+
+  writeNpy(dir / "xbig.npy", Tensor::zeros({17, 4}, DType::Float32));
+  writeNpy(dir / "bbig.npy", Tensor::zeros({17}, DType::Float32));
+  EXPECT_EQ(run(model() + " --input " + (dir / "xbig.npy") + " --input " + (dir / "bbig.npy")), 2);
+  EXPECT_NE(err.find("dim 0 is 17, outside the range [1, 16] of symbol s0"), std::string::npos) << err;
+
+  writeNpy(dir / "b3.npy", Tensor::zeros({3}, DType::Float32));
+  EXPECT_EQ(run(model() + " --input " + (dir / "x.npy") + " --input " + (dir / "b3.npy")), 2);
+  EXPECT_NE(err.find("dim 0 is 3, but symbol s0 is already 2"), std::string::npos) << err;
+
+  { std::ofstream(dir / "junk.npy") << "junk"; }
+  EXPECT_EQ(run(model() + " --input " + (dir / "junk.npy") + " --input " + (dir / "b.npy")), 2);
+  EXPECT_NE(err.find("junk.npy"), std::string::npos) << err;
+
+  EXPECT_EQ(run(model() + inputs() + " --expect " + (dir / "y.npy")), 2);
+  EXPECT_NE(err.find("has 3 output(s), got 1 --expect"), std::string::npos) << err;
+}
+
+TEST_F(KilnRun, BadModelsExitWith2) {
+  EXPECT_EQ(run((dir / "nope.so") + inputs()), 2);
+  EXPECT_NE(err.find("nope.so' does not exist"), std::string::npos) << err;
+  EXPECT_EQ(run(std::string(KILN_NOT_A_MODEL) + inputs()), 2);
+  EXPECT_NE(err.find("is not a kiln model"), std::string::npos) << err;
+  EXPECT_EQ(run(std::string(KILN_TEST_CORPUS) + "/mlp/model.pt2 --input x.npy"), 2);
+  EXPECT_NE(err.find("not supported yet"), std::string::npos) << err;
+  EXPECT_EQ(run(model() + inputs() + " --plugin " + (dir / "noplugin.so")), 2);
+  EXPECT_NE(err.find("noplugin.so'"), std::string::npos) << err;
+}
+
+TEST_F(KilnRun, ModelFailureExitsWith3) {
+  writeNpy(dir / "bfail.npy", f32({2}, {-999, 0}));
+  EXPECT_EQ(run(model() + " --input " + (dir / "x.npy") + " --input " + (dir / "bfail.npy")), 3);
+  EXPECT_NE(err.find("the model entry failed"), std::string::npos) << err;
+}
+
+TEST_F(KilnRun, Bench) {
+  EXPECT_EQ(run(model() + inputs() + " --bench 20"), 0) << err;
+  EXPECT_NE(out.find("bench: 20 runs after 2 warm-up: min "), std::string::npos) << out;
+  EXPECT_NE(out.find(" ms, median "), std::string::npos) << out;
+  EXPECT_NE(out.find(" ms, p90 "), std::string::npos) << out;
+}
+
+TEST_F(KilnRun, ExternalWeights) {
+  writeNpy(dir / "x10.npy", Tensor::zeros({3, 10}, DType::Float32));
+  std::string cmd = std::string(KILN_FAKE_MODEL_EXTERNAL) + " --input " + (dir / "x10.npy");
+  EXPECT_EQ(run(cmd), 2);
+  EXPECT_NE(err.find("external weights"), std::string::npos) << err;
+  EXPECT_EQ(run(cmd + " --weights " + KILN_TEST_CORPUS + "/mlp/model.core.pt2 --output-dir " + dir.path()), 0) << err;
+  EXPECT_EQ(readNpy(dir / "output0.npy").sizes(), (std::vector<int64_t>{3, 10}));
+}
+
+TEST(KilnRunCompare, Tolerances) {
+  Tensor a = f32({3}, {1, 2, 3}), b = f32({3}, {1, 2, 3.001f});
+  EXPECT_FALSE(run::compareTensors(a, b, 1e-4, 1e-5).match);
+  EXPECT_TRUE(run::compareTensors(a, b, 1e-3, 0).match);
+  EXPECT_TRUE(run::compareTensors(a, b, 0, 2e-3).match);
+  Tensor inf = f32({1}, {INFINITY});
+  EXPECT_TRUE(run::compareTensors(inf, inf, 0, 0).match);
+  EXPECT_FALSE(run::compareTensors(inf, f32({1}, {-INFINITY}), 0, 0).match);
+  EXPECT_FALSE(run::compareTensors(f32({1}, {NAN}), f32({1}, {1}), 1, 1).match);
+}
+
+TEST(KilnRunArgs, Parses) {
+  run::Options o = run::parseArgs({"kiln-run", "m.so", "--input", "a.npy", "--input=b.npy", "--rtol",
+                                   "1e-3", "--atol=0", "--bench", "7", "--plugin", "p.so", "--weights", "w.pt2",
+                                   "--output-dir", "d", "--expect", "e.npy"});
+  EXPECT_EQ(o.model, "m.so");
+  EXPECT_EQ(o.inputs, (std::vector<std::string>{"a.npy", "b.npy"}));
+  EXPECT_EQ(o.rtol, 1e-3);
+  EXPECT_EQ(o.atol, 0);
+  EXPECT_EQ(o.bench, 7);
+  EXPECT_EQ(o.plugins, (std::vector<std::string>{"p.so"}));
+  EXPECT_EQ(o.weights, "w.pt2");
+  EXPECT_EQ(o.outputDir, "d");
+  EXPECT_EQ(o.expects, (std::vector<std::string>{"e.npy"}));
+  EXPECT_THROW(run::parseArgs({"kiln-run", "a.so", "b.so"}), run::RunError);
+}

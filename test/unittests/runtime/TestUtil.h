@@ -1,0 +1,34 @@
+// kiln tests — small helpers shared by the runtime tests.
+#ifndef KILN_TEST_RUNTIME_TESTUTIL_H
+#define KILN_TEST_RUNTIME_TESTUTIL_H
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace kiln::test {
+
+/// A fresh empty directory, removed when the object goes.
+class TempDir {
+public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-test-XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data()) ? tmpl : std::string();
+    EXPECT_FALSE(path_.empty());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string &path() const { return path_; }
+  std::string operator/(const std::string &name) const { return path_ + "/" + name; }
+
+private:
+  std::string path_;
+};
+
+} // namespace kiln::test
+
+#endif // KILN_TEST_RUNTIME_TESTUTIL_H

@@ -1,0 +1,441 @@
+// kiln-run — option parsing, model execution through the C ABI, comparison and benchmarking.
+#include "KilnRun.h"
+
+#include "kiln/kiln.h"
+#include "kiln/npy.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace kiln::run {
+
+std::string usage() {
+  return R"(usage: kiln-run MODEL.so [--input F.npy]... [--output-dir DIR] [--expect F.npy]...
+                [--rtol R] [--atol A] [--bench N] [--weights F.pt2] [--plugin LIB.so]...
+
+Runs a compiled kiln model on .npy inputs.
+  --input F.npy      one per model input, in order
+  --output-dir DIR   write output{i}.npy there (created if needed)
+  --expect F.npy     one per model output, in order: compare, printing the max
+                     absolute and relative error; an element matches when
+                     |actual - expected| <= atol + rtol * |expected| (NaN == NaN)
+  --rtol R           relative tolerance (default 1e-4)
+  --atol A           absolute tolerance (default 1e-5)
+  --bench N          after a warm-up, time N runs; print min/median/p90 in ms
+  --weights F.pt2    read external weights from this archive
+  --plugin LIB.so    load a plugin (custom op kernels) first; repeatable
+  --help             this text
+Exit codes: 0 success, 1 an output differs from --expect, 2 bad usage or input
+(missing file, wrong count, dtype, rank, shape, dynamic dim out of range),
+3 the model failed while running.
+)";
+}
+
+namespace {
+
+[[noreturn]] void usageError(const std::string &msg) { throw RunError(kExitUsage, msg); }
+
+double parseNumber(const std::string &flag, const std::string &v) {
+  char *end = nullptr;
+  errno = 0;
+  double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || errno || !std::isfinite(d) || d < 0)
+    usageError(flag + " expects a non-negative number, got '" + v + "'");
+  return d;
+}
+
+} // namespace
+
+Options parseArgs(const std::vector<std::string> &args) {
+  Options o;
+  bool haveModel = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string a = args[i], value;
+    bool inlineValue = false;
+    if (a.rfind("--", 0) == 0) {
+      size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+        inlineValue = true;
+      }
+    }
+    auto next = [&]() -> std::string {
+      if (inlineValue) return value;
+      if (i + 1 >= args.size()) usageError(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--help" || a == "-h") o.help = true;
+    else if (a == "--input") o.inputs.push_back(next());
+    else if (a == "--expect") o.expects.push_back(next());
+    else if (a == "--plugin") o.plugins.push_back(next());
+    else if (a == "--output-dir") o.outputDir = next();
+    else if (a == "--weights") o.weights = next();
+    else if (a == "--rtol") o.rtol = parseNumber(a, next());
+    else if (a == "--atol") o.atol = parseNumber(a, next());
+    else if (a == "--bench") {
+      std::string v = next();
+      char *end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n <= 0 || n > 100000000)
+        usageError("--bench expects a positive integer, got '" + v + "'");
+      o.bench = n;
+    } else if (a.size() > 1 && a[0] == '-') {
+      usageError("unknown option '" + args[i] + "' (see --help)");
+    } else {
+      if (haveModel) usageError("more than one model given ('" + o.model + "' and '" + a + "')");
+      o.model = a;
+      haveModel = true;
+    }
+  }
+  if (!o.help && !haveModel) usageError("no model given (see --help)");
+  return o;
+}
+
+namespace {
+
+int exitCodeFor(kiln_status_code_t code) {
+  switch (code) {
+  case KILN_STATUS_INTERNAL:
+  case KILN_STATUS_RESOURCE_EXHAUSTED: return kExitFailure;
+  default: return kExitUsage;
+  }
+}
+
+// Throws a RunError for a non-OK status, freeing it.
+void check(kiln_status_t s) {
+  if (!s) return;
+  std::string msg = kiln_status_message(s);
+  int code = exitCodeFor(kiln_status_code(s));
+  kiln_status_free(s);
+  throw RunError(code, msg);
+}
+
+std::string describe(const kiln_value_info_t &info) {
+  std::string s = std::string(kiln_dtype_name(info.dtype)) + " [";
+  for (size_t d = 0; d < info.rank; ++d) {
+    if (d) s += ", ";
+    s += info.dims[d] >= 0 ? std::to_string(info.dims[d]) : std::string(info.dim_symbols[d]);
+  }
+  return s + "]";
+}
+
+/// A compiled model .so, run through the public C ABI.
+class CompiledModel : public Executable {
+public:
+  explicit CompiledModel(const Options &o) {
+    kiln_model_options_t mo;
+    kiln_model_options_init(&mo);
+    if (!o.weights.empty()) mo.weights_path = o.weights.c_str();
+    std::vector<const char *> plugins;
+    for (const std::string &p : o.plugins) plugins.push_back(p.c_str());
+    mo.plugin_paths = plugins.data();
+    mo.num_plugins = plugins.size();
+    check(kiln_model_load(o.model.c_str(), &mo, &model_));
+    for (size_t i = 0; i < kiln_model_num_inputs(model_); ++i) inputs_.push_back(info(i, true));
+    for (size_t i = 0; i < kiln_model_num_outputs(model_); ++i) outputs_.push_back(info(i, false));
+  }
+  ~CompiledModel() override { kiln_model_free(model_); }
+
+  size_t numInputs() const override { return inputs_.size(); }
+  size_t numOutputs() const override { return outputs_.size(); }
+  std::string inputName(size_t i) const override { return name(i, "input", inputs_[i]); }
+  std::string outputName(size_t i) const override { return name(i, "output", outputs_[i]); }
+  DType inputDType(size_t i) const override { return (DType)inputs_[i].dtype; }
+
+  std::vector<Tensor> run(const std::vector<Tensor> &inputs) override {
+    std::vector<kiln_tensor_t> in;
+    struct Release {
+      std::vector<kiln_tensor_t> &v;
+      ~Release() { for (kiln_tensor_t t : v) kiln_tensor_release(t); }
+    } releaseIn{in};
+    for (const Tensor &t0 : inputs) {
+      Tensor t = t0.contiguous();
+      auto *keep = new Tensor(t);  // keeps the storage alive until the C tensor goes
+      kiln_tensor_t h = nullptr;
+      kiln_status_t s = kiln_tensor_wrap(t.rawData(), (kiln_dtype_t)t.dtype(), t.sizes().size(),
+                                         t.sizes().data(),
+                                         [](void *, void *user) { delete static_cast<Tensor *>(user); },
+                                         keep, &h);
+      if (s) delete keep;
+      check(s);
+      in.push_back(h);
+    }
+    std::vector<kiln_tensor_t> out(outputs_.size(), nullptr);
+    check(kiln_model_run(model_, in.data(), in.size(), out.data(), out.size()));
+    std::vector<Tensor> result;
+    for (size_t i = 0; i < out.size(); ++i) {
+      kiln_tensor_t h = out[i];
+      std::vector<int64_t> sizes(kiln_tensor_sizes(h), kiln_tensor_sizes(h) + kiln_tensor_rank(h));
+      result.push_back(Tensor::fromBlob(kiln_tensor_data(h), sizes, (DType)kiln_tensor_dtype(h),
+                                        [h](void *) { kiln_tensor_release(h); }));
+      out[i] = nullptr;
+    }
+    return result;
+  }
+
+private:
+  kiln_value_info_t info(size_t i, bool input) const {
+    kiln_value_info_t v;
+    std::memset(&v, 0, sizeof v);
+    v.struct_size = sizeof v;
+    check(input ? kiln_model_input_info(model_, i, &v) : kiln_model_output_info(model_, i, &v));
+    return v;
+  }
+  static std::string name(size_t i, const char *what, const kiln_value_info_t &v) {
+    return std::string(what) + " " + std::to_string(i) + " (\"" + v.name + "\": " + describe(v) + ")";
+  }
+
+  kiln_model_t model_ = nullptr;
+  std::vector<kiln_value_info_t> inputs_, outputs_;
+};
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+  if (exp == 0x1f) bits = sign | 0x7f800000u | (mant << 13);
+  else if (exp) bits = sign | ((exp + 112) << 23) | (mant << 13);
+  else if (!mant) bits = sign;
+  else {
+    // Subnormal half: normalise it.
+    int e = -1;
+    do { ++e; mant <<= 1; } while (!(mant & 0x400));
+    bits = sign | ((uint32_t)(112 - e) << 23) | ((mant & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+float bf16ToFloat(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if (std::isnan(f)) return 0x7fc0;
+  bits += 0x7fff + ((bits >> 16) & 1);  // round to nearest even
+  return (uint16_t)(bits >> 16);
+}
+
+double elementAsDouble(const Tensor &t, int64_t i) {
+  const char *p = static_cast<const char *>(t.rawData());
+  switch (t.dtype()) {
+  case DType::Float32: return reinterpret_cast<const float *>(p)[i];
+  case DType::Float64: return reinterpret_cast<const double *>(p)[i];
+  case DType::Float16: return halfToFloat(reinterpret_cast<const uint16_t *>(p)[i]);
+  case DType::BFloat16: return bf16ToFloat(reinterpret_cast<const uint16_t *>(p)[i]);
+  case DType::Int64: return (double)reinterpret_cast<const int64_t *>(p)[i];
+  case DType::Int32: return reinterpret_cast<const int32_t *>(p)[i];
+  case DType::Int16: return reinterpret_cast<const int16_t *>(p)[i];
+  case DType::Int8: return reinterpret_cast<const int8_t *>(p)[i];
+  case DType::UInt8: return reinterpret_cast<const uint8_t *>(p)[i];
+  case DType::Bool: return reinterpret_cast<const uint8_t *>(p)[i] != 0;
+  }
+  return 0;
+}
+
+Tensor convert(const Tensor &src, DType to) {
+  Tensor c = src.contiguous();
+  Tensor out = Tensor::empty(c.sizes(), to);
+  for (int64_t i = 0, n = c.numel(); i < n; ++i) {
+    double v = elementAsDouble(c, i);
+    if (to == DType::Float32) out.data<float>()[i] = (float)v;
+    else if (to == DType::BFloat16) out.data<uint16_t>()[i] = floatToBf16((float)v);
+  }
+  return out;
+}
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os << std::setprecision(6) << v;
+  return os.str();
+}
+
+std::string indexString(const std::vector<int64_t> &sizes, int64_t flat) {
+  std::vector<int64_t> idx(sizes.size());
+  for (size_t d = sizes.size(); d-- > 0;) {
+    idx[d] = sizes[d] ? flat % sizes[d] : 0;
+    flat = sizes[d] ? flat / sizes[d] : 0;
+  }
+  return shapeToString(idx);
+}
+
+} // namespace
+
+Comparison compareTensors(const Tensor &actual0, const Tensor &expected0, double rtol, double atol) {
+  Comparison c;
+  bool dtypeOk = actual0.dtype() == expected0.dtype() ||
+                 (actual0.dtype() == DType::BFloat16 && expected0.dtype() == DType::Float32);
+  if (!dtypeOk) {
+    c.detail = std::string("dtype ") + dtypeName(actual0.dtype()) + " differs from expected " +
+               dtypeName(expected0.dtype());
+    return c;
+  }
+  if (actual0.sizes() != expected0.sizes()) {
+    c.detail = "shape " + actual0.shapeString() + " differs from expected " + expected0.shapeString();
+    return c;
+  }
+  Tensor a = actual0.contiguous(), e = expected0.contiguous();
+  double maxAbs = 0, maxRel = 0;
+  int64_t bad = 0, firstBad = -1, n = a.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    double x = elementAsDouble(a, i), y = elementAsDouble(e, i);
+    bool ok;
+    double absErr, relErr;
+    if (std::isnan(x) || std::isnan(y)) {
+      ok = std::isnan(x) && std::isnan(y);
+      absErr = relErr = ok ? 0 : INFINITY;
+    } else if (x == y) {  // also equal infinities
+      ok = true;
+      absErr = relErr = 0;
+    } else {
+      absErr = std::fabs(x - y);
+      relErr = y != 0 ? absErr / std::fabs(y) : INFINITY;
+      ok = absErr <= atol + rtol * std::fabs(y);
+    }
+    maxAbs = std::max(maxAbs, absErr);
+    maxRel = std::max(maxRel, relErr);
+    if (!ok && bad++ == 0) firstBad = i;
+  }
+  c.match = bad == 0;
+  c.detail = "max abs error " + fmt(maxAbs) + ", max rel error " + fmt(maxRel);
+  if (!c.match)
+    c.detail += "; " + std::to_string(bad) + " of " + std::to_string(n) +
+                " elements outside atol + rtol*|expected|, first at " +
+                indexString(a.sizes(), firstBad) + ": got " + fmt(elementAsDouble(a, firstBad)) +
+                ", expected " + fmt(elementAsDouble(e, firstBad));
+  return c;
+}
+
+std::unique_ptr<Executable> openExecutable(const Options &o) {
+  if (endsWith(o.model, ".pt2"))
+    throw RunError(kExitUsage, "running a .pt2 archive eagerly is not supported yet: compile '" +
+                                   o.model + "' with kiln-compile and run the .so");
+  return std::make_unique<CompiledModel>(o);
+}
+
+namespace {
+
+int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+  Options o = parseArgs(args);
+  if (o.help) {
+    out << usage();
+    return kExitOk;
+  }
+  std::unique_ptr<Executable> exe = openExecutable(o);
+  if (o.inputs.size() != exe->numInputs()) {
+    std::string msg = "'" + o.model + "' takes " + std::to_string(exe->numInputs()) + " input(s), got " +
+                      std::to_string(o.inputs.size()) + " --input";
+    for (size_t i = 0; i < exe->numInputs(); ++i) msg += "\n  " + exe->inputName(i);
+    usageError(msg);
+  }
+  if (!o.expects.empty() && o.expects.size() != exe->numOutputs())
+    usageError("'" + o.model + "' has " + std::to_string(exe->numOutputs()) + " output(s), got " +
+               std::to_string(o.expects.size()) + " --expect");
+
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < o.inputs.size(); ++i) {
+    Tensor t;
+    try {
+      t = readNpy(o.inputs[i]);
+    } catch (const NpyError &e) {
+      usageError(std::string("--input ") + e.what());
+    }
+    // NumPy has no bfloat16: feed bf16 inputs from f32 files.
+    if (exe->inputDType(i) == DType::BFloat16 && t.dtype() == DType::Float32)
+      t = convert(t, DType::BFloat16);
+    inputs.push_back(t);
+  }
+  std::vector<Tensor> expects;
+  for (const std::string &p : o.expects) {
+    try {
+      expects.push_back(readNpy(p));
+    } catch (const NpyError &e) {
+      usageError(std::string("--expect ") + e.what());
+    }
+  }
+
+  std::vector<Tensor> outputs = exe->run(inputs);
+
+  if (!o.outputDir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.outputDir, ec);
+    if (ec) usageError("cannot create --output-dir '" + o.outputDir + "': " + ec.message());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string path = (std::filesystem::path(o.outputDir) / ("output" + std::to_string(i) + ".npy")).string();
+      Tensor t = outputs[i];
+      if (t.dtype() == DType::BFloat16) {
+        err << "kiln-run: note: " << exe->outputName(i) << " is bf16; written as f32 (NumPy has no bfloat16)\n";
+        t = convert(t, DType::Float32);
+      }
+      try {
+        writeNpy(path, t);
+      } catch (const NpyError &e) {
+        usageError(std::string("writing ") + e.what());
+      }
+    }
+  }
+
+  int code = kExitOk;
+  for (size_t i = 0; i < expects.size(); ++i) {
+    Comparison c = compareTensors(outputs[i], expects[i], o.rtol, o.atol);
+    out << exe->outputName(i) << " vs '" << o.expects[i] << "': " << c.detail << ": "
+        << (c.match ? "OK" : "MISMATCH") << "\n";
+    if (!c.match) code = kExitMismatch;
+  }
+
+  if (o.bench > 0) {
+    using Clock = std::chrono::steady_clock;
+    long warmup = std::min<long>(std::max<long>(o.bench / 10, 1), 10);
+    for (long i = 0; i < warmup; ++i) exe->run(inputs);
+    std::vector<double> ms;
+    for (long i = 0; i < o.bench; ++i) {
+      auto t0 = Clock::now();
+      exe->run(inputs);
+      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    auto pct = [&](double p) { return ms[std::min(ms.size() - 1, (size_t)std::ceil(p * ms.size()) - (p > 0 ? 1 : 0))]; };
+    out << std::fixed << std::setprecision(4) << "bench: " << o.bench << " runs after " << warmup
+        << " warm-up: min " << ms.front() << " ms, median " << pct(0.5) << " ms, p90 " << pct(0.9)
+        << " ms\n";
+    out.unsetf(std::ios::fixed);
+  }
+  return code;
+}
+
+} // namespace
+
+int runMain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+  try {
+    return runChecked(args, out, err);
+  } catch (const RunError &e) {
+    err << "kiln-run: error: " << e.what() << "\n";
+    if (e.exitCode() == kExitUsage && std::string(e.what()).find("see --help") != std::string::npos)
+      err << "usage: kiln-run MODEL.so [--input F.npy]... [--output-dir DIR] [--expect F.npy]... ...\n";
+    return e.exitCode();
+  } catch (const std::bad_alloc &) {
+    err << "kiln-run: error: out of memory\n";
+  } catch (const std::exception &e) {
+    err << "kiln-run: internal error: " << e.what() << "\n";
+  } catch (...) {
+    err << "kiln-run: internal error (unknown exception)\n";
+  }
+  return kExitFailure;
+}
+
+} // namespace kiln::run

@@ -1,0 +1,80 @@
+// kiln-run — the logic behind the kiln-run tool: options, running a model, comparing outputs.
+#ifndef KILN_TOOLS_KILNRUN_H
+#define KILN_TOOLS_KILNRUN_H
+
+#include "kiln/tensor.h"
+
+#include <iosfwd>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::run {
+
+/// kiln-run's exit codes.
+enum ExitCode : int {
+  kExitOk = 0,        ///< ran; every --expect matched
+  kExitMismatch = 1,  ///< an output differs from its --expect file
+  kExitUsage = 2,     ///< bad usage or bad input (files, count, dtype, shape, range)
+  kExitFailure = 3,   ///< the model failed while running, or an internal error
+};
+
+/// An error with the exit code it maps to.
+class RunError : public std::runtime_error {
+public:
+  RunError(int exitCode, const std::string &message)
+      : std::runtime_error(message), exitCode_(exitCode) {}
+  int exitCode() const { return exitCode_; }
+
+private:
+  int exitCode_;
+};
+
+struct Options {
+  std::string model;
+  std::vector<std::string> inputs, expects, plugins;
+  std::string outputDir, weights;
+  double rtol = 1e-4, atol = 1e-5;
+  long bench = 0;
+  bool help = false;
+};
+
+/// Parses the command line (argv[0] is the program). Throws RunError(kExitUsage).
+Options parseArgs(const std::vector<std::string> &args);
+/// The --help text.
+std::string usage();
+
+/// Something kiln-run can execute: a compiled model .so today; an eagerly
+/// dispatched .pt2 can be added as another implementation.
+class Executable {
+public:
+  virtual ~Executable() = default;
+  virtual size_t numInputs() const = 0;
+  virtual size_t numOutputs() const = 0;
+  /// "input 0 (\"x\"): f32 [s0, 4]"-style description for messages.
+  virtual std::string inputName(size_t i) const = 0;
+  virtual std::string outputName(size_t i) const = 0;
+  virtual DType inputDType(size_t i) const = 0;
+  /// Throws RunError with the exit code the failure maps to.
+  virtual std::vector<Tensor> run(const std::vector<Tensor> &inputs) = 0;
+};
+
+/// Opens options.model according to its kind. Throws RunError.
+std::unique_ptr<Executable> openExecutable(const Options &options);
+
+/// Result of comparing one output against an expected tensor.
+struct Comparison {
+  bool match = false;
+  std::string detail;  ///< one line: errors, and the first failing element if any
+};
+/// |a - b| <= atol + rtol * |b| elementwise; NaN matches NaN; shape or dtype
+/// differences are mismatches (a bf16 output may be compared with f32 data).
+Comparison compareTensors(const Tensor &actual, const Tensor &expected, double rtol, double atol);
+
+/// The whole tool: returns the exit code; never throws.
+int runMain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);
+
+} // namespace kiln::run
+
+#endif // KILN_TOOLS_KILNRUN_H
