@@ -1,0 +1,42 @@
+// kiln runtime — the schemas of the aten ops kiln knows, in ATen's own
+// spelling so the compiler and compiled code can look them up by name.
+// Kernels live in kernels/<device>/<Family>.cpp.
+#include "kiln/library.h"
+
+KILN_LIBRARY(aten, m) {
+  // Elementwise
+  m.def("relu(Tensor self) -> Tensor");
+  m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
+  m.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  m.def("mul.Tensor(Tensor self, Tensor other) -> Tensor");
+  // Linear algebra
+  m.def("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor");
+  m.def("mm(Tensor self, Tensor mat2) -> Tensor");
+  m.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
+  // Convolution
+  m.def("conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, "
+        "SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor");
+  m.def("convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, "
+        "SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, "
+        "SymInt groups) -> Tensor");
+  // Normalization
+  m.def("batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+        "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor");
+  m.def("_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, "
+        "Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)");
+  // Pooling
+  m.def("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+        "int[2] dilation=1, bool ceil_mode=False) -> Tensor");
+  m.def("max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], "
+        "int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)");
+  m.def("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor");
+  // Reduction
+  m.def("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  // Data movement (views)
+  m.def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)");
+  m.def("permute(Tensor(a) self, int[] dims) -> Tensor(a)");
+  m.def("view(Tensor(a) self, SymInt[] size) -> Tensor(a)");
+  m.def("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)");
+  m.def("t(Tensor(a) self) -> Tensor(a)");
+  m.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)");
+}
