@@ -1,0 +1,114 @@
+// kiln runtime — eager CPU (and Meta) kernels: conv2d, convolution (2-D,
+// not transposed), as im2col + GEMM per image and group.
+#include "KernelUtils.h"
+
+namespace kiln::cpu {
+namespace {
+
+std::vector<int64_t> pair2(const std::vector<int64_t> &v, const char *op, const char *what) {
+  if (v.size() == 1) return {v[0], v[0]};
+  check(v.size() == 2, op, std::string(what) + " must have 1 or 2 values");
+  return v;
+}
+
+Tensor conv2dImpl(const Tensor &input0, const Tensor &weight, const Tensor &bias,
+                  std::vector<int64_t> stride, std::vector<int64_t> padding,
+                  std::vector<int64_t> dilation, int64_t groups, const char *op) {
+  stride = pair2(stride, op, "stride");
+  padding = pair2(padding, op, "padding");
+  dilation = pair2(dilation, op, "dilation");
+  bool unbatched = input0.dim() == 3;
+  check(input0.dim() == 4 || unbatched, op,
+        "expected a 3-D or 4-D input (N, C, H, W), got " + input0.shapeString());
+  check(weight.dim() == 4, op, "expected a 4-D weight, got " + weight.shapeString());
+  check(groups >= 1, op, "groups must be positive");
+  Tensor input = unbatched ? input0.reshape({1, input0.size(0), input0.size(1), input0.size(2)}) : input0;
+  int64_t N = input.size(0), C = input.size(1), H = input.size(2), W = input.size(3);
+  int64_t OC = weight.size(0), ICg = weight.size(1), KH = weight.size(2), KW = weight.size(3);
+  check(C == ICg * groups, op,
+        "input has " + std::to_string(C) + " channels but weight " + weight.shapeString() +
+            " with groups=" + std::to_string(groups) + " expects " + std::to_string(ICg * groups));
+  check(OC % groups == 0, op, "out_channels must be divisible by groups");
+  for (int i = 0; i < 2; ++i)
+    check(stride[i] > 0 && dilation[i] > 0 && padding[i] >= 0, op,
+          "stride and dilation must be positive and padding non-negative");
+  int64_t OH = (H + 2 * padding[0] - dilation[0] * (KH - 1) - 1) / stride[0] + 1;
+  int64_t OW = (W + 2 * padding[1] - dilation[1] * (KW - 1) - 1) / stride[1] + 1;
+  check(OH > 0 && OW > 0, op, "the kernel is larger than the padded input " + input.shapeString());
+  if (bias.defined())
+    check(bias.dim() == 1 && bias.size(0) == OC, op, "bias must have shape [" + std::to_string(OC) + "]");
+  Tensor out = Tensor::empty({N, OC, OH, OW}, input.dtype(), input.device());
+  if (!isMeta(input) && !isMeta(weight)) {
+    check(weight.dtype() == input.dtype(), op, "input and weight must have the same dtype");
+    Tensor x = input.contiguous(), w = weight.contiguous();
+    Tensor b = bias.defined() ? castTo(bias, input.dtype()) : Tensor();
+    dispatchFloat(input.dtype(), op, [&](auto tag) {
+      using T = decltype(tag);
+      const int64_t OCg = OC / groups, Kdim = ICg * KH * KW, P = OH * OW;
+      const T *px = x.data<T>(), *pw = w.data<T>();
+      const T *pb = b.defined() ? b.data<T>() : nullptr;
+      T *po = out.data<T>();
+      tbb::parallel_for(int64_t(0), N * groups, [&](int64_t ng) {
+        int64_t n = ng / groups, g = ng % groups;
+        std::vector<T> col((size_t)(Kdim * P));
+        // im2col: rows (c, kh, kw), columns (oh, ow)
+        for (int64_t c = 0; c < ICg; ++c) {
+          const T *plane = px + ((n * C) + g * ICg + c) * H * W;
+          for (int64_t kh = 0; kh < KH; ++kh)
+            for (int64_t kw = 0; kw < KW; ++kw) {
+              T *row = col.data() + ((c * KH + kh) * KW + kw) * P;
+              for (int64_t oh = 0; oh < OH; ++oh) {
+                int64_t ih = oh * stride[0] - padding[0] + kh * dilation[0];
+                for (int64_t ow = 0; ow < OW; ++ow) {
+                  int64_t iw = ow * stride[1] - padding[1] + kw * dilation[1];
+                  row[oh * OW + ow] =
+                      (ih >= 0 && ih < H && iw >= 0 && iw < W) ? plane[ih * W + iw] : T(0);
+                }
+              }
+            }
+        }
+        T *o = po + (n * OC + g * OCg) * P;
+        gemm<T>(OCg, P, Kdim, T(1), pw + g * OCg * Kdim, Kdim, 1, col.data(), P, 1, T(0), o);
+        if (pb)
+          for (int64_t oc = 0; oc < OCg; ++oc) {
+            T bv = pb[g * OCg + oc];
+            for (int64_t p = 0; p < P; ++p) o[oc * P + p] += bv;
+          }
+      });
+    });
+  }
+  return unbatched ? out.reshape({OC, OH, OW}) : out;
+}
+
+Tensor conv2d(const Tensor &input, const Tensor &weight, const std::optional<Tensor> &bias,
+              std::vector<int64_t> stride, std::vector<int64_t> padding,
+              std::vector<int64_t> dilation, int64_t groups) {
+  return conv2dImpl(input, weight, bias ? *bias : Tensor(), stride, padding, dilation, groups,
+                    "aten::conv2d");
+}
+
+Tensor convolution(const Tensor &input, const Tensor &weight, const std::optional<Tensor> &bias,
+                   std::vector<int64_t> stride, std::vector<int64_t> padding,
+                   std::vector<int64_t> dilation, bool transposed,
+                   std::vector<int64_t> outputPadding, int64_t groups) {
+  const char *op = "aten::convolution";
+  check(!transposed, op, "transposed convolution has no eager CPU kernel yet");
+  check(weight.dim() == 4, op,
+        "only 2-D convolution has an eager CPU kernel (weight " + weight.shapeString() + ")");
+  (void)outputPadding;
+  return conv2dImpl(input, weight, bias ? *bias : Tensor(), stride, padding, dilation, groups, op);
+}
+
+} // namespace
+} // namespace kiln::cpu
+
+KILN_LIBRARY_IMPL(aten, CPU, m) {
+  using namespace kiln::cpu;
+  m.impl("conv2d", conv2d);
+  m.impl("convolution", convolution);
+}
+KILN_LIBRARY_IMPL(aten, Meta, m) {
+  using namespace kiln::cpu;
+  m.impl("conv2d", conv2d);
+  m.impl("convolution", convolution);
+}

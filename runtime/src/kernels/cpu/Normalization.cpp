@@ -1,0 +1,125 @@
+// kiln runtime — eager CPU (and Meta) kernels: batch_norm,
+// _native_batch_norm_legit_no_training.
+#include "KernelUtils.h"
+
+#include <cmath>
+
+namespace kiln::cpu {
+namespace {
+
+/// Normalises over every dim but 1. Inference uses running stats; training
+/// uses batch stats and updates the running stats in place (as ATen does).
+Tensor batchNormImpl(const Tensor &input, const Tensor &weight, const Tensor &bias,
+                     const Tensor &runningMean, const Tensor &runningVar, bool training,
+                     double momentum, double eps, const char *op) {
+  check(input.dim() >= 2, op, "expected an input with at least 2 dims (N, C, ...), got " +
+                                  input.shapeString());
+  int64_t N = input.size(0), C = input.size(1);
+  int64_t inner = input.numel() / std::max<int64_t>(1, N * C);
+  auto checkVec = [&](const Tensor &t, const char *what) {
+    if (t.defined())
+      check(t.dim() == 1 && t.size(0) == C, op,
+            std::string(what) + " must have shape [" + std::to_string(C) + "], got " + t.shapeString());
+  };
+  checkVec(weight, "weight");
+  checkVec(bias, "bias");
+  checkVec(runningMean, "running_mean");
+  checkVec(runningVar, "running_var");
+  check(training || (runningMean.defined() && runningVar.defined()), op,
+        "running_mean and running_var are needed when training=False");
+  Tensor out = Tensor::empty(input.sizes(), input.dtype(), input.device());
+  if (isMeta(input)) return out;
+  Tensor x = input.contiguous();
+  dispatchFloat(input.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    Tensor w = weight.defined() ? castTo(weight, input.dtype()) : Tensor();
+    Tensor b = bias.defined() ? castTo(bias, input.dtype()) : Tensor();
+    std::vector<double> mean(C), var(C);
+    const T *px = x.data<T>();
+    if (training) {
+      int64_t cnt = N * inner;
+      check(cnt > 1, op, "training needs more than one value per channel");
+      parallelFor(C, 1, [&](int64_t c0, int64_t c1) {
+        for (int64_t c = c0; c < c1; ++c) {
+          double s = 0, ss = 0;
+          for (int64_t n = 0; n < N; ++n) {
+            const T *p = px + (n * C + c) * inner;
+            for (int64_t i = 0; i < inner; ++i) s += p[i];
+          }
+          double mu = s / cnt;
+          for (int64_t n = 0; n < N; ++n) {
+            const T *p = px + (n * C + c) * inner;
+            for (int64_t i = 0; i < inner; ++i) ss += (p[i] - mu) * (p[i] - mu);
+          }
+          mean[c] = mu;
+          var[c] = ss / cnt;
+        }
+      });
+      auto update = [&](const Tensor &rs, const std::vector<double> &stat, double corr) {
+        if (!rs.defined()) return;
+        dispatchFloat(rs.dtype(), op, [&](auto rtag) {
+          using R = decltype(rtag);
+          R *p = rs.data<R>();
+          for (int64_t c = 0; c < C; ++c)
+            p[c * rs.stride(0)] = (R)((1 - momentum) * p[c * rs.stride(0)] + momentum * stat[c] * corr);
+        });
+      };
+      update(runningMean, mean, 1.0);
+      update(runningVar, var, (double)cnt / (double)(cnt - 1));
+    } else {
+      Tensor rm = castTo(runningMean, DType::Float64), rv = castTo(runningVar, DType::Float64);
+      for (int64_t c = 0; c < C; ++c) {
+        mean[c] = rm.data<double>()[c];
+        var[c] = rv.data<double>()[c];
+      }
+    }
+    T *po = out.data<T>();
+    const T *pw = w.defined() ? w.data<T>() : nullptr, *pb = b.defined() ? b.data<T>() : nullptr;
+    parallelFor(N * C, std::max<int64_t>(1, 4096 / std::max<int64_t>(inner, 1)), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        int64_t c = r % C;
+        T scale = (T)(1.0 / std::sqrt(var[c] + eps)) * (pw ? pw[c] : T(1));
+        T shift = (pb ? pb[c] : T(0)) - (T)mean[c] * scale;
+        const T *p = px + r * inner;
+        T *o = po + r * inner;
+        for (int64_t i = 0; i < inner; ++i) o[i] = p[i] * scale + shift;
+      }
+    });
+  });
+  return out;
+}
+
+Tensor batchNorm(const Tensor &input, const std::optional<Tensor> &weight,
+                 const std::optional<Tensor> &bias, const std::optional<Tensor> &runningMean,
+                 const std::optional<Tensor> &runningVar, bool training, double momentum,
+                 double eps, bool /*cudnnEnabled*/) {
+  return batchNormImpl(input, weight.value_or(Tensor()), bias.value_or(Tensor()),
+                       runningMean.value_or(Tensor()), runningVar.value_or(Tensor()), training,
+                       momentum, eps, "aten::batch_norm");
+}
+
+std::tuple<Tensor, Tensor, Tensor>
+batchNormNoTraining(const Tensor &input, const std::optional<Tensor> &weight,
+                    const std::optional<Tensor> &bias, const Tensor &runningMean,
+                    const Tensor &runningVar, double momentum, double eps) {
+  Tensor out = batchNormImpl(input, weight.value_or(Tensor()), bias.value_or(Tensor()), runningMean,
+                             runningVar, false, momentum, eps,
+                             "aten::_native_batch_norm_legit_no_training");
+  // Inference saves no statistics: ATen's CPU kernel returns empty tensors.
+  return {out, Tensor::empty({0}, input.dtype(), input.device()),
+          Tensor::empty({0}, input.dtype(), input.device())};
+}
+
+} // namespace
+} // namespace kiln::cpu
+
+KILN_LIBRARY_IMPL(aten, CPU, m) {
+  using namespace kiln::cpu;
+  m.impl("batch_norm", batchNorm);
+  m.impl("_native_batch_norm_legit_no_training", batchNormNoTraining);
+}
+KILN_LIBRARY_IMPL(aten, Meta, m) {
+  using namespace kiln::cpu;
+  m.impl("batch_norm", batchNorm);
+  m.impl("_native_batch_norm_legit_no_training", batchNormNoTraining);
+}
