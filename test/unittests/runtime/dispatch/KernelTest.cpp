@@ -1,0 +1,240 @@
+// Tests of the eager CPU kernels against hand-computed values, and of their
+// Meta (shape) kernels.
+#include "kiln/library.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+using namespace kiln;
+
+namespace {
+Tensor T(const std::vector<int64_t> &shape, const std::vector<float> &v) {
+  Tensor t = Tensor::empty(shape, DType::Float32);
+  EXPECT_EQ((size_t)t.numel(), v.size());
+  for (size_t i = 0; i < v.size(); ++i) t.data<float>()[i] = v[i];
+  return t;
+}
+Tensor arange(const std::vector<int64_t> &shape, float start = 0, float step = 1) {
+  Tensor t = Tensor::empty(shape, DType::Float32);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = start + step * (float)i;
+  return t;
+}
+std::vector<float> values(const Tensor &t) {
+  Tensor c = t.contiguous();
+  return std::vector<float>(c.data<float>(), c.data<float>() + c.numel());
+}
+void expectNear(const Tensor &t, const std::vector<float> &want, float tol = 1e-5f) {
+  std::vector<float> got = values(t);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
+}
+const Device kMeta{DeviceType::Meta, 0};
+} // namespace
+
+TEST(Kernels, AtenSchemasAreRegistered) {
+  for (const char *op :
+       {"aten::linear", "aten::relu", "aten::gelu", "aten::conv2d", "aten::convolution",
+        "aten::batch_norm", "aten::_native_batch_norm_legit_no_training", "aten::max_pool2d",
+        "aten::max_pool2d_with_indices", "aten::adaptive_avg_pool2d", "aten::flatten.using_ints",
+        "aten::addmm", "aten::mm", "aten::permute", "aten::view", "aten::reshape", "aten::mean.dim",
+        "aten::add.Tensor", "aten::mul.Tensor", "aten::t", "aten::transpose.int"}) {
+    OperatorHandle h = Dispatcher::get().findOp(op);
+    ASSERT_TRUE(h.valid()) << op;
+    EXPECT_TRUE(h.tableEntry(DispatchKey::CPU).fn) << op;
+    EXPECT_TRUE(h.tableEntry(DispatchKey::Meta).fn) << op;
+  }
+  EXPECT_TRUE(Dispatcher::get().findOp("aten::relu.default").valid());
+  EXPECT_TRUE(Dispatcher::get().registrationErrors().empty());
+}
+
+TEST(Kernels, ElementwiseAndBroadcast) {
+  Tensor x = T({2, 3}, {-1, 0, 2, 3, -4, 5});
+  expectNear(call("aten::relu", x), {0, 0, 2, 3, 0, 5});
+  Tensor g = call("aten::gelu", T({3}, {-1, 0, 1.5f}));
+  auto gelu = [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); };
+  expectNear(g, {(float)gelu(-1), 0, (float)gelu(1.5)});
+  Tensor gt = call("aten::gelu", T({1}, {1.0f}), std::string("tanh"));
+  expectNear(gt, {(float)(0.5 * (1 + std::tanh(std::sqrt(2 / M_PI) * (1 + 0.044715))))});
+  EXPECT_THROW(call("aten::gelu", x, std::string("fast")), Error);
+  // add with broadcasting and alpha
+  Tensor row = T({3}, {10, 20, 30});
+  expectNear(call("aten::add.Tensor", x, row), {9, 20, 32, 13, 16, 35});
+  expectNear(call("aten::add.Tensor", x, row, 2.0), {19, 40, 62, 23, 36, 65});
+  Tensor col = T({2, 1}, {1, 2});
+  Tensor m = call("aten::mul.Tensor", x, col);
+  EXPECT_EQ(m.sizes(), (std::vector<int64_t>{2, 3}));
+  expectNear(m, {-1, 0, 2, 6, -8, 10});
+  // strided input (a transposed view)
+  Tensor xt = call("aten::t", x);
+  expectNear(call("aten::mul.Tensor", xt, T({1}, {2})), {-2, 6, 0, -8, 4, 10});
+  EXPECT_THROW(call("aten::add.Tensor", x, T({2}, {1, 2})), Error);
+  // float64 works and int/float promotes
+  Tensor d = Tensor::empty({2}, DType::Float64);
+  d.data<double>()[0] = 1.5;
+  d.data<double>()[1] = -2;
+  Tensor dd = call("aten::mul.Tensor", d, d);
+  EXPECT_EQ(dd.dtype(), DType::Float64);
+  EXPECT_DOUBLE_EQ(dd.data<double>()[1], 4);
+  EXPECT_EQ(call("aten::add.Tensor", T({2}, {1, 2}), d).dtype(), DType::Float64);
+}
+
+TEST(Kernels, MatrixOps) {
+  Tensor a = arange({2, 3}, 1); // [[1,2,3],[4,5,6]]
+  Tensor b = arange({3, 2}, 1); // [[1,2],[3,4],[5,6]]
+  expectNear(call("aten::mm", a, b), {22, 28, 49, 64});
+  Tensor bias = T({2}, {1, -1});
+  expectNear(call("aten::addmm", bias, a, b), {23, 27, 50, 63});
+  expectNear(call("aten::addmm", bias, a, b, 2.0, 0.5), {13, 12, 26.5f, 30});
+  // linear: x @ W^T + b, batch dims kept
+  Tensor x = arange({2, 1, 3}, 1);
+  Tensor w = T({2, 3}, {1, 0, 0, 0, 1, 1});
+  Tensor y = call("aten::linear", x, w, bias);
+  EXPECT_EQ(y.sizes(), (std::vector<int64_t>{2, 1, 2}));
+  expectNear(y, {2, 4, 5, 10});
+  expectNear(call("aten::linear", x, w), {1, 5, 4, 11});
+  // addmm with a transposed operand (what linear decomposes to)
+  expectNear(call("aten::addmm", bias, a, call("aten::permute", w, std::vector<int64_t>{1, 0})),
+             {2, 4, 5, 10});
+  EXPECT_THROW(call("aten::mm", a, a), Error);
+  // A bigger product, checked against a naive loop (exercises tiling and threads).
+  Tensor p = arange({67, 129}, -3, 0.01f), q = arange({129, 300}, 2, -0.003f);
+  Tensor r = call("aten::mm", p, q);
+  for (int64_t i : {0, 33, 66})
+    for (int64_t j : {0, 150, 299}) {
+      double s = 0;
+      for (int64_t k = 0; k < 129; ++k) s += (double)p.data<float>()[i * 129 + k] * q.data<float>()[k * 300 + j];
+      EXPECT_NEAR(r.data<float>()[i * 300 + j], s, 1e-2 + 1e-4 * std::fabs(s));
+    }
+}
+
+TEST(Kernels, Conv2d) {
+  // 1 image, 1 channel 3x3, 2x2 kernel of ones: sums of 2x2 windows.
+  Tensor x = arange({1, 1, 3, 3}, 1);
+  Tensor w = T({1, 1, 2, 2}, {1, 1, 1, 1});
+  Tensor y = call("aten::conv2d", x, w);
+  EXPECT_EQ(y.sizes(), (std::vector<int64_t>{1, 1, 2, 2}));
+  expectNear(y, {12, 16, 24, 28});
+  // padding 1, stride 2, bias
+  Tensor yb = call("aten::conv2d", x, w, T({1}, {0.5f}), std::vector<int64_t>{2, 2},
+                   std::vector<int64_t>{1, 1});
+  EXPECT_EQ(yb.sizes(), (std::vector<int64_t>{1, 1, 2, 2}));
+  expectNear(yb, {1.5f, 5.5f, 11.5f, 28.5f});
+  // dilation 2 on 3x3: only the corners
+  expectNear(call("aten::conv2d", x, w, std::nullopt, (int64_t)1, (int64_t)0, (int64_t)2), {20});
+  // groups=2: each output channel sees one input channel
+  Tensor x2 = arange({1, 2, 2, 2}, 1);
+  Tensor w2 = T({2, 1, 1, 1}, {1, 10});
+  expectNear(call("aten::conv2d", x2, w2, std::nullopt, (int64_t)1, (int64_t)0, (int64_t)1, (int64_t)2),
+             {1, 2, 3, 4, 50, 60, 70, 80});
+  // convolution (core ATen form) agrees with conv2d
+  Tensor c = call("aten::convolution", x, w, std::nullopt, std::vector<int64_t>{1, 1},
+                  std::vector<int64_t>{0, 0}, std::vector<int64_t>{1, 1}, false,
+                  std::vector<int64_t>{0, 0}, (int64_t)1);
+  expectNear(c, {12, 16, 24, 28});
+  EXPECT_THROW(call("aten::conv2d", x, T({1, 2, 1, 1}, {1, 1})), Error);
+}
+
+TEST(Kernels, BatchNorm) {
+  Tensor x = arange({2, 2, 1, 1}, 0); // channel 0: {0, 2}, channel 1: {1, 3}
+  Tensor w = T({2}, {1, 2}), b = T({2}, {0, 1}), mean = T({2}, {1, 2}), var = T({2}, {4, 1});
+  double eps = 0;
+  Tensor y = call("aten::batch_norm", x, w, b, mean, var, false, 0.1, eps, false);
+  // (x - mean) / sqrt(var) * w + b
+  expectNear(y, {-0.5f, -1, 0.5f, 3});
+  auto [o, sm, si] = call<std::tuple<Tensor, Tensor, Tensor>>(
+      "aten::_native_batch_norm_legit_no_training", x, w, b, mean, var, 0.1, eps);
+  expectNear(o, {-0.5f, -1, 0.5f, 3});
+  EXPECT_EQ(sm.sizes(), (std::vector<int64_t>{0}));
+  // training: batch statistics, running stats updated
+  Tensor rm = T({2}, {0, 0}), rv = T({2}, {1, 1});
+  Tensor yt = call("aten::batch_norm", x, std::nullopt, std::nullopt, rm, rv, true, 0.5, 0.0, false);
+  expectNear(yt, {-1, -1, 1, 1});
+  expectNear(rm, {0.5f, 1});
+  expectNear(rv, {1.5f, 1.5f}); // 0.5 * 1 + 0.5 * (unbiased var 2)
+}
+
+TEST(Kernels, Pooling) {
+  Tensor x = arange({1, 1, 4, 4}, 0);
+  Tensor p = call("aten::max_pool2d", x, std::vector<int64_t>{2, 2});
+  EXPECT_EQ(p.sizes(), (std::vector<int64_t>{1, 1, 2, 2}));
+  expectNear(p, {5, 7, 13, 15});
+  auto [v, idx] = call<std::tuple<Tensor, Tensor>>("aten::max_pool2d_with_indices", x,
+                                                   std::vector<int64_t>{3, 3},
+                                                   std::vector<int64_t>{2, 2},
+                                                   std::vector<int64_t>{1, 1});
+  EXPECT_EQ(v.sizes(), (std::vector<int64_t>{1, 1, 2, 2}));
+  expectNear(v, {5, 7, 13, 15});
+  EXPECT_EQ(idx.dtype(), DType::Int64);
+  EXPECT_EQ(idx.data<int64_t>()[3], 15);
+  // ceil_mode adds a partial window
+  Tensor c = call("aten::max_pool2d", arange({1, 1, 5, 5}), std::vector<int64_t>{2, 2},
+                  std::vector<int64_t>{2, 2}, std::vector<int64_t>{0, 0},
+                  std::vector<int64_t>{1, 1}, true);
+  EXPECT_EQ(c.sizes(), (std::vector<int64_t>{1, 1, 3, 3}));
+  expectNear(c, {6, 8, 9, 16, 18, 19, 21, 23, 24});
+  // adaptive average: 4x4 -> 2x2 is 2x2 means; 4x4 -> 3x3 overlapping windows
+  expectNear(call("aten::adaptive_avg_pool2d", x, std::vector<int64_t>{2, 2}), {2.5f, 4.5f, 10.5f, 12.5f});
+  Tensor a3 = call("aten::adaptive_avg_pool2d", x, std::vector<int64_t>{3, 3});
+  expectNear(a3, {2.5f, 3.5f, 4.5f, 6.5f, 7.5f, 8.5f, 10.5f, 11.5f, 12.5f});
+  expectNear(call("aten::adaptive_avg_pool2d", x, std::vector<int64_t>{1, 1}), {7.5f});
+}
+
+TEST(Kernels, MeanDim) {
+  Tensor x = arange({2, 3}, 0);
+  expectNear(call("aten::mean.dim", x, std::vector<int64_t>{1}), {1, 4});
+  Tensor k = call("aten::mean.dim", x, std::vector<int64_t>{0}, true);
+  EXPECT_EQ(k.sizes(), (std::vector<int64_t>{1, 3}));
+  expectNear(k, {1.5f, 2.5f, 3.5f});
+  expectNear(call("aten::mean.dim", x, std::nullopt), {2.5f});
+  Tensor img = arange({1, 2, 2, 2});
+  Tensor hw = call("aten::mean.dim", img, std::vector<int64_t>{-1, -2}, true);
+  EXPECT_EQ(hw.sizes(), (std::vector<int64_t>{1, 2, 1, 1}));
+  expectNear(hw, {1.5f, 5.5f});
+  Tensor d = call("aten::mean.dim", x, std::vector<int64_t>{1}, false, (int64_t)DType::Float64);
+  EXPECT_EQ(d.dtype(), DType::Float64);
+}
+
+TEST(Kernels, Views) {
+  Tensor x = arange({2, 3, 4});
+  Tensor p = call("aten::permute", x, std::vector<int64_t>{2, 0, 1});
+  EXPECT_EQ(p.sizes(), (std::vector<int64_t>{4, 2, 3}));
+  EXPECT_EQ(p.storage(), x.storage()); // a view
+  EXPECT_EQ(values(p)[1], 4);
+  Tensor v = call("aten::view", x, std::vector<int64_t>{6, -1});
+  EXPECT_EQ(v.sizes(), (std::vector<int64_t>{6, 4}));
+  EXPECT_EQ(v.storage(), x.storage());
+  EXPECT_THROW(call("aten::view", p, std::vector<int64_t>{24}), Error); // not viewable
+  // view of a permuted tensor where the merged dims are still contiguous
+  Tensor tr = call("aten::transpose.int", x, (int64_t)0, (int64_t)1); // [3, 2, 4]
+  EXPECT_EQ(call("aten::view", tr, std::vector<int64_t>{3, 2, 2, 2}).storage(), x.storage());
+  Tensor r = call("aten::reshape", p, std::vector<int64_t>{24});
+  EXPECT_NE(r.storage(), x.storage()); // had to copy
+  EXPECT_EQ(values(r)[1], 4);
+  Tensor f = call("aten::flatten.using_ints", x, (int64_t)1);
+  EXPECT_EQ(f.sizes(), (std::vector<int64_t>{2, 12}));
+  Tensor f2 = call("aten::flatten.using_ints", x);
+  EXPECT_EQ(f2.sizes(), (std::vector<int64_t>{24}));
+  Tensor t = call("aten::t", arange({2, 3}));
+  EXPECT_EQ(t.sizes(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(values(t), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  EXPECT_THROW(call("aten::t", x), Error);
+  EXPECT_THROW(call("aten::permute", x, std::vector<int64_t>{0, 0, 1}), Error);
+}
+
+TEST(Kernels, MetaShapes) {
+  Tensor x = Tensor::empty({8, 3, 32, 32}, DType::Float32, kMeta);
+  Tensor w = Tensor::empty({16, 3, 3, 3}, DType::Float32, kMeta);
+  Tensor y = call("aten::conv2d", x, w, std::nullopt, (int64_t)2, (int64_t)1);
+  EXPECT_EQ(y.device().type, DeviceType::Meta);
+  EXPECT_EQ(y.sizes(), (std::vector<int64_t>{8, 16, 16, 16}));
+  Tensor pooled = call("aten::max_pool2d", y, std::vector<int64_t>{2, 2});
+  EXPECT_EQ(pooled.sizes(), (std::vector<int64_t>{8, 16, 8, 8}));
+  Tensor flat = call("aten::flatten.using_ints", call("aten::adaptive_avg_pool2d", pooled,
+                                                      std::vector<int64_t>{1, 1}), (int64_t)1);
+  EXPECT_EQ(flat.sizes(), (std::vector<int64_t>{8, 16}));
+  Tensor lw = Tensor::empty({10, 16}, DType::Float32, kMeta);
+  EXPECT_EQ(call("aten::linear", flat, lw).sizes(), (std::vector<int64_t>{8, 10}));
+  EXPECT_EQ(call("aten::mean.dim", y, std::vector<int64_t>{2, 3}).sizes(),
+            (std::vector<int64_t>{8, 16}));
+  EXPECT_THROW(call("aten::mm", flat, flat), Error);
+}

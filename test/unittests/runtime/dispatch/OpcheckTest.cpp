@@ -1,0 +1,127 @@
+// Tests of opcheck (C++ API and the kiln-opcheck tool) on good ops and on
+// deliberately broken plugins.
+#include "kiln/library.h"
+
+#include <cstdio>
+#include <gtest/gtest.h>
+
+using namespace kiln;
+
+namespace {
+void loadOrDie(const char *path) {
+  std::string err;
+  ASSERT_TRUE(loadPlugin(path, err)) << err;
+}
+/// The failures of one test in a report.
+std::vector<OpcheckResult> failuresOf(const OpcheckReport &r, const std::string &test) {
+  std::vector<OpcheckResult> f;
+  for (const OpcheckResult &x : r.failures())
+    if (x.test == test) f.push_back(x);
+  return f;
+}
+int run(const std::string &cmd, std::string &out) {
+  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+} // namespace
+
+TEST(Opcheck, ExampleOpPasses) {
+  loadOrDie(KILN_EXAMPLE_OPS);
+  OpcheckOptions o;
+  o.numSamples = 4;
+  OpcheckReport r = opcheck("kilntest::scaled_gelu", o);
+  EXPECT_TRUE(r.ok()) << r.str();
+  // The gradient was really checked (not skipped) on every sample.
+  int grads = 0;
+  for (auto &x : r.results)
+    if (x.test == "test_autograd" && !x.skipped && x.passed) ++grads;
+  EXPECT_EQ(grads, 4) << r.str();
+}
+
+TEST(Opcheck, AtenOpsPassWithExplicitSamples) {
+  Tensor x = Tensor::empty({2, 3, 5, 5}, DType::Float32);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = (float)((i * 37) % 11) - 5;
+  Tensor w = Tensor::empty({4, 3, 3, 3}, DType::Float32);
+  for (int64_t i = 0; i < w.numel(); ++i) w.data<float>()[i] = (float)((i * 13) % 7) / 7;
+  OpcheckOptions o;
+  o.samples = {Stack{x, w, std::nullopt, std::vector<int64_t>{2, 2}, std::vector<int64_t>{1, 1}}};
+  OpcheckReport r = opcheck("aten::conv2d", o);
+  EXPECT_TRUE(r.ok()) << r.str();
+  OpcheckOptions gen; // generated samples suit elementwise ops
+  for (const char *op : {"aten::relu", "aten::gelu", "aten::add.Tensor", "aten::mul.Tensor", "aten::t"}) {
+    if (std::string(op) == "aten::t") gen.numSamples = 1; // t wants rank <= 2: the first shape
+    OpcheckReport rr = opcheck(op, gen);
+    EXPECT_TRUE(rr.ok()) << rr.str();
+  }
+  OpcheckOptions views;
+  views.samples = {Stack{x, std::vector<int64_t>{0, 2, 3, 1}}};
+  OpcheckReport pr = opcheck("aten::permute", views);
+  EXPECT_TRUE(pr.ok()) << pr.str(); // a declared alias (Tensor(a) -> Tensor(a))
+}
+
+TEST(Opcheck, CatchesBrokenPlugins) {
+  loadOrDie(KILN_BROKEN_OPS);
+  OpcheckReport fake = opcheck("kilnbroken::wrong_fake");
+  EXPECT_FALSE(fake.ok());
+  auto ff = failuresOf(fake, "test_faketensor");
+  ASSERT_FALSE(ff.empty()) << fake.str();
+  EXPECT_EQ(ff[0].sample, 0);
+  EXPECT_NE(ff[0].message.find("fake shape [3, 5], real shape [3, 4]"), std::string::npos) << fake.str();
+
+  OpcheckReport grad = opcheck("kilnbroken::wrong_grad");
+  auto gf = failuresOf(grad, "test_autograd");
+  ASSERT_FALSE(gf.empty()) << grad.str();
+  EXPECT_NE(gf[0].message.find("gradient of argument 'x'"), std::string::npos) << grad.str();
+  EXPECT_TRUE(failuresOf(grad, "test_faketensor").empty()) << grad.str();
+
+  OpcheckReport mut = opcheck("kilnbroken::sneaky_mutation");
+  auto mf = failuresOf(mut, "test_schema");
+  ASSERT_FALSE(mf.empty()) << mut.str();
+  EXPECT_NE(mf[0].message.find("argument 'x' was modified in place"), std::string::npos) << mut.str();
+
+  OpcheckReport alias = opcheck("kilnbroken::sneaky_alias");
+  auto af = failuresOf(alias, "test_schema");
+  ASSERT_FALSE(af.empty()) << alias.str();
+  EXPECT_NE(af[0].message.find("shares memory with argument 'x'"), std::string::npos) << alias.str();
+
+  OpcheckReport ok = opcheck("kilnbroken::declared_mutation");
+  EXPECT_TRUE(ok.ok()) << ok.str();
+}
+
+TEST(Opcheck, OpWithoutFakeFails) {
+  Library def(Library::DEF, "ktnofake", std::nullopt, __FILE__, __LINE__);
+  def.def("f(Tensor x) -> Tensor");
+  Library cpu(Library::IMPL, "ktnofake", DispatchKey::CPU, __FILE__, __LINE__);
+  cpu.impl("f", [](const Tensor &x) { return x.clone(); });
+  OpcheckReport r = opcheck("ktnofake::f");
+  auto f = failuresOf(r, "test_faketensor");
+  ASSERT_FALSE(f.empty());
+  EXPECT_NE(f[0].message.find("no fake function"), std::string::npos);
+}
+
+TEST(Opcheck, Tool) {
+  std::string out;
+  EXPECT_EQ(run(std::string(KILN_OPCHECK_EXE) + " --plugin " + KILN_EXAMPLE_OPS +
+                    " kilntest::scaled_gelu --samples 2",
+                out),
+            0)
+      << out;
+  EXPECT_NE(out.find("PASS kilntest::scaled_gelu test_autograd [sample 1]"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run(std::string(KILN_OPCHECK_EXE) + " --plugin " + KILN_BROKEN_OPS +
+                    " kilnbroken::wrong_grad",
+                out),
+            1)
+      << out;
+  EXPECT_NE(out.find("FAIL kilnbroken::wrong_grad test_autograd [sample 0]"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run(std::string(KILN_OPCHECK_EXE) + " --plugin /nonexistent.so kilntest::scaled_gelu", out), 2)
+      << out;
+  out.clear();
+  EXPECT_EQ(run(std::string(KILN_OPCHECK_EXE) + " nosuch::op", out), 1) << out;
+  EXPECT_NE(out.find("unknown op 'nosuch::op'"), std::string::npos) << out;
+}
