@@ -46,7 +46,8 @@ typedef enum kiln_status_code_t {
   KILN_STATUS_OUT_OF_RANGE = 4,       /* e.g. a dynamic dim outside its symbol's range */
   KILN_STATUS_INTERNAL = 5,           /* a bug or a failure inside the model code */
   KILN_STATUS_UNIMPLEMENTED = 6,      /* a valid request this runtime does not support */
-  KILN_STATUS_RESOURCE_EXHAUSTED = 7  /* out of memory */
+  KILN_STATUS_RESOURCE_EXHAUSTED = 7, /* out of memory */
+  KILN_STATUS_CODE_FORCE_32BIT = 0x7fffffff /* not a code: keeps the enum int-sized */
 } kiln_status_code_t;
 
 /// NULL means OK. A non-NULL status is owned by the caller.
@@ -75,7 +76,8 @@ typedef enum kiln_dtype_t {
   KILN_DTYPE_I16 = 6,
   KILN_DTYPE_I8 = 7,
   KILN_DTYPE_U8 = 8,
-  KILN_DTYPE_BOOL = 9
+  KILN_DTYPE_BOOL = 9,
+  KILN_DTYPE_FORCE_32BIT = 0x7fffffff /* not a dtype: keeps any int value well-defined */
 } kiln_dtype_t;
 
 /// Bytes per element (0 for an unknown value). Thread-safe.
@@ -177,7 +179,8 @@ typedef enum kiln_value_kind_t {
   KILN_VALUE_OUTPUT = 1,
   KILN_VALUE_PARAM = 2,
   KILN_VALUE_BUFFER = 3,
-  KILN_VALUE_CONSTANT = 4
+  KILN_VALUE_CONSTANT = 4,
+  KILN_VALUE_KIND_FORCE_32BIT = 0x7fffffff
 } kiln_value_kind_t;
 
 /// Describes one input, output or weight. Set `struct_size` to

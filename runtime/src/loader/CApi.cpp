@@ -155,6 +155,7 @@ const char *kiln_status_code_name(kiln_status_code_t code) {
   case KILN_STATUS_INTERNAL: return "INTERNAL";
   case KILN_STATUS_UNIMPLEMENTED: return "UNIMPLEMENTED";
   case KILN_STATUS_RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+  default: break;
   }
   return "UNKNOWN";
 }
