@@ -1,0 +1,51 @@
+// kiln runtime — the eager interpreter: runs a .pt2 program op by op through
+// the dispatcher (the reference compiled results are compared with).
+#ifndef KILN_EAGER_H
+#define KILN_EAGER_H
+
+#include "kiln/tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::eager {
+
+/// A graph input or output: dims of -1 are symbolic (dynamic).
+struct ValueSpec {
+  std::string name;
+  DType dtype = DType::Float32;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> minSizes, maxSizes; ///< per dim; equal to sizes for static dims
+};
+
+/// A loaded .pt2 program: its graph (models/model.json) and its parameters,
+/// buffers and constants. Ops are looked up in the dispatcher when loading, so
+/// plugins for custom ops must be loaded first (kiln::loadPlugin).
+class Program {
+public:
+  /// Reads `path`; throws kiln::Error naming the file and, for an op the
+  /// dispatcher does not know, the node and its Python source line.
+  static std::unique_ptr<Program> load(const std::string &path);
+  ~Program();
+
+  /// The user inputs and outputs, in graph order.
+  const std::vector<ValueSpec> &inputs() const;
+  const std::vector<ValueSpec> &outputs() const;
+  /// The op names of the graph's nodes, in order ("aten::linear", ...).
+  std::vector<std::string> opNames() const;
+
+  /// Validates the inputs (count, dtype, rank, dims within range) and runs the
+  /// graph on the CPU. Throws kiln::Error naming the failing node and its
+  /// Python source line. Thread-safe: runs share only read-only weights.
+  std::vector<Tensor> run(const std::vector<Tensor> &inputs) const;
+
+  struct Impl;
+private:
+  explicit Program(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace kiln::eager
+
+#endif // KILN_EAGER_H

@@ -1,0 +1,412 @@
+// kiln runtime — eager interpreter for .pt2 programs: each graph node runs
+// through the dispatcher, in order, on the CPU.
+#include "kiln/eager.h"
+#include "kiln/library.h"
+
+#include "../loader/Pt2Weights.h"
+
+#include <nlohmann/json.hpp>
+#include <zip.h>
+
+#include <unordered_map>
+
+namespace kiln::eager {
+
+using json = nlohmann::json;
+
+namespace {
+
+/// Where an argument's value comes from when the node runs.
+struct ArgSource {
+  enum Kind { Constant, Ref, RefList, OptRefList, SymIntList } kind = Constant;
+  IValue constant;
+  std::string ref;                 ///< Ref
+  std::vector<std::string> refs;   ///< RefList / OptRefList ("" = None) / SymIntList ("" = constant)
+  std::vector<int64_t> ints;       ///< SymIntList constants
+};
+
+struct Node {
+  std::string name, target, where;
+  enum Kind { Op, GetItem, SymSize, IntArith } kind = Op;
+  OperatorHandle op;
+  std::vector<ArgSource> args;     ///< schema order (Op) or positional
+  std::vector<std::string> outputs;///< one per result; "" if unused
+  bool outputIsList = false;       ///< a single as_tensors output
+};
+
+std::string readZipMember(const std::string &path, const std::string &member) {
+  int errc = 0;
+  zip_t *z = zip_open(path.c_str(), ZIP_RDONLY, &errc);
+  if (!z) throw Error("kiln: cannot open '" + path + "' as a zip archive");
+  std::string out;
+  zip_stat_t st;
+  zip_file_t *f = nullptr;
+  if (zip_stat(z, member.c_str(), 0, &st) == 0 && (f = zip_fopen(z, member.c_str(), 0))) {
+    out.resize((size_t)st.size);
+    zip_int64_t n = zip_fread(f, out.data(), st.size);
+    zip_fclose(f);
+    if (n != (zip_int64_t)st.size) out.clear();
+  }
+  zip_close(z);
+  if (out.empty()) throw Error("kiln: '" + path + "' has no readable member " + member);
+  return out;
+}
+
+/// "File "x.py", line 83, in forward\n    code" -> the first two lines, trimmed.
+std::string whereOf(const json &node) {
+  auto md = node.find("metadata");
+  if (md == node.end() || !md->is_object() || !md->contains("stack_trace") ||
+      !(*md)["stack_trace"].is_string())
+    return "";
+  std::string st = (*md)["stack_trace"].get<std::string>();
+  size_t first = st.find('\n');
+  if (first == std::string::npos) return st;
+  size_t second = st.find('\n', first + 1);
+  std::string code = st.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+  size_t b = code.find_first_not_of(' ');
+  return st.substr(0, first) + ": " + (b == std::string::npos ? code : code.substr(b));
+}
+
+std::string symbolOf(const std::string &expr) {
+  size_t b = expr.find("Symbol('");
+  if (b == std::string::npos) return "";
+  b += 8;
+  return expr.substr(b, expr.find('\'', b) - b);
+}
+
+ArgSource parseArg(const json &arg, const std::string &ctx) {
+  ArgSource s;
+  if (!arg.is_object() || arg.size() != 1) throw Error("kiln: " + ctx + ": malformed argument");
+  const std::string &kind = arg.begin().key();
+  const json &v = arg.begin().value();
+  auto symName = [](const json &x) -> std::pair<std::string, int64_t> {
+    if (x.contains("as_name")) return {x["as_name"].get<std::string>(), 0};
+    if (x.contains("as_int")) return {"", x["as_int"].get<int64_t>()};
+    throw Error("kiln: unsupported symbolic int " + x.dump());
+  };
+  if (kind == "as_none") {
+    s.constant = IValue();
+  } else if (kind == "as_tensor") {
+    s.kind = ArgSource::Ref;
+    s.ref = v.at("name").get<std::string>();
+  } else if (kind == "as_tensors") {
+    s.kind = ArgSource::RefList;
+    for (auto &t : v) s.refs.push_back(t.at("name").get<std::string>());
+  } else if (kind == "as_optional_tensors") {
+    s.kind = ArgSource::OptRefList;
+    for (auto &t : v) s.refs.push_back(t.contains("as_tensor") ? t["as_tensor"].at("name").get<std::string>() : "");
+  } else if (kind == "as_int") {
+    s.constant = IValue(v.get<int64_t>());
+  } else if (kind == "as_float") {
+    s.constant = IValue(v.get<double>());
+  } else if (kind == "as_bool") {
+    s.constant = IValue(v.get<bool>());
+  } else if (kind == "as_string") {
+    s.constant = IValue(v.get<std::string>());
+  } else if (kind == "as_ints") {
+    s.constant = IValue(v.get<std::vector<int64_t>>());
+  } else if (kind == "as_floats") {
+    s.constant = IValue(v.get<std::vector<double>>());
+  } else if (kind == "as_bools") {
+    s.constant = IValue(v.get<std::vector<bool>>());
+  } else if (kind == "as_sym_int") {
+    auto [n, c] = symName(v);
+    if (n.empty()) s.constant = IValue(c);
+    else { s.kind = ArgSource::Ref; s.ref = n; }
+  } else if (kind == "as_sym_ints") {
+    s.kind = ArgSource::SymIntList;
+    for (auto &x : v) {
+      auto [n, c] = symName(x);
+      s.refs.push_back(n);
+      s.ints.push_back(c);
+    }
+  } else if (kind == "as_scalar_type") {
+    DType dt;
+    if (!Pt2Weights::dtypeFromSerde(v.get<int>(), dt))
+      throw Error("kiln: " + ctx + ": unsupported scalar type code " + v.dump());
+    s.constant = IValue((int64_t)dt);
+  } else if (kind == "as_memory_format" || kind == "as_layout") {
+    s.constant = IValue(v.get<int64_t>());
+  } else if (kind == "as_device") {
+    s.constant = IValue(v.value("type", std::string("cpu")));
+  } else {
+    throw Error("kiln: " + ctx + ": argument kind '" + kind + "' is not supported by the eager interpreter");
+  }
+  return s;
+}
+
+ValueSpec specOf(const std::string &name, const json &tv,
+                 const std::map<std::string, std::pair<int64_t, int64_t>> &ranges) {
+  ValueSpec s;
+  s.name = name;
+  const json &meta = tv.at(name);
+  if (!Pt2Weights::dtypeFromSerde(meta.at("dtype").get<int>(), s.dtype))
+    throw Error("kiln: value '" + name + "' has an unsupported dtype");
+  for (auto &d : meta.at("sizes")) {
+    if (d.contains("as_int")) {
+      int64_t v = d["as_int"].get<int64_t>();
+      s.sizes.push_back(v);
+      s.minSizes.push_back(v);
+      s.maxSizes.push_back(v);
+    } else {
+      std::string sym = d.contains("as_expr") ? symbolOf(d["as_expr"].value("expr_str", "")) : "";
+      auto it = ranges.find(sym);
+      s.sizes.push_back(-1);
+      s.minSizes.push_back(it != ranges.end() ? it->second.first : 0);
+      s.maxSizes.push_back(it != ranges.end() ? it->second.second : -1);
+    }
+  }
+  return s;
+}
+
+} // namespace
+
+struct Program::Impl {
+  std::string path;
+  std::unordered_map<std::string, Tensor> state; ///< params, buffers, constants by graph name
+  std::unordered_map<std::string, IValue> constInputs;
+  std::vector<std::string> inputNames, outputNames;
+  std::vector<ValueSpec> inputs, outputs;
+  std::vector<Node> nodes;
+};
+
+Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Program::~Program() = default;
+const std::vector<ValueSpec> &Program::inputs() const { return impl_->inputs; }
+const std::vector<ValueSpec> &Program::outputs() const { return impl_->outputs; }
+std::vector<std::string> Program::opNames() const {
+  std::vector<std::string> r;
+  for (const Node &n : impl_->nodes) r.push_back(n.kind == Node::Op ? n.op.name() : n.target);
+  return r;
+}
+
+std::unique_ptr<Program> Program::load(const std::string &path) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  Pt2Weights weights(path);
+  json j;
+  try {
+    j = json::parse(readZipMember(path, weights.prefix() + "models/model.json"));
+  } catch (const json::exception &e) {
+    throw Error("kiln: '" + path + "': models/model.json is not valid JSON: " + e.what());
+  }
+  try {
+    const json &gm = j.at("graph_module");
+    const json &g = gm.at("graph");
+    const json &tv = g.at("tensor_values");
+    std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+    if (j.contains("range_constraints"))
+      for (auto it = j["range_constraints"].begin(); it != j["range_constraints"].end(); ++it) {
+        const json &r = it.value();
+        int64_t lo = r.value("min_val", (int64_t)0);
+        int64_t hi = r.contains("max_val") && r["max_val"].is_number() ? r["max_val"].get<int64_t>() : -1;
+        if (hi > ((int64_t)1 << 62)) hi = -1;
+        ranges[it.key()] = {lo, hi};
+      }
+    // Inputs: parameters, buffers, constants (read now), then user inputs.
+    for (const json &spec : gm.at("signature").at("input_specs")) {
+      const std::string &kind = spec.begin().key();
+      const json &v = spec.begin().value();
+      auto readState = [&](const std::string &graphName, const std::string &stateName) {
+        if (weights.contains(stateName)) impl->state[graphName] = weights.read(stateName);
+      };
+      if (kind == "parameter") readState(v["arg"]["name"], v["parameter_name"]);
+      else if (kind == "buffer") readState(v["arg"]["name"], v["buffer_name"]);
+      else if (kind == "tensor_constant") readState(v["arg"]["name"], v["tensor_constant_name"]);
+      else if (kind == "user_input") {
+        const json &arg = v.at("arg");
+        if (!arg.contains("as_tensor")) throw Error("kiln: '" + path + "': only tensor user inputs are supported");
+        std::string n = arg["as_tensor"]["name"];
+        impl->inputNames.push_back(n);
+        impl->inputs.push_back(specOf(n, tv, ranges));
+      } else if (kind == "constant_input") {
+        ArgSource c = parseArg(v.at("value"), "constant input");
+        impl->constInputs[v.at("name").get<std::string>()] = c.constant;
+      } else {
+        throw Error("kiln: '" + path + "': graph input kind '" + kind + "' is not supported");
+      }
+    }
+    for (const json &o : g.at("outputs")) {
+      if (!o.contains("as_tensor")) throw Error("kiln: '" + path + "': only tensor outputs are supported");
+      std::string n = o["as_tensor"]["name"];
+      impl->outputNames.push_back(n);
+      impl->outputs.push_back(specOf(n, tv, ranges));
+    }
+    for (const json &jn : g.at("nodes")) {
+      Node n;
+      n.target = jn.at("target").get<std::string>();
+      n.name = jn.value("name", n.target);
+      n.where = whereOf(jn);
+      std::string ctx = "node '" + n.name + "' (" + n.target + ")";
+      std::vector<std::pair<std::string, ArgSource>> named;
+      for (const json &in : jn.at("inputs")) named.emplace_back(in.value("name", ""), parseArg(in.at("arg"), ctx));
+      for (const json &out : jn.at("outputs")) {
+        if (out.contains("as_tensor")) n.outputs.push_back(out["as_tensor"]["name"]);
+        else if (out.contains("as_sym_int") && out["as_sym_int"].contains("as_name"))
+          n.outputs.push_back(out["as_sym_int"]["as_name"]);
+        else if (out.contains("as_tensors")) {
+          n.outputIsList = jn["outputs"].size() == 1;
+          for (auto &t : out["as_tensors"]) n.outputs.push_back(t.at("name"));
+        } else n.outputs.push_back("");
+      }
+      const std::string prefix = "torch.ops.";
+      if (n.target == "_operator.getitem" || n.target == "<built-in function getitem>") {
+        n.kind = Node::GetItem;
+        for (auto &a : named) n.args.push_back(a.second);
+      } else if (n.target == "torch.ops.aten.sym_size.int") {
+        n.kind = Node::SymSize;
+        for (auto &a : named) n.args.push_back(a.second);
+      } else if (n.target.rfind("_operator.", 0) == 0) {
+        n.kind = Node::IntArith;
+        for (auto &a : named) n.args.push_back(a.second);
+      } else if (n.target.rfind(prefix, 0) == 0) {
+        std::string rest = n.target.substr(prefix.size()); // ns.name.overload
+        size_t d1 = rest.find('.'), d2 = rest.rfind('.');
+        if (d1 == std::string::npos || d1 == d2) throw Error("kiln: " + ctx + ": unexpected target name");
+        std::string q = rest.substr(0, d1) + "::" + rest.substr(d1 + 1, d2 - d1 - 1) + "." + rest.substr(d2 + 1);
+        n.op = Dispatcher::get().findOp(q);
+        if (!n.op.valid()) {
+          std::string why;
+          try { Dispatcher::get().findOpOrThrow(q); } catch (const Error &e) { why = e.what(); }
+          throw Error(why + " in " + ctx + (n.where.empty() ? "" : " at " + n.where));
+        }
+        const FunctionSchema &s = n.op.schema();
+        n.args.resize(s.arguments.size());
+        std::vector<bool> given(s.arguments.size(), false);
+        size_t pos = 0;
+        for (auto &a : named) {
+          int idx = a.first.empty() ? (int)pos : s.argumentIndex(a.first);
+          if (idx < 0 || idx >= (int)s.arguments.size())
+            throw Error("kiln: " + ctx + ": the schema " + s.str() + " has no argument '" + a.first + "'");
+          n.args[idx] = a.second;
+          given[idx] = true;
+          pos = idx + 1;
+        }
+        for (size_t i = 0; i < s.arguments.size(); ++i)
+          if (!given[i]) {
+            if (!s.arguments[i].defaultValue)
+              throw Error("kiln: " + ctx + ": argument '" + s.arguments[i].name + "' is missing");
+            n.args[i].constant = *s.arguments[i].defaultValue;
+          }
+      } else {
+        throw Error("kiln: " + ctx + ": target is not supported by the eager interpreter" +
+                    (n.where.empty() ? "" : " (at " + n.where + ")"));
+      }
+      impl->nodes.push_back(std::move(n));
+    }
+  } catch (const json::exception &e) {
+    throw Error("kiln: '" + path + "': unexpected model.json content: " + e.what());
+  }
+  return std::unique_ptr<Program>(new Program(std::move(impl)));
+}
+
+std::vector<Tensor> Program::run(const std::vector<Tensor> &inputs) const {
+  const Impl &p = *impl_;
+  if (inputs.size() != p.inputs.size())
+    throw Error("kiln: '" + p.path + "' takes " + std::to_string(p.inputs.size()) + " inputs, got " +
+                std::to_string(inputs.size()));
+  std::unordered_map<std::string, IValue> env;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ValueSpec &s = p.inputs[i];
+    const Tensor &t = inputs[i];
+    std::string what = "input " + std::to_string(i) + " ('" + s.name + "')";
+    if (!t.defined()) throw Error("kiln: " + what + " is undefined");
+    if (t.dtype() != s.dtype)
+      throw Error("kiln: " + what + " must be " + dtypeName(s.dtype) + ", got " + dtypeName(t.dtype()));
+    if ((size_t)t.dim() != s.sizes.size())
+      throw Error("kiln: " + what + " must have rank " + std::to_string(s.sizes.size()) + ", got shape " +
+                  t.shapeString());
+    for (size_t d = 0; d < s.sizes.size(); ++d) {
+      int64_t v = t.size((int64_t)d);
+      bool ok = s.sizes[d] >= 0 ? v == s.sizes[d]
+                                : v >= s.minSizes[d] && (s.maxSizes[d] < 0 || v <= s.maxSizes[d]);
+      if (!ok)
+        throw Error("kiln: " + what + " has shape " + t.shapeString() + "; dim " + std::to_string(d) +
+                    (s.sizes[d] >= 0 ? " must be " + std::to_string(s.sizes[d])
+                                     : " must be in [" + std::to_string(s.minSizes[d]) + ", " +
+                                           (s.maxSizes[d] < 0 ? std::string("inf") : std::to_string(s.maxSizes[d])) + "]"));
+    }
+    env[p.inputNames[i]] = IValue(t);
+  }
+  auto lookup = [&](const std::string &n, const Node &node) -> const IValue & {
+    auto it = env.find(n);
+    if (it != env.end()) return it->second;
+    auto st = p.state.find(n);
+    if (st != p.state.end()) return env.emplace(n, IValue(st->second)).first->second;
+    auto c = p.constInputs.find(n);
+    if (c != p.constInputs.end()) return c->second;
+    throw Error("kiln: node '" + node.name + "' uses '" + n + "', which has no value (a missing weight?)");
+  };
+  auto value = [&](const ArgSource &a, const Node &node) -> IValue {
+    switch (a.kind) {
+    case ArgSource::Constant: return a.constant;
+    case ArgSource::Ref: return lookup(a.ref, node);
+    case ArgSource::RefList: {
+      std::vector<Tensor> ts;
+      for (auto &r : a.refs) ts.push_back(lookup(r, node).toTensor());
+      return IValue(ts);
+    }
+    case ArgSource::OptRefList: {
+      std::vector<IValue> vs;
+      for (auto &r : a.refs) vs.push_back(r.empty() ? IValue() : lookup(r, node));
+      return IValue::list(vs);
+    }
+    case ArgSource::SymIntList: {
+      std::vector<int64_t> v;
+      for (size_t i = 0; i < a.refs.size(); ++i)
+        v.push_back(a.refs[i].empty() ? a.ints[i] : lookup(a.refs[i], node).toInt());
+      return IValue(v);
+    }
+    }
+    return IValue();
+  };
+  AutoGradMode noGrad(false);
+  for (const Node &n : p.nodes) {
+    try {
+      Stack s;
+      for (const ArgSource &a : n.args) s.push_back(value(a, n));
+      switch (n.kind) {
+      case Node::Op: n.op.callBoxed(s); break;
+      case Node::GetItem: {
+        IValue list = s.at(0);
+        int64_t i = s.at(1).toInt();
+        if (list.isTensorList()) s = {IValue(list.toTensorList().at(i))};
+        else s = {list.toList().at(i)};
+        break;
+      }
+      case Node::SymSize: s = {IValue(s.at(0).toTensor().size(s.at(1).toInt()))}; break;
+      case Node::IntArith: {
+        int64_t a = s.at(0).toInt(), b = s.at(1).toInt();
+        int64_t r;
+        if (n.target == "_operator.add") r = a + b;
+        else if (n.target == "_operator.sub") r = a - b;
+        else if (n.target == "_operator.mul") r = a * b;
+        else if (n.target == "_operator.floordiv") r = b ? (a / b - ((a % b != 0) && ((a < 0) != (b < 0)))) : 0;
+        else throw Error("kiln: unsupported target " + n.target);
+        s = {IValue(r)};
+        break;
+      }
+      }
+      if (n.outputIsList) {
+        const std::vector<Tensor> &ts = s.at(0).toTensorList();
+        for (size_t i = 0; i < n.outputs.size() && i < ts.size(); ++i)
+          if (!n.outputs[i].empty()) env[n.outputs[i]] = IValue(ts[i]);
+      } else {
+        for (size_t i = 0; i < n.outputs.size() && i < s.size(); ++i)
+          if (!n.outputs[i].empty()) env[n.outputs[i]] = s[i];
+      }
+    } catch (const std::exception &e) {
+      throw Error(std::string(e.what()) + "\n  in node '" + n.name + "' (" + n.target + ")" +
+                  (n.where.empty() ? "" : "\n  at " + n.where));
+    }
+  }
+  std::vector<Tensor> out;
+  for (const std::string &n : p.outputNames) {
+    auto it = env.find(n);
+    if (it != env.end()) out.push_back(it->second.toTensor());
+    else out.push_back(lookup(n, p.nodes.empty() ? Node{} : p.nodes.back()).toTensor());
+  }
+  return out;
+}
+
+} // namespace kiln::eager
