@@ -1,0 +1,368 @@
+//===- ATenOps.cpp - aten op verifiers and shape inference ----------------===//
+//
+// Each verifier infers the result shape from the operands and attributes as
+// ATen would, and checks the declared result type against it (a dynamic dim
+// on either side is compatible with anything).
+//
+//===----------------------------------------------------------------------===//
+#include "ATen/IR/ATenDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace kiln::aten;
+
+static constexpr int64_t kDyn = ShapedType::kDynamic;
+
+int64_t kiln::aten::slidingWindowOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                                            int64_t pad, int64_t dilation, bool ceilMode) {
+  if (in == kDyn)
+    return kDyn;
+  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  // ATen drops a last window that would start inside the right padding only.
+  if (ceilMode && (out - 1) * stride >= in + pad)
+    --out;
+  return out;
+}
+
+namespace {
+RankedTensorType rankedType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (i)
+      s += ", ";
+    s += d == kDyn ? "?" : std::to_string(d);
+  }
+  return s + "]";
+}
+
+/// Checks `result` against the inferred `expected` shape and element type.
+LogicalResult verifyResult(Operation *op, Value result, ArrayRef<int64_t> expected,
+                           Type expectedElem = {}) {
+  auto ty = rankedType(result);
+  if (expectedElem && ty.getElementType() != expectedElem)
+    return op->emitOpError("result element type ")
+           << ty.getElementType() << " does not match operand element type " << expectedElem;
+  if (ty.getRank() != (int64_t)expected.size())
+    return op->emitOpError("result rank ")
+           << ty.getRank() << " does not match the inferred rank " << expected.size();
+  for (auto [a, e] : llvm::zip(ty.getShape(), expected))
+    if (a != kDyn && e != kDyn && a != e)
+      return op->emitOpError("result shape ")
+             << shapeStr(ty.getShape()) << " does not match the inferred shape "
+             << shapeStr(expected);
+  return success();
+}
+
+LogicalResult verifyPairAttr(Operation *op, StringRef name, ArrayRef<int64_t> v, int64_t minV) {
+  if (v.size() != 2)
+    return op->emitOpError() << "expects '" << name << "' to have 2 entries, got " << v.size();
+  for (int64_t x : v)
+    if (x < minV)
+      return op->emitOpError() << "expects '" << name << "' entries >= " << minV << ", got "
+                               << x;
+  return success();
+}
+
+/// Shared by conv2d and convolution (non-transposed and transposed).
+LogicalResult verifyConv(Operation *op, Value input, Value weight, Value bias,
+                         ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                         ArrayRef<int64_t> dilation, ArrayRef<int64_t> outputPadding,
+                         bool transposed, int64_t groups, Value result) {
+  auto inTy = rankedType(input), wTy = rankedType(weight);
+  if (inTy.getRank() != 4 && inTy.getRank() != 3)
+    return op->emitOpError("expects a 4-d (NCHW) or 3-d (CHW) input, got rank ")
+           << inTy.getRank();
+  if (wTy.getRank() != 4)
+    return op->emitOpError("expects a 4-d weight, got rank ") << wTy.getRank();
+  if (failed(verifyPairAttr(op, "stride", stride, 1)) ||
+      failed(verifyPairAttr(op, "padding", padding, 0)) ||
+      failed(verifyPairAttr(op, "dilation", dilation, 1)))
+    return failure();
+  if (groups < 1)
+    return op->emitOpError("expects groups >= 1, got ") << groups;
+  if (wTy.getElementType() != inTy.getElementType())
+    return op->emitOpError("expects input and weight of one element type");
+  bool batched = inTy.getRank() == 4;
+  int64_t c = inTy.getDimSize(batched ? 1 : 0);
+  int64_t wOut = wTy.getDimSize(0), wIn = wTy.getDimSize(1);
+  int64_t outC = transposed ? (wIn == kDyn ? kDyn : wIn * groups) : wOut;
+  int64_t expectIn = transposed ? wOut : (wIn == kDyn ? kDyn : wIn * groups);
+  if (c != kDyn && expectIn != kDyn && c != expectIn)
+    return op->emitOpError("input has ")
+           << c << " channels but the weight expects " << expectIn << " (groups = " << groups
+           << ")";
+  if (bias) {
+    auto bTy = rankedType(bias);
+    if (bTy.getRank() != 1 ||
+        (bTy.getDimSize(0) != kDyn && outC != kDyn && bTy.getDimSize(0) != outC))
+      return op->emitOpError("expects a bias of shape [") << outC << "]";
+  }
+  SmallVector<int64_t> shape;
+  if (batched)
+    shape.push_back(inTy.getDimSize(0));
+  shape.push_back(outC);
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = inTy.getDimSize(inTy.getRank() - 2 + i), k = wTy.getDimSize(2 + i);
+    if (in == kDyn || k == kDyn) {
+      shape.push_back(kDyn);
+    } else if (transposed) {
+      shape.push_back((in - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) +
+                      (outputPadding.empty() ? 0 : outputPadding[i]) + 1);
+    } else {
+      int64_t o = slidingWindowOutputSize(in, k, stride[i], padding[i], dilation[i], false);
+      if (o < 1)
+        return op->emitOpError("kernel of size ")
+               << k << " does not fit the padded input of size " << in + 2 * padding[i];
+      shape.push_back(o);
+    }
+  }
+  return verifyResult(op, result, shape, inTy.getElementType());
+}
+
+/// Inference batch norm: per-channel vectors of size C = dim 1 of the input.
+LogicalResult verifyBatchNormOperands(Operation *op, Value input, ValueRange perChannel) {
+  auto inTy = rankedType(input);
+  if (inTy.getRank() < 2)
+    return op->emitOpError("expects an input of rank >= 2, got ") << inTy.getRank();
+  int64_t c = inTy.getDimSize(1);
+  for (Value v : perChannel) {
+    if (!v)
+      continue;
+    auto t = rankedType(v);
+    if (t.getRank() != 1 || (c != kDyn && t.getDimSize(0) != kDyn && t.getDimSize(0) != c))
+      return op->emitOpError("expects per-channel operands of shape [") << c << "], got "
+                                                                         << t;
+  }
+  return success();
+}
+
+LogicalResult verifyMaxPool(Operation *op, Value self, ArrayRef<int64_t> kernel,
+                            ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                            ArrayRef<int64_t> dilation, bool ceilMode, Value result) {
+  auto inTy = rankedType(self);
+  if (inTy.getRank() != 4 && inTy.getRank() != 3)
+    return op->emitOpError("expects a 4-d (NCHW) or 3-d (CHW) input, got rank ")
+           << inTy.getRank();
+  if (failed(verifyPairAttr(op, "kernel_size", kernel, 1)) ||
+      failed(verifyPairAttr(op, "stride", stride, 1)) ||
+      failed(verifyPairAttr(op, "padding", padding, 0)) ||
+      failed(verifyPairAttr(op, "dilation", dilation, 1)))
+    return failure();
+  for (int i = 0; i < 2; ++i)
+    if (padding[i] * 2 > kernel[i])
+      return op->emitOpError("padding should be at most half of the kernel size, got padding ")
+             << padding[i] << " for kernel " << kernel[i];
+  SmallVector<int64_t> shape(inTy.getShape().drop_back(2));
+  for (int i = 0; i < 2; ++i)
+    shape.push_back(slidingWindowOutputSize(inTy.getDimSize(inTy.getRank() - 2 + i), kernel[i],
+                                            stride[i], padding[i], dilation[i], ceilMode));
+  return verifyResult(op, result, shape, inTy.getElementType());
+}
+} // namespace
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("expects approximate to be 'none' or 'tanh', got '")
+           << getApproximate() << "'";
+  return success();
+}
+
+LogicalResult LinearOp::verify() {
+  auto inTy = rankedType(getInput()), wTy = rankedType(getWeight());
+  if (inTy.getRank() < 1)
+    return emitOpError("expects an input of rank >= 1");
+  if (wTy.getRank() != 2 && wTy.getRank() != 1)
+    return emitOpError("expects a 1-d or 2-d weight, got rank ") << wTy.getRank();
+  int64_t k = inTy.getShape().back(), wk = wTy.getShape().back();
+  if (k != kDyn && wk != kDyn && k != wk)
+    return emitOpError("input features ") << k << " do not match weight features " << wk;
+  SmallVector<int64_t> shape(inTy.getShape().drop_back());
+  if (wTy.getRank() == 2)
+    shape.push_back(wTy.getDimSize(0));
+  return verifyResult(*this, getResult(), shape, inTy.getElementType());
+}
+
+LogicalResult AddmmOp::verify() {
+  auto a = rankedType(getMat1()), b = rankedType(getMat2());
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitOpError("expects 2-d mat1 and mat2");
+  if (a.getDimSize(1) != kDyn && b.getDimSize(0) != kDyn && a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError("mat1 and mat2 shapes cannot be multiplied (")
+           << a.getDimSize(0) << "x" << a.getDimSize(1) << " and " << b.getDimSize(0) << "x"
+           << b.getDimSize(1) << ")";
+  if (rankedType(getSelf()).getRank() > 2)
+    return emitOpError("expects self of rank <= 2 (broadcast to the product)");
+  return verifyResult(*this, getResult(), {a.getDimSize(0), b.getDimSize(1)},
+                      a.getElementType());
+}
+
+LogicalResult Conv2dOp::verify() {
+  return verifyConv(*this, getInput(), getWeight(), getBias(), getStride(), getPadding(),
+                    getDilation(), {}, false, getGroups(), getResult());
+}
+
+LogicalResult ConvolutionOp::verify() {
+  if (!getOutputPadding().empty() &&
+      failed(verifyPairAttr(*this, "output_padding", getOutputPadding(), 0)))
+    return failure();
+  return verifyConv(*this, getInput(), getWeight(), getBias(), getStride(), getPadding(),
+                    getDilation(), getOutputPadding(), getTransposed(), getGroups(),
+                    getResult());
+}
+
+LogicalResult BatchNormOp::verify() {
+  if (failed(verifyBatchNormOperands(*this, getInput(),
+                                     {getWeight(), getBias(), getRunningMean(),
+                                      getRunningVar()})))
+    return failure();
+  if (!getTraining() && (!getRunningMean() || !getRunningVar()))
+    return emitOpError("in inference (training = false) needs running_mean and running_var");
+  auto inTy = rankedType(getInput());
+  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
+}
+
+LogicalResult NativeBatchNormLegitNoTrainingOp::verify() {
+  if (failed(verifyBatchNormOperands(*this, getInput(),
+                                     {getWeight(), getBias(), getRunningMean(),
+                                      getRunningVar()})))
+    return failure();
+  auto inTy = rankedType(getInput());
+  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
+}
+
+LogicalResult MaxPool2dOp::verify() {
+  return verifyMaxPool(*this, getSelf(), getKernelSize(), getStride(), getPadding(),
+                       getDilation(), getCeilMode(), getResult());
+}
+
+LogicalResult MaxPool2dWithIndicesOp::verify() {
+  if (rankedType(getIndices()).getShape() != rankedType(getResult()).getShape())
+    return emitOpError("expects indices of the result's shape");
+  return verifyMaxPool(*this, getSelf(), getKernelSize(), getStride(), getPadding(),
+                       getDilation(), getCeilMode(), getResult());
+}
+
+LogicalResult AdaptiveAvgPool2dOp::verify() {
+  auto inTy = rankedType(getSelf());
+  if (inTy.getRank() != 4 && inTy.getRank() != 3)
+    return emitOpError("expects a 4-d (NCHW) or 3-d (CHW) input, got rank ") << inTy.getRank();
+  if (failed(verifyPairAttr(*this, "output_size", getOutputSize(), 1)))
+    return failure();
+  SmallVector<int64_t> shape(inTy.getShape().drop_back(2));
+  llvm::append_range(shape, getOutputSize());
+  return verifyResult(*this, getResult(), shape, inTy.getElementType());
+}
+
+SmallVector<int64_t> MeanDimOp::getReducedDims() {
+  int64_t rank = rankedType(getSelf()).getRank();
+  SmallVector<int64_t> dims;
+  if (!getDim() || getDim()->empty()) {
+    for (int64_t i = 0; i < rank; ++i)
+      dims.push_back(i);
+  } else {
+    for (int64_t d : *getDim())
+      dims.push_back(d < 0 ? d + rank : d);
+  }
+  llvm::sort(dims);
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return dims;
+}
+
+LogicalResult MeanDimOp::verify() {
+  auto inTy = rankedType(getSelf());
+  int64_t rank = inTy.getRank();
+  if (getDim())
+    for (int64_t d : *getDim())
+      if (d < -std::max<int64_t>(rank, 1) || d >= std::max<int64_t>(rank, 1))
+        return emitOpError("dim ") << d << " is out of range for a tensor of rank " << rank;
+  SmallVector<int64_t> reduced = getReducedDims(), shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool isReduced = llvm::is_contained(reduced, i);
+    if (!isReduced)
+      shape.push_back(inTy.getDimSize(i));
+    else if (getKeepdim())
+      shape.push_back(1);
+  }
+  return verifyResult(*this, getResult(), shape, inTy.getElementType());
+}
+
+LogicalResult PermuteOp::verify() {
+  auto inTy = rankedType(getSelf());
+  int64_t rank = inTy.getRank();
+  if ((int64_t)getDims().size() != rank)
+    return emitOpError("expects ") << rank << " permutation entries, got " << getDims().size();
+  SmallVector<bool> seen(rank, false);
+  SmallVector<int64_t> shape;
+  for (int64_t d : getDims()) {
+    int64_t n = d < 0 ? d + rank : d;
+    if (n < 0 || n >= rank || seen[n])
+      return emitOpError("dims is not a permutation of [0, ") << rank << ")";
+    seen[n] = true;
+    shape.push_back(inTy.getDimSize(n));
+  }
+  return verifyResult(*this, getResult(), shape, inTy.getElementType());
+}
+
+LogicalResult ViewOp::verify() {
+  auto inTy = rankedType(getSelf()), outTy = rankedType(getResult());
+  if (inTy.getElementType() != outTy.getElementType())
+    return emitOpError("cannot change the element type");
+  ArrayRef<int64_t> sizes = getStaticSizes();
+  if ((int64_t)sizes.size() != outTy.getRank())
+    return emitOpError("has ") << sizes.size() << " sizes for a result of rank "
+                               << outTy.getRank();
+  int64_t numDyn = llvm::count(sizes, kDyn);
+  if (numDyn != (int64_t)getSizes().size())
+    return emitOpError("expects ") << numDyn << " dynamic size operands, got "
+                                   << getSizes().size();
+  if (llvm::count(sizes, -1) > 1)
+    return emitOpError("can infer at most one size (-1)");
+  for (auto [s, r] : llvm::zip(sizes, outTy.getShape())) {
+    if (s < -1 && s != kDyn)
+      return emitOpError("invalid size ") << s;
+    if (s >= 0 && r != kDyn && s != r)
+      return emitOpError("size ") << s << " disagrees with the result type " << outTy;
+  }
+  if (inTy.hasStaticShape() && outTy.hasStaticShape() &&
+      inTy.getNumElements() != outTy.getNumElements())
+    return emitOpError("shape ")
+           << shapeStr(outTy.getShape()) << " is invalid for input of "
+           << inTy.getNumElements() << " elements";
+  return success();
+}
+
+LogicalResult FlattenUsingIntsOp::verify() {
+  auto inTy = rankedType(getSelf());
+  int64_t rank = std::max<int64_t>(inTy.getRank(), 1);
+  int64_t s = getStartDim() < 0 ? getStartDim() + rank : getStartDim();
+  int64_t e = getEndDim() < 0 ? getEndDim() + rank : getEndDim();
+  if (s < 0 || s >= rank || e < 0 || e >= rank)
+    return emitOpError("dims out of range for a tensor of rank ") << inTy.getRank();
+  if (s > e)
+    return emitOpError("start_dim cannot come after end_dim");
+  if (inTy.getRank() == 0)
+    return verifyResult(*this, getResult(), {1}, inTy.getElementType());
+  SmallVector<int64_t> shape(inTy.getShape().take_front(s));
+  int64_t prod = 1;
+  for (int64_t i = s; i <= e; ++i)
+    prod = (prod == kDyn || inTy.getDimSize(i) == kDyn) ? kDyn : prod * inTy.getDimSize(i);
+  shape.push_back(prod);
+  llvm::append_range(shape, inTy.getShape().drop_front(e + 1));
+  return verifyResult(*this, getResult(), shape, inTy.getElementType());
+}
+
+LogicalResult SymSizeIntOp::verify() {
+  int64_t rank = rankedType(getSelf()).getRank();
+  if (getDim() < -rank || getDim() >= rank)
+    return emitOpError("dim ") << getDim() << " is out of range for a tensor of rank " << rank;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "ATen/IR/ATenOps.cpp.inc"

@@ -1,0 +1,31 @@
+//===- Passes.td - aten dialect passes -----------------------*- tablegen -*-===//
+#ifndef KILN_ATEN_PASSES
+#define KILN_ATEN_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ATenDecomposeComposites : Pass<"aten-decompose-composites", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite composite ATen ops into the Core ATen ops they stand for";
+  let description = [{
+    Brings the default ("training") IR that `torch.export` writes closer to
+    Core ATen IR, so lowerings need to handle one form only:
+
+    * `aten.conv2d` becomes `aten.convolution` (transposed = false);
+    * `aten.batch_norm` with training = false becomes
+      `aten._native_batch_norm_legit_no_training` (its first result);
+    * `aten.adaptive_avg_pool2d` to a 1x1 output becomes `aten.mean_dim` over
+      the two spatial dims with keepdim.
+
+    Before:
+    ```mlir
+    %0 = aten.conv2d %x, %w, %b {stride = array<i64: 1, 1>, ...}
+    ```
+    After:
+    ```mlir
+    %0 = aten.convolution %x, %w, %b {stride = array<i64: 1, 1>, transposed = false, ...}
+    ```
+  }];
+  let dependentDialects = ["::kiln::aten::ATenDialect"];
+}
+
+#endif // KILN_ATEN_PASSES

@@ -1,0 +1,19 @@
+//===- ATenToLinalg.h - aten to linalg patterns, by op family ---*- C++ -*-===//
+#ifndef KILN_CONVERSION_ATENTOLINALG_H
+#define KILN_CONVERSION_ATENTOLINALG_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace kiln {
+void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
+void populateLinearPatterns(mlir::RewritePatternSet &patterns);
+void populateConvolutionPatterns(mlir::RewritePatternSet &patterns);
+void populateNormalizationPatterns(mlir::RewritePatternSet &patterns);
+void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
+void populateReductionPatterns(mlir::RewritePatternSet &patterns);
+void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
+/// All of the above.
+void populateATenToLinalgPatterns(mlir::RewritePatternSet &patterns);
+} // namespace kiln
+
+#endif

@@ -1,0 +1,48 @@
+//===- Pt2Archive.h - reading torch.export .pt2 archives --------*- C++ -*-===//
+//
+// Opens a `.pt2` zip with libzip, finds its members whatever the top folder
+// is called, parses the JSON members with llvm::json and reads raw weights.
+// Nothing in an archive is ever unpickled.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_IMPORT_PT2ARCHIVE_H
+#define KILN_IMPORT_PT2ARCHIVE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+struct zip;
+
+namespace kiln {
+
+class Pt2Archive {
+public:
+  ~Pt2Archive();
+  /// Opens `path`; fails with a message naming the file if it is missing, not
+  /// a zip, truncated, or has no `models/model.json`.
+  static llvm::Expected<std::unique_ptr<Pt2Archive>> open(llvm::StringRef path);
+
+  const std::string &path() const { return path_; }
+  /// The members' common folder, e.g. "model/" or "model.core/".
+  const std::string &prefix() const { return prefix_; }
+  bool hasMember(llvm::StringRef relative) const;
+  /// Reads `prefix + relative` whole.
+  llvm::Expected<std::vector<char>> read(llvm::StringRef relative) const;
+  /// Reads and parses a JSON member.
+  llvm::Expected<llvm::json::Value> readJSON(llvm::StringRef relative) const;
+
+private:
+  Pt2Archive() = default;
+  std::string path_, prefix_;
+  ::zip *zip_ = nullptr;
+  std::vector<std::string> names_;
+};
+
+} // namespace kiln
+
+#endif

@@ -1,0 +1,58 @@
+//===- CPU.h - x86-64 object code and model shared objects -------*- C++ -*-===//
+#ifndef KILN_TARGET_CPU_H
+#define KILN_TARGET_CPU_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/Module.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// Where each weight argument's bytes sit in the embedded blob.
+struct WeightLayout {
+  struct Entry {
+    std::string name;
+    uint64_t offset = 0, nbytes = 0;
+  };
+  std::vector<Entry> entries; // in argument order, weights only
+  uint64_t totalBytes = 0;
+};
+
+/// Builds the text manifest (runtime/include/kiln/model_format.h) from the
+/// imported @forward (argument attributes kiln.kind/kiln.name/kiln.dims) and
+/// lays out the weights. Fails with a diagnostic if a weight's byte size does
+/// not match its type.
+mlir::FailureOr<std::string> buildManifest(mlir::ModuleOp module, mlir::func::FuncOp forward,
+                                           const std::map<std::string, std::vector<char>> &weights,
+                                           bool embedWeights, WeightLayout &layout);
+
+/// Adds the model ABI to a translated module: `kiln_model_entry(void**)`
+/// calling `_mlir_ciface_<entry>`, the manifest and, when `layout` has
+/// entries, the 64-byte aligned weight blob.
+mlir::LogicalResult addModelABI(llvm::Module &module, llvm::StringRef entryName,
+                                llvm::StringRef manifest, const WeightLayout &layout,
+                                const std::map<std::string, std::vector<char>> &weights,
+                                bool embedWeights, std::string &error);
+
+struct CPUCodegenOptions {
+  /// Target CPU ("native" = the host's CPU and features).
+  std::string cpu = "native";
+  unsigned optLevel = 3;
+};
+
+/// Optimizes `module` and writes an ELF object to `objPath`.
+mlir::LogicalResult emitObject(llvm::Module &module, const CPUCodegenOptions &options,
+                               llvm::StringRef objPath, std::string &error);
+
+/// Links `objPath` into the shared object `soPath` with the system C compiler
+/// driver (KILN_CC, else the clang kiln was configured with, else cc).
+mlir::LogicalResult linkSharedObject(llvm::StringRef objPath, llvm::StringRef soPath,
+                                     std::string &error);
+
+} // namespace kiln
+
+#endif

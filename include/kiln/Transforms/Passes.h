@@ -1,0 +1,18 @@
+//===- Passes.h - kiln's passes on upstream dialects ------------*- C++ -*-===//
+#ifndef KILN_TRANSFORMS_PASSES_H
+#define KILN_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kiln {
+#define GEN_PASS_DECL
+#include "kiln/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "kiln/Transforms/Passes.h.inc"
+} // namespace kiln
+
+#endif

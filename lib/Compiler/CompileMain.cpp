@@ -1,0 +1,308 @@
+//===- CompileMain.cpp - the kiln-compile driver --------------------------===//
+//
+// kiln-compile INPUT(.pt2|.mlir) -o OUT [--target=cpu] [--emit=so|obj|mlir|llvm]
+//              [--weights=embed|external] [--dump-dir=DIR] [--timing]
+//
+// The output is written to a temporary file beside OUT and renamed into place
+// only when every stage succeeded.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Compiler/CompileMain.h"
+
+#include "ATen/IR/ATenDialect.h"
+#include "kiln/Import/GraphImporter.h"
+#include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Registration.h"
+#include "kiln/Target/CPU.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace kiln {
+namespace {
+
+enum class EmitKind { SO, Obj, MLIR, LLVM };
+
+/// Writes the IR after every pass into DIR/NN-<pass>.mlir.
+class DumpDirPrinter : public PassManager::IRPrinterConfig {
+public:
+  DumpDirPrinter(std::string dir, unsigned &counter)
+      : IRPrinterConfig(/*printModuleScope=*/true), dir(std::move(dir)), counter(counter) {}
+  void printAfterIfEnabled(Pass *pass, Operation *op, PrintCallbackFn printCallback) override {
+    std::string name = llvm::formatv("{0:d2}-{1}.mlir", counter++, pass->getArgument().empty()
+                                                                       ? pass->getName()
+                                                                       : pass->getArgument())
+                           .str();
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dir + "/" + name, ec);
+    if (!ec)
+      printCallback(os);
+  }
+
+private:
+  std::string dir;
+  unsigned &counter;
+};
+
+void dumpStage(const std::string &dir, unsigned &counter, StringRef stage,
+               function_ref<void(llvm::raw_ostream &)> print) {
+  if (dir.empty())
+    return;
+  std::error_code ec;
+  llvm::raw_fd_ostream os(dir + "/" + llvm::formatv("{0:d2}-{1}", counter++, stage).str(), ec);
+  if (!ec)
+    print(os);
+}
+
+/// "file:line: error: message (node 'name')" for a user's Python line, or
+/// "file: error: message" for a whole file.
+void printDiagnostic(llvm::raw_ostream &os, Diagnostic &d) {
+  std::string where, node;
+  Location loc = d.getLocation();
+  if (auto n = dyn_cast<NameLoc>(loc)) {
+    node = n.getName().str();
+    loc = n.getChildLoc();
+  }
+  if (auto f = dyn_cast<FileLineColLoc>(loc)) {
+    where = f.getFilename().str();
+    if (f.getLine())
+      where += ":" + std::to_string(f.getLine());
+  }
+  const char *sev = d.getSeverity() == DiagnosticSeverity::Error     ? "error"
+                    : d.getSeverity() == DiagnosticSeverity::Warning ? "warning"
+                                                                     : "note";
+  os << (where.empty() ? std::string("kiln-compile") : where) << ": " << sev << ": " << d.str();
+  if (!node.empty())
+    os << " [node '" << node << "']";
+  os << "\n";
+  for (Diagnostic &note : d.getNotes())
+    printDiagnostic(os, note);
+}
+
+/// The public entry of the module: the only public func.func.
+func::FuncOp findEntry(ModuleOp module) {
+  func::FuncOp entry;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f.isPublic() && !f.isExternal()) {
+      if (entry)
+        return {};
+      entry = f;
+    }
+  return entry;
+}
+
+} // namespace
+
+int kilnCompileMain(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  static cl::OptionCategory cat("kiln-compile options");
+  cl::opt<std::string> input(cl::Positional, cl::desc("<model.pt2 | module.mlir>"),
+                             cl::Required, cl::cat(cat));
+  cl::opt<std::string> output("o", cl::desc("Output file"), cl::value_desc("OUT"), cl::Required,
+                              cl::cat(cat));
+  cl::opt<std::string> target("target", cl::desc("Target: cpu"), cl::init("cpu"), cl::cat(cat));
+  cl::opt<EmitKind> emit(
+      "emit", cl::desc("What to write"), cl::init(EmitKind::SO),
+      cl::values(clEnumValN(EmitKind::SO, "so", "a model shared object (default)"),
+                 clEnumValN(EmitKind::Obj, "obj", "the model's object file"),
+                 clEnumValN(EmitKind::MLIR, "mlir", "the imported aten-dialect MLIR"),
+                 clEnumValN(EmitKind::LLVM, "llvm", "the model's LLVM IR")),
+      cl::cat(cat));
+  cl::opt<std::string> weightsMode("weights",
+                                   cl::desc("embed: weights inside the .so (default); external: "
+                                            "read from a .pt2 at load time"),
+                                   cl::init("embed"), cl::cat(cat));
+  cl::opt<std::string> dumpDir("dump-dir", cl::desc("Write the IR after import and each pass"),
+                               cl::value_desc("DIR"), cl::cat(cat));
+  cl::opt<bool> timing("timing", cl::desc("Print the time of each stage and pass"),
+                       cl::cat(cat));
+  cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
+                           cl::init("native"), cl::cat(cat));
+  cl::HideUnrelatedOptions(cat);
+  if (!cl::ParseCommandLineOptions(argc, argv, "kiln ahead-of-time compiler\n", &llvm::errs()))
+    return kExitBadInput;
+
+  auto fail = [](const Twine &msg) {
+    llvm::errs() << "kiln-compile: error: " << msg << "\n";
+    return kExitBadInput;
+  };
+  if (target != "cpu")
+    return fail("unknown target '" + target + "' (this build supports: cpu)");
+  if (weightsMode != "embed" && weightsMode != "external")
+    return fail("--weights must be 'embed' or 'external', got '" + weightsMode + "'");
+  bool embed = weightsMode == "embed";
+  if (!dumpDir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
+      return fail("cannot create --dump-dir '" + dumpDir + "': " + ec.message());
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  ScopedDiagnosticHandler diagHandler(&ctx, [](Diagnostic &d) {
+    printDiagnostic(llvm::errs(), d);
+    return success();
+  });
+
+  DefaultTimingManager tm;
+  tm.setEnabled(timing);
+  TimingScope root = tm.getRootScope();
+  unsigned dumpCounter = 0;
+
+  // 1. Import.
+  OwningOpRef<ModuleOp> module;
+  std::map<std::string, std::vector<char>> weights;
+  {
+    TimingScope t = root.nest("import");
+    if (StringRef(input).ends_with(".mlir")) {
+      module = parseSourceFile<ModuleOp>(input, sourceMgr, &ctx);
+      if (!module)
+        return fail("cannot parse '" + input + "'");
+    } else {
+      auto prog = importPt2(ctx, input);
+      if (failed(prog))
+        return kExitBadInput;
+      module = std::move(prog->module);
+      weights = std::move(prog->weights);
+    }
+    if (failed(verify(*module)))
+      return fail("the imported module does not verify");
+  }
+  dumpStage(dumpDir, dumpCounter, "import.mlir", [&](llvm::raw_ostream &os) {
+    module->print(os, OpPrintingFlags().enableDebugInfo(true, true));
+  });
+  func::FuncOp entry = findEntry(*module);
+  if (!entry)
+    return fail("'" + input + "' must have exactly one public function with a body");
+
+  // Write to a temporary beside the output; rename only on success.
+  auto writeOutput = [&](function_ref<LogicalResult(StringRef tmpPath)> write) -> int {
+    SmallString<256> tmp;
+    std::string model = output + ".tmp-%%%%%%";
+    if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, tmp))
+      return fail("cannot create '" + output + "': " + ec.message());
+    if (failed(write(tmp))) {
+      llvm::sys::fs::remove(tmp);
+      return kExitBadInput;
+    }
+    if (std::error_code ec = llvm::sys::fs::rename(tmp, output)) {
+      llvm::sys::fs::remove(tmp);
+      return fail("cannot write '" + output + "': " + ec.message());
+    }
+    return kExitOk;
+  };
+
+  if (emit == EmitKind::MLIR)
+    return writeOutput([&](StringRef tmp) -> LogicalResult {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(tmp, ec);
+      if (ec)
+        return failure();
+      module->print(os);
+      return success();
+    });
+
+  // 2. Manifest (from the imported signature) and weight layout.
+  WeightLayout layout;
+  FailureOr<std::string> manifest;
+  {
+    TimingScope t = root.nest("manifest");
+    manifest = buildManifest(*module, entry, weights, embed, layout);
+    if (failed(manifest))
+      return kExitBadInput;
+  }
+  std::string entryName = entry.getName().str();
+  entry->setAttr("llvm.emit_c_interface", UnitAttr::get(&ctx));
+
+  // 3. The named CPU pipeline.
+  {
+    TimingScope t = root.nest("pipeline");
+    PassManager pm(&ctx);
+    pm.enableTiming(t);
+    if (!dumpDir.empty()) {
+      ctx.disableMultithreading();
+      pm.enableIRPrinting(std::make_unique<DumpDirPrinter>(dumpDir, dumpCounter));
+    }
+    buildCPUPipeline(pm);
+    if (failed(pm.run(*module)))
+      return fail("compilation of '" + input + "' failed (see the errors above)");
+  }
+
+  // 4. LLVM IR, the model ABI, optimisation, object code, link.
+  llvm::LLVMContext llvmCtx;
+  std::unique_ptr<llvm::Module> llvmModule;
+  {
+    TimingScope t = root.nest("translate-to-llvm-ir");
+    llvmModule = translateModuleToLLVMIR(*module, llvmCtx, "kiln_model");
+    if (!llvmModule)
+      return fail("translation to LLVM IR failed");
+    std::string err;
+    if (failed(addModelABI(*llvmModule, entryName, *manifest, layout, weights, embed, err)))
+      return fail(err);
+  }
+  CPUCodegenOptions cg;
+  cg.cpu = cpu;
+  if (emit == EmitKind::LLVM)
+    return writeOutput([&](StringRef tmp) -> LogicalResult {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(tmp, ec);
+      if (ec)
+        return failure();
+      llvmModule->print(os, nullptr);
+      return success();
+    });
+
+  return writeOutput([&](StringRef tmp) -> LogicalResult {
+    std::string err;
+    SmallString<256> obj(tmp);
+    if (emit == EmitKind::SO)
+      obj.append(".o");
+    {
+      TimingScope t = root.nest("llvm-opt-and-codegen");
+      if (failed(emitObject(*llvmModule, cg, obj, err))) {
+        llvm::sys::fs::remove(obj);
+        return (void)fail(err), failure();
+      }
+    }
+    dumpStage(dumpDir, dumpCounter, "optimized.ll",
+              [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+    if (emit == EmitKind::Obj)
+      return success();
+    TimingScope t = root.nest("link");
+    LogicalResult linked = linkSharedObject(obj, tmp, err);
+    llvm::sys::fs::remove(obj);
+    if (failed(linked))
+      return (void)fail(err), failure();
+    return success();
+  });
+}
+
+} // namespace kiln

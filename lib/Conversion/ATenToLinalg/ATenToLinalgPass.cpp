@@ -1,0 +1,44 @@
+//===- ATenToLinalgPass.cpp - the convert-aten-to-linalg pass driver ------===//
+#include "ATen/IR/ATenDialect.h"
+#include "kiln/Conversion/ATenToLinalg.h"
+#include "kiln/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_CONVERTATENTOLINALG
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
+  populateElementwisePatterns(patterns);
+  populateLinearPatterns(patterns);
+  populateConvolutionPatterns(patterns);
+  populateNormalizationPatterns(patterns);
+  populatePoolingPatterns(patterns);
+  populateReductionPatterns(patterns);
+  populateDataMovementPatterns(patterns);
+}
+
+namespace {
+struct ConvertATenToLinalgPass
+    : kiln::impl::ConvertATenToLinalgBase<ConvertATenToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
+                           math::MathDialect, affine::AffineDialect, func::FuncDialect>();
+    target.addIllegalDialect<kiln::aten::ATenDialect>();
+    RewritePatternSet patterns(ctx);
+    kiln::populateATenToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

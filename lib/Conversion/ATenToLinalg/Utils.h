@@ -1,0 +1,53 @@
+//===- Utils.h - helpers shared by the aten-to-linalg families --*- C++ -*-===//
+#ifndef KILN_LIB_CONVERSION_ATENTOLINALG_UTILS_H
+#define KILN_LIB_CONVERSION_ATENTOLINALG_UTILS_H
+
+#include "ATen/IR/ATenDialect.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace kiln::detail {
+using namespace mlir;
+
+/// Sizes of every dim of `v` (attributes for static dims, tensor.dim values otherwise).
+SmallVector<OpFoldResult> getSizes(OpBuilder &b, Location loc, Value v);
+/// A scalar constant of `type` (float or integer) holding `value`.
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
+/// tensor.empty of `sizes` x `elem`.
+Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elem);
+/// tensor.empty filled with `value`.
+Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elem,
+                   double value);
+/// Broadcasts `src` (numpy rules, aligned to the right) to `sizes`; static
+/// size-1 dims of `src` are stretched. `scale`, if not 1, multiplies it.
+Value broadcastTo(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> sizes,
+                  double scale = 1.0);
+/// Broadcasts a 1-d `src` along dim `dim` of `sizes`.
+Value broadcastAlongDim(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> sizes,
+                        int64_t dim);
+/// An elementwise linalg.generic over operands of one shape, result of `resultType`.
+Value elementwise(OpBuilder &b, Location loc, ValueRange inputs, RankedTensorType resultType,
+                  function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+/// Pads the last two dims of `src` by pad[i] low and padHigh[i] high with `value`.
+Value padSpatial(OpBuilder &b, Location loc, Value src, ArrayRef<int64_t> padLow,
+                 ArrayRef<int64_t> padHigh, double value);
+/// Output size of a sliding window along one dim, as an OpFoldResult (dynamic-safe).
+OpFoldResult windowOutputSize(OpBuilder &b, Location loc, OpFoldResult in, int64_t kernel,
+                              int64_t stride, int64_t padLow, int64_t padHigh,
+                              int64_t dilation);
+/// Adds a leading unit dim ([C,H,W] -> [1,C,H,W]).
+Value expandBatch(OpBuilder &b, Location loc, Value v);
+/// Drops the leading unit dim, giving `resultType`.
+Value collapseBatch(OpBuilder &b, Location loc, Value v);
+/// A DenseIntElementsAttr of i64 for linalg's strides/dilations.
+DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values);
+} // namespace kiln::detail
+
+#endif

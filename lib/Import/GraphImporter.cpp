@@ -1,0 +1,771 @@
+//===- GraphImporter.cpp - torch.export graphs to the aten dialect --------===//
+//
+// Walks graph_module.graph of models/model.json: inputs become arguments of
+// @forward (typed from tensor_values, symbolic sizes dynamic), each node
+// becomes one aten op located at its Python source line, outputs become the
+// return. Op handlers read arguments by schema name and fill ATen's defaults.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Import/GraphImporter.h"
+
+#include "ATen/IR/ATenDialect.h"
+#include "kiln/Import/Pt2Archive.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Regex.h"
+
+#include <functional>
+
+using namespace mlir;
+using llvm::json::Array;
+using llvm::json::Object;
+namespace json = llvm::json;
+
+namespace kiln {
+namespace {
+
+/// torch serde ScalarType codes -> element types.
+Type elementTypeFor(MLIRContext *ctx, int64_t code) {
+  Builder b(ctx);
+  switch (code) {
+  case 1: return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case 2: return b.getIntegerType(8);
+  case 3: return b.getIntegerType(16);
+  case 4: return b.getIntegerType(32);
+  case 5: return b.getIntegerType(64);
+  case 6: return b.getF16Type();
+  case 7: return b.getF32Type();
+  case 8: return b.getF64Type();
+  case 12: return b.getI1Type();
+  case 13: return b.getBF16Type();
+  default: return {};
+  }
+}
+
+/// "Symbol('s77', positive=True, integer=True)" -> "s77"; plain names pass.
+std::string symbolName(StringRef expr) {
+  static llvm::Regex re("^Symbol\\('([A-Za-z_][A-Za-z0-9_]*)'");
+  SmallVector<StringRef> m;
+  if (re.match(expr, &m))
+    return m[1].str();
+  if (!expr.empty() && llvm::all_of(expr, [](char c) { return isalnum(c) || c == '_'; }))
+    return expr.str();
+  return "";
+}
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, Pt2Archive &archive)
+      : ctx(ctx), archive(archive), b(&ctx),
+        archiveLoc(FileLineColLoc::get(&ctx, archive.path(), 0, 0)) {}
+
+  FailureOr<ImportedProgram> run();
+
+private:
+  using Handler = std::function<LogicalResult(const Object &node, Location loc)>;
+
+  // --- diagnostics
+  LogicalResult fail(Location loc, const Twine &msg) {
+    emitError(loc) << msg;
+    return failure();
+  }
+  LogicalResult fail(const Twine &msg) { return fail(archiveLoc, msg); }
+
+  // --- types and locations
+  FailureOr<RankedTensorType> tensorType(StringRef name, Location loc);
+  Location nodeLocation(const Object &node);
+
+  // --- argument access by schema name
+  const json::Object *argOf(const Object &node, StringRef name);
+  FailureOr<Value> tensorArg(const Object &node, StringRef name, Location loc);
+  FailureOr<Value> optTensorArg(const Object &node, StringRef name, Location loc);
+  FailureOr<int64_t> intArg(const Object &node, StringRef name, std::optional<int64_t> dflt,
+                            Location loc);
+  FailureOr<double> floatArg(const Object &node, StringRef name, std::optional<double> dflt,
+                             Location loc);
+  FailureOr<bool> boolArg(const Object &node, StringRef name, std::optional<bool> dflt,
+                          Location loc);
+  FailureOr<std::string> stringArg(const Object &node, StringRef name,
+                                   std::optional<std::string> dflt, Location loc);
+  FailureOr<SmallVector<int64_t>> intsArg(const Object &node, StringRef name,
+                                          std::optional<SmallVector<int64_t>> dflt, Location loc);
+  /// True if the argument is absent or None.
+  bool isNone(const Object &node, StringRef name);
+  /// Sizes mixing ints and symbolic values (view sizes): static entries, with
+  /// kDynamic where `dynamic` holds an index value.
+  LogicalResult symIntsArg(const Object &node, StringRef name, SmallVector<int64_t> &statics,
+                           SmallVector<Value> &dynamic, Location loc);
+
+  // --- results
+  FailureOr<SmallVector<Type>> resultTypes(const Object &node, Location loc);
+  LogicalResult bindResults(const Object &node, Operation *op);
+
+  void registerHandlers();
+  template <typename OpT, typename... Args>
+  LogicalResult emitOp(const Object &node, Location loc, Args &&...args) {
+    auto types = resultTypes(node, loc);
+    if (failed(types))
+      return failure();
+    auto op = OpT::create(b, loc, *types, std::forward<Args>(args)...);
+    return bindResults(node, op);
+  }
+
+  LogicalResult readWeights(StringRef configMember, StringRef dataDir,
+                            std::map<std::string, std::vector<char>> &out);
+
+  MLIRContext &ctx;
+  Pt2Archive &archive;
+  OpBuilder b;
+  Location archiveLoc;
+  const Object *tensorValues = nullptr;
+  llvm::StringMap<Value> values;      // tensor and sym-int values by node output name
+  llvm::StringMap<Handler> handlers;  // by target, e.g. "torch.ops.aten.relu.default"
+  llvm::StringMap<std::pair<int64_t, int64_t>> symbols;
+};
+
+FailureOr<RankedTensorType> GraphImporter::tensorType(StringRef name, Location loc) {
+  const Object *meta = tensorValues ? tensorValues->getObject(name) : nullptr;
+  if (!meta)
+    return ((void)fail(loc, "no tensor metadata for value '" + name + "'"), failure());
+  auto dtype = meta->getInteger("dtype");
+  Type elem = dtype ? elementTypeFor(&ctx, *dtype) : Type();
+  if (!elem)
+    return ((void)fail(loc, "value '" + name + "' has an unsupported dtype code " +
+                          (dtype ? std::to_string(*dtype) : std::string("(none)"))),
+            failure());
+  SmallVector<int64_t> shape;
+  if (const Array *sizes = meta->getArray("sizes")) {
+    for (const json::Value &s : *sizes) {
+      const Object *o = s.getAsObject();
+      if (auto i = o ? o->getInteger("as_int") : std::nullopt)
+        shape.push_back(*i);
+      else
+        shape.push_back(ShapedType::kDynamic);
+    }
+  }
+  return RankedTensorType::get(shape, elem);
+}
+
+Location GraphImporter::nodeLocation(const Object &node) {
+  StringRef name = node.getString("name").value_or("");
+  const Object *meta = node.getObject("metadata");
+  std::optional<StringRef> trace = meta ? meta->getString("stack_trace") : std::nullopt;
+  Location fileLoc = UnknownLoc::get(&ctx);
+  if (trace) {
+    // Frames run outermost first; take the innermost one outside torch itself.
+    static llvm::Regex frame("File \"([^\"]+)\", line ([0-9]+)");
+    StringRef rest = *trace;
+    SmallVector<StringRef> m;
+    while (frame.match(rest, &m)) {
+      StringRef file = m[1];
+      unsigned line = 0;
+      m[2].getAsInteger(10, line);
+      if (!file.contains("/torch/") && !file.starts_with("torch/"))
+        fileLoc = FileLineColLoc::get(&ctx, file, line, 1);
+      rest = rest.substr(rest.find(m[0]) + m[0].size());
+    }
+  }
+  return NameLoc::get(StringAttr::get(&ctx, name), fileLoc);
+}
+
+const json::Object *GraphImporter::argOf(const Object &node, StringRef name) {
+  if (const Array *inputs = node.getArray("inputs"))
+    for (const json::Value &in : *inputs)
+      if (const Object *o = in.getAsObject())
+        if (o->getString("name") == name)
+          return o->getObject("arg");
+  return nullptr;
+}
+
+bool GraphImporter::isNone(const Object &node, StringRef name) {
+  const Object *arg = argOf(node, name);
+  return !arg || arg->get("as_none") || (arg->getObject("as_optional_tensor") &&
+                                         arg->getObject("as_optional_tensor")->get("as_none"));
+}
+
+FailureOr<Value> GraphImporter::tensorArg(const Object &node, StringRef name, Location loc) {
+  const Object *arg = argOf(node, name);
+  const Object *t = arg ? arg->getObject("as_tensor") : nullptr;
+  if (arg && !t)
+    if (const Object *opt = arg->getObject("as_optional_tensor"))
+      t = opt->getObject("as_tensor");
+  std::optional<StringRef> ref = t ? t->getString("name") : std::nullopt;
+  if (!ref)
+    return ((void)fail(loc, "expected a tensor for argument '" + name + "'"), failure());
+  auto it = values.find(*ref);
+  if (it == values.end())
+    return ((void)fail(loc, "argument '" + name + "' uses undefined value '" + *ref + "'"), failure());
+  return it->second;
+}
+
+FailureOr<Value> GraphImporter::optTensorArg(const Object &node, StringRef name, Location loc) {
+  if (isNone(node, name))
+    return Value();
+  return tensorArg(node, name, loc);
+}
+
+FailureOr<int64_t> GraphImporter::intArg(const Object &node, StringRef name,
+                                         std::optional<int64_t> dflt, Location loc) {
+  const Object *arg = argOf(node, name);
+  if (!arg && dflt)
+    return *dflt;
+  if (arg)
+    if (auto v = arg->getInteger("as_int"))
+      return *v;
+  return ((void)fail(loc, "expected an int for argument '" + name + "'"), failure());
+}
+
+FailureOr<double> GraphImporter::floatArg(const Object &node, StringRef name,
+                                          std::optional<double> dflt, Location loc) {
+  const Object *arg = argOf(node, name);
+  if (!arg && dflt)
+    return *dflt;
+  if (arg) {
+    if (auto v = arg->getNumber("as_float"))
+      return *v;
+    if (auto v = arg->getInteger("as_int"))
+      return (double)*v;
+    if (const Object *s = arg->getObject("as_scalar")) { // older writers
+      if (auto v = s->getNumber("as_float"))
+        return *v;
+      if (auto v = s->getInteger("as_int"))
+        return (double)*v;
+    }
+  }
+  return ((void)fail(loc, "expected a float for argument '" + name + "'"), failure());
+}
+
+FailureOr<bool> GraphImporter::boolArg(const Object &node, StringRef name,
+                                       std::optional<bool> dflt, Location loc) {
+  const Object *arg = argOf(node, name);
+  if (!arg && dflt)
+    return *dflt;
+  if (arg)
+    if (auto v = arg->getBoolean("as_bool"))
+      return *v;
+  return ((void)fail(loc, "expected a bool for argument '" + name + "'"), failure());
+}
+
+FailureOr<std::string> GraphImporter::stringArg(const Object &node, StringRef name,
+                                                std::optional<std::string> dflt, Location loc) {
+  const Object *arg = argOf(node, name);
+  if (!arg && dflt)
+    return *dflt;
+  if (arg)
+    if (auto v = arg->getString("as_string"))
+      return v->str();
+  return ((void)fail(loc, "expected a string for argument '" + name + "'"), failure());
+}
+
+FailureOr<SmallVector<int64_t>> GraphImporter::intsArg(const Object &node, StringRef name,
+                                                       std::optional<SmallVector<int64_t>> dflt,
+                                                       Location loc) {
+  const Object *arg = argOf(node, name);
+  if (!arg && dflt)
+    return *dflt;
+  if (arg) {
+    if (const Array *a = arg->getArray("as_ints")) {
+      SmallVector<int64_t> out;
+      for (const json::Value &v : *a)
+        if (auto i = v.getAsInteger())
+          out.push_back(*i);
+      return out;
+    }
+    if (auto i = arg->getInteger("as_int"))
+      return SmallVector<int64_t>{*i};
+  }
+  return ((void)fail(loc, "expected a list of ints for argument '" + name + "'"), failure());
+}
+
+LogicalResult GraphImporter::symIntsArg(const Object &node, StringRef name,
+                                        SmallVector<int64_t> &statics,
+                                        SmallVector<Value> &dynamic, Location loc) {
+  const Object *arg = argOf(node, name);
+  if (!arg)
+    return fail(loc, "missing argument '" + name + "'");
+  if (const Array *a = arg->getArray("as_ints")) {
+    for (const json::Value &v : *a)
+      statics.push_back(v.getAsInteger().value_or(0));
+    return success();
+  }
+  const Array *a = arg->getArray("as_sym_ints");
+  if (!a)
+    return fail(loc, "expected a list of (symbolic) ints for argument '" + name + "'");
+  for (const json::Value &v : *a) {
+    const Object *o = v.getAsObject();
+    if (auto i = o ? o->getInteger("as_int") : std::nullopt) {
+      statics.push_back(*i);
+      continue;
+    }
+    std::optional<StringRef> ref = o ? o->getString("as_name") : std::nullopt;
+    auto it = ref ? values.find(*ref) : values.end();
+    if (it == values.end())
+      return fail(loc, "argument '" + name + "' uses an unknown symbolic size");
+    statics.push_back(ShapedType::kDynamic);
+    dynamic.push_back(it->second);
+  }
+  return success();
+}
+
+FailureOr<SmallVector<Type>> GraphImporter::resultTypes(const Object &node, Location loc) {
+  SmallVector<Type> types;
+  const Array *outs = node.getArray("outputs");
+  if (!outs)
+    return ((void)fail(loc, "node has no outputs"), failure());
+  for (const json::Value &o : *outs) {
+    const Object *obj = o.getAsObject();
+    if (!obj)
+      continue;
+    if (const Object *t = obj->getObject("as_tensor")) {
+      auto ty = tensorType(t->getString("name").value_or(""), loc);
+      if (failed(ty))
+        return failure();
+      types.push_back(*ty);
+    } else if (const Array *ts = obj->getArray("as_tensors")) {
+      for (const json::Value &t : *ts) {
+        auto ty = tensorType(t.getAsObject()->getString("name").value_or(""), loc);
+        if (failed(ty))
+          return failure();
+        types.push_back(*ty);
+      }
+    } else if (obj->getObject("as_sym_int") || obj->get("as_int")) {
+      types.push_back(b.getIndexType());
+    } else {
+      return ((void)fail(loc, "unsupported node output kind"), failure());
+    }
+  }
+  return types;
+}
+
+LogicalResult GraphImporter::bindResults(const Object &node, Operation *op) {
+  unsigned i = 0;
+  for (const json::Value &o : *node.getArray("outputs")) {
+    const Object *obj = o.getAsObject();
+    if (const Object *t = obj->getObject("as_tensor")) {
+      values[t->getString("name").value_or("")] = op->getResult(i++);
+    } else if (const Array *ts = obj->getArray("as_tensors")) {
+      for (const json::Value &t : *ts)
+        values[t.getAsObject()->getString("name").value_or("")] = op->getResult(i++);
+    } else if (const Object *s = obj->getObject("as_sym_int")) {
+      values[s->getString("as_name").value_or("")] = op->getResult(i++);
+    }
+  }
+  return success();
+}
+
+void GraphImporter::registerHandlers() {
+  using namespace kiln::aten;
+  auto &h = handlers;
+#define KILN_TRY(var, expr)                                                                    \
+  auto var = (expr);                                                                           \
+  if (failed(var))                                                                             \
+    return failure();
+
+  h["torch.ops.aten.relu.default"] = [this](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "self", loc));
+    return emitOp<ReluOp>(n, loc, *x);
+  };
+  h["torch.ops.aten.gelu.default"] = [this](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "self", loc));
+    KILN_TRY(approx, stringArg(n, "approximate", std::string("none"), loc));
+    return emitOp<GeluOp>(n, loc, *x, *approx);
+  };
+  h["torch.ops.aten.linear.default"] = [this](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "input", loc));
+    KILN_TRY(w, tensorArg(n, "weight", loc));
+    KILN_TRY(bias, optTensorArg(n, "bias", loc));
+    return emitOp<LinearOp>(n, loc, *x, *w, *bias);
+  };
+  h["torch.ops.aten.addmm.default"] = [this](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(self, tensorArg(n, "self", loc));
+    KILN_TRY(m1, tensorArg(n, "mat1", loc));
+    KILN_TRY(m2, tensorArg(n, "mat2", loc));
+    KILN_TRY(beta, floatArg(n, "beta", 1.0, loc));
+    KILN_TRY(alpha, floatArg(n, "alpha", 1.0, loc));
+    return emitOp<AddmmOp>(n, loc, *self, *m1, *m2, b.getF64FloatAttr(*beta),
+                           b.getF64FloatAttr(*alpha));
+  };
+  auto pair = [](SmallVector<int64_t> v) {
+    if (v.size() == 1)
+      v.push_back(v[0]);
+    return v;
+  };
+  h["torch.ops.aten.conv2d.default"] = [this, pair](const Object &n,
+                                                    Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "input", loc));
+    KILN_TRY(w, tensorArg(n, "weight", loc));
+    KILN_TRY(bias, optTensorArg(n, "bias", loc));
+    KILN_TRY(stride, intsArg(n, "stride", SmallVector<int64_t>{1, 1}, loc));
+    KILN_TRY(padding, intsArg(n, "padding", SmallVector<int64_t>{0, 0}, loc));
+    KILN_TRY(dilation, intsArg(n, "dilation", SmallVector<int64_t>{1, 1}, loc));
+    KILN_TRY(groups, intArg(n, "groups", 1, loc));
+    return emitOp<Conv2dOp>(n, loc, *x, *w, *bias, pair(*stride), pair(*padding),
+                            pair(*dilation), *groups);
+  };
+  h["torch.ops.aten.convolution.default"] = [this, pair](const Object &n,
+                                                         Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "input", loc));
+    KILN_TRY(w, tensorArg(n, "weight", loc));
+    KILN_TRY(bias, optTensorArg(n, "bias", loc));
+    KILN_TRY(stride, intsArg(n, "stride", std::nullopt, loc));
+    KILN_TRY(padding, intsArg(n, "padding", std::nullopt, loc));
+    KILN_TRY(dilation, intsArg(n, "dilation", std::nullopt, loc));
+    KILN_TRY(transposed, boolArg(n, "transposed", std::nullopt, loc));
+    KILN_TRY(outPad, intsArg(n, "output_padding", std::nullopt, loc));
+    KILN_TRY(groups, intArg(n, "groups", std::nullopt, loc));
+    if (cast<RankedTensorType>(x->getType()).getRank() < 3 ||
+        cast<RankedTensorType>(x->getType()).getRank() > 4)
+      return fail(loc, "only 2-d convolutions are supported (aten.convolution with a rank-" +
+                           std::to_string(cast<RankedTensorType>(x->getType()).getRank()) +
+                           " input)");
+    return emitOp<ConvolutionOp>(n, loc, *x, *w, *bias, pair(*stride), pair(*padding),
+                                 pair(*dilation), *transposed, pair(*outPad), *groups);
+  };
+  h["torch.ops.aten.batch_norm.default"] = [this](const Object &n,
+                                                  Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "input", loc));
+    KILN_TRY(w, optTensorArg(n, "weight", loc));
+    KILN_TRY(bias, optTensorArg(n, "bias", loc));
+    KILN_TRY(mean, optTensorArg(n, "running_mean", loc));
+    KILN_TRY(var, optTensorArg(n, "running_var", loc));
+    KILN_TRY(training, boolArg(n, "training", std::nullopt, loc));
+    KILN_TRY(momentum, floatArg(n, "momentum", std::nullopt, loc));
+    KILN_TRY(eps, floatArg(n, "eps", std::nullopt, loc));
+    KILN_TRY(cudnn, boolArg(n, "cudnn_enabled", true, loc));
+    return emitOp<BatchNormOp>(n, loc, *x, *w, *bias, *mean, *var, b.getBoolAttr(*training),
+                               b.getF64FloatAttr(*momentum), b.getF64FloatAttr(*eps),
+                               b.getBoolAttr(*cudnn));
+  };
+  h["torch.ops.aten._native_batch_norm_legit_no_training.default"] =
+      [this](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "input", loc));
+    KILN_TRY(w, optTensorArg(n, "weight", loc));
+    KILN_TRY(bias, optTensorArg(n, "bias", loc));
+    KILN_TRY(mean, tensorArg(n, "running_mean", loc));
+    KILN_TRY(var, tensorArg(n, "running_var", loc));
+    KILN_TRY(momentum, floatArg(n, "momentum", std::nullopt, loc));
+    KILN_TRY(eps, floatArg(n, "eps", std::nullopt, loc));
+    return emitOp<NativeBatchNormLegitNoTrainingOp>(n, loc, *x, *w, *bias, *mean, *var,
+                                                    b.getF64FloatAttr(*momentum),
+                                                    b.getF64FloatAttr(*eps));
+  };
+  auto maxPool = [this, pair](const Object &n, Location loc, bool withIndices) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "self", loc));
+    KILN_TRY(kernel, intsArg(n, "kernel_size", std::nullopt, loc));
+    KILN_TRY(stride, intsArg(n, "stride", SmallVector<int64_t>{}, loc));
+    KILN_TRY(padding, intsArg(n, "padding", SmallVector<int64_t>{0}, loc));
+    KILN_TRY(dilation, intsArg(n, "dilation", SmallVector<int64_t>{1}, loc));
+    KILN_TRY(ceil, boolArg(n, "ceil_mode", false, loc));
+    SmallVector<int64_t> k = pair(*kernel);
+    SmallVector<int64_t> s = stride->empty() ? k : pair(*stride); // ATen: stride=[] -> kernel
+    if (withIndices)
+      return emitOp<MaxPool2dWithIndicesOp>(n, loc, *x, k, s, pair(*padding), pair(*dilation),
+                                            *ceil);
+    return emitOp<MaxPool2dOp>(n, loc, *x, k, s, pair(*padding), pair(*dilation), *ceil);
+  };
+  h["torch.ops.aten.max_pool2d.default"] = [maxPool](const Object &n, Location loc) {
+    return maxPool(n, loc, false);
+  };
+  h["torch.ops.aten.max_pool2d_with_indices.default"] = [maxPool](const Object &n,
+                                                                  Location loc) {
+    return maxPool(n, loc, true);
+  };
+  h["torch.ops.aten.adaptive_avg_pool2d.default"] = [this, pair](const Object &n,
+                                                                 Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "self", loc));
+    KILN_TRY(size, intsArg(n, "output_size", std::nullopt, loc));
+    return emitOp<AdaptiveAvgPool2dOp>(n, loc, *x, pair(*size));
+  };
+  h["torch.ops.aten.mean.dim"] = [this](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "self", loc));
+    DenseI64ArrayAttr dims;
+    if (!isNone(n, "dim")) {
+      KILN_TRY(d, intsArg(n, "dim", std::nullopt, loc));
+      dims = b.getDenseI64ArrayAttr(*d);
+    }
+    KILN_TRY(keep, boolArg(n, "keepdim", false, loc));
+    if (!isNone(n, "dtype"))
+      return fail(loc, "aten.mean.dim with an explicit dtype is not supported yet");
+    return emitOp<MeanDimOp>(n, loc, *x, dims, *keep);
+  };
+  h["torch.ops.aten.permute.default"] = [this](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "self", loc));
+    KILN_TRY(dims, intsArg(n, "dims", std::nullopt, loc));
+    return emitOp<PermuteOp>(n, loc, *x, *dims);
+  };
+  auto view = [this](const Object &n, Location loc, StringRef sizeName) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "self", loc));
+    SmallVector<int64_t> statics;
+    SmallVector<Value> dynamic;
+    if (failed(symIntsArg(n, sizeName, statics, dynamic, loc)))
+      return failure();
+    return emitOp<ViewOp>(n, loc, *x, dynamic, statics);
+  };
+  h["torch.ops.aten.view.default"] = [view](const Object &n, Location loc) {
+    return view(n, loc, "size");
+  };
+  h["torch.ops.aten.reshape.default"] = [view](const Object &n, Location loc) {
+    return view(n, loc, "shape");
+  };
+  h["torch.ops.aten.flatten.using_ints"] = [this](const Object &n,
+                                                  Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "self", loc));
+    KILN_TRY(s, intArg(n, "start_dim", 0, loc));
+    KILN_TRY(e, intArg(n, "end_dim", -1, loc));
+    return emitOp<FlattenUsingIntsOp>(n, loc, *x, *s, *e);
+  };
+  h["torch.ops.aten.sym_size.int"] = [this](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, tensorArg(n, "self", loc));
+    KILN_TRY(d, intArg(n, "dim", std::nullopt, loc));
+    return emitOp<SymSizeIntOp>(n, loc, *x, *d);
+  };
+#undef KILN_TRY
+}
+
+LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataDir,
+                                         std::map<std::string, std::vector<char>> &out) {
+  if (!archive.hasMember(configMember))
+    return success();
+  auto cfg = archive.readJSON(configMember);
+  if (!cfg)
+    return fail(llvm::toString(cfg.takeError()));
+  const Object *root = cfg->getAsObject();
+  const Object *entries = root ? root->getObject("config") : nullptr;
+  if (!entries)
+    return fail("'" + configMember + "' in '" + archive.path() + "' has no \"config\" object");
+  for (const auto &kv : *entries) {
+    const Object *e = kv.second.getAsObject();
+    std::optional<StringRef> pathName = e ? e->getString("path_name") : std::nullopt;
+    if (!pathName)
+      return fail("weight '" + kv.first.str() + "' has no path_name in " + configMember);
+    if (e->getBoolean("use_pickle").value_or(false))
+      return fail("weight '" + kv.first.str() +
+                  "' is stored pickled; kiln never unpickles archive data");
+    auto bytes = archive.read((dataDir + *pathName).str());
+    if (!bytes)
+      return fail(llvm::toString(bytes.takeError()));
+    out[kv.first.str()] = std::move(*bytes);
+  }
+  return success();
+}
+
+FailureOr<ImportedProgram> GraphImporter::run() {
+  auto rootOr = archive.readJSON("models/model.json");
+  if (!rootOr)
+    return ((void)fail(llvm::toString(rootOr.takeError())), failure());
+  const Object *root = rootOr->getAsObject();
+  if (!root)
+    return ((void)fail("models/model.json in '" + archive.path() + "' is not a JSON object"), failure());
+
+  // Schema version gate.
+  const Object *ver = root->getObject("schema_version");
+  std::optional<int64_t> major = ver ? ver->getInteger("major") : std::nullopt;
+  if (!major)
+    return ((void)fail("models/model.json has no schema_version"), failure());
+  if (*major < kMinSchemaMajor || *major > kMaxSchemaMajor)
+    return ((void)fail("unsupported export schema version " + std::to_string(*major) + "." +
+                 std::to_string(ver->getInteger("minor").value_or(0)) +
+                 " (kiln reads major version " + std::to_string(kMaxSchemaMajor) + ")"),
+            failure());
+
+  const Object *gm = root->getObject("graph_module");
+  const Object *graph = gm ? gm->getObject("graph") : nullptr;
+  const Object *sig = gm ? gm->getObject("signature") : nullptr;
+  if (!graph || !sig)
+    return ((void)fail("models/model.json has no graph_module.graph or signature"), failure());
+  tensorValues = graph->getObject("tensor_values");
+
+  // Symbolic dims and their ranges.
+  if (const Object *rc = root->getObject("range_constraints")) {
+    for (const auto &kv : *rc) {
+      const Object *r = kv.second.getAsObject();
+      std::string sym = symbolName(kv.first);
+      if (!r || sym.empty())
+        continue;
+      int64_t lo = r->getInteger("min_val").value_or(0);
+      // Unbounded ranges are written as huge numbers or missing.
+      int64_t hi = r->getInteger("max_val").value_or(-1);
+      if (r->getNumber("max_val") && !r->getInteger("max_val"))
+        hi = -1;
+      symbols[sym] = {lo, hi};
+    }
+  }
+
+  ImportedProgram prog;
+  if (failed(readWeights("data/weights/model_weights_config.json", "data/weights/",
+                         prog.weights)) ||
+      failed(readWeights("data/constants/model_constants_config.json", "data/constants/",
+                         prog.weights)))
+    return failure();
+
+  prog.module = ModuleOp::create(archiveLoc);
+  ModuleOp module = *prog.module;
+  b.setInsertionPointToEnd(module.getBody());
+
+  // Signature: one argument per input spec.
+  struct Arg {
+    std::string kind, valueName, stateName;
+  };
+  std::vector<Arg> args;
+  const Array *inSpecs = sig->getArray("input_specs");
+  for (const json::Value &v : inSpecs ? *inSpecs : Array()) {
+    const Object *spec = v.getAsObject();
+    if (!spec || spec->empty())
+      continue;
+    auto [kind, body] = *spec->begin();
+    const Object *o = body.getAsObject();
+    const Object *arg = o ? o->getObject("arg") : nullptr;
+    if (kind == "user_input") {
+      const Object *t = arg ? arg->getObject("as_tensor") : nullptr;
+      if (!t)
+        return ((void)fail("user input of a non-tensor kind is not supported yet"), failure());
+      std::string n = t->getString("name").value_or("").str();
+      args.push_back({"input", n, n});
+    } else if (kind == "parameter" || kind == "buffer" || kind == "tensor_constant") {
+      std::string n = arg ? arg->getString("name").value_or("").str() : "";
+      StringRef key = kind == "parameter" ? "parameter_name"
+                      : kind == "buffer"  ? "buffer_name"
+                                          : "tensor_constant_name";
+      std::string state = o->getString(key).value_or("").str();
+      if (!prog.weights.count(state))
+        return ((void)fail("no data for " + kind.str() + " '" + state + "' in the archive"), failure());
+      args.push_back({kind == "parameter" ? "param" : kind == "buffer" ? "buffer" : "constant",
+                      n, state});
+    } else {
+      return ((void)fail("input kind '" + kind.str() + "' in the graph signature is not supported yet"),
+              failure());
+    }
+  }
+
+  SmallVector<Type> argTypes;
+  for (const Arg &a : args) {
+    auto ty = tensorType(a.valueName, archiveLoc);
+    if (failed(ty))
+      return failure();
+    argTypes.push_back(*ty);
+  }
+
+  // Outputs: user outputs only for now.
+  SmallVector<std::string> outNames;
+  const Array *outSpecs = sig->getArray("output_specs");
+  for (const json::Value &v : outSpecs ? *outSpecs : Array()) {
+    const Object *spec = v.getAsObject();
+    if (!spec || spec->empty())
+      continue;
+    auto [kind, body] = *spec->begin();
+    if (kind != "user_output")
+      return ((void)fail("output kind '" + kind.str() + "' in the graph signature is not supported yet"),
+              failure());
+    const Object *arg = body.getAsObject() ? body.getAsObject()->getObject("arg") : nullptr;
+    const Object *t = arg ? arg->getObject("as_tensor") : nullptr;
+    if (!t)
+      return ((void)fail("a non-tensor user output is not supported yet"), failure());
+    outNames.push_back(t->getString("name").value_or("").str());
+  }
+  SmallVector<Type> resTypes;
+  for (const std::string &n : outNames) {
+    auto ty = tensorType(n, archiveLoc);
+    if (failed(ty))
+      return failure();
+    resTypes.push_back(*ty);
+  }
+
+  auto func = func::FuncOp::create(b, archiveLoc, "forward",
+                                   b.getFunctionType(argTypes, resTypes));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, a] : llvm::enumerate(args)) {
+    values[a.valueName] = entry->getArgument(i);
+    func.setArgAttr(i, "kiln.kind", b.getStringAttr(a.kind));
+    func.setArgAttr(i, "kiln.name", b.getStringAttr(a.stateName));
+    // Per-dim size or symbol name, for the runtime's input checks.
+    SmallVector<Attribute> dims;
+    const Object *meta = tensorValues->getObject(a.valueName);
+    for (const json::Value &s : *meta->getArray("sizes")) {
+      const Object *o = s.getAsObject();
+      if (auto iv = o->getInteger("as_int")) {
+        dims.push_back(b.getI64IntegerAttr(*iv));
+      } else {
+        const Object *e = o->getObject("as_expr");
+        std::string sym = e ? symbolName(e->getString("expr_str").value_or("")) : "";
+        dims.push_back(b.getStringAttr(sym.empty() ? "?" : sym));
+      }
+    }
+    func.setArgAttr(i, "kiln.dims", b.getArrayAttr(dims));
+    // Inputs and weights are read-only to the generated code.
+    func.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
+  }
+  for (auto [i, n] : llvm::enumerate(outNames))
+    func.setResultAttr(i, "kiln.name", b.getStringAttr(n));
+  SmallVector<NamedAttribute> symAttrs;
+  for (auto &kv : symbols)
+    symAttrs.push_back(b.getNamedAttr(
+        kv.first(), b.getDenseI64ArrayAttr({kv.second.first, kv.second.second})));
+  module->setAttr("kiln.symbols", b.getDictionaryAttr(symAttrs));
+
+  // Nodes.
+  registerHandlers();
+  b.setInsertionPointToEnd(entry);
+  bool ok = true;
+  const Array *nodes = graph->getArray("nodes");
+  for (const json::Value &v : nodes ? *nodes : Array()) {
+    const Object *node = v.getAsObject();
+    if (!node)
+      continue;
+    Location loc = nodeLocation(*node);
+    StringRef target = node->getString("target").value_or("");
+    auto it = handlers.find(target);
+    if (it == handlers.end()) {
+      StringRef op = target;
+      op.consume_front("torch.ops.");
+      emitError(loc) << "unsupported operator '" << op << "' (node '"
+                     << node->getString("name").value_or("") << "'): kiln has no conversion for it";
+      ok = false;
+      // Keep going to report every unknown op; its results stay undefined.
+      continue;
+    }
+    if (failed(it->second(*node, loc)))
+      ok = false;
+    if (!ok && !values.count(node->getString("name").value_or("")))
+      break; // a failed handler leaves later nodes without operands
+  }
+  if (!ok)
+    return failure();
+
+  SmallVector<Value> results;
+  for (const std::string &n : outNames) {
+    auto it = values.find(n);
+    if (it == values.end())
+      return ((void)fail("graph output '" + n + "' is not produced by any node"), failure());
+    results.push_back(it->second);
+  }
+  func::ReturnOp::create(b, archiveLoc, results);
+  return prog;
+}
+
+} // namespace
+
+FailureOr<ImportedProgram> importPt2(MLIRContext &ctx, StringRef path) {
+  ctx.loadDialect<aten::ATenDialect, func::FuncDialect>();
+  auto archive = Pt2Archive::open(path);
+  if (!archive) {
+    emitError(FileLineColLoc::get(&ctx, path, 0, 0)) << llvm::toString(archive.takeError());
+    return failure();
+  }
+  GraphImporter importer(ctx, **archive);
+  return importer.run();
+}
+
+std::vector<std::string> supportedOps() {
+  return {"aten::relu",        "aten::gelu",       "aten::linear",
+          "aten::addmm",       "aten::conv2d",     "aten::convolution",
+          "aten::batch_norm",  "aten::_native_batch_norm_legit_no_training",
+          "aten::max_pool2d",  "aten::max_pool2d_with_indices",
+          "aten::adaptive_avg_pool2d", "aten::mean.dim", "aten::permute",
+          "aten::view",        "aten::reshape",    "aten::flatten.using_ints",
+          "aten::sym_size.int"};
+}
+
+} // namespace kiln

@@ -1,0 +1,76 @@
+//===- Pipelines.cpp - kiln's named pass pipelines ------------------------===//
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "ATen/Transforms/Passes.h"
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void kiln::buildLowerToLinalgPipeline(OpPassManager &pm) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(aten::createATenDecomposeComposites());
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(kiln::createConvertATenToLinalg());
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(createCSEPass());
+  fpm.addPass(kiln::createKilnFuseElementwise());
+  fpm.addPass(createCanonicalizerPass());
+}
+
+void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  bufferization::OneShotBufferizePassOptions bufOpts;
+  bufOpts.bufferizeFunctionBoundaries = true;
+  bufOpts.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
+  bufferization::BufferDeallocationPipelineOptions deallocOpts;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(kiln::createKilnMemrefCopyToLinalg());
+  fpm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void kiln::buildCPUPipeline(OpPassManager &pm) {
+  buildLowerToLinalgPipeline(pm);
+  buildLinalgToLLVMPipeline(pm);
+}
+
+void kiln::registerPipelines() {
+  static bool done = false;
+  if (done)
+    return;
+  done = true;
+  PassPipelineRegistration<>("kiln-lower-to-linalg",
+                             "Lower aten to fused linalg on tensors",
+                             [](OpPassManager &pm) { buildLowerToLinalgPipeline(pm); });
+  PassPipelineRegistration<>("kiln-linalg-to-llvm",
+                             "Bufferize linalg on tensors and lower it to the LLVM dialect",
+                             [](OpPassManager &pm) { buildLinalgToLLVMPipeline(pm); });
+  PassPipelineRegistration<>("kiln-cpu-pipeline", "The whole CPU path: aten to the LLVM dialect",
+                             [](OpPassManager &pm) { buildCPUPipeline(pm); });
+}

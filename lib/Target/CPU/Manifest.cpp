@@ -1,0 +1,112 @@
+//===- Manifest.cpp - the model manifest and weight layout ----------------===//
+#include "kiln/Target/CPU.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "runtime/include/kiln/model_format.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace kiln {
+
+/// Manifest dtype spelling of an element type (empty if unsupported).
+static std::string dtypeName(Type t) {
+  if (t.isF32()) return "f32";
+  if (t.isF64()) return "f64";
+  if (t.isF16()) return "f16";
+  if (t.isBF16()) return "bf16";
+  if (t.isInteger(1)) return "bool";
+  if (auto it = dyn_cast<IntegerType>(t)) {
+    if (it.isUnsigned() && it.getWidth() == 8) return "u8";
+    switch (it.getWidth()) {
+    case 8: return "i8";
+    case 16: return "i16";
+    case 32: return "i32";
+    case 64: return "i64";
+    }
+  }
+  return "";
+}
+
+static size_t elementBytes(Type t) {
+  return t.isInteger(1) ? 1 : (t.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
+                                     const std::map<std::string, std::vector<char>> &weights,
+                                     bool embedWeights, WeightLayout &layout) {
+  std::ostringstream os;
+  os << "kiln-manifest " << KILN_MANIFEST_VERSION << "\n";
+  os << "name " << forward.getName().str() << "\n";
+  os << "weights " << (embedWeights ? "embedded" : "external") << "\n";
+  if (auto syms = module->getAttrOfType<DictionaryAttr>("kiln.symbols"))
+    for (NamedAttribute s : syms) {
+      auto range = cast<DenseI64ArrayAttr>(s.getValue()).asArrayRef();
+      os << "sym " << s.getName().str() << " " << range[0] << " " << range[1] << "\n";
+    }
+  layout = {};
+  for (auto [i, ty] : llvm::enumerate(forward.getArgumentTypes())) {
+    auto tt = dyn_cast<RankedTensorType>(ty);
+    std::string dt = tt ? dtypeName(tt.getElementType()) : "";
+    if (dt.empty())
+      return (forward.emitError() << "argument " << i << " has unsupported type " << ty,
+              failure());
+    auto kind = forward.getArgAttrOfType<StringAttr>(i, "kiln.kind");
+    auto name = forward.getArgAttrOfType<StringAttr>(i, "kiln.name");
+    std::string kindStr = kind ? kind.str() : "input";
+    std::string nameStr = name ? name.str() : ("arg" + std::to_string(i));
+    os << "arg " << kindStr << " " << nameStr << " " << dt << " " << tt.getRank();
+    auto dims = forward.getArgAttrOfType<ArrayAttr>(i, "kiln.dims");
+    for (int64_t d = 0; d < tt.getRank(); ++d) {
+      Attribute a = dims && d < (int64_t)dims.size() ? dims[d] : Attribute();
+      if (auto s = dyn_cast_or_null<StringAttr>(a))
+        os << " " << s.str();
+      else if (!tt.isDynamicDim(d))
+        os << " " << tt.getDimSize(d);
+      else
+        os << " ?";
+    }
+    if (kindStr != "input") {
+      if (!tt.hasStaticShape())
+        return (forward.emitError() << "weight '" << nameStr << "' has a dynamic shape",
+                failure());
+      uint64_t nbytes = tt.getNumElements() * elementBytes(tt.getElementType());
+      auto it = weights.find(nameStr);
+      if (embedWeights) {
+        if (it == weights.end())
+          return (forward.emitError() << "no data for weight '" << nameStr
+                                      << "' (compile with --weights=external to bind it at load time)",
+                  failure());
+        if (it->second.size() != nbytes)
+          return (forward.emitError() << "weight '" << nameStr << "' has " << it->second.size()
+                                      << " bytes, its type " << ty << " needs " << nbytes,
+                  failure());
+        uint64_t offset =
+            (layout.totalBytes + KILN_WEIGHT_ALIGNMENT - 1) / KILN_WEIGHT_ALIGNMENT *
+            KILN_WEIGHT_ALIGNMENT;
+        layout.entries.push_back({nameStr, offset, nbytes});
+        layout.totalBytes = offset + nbytes;
+        os << " " << offset << " " << nbytes;
+      }
+    }
+    os << "\n";
+  }
+  for (auto [i, ty] : llvm::enumerate(forward.getResultTypes())) {
+    auto tt = dyn_cast<RankedTensorType>(ty);
+    std::string dt = tt ? dtypeName(tt.getElementType()) : "";
+    if (dt.empty())
+      return (forward.emitError() << "result " << i << " has unsupported type " << ty, failure());
+    auto name = forward.getResultAttrOfType<StringAttr>(i, "kiln.name");
+    os << "out " << (name ? name.str() : "output" + std::to_string(i)) << " " << dt << " "
+       << tt.getRank();
+    for (int64_t d : tt.getShape())
+      os << " " << (d == ShapedType::kDynamic ? std::string("?") : std::to_string(d));
+    os << "\n";
+  }
+  os << "end\n";
+  return os.str();
+}
+
+} // namespace kiln

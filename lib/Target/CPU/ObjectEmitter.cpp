@@ -1,0 +1,169 @@
+//===- ObjectEmitter.cpp - model ABI, LLVM optimisation, object, link -----===//
+#include "kiln/Target/CPU.h"
+
+#include "runtime/include/kiln/model_format.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace llvm;
+
+namespace kiln {
+
+mlir::LogicalResult addModelABI(Module &module, StringRef entryName, StringRef manifest,
+                                const WeightLayout &layout,
+                                const std::map<std::string, std::vector<char>> &weights,
+                                bool embedWeights, std::string &error) {
+  LLVMContext &ctx = module.getContext();
+  Function *ciface = module.getFunction(("_mlir_ciface_" + entryName).str());
+  if (!ciface) {
+    error = "the lowered module has no _mlir_ciface_" + entryName.str();
+    return mlir::failure();
+  }
+  PointerType *ptr = PointerType::getUnqual(ctx);
+  for (Argument &a : ciface->args())
+    if (!a.getType()->isPointerTy()) {
+      error = "entry argument " + std::to_string(a.getArgNo()) + " is not a memref";
+      return mlir::failure();
+    }
+  // void kiln_model_entry(void **args): args[i] is ciface's i-th pointer.
+  auto *entry = Function::Create(FunctionType::get(Type::getVoidTy(ctx), {ptr}, false),
+                                 GlobalValue::ExternalLinkage, KILN_SYM_ENTRY, module);
+  IRBuilder<> b(BasicBlock::Create(ctx, "entry", entry));
+  SmallVector<Value *> args;
+  for (unsigned i = 0; i < ciface->arg_size(); ++i)
+    args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, entry->getArg(0), i)));
+  b.CreateCall(ciface, args);
+  b.CreateRetVoid();
+
+  auto *manifestInit = ConstantDataArray::getString(ctx, manifest, /*AddNull=*/true);
+  new GlobalVariable(module, manifestInit->getType(), /*isConstant=*/true,
+                     GlobalValue::ExternalLinkage, manifestInit, KILN_SYM_MANIFEST);
+
+  if (embedWeights) {
+    std::vector<uint8_t> blob(layout.totalBytes, 0);
+    for (const WeightLayout::Entry &e : layout.entries) {
+      const std::vector<char> &data = weights.at(e.name);
+      std::copy(data.begin(), data.end(), blob.begin() + e.offset);
+    }
+    if (blob.empty())
+      blob.push_back(0); // a zero-length array would not get a symbol
+    auto *init = ConstantDataArray::get(ctx, ArrayRef<uint8_t>(blob));
+    auto *gv = new GlobalVariable(module, init->getType(), /*isConstant=*/true,
+                                  GlobalValue::ExternalLinkage, init, KILN_SYM_WEIGHTS);
+    gv->setAlignment(Align(KILN_WEIGHT_ALIGNMENT));
+  }
+  return mlir::success();
+}
+
+mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
+                               StringRef objPath, std::string &error) {
+  InitializeNativeTarget();
+  InitializeNativeTargetAsmPrinter();
+  Triple triple(sys::getDefaultTargetTriple());
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return mlir::failure();
+  std::string cpu = options.cpu, features;
+  if (cpu == "native") {
+    cpu = sys::getHostCPUName().str();
+    SubtargetFeatures f;
+    for (auto &kv : sys::getHostCPUFeatures())
+      f.AddFeature(kv.first(), kv.second);
+    features = f.getString();
+  }
+  TargetOptions topts;
+  std::unique_ptr<TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, topts, Reloc::PIC_, std::nullopt,
+      options.optLevel >= 3 ? CodeGenOptLevel::Aggressive : CodeGenOptLevel::Default));
+  if (!tm) {
+    error = "cannot create a target machine for " + triple.str() + " / " + cpu;
+    return mlir::failure();
+  }
+  module.setDataLayout(tm->createDataLayout());
+  module.setTargetTriple(triple);
+
+  if (options.optLevel > 0) {
+    LoopAnalysisManager lam;
+    FunctionAnalysisManager fam;
+    CGSCCAnalysisManager cgam;
+    ModuleAnalysisManager mam;
+    PipelineTuningOptions pto;
+    pto.LoopVectorization = pto.SLPVectorization = true;
+    PassBuilder pb(tm.get(), pto);
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    OptimizationLevel level = options.optLevel >= 3   ? OptimizationLevel::O3
+                              : options.optLevel == 2 ? OptimizationLevel::O2
+                                                      : OptimizationLevel::O1;
+    ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(level);
+    mpm.run(module, mam);
+  }
+
+  std::error_code ec;
+  raw_fd_ostream os(objPath, ec, sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write '" + objPath.str() + "': " + ec.message();
+    return mlir::failure();
+  }
+  legacy::PassManager cg;
+  if (tm->addPassesToEmitFile(cg, os, nullptr, CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return mlir::failure();
+  }
+  cg.run(module);
+  os.flush();
+  return mlir::success();
+}
+
+mlir::LogicalResult linkSharedObject(StringRef objPath, StringRef soPath, std::string &error) {
+  std::string driver;
+  if (const char *env = std::getenv("KILN_CC"))
+    driver = env;
+#ifdef KILN_DEFAULT_CC
+  if (driver.empty() && sys::fs::can_execute(KILN_DEFAULT_CC))
+    driver = KILN_DEFAULT_CC;
+#endif
+  if (driver.empty())
+    for (const char *name : {"clang-22", "clang", "cc", "gcc"})
+      if (auto p = sys::findProgramByName(name)) {
+        driver = *p;
+        break;
+      }
+  if (driver.empty()) {
+    error = "no C compiler driver found to link the model (set KILN_CC)";
+    return mlir::failure();
+  }
+  SmallString<128> errFile;
+  sys::fs::createTemporaryFile("kiln-link", "txt", errFile);
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(errFile), StringRef(errFile)};
+  SmallVector<StringRef> args{driver, "-shared", "-o", soPath, objPath, "-lm",
+                              "-Wl,-z,noexecstack"};
+  std::string execErr;
+  int rc = sys::ExecuteAndWait(driver, args, std::nullopt, redirects, 0, 0, &execErr);
+  if (rc != 0) {
+    auto buf = MemoryBuffer::getFile(errFile);
+    error = "linking the model with '" + driver + "' failed" +
+            (execErr.empty() ? "" : ": " + execErr) +
+            (buf ? "\n" + (*buf)->getBuffer().str() : "");
+  }
+  sys::fs::remove(errFile);
+  return mlir::success(rc == 0);
+}
+
+} // namespace kiln
