@@ -40,6 +40,18 @@ public:
   /// Python source line. Thread-safe: runs share only read-only weights.
   std::vector<Tensor> run(const std::vector<Tensor> &inputs) const;
 
+  /// Gradients of sum(outputs[i] * cotangents[i]).
+  struct Gradients {
+    std::vector<Tensor> outputs;                ///< the forward results
+    std::vector<Tensor> inputs;                 ///< per user input (undefined if unused)
+    std::vector<std::string> parameterNames;    ///< state-dict names ("l1.weight")
+    std::vector<Tensor> parameters;             ///< per parameter name
+  };
+  /// Runs the program recording an autograd::Tape, then runs the ops'
+  /// backward formulas in reverse (PyTorch's loss.backward() with the given
+  /// cotangents). Throws kiln::Error if an op on the path has no formula.
+  Gradients grad(const std::vector<Tensor> &inputs, const std::vector<Tensor> &cotangents) const;
+
   struct Impl;
 private:
   explicit Program(std::unique_ptr<Impl> impl);

@@ -39,4 +39,14 @@ KILN_LIBRARY(aten, m) {
   m.def("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)");
   m.def("t(Tensor(a) self) -> Tensor(a)");
   m.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)");
+  m.def("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  // Backward ops: what the autograd formulas (kernels/autograd) are written in.
+  m.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor");
+  m.def("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor");
+  m.def("convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, "
+        "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, "
+        "SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)");
+  m.def("max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
+        "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor");
+  m.def("_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor");
 }

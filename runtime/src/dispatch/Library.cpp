@@ -84,6 +84,11 @@ bool anyRequiresGrad(const Stack &s) {
 }
 } // namespace
 
+bool sameView(const Tensor &a, const Tensor &b) {
+  return a.defined() && b.defined() && a.storage() == b.storage() && a.offset() == b.offset() &&
+         a.sizes() == b.sizes() && a.strides() == b.strides() && a.dtype() == b.dtype();
+}
+
 struct autograd::Tape::Node {
   OperatorHandle op;
   Stack inputs, outputs;
@@ -104,8 +109,16 @@ Library &Library::register_autograd(const std::string &name, BackwardFn bw) {
     }
     if (!grad) return;
     for (IValue &v : s)
-      if (v.isTensor() && v.toTensor().defined() && isFloatingPoint(v.toTensor().dtype()))
+      if (v.isTensor() && v.toTensor().defined() && isFloatingPoint(v.toTensor().dtype())) {
+        // The tape tells tensors apart by their view of storage: a result that
+        // is exactly an input's view (reshape to the same shape) gets its own copy.
+        for (const IValue &in : inputs)
+          if (in.isTensor() && sameView(in.toTensor(), v.toTensor())) {
+            v = IValue(v.toTensor().clone());
+            break;
+          }
         v.toTensor().setRequiresGrad(true);
+      }
     if (autograd::Tape *t = autograd::Tape::current())
       t->record(autograd::Tape::Node{op, std::move(inputs), s});
   };

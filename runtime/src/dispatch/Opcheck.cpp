@@ -467,7 +467,9 @@ std::vector<Stack> generateSamples(const FunctionSchema &schema, int n, unsigned
         case K::Bool: s.emplace_back(false); break;
         case K::Str: s.emplace_back(std::string("none")); break;
         case K::ScalarType: s.emplace_back((int64_t)DType::Float32); break;
-        case K::List: s.emplace_back(std::vector<int64_t>{0}); break;
+        case K::List: // a shape argument: flatten; a dims argument: the first dim
+          s.emplace_back(std::vector<int64_t>{a.name == "size" || a.name == "shape" ? -1 : 0});
+          break;
         default: s.emplace_back(); break;
         }
       }

@@ -164,11 +164,17 @@ ValueSpec specOf(const std::string &name, const json &tv,
 struct Program::Impl {
   std::string path;
   std::unordered_map<std::string, Tensor> state; ///< params, buffers, constants by graph name
+  std::vector<std::pair<std::string, std::string>> params; ///< (graph name, state-dict name)
   std::unordered_map<std::string, IValue> constInputs;
   std::vector<std::string> inputNames, outputNames;
   std::vector<ValueSpec> inputs, outputs;
   std::vector<Node> nodes;
 };
+
+/// Runs the nodes in order; `overrides` replace state tensors by graph name
+/// (the autograd leaves). Grad mode is the caller's.
+static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Tensor> &inputs,
+                             const std::unordered_map<std::string, Tensor> *overrides);
 
 Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Program::~Program() = default;
@@ -210,7 +216,10 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
       auto readState = [&](const std::string &graphName, const std::string &stateName) {
         if (weights.contains(stateName)) impl->state[graphName] = weights.read(stateName);
       };
-      if (kind == "parameter") readState(v["arg"]["name"], v["parameter_name"]);
+      if (kind == "parameter") {
+        readState(v["arg"]["name"], v["parameter_name"]);
+        impl->params.emplace_back(v["arg"]["name"], v["parameter_name"]);
+      }
       else if (kind == "buffer") readState(v["arg"]["name"], v["buffer_name"]);
       else if (kind == "tensor_constant") readState(v["arg"]["name"], v["tensor_constant_name"]);
       else if (kind == "user_input") {
@@ -301,7 +310,54 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
 }
 
 std::vector<Tensor> Program::run(const std::vector<Tensor> &inputs) const {
+  AutoGradMode noGrad(false);
+  return runGraph(*impl_, inputs, nullptr);
+}
+
+Program::Gradients Program::grad(const std::vector<Tensor> &inputs,
+                                 const std::vector<Tensor> &cotangents) const {
   const Impl &p = *impl_;
+  if (cotangents.size() != p.outputs.size())
+    throw Error("kiln: grad of '" + p.path + "' needs one cotangent per output (" +
+                std::to_string(p.outputs.size()) + "), got " + std::to_string(cotangents.size()));
+  // Leaves: the user inputs and the parameters, marked as requiring grad.
+  std::vector<Tensor> in;
+  for (const Tensor &t : inputs) {
+    Tensor c = t;
+    if (c.defined() && isFloatingPoint(c.dtype())) c.setRequiresGrad(true);
+    in.push_back(c);
+  }
+  std::unordered_map<std::string, Tensor> leaves;
+  for (auto &[graphName, stateName] : p.params) {
+    auto it = p.state.find(graphName);
+    if (it == p.state.end()) continue;
+    Tensor c = it->second;
+    c.setRequiresGrad(true);
+    leaves[graphName] = c;
+  }
+  autograd::Tape tape;
+  Gradients g;
+  {
+    AutoGradMode on(true);
+    g.outputs = runGraph(p, in, &leaves);
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    if (!g.outputs[i].requiresGrad())
+      throw Error("kiln: output " + std::to_string(i) + " of '" + p.path +
+                  "' does not depend on any input or parameter through ops with backward formulas");
+  std::vector<Tensor> wrt = in;
+  for (auto &[graphName, stateName] : p.params) {
+    g.parameterNames.push_back(stateName);
+    wrt.push_back(leaves.count(graphName) ? leaves[graphName] : Tensor());
+  }
+  std::vector<Tensor> all = tape.gradient(g.outputs, cotangents, wrt);
+  g.inputs.assign(all.begin(), all.begin() + in.size());
+  g.parameters.assign(all.begin() + in.size(), all.end());
+  return g;
+}
+
+static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Tensor> &inputs,
+                             const std::unordered_map<std::string, Tensor> *overrides) {
   if (inputs.size() != p.inputs.size())
     throw Error("kiln: '" + p.path + "' takes " + std::to_string(p.inputs.size()) + " inputs, got " +
                 std::to_string(inputs.size()));
@@ -328,6 +384,8 @@ std::vector<Tensor> Program::run(const std::vector<Tensor> &inputs) const {
     }
     env[p.inputNames[i]] = IValue(t);
   }
+  if (overrides)
+    for (auto &[name, t] : *overrides) env[name] = IValue(t);
   auto lookup = [&](const std::string &n, const Node &node) -> const IValue & {
     auto it = env.find(n);
     if (it != env.end()) return it->second;
@@ -360,7 +418,6 @@ std::vector<Tensor> Program::run(const std::vector<Tensor> &inputs) const {
     }
     return IValue();
   };
-  AutoGradMode noGrad(false);
   for (const Node &n : p.nodes) {
     try {
       Stack s;

@@ -1,5 +1,5 @@
 // kiln runtime — eager CPU (and Meta) kernels: conv2d, convolution (2-D,
-// not transposed), as im2col + GEMM per image and group.
+// not transposed) and convolution_backward, as im2col + GEMM per image and group.
 #include "KernelUtils.h"
 
 namespace kiln::cpu {
@@ -9,6 +9,51 @@ std::vector<int64_t> pair2(const std::vector<int64_t> &v, const char *op, const 
   if (v.size() == 1) return {v[0], v[0]};
   check(v.size() == 2, op, std::string(what) + " must have 1 or 2 values");
   return v;
+}
+
+/// One image's channels of one group, and the window geometry.
+struct Geometry {
+  int64_t C, H, W, KH, KW, OH, OW;
+  std::vector<int64_t> stride, padding, dilation;
+};
+
+/// col[(c, kh, kw), (oh, ow)] = the input value under that kernel tap (0 in padding).
+template <typename T> void im2col(const T *x, const Geometry &g, T *col) {
+  int64_t P = g.OH * g.OW;
+  for (int64_t c = 0; c < g.C; ++c) {
+    const T *plane = x + c * g.H * g.W;
+    for (int64_t kh = 0; kh < g.KH; ++kh)
+      for (int64_t kw = 0; kw < g.KW; ++kw) {
+        T *row = col + ((c * g.KH + kh) * g.KW + kw) * P;
+        for (int64_t oh = 0; oh < g.OH; ++oh) {
+          int64_t ih = oh * g.stride[0] - g.padding[0] + kh * g.dilation[0];
+          for (int64_t ow = 0; ow < g.OW; ++ow) {
+            int64_t iw = ow * g.stride[1] - g.padding[1] + kw * g.dilation[1];
+            row[oh * g.OW + ow] = (ih >= 0 && ih < g.H && iw >= 0 && iw < g.W) ? plane[ih * g.W + iw] : T(0);
+          }
+        }
+      }
+  }
+}
+
+/// The adjoint of im2col: adds each column entry back onto its input position.
+template <typename T> void col2imAdd(const T *col, const Geometry &g, T *x) {
+  int64_t P = g.OH * g.OW;
+  for (int64_t c = 0; c < g.C; ++c) {
+    T *plane = x + c * g.H * g.W;
+    for (int64_t kh = 0; kh < g.KH; ++kh)
+      for (int64_t kw = 0; kw < g.KW; ++kw) {
+        const T *row = col + ((c * g.KH + kh) * g.KW + kw) * P;
+        for (int64_t oh = 0; oh < g.OH; ++oh) {
+          int64_t ih = oh * g.stride[0] - g.padding[0] + kh * g.dilation[0];
+          if (ih < 0 || ih >= g.H) continue;
+          for (int64_t ow = 0; ow < g.OW; ++ow) {
+            int64_t iw = ow * g.stride[1] - g.padding[1] + kw * g.dilation[1];
+            if (iw >= 0 && iw < g.W) plane[ih * g.W + iw] += row[oh * g.OW + ow];
+          }
+        }
+      }
+  }
 }
 
 Tensor conv2dImpl(const Tensor &input0, const Tensor &weight, const Tensor &bias,
@@ -51,22 +96,8 @@ Tensor conv2dImpl(const Tensor &input0, const Tensor &weight, const Tensor &bias
       tbb::parallel_for(int64_t(0), N * groups, [&](int64_t ng) {
         int64_t n = ng / groups, g = ng % groups;
         std::vector<T> col((size_t)(Kdim * P));
-        // im2col: rows (c, kh, kw), columns (oh, ow)
-        for (int64_t c = 0; c < ICg; ++c) {
-          const T *plane = px + ((n * C) + g * ICg + c) * H * W;
-          for (int64_t kh = 0; kh < KH; ++kh)
-            for (int64_t kw = 0; kw < KW; ++kw) {
-              T *row = col.data() + ((c * KH + kh) * KW + kw) * P;
-              for (int64_t oh = 0; oh < OH; ++oh) {
-                int64_t ih = oh * stride[0] - padding[0] + kh * dilation[0];
-                for (int64_t ow = 0; ow < OW; ++ow) {
-                  int64_t iw = ow * stride[1] - padding[1] + kw * dilation[1];
-                  row[oh * OW + ow] =
-                      (ih >= 0 && ih < H && iw >= 0 && iw < W) ? plane[ih * W + iw] : T(0);
-                }
-              }
-            }
-        }
+        Geometry geo{ICg, H, W, KH, KW, OH, OW, stride, padding, dilation};
+        im2col(px + (n * C + g * ICg) * H * W, geo, col.data());
         T *o = po + (n * OC + g * OCg) * P;
         gemm<T>(OCg, P, Kdim, T(1), pw + g * OCg * Kdim, Kdim, 1, col.data(), P, 1, T(0), o);
         if (pb)
@@ -99,6 +130,74 @@ Tensor convolution(const Tensor &input, const Tensor &weight, const std::optiona
   return conv2dImpl(input, weight, bias ? *bias : Tensor(), stride, padding, dilation, groups, op);
 }
 
+/// Gradients of a 2-D convolution for input, weight and bias (as output_mask asks).
+std::tuple<Tensor, Tensor, Tensor>
+convolutionBackward(const Tensor &gradOut, const Tensor &input, const Tensor &weight,
+                    const std::optional<std::vector<int64_t>> &biasSizes, std::vector<int64_t> stride,
+                    std::vector<int64_t> padding, std::vector<int64_t> dilation, bool transposed,
+                    std::vector<int64_t> /*outputPadding*/, int64_t groups, std::vector<int64_t> mask) {
+  const char *op = "aten::convolution_backward";
+  check(!transposed, op, "transposed convolution has no eager CPU kernel yet");
+  check(input.dim() == 4 && weight.dim() == 4 && gradOut.dim() == 4, op,
+        "only batched 2-D convolution has an eager CPU kernel");
+  check(mask.size() == 3, op, "output_mask must have 3 entries");
+  stride = pair2(stride, op, "stride");
+  padding = pair2(padding, op, "padding");
+  dilation = pair2(dilation, op, "dilation");
+  int64_t N = input.size(0), C = input.size(1), H = input.size(2), W = input.size(3);
+  int64_t OC = weight.size(0), ICg = weight.size(1), KH = weight.size(2), KW = weight.size(3);
+  int64_t OH = gradOut.size(2), OW = gradOut.size(3), OCg = OC / groups;
+  check(gradOut.size(0) == N && gradOut.size(1) == OC, op,
+        "grad_output " + gradOut.shapeString() + " does not match input and weight");
+  Tensor gI = mask[0] ? Tensor::empty(input.sizes(), input.dtype(), input.device()) : Tensor();
+  Tensor gW = mask[1] ? Tensor::empty(weight.sizes(), weight.dtype(), weight.device()) : Tensor();
+  Tensor gB = mask[2] ? Tensor::empty({biasSizes && !biasSizes->empty() ? (*biasSizes)[0] : OC},
+                                      gradOut.dtype(), gradOut.device())
+                      : Tensor();
+  if (isMeta(input) || isMeta(gradOut) || isMeta(weight)) return {gI, gW, gB};
+  Tensor g = gradOut.contiguous(), x = input.contiguous(), w = weight.contiguous();
+  dispatchFloat(input.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t Kdim = ICg * KH * KW, P = OH * OW;
+    Geometry geo{ICg, H, W, KH, KW, OH, OW, stride, padding, dilation};
+    const T *pg = g.data<T>(), *px = x.data<T>(), *pw = w.data<T>();
+    if (gB.defined()) {
+      T *b = gB.data<T>();
+      for (int64_t oc = 0; oc < OC; ++oc) {
+        double s = 0;
+        for (int64_t n = 0; n < N; ++n)
+          for (int64_t p = 0; p < P; ++p) s += pg[(n * OC + oc) * P + p];
+        b[oc] = (T)s;
+      }
+    }
+    if (gI.defined()) {
+      T *pi = gI.data<T>();
+      std::fill(pi, pi + gI.numel(), T(0));
+      tbb::parallel_for(int64_t(0), N * groups, [&](int64_t ng) {
+        int64_t n = ng / groups, gr = ng % groups;
+        std::vector<T> col((size_t)(Kdim * P));
+        // col = W_g^T @ g_ng
+        gemm<T>(Kdim, P, OCg, T(1), pw + gr * OCg * Kdim, 1, Kdim, pg + (n * OC + gr * OCg) * P, P, 1,
+                T(0), col.data());
+        col2imAdd(col.data(), geo, pi + (n * C + gr * ICg) * H * W);
+      });
+    }
+    if (gW.defined()) {
+      T *pgw = gW.data<T>();
+      std::fill(pgw, pgw + gW.numel(), T(0));
+      std::vector<T> col((size_t)(Kdim * P));
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t gr = 0; gr < groups; ++gr) {
+          im2col(px + (n * C + gr * ICg) * H * W, geo, col.data());
+          // gW_g += g_ng @ col^T
+          gemm<T>(OCg, Kdim, P, T(1), pg + (n * OC + gr * OCg) * P, P, 1, col.data(), 1, P, T(1),
+                  pgw + gr * OCg * Kdim);
+        }
+    }
+  });
+  return {gI, gW, gB};
+}
+
 } // namespace
 } // namespace kiln::cpu
 
@@ -106,9 +205,11 @@ KILN_LIBRARY_IMPL(aten, CPU, m) {
   using namespace kiln::cpu;
   m.impl("conv2d", conv2d);
   m.impl("convolution", convolution);
+  m.impl("convolution_backward", convolutionBackward);
 }
 KILN_LIBRARY_IMPL(aten, Meta, m) {
   using namespace kiln::cpu;
   m.impl("conv2d", conv2d);
   m.impl("convolution", convolution);
+  m.impl("convolution_backward", convolutionBackward);
 }

@@ -1,4 +1,5 @@
-// kiln runtime — eager CPU (and Meta) kernels: relu, gelu, add.Tensor, mul.Tensor.
+// kiln runtime — eager CPU (and Meta) kernels: relu, gelu, add.Tensor, mul.Tensor
+// and the backward ops threshold_backward, gelu_backward.
 #include "KernelUtils.h"
 
 #include <cmath>
@@ -98,6 +99,53 @@ Tensor mul(const Tensor &a, const Tensor &b) {
   return binary(a, b, "aten::mul.Tensor", [](auto x, auto y) { return x * y; });
 }
 
+/// out = f(g, x) elementwise over two same-shape tensors.
+template <typename F>
+Tensor backwardMap(const Tensor &g0, const Tensor &x0, const char *op, F f) {
+  check(g0.sizes() == x0.sizes(), op,
+        "grad_output " + g0.shapeString() + " and self " + x0.shapeString() + " differ in shape");
+  check(g0.dtype() == x0.dtype(), op, "grad_output and self differ in dtype");
+  Tensor out = Tensor::empty(x0.sizes(), x0.dtype(), x0.device());
+  if (isMeta(x0) || isMeta(g0)) return out;
+  Tensor g = g0.contiguous(), x = x0.contiguous();
+  dispatchFloat(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *pg = g.data<T>(), *px = x.data<T>();
+    T *o = out.data<T>();
+    parallelFor(x.numel(), kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = f(pg[i], px[i]);
+    });
+  });
+  return out;
+}
+
+Tensor thresholdBackward(const Tensor &g, const Tensor &self, double threshold) {
+  return backwardMap(g, self, "aten::threshold_backward", [threshold](auto gv, auto xv) {
+    return xv <= (decltype(xv))threshold ? decltype(gv)(0) : gv;
+  });
+}
+
+Tensor geluBackward(const Tensor &g, const Tensor &self, const std::string &approximate) {
+  const char *op = "aten::gelu_backward";
+  if (approximate == "none")
+    return backwardMap(g, self, op, [](auto gv, auto x) {
+      using T = decltype(x);
+      T cdf = T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
+      T pdf = std::exp(T(-0.5) * x * x) * T(0.5 * M_2_SQRTPI * M_SQRT1_2);
+      return gv * (cdf + x * pdf);
+    });
+  if (approximate == "tanh")
+    return backwardMap(g, self, op, [](auto gv, auto x) {
+      using T = decltype(x);
+      const T k = T(M_2_SQRTPI * M_SQRT1_2), c = T(0.044715);
+      T inner = k * (x + c * x * x * x);
+      T th = std::tanh(inner);
+      T dinner = k * (T(1) + T(3) * c * x * x);
+      return gv * (T(0.5) * (T(1) + th) + T(0.5) * x * (T(1) - th * th) * dinner);
+    });
+  throw Error("kiln: aten::gelu_backward: approximate must be 'none' or 'tanh', got '" + approximate + "'");
+}
+
 } // namespace
 } // namespace kiln::cpu
 
@@ -108,6 +156,8 @@ KILN_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("gelu", gelu);
   m.impl("add.Tensor", add);
   m.impl("mul.Tensor", mul);
+  m.impl("threshold_backward", thresholdBackward);
+  m.impl("gelu_backward", geluBackward);
 }
 KILN_LIBRARY_IMPL(aten, Meta, m) {
   using namespace kiln::cpu;
@@ -115,4 +165,6 @@ KILN_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("gelu", gelu);
   m.impl("add.Tensor", add);
   m.impl("mul.Tensor", mul);
+  m.impl("threshold_backward", thresholdBackward);
+  m.impl("gelu_backward", geluBackward);
 }

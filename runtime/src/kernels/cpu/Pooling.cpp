@@ -1,5 +1,5 @@
 // kiln runtime — eager CPU (and Meta) kernels: max_pool2d,
-// max_pool2d_with_indices, adaptive_avg_pool2d.
+// max_pool2d_with_indices, adaptive_avg_pool2d and their backward ops.
 #include "KernelUtils.h"
 
 #include <cmath>
@@ -131,6 +131,63 @@ Tensor adaptiveAvgPool2d(const Tensor &self, std::vector<int64_t> outputSize) {
   return out;
 }
 
+Tensor maxPool2dWithIndicesBackward(const Tensor &gradOut, const Tensor &self,
+                                    std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>,
+                                    std::vector<int64_t>, bool, const Tensor &indices) {
+  const char *op = "aten::max_pool2d_with_indices_backward";
+  check(gradOut.sizes() == indices.sizes(), op, "grad_output and indices differ in shape");
+  check(indices.dtype() == DType::Int64, op, "indices must be int64");
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  if (isMeta(self) || isMeta(gradOut)) return out;
+  int64_t H = self.size(-2), W = self.size(-1);
+  int64_t planes = self.numel() / std::max<int64_t>(1, H * W);
+  int64_t P = gradOut.size(-2) * gradOut.size(-1);
+  Tensor g = gradOut.contiguous(), idx = indices.contiguous();
+  dispatchFloat(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T *o = out.data<T>();
+    std::fill(o, o + out.numel(), T(0));
+    const T *pg = g.data<T>();
+    const int64_t *pi = idx.data<int64_t>();
+    parallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t k = 0; k < P; ++k) {
+          int64_t i = pi[p * P + k];
+          if (i >= 0) o[p * H * W + i] += pg[p * P + k];
+        }
+    });
+  });
+  return out;
+}
+
+Tensor adaptiveAvgPool2dBackward(const Tensor &gradOut, const Tensor &self) {
+  const char *op = "aten::_adaptive_avg_pool2d_backward";
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  if (isMeta(self) || isMeta(gradOut)) return out;
+  int64_t H = self.size(-2), W = self.size(-1), OH = gradOut.size(-2), OW = gradOut.size(-1);
+  int64_t planes = self.numel() / std::max<int64_t>(1, H * W);
+  Tensor g = gradOut.contiguous();
+  dispatchFloat(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T *o = out.data<T>();
+    std::fill(o, o + out.numel(), T(0));
+    const T *pg = g.data<T>();
+    parallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          int64_t h0 = oh * H / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            int64_t w0 = ow * W / OW, w1 = ((ow + 1) * W + OW - 1) / OW;
+            T share = pg[(p * OH + oh) * OW + ow] / (T)((h1 - h0) * (w1 - w0));
+            for (int64_t h = h0; h < h1; ++h)
+              for (int64_t w = w0; w < w1; ++w) o[p * H * W + h * W + w] += share;
+          }
+        }
+    });
+  });
+  return out;
+}
+
 } // namespace
 } // namespace kiln::cpu
 
@@ -139,10 +196,14 @@ KILN_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("max_pool2d", maxPool2d);
   m.impl("max_pool2d_with_indices", maxPool2dWithIndices);
   m.impl("adaptive_avg_pool2d", adaptiveAvgPool2d);
+  m.impl("max_pool2d_with_indices_backward", maxPool2dWithIndicesBackward);
+  m.impl("_adaptive_avg_pool2d_backward", adaptiveAvgPool2dBackward);
 }
 KILN_LIBRARY_IMPL(aten, Meta, m) {
   using namespace kiln::cpu;
   m.impl("max_pool2d", maxPool2d);
   m.impl("max_pool2d_with_indices", maxPool2dWithIndices);
   m.impl("adaptive_avg_pool2d", adaptiveAvgPool2d);
+  m.impl("max_pool2d_with_indices_backward", maxPool2dWithIndicesBackward);
+  m.impl("_adaptive_avg_pool2d_backward", adaptiveAvgPool2dBackward);
 }

@@ -1,4 +1,4 @@
-// kiln runtime — eager CPU (and Meta) kernels: mean.dim.
+// kiln runtime — eager CPU (and Meta) kernels: mean.dim, sum.dim_IntList.
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -6,12 +6,12 @@
 namespace kiln::cpu {
 namespace {
 
-Tensor meanDim(const Tensor &self, const std::optional<std::vector<int64_t>> &dims0, bool keepdim,
-               const std::optional<DType> &dtype) {
-  const char *op = "aten::mean.dim";
+/// Sum or mean over `dims0` (None or empty: every dim).
+Tensor reduceDims(const Tensor &self, const std::optional<std::vector<int64_t>> &dims0, bool keepdim,
+                  const std::optional<DType> &dtype, bool mean, const char *op) {
   DType outType = dtype ? *dtype : self.dtype();
   check(isFloatingPoint(outType), op,
-        std::string("mean needs a floating-point dtype, got ") + dtypeName(outType));
+        std::string("the eager kernel needs a floating-point dtype, got ") + dtypeName(outType));
   int64_t rank = self.dim();
   std::vector<bool> reduce(rank, false);
   if (!dims0 || dims0->empty()) {
@@ -57,15 +57,30 @@ Tensor meanDim(const Tensor &self, const std::optional<std::vector<int64_t>> &di
         double s = 0;
         const T *p = px + o * inner;
         for (int64_t i = 0; i < inner; ++i) s += p[i];
-        po[o] = inner ? (T)(s / (double)inner) : std::numeric_limits<T>::quiet_NaN();
+        po[o] = !mean ? (T)s : inner ? (T)(s / (double)inner) : std::numeric_limits<T>::quiet_NaN();
       }
     });
   });
   return out;
 }
 
+Tensor meanDim(const Tensor &self, const std::optional<std::vector<int64_t>> &dims, bool keepdim,
+               const std::optional<DType> &dtype) {
+  return reduceDims(self, dims, keepdim, dtype, true, "aten::mean.dim");
+}
+Tensor sumDim(const Tensor &self, const std::optional<std::vector<int64_t>> &dims, bool keepdim,
+              const std::optional<DType> &dtype) {
+  return reduceDims(self, dims, keepdim, dtype, false, "aten::sum.dim_IntList");
+}
+
 } // namespace
 } // namespace kiln::cpu
 
-KILN_LIBRARY_IMPL(aten, CPU, m) { m.impl("mean.dim", kiln::cpu::meanDim); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { m.impl("mean.dim", kiln::cpu::meanDim); }
+KILN_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("mean.dim", kiln::cpu::meanDim);
+  m.impl("sum.dim_IntList", kiln::cpu::sumDim);
+}
+KILN_LIBRARY_IMPL(aten, Meta, m) {
+  m.impl("mean.dim", kiln::cpu::meanDim);
+  m.impl("sum.dim_IntList", kiln::cpu::sumDim);
+}

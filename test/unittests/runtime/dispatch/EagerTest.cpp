@@ -91,3 +91,39 @@ TEST(Eager, MissingPluginNamesTheNodeAndLine) {
     EXPECT_NE(m.find("line 83"), std::string::npos) << m;
   }
 }
+
+class EagerGrads : public ::testing::TestWithParam<Case> {};
+
+// grads/: the gradients of sum(output0 * cotangent0) for the sample input
+// and every parameter, as PyTorch computed them.
+TEST_P(EagerGrads, MatchesPyTorch) {
+  std::string dir = std::string(KILN_TEST_CORPUS) + "/" + GetParam().model;
+  std::string err;
+  ASSERT_TRUE(loadPlugin(KILN_EXAMPLE_OPS, err)) << err;
+  auto prog = eager::Program::load(dir + "/" + GetParam().archive);
+  Tensor x = readNpy(dir + "/input0.npy");
+  Tensor ct = readNpy(dir + "/grads/cotangent0.npy");
+  eager::Program::Gradients g = prog->grad({x}, {ct});
+  expectClose(g.outputs[0], readNpy(dir + "/output0.npy"), 1e-4, 1e-4);
+  ASSERT_EQ(g.inputs.size(), 1u);
+  ASSERT_TRUE(g.inputs[0].defined());
+  {
+    SCOPED_TRACE("input0");
+    expectClose(g.inputs[0], readNpy(dir + "/grads/input0.npy"), 1e-4, 1e-3);
+  }
+  ASSERT_FALSE(g.parameterNames.empty());
+  for (size_t i = 0; i < g.parameterNames.size(); ++i) {
+    SCOPED_TRACE(g.parameterNames[i]);
+    ASSERT_TRUE(g.parameters[i].defined());
+    expectClose(g.parameters[i], readNpy(dir + "/grads/" + g.parameterNames[i] + ".npy"), 1e-4, 1e-3);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Corpus, EagerGrads,
+    ::testing::Values(Case{"mlp", "model.pt2"}, Case{"mlp", "model.core.pt2"},
+                      Case{"convnet", "model.pt2"}, Case{"convnet", "model.core.pt2"},
+                      Case{"custom_op", "model.pt2"}, Case{"custom_op", "model.core.pt2"}),
+    [](const ::testing::TestParamInfo<Case> &i) {
+      return std::string(i.param.model) + (std::string(i.param.archive) == "model.pt2" ? "" : "_core");
+    });

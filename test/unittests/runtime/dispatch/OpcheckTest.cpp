@@ -2,6 +2,7 @@
 // deliberately broken plugins.
 #include "kiln/library.h"
 
+#include <cmath>
 #include <cstdio>
 #include <gtest/gtest.h>
 
@@ -61,6 +62,62 @@ TEST(Opcheck, AtenOpsPassWithExplicitSamples) {
   views.samples = {Stack{x, std::vector<int64_t>{0, 2, 3, 1}}};
   OpcheckReport pr = opcheck("aten::permute", views);
   EXPECT_TRUE(pr.ok()) << pr.str(); // a declared alias (Tensor(a) -> Tensor(a))
+}
+
+namespace {
+Tensor wavy(const std::vector<int64_t> &shape, double phase) {
+  Tensor t = Tensor::empty(shape, DType::Float32);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = (float)(2 * std::sin(1.7 * (double)i + phase));
+  return t;
+}
+Tensor positive(const std::vector<int64_t> &shape) {
+  Tensor t = wavy(shape, 0.3);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = 0.5f + std::fabs(t.data<float>()[i]);
+  return t;
+}
+} // namespace
+
+// Every aten op's kernels, Meta kernel and backward formula agree (the
+// gradient in float64 against finite differences).
+TEST(Opcheck, AtenFormulasMatchFiniteDifferences) {
+  using V = std::vector<int64_t>;
+  Tensor img = wavy({2, 3, 5, 5}, 0.1), w = wavy({4, 3, 3, 3}, 0.7), b4 = wavy({4}, 1.1);
+  Tensor m23 = wavy({2, 3}, 0.2), m34 = wavy({3, 4}, 0.4), v4 = wavy({4}, 0.9), w43 = wavy({4, 3}, 0.5);
+  Tensor c3 = wavy({3}, 0.6), c3b = wavy({3}, 1.6), mean3 = wavy({3}, 2.1), var3 = positive({3});
+  struct Case {
+    const char *op;
+    Stack args;
+  };
+  std::vector<Case> cases = {
+      {"aten::conv2d", {img, w, b4, V{2, 1}, V{1, 0}, V{1, 1}, (int64_t)1}},
+      {"aten::convolution", {img, w, std::nullopt, V{1, 1}, V{1, 1}, V{1, 1}, false, V{0, 0}, (int64_t)1}},
+      {"aten::linear", {wavy({2, 2, 3}, 0.3), w43, v4}},
+      {"aten::addmm", {v4, m23, m34, 0.5, 2.0}},
+      {"aten::mm", {m23, m34}},
+      {"aten::max_pool2d", {img, V{2, 2}}},
+      {"aten::max_pool2d_with_indices", {img, V{3, 3}, V{2, 2}, V{1, 1}}},
+      {"aten::adaptive_avg_pool2d", {img, V{3, 2}}},
+      {"aten::batch_norm", {img, c3, c3b, mean3, var3, false, 0.1, 1e-5, false}},
+      {"aten::_native_batch_norm_legit_no_training", {img, c3, c3b, mean3, var3, 0.1, 1e-5}},
+      {"aten::mean.dim", {img, V{-1, -2}, true}},
+      {"aten::permute", {img, V{0, 2, 3, 1}}},
+      {"aten::view", {img, V{6, -1}}},
+      {"aten::flatten.using_ints", {img, (int64_t)1}},
+      {"aten::transpose.int", {img, (int64_t)1, (int64_t)3}},
+      {"aten::add.Tensor", {m23, c3, 3.0}},
+      {"aten::mul.Tensor", {img, wavy({3, 1, 1}, 0.8)}},
+      {"aten::gelu", {m23, std::string("tanh")}},
+  };
+  for (Case &c : cases) {
+    OpcheckOptions o;
+    o.samples = {c.args};
+    OpcheckReport r = opcheck(c.op, o);
+    EXPECT_TRUE(r.ok()) << r.str();
+    bool gradChecked = false;
+    for (auto &x : r.results)
+      if (x.test == "test_autograd" && x.passed && !x.skipped) gradChecked = true;
+    EXPECT_TRUE(gradChecked) << c.op << " has no checked formula:\n" << r.str();
+  }
 }
 
 TEST(Opcheck, CatchesBrokenPlugins) {
