@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs everything kiln needs on a Debian 12 machine. Idempotent: when all
+# is present it only checks and returns in a second or two.
+set -euo pipefail
+
+APT_PACKAGES=(
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22  # compiler
+  libtbb-dev libgtest-dev libzip-dev nlohmann-json3-dev                 # libraries
+  cmake ninja-build ccache zip unzip                                      # build tools
+)
+PIP_PACKAGES=(numpy pytest)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "kiln setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! $SUDO apt-get install -y -q "${missing[@]}" >/tmp/kiln-apt.log 2>&1; then
+    $SUDO apt-get update -q >/dev/null
+    $SUDO apt-get install -y -q "${missing[@]}" >/tmp/kiln-apt.log 2>&1 || {
+      cat /tmp/kiln-apt.log; exit 1; }
+  fi
+fi
+
+PY=${PYTHON:-python3}
+need_pip=()
+for p in "${PIP_PACKAGES[@]}"; do
+  "$PY" -c "import $p" 2>/dev/null || need_pip+=("$p")
+done
+if ((${#need_pip[@]})); then
+  echo "kiln setup: pip installing ${need_pip[*]}"
+  "$PY" -m pip install -q "${need_pip[@]}"
+fi

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs kiln's whole test suite (lit, GoogleTest, end to end).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+.ci/setup.sh
+.ci/build.sh
+ctest --test-dir "${KILN_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs kiln from BUILD_DIR into a scratch prefix, builds this example
+# against the installed CMake package, and runs a kiln pipeline through it.
+set -euo pipefail
+BUILD_DIR=$1; WORK=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$WORK"; mkdir -p "$WORK"
+cmake --install "$BUILD_DIR" --prefix "$WORK/prefix" >/dev/null
+cmake -S "$HERE" -B "$WORK/build" -G Ninja -DCMAKE_CXX_COMPILER="${CXX:-clang++-22}" \
+  -DKiln_DIR="$WORK/prefix/lib/cmake/Kiln" >/dev/null
+cmake --build "$WORK/build" >/dev/null
+out=$("$WORK/build/embed-kiln" "$HERE/relu.mlir" kiln-lower-to-linalg)
+echo "$out" | grep -q "linalg.generic" || { echo "no linalg.generic in:"; echo "$out"; exit 1; }
+echo "$out" | grep -q "arith.maximumf" || { echo "relu was not lowered:"; echo "$out"; exit 1; }
+out=$("$WORK/build/embed-kiln" "$HERE/relu.mlir" kiln-cpu-pipeline)
+echo "$out" | grep -q "llvm.func @forward" || { echo "no llvm.func in:"; echo "$out"; exit 1; }
+echo "embedding example: OK"
