@@ -1,14 +1,21 @@
 // kiln-run — option parsing, model execution through the C ABI, comparison and benchmarking.
 #include "KilnRun.h"
 
+#include "kiln/dispatcher.h"
+#include "kiln/eager.h"
 #include "kiln/kiln.h"
 #include "kiln/npy.h"
 
+#include <nlohmann/json.hpp>
+#include <zip.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -18,8 +25,11 @@ namespace kiln::run {
 std::string usage() {
   return R"(usage: kiln-run MODEL.so [--input F.npy]... [--output-dir DIR] [--expect F.npy]...
                 [--rtol R] [--atol A] [--bench N] [--weights F.pt2] [--plugin LIB.so]...
+       kiln-run MODEL.pt2 [same options but --weights]
 
-Runs a compiled kiln model on .npy inputs.
+Runs a compiled kiln model on .npy inputs. A .pt2 archive runs eagerly instead:
+op by op through the runtime's dispatcher, the reference to compare a compiled
+model with when bisecting numerical problems.
   --input F.npy      one per model input, in order
   --output-dir DIR   write output{i}.npy there (created if needed)
   --expect F.npy     one per model output, in order: compare, printing the max
@@ -28,7 +38,7 @@ Runs a compiled kiln model on .npy inputs.
   --rtol R           relative tolerance (default 1e-4)
   --atol A           absolute tolerance (default 1e-5)
   --bench N          after a warm-up, time N runs; print min/median/p90 in ms
-  --weights F.pt2    read external weights from this archive
+  --weights F.pt2    read external weights from this archive (.so only)
   --plugin LIB.so    load a plugin (custom op kernels) first; repeatable
   --help             this text
 Exit codes: 0 success, 1 an output differs from --expect, 2 bad usage or input
@@ -200,6 +210,201 @@ bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+bool isIdentifier(const std::string &s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum((unsigned char)c) || c == '_')) return false;
+  return true;
+}
+
+/// The dims of the graph's user inputs and outputs as text: "64" for a static
+/// dim, the symbol ("s77") or the expression ("2*s77") of a dynamic one.
+/// eager::ValueSpec keeps only the ranges, so this reads models/model.json
+/// itself; empty (and the dims shown as "?") if that fails.
+struct DimLabels {
+  std::vector<std::vector<std::string>> inputs, outputs;
+};
+
+DimLabels readDimLabels(const std::string &path) {
+  DimLabels labels;
+  int errc = 0;
+  zip_t *z = zip_open(path.c_str(), ZIP_RDONLY, &errc);
+  if (!z) return labels;
+  std::string text;
+  for (zip_int64_t i = 0, n = zip_get_num_entries(z, 0); i < n && text.empty(); ++i) {
+    zip_stat_t st;
+    if (zip_stat_index(z, (zip_uint64_t)i, 0, &st) != 0 || !st.name) continue;
+    std::string name = st.name;
+    if (name != "models/model.json" && !endsWith(name, "/models/model.json")) continue;
+    if (zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)i, 0)) {
+      text.resize((size_t)st.size);
+      if (zip_fread(f, text.data(), st.size) != (zip_int64_t)st.size) text.clear();
+      zip_fclose(f);
+    }
+  }
+  zip_close(z);
+  using json = nlohmann::json;
+  try {
+    json j = json::parse(text);
+    const json &gm = j.at("graph_module");
+    const json &tv = gm.at("graph").at("tensor_values");
+    auto dims = [&](const std::string &name) {
+      std::vector<std::string> out;
+      for (const json &d : tv.at(name).at("sizes")) {
+        if (d.contains("as_int")) {
+          out.push_back(std::to_string(d["as_int"].get<int64_t>()));
+          continue;
+        }
+        std::string e = d.contains("as_expr") ? d["as_expr"].value("expr_str", "?") : "?";
+        // "Symbol('s77', positive=True, integer=True)" -> "s77"
+        if (e.rfind("Symbol('", 0) == 0) {
+          size_t end = e.find('\'', 8);
+          if (end != std::string::npos && e.find("Symbol(", 8) == std::string::npos) e = e.substr(8, end - 8);
+        }
+        out.push_back(e);
+      }
+      return out;
+    };
+    DimLabels l;
+    for (const json &spec : gm.at("signature").at("input_specs"))
+      if (spec.contains("user_input"))
+        l.inputs.push_back(dims(spec["user_input"].at("arg").at("as_tensor").at("name")));
+    for (const json &o : gm.at("graph").at("outputs")) l.outputs.push_back(dims(o.at("as_tensor").at("name")));
+    labels = std::move(l);
+  } catch (const std::exception &) {
+    // Labels are cosmetic (and symbol checks best effort): Program::run still validates ranges.
+  }
+  return labels;
+}
+
+/// A .pt2 program run eagerly, op by op, through the dispatcher.
+class EagerProgram : public Executable {
+public:
+  explicit EagerProgram(const Options &o) {
+    if (!o.weights.empty())
+      usageError("--weights does not apply to a .pt2 archive: its weights are inside '" + o.model +
+                 "' (--weights is for a compiled .so built with external weights)");
+    std::error_code ec;
+    if (!std::filesystem::exists(o.model, ec))
+      usageError("model file '" + o.model + "' does not exist");
+    // Plugins first: the program resolves its ops in the dispatcher when it loads.
+    for (const std::string &p : o.plugins) {
+      std::string why;
+      if (!kiln::loadPlugin(p, why)) usageError(why);
+    }
+    try {
+      program_ = eager::Program::load(o.model);
+    } catch (const std::bad_alloc &) {
+      throw;
+    } catch (const std::exception &e) {
+      // A malformed archive or an op the dispatcher does not know (a missing --plugin).
+      std::string msg = std::string("cannot load '") + o.model + "' for eager execution: " + e.what();
+      if (msg.find("unknown op") != std::string::npos)
+        msg += "\n  (load the plugin that defines it with --plugin LIB.so)";
+      usageError(msg);
+    }
+    DimLabels labels = readDimLabels(o.model);
+    inputDims_ = labelsFor(program_->inputs(), labels.inputs);
+    outputDims_ = labelsFor(program_->outputs(), labels.outputs);
+  }
+
+  size_t numInputs() const override { return program_->inputs().size(); }
+  size_t numOutputs() const override { return program_->outputs().size(); }
+  std::string inputName(size_t i) const override {
+    return name(i, "input", program_->inputs()[i], inputDims_[i]);
+  }
+  std::string outputName(size_t i) const override {
+    return name(i, "output", program_->outputs()[i], outputDims_[i]);
+  }
+  DType inputDType(size_t i) const override { return program_->inputs()[i].dtype; }
+
+  std::vector<Tensor> run(const std::vector<Tensor> &inputs) override {
+    validate(inputs);
+    try {
+      return program_->run(inputs);
+    } catch (const std::bad_alloc &) {
+      throw;
+    } catch (const std::exception &e) {
+      throw RunError(kExitFailure, e.what());
+    }
+  }
+
+private:
+  static std::vector<std::vector<std::string>> labelsFor(const std::vector<eager::ValueSpec> &specs,
+                                                         const std::vector<std::vector<std::string>> &read) {
+    std::vector<std::vector<std::string>> out;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const eager::ValueSpec &s = specs[i];
+      bool usable = read.size() == specs.size() && read[i].size() == s.sizes.size();
+      std::vector<std::string> dims;
+      for (size_t d = 0; d < s.sizes.size(); ++d)
+        dims.push_back(s.sizes[d] >= 0 ? std::to_string(s.sizes[d]) : usable ? read[i][d] : "?");
+      out.push_back(dims);
+    }
+    return out;
+  }
+  static std::string dimsString(const std::vector<std::string> &dims) {
+    std::string s = "[";
+    for (size_t d = 0; d < dims.size(); ++d) s += (d ? ", " : "") + dims[d];
+    return s + "]";
+  }
+  static std::string name(size_t i, const char *what, const eager::ValueSpec &v,
+                          const std::vector<std::string> &dims) {
+    return std::string(what) + " " + std::to_string(i) + " (\"" + v.name + "\": " + dtypeName(v.dtype) +
+           " " + dimsString(dims) + ")";
+  }
+
+  /// The compiled model's checks (loader/Model.cpp), with the same messages:
+  /// count, dtype, rank, static dims, dynamic dims within their range_constraints
+  /// and one size per symbol across all inputs. Throws RunError(kExitUsage).
+  void validate(const std::vector<Tensor> &inputs) const {
+    const std::vector<eager::ValueSpec> &specs = program_->inputs();
+    if (inputs.size() != specs.size())
+      usageError("the program expects " + std::to_string(specs.size()) + " input" +
+                 (specs.size() == 1 ? "" : "s") + ", got " + std::to_string(inputs.size()));
+    std::map<std::string, std::pair<int64_t, std::string>> bound;  // symbol -> (size, where)
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const eager::ValueSpec &v = specs[i];
+      const Tensor &t = inputs[i];
+      const std::vector<std::string> &dims = inputDims_[i];
+      std::string who = "input " + std::to_string(i) + " (\"" + v.name + "\")";
+      if (!t.defined()) usageError(who + ": tensor is undefined");
+      if (t.device().type != DeviceType::CPU)
+        usageError(who + ": tensor is on device " + deviceTypeName(t.device().type) + ", expected cpu");
+      if (t.dtype() != v.dtype)
+        usageError(who + ": dtype is " + dtypeName(t.dtype()) + ", expected " + dtypeName(v.dtype));
+      if ((size_t)t.dim() != v.sizes.size())
+        usageError(who + ": rank is " + std::to_string(t.dim()) + " (shape " + t.shapeString() +
+                   "), expected " + std::to_string(v.sizes.size()) + " " + dimsString(dims));
+      for (size_t d = 0; d < v.sizes.size(); ++d) {
+        int64_t n = t.size((int64_t)d);
+        std::string dimIs = who + ": dim " + std::to_string(d) + " is " + std::to_string(n);
+        if (v.sizes[d] >= 0) {
+          if (n != v.sizes[d])
+            usageError(dimIs + ", expected " + std::to_string(v.sizes[d]) + " (shape " + t.shapeString() +
+                       ", expected " + dimsString(dims) + ")");
+          continue;
+        }
+        int64_t lo = v.minSizes[d], hi = v.maxSizes[d];
+        const std::string &sym = dims[d];
+        if (n < lo || (hi >= 0 && n > hi))
+          usageError(dimIs + ", outside the range [" + std::to_string(lo) + ", " +
+                     (hi < 0 ? std::string("inf)") : std::to_string(hi) + "]") +
+                     (isIdentifier(sym) ? " of symbol " + sym : " of " + sym));
+        if (!isIdentifier(sym)) continue;  // an expression such as 2*s0: its range only
+        std::string here = who + " dim " + std::to_string(d);
+        auto [it, fresh] = bound.emplace(sym, std::make_pair(n, here));
+        if (!fresh && it->second.first != n)
+          usageError(dimIs + ", but symbol " + sym + " is already " + std::to_string(it->second.first) +
+                     " from " + it->second.second);
+      }
+    }
+  }
+
+  std::unique_ptr<eager::Program> program_;
+  std::vector<std::vector<std::string>> inputDims_, outputDims_;
+};
+
 float halfToFloat(uint16_t h) {
   uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
   if (exp == 0x1f) bits = sign | 0x7f800000u | (mant << 13);
@@ -322,9 +527,7 @@ Comparison compareTensors(const Tensor &actual0, const Tensor &expected0, double
 }
 
 std::unique_ptr<Executable> openExecutable(const Options &o) {
-  if (endsWith(o.model, ".pt2"))
-    throw RunError(kExitUsage, "running a .pt2 archive eagerly is not supported yet: compile '" +
-                                   o.model + "' with kiln-compile and run the .so");
+  if (endsWith(o.model, ".pt2")) return std::make_unique<EagerProgram>(o);
   return std::make_unique<CompiledModel>(o);
 }
 
@@ -426,7 +629,7 @@ int runMain(const std::vector<std::string> &args, std::ostream &out, std::ostrea
   } catch (const RunError &e) {
     err << "kiln-run: error: " << e.what() << "\n";
     if (e.exitCode() == kExitUsage && std::string(e.what()).find("see --help") != std::string::npos)
-      err << "usage: kiln-run MODEL.so [--input F.npy]... [--output-dir DIR] [--expect F.npy]... ...\n";
+      err << "usage: kiln-run MODEL.so|MODEL.pt2 [--input F.npy]... [--output-dir DIR] [--expect F.npy]... ...\n";
     return e.exitCode();
   } catch (const std::bad_alloc &) {
     err << "kiln-run: error: out of memory\n";

@@ -45,8 +45,8 @@ Options parseArgs(const std::vector<std::string> &args);
 /// The --help text.
 std::string usage();
 
-/// Something kiln-run can execute: a compiled model .so today; an eagerly
-/// dispatched .pt2 can be added as another implementation.
+/// Something kiln-run can execute: a compiled model .so (through the C ABI) or
+/// a .pt2 program run eagerly, op by op, through the dispatcher.
 class Executable {
 public:
   virtual ~Executable() = default;
@@ -60,7 +60,9 @@ public:
   virtual std::vector<Tensor> run(const std::vector<Tensor> &inputs) = 0;
 };
 
-/// Opens options.model according to its kind. Throws RunError.
+/// Opens options.model according to its kind: a name ending in .pt2 runs
+/// eagerly (kiln::eager::Program), anything else loads as a compiled model.
+/// Throws RunError.
 std::unique_ptr<Executable> openExecutable(const Options &options);
 
 /// Result of comparing one output against an expected tensor.

@@ -1,4 +1,5 @@
-// kiln tests — the kiln-run tool against the fake models: exit codes, output files, messages.
+// kiln tests — the kiln-run tool against the fake models and, run eagerly, the .pt2
+// corpus: exit codes, output files, messages.
 #include "KilnRun.h"
 #include "TestUtil.h"
 #include "kiln/npy.h"
@@ -164,8 +165,6 @@ TEST_F(KilnRun, BadModelsExitWith2) {
   EXPECT_NE(err.find("nope.so' does not exist"), std::string::npos) << err;
   EXPECT_EQ(run(std::string(KILN_NOT_A_MODEL) + inputs()), 2);
   EXPECT_NE(err.find("is not a kiln model"), std::string::npos) << err;
-  EXPECT_EQ(run(std::string(KILN_TEST_CORPUS) + "/mlp/model.pt2 --input x.npy"), 2);
-  EXPECT_NE(err.find("not supported yet"), std::string::npos) << err;
   EXPECT_EQ(run(model() + inputs() + " --plugin " + (dir / "noplugin.so")), 2);
   EXPECT_NE(err.find("noplugin.so'"), std::string::npos) << err;
 }
@@ -190,6 +189,145 @@ TEST_F(KilnRun, ExternalWeights) {
   EXPECT_NE(err.find("external weights"), std::string::npos) << err;
   EXPECT_EQ(run(cmd + " --weights " + KILN_TEST_CORPUS + "/mlp/model.core.pt2 --output-dir " + dir.path()), 0) << err;
   EXPECT_EQ(readNpy(dir / "output0.npy").sizes(), (std::vector<int64_t>{3, 10}));
+}
+
+// --- .pt2 archives, run eagerly through the dispatcher -----------------------
+
+namespace {
+
+std::string corpus(const std::string &rel) { return std::string("'") + KILN_TEST_CORPUS + "/" + rel + "'"; }
+
+struct EagerCase {
+  std::string model;  ///< corpus dir
+  std::string file;   ///< model or model.core
+};
+
+void PrintTo(const EagerCase &c, std::ostream *os) { *os << c.model << "/" << c.file << ".pt2"; }
+
+std::string eagerCaseName(const ::testing::TestParamInfo<EagerCase> &info) {
+  std::string f = info.param.file == "model" ? "" : "_core";
+  return info.param.model + f;
+}
+
+class KilnRunEagerCorpus : public KilnRun, public ::testing::WithParamInterface<EagerCase> {};
+
+} // namespace
+
+TEST_P(KilnRunEagerCorpus, MatchesPyTorch) {
+  const EagerCase &c = GetParam();
+  std::string args = corpus(c.model + "/" + c.file + ".pt2") + " --input " + corpus(c.model + "/input0.npy") +
+                     " --expect " + corpus(c.model + "/output0.npy") + " --output-dir " + (dir / "out");
+  if (c.model == "custom_op") args += std::string(" --plugin '") + KILN_EXAMPLE_OPS + "'";
+  ASSERT_EQ(run(args), 0) << out << err;
+  EXPECT_NE(out.find("output 0 (\""), std::string::npos) << out;
+  EXPECT_NE(out.find(": OK"), std::string::npos) << out;
+  EXPECT_EQ(out.find("MISMATCH"), std::string::npos) << out;
+  Tensor expected = readNpy(std::string(KILN_TEST_CORPUS) + "/" + c.model + "/output0.npy");
+  EXPECT_EQ(readNpy(dir / "out/output0.npy").sizes(), expected.sizes());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KilnRunEager, KilnRunEagerCorpus,
+    ::testing::Values(EagerCase{"mlp", "model"}, EagerCase{"mlp", "model.core"},
+                      EagerCase{"mlp_dynamic", "model"}, EagerCase{"mlp_dynamic", "model.core"},
+                      EagerCase{"convnet", "model"}, EagerCase{"convnet", "model.core"},
+                      EagerCase{"convnet_dynamic", "model"}, EagerCase{"convnet_dynamic", "model.core"},
+                      EagerCase{"custom_op", "model"}, EagerCase{"custom_op", "model.core"}),
+    eagerCaseName);
+
+TEST_F(KilnRun, EagerDescribesDynamicDims) {
+  // The symbol of a dynamic dim comes from the archive (here s77 in [1, 1024]).
+  EXPECT_EQ(run(corpus("mlp_dynamic/model.pt2")), 2);
+  EXPECT_NE(err.find("takes 1 input(s), got 0 --input"), std::string::npos) << err;
+  EXPECT_NE(err.find("input 0 (\"x\": f32 [s77, 64])"), std::string::npos) << err;
+}
+
+TEST_F(KilnRun, EagerDynamicBatch) {
+  // Another batch size within the range runs; rows are independent, so row 0
+  // of a batch of 3 equals row 0 of the reference batch.
+  Tensor x = readNpy(std::string(KILN_TEST_CORPUS) + "/mlp_dynamic/input0.npy");
+  ASSERT_EQ(x.sizes(), (std::vector<int64_t>{8, 64}));
+  Tensor x3 = Tensor::empty({3, 64}, DType::Float32);
+  std::copy(x.data<float>(), x.data<float>() + 3 * 64, x3.data<float>());
+  writeNpy(dir / "x3.npy", x3);
+  ASSERT_EQ(run(corpus("mlp_dynamic/model.pt2") + " --input " + (dir / "x3.npy") + " --output-dir " + dir.path()), 0)
+      << err;
+  Tensor y = readNpy(dir / "output0.npy"), ref = readNpy(std::string(KILN_TEST_CORPUS) + "/mlp_dynamic/output0.npy");
+  ASSERT_EQ(y.sizes(), (std::vector<int64_t>{3, 10}));
+  for (int i = 0; i < 30; ++i) EXPECT_NEAR(y.data<float>()[i], ref.data<float>()[i], 1e-5) << i;
+}
+
+TEST_F(KilnRun, EagerBadInputsExitWith2) {
+  std::string mlp = corpus("mlp/model.pt2"), dyn = corpus("mlp_dynamic/model.pt2");
+  writeNpy(dir / "x5.npy", Tensor::zeros({8, 65}, DType::Float32));
+  EXPECT_EQ(run(mlp + " --input " + (dir / "x5.npy")), 2);
+  EXPECT_NE(err.find("input 0 (\"x\"): dim 1 is 65, expected 64 (shape [8, 65], expected [8, 64])"),
+            std::string::npos) << err;
+
+  EXPECT_EQ(run(mlp + " --input " + (dir / "missing.npy")), 2);
+  EXPECT_NE(err.find("missing.npy"), std::string::npos) << err;
+  EXPECT_NE(err.find("does not exist"), std::string::npos) << err;
+
+  writeNpy(dir / "xi.npy", Tensor::zeros({8, 64}, DType::Int64));
+  EXPECT_EQ(run(dyn + " --input " + (dir / "xi.npy")), 2);
+  EXPECT_NE(err.find("input 0 (\"x\"): dtype is i64, expected f32"), std::string::npos) << err;
+
+  writeNpy(dir / "x3.npy", Tensor::zeros({8, 64, 1}, DType::Float32));
+  EXPECT_EQ(run(dyn + " --input " + (dir / "x3.npy")), 2);
+  EXPECT_NE(err.find("rank is 3 (shape [8, 64, 1]), expected 2 [s77, 64]"), std::string::npos) << err;
+
+  writeNpy(dir / "xbig.npy", Tensor::zeros({1025, 64}, DType::Float32));
+  EXPECT_EQ(run(dyn + " --input " + (dir / "xbig.npy")), 2);
+  EXPECT_NE(err.find("dim 0 is 1025, outside the range [1, 1024] of symbol s77"), std::string::npos) << err;
+
+  EXPECT_EQ(run(mlp + " --input " + (dir / "x.npy") + " --input " + (dir / "b.npy")), 2);
+  EXPECT_NE(err.find("takes 1 input(s), got 2 --input"), std::string::npos) << err;
+
+  std::string ok = mlp + " --input " + corpus("mlp/input0.npy");
+  EXPECT_EQ(run(ok + " --expect " + (dir / "y.npy") + " --expect " + (dir / "y.npy")), 2);
+  EXPECT_NE(err.find("has 1 output(s), got 2 --expect"), std::string::npos) << err;
+}
+
+TEST_F(KilnRun, EagerBadModelsExitWith2) {
+  std::string in = " --input " + corpus("mlp/input0.npy");
+  EXPECT_EQ(run((dir / "nope.pt2") + in), 2);
+  EXPECT_NE(err.find("nope.pt2' does not exist"), std::string::npos) << err;
+
+  { std::ofstream(dir / "junk.pt2") << "junk"; }
+  EXPECT_EQ(run((dir / "junk.pt2") + in), 2);
+  EXPECT_NE(err.find("junk.pt2"), std::string::npos) << err;
+
+  // --weights is for compiled models only.
+  EXPECT_EQ(run(corpus("mlp/model.pt2") + in + " --weights " + corpus("mlp/model.pt2")), 2);
+  EXPECT_NE(err.find("--weights does not apply to a .pt2 archive"), std::string::npos) << err;
+
+  // A custom op without its plugin, and a plugin that does not exist.
+  std::string custom = corpus("custom_op/model.pt2") + " --input " + corpus("custom_op/input0.npy");
+  EXPECT_EQ(run(custom), 2);
+  EXPECT_NE(err.find("kilntest::scaled_gelu"), std::string::npos) << err;
+  EXPECT_NE(err.find("--plugin"), std::string::npos) << err;
+  EXPECT_EQ(run(custom + " --plugin " + (dir / "noplugin.so")), 2);
+  EXPECT_NE(err.find("noplugin.so'"), std::string::npos) << err;
+}
+
+TEST_F(KilnRun, EagerExpectMismatchExitsWith1) {
+  Tensor ref = readNpy(std::string(KILN_TEST_CORPUS) + "/mlp/output0.npy");
+  Tensor off = ref.contiguous().clone();
+  off.data<float>()[13] += 0.5f;
+  writeNpy(dir / "off.npy", off);
+  std::string cmd = corpus("mlp/model.pt2") + " --input " + corpus("mlp/input0.npy") + " --expect " + (dir / "off.npy");
+  EXPECT_EQ(run(cmd), 1) << err;
+  EXPECT_NE(out.find("output 0 (\"linear_2\": f32 [8, 10])"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 of 80 elements outside atol + rtol*|expected|, first at [1, 3]"), std::string::npos) << out;
+  EXPECT_NE(out.find("MISMATCH"), std::string::npos) << out;
+  EXPECT_EQ(run(cmd + " --atol 0.6"), 0) << out << err;
+}
+
+TEST_F(KilnRun, EagerBench) {
+  std::string cmd = corpus("mlp/model.pt2") + " --input " + corpus("mlp/input0.npy") + " --bench 20";
+  EXPECT_EQ(run(cmd), 0) << err;
+  EXPECT_NE(out.find("bench: 20 runs after 2 warm-up: min "), std::string::npos) << out;
+  EXPECT_NE(out.find(" ms, p90 "), std::string::npos) << out;
 }
 
 TEST(KilnRunCompare, Tolerances) {
