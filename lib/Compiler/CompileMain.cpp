@@ -4,13 +4,15 @@
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
 //
 // The output is written to a temporary file beside OUT and renamed into place
-// only when every stage succeeded.
+// only when every stage succeeded; `-o -` writes to stdout. With --emit=mlir,
+// `--mlir-print-debuginfo` prints the locations (the user's Python lines).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Compiler/CompileMain.h"
 
 #include "ATen/IR/ATenDialect.h"
 #include "kiln/Import/GraphImporter.h"
+#include "kiln/Import/RuntimeOps.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Registration.h"
 #include "kiln/Target/CPU.h"
@@ -35,6 +37,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -123,8 +126,15 @@ int kilnCompileMain(int argc, char **argv) {
   static cl::OptionCategory cat("kiln-compile options");
   cl::opt<std::string> input(cl::Positional, cl::desc("<model.pt2 | module.mlir>"),
                              cl::Required, cl::cat(cat));
-  cl::opt<std::string> output("o", cl::desc("Output file"), cl::value_desc("OUT"), cl::Required,
-                              cl::cat(cat));
+  cl::opt<std::string> output("o", cl::desc("Output file"), cl::value_desc("OUT"), cl::cat(cat));
+  cl::list<std::string> plugins("plugin",
+                                cl::desc("Load a custom-op plugin (its schemas and fake "
+                                         "functions) before importing"),
+                                cl::value_desc("LIB.so"), cl::cat(cat));
+  cl::opt<bool> explain("explain",
+                        cl::desc("List each op of the model: compiled by kiln, or run by "
+                                 "the runtime dispatcher, or unsupported, and why"),
+                        cl::cat(cat));
   cl::opt<std::string> target("target", cl::desc("Target: cpu"), cl::init("cpu"), cl::cat(cat));
   cl::opt<EmitKind> emit(
       "emit", cl::desc("What to write"), cl::init(EmitKind::SO),
@@ -143,6 +153,8 @@ int kilnCompileMain(int argc, char **argv) {
                        cl::cat(cat));
   cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
                            cl::init("native"), cl::cat(cat));
+  // --mlir-print-debuginfo and friends, for --emit=mlir (hidden from --help).
+  registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(cat);
   if (!cl::ParseCommandLineOptions(argc, argv, "kiln ahead-of-time compiler\n", &llvm::errs()))
     return kExitBadInput;
@@ -151,6 +163,8 @@ int kilnCompileMain(int argc, char **argv) {
     llvm::errs() << "kiln-compile: error: " << msg << "\n";
     return kExitBadInput;
   };
+  if (output.empty() && !explain)
+    return fail("no output file given (-o OUT)");
   if (target != "cpu")
     return fail("unknown target '" + target + "' (this build supports: cpu)");
   if (weightsMode != "embed" && weightsMode != "external")
@@ -159,6 +173,12 @@ int kilnCompileMain(int argc, char **argv) {
   if (!dumpDir.empty())
     if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
       return fail("cannot create --dump-dir '" + dumpDir + "': " + ec.message());
+
+  for (const std::string &p : plugins) {
+    std::string err;
+    if (!loadRuntimePlugin(p, err))
+      return fail("cannot load plugin '" + p + "': " + err);
+  }
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -187,9 +207,31 @@ int kilnCompileMain(int argc, char **argv) {
       if (!module)
         return fail("cannot parse '" + input + "'");
     } else {
-      auto prog = importPt2(ctx, input);
+      auto prog = importPt2(ctx, input, /*explainOnly=*/explain);
       if (failed(prog))
         return kExitBadInput;
+      if (explain) {
+        size_t compiled = 0, runtime = 0, unsupported = 0;
+        for (const NodeDecision &d : prog->decisions) {
+          const char *kind = d.kind == NodeDecision::Compiled  ? "compiled"
+                             : d.kind == NodeDecision::Runtime ? "runtime"
+                                                               : "unsupported";
+          (d.kind == NodeDecision::Compiled ? compiled
+           : d.kind == NodeDecision::Runtime ? runtime
+                                              : unsupported)++;
+          llvm::outs() << llvm::formatv("{0,-12} {1,-40} {2,-28} {3}{4}\n", kind, d.op, d.node,
+                                        d.why, d.where.empty() ? "" : "  (" + d.where + ")");
+        }
+        llvm::outs() << llvm::formatv("{0} ops: {1} compiled, {2} through the runtime, {3} "
+                                      "unsupported\n",
+                                      prog->decisions.size(), compiled, runtime, unsupported);
+        if (unsupported || output.empty())
+          return unsupported ? kExitBadInput : kExitOk;
+        // Every op is handled: import again for real and compile.
+        prog = importPt2(ctx, input);
+        if (failed(prog))
+          return kExitBadInput;
+      }
       module = std::move(prog->module);
       weights = std::move(prog->weights);
     }
@@ -203,9 +245,26 @@ int kilnCompileMain(int argc, char **argv) {
   if (!entry)
     return fail("'" + input + "' must have exactly one public function with a body");
 
-  // Write to a temporary beside the output; rename only on success.
+  // Write to a temporary beside the output; rename only on success. "-" means
+  // stdout: write a temporary elsewhere, then copy it out.
   auto writeOutput = [&](function_ref<LogicalResult(StringRef tmpPath)> write) -> int {
     SmallString<256> tmp;
+    if (output == "-") {
+      if (std::error_code ec = llvm::sys::fs::createTemporaryFile("kiln-compile", "out", tmp))
+        return fail("cannot create a temporary file: " + ec.message());
+      if (failed(write(tmp))) {
+        llvm::sys::fs::remove(tmp);
+        return kExitBadInput;
+      }
+      auto buf = llvm::MemoryBuffer::getFile(tmp, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+      llvm::sys::fs::remove(tmp);
+      if (!buf)
+        return fail("cannot read back '" + tmp + "': " + buf.getError().message());
+      llvm::outs() << (*buf)->getBuffer();
+      llvm::outs().flush();
+      return kExitOk;
+    }
     std::string model = output + ".tmp-%%%%%%";
     if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, tmp))
       return fail("cannot create '" + output + "': " + ec.message());

@@ -1,0 +1,38 @@
+// RUN: not kiln-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(convert-aten-to-linalg))' 2>&1 | FileCheck %s
+// RUN: not kiln-compile %s -o %t.so 2>&1 | FileCheck %s --check-prefix=COMPILE
+// RUN: not test -e %t.so
+
+// An aten op with no lowering is an error at its location (the user's Python
+// line), naming the op; the pass fails rather than leaving it behind.
+
+// CHECK: model.py:12:3: error: failed to legalize operation 'aten.convolution'
+// CHECK-NOT: error:
+// CHECK: model.py:20:5: error: failed to legalize operation 'aten.linear'
+// CHECK-NOT: error:
+// CHECK: model.py:31:7: error: failed to legalize operation 'aten.adaptive_avg_pool2d'
+
+// kiln-compile reports the file and line, and the node's name.
+// COMPILE: model.py:12: error: failed to legalize operation 'aten.convolution' {{.*}} [node 'deconv']
+// COMPILE: kiln-compile: error: compilation of '{{.*}}unlowerable.mlir' failed
+
+// Transposed convolution.
+func.func @transposed_convolution(%x: tensor<1x4x8x8xf32>, %w: tensor<4x6x3x3xf32>) -> tensor<1x6x16x16xf32> {
+  %0 = aten.convolution %x, %w {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed = true, output_padding = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x6x16x16xf32> loc("deconv"("model.py":12:3))
+  return %0 : tensor<1x6x16x16xf32>
+}
+
+// -----
+
+// linear with a 1-d weight.
+func.func private @linear_vector_weight(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8xf32> {
+  %0 = aten.linear %x, %w : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32> loc("dot"("model.py":20:5))
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Adaptive pooling whose windows differ in size (5 rows into 3).
+func.func private @adaptive_uneven(%x: tensor<1x4x5x5xf32>) -> tensor<1x4x3x3xf32> {
+  %0 = aten.adaptive_avg_pool2d %x {output_size = array<i64: 3, 3>} : (tensor<1x4x5x5xf32>) -> tensor<1x4x3x3xf32> loc("pool"("model.py":31:7))
+  return %0 : tensor<1x4x3x3xf32>
+}

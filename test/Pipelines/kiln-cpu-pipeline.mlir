@@ -1,0 +1,38 @@
+// DEFINE: %{not-lowered} = --implicit-check-not=aten. --implicit-check-not=linalg. --implicit-check-not=tensor. --implicit-check-not=memref. --implicit-check-not=scf. --implicit-check-not=cf. --implicit-check-not=func.func --implicit-check-not=bufferization. --implicit-check-not=unrealized_conversion_cast
+// RUN: kiln-opt %s --kiln-lower-to-linalg | FileCheck %s --check-prefix=LINALG
+// RUN: kiln-opt %s --kiln-cpu-pipeline | FileCheck %s %{not-lowered}
+// RUN: kiln-opt %s --kiln-lower-to-linalg --kiln-linalg-to-llvm | FileCheck %s %{not-lowered}
+
+// The mlp_dynamic layer shape: linear -> relu -> gelu, with a dynamic batch.
+func.func @forward(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32>) -> tensor<?x16xf32> {
+  %0 = aten.linear %x, %w, %b : (tensor<?x64xf32>, tensor<16x64xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+  %1 = aten.relu %0 : tensor<?x16xf32>
+  %2 = aten.gelu %1 : tensor<?x16xf32>
+  return %2 : tensor<?x16xf32>
+}
+
+// kiln-lower-to-linalg: the bias broadcast initialises the contraction, and
+// relu and gelu fuse into one elementwise generic after it.
+// LINALG-LABEL: func.func @forward
+// LINALG-NOT: aten.
+// LINALG: %[[INIT:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<16xf32>)
+// LINALG: %[[MM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} {{.*}} outs(%[[INIT]] : tensor<?x16xf32>)
+// LINALG: %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[MM]] : tensor<?x16xf32>)
+// LINALG: arith.maximumf
+// LINALG: math.erf
+// LINALG: linalg.yield
+// LINALG-NOT: linalg.generic
+// LINALG: return %[[Y]] : tensor<?x16xf32>
+
+// The whole CPU path ends in the LLVM dialect alone: no aten, tensor,
+// linalg, memref, scf, cf or func ops are left, and erf is a libm call.
+// CHECK-DAG: llvm.func @erff(f32) -> f32
+// CHECK-DAG: llvm.func @malloc(i64) -> !llvm.ptr
+// CHECK: llvm.func @forward(
+// CHECK-SAME: -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+// CHECK: llvm.call @malloc
+// CHECK: llvm.fmul
+// CHECK: llvm.fadd
+// CHECK: llvm.intr.maximum
+// CHECK: llvm.call @erff
+// CHECK: llvm.return

@@ -1,0 +1,187 @@
+// RUN: kiln-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(kiln-fuse-elementwise))' | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// A chain of elementwise ops becomes one generic computing 2 * max(x, 0).
+// CHECK-LABEL: func.func @elementwise_chain
+// CHECK-SAME: (%[[X:.*]]: tensor<8x64xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<8x64xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[M:.*]] = arith.maximumf %[[IN]], %{{.*}} : f32
+// CHECK: %[[Y:.*]] = arith.mulf %[[M]], %{{.*}} : f32
+// CHECK: linalg.yield %[[Y]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @elementwise_chain(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  %e0 = tensor.empty() : tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e0 : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c0 = arith.constant 0.0 : f32
+    %m = arith.maximumf %in, %c0 : f32
+    linalg.yield %m : f32
+  } -> tensor<8x64xf32>
+  %e1 = tensor.empty() : tensor<8x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<8x64xf32>) outs(%e1 : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c2 = arith.constant 2.0 : f32
+    %m = arith.mulf %in, %c2 : f32
+    linalg.yield %m : f32
+  } -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+
+// A bias broadcast feeding an add fuses: the add reads the bias directly.
+// CHECK-LABEL: func.func @bias_broadcast_add
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[B]] : tensor<8x16xf32>, tensor<16xf32>)
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @bias_broadcast_add(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32> {
+  %e0 = tensor.empty() : tensor<8x16xf32>
+  %bb = linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]} ins(%b : tensor<16xf32>) outs(%e0 : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x16xf32>
+  %e1 = tensor.empty() : tensor<8x16xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %bb : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e1 : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d1, d2)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// A relu feeding a matmul contraction is NOT fused into it: the contraction
+// reads each element of its lhs once per output column, so fusing would
+// recompute the relu 16 times per element.
+// CHECK-LABEL: func.func @relu_into_matmul_not_fused
+// CHECK-SAME: (%[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<16x64xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<8x64xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[R]], %[[W]] : tensor<8x64xf32>, tensor<16x64xf32>)
+// CHECK-NOT: arith.maximumf
+// CHECK: return %[[Y]]
+func.func @relu_into_matmul_not_fused(%x: tensor<8x64xf32>, %w: tensor<16x64xf32>) -> tensor<8x16xf32> {
+  %e0 = tensor.empty() : tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e0 : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c0 = arith.constant 0.0 : f32
+    %m = arith.maximumf %in, %c0 : f32
+    linalg.yield %m : f32
+  } -> tensor<8x64xf32>
+  %e1 = tensor.empty() : tensor<8x16xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e1 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]} ins(%r, %w : tensor<8x64xf32>, tensor<16x64xf32>) outs(%f : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#all = affine_map<(d0, d1) -> ()>
+
+// A relu feeding a full reduction reads each element once: it fuses.
+// CHECK-LABEL: func.func @relu_into_full_reduction
+// CHECK-SAME: (%[[X:.*]]: tensor<8x64xf32>)
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%[[X]] : tensor<8x64xf32>)
+// CHECK: %[[M:.*]] = arith.maximumf
+// CHECK: arith.addf %{{.*}}, %[[M]] : f32
+// CHECK: return %[[Y]]
+func.func @relu_into_full_reduction(%x: tensor<8x64xf32>) -> tensor<f32> {
+  %e0 = tensor.empty() : tensor<8x64xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e0 : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c0 = arith.constant 0.0 : f32
+    %m = arith.maximumf %in, %c0 : f32
+    linalg.yield %m : f32
+  } -> tensor<8x64xf32>
+  %e1 = tensor.empty() : tensor<f32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e1 : tensor<f32>) -> tensor<f32>
+  %y = linalg.generic {indexing_maps = [#id, #all], iterator_types = ["reduction", "reduction"]} ins(%r : tensor<8x64xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+
+// A transposed read is still one read per element: it fuses.
+// CHECK-LABEL: func.func @permuted_read_fused
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+func.func @permuted_read_fused(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e0 = tensor.empty() : tensor<8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x8xf32>) outs(%e0 : tensor<8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c0 = arith.constant 0.0 : f32
+    %m = arith.maximumf %in, %c0 : f32
+    linalg.yield %m : f32
+  } -> tensor<8x8xf32>
+  %e1 = tensor.empty() : tensor<8x8xf32>
+  %y = linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<8x8xf32>) outs(%e1 : tensor<8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c2 = arith.constant 2.0 : f32
+    %m = arith.mulf %in, %c2 : f32
+    linalg.yield %m : f32
+  } -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#bcast = affine_map<(d0, d1) -> (d0)>
+
+// A consumer that broadcasts the producer (reads each element many times)
+// does not fuse it.
+// CHECK-LABEL: func.func @broadcast_read_not_fused
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[R]] : tensor<8xf32>)
+// CHECK-NOT: math.exp
+func.func @broadcast_read_not_fused(%x: tensor<8xf32>) -> tensor<8x64xf32> {
+  %e0 = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = math.exp %in : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<8x64xf32>
+  %y = linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<8xf32>) outs(%e1 : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x64xf32>
+  return %y : tensor<8x64xf32>
+}

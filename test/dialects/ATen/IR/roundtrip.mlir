@@ -1,0 +1,109 @@
+// RUN: kiln-opt %s | kiln-opt | FileCheck %s
+// RUN: kiln-opt %s --mlir-print-op-generic | kiln-opt | FileCheck %s
+
+// Every aten op parses, prints, and parses again to the same thing.
+
+// CHECK-LABEL: func.func @elementwise
+func.func @elementwise(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // CHECK: %[[R:.*]] = aten.relu %{{.*}} : tensor<?x64xf32>
+  %0 = aten.relu %x : tensor<?x64xf32>
+  // The default approximation is not printed.
+  // CHECK: %[[G:.*]] = aten.gelu %[[R]] : tensor<?x64xf32>
+  %1 = aten.gelu %0 : tensor<?x64xf32>
+  // CHECK: aten.gelu %[[G]] {approximate = "tanh"} : tensor<?x64xf32>
+  %2 = aten.gelu %1 {approximate = "tanh"} : tensor<?x64xf32>
+  return %2 : tensor<?x64xf32>
+}
+
+// CHECK-LABEL: func.func @integer_relu
+func.func @integer_relu(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // CHECK: aten.relu %{{.*}} : tensor<4xi32>
+  %0 = aten.relu %x : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// CHECK-LABEL: func.func @linear_algebra
+func.func @linear_algebra(%x: tensor<8x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32>,
+                          %m: tensor<64x16xf32>, %w1: tensor<64xf32>) -> tensor<8x16xf32> {
+  // CHECK: aten.linear %{{.*}}, %{{.*}}, %{{.*}} : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %0 = aten.linear %x, %w, %b : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  // CHECK: aten.linear %{{.*}}, %{{.*}} : (tensor<8x64xf32>, tensor<16x64xf32>) -> tensor<8x16xf32>
+  %1 = aten.linear %x, %w : (tensor<8x64xf32>, tensor<16x64xf32>) -> tensor<8x16xf32>
+  // A 1-d weight gives a result without the feature dim.
+  // CHECK: aten.linear %{{.*}}, %{{.*}} : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32>
+  %2 = aten.linear %x, %w1 : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32>
+  // CHECK: aten.addmm %{{.*}}, %{{.*}}, %{{.*}} : (tensor<16xf32>, tensor<8x64xf32>, tensor<64x16xf32>) -> tensor<8x16xf32>
+  %3 = aten.addmm %b, %x, %m : (tensor<16xf32>, tensor<8x64xf32>, tensor<64x16xf32>) -> tensor<8x16xf32>
+  // CHECK: aten.addmm %{{.*}}, %{{.*}}, %{{.*}} {alpha = 2.000000e+00 : f64, beta = 5.000000e-01 : f64}
+  %4 = aten.addmm %b, %x, %m {alpha = 2.0 : f64, beta = 0.5 : f64} : (tensor<16xf32>, tensor<8x64xf32>, tensor<64x16xf32>) -> tensor<8x16xf32>
+  return %4 : tensor<8x16xf32>
+}
+
+// CHECK-LABEL: func.func @convolution
+func.func @convolution(%x: tensor<2x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %b: tensor<6xf32>,
+                       %wg: tensor<6x2x3x3xf32>, %wt: tensor<4x6x3x3xf32>) -> tensor<2x6x8x8xf32> {
+  // CHECK: aten.conv2d %{{.*}}, %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<2x6x8x8xf32>
+  %0 = aten.conv2d %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<2x6x8x8xf32>
+  // CHECK: aten.conv2d %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, groups = 2 : i64, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x3x3xf32>
+  %1 = aten.conv2d %x, %wg {stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, groups = 2 : i64} : (tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x3x3xf32>
+  // CHECK: aten.convolution %{{.*}}, %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<2x6x8x8xf32>
+  %2 = aten.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>} : (tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<2x6x8x8xf32>
+  // Transposed: weight is [C_in, C_out / groups, kh, kw].
+  // CHECK: aten.convolution %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, output_padding = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>, transposed = true} : (tensor<2x4x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<2x6x16x16xf32>
+  %3 = aten.convolution %x, %wt {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed = true, output_padding = array<i64: 1, 1>} : (tensor<2x4x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<2x6x16x16xf32>
+  return %2 : tensor<2x6x8x8xf32>
+}
+
+// CHECK-LABEL: func.func @normalization
+func.func @normalization(%x: tensor<?x4x8x8xf32>, %c: tensor<4xf32>) -> tensor<?x4x8x8xf32> {
+  // CHECK: aten.batch_norm %{{.*}} weight %{{.*}} bias %{{.*}} mean %{{.*}} var %{{.*}} {eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64, training = false} : (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4x8x8xf32>
+  %0 = aten.batch_norm %x weight %c bias %c mean %c var %c {training = false, momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x4x8x8xf32>
+  // Training batch norm may go without running statistics.
+  // CHECK: aten.batch_norm %{{.*}} {cudnn_enabled = false, eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64, training = true} : (tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %1 = aten.batch_norm %x {training = true, momentum = 0.1 : f64, eps = 1.0e-5 : f64, cudnn_enabled = false} : (tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  // CHECK: aten._native_batch_norm_legit_no_training %{{.*}} weight %{{.*}} bias %{{.*}} mean %{{.*}} var %{{.*}} {eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64} : (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<?x4x8x8xf32>, tensor<0xf32>, tensor<0xf32>)
+  %2:3 = aten._native_batch_norm_legit_no_training %x weight %c bias %c mean %c var %c {momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<?x4x8x8xf32>, tensor<0xf32>, tensor<0xf32>)
+  // CHECK: aten._native_batch_norm_legit_no_training %{{.*}} mean %{{.*}} var %{{.*}} {eps
+  %3:3 = aten._native_batch_norm_legit_no_training %x mean %c var %c {momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<?x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<?x4x8x8xf32>, tensor<0xf32>, tensor<0xf32>)
+  return %2#0 : tensor<?x4x8x8xf32>
+}
+
+// CHECK-LABEL: func.func @pooling
+func.func @pooling(%x: tensor<2x4x9x9xf32>, %y: tensor<4x8x8xf32>) -> tensor<2x4x5x5xf32> {
+  // CHECK: aten.max_pool2d %{{.*}} {ceil_mode = true, dilation = array<i64: 1, 1>, kernel_size = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<2x4x9x9xf32>) -> tensor<2x4x5x5xf32>
+  %0 = aten.max_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, ceil_mode = true} : (tensor<2x4x9x9xf32>) -> tensor<2x4x5x5xf32>
+  // CHECK: aten.max_pool2d_with_indices %{{.*}} {dilation = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<4x8x8xf32>) -> (tensor<4x4x4xf32>, tensor<4x4x4xi64>)
+  %1:2 = aten.max_pool2d_with_indices %y {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<4x8x8xf32>) -> (tensor<4x4x4xf32>, tensor<4x4x4xi64>)
+  // CHECK: aten.adaptive_avg_pool2d %{{.*}} {output_size = array<i64: 3, 3>} : (tensor<2x4x9x9xf32>) -> tensor<2x4x3x3xf32>
+  %2 = aten.adaptive_avg_pool2d %x {output_size = array<i64: 3, 3>} : (tensor<2x4x9x9xf32>) -> tensor<2x4x3x3xf32>
+  return %0 : tensor<2x4x5x5xf32>
+}
+
+// CHECK-LABEL: func.func @reduction
+func.func @reduction(%x: tensor<2x?x8xf32>) -> tensor<2x1x1xf32> {
+  // CHECK: aten.mean_dim %{{.*}} {dim = array<i64: -2, -1>, keepdim = true} : (tensor<2x?x8xf32>) -> tensor<2x1x1xf32>
+  %0 = aten.mean_dim %x {dim = array<i64: -2, -1>, keepdim = true} : (tensor<2x?x8xf32>) -> tensor<2x1x1xf32>
+  // No dim: reduce everything.
+  // CHECK: aten.mean_dim %{{.*}} : (tensor<2x?x8xf32>) -> tensor<f32>
+  %1 = aten.mean_dim %x : (tensor<2x?x8xf32>) -> tensor<f32>
+  // CHECK: aten.mean_dim %{{.*}} {dim = array<i64: 1>} : (tensor<2x?x8xf32>) -> tensor<2x8xf32>
+  %2 = aten.mean_dim %x {dim = array<i64: 1>} : (tensor<2x?x8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x1x1xf32>
+}
+
+// CHECK-LABEL: func.func @data_movement
+func.func @data_movement(%x: tensor<?x4x8xf32>, %n: index) -> tensor<?x32xf32> {
+  // CHECK: aten.permute %{{.*}} {dims = array<i64: 2, 0, 1>} : (tensor<?x4x8xf32>) -> tensor<8x?x4xf32>
+  %0 = aten.permute %x {dims = array<i64: 2, 0, 1>} : (tensor<?x4x8xf32>) -> tensor<8x?x4xf32>
+  // CHECK: %[[S:.*]] = aten.sym_size_int %{{.*}}, 0 : tensor<?x4x8xf32>
+  %s = aten.sym_size_int %x, 0 : tensor<?x4x8xf32>
+  // CHECK: aten.view %{{.*}}[%[[S]], 32] : tensor<?x4x8xf32> -> tensor<?x32xf32>
+  %1 = aten.view %x[%s, 32] : tensor<?x4x8xf32> -> tensor<?x32xf32>
+  // CHECK: aten.view %{{.*}}[-1, 8] : tensor<?x4x8xf32> -> tensor<?x8xf32>
+  %2 = aten.view %x[-1, 8] : tensor<?x4x8xf32> -> tensor<?x8xf32>
+  // CHECK: aten.flatten_using_ints %{{.*}} {start_dim = 1 : i64} : (tensor<?x4x8xf32>) -> tensor<?x32xf32>
+  %3 = aten.flatten_using_ints %x {start_dim = 1 : i64} : (tensor<?x4x8xf32>) -> tensor<?x32xf32>
+  // CHECK: aten.flatten_using_ints %{{.*}} {end_dim = 1 : i64} : (tensor<?x4x8xf32>) -> tensor<?x8xf32>
+  %4 = aten.flatten_using_ints %x {start_dim = 0 : i64, end_dim = 1 : i64} : (tensor<?x4x8xf32>) -> tensor<?x8xf32>
+  return %1 : tensor<?x32xf32>
+}

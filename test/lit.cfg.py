@@ -1,0 +1,35 @@
+# lit configuration of kiln's tests (FileCheck tests of the compiler, bad-input
+# tests of the tools, end-to-end model tests).
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "kiln"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
+# Data, helper scripts and the GoogleTests are not lit tests.
+config.excludes = ["data", "unittests", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt",
+                   "Inputs"]
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+# Tools are found by PATH too, so `not` and `count` work at the start of a line.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
+llvm_config.use_default_substitutions()
+
+config.substitutions.append(("%corpus", os.path.join(config.kiln_src_root, "test", "data",
+                                                     "corpus")))
+config.substitutions.append(("%testdata", os.path.join(config.kiln_src_root, "test", "data")))
+config.substitutions.append(("%testinputs", os.path.join(config.kiln_src_root, "test",
+                                                         "Inputs")))
+
+tools = [ToolSubst("kiln-opt", unresolved="fatal"),
+         ToolSubst("kiln-compile", unresolved="fatal")]
+if config.kiln_has_runtime:
+    config.available_features.add("kiln-runtime")
+    tools.append(ToolSubst("kiln-run", unresolved="fatal"))
+llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir])
