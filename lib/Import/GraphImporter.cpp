@@ -10,6 +10,7 @@
 
 #include "ATen/IR/ATenDialect.h"
 #include "kiln/Import/Pt2Archive.h"
+#include "kiln/Import/RuntimeOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -58,8 +59,8 @@ std::string symbolName(StringRef expr) {
 
 class GraphImporter {
 public:
-  GraphImporter(MLIRContext &ctx, Pt2Archive &archive)
-      : ctx(ctx), archive(archive), b(&ctx),
+  GraphImporter(MLIRContext &ctx, Pt2Archive &archive, bool explainOnly)
+      : ctx(ctx), archive(archive), explainOnly(explainOnly), b(&ctx),
         archiveLoc(FileLineColLoc::get(&ctx, archive.path(), 0, 0)) {}
 
   FailureOr<ImportedProgram> run();
@@ -104,6 +105,12 @@ private:
   LogicalResult bindResults(const Object &node, Operation *op);
 
   void registerHandlers();
+  /// Imports a node the compiler has no handler for as aten.call_runtime, if
+  /// the runtime's dispatcher defines the op (a plugin's custom op, or an ATen
+  /// op with an eager kernel). Fails if the dispatcher does not know it.
+  FailureOr<bool> importAsRuntimeCall(const Object &node, Location loc, StringRef target);
+  /// True if the runtime's dispatcher defines the op of `target`.
+  bool isRuntimeOp(StringRef target);
   template <typename OpT, typename... Args>
   LogicalResult emitOp(const Object &node, Location loc, Args &&...args) {
     auto types = resultTypes(node, loc);
@@ -118,13 +125,24 @@ private:
 
   MLIRContext &ctx;
   Pt2Archive &archive;
+  bool explainOnly;
   OpBuilder b;
   Location archiveLoc;
   const Object *tensorValues = nullptr;
   llvm::StringMap<Value> values;      // tensor and sym-int values by node output name
   llvm::StringMap<Handler> handlers;  // by target, e.g. "torch.ops.aten.relu.default"
   llvm::StringMap<std::pair<int64_t, int64_t>> symbols;
+  std::vector<NodeDecision> decisions;
 };
+
+/// "file:line" of a node location, or "".
+std::string locationString(Location loc) {
+  if (auto n = dyn_cast<NameLoc>(loc))
+    loc = n.getChildLoc();
+  if (auto f = dyn_cast<FileLineColLoc>(loc))
+    return (f.getFilename().str() + ":" + std::to_string(f.getLine()));
+  return "";
+}
 
 FailureOr<RankedTensorType> GraphImporter::tensorType(StringRef name, Location loc) {
   const Object *meta = tensorValues ? tensorValues->getObject(name) : nullptr;
@@ -525,6 +543,90 @@ void GraphImporter::registerHandlers() {
 #undef KILN_TRY
 }
 
+/// torch.ops.<ns>.<name>.<overload> -> <ns>::<name>.<overload> ("" if not an op target).
+static std::string qualifiedOpName(StringRef target) {
+  if (!target.consume_front("torch.ops."))
+    return "";
+  auto [ns, nameOverload] = target.split('.');
+  return (ns + "::" + nameOverload).str();
+}
+
+bool GraphImporter::isRuntimeOp(StringRef target) {
+  std::string q = qualifiedOpName(target);
+  return !q.empty() && lookupRuntimeOp(q).has_value();
+}
+
+FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location loc,
+                                                  StringRef target) {
+  std::string qualified = qualifiedOpName(target);
+  if (qualified.empty())
+    return false;
+  std::optional<RuntimeOpInfo> info = lookupRuntimeOp(qualified);
+  if (!info)
+    return false;
+  if (!info->allReturnsTensors)
+    return ((void)fail(loc, "runtime op '" + qualified + "' returns non-tensors"), failure());
+  SmallVector<Value> operands;
+  SmallVector<Attribute> args;
+  for (const RuntimeArgInfo &a : info->arguments) {
+    const Object *arg = argOf(node, a.name);
+    if (!arg || arg->get("as_none")) {
+      if (!arg && !a.defaultValue)
+        return ((void)fail(loc, "call of '" + qualified + "' has no argument '" + a.name + "'"),
+                failure());
+      RuntimeDefault d = arg ? RuntimeDefault() : *a.defaultValue;
+      switch (d.kind) {
+      case RuntimeDefault::None: args.push_back(b.getUnitAttr()); break;
+      case RuntimeDefault::Int: args.push_back(b.getI64IntegerAttr(d.i)); break;
+      case RuntimeDefault::Bool: args.push_back(b.getBoolAttr(d.i)); break;
+      case RuntimeDefault::Float: args.push_back(b.getF64FloatAttr(d.f)); break;
+      case RuntimeDefault::IntList: args.push_back(b.getDenseI64ArrayAttr(d.ints)); break;
+      case RuntimeDefault::FloatList: args.push_back(b.getDenseF64ArrayAttr(d.floats)); break;
+      case RuntimeDefault::String: args.push_back(b.getStringAttr(d.s)); break;
+      }
+      continue;
+    }
+    if (a.isTensor) {
+      auto t = tensorArg(node, a.name, loc);
+      if (failed(t))
+        return failure();
+      operands.push_back(*t);
+      args.push_back(TypeAttr::get(t->getType()));
+    } else if (auto v = arg->getInteger("as_int")) {
+      args.push_back(b.getI64IntegerAttr(*v));
+    } else if (auto v = arg->getNumber("as_float")) {
+      args.push_back(b.getF64FloatAttr(*v));
+    } else if (auto v = arg->getBoolean("as_bool")) {
+      args.push_back(b.getBoolAttr(*v));
+    } else if (auto v = arg->getString("as_string")) {
+      args.push_back(b.getStringAttr(*v));
+    } else if (arg->getArray("as_ints")) {
+      auto v = intsArg(node, a.name, std::nullopt, loc);
+      if (failed(v))
+        return failure();
+      args.push_back(b.getDenseI64ArrayAttr(*v));
+    } else if (const Array *fs = arg->getArray("as_floats")) {
+      SmallVector<double> v;
+      for (const json::Value &x : *fs)
+        v.push_back(x.getAsNumber().value_or(0));
+      args.push_back(b.getDenseF64ArrayAttr(v));
+    } else {
+      return ((void)fail(loc, "argument '" + a.name + "' of '" + qualified +
+                                  "' has a kind kiln cannot pass to the runtime yet"),
+              failure());
+    }
+  }
+  auto types = resultTypes(node, loc);
+  if (failed(types))
+    return failure();
+  auto op = aten::CallRuntimeOp::create(b, loc, *types, operands,
+                                        b.getStringAttr(info->qualifiedName),
+                                        b.getArrayAttr(args));
+  if (failed(bindResults(node, op)))
+    return failure();
+  return true;
+}
+
 LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataDir,
                                          std::map<std::string, std::vector<char>> &out) {
   if (!archive.hasMember(configMember))
@@ -716,21 +818,42 @@ FailureOr<ImportedProgram> GraphImporter::run() {
       continue;
     Location loc = nodeLocation(*node);
     StringRef target = node->getString("target").value_or("");
+    StringRef opName = target;
+    opName.consume_front("torch.ops.");
+    NodeDecision decision{node->getString("name").value_or("").str(), opName.str(),
+                          locationString(loc), NodeDecision::Compiled, ""};
     auto it = handlers.find(target);
-    if (it == handlers.end()) {
-      StringRef op = target;
-      op.consume_front("torch.ops.");
-      emitError(loc) << "unsupported operator '" << op << "' (node '"
-                     << node->getString("name").value_or("") << "'): kiln has no conversion for it";
-      ok = false;
-      // Keep going to report every unknown op; its results stay undefined.
-      continue;
+    if (it != handlers.end()) {
+      decision.why = "lowered by kiln";
+      // Explaining (or going on after an error, to report every unknown op)
+      // only classifies nodes: no IR, so no errors from missing operands.
+      if (!explainOnly && ok && failed(it->second(*node, loc)))
+        ok = false;
+    } else {
+      FailureOr<bool> viaRuntime =
+          explainOnly || !ok ? FailureOr<bool>(isRuntimeOp(target))
+                             : importAsRuntimeCall(*node, loc, target);
+      if (succeeded(viaRuntime) && *viaRuntime) {
+        decision.kind = NodeDecision::Runtime;
+        decision.why = "no kiln lowering; runs the runtime dispatcher's kernel";
+      } else if (failed(viaRuntime)) {
+        ok = false;
+      } else {
+        decision.kind = NodeDecision::Unsupported;
+        decision.why = "neither kiln nor a loaded plugin defines this op";
+        if (!explainOnly) {
+          emitError(loc) << "unsupported operator '" << opName << "' (node '"
+                         << decision.node << "'): kiln has no conversion for it"
+                         << " and no loaded plugin defines it";
+          ok = false;
+        }
+      }
     }
-    if (failed(it->second(*node, loc)))
-      ok = false;
-    if (!ok && !values.count(node->getString("name").value_or("")))
-      break; // a failed handler leaves later nodes without operands
+    decisions.push_back(decision);
   }
+  prog.decisions = std::move(decisions);
+  if (explainOnly)
+    return prog;
   if (!ok)
     return failure();
 
@@ -747,25 +870,15 @@ FailureOr<ImportedProgram> GraphImporter::run() {
 
 } // namespace
 
-FailureOr<ImportedProgram> importPt2(MLIRContext &ctx, StringRef path) {
+FailureOr<ImportedProgram> importPt2(MLIRContext &ctx, StringRef path, bool explainOnly) {
   ctx.loadDialect<aten::ATenDialect, func::FuncDialect>();
   auto archive = Pt2Archive::open(path);
   if (!archive) {
     emitError(FileLineColLoc::get(&ctx, path, 0, 0)) << llvm::toString(archive.takeError());
     return failure();
   }
-  GraphImporter importer(ctx, **archive);
+  GraphImporter importer(ctx, **archive, explainOnly);
   return importer.run();
-}
-
-std::vector<std::string> supportedOps() {
-  return {"aten::relu",        "aten::gelu",       "aten::linear",
-          "aten::addmm",       "aten::conv2d",     "aten::convolution",
-          "aten::batch_norm",  "aten::_native_batch_norm_legit_no_training",
-          "aten::max_pool2d",  "aten::max_pool2d_with_indices",
-          "aten::adaptive_avg_pool2d", "aten::mean.dim", "aten::permute",
-          "aten::view",        "aten::reshape",    "aten::flatten.using_ints",
-          "aten::sym_size.int"};
 }
 
 } // namespace kiln

@@ -364,5 +364,50 @@ LogicalResult SymSizeIntOp::verify() {
   return success();
 }
 
+LogicalResult CallRuntimeOp::verify() {
+  if (!getCallee().contains("::"))
+    return emitOpError("callee '") << getCallee() << "' is not a qualified name (ns::op)";
+  unsigned operandSlots = 0;
+  for (Attribute a : getArgs()) {
+    if (auto t = dyn_cast<TypeAttr>(a)) {
+      if (operandSlots >= getNumOperands())
+        return emitOpError("args name more operands than the op has");
+      if (getOperand(operandSlots).getType() != t.getValue())
+        return emitOpError("operand ") << operandSlots << " has type "
+                                       << getOperand(operandSlots).getType() << ", args say "
+                                       << t.getValue();
+      ++operandSlots;
+      continue;
+    }
+    if (!isa<IntegerAttr, FloatAttr, UnitAttr, DenseI64ArrayAttr, DenseF64ArrayAttr,
+             StringAttr>(a))
+      return emitOpError("unsupported literal argument ") << a;
+  }
+  if (operandSlots != getNumOperands())
+    return emitOpError("args name ") << operandSlots << " operands, the op has "
+                                     << getNumOperands();
+  bool tensors = llvm::all_of(getOperandTypes(), llvm::IsaPred<RankedTensorType>) &&
+                 llvm::all_of(getResultTypes(), llvm::IsaPred<RankedTensorType>);
+  bool buffers = llvm::all_of(getOperandTypes(), llvm::IsaPred<MemRefType>) &&
+                 llvm::all_of(getResultTypes(), llvm::IsaPred<MemRefType>);
+  if (!tensors && !buffers)
+    return emitOpError("operands and results must be all ranked tensors or all memrefs");
+  return success();
+}
+
+void CallRuntimeOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  // On tensors the call is a pure function of its operands; on buffers it
+  // reads its operands and allocates its results.
+  for (OpOperand &o : getOperation()->getOpOperands())
+    if (isa<MemRefType>(o.get().getType()))
+      effects.emplace_back(MemoryEffects::Read::get(), &o,
+                           SideEffects::DefaultResource::get());
+  for (OpResult r : getOperation()->getOpResults())
+    if (isa<MemRefType>(r.getType()))
+      effects.emplace_back(MemoryEffects::Allocate::get(), r,
+                           SideEffects::DefaultResource::get());
+}
+
 #define GET_OP_CLASSES
 #include "ATen/IR/ATenOps.cpp.inc"

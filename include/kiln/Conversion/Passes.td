@@ -33,4 +33,20 @@ def ConvertATenToLinalg : Pass<"convert-aten-to-linalg", "::mlir::func::FuncOp">
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
 }
 
+def LowerRuntimeCalls : Pass<"kiln-lower-runtime-calls", "::mlir::ModuleOp"> {
+  let summary = "Lower aten.call_runtime on buffers to calls of kiln_rt_call_op";
+  let description = [{
+    Each call becomes a `kiln_rt_call_op(name, nargs, args, nresults, results)`
+    call (runtime/include/kiln/rt_call.h) with its boxed argument and result
+    records built on the stack: tensors as pointers to their memref
+    descriptors, literals in place. The runtime fills each result descriptor
+    with a fresh buffer the code then owns. When the call fails, the enclosing
+    function returns at once with null result buffers, which the runtime's
+    loader reports with the dispatcher's error message.
+
+    Runs after the function has been converted to the LLVM dialect.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // KILN_CONVERSION_PASSES

@@ -20,9 +20,17 @@ namespace kiln {
 /// Argument attributes: `kiln.kind` ("param", "buffer", "constant", "input"),
 /// `kiln.name`, and `kiln.dims` (per dim: its size or the symbol name). The
 /// module carries `kiln.symbols`: symbol -> [min, max] (max -1 = unbounded).
+/// How one graph node is handled, for `kiln-compile --explain`.
+struct NodeDecision {
+  std::string node, op, where;
+  enum Kind { Compiled, Runtime, Unsupported } kind = Compiled;
+  std::string why;
+};
+
 struct ImportedProgram {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   std::map<std::string, std::vector<char>> weights;
+  std::vector<NodeDecision> decisions;
 };
 
 /// Schema versions of the exported-program JSON this importer reads.
@@ -32,10 +40,10 @@ constexpr int kMinSchemaMajor = 8, kMaxSchemaMajor = 8;
 /// signature entries) are emitted as diagnostics on `ctx`, located at the
 /// archive or at the Python line of the offending node; all unknown ops are
 /// reported, not only the first.
-mlir::FailureOr<ImportedProgram> importPt2(mlir::MLIRContext &ctx, llvm::StringRef path);
-
-/// The ATen ops the importer understands ("aten::linear", ...), for --explain.
-std::vector<std::string> supportedOps();
+/// With `explainOnly`, unknown ops are recorded in `decisions` instead of
+/// failing the import (the module is then incomplete and must not be compiled).
+mlir::FailureOr<ImportedProgram> importPt2(mlir::MLIRContext &ctx, llvm::StringRef path,
+                                           bool explainOnly = false);
 
 } // namespace kiln
 

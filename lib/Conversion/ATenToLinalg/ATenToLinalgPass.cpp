@@ -4,6 +4,7 @@
 #include "kiln/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -24,6 +25,7 @@ void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
   populatePoolingPatterns(patterns);
   populateReductionPatterns(patterns);
   populateDataMovementPatterns(patterns);
+  populateRuntimeCallPatterns(patterns);
 }
 
 namespace {
@@ -35,6 +37,11 @@ struct ConvertATenToLinalgPass
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
                            math::MathDialect, affine::AffineDialect, func::FuncDialect>();
     target.addIllegalDialect<kiln::aten::ATenDialect>();
+    target.addLegalDialect<bufferization::BufferizationDialect>();
+    // Runtime calls on buffers stay until kiln-lower-runtime-calls.
+    target.addDynamicallyLegalOp<kiln::aten::CallRuntimeOp>([](kiln::aten::CallRuntimeOp op) {
+      return llvm::all_of(op.getOperandTypes(), llvm::IsaPred<MemRefType>);
+    });
     RewritePatternSet patterns(ctx);
     kiln::populateATenToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))

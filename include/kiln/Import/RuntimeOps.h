@@ -1,0 +1,53 @@
+//===- RuntimeOps.h - what the compiler asks the runtime dispatcher -*- C++ -*-===//
+//
+// The compiler learns about custom ops (and ATen ops it cannot lower) from the
+// runtime's dispatcher, in-process: plugins passed with --plugin register
+// their schemas and fake functions there. This header is exception-free so
+// compiler code (built without exceptions) can use it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_IMPORT_RUNTIMEOPS_H
+#define KILN_IMPORT_RUNTIMEOPS_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// A literal default from a schema.
+struct RuntimeDefault {
+  enum Kind { None, Int, Float, Bool, IntList, FloatList, String } kind = None;
+  int64_t i = 0;
+  double f = 0;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  std::string s;
+};
+
+struct RuntimeArgInfo {
+  std::string name;
+  std::string type; ///< schema spelling: "Tensor", "float", "int[]", "Tensor?", ...
+  bool isTensor = false;
+  std::optional<RuntimeDefault> defaultValue;
+};
+
+struct RuntimeOpInfo {
+  std::string qualifiedName;
+  std::vector<RuntimeArgInfo> arguments;
+  unsigned numReturns = 0;
+  bool allReturnsTensors = true;
+  bool hasFake = false;
+  /// Keys with kernels, e.g. "CPU", "Meta", "CompositeImplicitAutograd".
+  std::vector<std::string> kernelKeys;
+};
+
+/// Loads a plugin into this process's dispatcher; false and `err` on failure.
+bool loadRuntimePlugin(const std::string &path, std::string &err);
+/// The dispatcher's view of "ns::name" / "ns::name.overload", if defined.
+std::optional<RuntimeOpInfo> lookupRuntimeOp(const std::string &qualifiedName);
+
+} // namespace kiln
+
+#endif
