@@ -26,6 +26,7 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm) {
   fpm.addPass(createCSEPass());
   fpm.addPass(kiln::createKilnFuseElementwise());
   fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(kiln::createKilnVectorFriendlyLoops());
 }
 
 void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
@@ -44,7 +45,11 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // aligned_alloc keeps pointer provenance (no ptrtoint rounding), so LLVM's
+  // alias analysis can tell buffers apart and vectorise across them.
+  FinalizeMemRefToLLVMConversionPassOptions memrefOpts;
+  memrefOpts.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOpts));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -39,4 +39,21 @@ def KilnMemrefCopyToLinalg : Pass<"kiln-memref-copy-to-linalg", "::mlir::func::F
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def KilnVectorFriendlyLoops : Pass<"kiln-vector-friendly-loops", "::mlir::func::FuncOp"> {
+  let summary = "Generalize linalg ops and order their loops for contiguous inner loops";
+  let description = [{
+    Named linalg ops (convolutions, pooling, transposes, fills) become
+    `linalg.generic`, and every generic's loops are interchanged so that the
+    innermost loop is the one that walks the most operands with unit stride,
+    preferring parallel loops and long trip counts; the other loops keep
+    their order. A convolution `(n, f, oh, ow, c, kh, kw)` becomes
+    `(n, f, oh, c, kh, kw, ow)`: its inner loop streams along a row of the
+    input and the output, which LLVM vectorises. Float arithmetic in
+    reductions is marked `reassoc` and `contract`, so LLVM may vectorise
+    reductions and use fused multiply-adds (results differ from a serial sum
+    by rounding only, as PyTorch's own kernels do).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect"];
+}
+
 #endif // KILN_TRANSFORMS_PASSES
