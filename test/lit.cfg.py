@@ -21,11 +21,14 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.kiln_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 
-config.substitutions.append(("%corpus", os.path.join(config.kiln_src_root, "test", "data",
-                                                     "corpus")))
-config.substitutions.append(("%testdata", os.path.join(config.kiln_src_root, "test", "data")))
-config.substitutions.append(("%testinputs", os.path.join(config.kiln_src_root, "test",
-                                                         "Inputs")))
+test_root = os.path.join(config.kiln_src_root, "test")
+config.substitutions.append(("%corpus", os.path.join(test_root, "data", "corpus")))
+config.substitutions.append(("%batches", os.path.join(test_root, "data", "mlp_dynamic_batches")))
+# Helper scripts (standard library only), see test/Inputs/.
+for script in ["expect-exit", "pt2-edit", "make-npy"]:
+    config.substitutions.append(
+        ("%" + script, '"%s" %s' % (config.python_executable,
+                                     os.path.join(test_root, "Inputs", script + ".py"))))
 
 tools = [ToolSubst("kiln-opt", unresolved="fatal"),
          ToolSubst("kiln-compile", unresolved="fatal")]

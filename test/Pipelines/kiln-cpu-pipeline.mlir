@@ -27,10 +27,10 @@ func.func @forward(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf3
 // The whole CPU path ends in the LLVM dialect alone: no aten, tensor,
 // linalg, memref, scf, cf or func ops are left, and erf is a libm call.
 // CHECK-DAG: llvm.func @erff(f32) -> f32
-// CHECK-DAG: llvm.func @malloc(i64) -> !llvm.ptr
+// CHECK-DAG: llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
 // CHECK: llvm.func @forward(
 // CHECK-SAME: -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
-// CHECK: llvm.call @malloc
+// CHECK: llvm.call @aligned_alloc
 // CHECK: llvm.fmul
 // CHECK: llvm.fadd
 // CHECK: llvm.intr.maximum
