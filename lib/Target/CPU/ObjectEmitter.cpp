@@ -102,6 +102,7 @@ mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
     ModuleAnalysisManager mam;
     PipelineTuningOptions pto;
     pto.LoopVectorization = pto.SLPVectorization = true;
+    pto.LoopUnrolling = false;
     PassBuilder pb(tm.get(), pto);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
