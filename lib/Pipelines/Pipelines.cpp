@@ -38,6 +38,9 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
+  // A result that aliases an argument (a view of an input or weight) is
+  // returned as a bufferization.clone: lower it to alloc + copy.
+  pm.addPass(createConvertBufferizationToMemRefPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(kiln::createKilnMemrefCopyToLinalg());
   fpm.addPass(createConvertLinalgToLoopsPass());
