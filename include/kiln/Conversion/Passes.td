@@ -30,7 +30,8 @@ def ConvertATenToLinalg : Pass<"convert-aten-to-linalg", "::mlir::func::FuncOp">
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
-                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def LowerRuntimeCalls : Pass<"kiln-lower-runtime-calls", "::mlir::ModuleOp"> {

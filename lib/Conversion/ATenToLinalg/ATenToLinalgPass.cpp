@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -35,7 +36,8 @@ struct ConvertATenToLinalgPass
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
-                           math::MathDialect, affine::AffineDialect, func::FuncDialect>();
+                           math::MathDialect, affine::AffineDialect, func::FuncDialect,
+                           scf::SCFDialect>();
     target.addIllegalDialect<kiln::aten::ATenDialect>();
     target.addLegalDialect<bufferization::BufferizationDialect>();
     // Runtime calls on buffers stay until kiln-lower-runtime-calls.

@@ -2,6 +2,8 @@
 #include "Utils.h"
 #include "kiln/Conversion/ATenToLinalg.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include <limits>
 
 using namespace mlir;
@@ -70,8 +72,10 @@ struct MaxPool2dLowering : OpConversionPattern<MaxPool2dOp> {
   }
 };
 
-/// Adaptive average pooling where every window has the same size (input
-/// divisible by output): a sum pool followed by a division.
+/// Adaptive average pooling. Window i along a dim of size H with O outputs
+/// spans [floor(i*H/O), ceil((i+1)*H/O)), as ATen defines it. When H is a
+/// static multiple of O every window has the same size: a sum pool and a
+/// division. Otherwise each output element sums its own window.
 struct AdaptiveAvgPool2dLowering : OpConversionPattern<AdaptiveAvgPool2dOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(AdaptiveAvgPool2dOp op, OpAdaptor adaptor,
@@ -82,38 +86,93 @@ struct AdaptiveAvgPool2dLowering : OpConversionPattern<AdaptiveAvgPool2dOp> {
     if (unbatched)
       input = expandBatch(rewriter, loc, input);
     auto inTy = cast<RankedTensorType>(input.getType());
-    SmallVector<int64_t> kernel;
-    for (int i = 0; i < 2; ++i) {
-      int64_t in = inTy.getDimSize(2 + i), out = op.getOutputSize()[i];
-      if (in == ShapedType::kDynamic || in % out != 0)
-        return rewriter.notifyMatchFailure(
-            op, "adaptive pooling with uneven windows is not lowered yet");
-      kernel.push_back(in / out);
-    }
     Type elem = inTy.getElementType();
+    ArrayRef<int64_t> outHW = op.getOutputSize();
     SmallVector<OpFoldResult> inSizes = getSizes(rewriter, loc, input);
-    SmallVector<OpFoldResult> outSizes{inSizes[0], inSizes[1],
-                                       rewriter.getIndexAttr(op.getOutputSize()[0]),
-                                       rewriter.getIndexAttr(op.getOutputSize()[1])};
-    Value init = filledTensor(rewriter, loc, outSizes, elem, 0.0);
-    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, elem);
-    Value sum = linalg::PoolingNchwSumOp::create(rewriter, loc, init.getType(),
-                                                 ValueRange{input, window}, ValueRange{init},
-                                                 i64Elements(rewriter, kernel),
-                                                 i64Elements(rewriter, {1, 1}))
-                    .getResult(0);
-    double count = (double)(kernel[0] * kernel[1]);
-    Value out = elementwise(rewriter, loc, sum, cast<RankedTensorType>(sum.getType()),
-                            [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-                              return arith::DivFOp::create(b, l, args[0],
-                                                           scalarConstant(b, l, elem, count));
-                            });
+    SmallVector<OpFoldResult> outSizes{inSizes[0], inSizes[1], rewriter.getIndexAttr(outHW[0]),
+                                       rewriter.getIndexAttr(outHW[1])};
+    bool even = true;
+    for (int i = 0; i < 2; ++i)
+      even &= !inTy.isDynamicDim(2 + i) && inTy.getDimSize(2 + i) % outHW[i] == 0;
+    Value out = even ? evenWindows(rewriter, loc, input, outSizes, outHW, elem)
+                     : unevenWindows(rewriter, loc, input, inSizes, outSizes, outHW, elem);
     if (unbatched)
       out = collapseBatch(rewriter, loc, out);
     if (out.getType() != op.getType())
       out = tensor::CastOp::create(rewriter, loc, op.getType(), out);
     rewriter.replaceOp(op, out);
     return success();
+  }
+
+  static Value evenWindows(OpBuilder &b, Location loc, Value input,
+                           ArrayRef<OpFoldResult> outSizes, ArrayRef<int64_t> outHW, Type elem) {
+    auto inTy = cast<RankedTensorType>(input.getType());
+    SmallVector<int64_t> kernel{inTy.getDimSize(2) / outHW[0], inTy.getDimSize(3) / outHW[1]};
+    Value init = filledTensor(b, loc, outSizes, elem, 0.0);
+    Value window = tensor::EmptyOp::create(b, loc, kernel, elem);
+    Value sum = linalg::PoolingNchwSumOp::create(b, loc, init.getType(), ValueRange{input, window},
+                                                 ValueRange{init}, i64Elements(b, kernel),
+                                                 i64Elements(b, {1, 1}))
+                    .getResult(0);
+    double count = (double)(kernel[0] * kernel[1]);
+    return elementwise(b, loc, sum, cast<RankedTensorType>(sum.getType()),
+                       [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+                         return arith::DivFOp::create(nb, l, args[0],
+                                                      scalarConstant(nb, l, elem, count));
+                       });
+  }
+
+  static Value unevenWindows(OpBuilder &b, Location loc, Value input,
+                             ArrayRef<OpFoldResult> inSizes, ArrayRef<OpFoldResult> outSizes,
+                             ArrayRef<int64_t> outHW, Type elem) {
+    SmallVector<Value> inDims;
+    for (int i = 0; i < 2; ++i)
+      inDims.push_back(getValueOrCreateConstantIndexOp(b, loc, inSizes[2 + i]));
+    Value init = emptyTensor(b, loc, outSizes, elem);
+    MLIRContext *ctx = b.getContext();
+    SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), ValueRange{}, ValueRange{init},
+               SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(4, ctx)}, iters,
+               [&](OpBuilder &nb, Location l, ValueRange) {
+                 Value n = linalg::IndexOp::create(nb, l, 0), c = linalg::IndexOp::create(nb, l, 1);
+                 Value one = arith::ConstantIndexOp::create(nb, l, 1);
+                 SmallVector<Value> starts, ends;
+                 for (int i = 0; i < 2; ++i) {
+                   Value o = linalg::IndexOp::create(nb, l, 2 + i);
+                   Value outDim = arith::ConstantIndexOp::create(nb, l, outHW[i]);
+                   Value lo = arith::DivUIOp::create(nb, l, arith::MulIOp::create(nb, l, o, inDims[i]),
+                                                     outDim);
+                   Value hi = arith::CeilDivUIOp::create(
+                       nb, l,
+                       arith::MulIOp::create(nb, l, arith::AddIOp::create(nb, l, o, one), inDims[i]),
+                       outDim);
+                   starts.push_back(lo);
+                   ends.push_back(hi);
+                 }
+                 Value zero = scalarConstant(nb, l, elem, 0.0);
+                 auto rows = scf::ForOp::create(
+                     nb, l, starts[0], ends[0], one, ValueRange{zero},
+                     [&](OpBuilder &rb, Location rl, Value h, ValueRange racc) {
+                       auto cols = scf::ForOp::create(
+                           rb, rl, starts[1], ends[1], one, racc,
+                           [&](OpBuilder &cb, Location cl, Value w, ValueRange cacc) {
+                             Value v = tensor::ExtractOp::create(cb, cl, input,
+                                                                 ValueRange{n, c, h, w});
+                             scf::YieldOp::create(
+                                 cb, cl, ValueRange{arith::AddFOp::create(cb, cl, cacc[0], v)});
+                           });
+                       scf::YieldOp::create(rb, rl, cols.getResults());
+                     });
+                 Value count = arith::MulIOp::create(
+                     nb, l, arith::SubIOp::create(nb, l, ends[0], starts[0]),
+                     arith::SubIOp::create(nb, l, ends[1], starts[1]));
+                 Value countF = arith::UIToFPOp::create(
+                     nb, l, elem, arith::IndexCastUIOp::create(nb, l, nb.getI64Type(), count));
+                 linalg::YieldOp::create(
+                     nb, l, ValueRange{arith::DivFOp::create(nb, l, rows.getResult(0), countF)});
+               })
+        .getResult(0);
   }
 };
 } // namespace

@@ -79,3 +79,22 @@ func.func @adaptive_avg_pool_unbatched(%x: tensor<4x6x6xf32>) -> tensor<4x3x3xf3
   %0 = aten.adaptive_avg_pool2d %x {output_size = array<i64: 3, 3>} : (tensor<4x6x6xf32>) -> tensor<4x3x3xf32>
   return %0 : tensor<4x3x3xf32>
 }
+
+
+
+// Adaptive pooling with windows of different sizes (5 rows into 3): each output
+// element sums its own window [floor(i*5/3), ceil((i+1)*5/3)) and divides by its size.
+// CHECK-LABEL: func.func @adaptive_avg_pool_uneven
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(
+// CHECK: arith.divui
+// CHECK: arith.ceildivui
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: tensor.extract
+// CHECK: arith.addf
+// CHECK: arith.uitofp
+// CHECK: arith.divf
+func.func @adaptive_avg_pool_uneven(%x: tensor<1x4x5x5xf32>) -> tensor<1x4x3x3xf32> {
+  %0 = aten.adaptive_avg_pool2d %x {output_size = array<i64: 3, 3>} : (tensor<1x4x5x5xf32>) -> tensor<1x4x3x3xf32>
+  return %0 : tensor<1x4x3x3xf32>
+}
