@@ -28,6 +28,9 @@ namespace json = llvm::json;
 namespace kiln {
 namespace {
 
+/// Carries an op class into a generic lambda.
+template <typename T> struct OpTag { using type = T; };
+
 /// torch serde ScalarType codes -> element types.
 Type elementTypeFor(MLIRContext *ctx, int64_t code) {
   Builder b(ctx);
@@ -391,6 +394,50 @@ void GraphImporter::registerHandlers() {
     KILN_TRY(approx, stringArg(n, "approximate", std::string("none"), loc));
     return emitOp<GeluOp>(n, loc, *x, *approx);
   };
+  // Binary elementwise ops; a Python-scalar operand becomes a 0-d constant of
+  // the result's element type.
+  auto binary = [this](const Object &n, Location loc, auto tag) -> LogicalResult {
+    using OpT = typename decltype(tag)::type;
+    constexpr bool hasAlpha = std::is_same_v<OpT, AddTensorOp> || std::is_same_v<OpT, SubTensorOp>;
+    KILN_TRY(x, tensorArg(n, "self", loc));
+    auto types = resultTypes(n, loc);
+    if (failed(types))
+      return failure();
+    Type elem = cast<RankedTensorType>((*types)[0]).getElementType();
+    Value other;
+    const Object *arg = argOf(n, "other");
+    if (arg && (arg->getObject("as_tensor") || arg->getObject("as_optional_tensor"))) {
+      KILN_TRY(t, tensorArg(n, "other", loc));
+      other = *t;
+    } else {
+      KILN_TRY(v, floatArg(n, "other", std::nullopt, loc));
+      auto scalarTy = RankedTensorType::get({}, elem);
+      TypedAttr value = isa<FloatType>(elem) ? TypedAttr(b.getFloatAttr(elem, *v))
+                                             : TypedAttr(b.getIntegerAttr(elem, (int64_t)*v));
+      other = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(scalarTy, value));
+    }
+    if constexpr (hasAlpha) {
+      KILN_TRY(alpha, floatArg(n, "alpha", 1.0, loc));
+      return emitOp<OpT>(n, loc, *x, other, b.getF64FloatAttr(*alpha));
+    } else {
+      return emitOp<OpT>(n, loc, *x, other);
+    }
+  };
+  for (const char *overload : {"Tensor", "Scalar"}) {
+    std::string o = overload;
+    h["torch.ops.aten.add." + o] = [binary](const Object &n, Location loc) {
+      return binary(n, loc, OpTag<AddTensorOp>());
+    };
+    h["torch.ops.aten.sub." + o] = [binary](const Object &n, Location loc) {
+      return binary(n, loc, OpTag<SubTensorOp>());
+    };
+    h["torch.ops.aten.mul." + o] = [binary](const Object &n, Location loc) {
+      return binary(n, loc, OpTag<MulTensorOp>());
+    };
+    h["torch.ops.aten.div." + o] = [binary](const Object &n, Location loc) {
+      return binary(n, loc, OpTag<DivTensorOp>());
+    };
+  }
   h["torch.ops.aten.linear.default"] = [this](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(x, tensorArg(n, "input", loc));
     KILN_TRY(w, tensorArg(n, "weight", loc));

@@ -166,6 +166,49 @@ LogicalResult verifyMaxPool(Operation *op, Value self, ArrayRef<int64_t> kernel,
 }
 } // namespace
 
+/// Broadcast shape of `a` and `b` (numpy rules), or failure.
+static FailureOr<SmallVector<int64_t>> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x == 1)
+      out[i] = y;
+    else if (y == 1)
+      out[i] = x;
+    else if (x == kDyn)
+      out[i] = y;
+    else if (y == kDyn || x == y)
+      out[i] = x;
+    else
+      return failure();
+  }
+  return out;
+}
+
+static LogicalResult verifyBinary(Operation *op) {
+  auto a = rankedType(op->getOperand(0)), b = rankedType(op->getOperand(1));
+  auto shape = broadcastShape(a.getShape(), b.getShape());
+  if (failed(shape))
+    return op->emitOpError("operand shapes ")
+           << shapeStr(a.getShape()) << " and " << shapeStr(b.getShape())
+           << " do not broadcast";
+  Type elem = rankedType(op->getResult(0)).getElementType();
+  if (!elem.isIntOrFloat())
+    return op->emitOpError("needs an integer or float result");
+  return verifyResult(op, op->getResult(0), *shape);
+}
+
+LogicalResult AddTensorOp::verify() { return verifyBinary(*this); }
+LogicalResult SubTensorOp::verify() { return verifyBinary(*this); }
+LogicalResult MulTensorOp::verify() { return verifyBinary(*this); }
+LogicalResult DivTensorOp::verify() {
+  if (!isa<FloatType>(getType().getElementType()))
+    return emitOpError("true division needs a float result");
+  return verifyBinary(*this);
+}
+
 LogicalResult GeluOp::verify() {
   if (getApproximate() != "none" && getApproximate() != "tanh")
     return emitOpError("expects approximate to be 'none' or 'tanh', got '")

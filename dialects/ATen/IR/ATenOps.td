@@ -35,6 +35,29 @@ def ATen_GeluOp : ATen_Op<"gelu", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+class ATen_BinaryOp<string mnemonic, string atenName, dag extra = (ins)>
+    : ATen_Op<mnemonic> {
+  let summary = "aten::" # atenName # " with numpy-style broadcasting";
+  let description = [{
+    Operands broadcast against each other (aligned at the right, size-1 dims
+    stretch); a Python scalar operand is imported as a 0-d tensor. The result
+    element type is the promoted one; operands are converted to it.
+  }];
+  let arguments = !con((ins ATen_Tensor:$self, ATen_Tensor:$other), extra);
+  let results = (outs ATen_Tensor:$result);
+  let assemblyFormat = [{
+    $self `,` $other attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def ATen_AddTensorOp : ATen_BinaryOp<"add_tensor", "add.Tensor",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+def ATen_SubTensorOp : ATen_BinaryOp<"sub_tensor", "sub.Tensor",
+    (ins DefaultValuedAttr<F64Attr, "1.0">:$alpha)>;
+def ATen_MulTensorOp : ATen_BinaryOp<"mul_tensor", "mul.Tensor">;
+def ATen_DivTensorOp : ATen_BinaryOp<"div_tensor", "div.Tensor (true division)">;
+
 //===----------------------------------------------------------------------===//
 // Linear algebra
 //===----------------------------------------------------------------------===//

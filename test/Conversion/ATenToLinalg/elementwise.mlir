@@ -67,3 +67,19 @@ func.func @gelu_tanh(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = aten.gelu %x {approximate = "tanh"} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// Broadcasting binary ops: a [64] operand is read along the last dim, a 0-d
+// operand everywhere; an integer operand is converted to the float result.
+// CHECK-LABEL: func.func @binary_broadcast
+// CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x64xf32>
+// CHECK: tensor.empty(%[[D]]) : tensor<?x64xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.sitofp
+// CHECK: arith.divf
+func.func @binary_broadcast(%x: tensor<?x64xf32>, %b: tensor<64xf32>, %i: tensor<i64>) -> tensor<?x64xf32> {
+  %0 = aten.add_tensor %x, %b {alpha = 2.0 : f64} : (tensor<?x64xf32>, tensor<64xf32>) -> tensor<?x64xf32>
+  %1 = aten.div_tensor %0, %i : (tensor<?x64xf32>, tensor<i64>) -> tensor<?x64xf32>
+  return %1 : tensor<?x64xf32>
+}

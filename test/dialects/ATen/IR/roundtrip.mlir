@@ -107,3 +107,16 @@ func.func @data_movement(%x: tensor<?x4x8xf32>, %n: index) -> tensor<?x32xf32> {
   %4 = aten.flatten_using_ints %x {start_dim = 0 : i64, end_dim = 1 : i64} : (tensor<?x4x8xf32>) -> tensor<?x8xf32>
   return %1 : tensor<?x32xf32>
 }
+
+// CHECK-LABEL: func.func @binary
+func.func @binary(%x: tensor<?x64xf32>, %b: tensor<64xf32>, %s: tensor<f32>) -> tensor<?x64xf32> {
+  // CHECK: aten.add_tensor %{{.*}}, %{{.*}} {alpha = 2.000000e+00 : f64} : (tensor<?x64xf32>, tensor<64xf32>) -> tensor<?x64xf32>
+  %0 = aten.add_tensor %x, %b {alpha = 2.0 : f64} : (tensor<?x64xf32>, tensor<64xf32>) -> tensor<?x64xf32>
+  // CHECK: aten.sub_tensor
+  %1 = aten.sub_tensor %0, %s : (tensor<?x64xf32>, tensor<f32>) -> tensor<?x64xf32>
+  // CHECK: aten.mul_tensor
+  %2 = aten.mul_tensor %1, %b : (tensor<?x64xf32>, tensor<64xf32>) -> tensor<?x64xf32>
+  // CHECK: aten.div_tensor
+  %3 = aten.div_tensor %2, %s : (tensor<?x64xf32>, tensor<f32>) -> tensor<?x64xf32>
+  return %3 : tensor<?x64xf32>
+}
