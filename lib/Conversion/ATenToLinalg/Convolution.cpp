@@ -78,11 +78,7 @@ struct ConvolutionLowering : OpConversionPattern<ConvolutionOp> {
       out = tensor::CollapseShapeOp::create(rewriter, loc, initTy, gOut,
                                             SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
     }
-    if (unbatched)
-      out = collapseBatch(rewriter, loc, out);
-    if (out.getType() != op.getType())
-      out = tensor::CastOp::create(rewriter, loc, op.getType(), out);
-    rewriter.replaceOp(op, out);
+    rewriter.replaceOp(op, finishSpatial(rewriter, loc, out, op.getType(), unbatched));
     return success();
   }
 };

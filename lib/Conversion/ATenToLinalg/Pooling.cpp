@@ -50,11 +50,7 @@ LogicalResult lowerMaxPool(Operation *op, Value input, ArrayRef<int64_t> kernel,
                                                i64Elements(rewriter, stride),
                                                i64Elements(rewriter, dil))
                   .getResult(0);
-  if (unbatched)
-    out = collapseBatch(rewriter, loc, out);
-  if (out.getType() != resultType)
-    out = tensor::CastOp::create(rewriter, loc, resultType, out);
-  result = out;
+  result = finishSpatial(rewriter, loc, out, resultType, unbatched);
   return success();
 }
 
@@ -96,11 +92,7 @@ struct AdaptiveAvgPool2dLowering : OpConversionPattern<AdaptiveAvgPool2dOp> {
       even &= !inTy.isDynamicDim(2 + i) && inTy.getDimSize(2 + i) % outHW[i] == 0;
     Value out = even ? evenWindows(rewriter, loc, input, outSizes, outHW, elem)
                      : unevenWindows(rewriter, loc, input, inSizes, outSizes, outHW, elem);
-    if (unbatched)
-      out = collapseBatch(rewriter, loc, out);
-    if (out.getType() != op.getType())
-      out = tensor::CastOp::create(rewriter, loc, op.getType(), out);
-    rewriter.replaceOp(op, out);
+    rewriter.replaceOp(op, finishSpatial(rewriter, loc, out, op.getType(), unbatched));
     return success();
   }
 

@@ -145,6 +145,14 @@ Value collapseBatch(OpBuilder &b, Location loc, Value v) {
   return tensor::CollapseShapeOp::create(b, loc, resultTy, v, reassoc);
 }
 
+Value finishSpatial(OpBuilder &b, Location loc, Value out, Type resultType, bool unbatched) {
+  if (unbatched)
+    out = collapseBatch(b, loc, out);
+  if (out.getType() != resultType)
+    out = tensor::CastOp::create(b, loc, resultType, out);
+  return out;
+}
+
 DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values) {
   return DenseIntElementsAttr::get(
       RankedTensorType::get({(int64_t)values.size()}, b.getI64Type()), values);

@@ -46,6 +46,9 @@ OpFoldResult windowOutputSize(OpBuilder &b, Location loc, OpFoldResult in, int64
 Value expandBatch(OpBuilder &b, Location loc, Value v);
 /// Drops the leading unit dim, giving `resultType`.
 Value collapseBatch(OpBuilder &b, Location loc, Value v);
+/// Undoes expandBatch when `unbatched` and casts to `resultType` (static
+/// shape information the lowering could not infer).
+Value finishSpatial(OpBuilder &b, Location loc, Value out, Type resultType, bool unbatched);
 /// A DenseIntElementsAttr of i64 for linalg's strides/dilations.
 DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values);
 } // namespace kiln::detail
