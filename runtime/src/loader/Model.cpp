@@ -276,6 +276,13 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs) const {
       const ManifestDim &md = o.dims[d];
       bool bad = n < 0 || (md.isStatic() && n != md.size) ||
                  (md.symbol >= 0 && bound[md.symbol] >= 0 && n != bound[md.symbol]);
+      if (bad && !r.aligned) {
+        // A failed runtime call inside the model returns null, zero-sized results.
+        const char *why = kiln_rt_last_error ? kiln_rt_last_error() : nullptr;
+        throw Error(KILN_STATUS_INTERNAL,
+                    who + ": the model entry failed (returned no buffer)" +
+                        (why && *why ? std::string(": ") + why : std::string()));
+      }
       if (bad)
         throw Error(KILN_STATUS_INTERNAL, who + ": the model returned shape " +
                                               shapeToString(r.sizes) + ", expected " +
