@@ -78,11 +78,16 @@ TEST(Eager, DynamicBatchAndInputChecks) {
 }
 
 TEST(Eager, MissingPluginNamesTheNodeAndLine) {
-  // Run in a child-free way: the example plugin may already be loaded by
-  // another test in this process, so only check when it is not.
-  if (Dispatcher::get().findOp("kilntest::scaled_gelu").valid()) GTEST_SKIP();
+  // Another test in this process may have loaded the example plugin already
+  // (ctest runs each test alone, where it is not): then the program loads.
+  // kiln-run's tests check the missing-plugin message in a fresh process too.
+  std::string path = std::string(KILN_TEST_CORPUS) + "/custom_op/model.pt2";
+  if (Dispatcher::get().findOp("kilntest::scaled_gelu").valid()) {
+    EXPECT_NO_THROW(eager::Program::load(path));
+    return;
+  }
   try {
-    eager::Program::load(std::string(KILN_TEST_CORPUS) + "/custom_op/model.pt2");
+    eager::Program::load(path);
     FAIL();
   } catch (const Error &e) {
     std::string m = e.what();
