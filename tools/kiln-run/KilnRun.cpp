@@ -6,8 +6,6 @@
 #include "kiln/kiln.h"
 #include "kiln/npy.h"
 
-#include <nlohmann/json.hpp>
-#include <zip.h>
 
 #include <algorithm>
 #include <chrono>
@@ -217,66 +215,6 @@ bool isIdentifier(const std::string &s) {
   return true;
 }
 
-/// The dims of the graph's user inputs and outputs as text: "64" for a static
-/// dim, the symbol ("s77") or the expression ("2*s77") of a dynamic one.
-/// eager::ValueSpec keeps only the ranges, so this reads models/model.json
-/// itself; empty (and the dims shown as "?") if that fails.
-struct DimLabels {
-  std::vector<std::vector<std::string>> inputs, outputs;
-};
-
-DimLabels readDimLabels(const std::string &path) {
-  DimLabels labels;
-  int errc = 0;
-  zip_t *z = zip_open(path.c_str(), ZIP_RDONLY, &errc);
-  if (!z) return labels;
-  std::string text;
-  for (zip_int64_t i = 0, n = zip_get_num_entries(z, 0); i < n && text.empty(); ++i) {
-    zip_stat_t st;
-    if (zip_stat_index(z, (zip_uint64_t)i, 0, &st) != 0 || !st.name) continue;
-    std::string name = st.name;
-    if (name != "models/model.json" && !endsWith(name, "/models/model.json")) continue;
-    if (zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)i, 0)) {
-      text.resize((size_t)st.size);
-      if (zip_fread(f, text.data(), st.size) != (zip_int64_t)st.size) text.clear();
-      zip_fclose(f);
-    }
-  }
-  zip_close(z);
-  using json = nlohmann::json;
-  try {
-    json j = json::parse(text);
-    const json &gm = j.at("graph_module");
-    const json &tv = gm.at("graph").at("tensor_values");
-    auto dims = [&](const std::string &name) {
-      std::vector<std::string> out;
-      for (const json &d : tv.at(name).at("sizes")) {
-        if (d.contains("as_int")) {
-          out.push_back(std::to_string(d["as_int"].get<int64_t>()));
-          continue;
-        }
-        std::string e = d.contains("as_expr") ? d["as_expr"].value("expr_str", "?") : "?";
-        // "Symbol('s77', positive=True, integer=True)" -> "s77"
-        if (e.rfind("Symbol('", 0) == 0) {
-          size_t end = e.find('\'', 8);
-          if (end != std::string::npos && e.find("Symbol(", 8) == std::string::npos) e = e.substr(8, end - 8);
-        }
-        out.push_back(e);
-      }
-      return out;
-    };
-    DimLabels l;
-    for (const json &spec : gm.at("signature").at("input_specs"))
-      if (spec.contains("user_input"))
-        l.inputs.push_back(dims(spec["user_input"].at("arg").at("as_tensor").at("name")));
-    for (const json &o : gm.at("graph").at("outputs")) l.outputs.push_back(dims(o.at("as_tensor").at("name")));
-    labels = std::move(l);
-  } catch (const std::exception &) {
-    // Labels are cosmetic (and symbol checks best effort): Program::run still validates ranges.
-  }
-  return labels;
-}
-
 /// A .pt2 program run eagerly, op by op, through the dispatcher.
 class EagerProgram : public Executable {
 public:
@@ -303,18 +241,15 @@ public:
         msg += "\n  (load the plugin that defines it with --plugin LIB.so)";
       usageError(msg);
     }
-    DimLabels labels = readDimLabels(o.model);
-    inputDims_ = labelsFor(program_->inputs(), labels.inputs);
-    outputDims_ = labelsFor(program_->outputs(), labels.outputs);
   }
 
   size_t numInputs() const override { return program_->inputs().size(); }
   size_t numOutputs() const override { return program_->outputs().size(); }
   std::string inputName(size_t i) const override {
-    return name(i, "input", program_->inputs()[i], inputDims_[i]);
+    return name(i, "input", program_->inputs()[i], program_->inputs()[i].dimLabels);
   }
   std::string outputName(size_t i) const override {
-    return name(i, "output", program_->outputs()[i], outputDims_[i]);
+    return name(i, "output", program_->outputs()[i], program_->outputs()[i].dimLabels);
   }
   DType inputDType(size_t i) const override { return program_->inputs()[i].dtype; }
 
@@ -330,19 +265,6 @@ public:
   }
 
 private:
-  static std::vector<std::vector<std::string>> labelsFor(const std::vector<eager::ValueSpec> &specs,
-                                                         const std::vector<std::vector<std::string>> &read) {
-    std::vector<std::vector<std::string>> out;
-    for (size_t i = 0; i < specs.size(); ++i) {
-      const eager::ValueSpec &s = specs[i];
-      bool usable = read.size() == specs.size() && read[i].size() == s.sizes.size();
-      std::vector<std::string> dims;
-      for (size_t d = 0; d < s.sizes.size(); ++d)
-        dims.push_back(s.sizes[d] >= 0 ? std::to_string(s.sizes[d]) : usable ? read[i][d] : "?");
-      out.push_back(dims);
-    }
-    return out;
-  }
   static std::string dimsString(const std::vector<std::string> &dims) {
     std::string s = "[";
     for (size_t d = 0; d < dims.size(); ++d) s += (d ? ", " : "") + dims[d];
@@ -366,7 +288,7 @@ private:
     for (size_t i = 0; i < inputs.size(); ++i) {
       const eager::ValueSpec &v = specs[i];
       const Tensor &t = inputs[i];
-      const std::vector<std::string> &dims = inputDims_[i];
+      const std::vector<std::string> &dims = program_->inputs()[i].dimLabels;
       std::string who = "input " + std::to_string(i) + " (\"" + v.name + "\")";
       if (!t.defined()) usageError(who + ": tensor is undefined");
       if (t.device().type != DeviceType::CPU)
@@ -402,7 +324,6 @@ private:
   }
 
   std::unique_ptr<eager::Program> program_;
-  std::vector<std::vector<std::string>> inputDims_, outputDims_;
 };
 
 float halfToFloat(uint16_t h) {

@@ -17,6 +17,8 @@ struct ValueSpec {
   DType dtype = DType::Float32;
   std::vector<int64_t> sizes;
   std::vector<int64_t> minSizes, maxSizes; ///< per dim; equal to sizes for static dims
+  /// Per dim: the size ("64"), the symbol ("s77") or the expression ("2*s77").
+  std::vector<std::string> dimLabels;
 };
 
 /// A loaded .pt2 program: its graph (models/model.json) and its parameters,

@@ -148,8 +148,11 @@ ValueSpec specOf(const std::string &name, const json &tv,
       s.sizes.push_back(v);
       s.minSizes.push_back(v);
       s.maxSizes.push_back(v);
+      s.dimLabels.push_back(std::to_string(v));
     } else {
-      std::string sym = d.contains("as_expr") ? symbolOf(d["as_expr"].value("expr_str", "")) : "";
+      std::string expr = d.contains("as_expr") ? d["as_expr"].value("expr_str", "?") : "?";
+      std::string sym = symbolOf(expr);
+      s.dimLabels.push_back(sym.empty() || expr.find("Symbol(", 8) != std::string::npos ? expr : sym);
       auto it = ranges.find(sym);
       s.sizes.push_back(-1);
       s.minSizes.push_back(it != ranges.end() ? it->second.first : 0);
