@@ -201,15 +201,15 @@ convolutionBackward(const Tensor &gradOut, const Tensor &input, const Tensor &we
 } // namespace
 } // namespace kiln::cpu
 
-KILN_LIBRARY_IMPL(aten, CPU, m) {
+namespace {
+/// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
+void registerKernels(kiln::Library &m) {
   using namespace kiln::cpu;
   m.impl("conv2d", conv2d);
   m.impl("convolution", convolution);
   m.impl("convolution_backward", convolutionBackward);
 }
-KILN_LIBRARY_IMPL(aten, Meta, m) {
-  using namespace kiln::cpu;
-  m.impl("conv2d", conv2d);
-  m.impl("convolution", convolution);
-  m.impl("convolution_backward", convolutionBackward);
-}
+} // namespace
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

@@ -149,8 +149,9 @@ Tensor geluBackward(const Tensor &g, const Tensor &self, const std::string &appr
 } // namespace
 } // namespace kiln::cpu
 
-// The same functions serve Meta: on Meta tensors they only compute shapes.
-KILN_LIBRARY_IMPL(aten, CPU, m) {
+namespace {
+/// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
+void registerKernels(kiln::Library &m) {
   using namespace kiln::cpu;
   m.impl("relu", relu);
   m.impl("gelu", gelu);
@@ -159,12 +160,7 @@ KILN_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("threshold_backward", thresholdBackward);
   m.impl("gelu_backward", geluBackward);
 }
-KILN_LIBRARY_IMPL(aten, Meta, m) {
-  using namespace kiln::cpu;
-  m.impl("relu", relu);
-  m.impl("gelu", gelu);
-  m.impl("add.Tensor", add);
-  m.impl("mul.Tensor", mul);
-  m.impl("threshold_backward", thresholdBackward);
-  m.impl("gelu_backward", geluBackward);
-}
+} // namespace
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

@@ -81,15 +81,15 @@ Tensor linear(const Tensor &input, const Tensor &weight, const std::optional<Ten
 } // namespace
 } // namespace kiln::cpu
 
-KILN_LIBRARY_IMPL(aten, CPU, m) {
+namespace {
+/// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
+void registerKernels(kiln::Library &m) {
   using namespace kiln::cpu;
   m.impl("mm", mm);
   m.impl("addmm", addmm);
   m.impl("linear", linear);
 }
-KILN_LIBRARY_IMPL(aten, Meta, m) {
-  using namespace kiln::cpu;
-  m.impl("mm", mm);
-  m.impl("addmm", addmm);
-  m.impl("linear", linear);
-}
+} // namespace
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

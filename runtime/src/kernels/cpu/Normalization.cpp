@@ -113,13 +113,14 @@ batchNormNoTraining(const Tensor &input, const std::optional<Tensor> &weight,
 } // namespace
 } // namespace kiln::cpu
 
-KILN_LIBRARY_IMPL(aten, CPU, m) {
+namespace {
+/// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
+void registerKernels(kiln::Library &m) {
   using namespace kiln::cpu;
   m.impl("batch_norm", batchNorm);
   m.impl("_native_batch_norm_legit_no_training", batchNormNoTraining);
 }
-KILN_LIBRARY_IMPL(aten, Meta, m) {
-  using namespace kiln::cpu;
-  m.impl("batch_norm", batchNorm);
-  m.impl("_native_batch_norm_legit_no_training", batchNormNoTraining);
-}
+} // namespace
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

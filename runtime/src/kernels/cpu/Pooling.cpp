@@ -191,7 +191,9 @@ Tensor adaptiveAvgPool2dBackward(const Tensor &gradOut, const Tensor &self) {
 } // namespace
 } // namespace kiln::cpu
 
-KILN_LIBRARY_IMPL(aten, CPU, m) {
+namespace {
+/// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
+void registerKernels(kiln::Library &m) {
   using namespace kiln::cpu;
   m.impl("max_pool2d", maxPool2d);
   m.impl("max_pool2d_with_indices", maxPool2dWithIndices);
@@ -199,11 +201,7 @@ KILN_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("max_pool2d_with_indices_backward", maxPool2dWithIndicesBackward);
   m.impl("_adaptive_avg_pool2d_backward", adaptiveAvgPool2dBackward);
 }
-KILN_LIBRARY_IMPL(aten, Meta, m) {
-  using namespace kiln::cpu;
-  m.impl("max_pool2d", maxPool2d);
-  m.impl("max_pool2d_with_indices", maxPool2dWithIndices);
-  m.impl("adaptive_avg_pool2d", adaptiveAvgPool2d);
-  m.impl("max_pool2d_with_indices_backward", maxPool2dWithIndicesBackward);
-  m.impl("_adaptive_avg_pool2d_backward", adaptiveAvgPool2dBackward);
-}
+} // namespace
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

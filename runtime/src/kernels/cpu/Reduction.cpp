@@ -76,11 +76,13 @@ Tensor sumDim(const Tensor &self, const std::optional<std::vector<int64_t>> &dim
 } // namespace
 } // namespace kiln::cpu
 
-KILN_LIBRARY_IMPL(aten, CPU, m) {
+namespace {
+/// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
+void registerKernels(kiln::Library &m) {
   m.impl("mean.dim", kiln::cpu::meanDim);
   m.impl("sum.dim_IntList", kiln::cpu::sumDim);
 }
-KILN_LIBRARY_IMPL(aten, Meta, m) {
-  m.impl("mean.dim", kiln::cpu::meanDim);
-  m.impl("sum.dim_IntList", kiln::cpu::sumDim);
-}
+} // namespace
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }
