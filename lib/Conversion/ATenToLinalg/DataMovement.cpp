@@ -25,8 +25,7 @@ struct PermuteLowering : OpConversionPattern<PermuteOp> {
       outSizes.push_back(inSizes[p]);
     Value init = emptyTensor(rewriter, loc, outSizes, op.getType().getElementType());
     Value out = linalg::TransposeOp::create(rewriter, loc, input, init, perm).getResult()[0];
-    if (out.getType() != op.getType())
-      out = tensor::CastOp::create(rewriter, loc, op.getType(), out);
+    out = castTo(rewriter, loc, out, op.getType());
     rewriter.replaceOp(op, out);
     return success();
   }

@@ -137,8 +137,7 @@ struct BinaryLowering : OpConversionPattern<OpT> {
                       linalg::YieldOp::create(b, l, ValueRange{compute(op, b, l, x, y)});
                     })
                     .getResult(0);
-    if (out.getType() != resultTy)
-      out = tensor::CastOp::create(rewriter, loc, resultTy, out);
+    out = castTo(rewriter, loc, out, resultTy);
     rewriter.replaceOp(op, out);
     return success();
   }

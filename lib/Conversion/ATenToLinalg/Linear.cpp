@@ -59,8 +59,7 @@ struct LinearLowering : OpConversionPattern<LinearOp> {
     Value init = adaptor.getBias() ? broadcastTo(rewriter, loc, adaptor.getBias(), outSizes)
                                    : filledTensor(rewriter, loc, outSizes, elem, 0.0);
     Value out = contract(rewriter, loc, input, weight, init, /*rhsTransposed=*/true, 1.0);
-    if (out.getType() != op.getType())
-      out = tensor::CastOp::create(rewriter, loc, op.getType(), out);
+    out = castTo(rewriter, loc, out, op.getType());
     rewriter.replaceOp(op, out);
     return success();
   }
@@ -80,8 +79,7 @@ struct AddmmLowering : OpConversionPattern<AddmmOp> {
                              : broadcastTo(rewriter, loc, adaptor.getSelf(), outSizes, beta);
     Value out = contract(rewriter, loc, adaptor.getMat1(), adaptor.getMat2(), init,
                          /*rhsTransposed=*/false, alpha);
-    if (out.getType() != op.getType())
-      out = tensor::CastOp::create(rewriter, loc, op.getType(), out);
+    out = castTo(rewriter, loc, out, op.getType());
     rewriter.replaceOp(op, out);
     return success();
   }

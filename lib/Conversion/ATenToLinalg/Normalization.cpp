@@ -67,8 +67,7 @@ struct InferenceBatchNormLowering : OpConversionPattern<NativeBatchNormLegitNoTr
                       linalg::YieldOp::create(b, l, y);
                     })
                     .getResult(0);
-    if (out.getType() != op.getResult().getType())
-      out = tensor::CastOp::create(rewriter, loc, op.getResult().getType(), out);
+    out = castTo(rewriter, loc, out, op.getResult().getType());
     // Inference returns empty saved statistics.
     Value e1 = tensor::EmptyOp::create(rewriter, loc, op.getSaveMean().getType().getShape(), elem);
     Value e2 = tensor::EmptyOp::create(rewriter, loc, op.getSaveInvstd().getType().getShape(), elem);

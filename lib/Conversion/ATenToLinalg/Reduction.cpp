@@ -88,8 +88,7 @@ struct MeanDimLowering : OpConversionPattern<MeanDimOp> {
                                            RankedTensorType::get(keptShape, elem), mean,
                                            reassoc, keptSizes);
     }
-    if (mean.getType() != op.getType())
-      mean = tensor::CastOp::create(rewriter, loc, op.getType(), mean);
+    mean = castTo(rewriter, loc, mean, op.getType());
     rewriter.replaceOp(op, mean);
     return success();
   }

@@ -89,9 +89,7 @@ Value elementwise(OpBuilder &b, Location loc, ValueRange inputs, RankedTensorTyp
         linalg::YieldOp::create(nb, nl, body(nb, nl, args.drop_back()));
       });
   Value result = generic.getResult(0);
-  if (result.getType() != resultType)
-    result = tensor::CastOp::create(b, loc, resultType, result);
-  return result;
+  return castTo(b, loc, result, resultType);
 }
 
 Value padSpatial(OpBuilder &b, Location loc, Value src, ArrayRef<int64_t> padLow,
@@ -145,12 +143,14 @@ Value collapseBatch(OpBuilder &b, Location loc, Value v) {
   return tensor::CollapseShapeOp::create(b, loc, resultTy, v, reassoc);
 }
 
+Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
+  return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v).getResult();
+}
+
 Value finishSpatial(OpBuilder &b, Location loc, Value out, Type resultType, bool unbatched) {
   if (unbatched)
     out = collapseBatch(b, loc, out);
-  if (out.getType() != resultType)
-    out = tensor::CastOp::create(b, loc, resultType, out);
-  return out;
+  return castTo(b, loc, out, resultType);
 }
 
 DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values) {

@@ -46,6 +46,9 @@ OpFoldResult windowOutputSize(OpBuilder &b, Location loc, OpFoldResult in, int64
 Value expandBatch(OpBuilder &b, Location loc, Value v);
 /// Drops the leading unit dim, giving `resultType`.
 Value collapseBatch(OpBuilder &b, Location loc, Value v);
+/// `v` refined or generalised to `type` with tensor.cast (a no-op if equal):
+/// lowerings may know less (or more) of a static shape than the op's type.
+Value castTo(OpBuilder &b, Location loc, Value v, Type type);
 /// Undoes expandBatch when `unbatched` and casts to `resultType` (static
 /// shape information the lowering could not infer).
 Value finishSpatial(OpBuilder &b, Location loc, Value out, Type resultType, bool unbatched);
