@@ -6,10 +6,7 @@
 // return. Op handlers read arguments by schema name and fill ATen's defaults.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Import/GraphImporter.h"
-
-#include "ATen/IR/ATenDialect.h"
-#include "kiln/Import/Pt2Archive.h"
+#include "ImporterImpl.h"
 #include "kiln/Import/RuntimeOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,11 +22,8 @@ using llvm::json::Array;
 using llvm::json::Object;
 namespace json = llvm::json;
 
-namespace kiln {
-namespace {
+namespace kiln::importer {
 
-/// Carries an op class into a generic lambda.
-template <typename T> struct OpTag { using type = T; };
 
 /// torch serde ScalarType codes -> element types.
 Type elementTypeFor(MLIRContext *ctx, int64_t code) {
@@ -59,84 +53,6 @@ std::string symbolName(StringRef expr) {
     return expr.str();
   return "";
 }
-
-class GraphImporter {
-public:
-  GraphImporter(MLIRContext &ctx, Pt2Archive &archive, bool explainOnly)
-      : ctx(ctx), archive(archive), explainOnly(explainOnly), b(&ctx),
-        archiveLoc(FileLineColLoc::get(&ctx, archive.path(), 0, 0)) {}
-
-  FailureOr<ImportedProgram> run();
-
-private:
-  using Handler = std::function<LogicalResult(const Object &node, Location loc)>;
-
-  // --- diagnostics
-  LogicalResult fail(Location loc, const Twine &msg) {
-    emitError(loc) << msg;
-    return failure();
-  }
-  LogicalResult fail(const Twine &msg) { return fail(archiveLoc, msg); }
-
-  // --- types and locations
-  FailureOr<RankedTensorType> tensorType(StringRef name, Location loc);
-  Location nodeLocation(const Object &node);
-
-  // --- argument access by schema name
-  const json::Object *argOf(const Object &node, StringRef name);
-  FailureOr<Value> tensorArg(const Object &node, StringRef name, Location loc);
-  FailureOr<Value> optTensorArg(const Object &node, StringRef name, Location loc);
-  FailureOr<int64_t> intArg(const Object &node, StringRef name, std::optional<int64_t> dflt,
-                            Location loc);
-  FailureOr<double> floatArg(const Object &node, StringRef name, std::optional<double> dflt,
-                             Location loc);
-  FailureOr<bool> boolArg(const Object &node, StringRef name, std::optional<bool> dflt,
-                          Location loc);
-  FailureOr<std::string> stringArg(const Object &node, StringRef name,
-                                   std::optional<std::string> dflt, Location loc);
-  FailureOr<SmallVector<int64_t>> intsArg(const Object &node, StringRef name,
-                                          std::optional<SmallVector<int64_t>> dflt, Location loc);
-  /// True if the argument is absent or None.
-  bool isNone(const Object &node, StringRef name);
-  /// Sizes mixing ints and symbolic values (view sizes): static entries, with
-  /// kDynamic where `dynamic` holds an index value.
-  LogicalResult symIntsArg(const Object &node, StringRef name, SmallVector<int64_t> &statics,
-                           SmallVector<Value> &dynamic, Location loc);
-
-  // --- results
-  FailureOr<SmallVector<Type>> resultTypes(const Object &node, Location loc);
-  LogicalResult bindResults(const Object &node, Operation *op);
-
-  void registerHandlers();
-  /// Imports a node the compiler has no handler for as aten.call_runtime, if
-  /// the runtime's dispatcher defines the op (a plugin's custom op, or an ATen
-  /// op with an eager kernel). Fails if the dispatcher does not know it.
-  FailureOr<bool> importAsRuntimeCall(const Object &node, Location loc, StringRef target);
-  /// True if the runtime's dispatcher defines the op of `target`.
-  bool isRuntimeOp(StringRef target);
-  template <typename OpT, typename... Args>
-  LogicalResult emitOp(const Object &node, Location loc, Args &&...args) {
-    auto types = resultTypes(node, loc);
-    if (failed(types))
-      return failure();
-    auto op = OpT::create(b, loc, *types, std::forward<Args>(args)...);
-    return bindResults(node, op);
-  }
-
-  LogicalResult readWeights(StringRef configMember, StringRef dataDir,
-                            std::map<std::string, std::vector<char>> &out);
-
-  MLIRContext &ctx;
-  Pt2Archive &archive;
-  bool explainOnly;
-  OpBuilder b;
-  Location archiveLoc;
-  const Object *tensorValues = nullptr;
-  llvm::StringMap<Value> values;      // tensor and sym-int values by node output name
-  llvm::StringMap<Handler> handlers;  // by target, e.g. "torch.ops.aten.relu.default"
-  llvm::StringMap<std::pair<int64_t, int64_t>> symbols;
-  std::vector<NodeDecision> decisions;
-};
 
 /// "file:line" of a node location, or "".
 std::string locationString(Location loc) {
@@ -378,218 +294,14 @@ LogicalResult GraphImporter::bindResults(const Object &node, Operation *op) {
 }
 
 void GraphImporter::registerHandlers() {
-  using namespace kiln::aten;
-  auto &h = handlers;
-#define KILN_TRY(var, expr)                                                                    \
-  auto var = (expr);                                                                           \
-  if (failed(var))                                                                             \
-    return failure();
-
-  h["torch.ops.aten.relu.default"] = [this](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "self", loc));
-    return emitOp<ReluOp>(n, loc, *x);
-  };
-  h["torch.ops.aten.gelu.default"] = [this](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "self", loc));
-    KILN_TRY(approx, stringArg(n, "approximate", std::string("none"), loc));
-    return emitOp<GeluOp>(n, loc, *x, *approx);
-  };
-  // Binary elementwise ops; a Python-scalar operand becomes a 0-d constant of
-  // the result's element type.
-  auto binary = [this](const Object &n, Location loc, auto tag) -> LogicalResult {
-    using OpT = typename decltype(tag)::type;
-    constexpr bool hasAlpha = std::is_same_v<OpT, AddTensorOp> || std::is_same_v<OpT, SubTensorOp>;
-    KILN_TRY(x, tensorArg(n, "self", loc));
-    auto types = resultTypes(n, loc);
-    if (failed(types))
-      return failure();
-    Type elem = cast<RankedTensorType>((*types)[0]).getElementType();
-    Value other;
-    const Object *arg = argOf(n, "other");
-    if (arg && (arg->getObject("as_tensor") || arg->getObject("as_optional_tensor"))) {
-      KILN_TRY(t, tensorArg(n, "other", loc));
-      other = *t;
-    } else {
-      KILN_TRY(v, floatArg(n, "other", std::nullopt, loc));
-      auto scalarTy = RankedTensorType::get({}, elem);
-      TypedAttr value = isa<FloatType>(elem) ? TypedAttr(b.getFloatAttr(elem, *v))
-                                             : TypedAttr(b.getIntegerAttr(elem, (int64_t)*v));
-      other = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(scalarTy, value));
-    }
-    if constexpr (hasAlpha) {
-      KILN_TRY(alpha, floatArg(n, "alpha", 1.0, loc));
-      return emitOp<OpT>(n, loc, *x, other, b.getF64FloatAttr(*alpha));
-    } else {
-      return emitOp<OpT>(n, loc, *x, other);
-    }
-  };
-  for (const char *overload : {"Tensor", "Scalar"}) {
-    std::string o = overload;
-    h["torch.ops.aten.add." + o] = [binary](const Object &n, Location loc) {
-      return binary(n, loc, OpTag<AddTensorOp>());
-    };
-    h["torch.ops.aten.sub." + o] = [binary](const Object &n, Location loc) {
-      return binary(n, loc, OpTag<SubTensorOp>());
-    };
-    h["torch.ops.aten.mul." + o] = [binary](const Object &n, Location loc) {
-      return binary(n, loc, OpTag<MulTensorOp>());
-    };
-    h["torch.ops.aten.div." + o] = [binary](const Object &n, Location loc) {
-      return binary(n, loc, OpTag<DivTensorOp>());
-    };
-  }
-  h["torch.ops.aten.linear.default"] = [this](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "input", loc));
-    KILN_TRY(w, tensorArg(n, "weight", loc));
-    KILN_TRY(bias, optTensorArg(n, "bias", loc));
-    return emitOp<LinearOp>(n, loc, *x, *w, *bias);
-  };
-  h["torch.ops.aten.addmm.default"] = [this](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(self, tensorArg(n, "self", loc));
-    KILN_TRY(m1, tensorArg(n, "mat1", loc));
-    KILN_TRY(m2, tensorArg(n, "mat2", loc));
-    KILN_TRY(beta, floatArg(n, "beta", 1.0, loc));
-    KILN_TRY(alpha, floatArg(n, "alpha", 1.0, loc));
-    return emitOp<AddmmOp>(n, loc, *self, *m1, *m2, b.getF64FloatAttr(*beta),
-                           b.getF64FloatAttr(*alpha));
-  };
-  auto pair = [](SmallVector<int64_t> v) {
-    if (v.size() == 1)
-      v.push_back(v[0]);
-    return v;
-  };
-  h["torch.ops.aten.conv2d.default"] = [this, pair](const Object &n,
-                                                    Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "input", loc));
-    KILN_TRY(w, tensorArg(n, "weight", loc));
-    KILN_TRY(bias, optTensorArg(n, "bias", loc));
-    KILN_TRY(stride, intsArg(n, "stride", SmallVector<int64_t>{1, 1}, loc));
-    KILN_TRY(padding, intsArg(n, "padding", SmallVector<int64_t>{0, 0}, loc));
-    KILN_TRY(dilation, intsArg(n, "dilation", SmallVector<int64_t>{1, 1}, loc));
-    KILN_TRY(groups, intArg(n, "groups", 1, loc));
-    return emitOp<Conv2dOp>(n, loc, *x, *w, *bias, pair(*stride), pair(*padding),
-                            pair(*dilation), *groups);
-  };
-  h["torch.ops.aten.convolution.default"] = [this, pair](const Object &n,
-                                                         Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "input", loc));
-    KILN_TRY(w, tensorArg(n, "weight", loc));
-    KILN_TRY(bias, optTensorArg(n, "bias", loc));
-    KILN_TRY(stride, intsArg(n, "stride", std::nullopt, loc));
-    KILN_TRY(padding, intsArg(n, "padding", std::nullopt, loc));
-    KILN_TRY(dilation, intsArg(n, "dilation", std::nullopt, loc));
-    KILN_TRY(transposed, boolArg(n, "transposed", std::nullopt, loc));
-    KILN_TRY(outPad, intsArg(n, "output_padding", std::nullopt, loc));
-    KILN_TRY(groups, intArg(n, "groups", std::nullopt, loc));
-    if (cast<RankedTensorType>(x->getType()).getRank() < 3 ||
-        cast<RankedTensorType>(x->getType()).getRank() > 4)
-      return fail(loc, "only 2-d convolutions are supported (aten.convolution with a rank-" +
-                           std::to_string(cast<RankedTensorType>(x->getType()).getRank()) +
-                           " input)");
-    return emitOp<ConvolutionOp>(n, loc, *x, *w, *bias, pair(*stride), pair(*padding),
-                                 pair(*dilation), *transposed, pair(*outPad), *groups);
-  };
-  h["torch.ops.aten.batch_norm.default"] = [this](const Object &n,
-                                                  Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "input", loc));
-    KILN_TRY(w, optTensorArg(n, "weight", loc));
-    KILN_TRY(bias, optTensorArg(n, "bias", loc));
-    KILN_TRY(mean, optTensorArg(n, "running_mean", loc));
-    KILN_TRY(var, optTensorArg(n, "running_var", loc));
-    KILN_TRY(training, boolArg(n, "training", std::nullopt, loc));
-    KILN_TRY(momentum, floatArg(n, "momentum", std::nullopt, loc));
-    KILN_TRY(eps, floatArg(n, "eps", std::nullopt, loc));
-    KILN_TRY(cudnn, boolArg(n, "cudnn_enabled", true, loc));
-    return emitOp<BatchNormOp>(n, loc, *x, *w, *bias, *mean, *var, b.getBoolAttr(*training),
-                               b.getF64FloatAttr(*momentum), b.getF64FloatAttr(*eps),
-                               b.getBoolAttr(*cudnn));
-  };
-  h["torch.ops.aten._native_batch_norm_legit_no_training.default"] =
-      [this](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "input", loc));
-    KILN_TRY(w, optTensorArg(n, "weight", loc));
-    KILN_TRY(bias, optTensorArg(n, "bias", loc));
-    KILN_TRY(mean, tensorArg(n, "running_mean", loc));
-    KILN_TRY(var, tensorArg(n, "running_var", loc));
-    KILN_TRY(momentum, floatArg(n, "momentum", std::nullopt, loc));
-    KILN_TRY(eps, floatArg(n, "eps", std::nullopt, loc));
-    return emitOp<NativeBatchNormLegitNoTrainingOp>(n, loc, *x, *w, *bias, *mean, *var,
-                                                    b.getF64FloatAttr(*momentum),
-                                                    b.getF64FloatAttr(*eps));
-  };
-  auto maxPool = [this, pair](const Object &n, Location loc, bool withIndices) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "self", loc));
-    KILN_TRY(kernel, intsArg(n, "kernel_size", std::nullopt, loc));
-    KILN_TRY(stride, intsArg(n, "stride", SmallVector<int64_t>{}, loc));
-    KILN_TRY(padding, intsArg(n, "padding", SmallVector<int64_t>{0}, loc));
-    KILN_TRY(dilation, intsArg(n, "dilation", SmallVector<int64_t>{1}, loc));
-    KILN_TRY(ceil, boolArg(n, "ceil_mode", false, loc));
-    SmallVector<int64_t> k = pair(*kernel);
-    SmallVector<int64_t> s = stride->empty() ? k : pair(*stride); // ATen: stride=[] -> kernel
-    if (withIndices)
-      return emitOp<MaxPool2dWithIndicesOp>(n, loc, *x, k, s, pair(*padding), pair(*dilation),
-                                            *ceil);
-    return emitOp<MaxPool2dOp>(n, loc, *x, k, s, pair(*padding), pair(*dilation), *ceil);
-  };
-  h["torch.ops.aten.max_pool2d.default"] = [maxPool](const Object &n, Location loc) {
-    return maxPool(n, loc, false);
-  };
-  h["torch.ops.aten.max_pool2d_with_indices.default"] = [maxPool](const Object &n,
-                                                                  Location loc) {
-    return maxPool(n, loc, true);
-  };
-  h["torch.ops.aten.adaptive_avg_pool2d.default"] = [this, pair](const Object &n,
-                                                                 Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "self", loc));
-    KILN_TRY(size, intsArg(n, "output_size", std::nullopt, loc));
-    return emitOp<AdaptiveAvgPool2dOp>(n, loc, *x, pair(*size));
-  };
-  h["torch.ops.aten.mean.dim"] = [this](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "self", loc));
-    DenseI64ArrayAttr dims;
-    if (!isNone(n, "dim")) {
-      KILN_TRY(d, intsArg(n, "dim", std::nullopt, loc));
-      dims = b.getDenseI64ArrayAttr(*d);
-    }
-    KILN_TRY(keep, boolArg(n, "keepdim", false, loc));
-    if (!isNone(n, "dtype"))
-      return fail(loc, "aten.mean.dim with an explicit dtype is not supported yet");
-    return emitOp<MeanDimOp>(n, loc, *x, dims, *keep);
-  };
-  h["torch.ops.aten.permute.default"] = [this](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "self", loc));
-    KILN_TRY(dims, intsArg(n, "dims", std::nullopt, loc));
-    return emitOp<PermuteOp>(n, loc, *x, *dims);
-  };
-  auto view = [this](const Object &n, Location loc, StringRef sizeName) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "self", loc));
-    SmallVector<int64_t> statics;
-    SmallVector<Value> dynamic;
-    if (failed(symIntsArg(n, sizeName, statics, dynamic, loc)))
-      return failure();
-    return emitOp<ViewOp>(n, loc, *x, dynamic, statics);
-  };
-  h["torch.ops.aten.view.default"] = [view](const Object &n, Location loc) {
-    return view(n, loc, "size");
-  };
-  h["torch.ops.aten.reshape.default"] = [view](const Object &n, Location loc) {
-    return view(n, loc, "shape");
-  };
-  h["torch.ops.aten.flatten.using_ints"] = [this](const Object &n,
-                                                  Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "self", loc));
-    KILN_TRY(s, intArg(n, "start_dim", 0, loc));
-    KILN_TRY(e, intArg(n, "end_dim", -1, loc));
-    return emitOp<FlattenUsingIntsOp>(n, loc, *x, *s, *e);
-  };
-  h["torch.ops.aten.sym_size.int"] = [this](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, tensorArg(n, "self", loc));
-    KILN_TRY(d, intArg(n, "dim", std::nullopt, loc));
-    return emitOp<SymSizeIntOp>(n, loc, *x, *d);
-  };
-#undef KILN_TRY
+  registerElementwiseHandlers(*this);
+  registerLinearHandlers(*this);
+  registerConvolutionHandlers(*this);
+  registerNormalizationHandlers(*this);
+  registerPoolingHandlers(*this);
+  registerReductionHandlers(*this);
+  registerShapeHandlers(*this);
 }
-
 /// torch.ops.<ns>.<name>.<overload> -> <ns>::<name>.<overload> ("" if not an op target).
 static std::string qualifiedOpName(StringRef target) {
   if (!target.consume_front("torch.ops."))
@@ -915,7 +627,10 @@ FailureOr<ImportedProgram> GraphImporter::run() {
   return prog;
 }
 
-} // namespace
+} // namespace kiln::importer
+
+namespace kiln {
+using importer::GraphImporter;
 
 FailureOr<ImportedProgram> importPt2(MLIRContext &ctx, StringRef path, bool explainOnly) {
   ctx.loadDialect<aten::ATenDialect, func::FuncDialect>();

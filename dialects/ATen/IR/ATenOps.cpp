@@ -5,7 +5,7 @@
 // on either side is compatible with anything).
 //
 //===----------------------------------------------------------------------===//
-#include "ATen/IR/ATenDialect.h"
+#include "ATenVerifyUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -13,8 +13,8 @@
 
 using namespace mlir;
 using namespace kiln::aten;
+using kiln::aten::detail::kDyn;
 
-static constexpr int64_t kDyn = ShapedType::kDynamic;
 
 int64_t kiln::aten::slidingWindowOutputSize(int64_t in, int64_t kernel, int64_t stride,
                                             int64_t pad, int64_t dilation, bool ceilMode) {
@@ -28,7 +28,7 @@ int64_t kiln::aten::slidingWindowOutputSize(int64_t in, int64_t kernel, int64_t 
   return out;
 }
 
-namespace {
+namespace kiln::aten::detail {
 RankedTensorType rankedType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 std::string shapeStr(ArrayRef<int64_t> shape) {
@@ -43,7 +43,7 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
 
 /// Checks `result` against the inferred `expected` shape and element type.
 LogicalResult verifyResult(Operation *op, Value result, ArrayRef<int64_t> expected,
-                           Type expectedElem = {}) {
+                           Type expectedElem) {
   auto ty = rankedType(result);
   if (expectedElem && ty.getElementType() != expectedElem)
     return op->emitOpError("result element type ")
@@ -164,10 +164,8 @@ LogicalResult verifyMaxPool(Operation *op, Value self, ArrayRef<int64_t> kernel,
                                             stride[i], padding[i], dilation[i], ceilMode));
   return verifyResult(op, result, shape, inTy.getElementType());
 }
-} // namespace
 
-/// Broadcast shape of `a` and `b` (numpy rules), or failure.
-static FailureOr<SmallVector<int64_t>> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+FailureOr<SmallVector<int64_t>> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   size_t rank = std::max(a.size(), b.size());
   SmallVector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -187,7 +185,7 @@ static FailureOr<SmallVector<int64_t>> broadcastShape(ArrayRef<int64_t> a, Array
   return out;
 }
 
-static LogicalResult verifyBinary(Operation *op) {
+LogicalResult verifyBinary(Operation *op) {
   auto a = rankedType(op->getOperand(0)), b = rankedType(op->getOperand(1));
   auto shape = broadcastShape(a.getShape(), b.getShape());
   if (failed(shape))
@@ -199,6 +197,10 @@ static LogicalResult verifyBinary(Operation *op) {
     return op->emitOpError("needs an integer or float result");
   return verifyResult(op, op->getResult(0), *shape);
 }
+
+} // namespace kiln::aten::detail
+
+using namespace kiln::aten::detail;
 
 LogicalResult AddTensorOp::verify() { return verifyBinary(*this); }
 LogicalResult SubTensorOp::verify() { return verifyBinary(*this); }

@@ -1,0 +1,38 @@
+//===- ATenVerifyUtils.h - helpers shared by the aten verifiers -*- C++ -*-===//
+//
+// Internal to dialects/ATen/IR: shape inference and checks that more than one
+// op family's verifiers use. Each family's verifiers live in ATen<Family>Ops.cpp
+// (or ATenOps.cpp for the first families).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECTS_ATEN_IR_ATENVERIFYUTILS_H
+#define KILN_DIALECTS_ATEN_IR_ATENVERIFYUTILS_H
+
+#include "ATen/IR/ATenDialect.h"
+
+#include <string>
+
+namespace kiln::aten::detail {
+
+using namespace mlir;
+
+inline constexpr int64_t kDyn = ShapedType::kDynamic;
+
+/// The ranked tensor type of `v`.
+RankedTensorType rankedType(Value v);
+/// "[2, ?, 4]".
+std::string shapeStr(ArrayRef<int64_t> shape);
+/// Checks `result` against the inferred `expected` shape (a dynamic dim on either
+/// side matches anything) and, if given, element type.
+LogicalResult verifyResult(Operation *op, Value result, ArrayRef<int64_t> expected,
+                           Type expectedElem = {});
+/// Checks a 2-entry attribute whose entries are all >= minV.
+LogicalResult verifyPairAttr(Operation *op, StringRef name, ArrayRef<int64_t> v, int64_t minV);
+/// Broadcast shape of `a` and `b` (numpy rules), or failure.
+FailureOr<SmallVector<int64_t>> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b);
+/// Two operands that broadcast, one int-or-float result of the broadcast shape.
+LogicalResult verifyBinary(Operation *op);
+
+} // namespace kiln::aten::detail
+
+#endif

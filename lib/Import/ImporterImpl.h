@@ -1,0 +1,137 @@
+//===- ImporterImpl.h - the graph importer, shared by its op handlers -*- C++ -*-===//
+//
+// Internal to lib/Import. GraphImporter.cpp walks the graph; each file in Ops/
+// registers the handlers of one op family (`register<Family>Handlers`), reading
+// node arguments by schema name through the accessors below.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_IMPORT_IMPORTERIMPL_H
+#define KILN_LIB_IMPORT_IMPORTERIMPL_H
+
+#include "ATen/IR/ATenDialect.h"
+#include "kiln/Import/GraphImporter.h"
+#include "kiln/Import/Pt2Archive.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
+
+#include <functional>
+#include <optional>
+
+namespace kiln::importer {
+
+using namespace mlir;
+using llvm::json::Array;
+using llvm::json::Object;
+namespace json = llvm::json;
+
+/// torch serde ScalarType code -> element type (null if kiln has none for it).
+Type elementTypeFor(MLIRContext *ctx, int64_t code);
+
+/// Carries an op class into a generic lambda.
+template <typename T> struct OpTag { using type = T; };
+
+/// ATen's "int or pair of ints" arguments: [k] -> [k, k].
+inline SmallVector<int64_t> pairOf(SmallVector<int64_t> v) {
+  if (v.size() == 1)
+    v.push_back(v[0]);
+  return v;
+}
+
+/// Binds `var` to `expr`, returning failure from the enclosing handler if it failed.
+#define KILN_TRY(var, expr)                                                                    \
+  auto var = (expr);                                                                           \
+  if (failed(var))                                                                             \
+    return failure();
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, Pt2Archive &archive, bool explainOnly)
+      : ctx(ctx), archive(archive), explainOnly(explainOnly), b(&ctx),
+        archiveLoc(FileLineColLoc::get(&ctx, archive.path(), 0, 0)) {}
+
+  FailureOr<ImportedProgram> run();
+
+  using Handler = std::function<LogicalResult(const Object &node, Location loc)>;
+
+  // --- diagnostics
+  LogicalResult fail(Location loc, const Twine &msg) {
+    emitError(loc) << msg;
+    return failure();
+  }
+  LogicalResult fail(const Twine &msg) { return fail(archiveLoc, msg); }
+
+  // --- types and locations
+  FailureOr<RankedTensorType> tensorType(StringRef name, Location loc);
+  Location nodeLocation(const Object &node);
+
+  // --- argument access by schema name
+  const json::Object *argOf(const Object &node, StringRef name);
+  FailureOr<Value> tensorArg(const Object &node, StringRef name, Location loc);
+  FailureOr<Value> optTensorArg(const Object &node, StringRef name, Location loc);
+  FailureOr<int64_t> intArg(const Object &node, StringRef name, std::optional<int64_t> dflt,
+                            Location loc);
+  FailureOr<double> floatArg(const Object &node, StringRef name, std::optional<double> dflt,
+                             Location loc);
+  FailureOr<bool> boolArg(const Object &node, StringRef name, std::optional<bool> dflt,
+                          Location loc);
+  FailureOr<std::string> stringArg(const Object &node, StringRef name,
+                                   std::optional<std::string> dflt, Location loc);
+  FailureOr<SmallVector<int64_t>> intsArg(const Object &node, StringRef name,
+                                          std::optional<SmallVector<int64_t>> dflt, Location loc);
+  /// True if the argument is absent or None.
+  bool isNone(const Object &node, StringRef name);
+  /// Sizes mixing ints and symbolic values (view sizes): static entries, with
+  /// kDynamic where `dynamic` holds an index value.
+  LogicalResult symIntsArg(const Object &node, StringRef name, SmallVector<int64_t> &statics,
+                           SmallVector<Value> &dynamic, Location loc);
+
+  // --- results
+  FailureOr<SmallVector<Type>> resultTypes(const Object &node, Location loc);
+  LogicalResult bindResults(const Object &node, Operation *op);
+
+  void registerHandlers();
+  /// Imports a node the compiler has no handler for as aten.call_runtime, if
+  /// the runtime's dispatcher defines the op (a plugin's custom op, or an ATen
+  /// op with an eager kernel). Fails if the dispatcher does not know it.
+  FailureOr<bool> importAsRuntimeCall(const Object &node, Location loc, StringRef target);
+  /// True if the runtime's dispatcher defines the op of `target`.
+  bool isRuntimeOp(StringRef target);
+  template <typename OpT, typename... Args>
+  LogicalResult emitOp(const Object &node, Location loc, Args &&...args) {
+    auto types = resultTypes(node, loc);
+    if (failed(types))
+      return failure();
+    auto op = OpT::create(b, loc, *types, std::forward<Args>(args)...);
+    return bindResults(node, op);
+  }
+
+  LogicalResult readWeights(StringRef configMember, StringRef dataDir,
+                            std::map<std::string, std::vector<char>> &out);
+
+  MLIRContext &ctx;
+  Pt2Archive &archive;
+  bool explainOnly;
+  OpBuilder b;
+  Location archiveLoc;
+  const Object *tensorValues = nullptr;
+  llvm::StringMap<Value> values;      // tensor and sym-int values by node output name
+  llvm::StringMap<Handler> handlers;  // by target, e.g. "torch.ops.aten.relu.default"
+  llvm::StringMap<std::pair<int64_t, int64_t>> symbols;
+  std::vector<NodeDecision> decisions;
+};
+
+
+void registerElementwiseHandlers(GraphImporter &g);
+void registerLinearHandlers(GraphImporter &g);
+void registerConvolutionHandlers(GraphImporter &g);
+void registerNormalizationHandlers(GraphImporter &g);
+void registerPoolingHandlers(GraphImporter &g);
+void registerReductionHandlers(GraphImporter &g);
+void registerShapeHandlers(GraphImporter &g);
+
+} // namespace kiln::importer
+
+#endif
