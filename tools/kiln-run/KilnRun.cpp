@@ -22,7 +22,8 @@ namespace kiln::run {
 
 std::string usage() {
   return R"(usage: kiln-run MODEL.so [--input F.npy]... [--output-dir DIR] [--expect F.npy]...
-                [--rtol R] [--atol A] [--bench N] [--weights F.pt2] [--plugin LIB.so]...
+                [--rtol R] [--atol A] [--torch-tolerances] [--bench N]
+                [--weights F.pt2] [--plugin LIB.so]...
        kiln-run MODEL.pt2 [same options but --weights]
 
 Runs a compiled kiln model on .npy inputs. A .pt2 archive runs eagerly instead:
@@ -33,8 +34,14 @@ model with when bisecting numerical problems.
   --expect F.npy     one per model output, in order: compare, printing the max
                      absolute and relative error; an element matches when
                      |actual - expected| <= atol + rtol * |expected| (NaN == NaN)
+                     for floating-point outputs; integer and bool outputs
+                     must match exactly. bf16 values are read from and
+                     written to f32 files (NumPy has no bfloat16)
   --rtol R           relative tolerance (default 1e-4)
   --atol A           absolute tolerance (default 1e-5)
+  --torch-tolerances per output dtype, torch.testing.assert_close's defaults
+                     (f64 1e-7/1e-7, f32 1.3e-6/1e-5, f16 1e-3/1e-5,
+                     bf16 1.6e-2/1e-5 as rtol/atol); --rtol/--atol override
   --bench N          after a warm-up, time N runs; print min/median/p90 in ms
   --weights F.pt2    read external weights from this archive (.so only)
   --plugin LIB.so    load a plugin (custom op kernels) first; repeatable
@@ -85,8 +92,9 @@ Options parseArgs(const std::vector<std::string> &args) {
     else if (a == "--plugin") o.plugins.push_back(next());
     else if (a == "--output-dir") o.outputDir = next();
     else if (a == "--weights") o.weights = next();
-    else if (a == "--rtol") o.rtol = parseNumber(a, next());
-    else if (a == "--atol") o.atol = parseNumber(a, next());
+    else if (a == "--rtol") { o.rtol = parseNumber(a, next()); o.rtolGiven = true; }
+    else if (a == "--atol") { o.atol = parseNumber(a, next()); o.atolGiven = true; }
+    else if (a == "--torch-tolerances") o.torchTolerances = true;
     else if (a == "--bench") {
       std::string v = next();
       char *end = nullptr;
@@ -349,14 +357,6 @@ float bf16ToFloat(uint16_t b) {
   return f;
 }
 
-uint16_t floatToBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  if (std::isnan(f)) return 0x7fc0;
-  bits += 0x7fff + ((bits >> 16) & 1);  // round to nearest even
-  return (uint16_t)(bits >> 16);
-}
-
 double elementAsDouble(const Tensor &t, int64_t i) {
   const char *p = static_cast<const char *>(t.rawData());
   switch (t.dtype()) {
@@ -374,15 +374,18 @@ double elementAsDouble(const Tensor &t, int64_t i) {
   return 0;
 }
 
-Tensor convert(const Tensor &src, DType to) {
-  Tensor c = src.contiguous();
-  Tensor out = Tensor::empty(c.sizes(), to);
-  for (int64_t i = 0, n = c.numel(); i < n; ++i) {
-    double v = elementAsDouble(c, i);
-    if (to == DType::Float32) out.data<float>()[i] = (float)v;
-    else if (to == DType::BFloat16) out.data<uint16_t>()[i] = floatToBf16((float)v);
+/// Integer and bool elements exactly (int64 values beyond 2^53 included).
+int64_t elementAsInt64(const Tensor &t, int64_t i) {
+  const char *p = static_cast<const char *>(t.rawData());
+  switch (t.dtype()) {
+  case DType::Int64: return reinterpret_cast<const int64_t *>(p)[i];
+  case DType::Int32: return reinterpret_cast<const int32_t *>(p)[i];
+  case DType::Int16: return reinterpret_cast<const int16_t *>(p)[i];
+  case DType::Int8: return reinterpret_cast<const int8_t *>(p)[i];
+  case DType::UInt8: return reinterpret_cast<const uint8_t *>(p)[i];
+  case DType::Bool: return reinterpret_cast<const uint8_t *>(p)[i] != 0;
+  default: return (int64_t)elementAsDouble(t, i);
   }
-  return out;
 }
 
 std::string fmt(double v) {
@@ -402,8 +405,19 @@ std::string indexString(const std::vector<int64_t> &sizes, int64_t flat) {
 
 } // namespace
 
+Tolerance torchTolerance(DType t) {
+  switch (t) {
+  case DType::Float64: return {1e-7, 1e-7};
+  case DType::Float32: return {1.3e-6, 1e-5};
+  case DType::Float16: return {1e-3, 1e-5};
+  case DType::BFloat16: return {1.6e-2, 1e-5};
+  default: return {0, 0};
+  }
+}
+
 Comparison compareTensors(const Tensor &actual0, const Tensor &expected0, double rtol, double atol) {
   Comparison c;
+  // bf16 data travels as f32 .npy files, so a bf16 output is compared with f32 data.
   bool dtypeOk = actual0.dtype() == expected0.dtype() ||
                  (actual0.dtype() == DType::BFloat16 && expected0.dtype() == DType::Float32);
   if (!dtypeOk) {
@@ -416,8 +430,26 @@ Comparison compareTensors(const Tensor &actual0, const Tensor &expected0, double
     return c;
   }
   Tensor a = actual0.contiguous(), e = expected0.contiguous();
-  double maxAbs = 0, maxRel = 0;
   int64_t bad = 0, firstBad = -1, n = a.numel();
+  if (!isFloatingPoint(a.dtype())) {
+    // Integers and bool compare exactly, whatever the tolerances.
+    int64_t maxAbs = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t x = elementAsInt64(a, i), y = elementAsInt64(e, i);
+      if (x == y) continue;
+      uint64_t d = x > y ? (uint64_t)x - (uint64_t)y : (uint64_t)y - (uint64_t)x;
+      maxAbs = std::max<int64_t>(maxAbs, d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d);
+      if (bad++ == 0) firstBad = i;
+    }
+    c.match = bad == 0;
+    c.detail = "max abs error " + std::to_string(maxAbs) + " (exact)";
+    if (!c.match)
+      c.detail += "; " + std::to_string(bad) + " of " + std::to_string(n) + " elements differ, first at " +
+                  indexString(a.sizes(), firstBad) + ": got " + std::to_string(elementAsInt64(a, firstBad)) +
+                  ", expected " + std::to_string(elementAsInt64(e, firstBad));
+    return c;
+  }
+  double maxAbs = 0, maxRel = 0;
   for (int64_t i = 0; i < n; ++i) {
     double x = elementAsDouble(a, i), y = elementAsDouble(e, i);
     bool ok;
@@ -475,13 +507,11 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   for (size_t i = 0; i < o.inputs.size(); ++i) {
     Tensor t;
     try {
-      t = readNpy(o.inputs[i]);
+      // NumPy has no bfloat16: a bf16 input is read from an f32 file.
+      t = readNpyFor(o.inputs[i], exe->inputDType(i));
     } catch (const NpyError &e) {
       usageError(std::string("--input ") + e.what());
     }
-    // NumPy has no bfloat16: feed bf16 inputs from f32 files.
-    if (exe->inputDType(i) == DType::BFloat16 && t.dtype() == DType::Float32)
-      t = convert(t, DType::BFloat16);
     inputs.push_back(t);
   }
   std::vector<Tensor> expects;
@@ -501,13 +531,10 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     if (ec) usageError("cannot create --output-dir '" + o.outputDir + "': " + ec.message());
     for (size_t i = 0; i < outputs.size(); ++i) {
       std::string path = (std::filesystem::path(o.outputDir) / ("output" + std::to_string(i) + ".npy")).string();
-      Tensor t = outputs[i];
-      if (t.dtype() == DType::BFloat16) {
+      if (outputs[i].dtype() == DType::BFloat16)
         err << "kiln-run: note: " << exe->outputName(i) << " is bf16; written as f32 (NumPy has no bfloat16)\n";
-        t = convert(t, DType::Float32);
-      }
       try {
-        writeNpy(path, t);
+        writeNpy(path, outputs[i]);
       } catch (const NpyError &e) {
         usageError(std::string("writing ") + e.what());
       }
@@ -516,7 +543,13 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
 
   int code = kExitOk;
   for (size_t i = 0; i < expects.size(); ++i) {
-    Comparison c = compareTensors(outputs[i], expects[i], o.rtol, o.atol);
+    double rtol = o.rtol, atol = o.atol;
+    if (o.torchTolerances) {
+      Tolerance t = torchTolerance(outputs[i].dtype());
+      if (!o.rtolGiven) rtol = t.rtol;
+      if (!o.atolGiven) atol = t.atol;
+    }
+    Comparison c = compareTensors(outputs[i], expects[i], rtol, atol);
     out << exe->outputName(i) << " vs '" << o.expects[i] << "': " << c.detail << ": "
         << (c.match ? "OK" : "MISMATCH") << "\n";
     if (!c.match) code = kExitMismatch;

@@ -36,6 +36,8 @@ struct Options {
   std::vector<std::string> inputs, expects, plugins;
   std::string outputDir, weights;
   double rtol = 1e-4, atol = 1e-5;
+  bool rtolGiven = false, atolGiven = false;  ///< --rtol/--atol on the command line
+  bool torchTolerances = false;               ///< --torch-tolerances
   long bench = 0;
   bool help = false;
 };
@@ -70,9 +72,19 @@ struct Comparison {
   bool match = false;
   std::string detail;  ///< one line: errors, and the first failing element if any
 };
-/// |a - b| <= atol + rtol * |b| elementwise; NaN matches NaN; shape or dtype
-/// differences are mismatches (a bf16 output may be compared with f32 data).
+/// Floating-point outputs: |a - b| <= atol + rtol * |b| elementwise, NaN matches
+/// NaN, an infinity only the same infinity. Integer and bool outputs: exact
+/// equality (the tolerances do not apply). Shape or dtype differences are
+/// mismatches (a bf16 output may be compared with f32 data).
 Comparison compareTensors(const Tensor &actual, const Tensor &expected, double rtol, double atol);
+
+/// A relative and absolute tolerance.
+struct Tolerance {
+  double rtol, atol;
+};
+/// torch.testing.assert_close's default tolerance for a dtype ({0, 0} for
+/// integers and bool, which compare exactly).
+Tolerance torchTolerance(DType t);
 
 /// The whole tool: returns the exit code; never throws.
 int runMain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err);

@@ -244,11 +244,48 @@ Tensor readNpy(const std::string &path) {
   return parseNpy(bytes.data(), bytes.size(), path);
 }
 
-std::string serializeNpy(const Tensor &t) {
+Tensor bf16ToF32(const Tensor &t) {
+  if (t.dtype() != DType::BFloat16)
+    throw NpyError(std::string("bf16ToF32: tensor is ") + dtypeName(t.dtype()) + ", not bf16");
+  Tensor c = t.contiguous();
+  Tensor out = Tensor::empty(c.sizes(), DType::Float32);
+  const uint16_t *src = c.data<uint16_t>();
+  uint32_t *dst = out.data<uint32_t>();
+  for (int64_t i = 0, n = c.numel(); i < n; ++i) dst[i] = (uint32_t)src[i] << 16;
+  return out;
+}
+
+Tensor f32ToBf16(const Tensor &t) {
+  if (t.dtype() != DType::Float32)
+    throw NpyError(std::string("f32ToBf16: tensor is ") + dtypeName(t.dtype()) + ", not f32");
+  Tensor c = t.contiguous();
+  Tensor out = Tensor::empty(c.sizes(), DType::BFloat16);
+  const uint32_t *src = c.data<uint32_t>();
+  uint16_t *dst = out.data<uint16_t>();
+  for (int64_t i = 0, n = c.numel(); i < n; ++i) {
+    uint32_t bits = src[i];
+    if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu)) {
+      dst[i] = (uint16_t)((bits >> 16) | 0x0040);  // NaN: keep the sign, make it quiet
+      continue;
+    }
+    bits += 0x7fffu + ((bits >> 16) & 1);  // round to nearest, ties to even
+    dst[i] = (uint16_t)(bits >> 16);
+  }
+  return out;
+}
+
+Tensor readNpyFor(const std::string &path, DType want) {
+  Tensor t = readNpy(path);
+  if (want == DType::BFloat16 && t.dtype() == DType::Float32) return f32ToBf16(t);
+  return t;
+}
+
+std::string serializeNpy(const Tensor &t0) {
+  // bf16 has no NumPy dtype: it is written as f32, which holds every bf16 exactly.
+  const Tensor &t = t0.dtype() == DType::BFloat16 ? bf16ToF32(t0) : t0;
   const char *descr = descrOf(t.dtype());
   if (!descr)
-    throw NpyError(std::string("cannot write ") + dtypeName(t.dtype()) +
-                   " as .npy: NumPy has no such dtype (convert to f32 first)");
+    throw NpyError(std::string("cannot write ") + dtypeName(t.dtype()) + " as .npy");
   std::string shape = "(";
   for (size_t i = 0; i < t.sizes().size(); ++i) {
     shape += std::to_string(t.sizes()[i]);

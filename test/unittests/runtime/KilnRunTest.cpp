@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
@@ -328,6 +329,173 @@ TEST_F(KilnRun, EagerBench) {
   EXPECT_EQ(run(cmd), 0) << err;
   EXPECT_NE(out.find("bench: 20 runs after 2 warm-up: min "), std::string::npos) << out;
   EXPECT_NE(out.find(" ms, p90 "), std::string::npos) << out;
+}
+
+// --- every dtype through a model's inputs, outputs and --expect --------------
+
+namespace {
+
+// One input per dtype of fake_model_dtypes (f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool),
+// 3 elements each. bf16's input file is f32 (NumPy has no bfloat16).
+struct DTypeFiles {
+  std::vector<std::string> paths;
+  explicit DTypeFiles(const TempDir &dir) {
+    auto put = [&](const std::string &name, Tensor t) {
+      writeNpy(dir / name, t);
+      paths.push_back(dir / name);
+    };
+    put("f32.npy", f32({3}, {1.5f, -2.0f, NAN}));
+    Tensor f64 = Tensor::empty({3}, DType::Float64);
+    f64.data<double>()[0] = 0.1, f64.data<double>()[1] = -1e300, f64.data<double>()[2] = INFINITY;
+    put("f64.npy", f64);
+    Tensor f16 = Tensor::empty({3}, DType::Float16);
+    f16.data<uint16_t>()[0] = 0x3c00, f16.data<uint16_t>()[1] = 0xc000, f16.data<uint16_t>()[2] = 0x7bff;
+    put("f16.npy", f16);
+    // The last value is not a bf16: it is rounded to 1 + 2^-7 on the way in.
+    put("bf16.npy", f32({3}, {1.0f, 0.15625f, 1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20)}));
+    Tensor i64 = Tensor::empty({3}, DType::Int64);
+    i64.data<int64_t>()[0] = (int64_t(1) << 53) + 1, i64.data<int64_t>()[1] = -7,
+    i64.data<int64_t>()[2] = INT64_MIN;
+    put("i64.npy", i64);
+    Tensor i32 = Tensor::empty({3}, DType::Int32);
+    i32.data<int32_t>()[0] = 2147483647, i32.data<int32_t>()[1] = -1, i32.data<int32_t>()[2] = 0;
+    put("i32.npy", i32);
+    Tensor i16 = Tensor::empty({3}, DType::Int16);
+    i16.data<int16_t>()[0] = -32768, i16.data<int16_t>()[1] = 5, i16.data<int16_t>()[2] = 32767;
+    put("i16.npy", i16);
+    Tensor i8 = Tensor::empty({3}, DType::Int8);
+    i8.data<int8_t>()[0] = -128, i8.data<int8_t>()[1] = 0, i8.data<int8_t>()[2] = 127;
+    put("i8.npy", i8);
+    Tensor u8 = Tensor::empty({3}, DType::UInt8);
+    u8.data<uint8_t>()[0] = 0, u8.data<uint8_t>()[1] = 128, u8.data<uint8_t>()[2] = 255;
+    put("u8.npy", u8);
+    Tensor b = Tensor::empty({3}, DType::Bool);
+    b.data<uint8_t>()[0] = 1, b.data<uint8_t>()[1] = 0, b.data<uint8_t>()[2] = 1;
+    put("bool.npy", b);
+  }
+  std::string flags(const std::string &flag) const {
+    std::string s;
+    for (const std::string &p : paths) s += " " + flag + " '" + p + "'";
+    return s;
+  }
+};
+
+std::string dtypesModel() { return std::string("'") + KILN_FAKE_MODEL_DTYPES + "'"; }
+
+} // namespace
+
+TEST_F(KilnRun, EveryDTypeInAndOut) {
+  DTypeFiles files(dir);
+  std::string outDir = dir / "out";
+  ASSERT_EQ(run(dtypesModel() + files.flags("--input") + " --output-dir " + outDir), 0) << err;
+  // bf16 is written as f32, with a note.
+  EXPECT_NE(err.find("output 3 (\"y_bf16\": bf16 [?]) is bf16; written as f32"), std::string::npos) << err;
+  const DType want[] = {DType::Float32, DType::Float64, DType::Float16, DType::Float32, DType::Int64,
+                        DType::Int32,   DType::Int16,   DType::Int8,    DType::UInt8,   DType::Bool};
+  for (int k = 0; k < 10; ++k) {
+    Tensor got = readNpy(outDir + "/output" + std::to_string(k) + ".npy");
+    Tensor in = readNpy(files.paths[k]);
+    EXPECT_EQ(got.dtype(), want[k]) << k;
+    ASSERT_EQ(got.sizes(), (std::vector<int64_t>{3})) << k;
+    if (k != 3) {
+      if (k == 0) {  // NaN bits need not survive exactly, NaN-ness must
+        EXPECT_EQ(got.data<float>()[0], 1.5f);
+        EXPECT_TRUE(std::isnan(got.data<float>()[2]));
+      } else {
+        EXPECT_EQ(std::memcmp(got.rawData(), in.rawData(), in.nbytes()), 0) << k;
+      }
+    }
+  }
+  // The bf16 round trip: exact values survive, the rest were rounded to bf16.
+  Tensor b = readNpy(outDir + "/output3.npy");
+  EXPECT_EQ(b.data<float>()[0], 1.0f);
+  EXPECT_EQ(b.data<float>()[1], 0.15625f);
+  EXPECT_EQ(b.data<float>()[2], 1.0f + std::ldexp(1.0f, -7));
+
+  // Every output matches its own input used as the expected file (bf16 vs its f32
+  // file within bf16's tolerance, the integers exactly, NaN == NaN, inf == inf).
+  EXPECT_EQ(run(dtypesModel() + files.flags("--input") + files.flags("--expect")), 1) << out << err;
+  EXPECT_NE(out.find("output 3 (\"y_bf16\": bf16 [?]) vs '" + files.paths[3] + "': max abs error 0.0039053"),
+            std::string::npos) << out;
+  EXPECT_EQ(run(dtypesModel() + files.flags("--input") + files.flags("--expect") + " --torch-tolerances"), 0)
+      << out << err;
+  EXPECT_NE(out.find("output 4 (\"y_i64\": i64 [?]) vs '" + files.paths[4] + "': max abs error 0 (exact): OK"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("output 9 (\"y_bool\": bool [?])"), std::string::npos) << out;
+}
+
+TEST_F(KilnRun, IntegersCompareExactly) {
+  DTypeFiles files(dir);
+  // 2^53 + 1 vs 2^53: equal as doubles, different as int64.
+  Tensor i64 = readNpy(files.paths[4]);
+  i64.data<int64_t>()[0] -= 1;
+  writeNpy(dir / "i64_off.npy", i64);
+  std::vector<std::string> expects = files.paths;
+  expects[4] = dir / "i64_off.npy";
+  std::string e;
+  for (const std::string &p : expects) e += " --expect '" + p + "'";
+  EXPECT_EQ(run(dtypesModel() + files.flags("--input") + e + " --atol 100 --rtol 1"), 1) << out << err;
+  EXPECT_NE(out.find("max abs error 1 (exact); 1 of 3 elements differ, first at [0]: got 9007199254740993, "
+                     "expected 9007199254740992: MISMATCH"),
+            std::string::npos) << out;
+
+  // A bool that differs, however loose the tolerance.
+  Tensor b = readNpy(files.paths[9]);
+  b.data<uint8_t>()[1] = 1;
+  writeNpy(dir / "bool_off.npy", b);
+  expects = files.paths;
+  expects[9] = dir / "bool_off.npy";
+  e.clear();
+  for (const std::string &p : expects) e += " --expect '" + p + "'";
+  EXPECT_EQ(run(dtypesModel() + files.flags("--input") + e + " --atol 10"), 1) << out << err;
+  EXPECT_NE(out.find("first at [1]: got 0, expected 1: MISMATCH"), std::string::npos) << out;
+}
+
+TEST_F(KilnRun, InputDTypeMustMatch) {
+  DTypeFiles files(dir);
+  std::vector<std::string> in = files.paths;
+  std::swap(in[4], in[5]);  // i32 data for the i64 input
+  std::string flags;
+  for (const std::string &p : in) flags += " --input '" + p + "'";
+  EXPECT_EQ(run(dtypesModel() + flags), 2);
+  EXPECT_NE(err.find("input 4 (\"a_i64\"): dtype is i32, expected i64"), std::string::npos) << err;
+  // An f64 file is not silently narrowed into the bf16 input.
+  in = files.paths;
+  in[3] = files.paths[1];
+  flags.clear();
+  for (const std::string &p : in) flags += " --input '" + p + "'";
+  EXPECT_EQ(run(dtypesModel() + flags), 2);
+  EXPECT_NE(err.find("input 3 (\"a_bf16\"): dtype is f64, expected bf16"), std::string::npos) << err;
+}
+
+TEST_F(KilnRun, TorchTolerancesPerDType) {
+  DTypeFiles files(dir);
+  // f16 output 1.0 against 1.0005: outside rtol 1e-4, inside f16's 1e-3.
+  std::vector<std::string> expects = files.paths;
+  Tensor f16 = readNpy(files.paths[2]);
+  f16.data<uint16_t>()[0] = 0x3c01;  // 1 + 2^-10
+  writeNpy(dir / "f16_off.npy", f16);
+  expects[2] = dir / "f16_off.npy";
+  std::string e;
+  for (const std::string &p : expects) e += " --expect '" + p + "'";
+  EXPECT_EQ(run(dtypesModel() + files.flags("--input") + e), 1) << out;
+  EXPECT_EQ(run(dtypesModel() + files.flags("--input") + e + " --torch-tolerances"), 0) << out;
+  // An explicit --rtol wins over the per-dtype default.
+  EXPECT_EQ(run(dtypesModel() + files.flags("--input") + e + " --torch-tolerances --rtol 1e-5"), 1) << out;
+}
+
+TEST(KilnRunCompare, TorchTolerance) {
+  EXPECT_EQ(run::torchTolerance(DType::Float32).rtol, 1.3e-6);
+  EXPECT_EQ(run::torchTolerance(DType::Float32).atol, 1e-5);
+  EXPECT_EQ(run::torchTolerance(DType::Float64).rtol, 1e-7);
+  EXPECT_EQ(run::torchTolerance(DType::Float64).atol, 1e-7);
+  EXPECT_EQ(run::torchTolerance(DType::Float16).rtol, 1e-3);
+  EXPECT_EQ(run::torchTolerance(DType::BFloat16).rtol, 1.6e-2);
+  EXPECT_EQ(run::torchTolerance(DType::Int64).rtol, 0);
+  Tensor a = Tensor::empty({1}, DType::Int32), b = Tensor::empty({1}, DType::Int32);
+  a.data<int32_t>()[0] = 1000000, b.data<int32_t>()[0] = 1000001;
+  EXPECT_FALSE(run::compareTensors(a, b, 1, 1).match);
+  EXPECT_TRUE(run::compareTensors(a, a, 0, 0).match);
 }
 
 TEST(KilnRunCompare, Tolerances) {

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -37,9 +39,6 @@ template <typename T> std::string raw(std::initializer_list<T> v) {
   return std::string(reinterpret_cast<const char *>(vec.data()), vec.size() * sizeof(T));
 }
 
-void writeFile(const std::string &path, const std::string &bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
 
 std::string errorOf(const std::string &bytes) {
   try {
@@ -66,6 +65,64 @@ TEST(Npy, RoundTripEveryDType) {
     EXPECT_EQ(r.sizes(), t.sizes());
     EXPECT_EQ(std::memcmp(r.rawData(), t.rawData(), t.nbytes()), 0) << dtypeName(d);
   }
+}
+
+namespace {
+uint16_t bf16Bits(const Tensor &t, int64_t i) { return t.data<uint16_t>()[i]; }
+Tensor bf16(std::vector<uint16_t> bits) {
+  Tensor t = Tensor::empty({(int64_t)bits.size()}, DType::BFloat16);
+  std::copy(bits.begin(), bits.end(), t.data<uint16_t>());
+  return t;
+}
+} // namespace
+
+// NumPy has no bfloat16: bf16 tensors are written as exact <f4 files and read
+// back as bf16 by readNpyFor when the consumer wants bf16.
+TEST(Npy, BFloat16TravelsAsFloat32) {
+  TempDir dir;
+  // 1.0, -2.5, the smallest normal, a subnormal, +inf, -0.0, a NaN, 3.0e38
+  Tensor t = bf16({0x3f80, 0xc020, 0x0080, 0x0001, 0x7f80, 0x8000, 0x7fc0, 0x7f61});
+  writeNpy(dir / "b.npy", t);
+  Tensor f = readNpy(dir / "b.npy");
+  ASSERT_EQ(f.dtype(), DType::Float32);
+  EXPECT_EQ(f.data<float>()[0], 1.0f);
+  EXPECT_EQ(f.data<float>()[1], -2.5f);
+  EXPECT_EQ(f.data<float>()[2], std::ldexp(1.0f, -126));
+  EXPECT_EQ(f.data<float>()[3], std::ldexp(1.0f, -133));
+  EXPECT_TRUE(std::isinf(f.data<float>()[4]));
+  EXPECT_TRUE(std::signbit(f.data<float>()[5]));
+  EXPECT_TRUE(std::isnan(f.data<float>()[6]));
+  Tensor back = readNpyFor(dir / "b.npy", DType::BFloat16);
+  ASSERT_EQ(back.dtype(), DType::BFloat16);
+  ASSERT_EQ(back.sizes(), t.sizes());
+  for (int64_t i = 0; i < t.numel(); ++i) EXPECT_EQ(bf16Bits(back, i), bf16Bits(t, i)) << i;
+  // Other wanted dtypes get the file as it is.
+  EXPECT_EQ(readNpyFor(dir / "b.npy", DType::Float32).dtype(), DType::Float32);
+  EXPECT_EQ(readNpyFor(dir / "b.npy", DType::Int64).dtype(), DType::Float32);
+}
+
+TEST(Npy, Float32ToBFloat16RoundsToNearestEven) {
+  Tensor f = Tensor::empty({7}, DType::Float32);
+  float *p = f.data<float>();
+  p[0] = 1.0f + std::ldexp(1.0f, -8);      // halfway between 1 and 1+2^-7: ties to even (1)
+  p[1] = 1.0f + 3 * std::ldexp(1.0f, -8);  // halfway, rounds up to the even 1+2^-6
+  p[2] = 1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20);  // above halfway: up
+  p[3] = -1.0f - std::ldexp(1.0f, -9);     // below halfway: down in magnitude
+  p[4] = std::numeric_limits<float>::max();  // rounds to +inf, as PyTorch does
+  p[5] = -std::numeric_limits<float>::quiet_NaN();
+  p[6] = 0.0f;
+  Tensor b = f32ToBf16(f);
+  EXPECT_EQ(bf16Bits(b, 0), 0x3f80);
+  EXPECT_EQ(bf16Bits(b, 1), 0x3f82);
+  EXPECT_EQ(bf16Bits(b, 2), 0x3f81);
+  EXPECT_EQ(bf16Bits(b, 3), 0xbf80);
+  EXPECT_EQ(bf16Bits(b, 4), 0x7f80);
+  EXPECT_EQ(bf16Bits(b, 5) & 0x7f80, 0x7f80);  // still a NaN
+  EXPECT_NE(bf16Bits(b, 5) & 0x007f, 0);
+  EXPECT_EQ(bf16Bits(b, 5) & 0x8000, 0x8000);  // with its sign
+  EXPECT_EQ(bf16Bits(b, 6), 0);
+  EXPECT_THROW(f32ToBf16(b), NpyError);
+  EXPECT_THROW(bf16ToF32(f), NpyError);
 }
 
 TEST(Npy, RoundTripScalarEmptyAndStrided) {
@@ -174,8 +231,6 @@ TEST(Npy, MissingFileIsNamed) {
 TEST(Npy, FailedWriteLeavesNothingBehind) {
   TempDir dir;
   Tensor t = Tensor::zeros({4}, DType::Float32);
-  // bf16 cannot be written: the error comes before any file exists.
-  EXPECT_THROW(writeNpy(dir / "b.npy", Tensor::zeros({2}, DType::BFloat16)), NpyError);
   // Renaming onto a directory fails after the data was written: the temp file goes.
   std::filesystem::create_directory(dir / "taken.npy");
   std::filesystem::create_directory(dir / "taken.npy/inside");

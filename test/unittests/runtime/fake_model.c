@@ -7,6 +7,8 @@
  *                        the mlp corpus archive)
  *   KILN_FAKE_NO_ENTRY   exports no kiln_model_entry
  *   KILN_FAKE_BAD_MANIFEST  a manifest with an unknown directive
+ *   KILN_FAKE_DTYPES     one rank-1 input per dtype (f32 f64 f16 bf16 i64 i32 i16 i8
+ *                        u8 bool, in that order, sizes ?), each returned as a fresh copy
  * In the default variant, b[0] == -999 makes the entry "fail" (no output buffer). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,7 +16,39 @@
 typedef struct { float *allocated, *aligned; int64_t offset, sizes[1], strides[1]; } desc1;
 typedef struct { float *allocated, *aligned; int64_t offset, sizes[2], strides[2]; } desc2;
 
-#if defined(KILN_FAKE_EXTERNAL)
+#if defined(KILN_FAKE_DTYPES)
+#include <string.h>
+const char kiln_model_manifest[] =
+    "kiln-manifest 1\n"
+    "name fake_dtypes\n"
+    "weights embedded\n"
+    "arg input a_f32 f32 1 ?\n" "arg input a_f64 f64 1 ?\n" "arg input a_f16 f16 1 ?\n"
+    "arg input a_bf16 bf16 1 ?\n" "arg input a_i64 i64 1 ?\n" "arg input a_i32 i32 1 ?\n"
+    "arg input a_i16 i16 1 ?\n" "arg input a_i8 i8 1 ?\n" "arg input a_u8 u8 1 ?\n"
+    "arg input a_bool bool 1 ?\n"
+    "out y_f32 f32 1 ?\n" "out y_f64 f64 1 ?\n" "out y_f16 f16 1 ?\n" "out y_bf16 bf16 1 ?\n"
+    "out y_i64 i64 1 ?\n" "out y_i32 i32 1 ?\n" "out y_i16 i16 1 ?\n" "out y_i8 i8 1 ?\n"
+    "out y_u8 u8 1 ?\n" "out y_bool bool 1 ?\n"
+    "end\n";
+
+typedef struct { char *allocated, *aligned; int64_t offset, sizes[1], strides[1]; } bdesc1;
+
+void kiln_model_entry(void **args) {
+  static const size_t elem[10] = {4, 8, 2, 2, 8, 4, 2, 1, 1, 1};
+  bdesc1 *out = (bdesc1 *)args[0];
+  for (int k = 0; k < 10; ++k) {
+    bdesc1 *in = (bdesc1 *)args[1 + k];
+    int64_t n = in->sizes[0];
+    char *y = (char *)malloc((size_t)(n > 0 ? n : 1) * elem[k]);
+    for (int64_t i = 0; i < n; ++i)
+      memcpy(y + i * elem[k], in->aligned + (in->offset + i * in->strides[0]) * elem[k], elem[k]);
+    out[k].allocated = out[k].aligned = y;
+    out[k].offset = 0;
+    out[k].sizes[0] = n;
+    out[k].strides[0] = 1;
+  }
+}
+#elif defined(KILN_FAKE_EXTERNAL)
 const char kiln_model_manifest[] =
     "kiln-manifest 1\n"
     "name fake_external\n"
