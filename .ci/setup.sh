@@ -8,7 +8,14 @@ APT_PACKAGES=(
   libtbb-dev libgtest-dev libzip-dev nlohmann-json3-dev                 # libraries
   cmake ninja-build ccache zip unzip                                      # build tools
 )
-PIP_PACKAGES=(numpy pytest)
+# pip requirement : import name : version prefix the module must report ("" = any).
+# nanobind builds the Python package; torch and transformers are what its tests
+# (and the test-data generators) run against, pinned to the versions that made
+# ../shared/corpus.
+PIP_PACKAGES=(
+  "numpy:numpy:" "pytest:pytest:" "nanobind:nanobind:" "scikit-build-core:scikit_build_core:"
+  "torch==2.11.0:torch:2.11.0" "transformers==5.17.0:transformers:5.17.0"
+)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -26,10 +33,19 @@ if ((${#missing[@]})); then
 fi
 
 PY=${PYTHON:-python3}
-need_pip=()
-for p in "${PIP_PACKAGES[@]}"; do
-  "$PY" -c "import $p" 2>/dev/null || need_pip+=("$p")
-done
+# One interpreter checks every package's installed version (no imports: fast).
+mapfile -t need_pip < <("$PY" - "${PIP_PACKAGES[@]}" <<'PYEOF'
+import importlib.metadata as md, sys
+for entry in sys.argv[1:]:
+    req, _mod, ver = entry.split(":")
+    try:
+        ok = md.version(req.split("==")[0]).startswith(ver)
+    except md.PackageNotFoundError:
+        ok = False
+    if not ok:
+        print(req)
+PYEOF
+)
 if ((${#need_pip[@]})); then
   echo "kiln setup: pip installing ${need_pip[*]}"
   "$PY" -m pip install -q "${need_pip[@]}"

@@ -12,7 +12,7 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
 # Data, helper scripts and the GoogleTests are not lit tests.
-config.excludes = ["data", "unittests", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt",
+config.excludes = ["data", "python", "unittests", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt",
                    "Inputs"]
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])

@@ -1,0 +1,13 @@
+"""kiln: compile PyTorch programs ahead of time into shared objects, and run them.
+
+    import kiln
+    m = kiln.compile(torch.export.export(model, (x,)))   # or a path to a .pt2
+    y = m(x)
+    torch.compile(model, backend="kiln")                  # Dynamo backend
+"""
+from ._kiln import KilnError, ABI_VERSION
+from .compiler import CompileError, Module, compile, compile_times, load, stats
+from . import library
+
+__all__ = ["CompileError", "KilnError", "Module", "compile", "compile_times", "load",
+           "library", "stats", "ABI_VERSION"]

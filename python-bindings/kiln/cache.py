@@ -1,0 +1,112 @@
+"""The on-disk cache of compiled models, keyed by program, options and kiln version.
+
+A second process compiling the same program with the same options loads the
+cached .so instead of running the compiler. KILN_CACHE_DIR sets the folder
+(default: $XDG_CACHE_HOME/kiln or ~/.cache/kiln). Each entry is a folder holding
+model.so and entry.json (the .so's SHA-256); an entry whose .so is missing, does
+not match its checksum or fails to load is removed and rebuilt, never trusted.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from typing import Any, Dict, Optional
+
+from . import _paths
+
+# Archive members that change from one save of the same program to the next.
+_VOLATILE = ("/.data/serialization_id", "/data/sample_inputs/")
+
+
+def cache_dir() -> str:
+    d = os.environ.get("KILN_CACHE_DIR")
+    if not d:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "kiln")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def _compiler_identity() -> str:
+    try:
+        st = os.stat(_paths.KILN_COMPILE)
+        return f"{_paths.KILN_VERSION}:{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        return _paths.KILN_VERSION
+
+
+def key_for(pt2: str, options: Dict[str, Any]) -> str:
+    """Hash of the program (every archive member that defines it, read as bytes;
+    nothing is unpickled), the options and the compiler's identity."""
+    h = hashlib.sha256()
+    h.update(_compiler_identity().encode())
+    h.update(json.dumps(options, sort_keys=True).encode())
+    try:
+        with zipfile.ZipFile(pt2) as z:
+            for name in sorted(z.namelist()):
+                if any(v in "/" + name for v in _VOLATILE):
+                    continue
+                h.update(name.encode())
+                h.update(z.read(name))
+    except zipfile.BadZipFile:
+        with open(pt2, "rb") as f:  # .mlir input, or a broken archive kiln will reject
+            h.update(f.read())
+    return h.hexdigest()[:32]
+
+
+def _sha(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def evict(key: str) -> None:
+    shutil.rmtree(os.path.join(cache_dir(), key), ignore_errors=True)
+
+
+def lookup(key: str) -> Optional[str]:
+    """The cached .so for `key`, or None (a damaged entry is removed)."""
+    entry = os.path.join(cache_dir(), key)
+    so, meta = os.path.join(entry, "model.so"), os.path.join(entry, "entry.json")
+    if not os.path.isdir(entry):
+        return None
+    try:
+        with open(meta) as f:
+            want = json.load(f)["sha256"]
+        if _sha(so) == want:
+            return so
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    evict(key)
+    return None
+
+
+def store(key: str, so: str) -> str:
+    """Moves a freshly compiled .so into the cache (atomically) and returns its path."""
+    root = cache_dir()
+    tmp = tempfile.mkdtemp(prefix=f".{key}-", dir=root)
+    shutil.copyfile(so, os.path.join(tmp, "model.so"))
+    with open(os.path.join(tmp, "entry.json"), "w") as f:
+        json.dump({"sha256": _sha(os.path.join(tmp, "model.so"))}, f)
+    entry = os.path.join(root, key)
+    try:
+        os.replace(tmp, entry)
+    except OSError:  # another process stored it first (non-empty target folder)
+        shutil.rmtree(tmp, ignore_errors=True)
+        if lookup(key) is None:
+            raise
+    return os.path.join(entry, "model.so")
+
+
+def keep(so: str) -> str:
+    """Copies a .so out of a temporary folder when caching is off."""
+    fd, path = tempfile.mkstemp(prefix="kiln-model-", suffix=".so")
+    os.close(fd)
+    shutil.copyfile(so, path)
+    return path

@@ -1,0 +1,265 @@
+"""kiln.compile / kiln.load: .pt2 (or an ExportedProgram) to a loaded compiled model.
+
+Compilation runs the kiln-compile tool in a child process: LLVM's process-wide
+state (command-line options, signal handlers, target registries) stays out of the
+Python process, a crash in the compiler cannot take the interpreter down, and the
+result is the same .so the CLI would write. Compiled models are cached on disk
+(see cache.py); the model is loaded and run in-process through the runtime's C ABI.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+import numpy as np
+
+from . import _kiln, _paths, cache
+
+_timings_lock = threading.Lock()
+_timings: Dict[str, float] = defaultdict(float)
+_stats: Dict[str, int] = defaultdict(int)
+
+
+class CompileError(_kiln.KilnError):
+    """kiln-compile rejected the program. `op`, `location` (file:line of the user's
+    Python code) and `diagnostics` (every error line) say where and why."""
+
+    def __init__(self, message: str, diagnostics: List[str], op: Optional[str] = None,
+                 location: Optional[str] = None):
+        super().__init__(message)
+        self.diagnostics = diagnostics
+        self.op = op
+        self.location = location
+
+
+_DIAG = re.compile(r"^(?P<loc>\S.*?):(?P<line>\d+)(?::(?P<col>\d+))?: error: (?P<msg>.*)$")
+_OP = re.compile(r"operator '([^']+)'|op '([^']+)'|'(aten\.[A-Za-z0-9_.]+)'")
+
+
+def _compile_error(stderr: str) -> CompileError:
+    lines = [l for l in stderr.splitlines() if l.strip()]
+    errors = [l for l in lines if ": error:" in l or l.startswith("error:")] or lines[-1:]
+    first = errors[0] if errors else "kiln-compile failed"
+    op = location = None
+    m = _DIAG.match(first)
+    if m:
+        location = f"{m.group('loc')}:{m.group('line')}"
+    o = _OP.search(first)
+    if o:
+        op = next(g for g in o.groups() if g)
+    return CompileError(first, errors, op=op, location=location)
+
+
+def _parse_timing(text: str) -> Dict[str, float]:
+    """Top-level stages of kiln-compile --timing (import, pipeline, link, ...)."""
+    out: Dict[str, float] = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s+([0-9.]+) \(\s*[0-9.]+%\)  (\S.*)$", line)
+        if m and m.group(2) not in ("Total", "Rest"):
+            out[m.group(2)] = float(m.group(1))
+    return out
+
+
+def compile_times() -> Dict[str, float]:
+    """Seconds spent in each compile stage (import, pipeline, translate, codegen,
+    link, and 'export' for torch.export inside kiln), summed over every compile of
+    this process."""
+    with _timings_lock:
+        return dict(_timings)
+
+
+def stats() -> Dict[str, int]:
+    """Counters of this process: 'compiles' (kiln-compile runs), 'cache_hits'."""
+    with _timings_lock:
+        return dict(_stats)
+
+
+def _record(stage: str, seconds: float) -> None:
+    with _timings_lock:
+        _timings[stage] += seconds
+
+
+def _count(name: str) -> None:
+    with _timings_lock:
+        _stats[name] += 1
+
+
+def compile_file(pt2: str, output: str, *, target: str = "cpu", weights: str = "embed",
+                 plugins: Sequence[str] = (), extra_args: Sequence[str] = (),
+                 dump_dir: Optional[str] = None) -> Dict[str, float]:
+    """Runs kiln-compile on `pt2`, writing `output`; returns its stage timings.
+    Raises CompileError with kiln's diagnostics on failure."""
+    cmd = [_paths.KILN_COMPILE, os.fspath(pt2), f"--target={target}", f"--weights={weights}",
+           "-o", os.fspath(output), "--timing", "--mlir-print-debuginfo"]
+    cmd += [f"--plugin={p}" for p in plugins]
+    if dump_dir:
+        cmd.append(f"--dump-dir={dump_dir}")
+    cmd += list(extra_args)
+    _count("compiles")
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise _compile_error(r.stderr)
+    times = _parse_timing(r.stderr)
+    for k, v in times.items():
+        _record(k, v)
+    return times
+
+
+class Module:
+    """A loaded compiled model. Call it with torch tensors or NumPy arrays (CPU);
+    inputs are passed without copies when C-contiguous, outputs come back as
+    tensors (torch in, torch out) or arrays sharing the runtime's buffers."""
+
+    def __init__(self, path: str, weights: Optional[str] = None, plugins: Sequence[str] = ()):
+        self.path = os.fspath(path)
+        self._model = _kiln.Model(self.path, weights, list(plugins))
+
+    @property
+    def inputs(self):
+        """Metadata of each user input (name, dtype, dims, dynamic ranges)."""
+        return self._model.inputs
+
+    @property
+    def outputs(self):
+        return self._model.outputs
+
+    @property
+    def params(self):
+        return self._model.params
+
+    def run(self, inputs: Sequence[Any]) -> List[Any]:
+        """Runs on a sequence of inputs; always returns a list of outputs."""
+        torch_in = False
+        arrays = []
+        for x in inputs:
+            if hasattr(x, "detach") and hasattr(x, "is_contiguous"):  # a torch.Tensor
+                torch_in = True
+                if x.device.type != "cpu":
+                    raise _kiln.KilnError(f"kiln CPU models take CPU tensors, got one on {x.device}")
+                x = x.detach()
+                if not x.is_contiguous():
+                    x = x.contiguous()
+                arrays.append(x)
+            else:
+                arrays.append(np.ascontiguousarray(x))
+        outs = self._model.run(arrays)
+        if torch_in:
+            import torch
+            return [torch.from_dlpack(o) if o.dtype != np.bool_ else torch.from_numpy(o)
+                    for o in outs]
+        return list(outs)
+
+    def __call__(self, *inputs: Any):
+        outs = self.run(inputs)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def __repr__(self) -> str:
+        return f"kiln.Module({self.path!r}, inputs={self.inputs}, outputs={self.outputs})"
+
+
+def load(path: str, weights: Optional[str] = None, plugins: Sequence[str] = ()) -> Module:
+    """Loads a compiled model (.so). `weights`: the .pt2 to read weights from when
+    it was compiled with weights='external'."""
+    return Module(path, weights, plugins)
+
+
+def _save_exported(program: Any, path: str) -> None:
+    import torch
+    t0 = time.perf_counter()
+    torch.export.save(program, path)
+    _record("export", time.perf_counter() - t0)
+
+
+def _function_module_class():
+    import torch
+
+    class FunctionModule(torch.nn.Module):
+        def __init__(self, fn):
+            super().__init__()
+            self.fn = fn
+
+        def forward(self, *args):
+            return self.fn(*args)
+
+    return FunctionModule
+
+
+def _FunctionModule(fn):
+    return _function_module_class()(fn)
+
+
+def _point_traces_at(program: Any, fn: Any) -> None:
+    """torch.export records the frame of the exported module's forward only; for a
+    plain function that frame is kiln's wrapper, so point errors at the function."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return
+    trace = f'File "{code.co_filename}", line {code.co_firstlineno}, in {code.co_name}'
+    for node in program.graph.nodes:
+        if node.op == "call_function":
+            node.meta["stack_trace"] = trace
+
+
+def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Sequence[Any]] = None,
+            dynamic_shapes: Any = None, output: Optional[str] = None, weights: str = "embed",
+            plugins: Sequence[str] = (), use_cache: bool = True,
+            debug_dir: Optional[str] = None) -> Module:
+    """Compiles `program` and loads it.
+
+    program: a path to a .pt2 (or .mlir) file, a torch.export.ExportedProgram, or an
+    nn.Module/function together with `example_inputs` (exported with
+    torch.export.export(program, example_inputs, dynamic_shapes=dynamic_shapes)).
+    output: where to keep the .so (default: the compile cache, KILN_CACHE_DIR).
+    weights: 'embed' (default) or 'external' (then the returned module reads them
+    from the .pt2, which must stay where it is).
+    Raises CompileError naming the op and the Python line of anything kiln cannot compile.
+    """
+    if target not in ("cpu", "cuda", "rocm"):
+        raise ValueError(f"unknown target {target!r} (cpu, cuda or rocm)")
+    with tempfile.TemporaryDirectory(prefix="kiln-") as tmp:
+        if isinstance(program, (str, os.PathLike)):
+            pt2 = os.fspath(program)
+            if not os.path.exists(pt2):
+                raise FileNotFoundError(pt2)
+        else:
+            import torch
+            if not isinstance(program, torch.export.ExportedProgram):
+                if example_inputs is None:
+                    raise TypeError("kiln.compile needs example_inputs to export a module or function")
+                fn = None
+                if not isinstance(program, torch.nn.Module):
+                    fn, program = program, _FunctionModule(program)
+                t0 = time.perf_counter()
+                program = torch.export.export(program, tuple(example_inputs),
+                                              dynamic_shapes=dynamic_shapes)
+                if fn is not None:
+                    _point_traces_at(program, fn)
+                _record("export", time.perf_counter() - t0)
+            pt2 = os.path.join(tmp, "model.pt2")
+            _save_exported(program, pt2)
+        from . import library
+        plugins = list(dict.fromkeys([*library.plugins(), *(os.path.abspath(p) for p in plugins)]))
+        opts = {"target": target, "weights": weights, "plugins": plugins}
+        key = cache.key_for(pt2, opts)
+        so = output
+        if so is None:
+            hit = cache.lookup(key) if use_cache else None
+            if hit:
+                try:
+                    m = Module(hit, pt2 if weights == "external" else None, plugins)
+                    _count("cache_hits")
+                    return m
+                except _kiln.KilnError:
+                    cache.evict(key)  # a damaged entry: rebuild it
+            so = os.path.join(tmp, "model.so")
+        compile_file(pt2, so, target=target, weights=weights, plugins=opts["plugins"],
+                     dump_dir=debug_dir)
+        if output is None:
+            so = cache.store(key, so) if use_cache else cache.keep(so)
+        return Module(so, pt2 if weights == "external" else None, plugins)

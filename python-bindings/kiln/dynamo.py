@@ -1,0 +1,243 @@
+"""torch.compile(model, backend="kiln"): the Dynamo backend.
+
+Each graph Dynamo captures is exported to the ATen IR with torch.export (symbolic
+sizes Dynamo marked dynamic stay dynamic, so one compile serves a range of
+shapes), saved as a .pt2 and compiled by kiln. Graph breaks, guards and
+recompilation are Dynamo's own. When a graph needs gradients, AOTAutograd splits
+it into forward and backward graphs and kiln compiles each (see
+docs/python.md: kiln's own autograd dialect is not used by this path yet).
+
+A graph kiln cannot compile (an op or dtype it does not support, a non-CPU
+tensor, a non-tensor output) runs in PyTorch eager instead, with the reason kept
+in `explanations()` and printed once as a warning; KILN_STRICT=1 makes it an error.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import time
+import warnings
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from . import compiler
+
+_graph_ids = itertools.count()
+_explanations: List[Dict[str, Any]] = []
+
+
+def explanations() -> List[Dict[str, Any]]:
+    """One entry per graph handed to kiln: {'graph', 'compiled': bool, 'reason', 'kind'}."""
+    return list(_explanations)
+
+
+def _debug_root() -> Optional[str]:
+    if os.environ.get("KILN_DEBUG", "") in ("", "0"):
+        return None
+    root = os.environ.get("KILN_DEBUG_DIR") or os.path.join(os.getcwd(), "kiln_debug")
+    run = os.path.join(root, f"run_{time.strftime('%Y%m%d_%H%M%S')}-pid_{os.getpid()}")
+    os.makedirs(run, exist_ok=True)
+    return run
+
+
+_DEBUG_RUN: Optional[str] = None
+
+
+def _debug_dir(kind: str, gid: int) -> Optional[str]:
+    global _DEBUG_RUN
+    if os.environ.get("KILN_DEBUG", "") in ("", "0"):
+        return None
+    if _DEBUG_RUN is None:
+        _DEBUG_RUN = _debug_root()
+    d = os.path.join(_DEBUG_RUN, f"{kind}_graph_{gid}")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def _is_tensor(x) -> bool:
+    import torch
+    return isinstance(x, torch.Tensor)
+
+
+def _hint(s) -> int:
+    if isinstance(s, int):
+        return s
+    node = getattr(s, "node", None)
+    if node is not None and getattr(node, "hint", None) is not None:
+        return int(node.hint)
+    return int(s)
+
+
+def _concrete(t):
+    """A real CPU tensor like `t` (which may be a FakeTensor with symbolic sizes)."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensor
+    if not isinstance(t, FakeTensor) and not any(not isinstance(s, int) for s in t.shape):
+        return t.detach()
+    sizes = [_hint(s) for s in t.shape]
+    with torch._subclasses.fake_tensor.unset_fake_temporarily():
+        if t.dtype.is_floating_point:
+            return torch.randn(sizes, dtype=t.dtype)
+        if t.dtype == torch.bool:
+            return torch.ones(sizes, dtype=torch.bool)
+        return torch.zeros(sizes, dtype=t.dtype)
+
+
+class _Plan:
+    """How to rebuild the graph's placeholders from its tensor inputs: each
+    placeholder is a tensor input, or a symbolic size read off one of them."""
+
+    def __init__(self, gm, example_inputs: Sequence[Any]):
+        import torch
+        self.slots: List[Tuple[str, int, int]] = []  # ("tensor", k, -) | ("size", k, dim)
+        self.tensor_positions: List[int] = []
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        fakes = [p.meta.get("example_value", p.meta.get("val")) for p in placeholders]
+        for i, x in enumerate(example_inputs):
+            if _is_tensor(x):
+                self.tensor_positions.append(i)
+        # Symbolic dims per tensor input (from the traced fake values).
+        self.dynamic: List[Dict[int, str]] = []
+        sym_of: Dict[str, Tuple[int, int]] = {}
+        for k, i in enumerate(self.tensor_positions):
+            fake = fakes[i] if i < len(fakes) else None
+            dims: Dict[int, str] = {}
+            if fake is not None and _is_tensor(fake):
+                for d, s in enumerate(fake.shape):
+                    if isinstance(s, torch.SymInt):
+                        expr = str(s.node.expr)
+                        dims[d] = expr
+                        sym_of.setdefault(expr, (k, d))
+            self.dynamic.append(dims)
+        for i, x in enumerate(example_inputs):
+            if _is_tensor(x):
+                self.slots.append(("tensor", self.tensor_positions.index(i), 0))
+            else:
+                fake = fakes[i] if i < len(fakes) else None
+                expr = str(fake.node.expr) if isinstance(fake, torch.SymInt) else None
+                if expr is None or expr not in sym_of:
+                    raise _Unsupported(f"graph input {i} is a non-tensor value kiln cannot derive "
+                                       f"from the tensor inputs ({type(x).__name__})")
+                self.slots.append(("size", *sym_of[expr]))
+
+        # Graph outputs that are literally None (e.g. no gradient for an input).
+        out_node = next(n for n in gm.graph.nodes if n.op == "output")
+        outs = out_node.args[0]
+        outs = outs if isinstance(outs, (list, tuple)) else (outs,)
+        self.num_outputs = len(outs)
+        self.none_outputs = [i for i, o in enumerate(outs) if o is None]
+
+    def outputs(self, values: Sequence[Any]) -> List[Any]:
+        """Kiln's outputs with the graph's None outputs put back in place."""
+        if not self.none_outputs:
+            return list(values)
+        it = iter(values)
+        return [None if i in self.none_outputs else next(it) for i in range(self.num_outputs)]
+
+    def args(self, tensors: Sequence[Any]) -> List[Any]:
+        return [tensors[k] if kind == "tensor" else tensors[k].shape[d]
+                for kind, k, d in self.slots]
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _export(gm, example_inputs, plan: _Plan):
+    import torch
+    from torch.export import Dim
+
+    class GraphWrapper(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.gm = gm
+
+        def forward(self, *tensors):
+            out = self.gm(*plan.args(tensors))
+            out = tuple(out) if isinstance(out, (list, tuple)) else (out,)
+            return tuple(o for o in out if o is not None)  # plan.none_outputs come back as None
+
+    tensors = tuple(_concrete(example_inputs[i]) for i in plan.tensor_positions)
+    dynamic_shapes = tuple({d: Dim.AUTO for d in dims} if dims else None
+                           for dims in plan.dynamic)
+    # forward(*tensors): the specs of the varargs form one entry.
+    dynamic_shapes = None if all(ds is None for ds in dynamic_shapes) else (dynamic_shapes,)
+    # A fresh tracing context: export's own guards must not join those of the
+    # frame Dynamo is compiling.
+    with torch._guards.tracing(None), torch._subclasses.fake_tensor.unset_fake_temporarily():
+        return torch.export.export(GraphWrapper(), tensors, dynamic_shapes=dynamic_shapes,
+                                   strict=False)
+
+
+def _compile_graph(gm, example_inputs, kind: str) -> Callable:
+    """Compiles one FX graph with kiln, or returns its eager forward with the reason recorded."""
+    import torch
+    gid = next(_graph_ids)
+    debug = _debug_dir(kind, gid)
+    entry = {"graph": gid, "kind": kind, "compiled": False, "reason": ""}
+    _explanations.append(entry)
+    if debug:
+        with open(os.path.join(debug, "fx_graph.py"), "w") as f:
+            f.write(gm.code)
+    try:
+        for x in example_inputs:
+            if _is_tensor(x) and x.device.type != "cpu":
+                raise _Unsupported(f"a tensor on {x.device}: the kiln backend runs on the CPU")
+        plan = _Plan(gm, example_inputs)
+        t0 = time.perf_counter()
+        import torch._dynamo
+        ep = torch._dynamo.disable(_export)(gm, example_inputs, plan)
+        compiler._record("export", time.perf_counter() - t0)
+        for spec in ep.graph_signature.output_specs:
+            if not hasattr(spec.arg, "name") or spec.arg.__class__.__name__ != "TensorArgument":
+                raise _Unsupported("the graph returns a non-tensor value")
+        if debug:
+            with open(os.path.join(debug, "exported_program.txt"), "w") as f:
+                f.write(str(ep))
+        module = compiler.compile(ep, use_cache=debug is None,
+                                  debug_dir=os.path.join(debug, "kiln_ir") if debug else None)
+    except (compiler.CompileError, _Unsupported, Exception) as e:  # noqa: B014
+        if os.environ.get("KILN_STRICT", "") not in ("", "0"):
+            raise
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        entry["reason"] = reason
+        warnings.warn(f"kiln: {kind} graph {gid} runs in PyTorch eager: {reason}", stacklevel=2)
+        if debug:
+            with open(os.path.join(debug, "fallback.txt"), "w") as f:
+                f.write(reason + "\n")
+        return gm.forward
+    entry["compiled"] = True
+    entry["reason"] = "compiled by kiln"
+    if debug:
+        with open(os.path.join(debug, "timings.json"), "w") as f:
+            json.dump(compiler.compile_times(), f, indent=1)
+
+    positions = plan.tensor_positions
+
+    def run(*args):
+        return plan.outputs(module.run([args[i] for i in positions]))
+
+    run._kiln_module = module  # for tests and debugging
+    return run
+
+
+def _needs_grad(gm, example_inputs) -> bool:
+    import torch
+    return torch.is_grad_enabled() and any(_is_tensor(x) and x.requires_grad
+                                           for x in example_inputs)
+
+
+def kiln_backend(gm, example_inputs, **kwargs):
+    """The Dynamo backend registered as "kiln" (entry point torch_dynamo_backends)."""
+    if _needs_grad(gm, example_inputs):
+        from functorch.compile import make_boxed_func
+        from torch._dynamo.backends.common import aot_autograd
+
+        def fw(g, ins):
+            return make_boxed_func(_compile_graph(g, ins, "forward"))
+
+        def bw(g, ins):
+            return make_boxed_func(_compile_graph(g, ins, "backward"))
+
+        return aot_autograd(fw_compiler=fw, bw_compiler=bw)(gm, example_inputs)
+    return _compile_graph(gm, example_inputs, "inference")

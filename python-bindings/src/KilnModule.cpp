@@ -1,0 +1,465 @@
+//===- KilnModule.cpp - the `kiln._kiln` extension: runtime and dispatcher --===//
+//
+// Python's view of libkiln_runtime: loading and running compiled models through
+// the stable C ABI (tensors cross as DLPack-compatible arrays, without copies),
+// and the op dispatcher (plugins, schemas, calls, fake shapes, backward
+// formulas, opcheck) for kiln.library. Compilation is not here: kiln.compile
+// runs kiln-compile, which keeps LLVM's process-wide state out of Python.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/kiln.h"
+#include "kiln/library.h"
+#include "kiln/opcheck.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+/// Raised for every kiln runtime error; kiln/__init__.py re-exports it as kiln.KilnError.
+nb::object gKilnError;
+
+[[noreturn]] void raise(const std::string &msg) {
+  PyErr_SetString(gKilnError.ptr(), msg.c_str());
+  throw nb::python_error();
+}
+
+void check(kiln_status_t st) {
+  if (!st)
+    return;
+  std::string msg = std::string(kiln_status_code_name(kiln_status_code(st))) + ": " +
+                    kiln_status_message(st);
+  kiln_status_free(st);
+  raise(msg);
+}
+
+// ---------------------------------------------------------------- dtypes
+
+struct DTypeMap {
+  kiln::DType kiln;
+  nb::dlpack::dtype dl;
+  const char *name;
+};
+const DTypeMap kDTypes[] = {
+    {kiln::DType::Float32, nb::dtype<float>(), "float32"},
+    {kiln::DType::Float64, nb::dtype<double>(), "float64"},
+    {kiln::DType::Float16, {(uint8_t)nb::dlpack::dtype_code::Float, 16, 1}, "float16"},
+    {kiln::DType::BFloat16, {(uint8_t)nb::dlpack::dtype_code::Bfloat, 16, 1}, "bfloat16"},
+    {kiln::DType::Int64, nb::dtype<int64_t>(), "int64"},
+    {kiln::DType::Int32, nb::dtype<int32_t>(), "int32"},
+    {kiln::DType::Int16, nb::dtype<int16_t>(), "int16"},
+    {kiln::DType::Int8, nb::dtype<int8_t>(), "int8"},
+    {kiln::DType::UInt8, nb::dtype<uint8_t>(), "uint8"},
+    {kiln::DType::Bool, {(uint8_t)nb::dlpack::dtype_code::Bool, 8, 1}, "bool"},
+};
+
+kiln::DType fromDL(nb::dlpack::dtype dt) {
+  for (const DTypeMap &m : kDTypes)
+    if (m.dl == dt)
+      return m.kiln;
+  raise("unsupported array dtype (code " + std::to_string(dt.code) + ", " +
+        std::to_string(dt.bits) + " bits)");
+}
+const DTypeMap &entryOf(kiln::DType t) {
+  for (const DTypeMap &m : kDTypes)
+    if (m.kiln == t)
+      return m;
+  raise("unknown kiln dtype");
+}
+
+kiln::DType byName(const std::string &name) {
+  for (const DTypeMap &m : kDTypes)
+    if (name == m.name)
+      return m.kiln;
+  raise("unknown dtype '" + name + "'");
+}
+
+/// A host array from Python (numpy, torch, anything with DLPack), CPU and C-contiguous.
+using HostArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
+
+std::vector<int64_t> shapeOf(const HostArray &a) {
+  std::vector<int64_t> s(a.ndim());
+  for (size_t i = 0; i < a.ndim(); ++i)
+    s[i] = (int64_t)a.shape(i);
+  return s;
+}
+
+/// Wraps a runtime tensor as an ndarray that keeps it alive (no copy).
+nb::ndarray<nb::numpy> toArray(kiln::Tensor t) {
+  if (!t.isContiguous())
+    t = t.contiguous();
+  auto *keep = new kiln::Tensor(t);
+  nb::capsule owner(keep, [](void *p) noexcept { delete static_cast<kiln::Tensor *>(p); });
+  std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
+  return nb::ndarray<nb::numpy>(t.rawData(), shape.size(), shape.data(), owner, nullptr,
+                                entryOf(t.dtype()).dl);
+}
+
+/// Borrows a Python array as a runtime tensor (no copy; valid while `a` lives).
+kiln::Tensor fromArray(const HostArray &a) {
+  return kiln::Tensor::fromBlob(a.data(), shapeOf(a), fromDL(a.dtype()));
+}
+
+// ---------------------------------------------------------------- models
+
+struct ValueInfo {
+  std::string name;
+  std::string kind;
+  std::string dtype;
+  std::vector<int64_t> dims, dimMin, dimMax;
+  std::vector<std::string> symbols;
+};
+
+ValueInfo toInfo(const kiln_value_info_t &i) {
+  static const char *kinds[] = {"input", "output", "param", "buffer", "constant"};
+  ValueInfo v;
+  v.name = i.name ? i.name : "";
+  v.kind = (unsigned)i.kind < 5 ? kinds[i.kind] : "?";
+  v.dtype = entryOf((kiln::DType)i.dtype).name;
+  for (size_t d = 0; d < i.rank; ++d) {
+    v.dims.push_back(i.dims[d]);
+    v.dimMin.push_back(i.dim_min[d]);
+    v.dimMax.push_back(i.dim_max[d]);
+    v.symbols.push_back(i.dim_symbols[d]);
+  }
+  return v;
+}
+
+class Model {
+public:
+  Model(const std::string &path, std::optional<std::string> weights,
+        std::vector<std::string> plugins) {
+    kiln_model_options_t opts;
+    kiln_model_options_init(&opts);
+    if (weights)
+      opts.weights_path = weights->c_str();
+    std::vector<const char *> ps;
+    for (const std::string &p : plugins)
+      ps.push_back(p.c_str());
+    opts.plugin_paths = ps.data();
+    opts.num_plugins = ps.size();
+    check(kiln_model_load(path.c_str(), &opts, &m_));
+  }
+  ~Model() { kiln_model_free(m_); }
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+
+  std::string name() const { return kiln_model_name(m_); }
+  std::vector<ValueInfo> inputs() const { return infos(kiln_model_num_inputs(m_), kiln_model_input_info); }
+  std::vector<ValueInfo> outputs() const { return infos(kiln_model_num_outputs(m_), kiln_model_output_info); }
+  std::vector<ValueInfo> params() const { return infos(kiln_model_num_params(m_), kiln_model_param_info); }
+
+  /// Runs with borrowed inputs; outputs are fresh arrays that own their runtime tensors.
+  std::vector<nb::ndarray<nb::numpy>> run(const std::vector<HostArray> &inputs) {
+    size_t nin = inputs.size(), nout = kiln_model_num_outputs(m_);
+    std::vector<kiln_tensor_t> in(nin, nullptr), out(nout, nullptr);
+    auto releaseAll = [&](std::vector<kiln_tensor_t> &v) {
+      for (kiln_tensor_t t : v)
+        kiln_tensor_release(t);
+    };
+    for (size_t i = 0; i < nin; ++i) {
+      std::vector<int64_t> shape = shapeOf(inputs[i]);
+      kiln_status_t st = kiln_tensor_wrap(inputs[i].data(), (kiln_dtype_t)fromDL(inputs[i].dtype()),
+                                          shape.size(), shape.data(), nullptr, nullptr, &in[i]);
+      if (st) {
+        releaseAll(in);
+        check(st);
+      }
+    }
+    kiln_status_t st;
+    {
+      nb::gil_scoped_release noGil; // the model is thread-safe; inputs stay alive in `inputs`
+      st = kiln_model_run(m_, in.data(), nin, out.data(), nout);
+    }
+    releaseAll(in);
+    check(st);
+    std::vector<nb::ndarray<nb::numpy>> result;
+    for (kiln_tensor_t t : out) {
+      nb::capsule owner(t, [](void *p) noexcept { kiln_tensor_release((kiln_tensor_t)p); });
+      std::vector<size_t> shape(kiln_tensor_sizes(t), kiln_tensor_sizes(t) + kiln_tensor_rank(t));
+      result.emplace_back(kiln_tensor_data(t), shape.size(), shape.data(), owner, nullptr,
+                          entryOf((kiln::DType)kiln_tensor_dtype(t)).dl);
+    }
+    return result;
+  }
+
+private:
+  template <typename F> std::vector<ValueInfo> infos(size_t n, F query) const {
+    std::vector<ValueInfo> v;
+    for (size_t i = 0; i < n; ++i) {
+      kiln_value_info_t info;
+      std::memset(&info, 0, sizeof(info));
+      info.struct_size = sizeof(info);
+      check(query(m_, i, &info));
+      v.push_back(toInfo(info));
+    }
+    return v;
+  }
+  kiln_model_t m_ = nullptr;
+};
+
+// ---------------------------------------------------------------- dispatcher
+
+/// Python value -> IValue for a schema argument (arrays become borrowed tensors).
+kiln::IValue toIValue(nb::handle o, std::vector<nb::object> &keepAlive) {
+  if (o.is_none())
+    return kiln::IValue();
+  if (nb::isinstance<nb::bool_>(o))
+    return kiln::IValue(nb::cast<bool>(o));
+  if (nb::isinstance<nb::int_>(o))
+    return kiln::IValue((int64_t)nb::cast<int64_t>(o));
+  if (nb::isinstance<nb::float_>(o))
+    return kiln::IValue(nb::cast<double>(o));
+  if (nb::isinstance<nb::str>(o))
+    return kiln::IValue(nb::cast<std::string>(o));
+  if (nb::isinstance<nb::list>(o) || nb::isinstance<nb::tuple>(o)) {
+    std::vector<kiln::IValue> items;
+    bool allInt = true, allFloat = true, allTensor = true;
+    for (nb::handle h : o) {
+      items.push_back(toIValue(h, keepAlive));
+      allInt &= items.back().isInt();
+      allFloat &= items.back().isDouble() || items.back().isInt();
+      allTensor &= items.back().isTensor();
+    }
+    if (!items.empty() && allInt) {
+      std::vector<int64_t> v;
+      for (auto &i : items)
+        v.push_back(i.toInt());
+      return kiln::IValue(v);
+    }
+    if (!items.empty() && allFloat) {
+      std::vector<double> v;
+      for (auto &i : items)
+        v.push_back(i.toDouble());
+      return kiln::IValue(v);
+    }
+    if (!items.empty() && allTensor) {
+      std::vector<kiln::Tensor> v;
+      for (auto &i : items)
+        v.push_back(i.toTensor());
+      return kiln::IValue(v);
+    }
+    return kiln::IValue::list(std::move(items));
+  }
+  HostArray a;
+  if (!nb::try_cast(o, a))
+    raise("cannot pass a Python " + std::string(nb::type_name(o.type()).c_str()) +
+          " to a kiln op (expected a contiguous CPU array, a number, a string, a list or None)");
+  keepAlive.push_back(nb::borrow(o));
+  return kiln::IValue(fromArray(a));
+}
+
+nb::object fromIValue(const kiln::IValue &v) {
+  if (v.isNone())
+    return nb::none();
+  if (v.isTensor())
+    return nb::cast(toArray(v.toTensor()));
+  if (v.isBool())
+    return nb::cast(v.toBool());
+  if (v.isInt())
+    return nb::cast(v.toInt());
+  if (v.isDouble())
+    return nb::cast(v.toDouble());
+  if (v.isString())
+    return nb::cast(v.toString());
+  if (v.isList()) {
+    nb::list l;
+    for (const kiln::IValue &i : v.toList())
+      l.append(fromIValue(i));
+    return l;
+  }
+  raise("kiln op returned a value kind Python cannot receive");
+}
+
+/// Runs `fn`, turning kiln::Error and std::exception into KilnError.
+template <typename F> auto guarded(F &&fn) -> decltype(fn()) {
+  try {
+    return fn();
+  } catch (nb::python_error &) {
+    throw;
+  } catch (const std::exception &e) {
+    raise(e.what());
+  }
+}
+
+kiln::Stack toStack(const nb::sequence &args, std::vector<nb::object> &keepAlive) {
+  kiln::Stack s;
+  for (nb::handle h : args)
+    s.push_back(toIValue(h, keepAlive));
+  return s;
+}
+
+nb::list callOp(const std::string &name, const nb::sequence &args) {
+  std::vector<nb::object> keepAlive;
+  kiln::Stack stack = toStack(args, keepAlive);
+  guarded([&] {
+    kiln::Dispatcher::get().call(name, stack);
+    return 0;
+  });
+  nb::list out;
+  for (const kiln::IValue &v : stack)
+    out.append(fromIValue(v));
+  return out;
+}
+
+/// Shapes and dtypes the op's fake (Meta) function gives for arguments described by
+/// (shape, dtype) pairs in place of tensors.
+nb::list fakeOp(const std::string &name, const nb::sequence &args) {
+  std::vector<nb::object> keepAlive;
+  kiln::Stack stack;
+  for (nb::handle h : args) {
+    nb::tuple t;
+    if (nb::try_cast(h, t) && t.size() == 3 && nb::isinstance<nb::str>(t[0]) &&
+        nb::cast<std::string>(t[0]) == "__tensor__") {
+      std::vector<int64_t> shape = nb::cast<std::vector<int64_t>>(t[1]);
+      kiln::DType dt = byName(nb::cast<std::string>(t[2]));
+      stack.push_back(kiln::Tensor::empty(shape, dt, kiln::Device{kiln::DeviceType::Meta, 0}));
+    } else {
+      stack.push_back(toIValue(h, keepAlive));
+    }
+  }
+  guarded([&] {
+    kiln::Dispatcher::get().call(name, stack);
+    return 0;
+  });
+  nb::list out;
+  for (const kiln::IValue &v : stack) {
+    if (!v.isTensor())
+      raise("the fake function of '" + name + "' returned a non-tensor");
+    out.append(nb::make_tuple(v.toTensor().sizes(), entryOf(v.toTensor().dtype()).name));
+  }
+  return out;
+}
+
+nb::list backwardOp(const std::string &name, const nb::sequence &inputs,
+                    const nb::sequence &outputs, const nb::sequence &grads) {
+  std::vector<nb::object> keepAlive;
+  kiln::AutogradContext ctx;
+  ctx.inputs = toStack(inputs, keepAlive);
+  ctx.outputs = toStack(outputs, keepAlive);
+  std::vector<kiln::Tensor> g;
+  for (nb::handle h : grads) {
+    kiln::IValue v = toIValue(h, keepAlive);
+    g.push_back(v.isTensor() ? v.toTensor() : kiln::Tensor());
+  }
+  std::vector<kiln::Tensor> res = guarded([&] {
+    kiln::OperatorHandle op = kiln::Dispatcher::get().findOpOrThrow(name);
+    kiln::BackwardFn fn = op.backward();
+    if (!fn)
+      throw kiln::Error("op '" + name + "' has no backward formula");
+    return fn(ctx, g);
+  });
+  nb::list out;
+  for (const kiln::Tensor &t : res)
+    out.append(t.defined() ? nb::cast(toArray(t)) : nb::none());
+  return out;
+}
+
+struct OpInfo {
+  std::string name, schema;
+  bool hasFake, hasBackward;
+  std::vector<std::string> keys;
+};
+
+OpInfo opInfo(const std::string &name) {
+  return guarded([&] {
+    kiln::OperatorHandle op = kiln::Dispatcher::get().findOpOrThrow(name);
+    OpInfo i{op.name(), op.schema().str(), op.hasFake(), (bool)op.backward(), {}};
+    for (kiln::DispatchKey k : op.registeredKeys())
+      i.keys.push_back(kiln::dispatchKeyName(k));
+    return i;
+  });
+}
+
+std::vector<std::string> loadPlugin(const std::string &path) {
+  auto before = kiln::Dispatcher::get().ops();
+  std::string err;
+  if (!kiln::loadPlugin(path, err))
+    raise(err);
+  auto after = kiln::Dispatcher::get().ops();
+  std::vector<std::string> added;
+  for (const std::string &o : after)
+    if (!std::binary_search(before.begin(), before.end(), o))
+      added.push_back(o);
+  return added;
+}
+
+nb::tuple opcheck(const std::string &name, std::optional<nb::sequence> samples, int numSamples) {
+  std::vector<nb::object> keepAlive;
+  kiln::OpcheckOptions opts;
+  opts.numSamples = numSamples;
+  if (samples)
+    for (nb::handle s : *samples)
+      opts.samples.push_back(toStack(nb::cast<nb::sequence>(s), keepAlive));
+  kiln::OpcheckReport r = guarded([&] { return kiln::opcheck(name, opts); });
+  nb::list results;
+  for (const kiln::OpcheckResult &x : r.results)
+    results.append(nb::make_tuple(x.test, x.sample, x.passed, x.skipped, x.message));
+  return nb::make_tuple(r.ok(), results, r.str());
+}
+
+} // namespace
+
+NB_MODULE(_kiln, m) {
+  m.doc() = "kiln runtime: compiled models and the op dispatcher";
+  // Ops registered with torch keep Python closures alive until exit by design.
+  nb::set_leak_warnings(false);
+  gKilnError = nb::borrow(PyErr_NewException("kiln.KilnError", PyExc_RuntimeError, nullptr));
+  m.attr("KilnError") = gKilnError;
+  m.attr("ABI_VERSION") = kiln_abi_version();
+
+  nb::class_<ValueInfo>(m, "ValueInfo")
+      .def_ro("name", &ValueInfo::name)
+      .def_ro("kind", &ValueInfo::kind)
+      .def_ro("dtype", &ValueInfo::dtype)
+      .def_ro("dims", &ValueInfo::dims, "static size per dim, -1 where dynamic")
+      .def_ro("dim_min", &ValueInfo::dimMin)
+      .def_ro("dim_max", &ValueInfo::dimMax, "-1 = unbounded")
+      .def_ro("symbols", &ValueInfo::symbols)
+      .def("__repr__", [](const ValueInfo &v) {
+        std::string s = "ValueInfo(" + v.name + ", " + v.dtype + ", [";
+        for (size_t i = 0; i < v.dims.size(); ++i)
+          s += (i ? ", " : "") + (v.dims[i] < 0 ? v.symbols[i] : std::to_string(v.dims[i]));
+        return s + "])";
+      });
+
+  nb::class_<Model>(m, "Model")
+      .def(nb::init<const std::string &, std::optional<std::string>, std::vector<std::string>>(),
+           "path"_a, "weights"_a = nb::none(), "plugins"_a = std::vector<std::string>())
+      .def_prop_ro("name", &Model::name)
+      .def_prop_ro("inputs", &Model::inputs)
+      .def_prop_ro("outputs", &Model::outputs)
+      .def_prop_ro("params", &Model::params)
+      .def("run", &Model::run, "inputs"_a,
+           "Runs the model on C-contiguous CPU arrays; returns NumPy arrays that share the "
+           "runtime's output buffers.");
+
+  nb::class_<OpInfo>(m, "OpInfo")
+      .def_ro("name", &OpInfo::name)
+      .def_ro("schema", &OpInfo::schema)
+      .def_ro("has_fake", &OpInfo::hasFake)
+      .def_ro("has_backward", &OpInfo::hasBackward)
+      .def_ro("dispatch_keys", &OpInfo::keys);
+
+  m.def("load_plugin", &loadPlugin, "path"_a,
+        "Loads a plugin library; returns the qualified names of the ops it defined.");
+  m.def("ops", [] { return kiln::Dispatcher::get().ops(); });
+  m.def("op_info", &opInfo, "name"_a);
+  m.def("call_op", &callOp, "name"_a, "args"_a);
+  m.def("fake_op", &fakeOp, "name"_a, "args"_a);
+  m.def("backward_op", &backwardOp, "name"_a, "inputs"_a, "outputs"_a, "grads"_a);
+  m.def("opcheck", &opcheck, "name"_a, "samples"_a = nb::none(), "num_samples"_a = 3);
+}
