@@ -10,6 +10,7 @@
 #include "kiln/Import/RuntimeOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
@@ -123,7 +124,7 @@ bool GraphImporter::isNone(const Object &node, StringRef name) {
                                          arg->getObject("as_optional_tensor")->get("as_none"));
 }
 
-FailureOr<Value> GraphImporter::tensorArg(const Object &node, StringRef name, Location loc) {
+FailureOr<unsigned> GraphImporter::varOfArg(const Object &node, StringRef name, Location loc) {
   const Object *arg = argOf(node, name);
   const Object *t = arg ? arg->getObject("as_tensor") : nullptr;
   if (arg && !t)
@@ -132,10 +133,17 @@ FailureOr<Value> GraphImporter::tensorArg(const Object &node, StringRef name, Lo
   std::optional<StringRef> ref = t ? t->getString("name") : std::nullopt;
   if (!ref)
     return ((void)fail(loc, "expected a tensor for argument '" + name + "'"), failure());
-  auto it = values.find(*ref);
-  if (it == values.end())
+  auto it = varOf.find(*ref);
+  if (it == varOf.end())
     return ((void)fail(loc, "argument '" + name + "' uses undefined value '" + *ref + "'"), failure());
   return it->second;
+}
+
+FailureOr<Value> GraphImporter::tensorArg(const Object &node, StringRef name, Location loc) {
+  auto var = varOfArg(node, name, loc);
+  if (failed(var))
+    return failure();
+  return readVar(*var);
 }
 
 FailureOr<Value> GraphImporter::optTensorArg(const Object &node, StringRef name, Location loc) {
@@ -247,6 +255,47 @@ LogicalResult GraphImporter::symIntsArg(const Object &node, StringRef name,
   return success();
 }
 
+FailureOr<Value> GraphImporter::symIntValue(const Object &arg, StringRef what, Location loc) {
+  std::optional<int64_t> lit = arg.getInteger("as_int");
+  const Object *sym = arg.getObject("as_sym_int");
+  if (!lit && sym)
+    lit = sym->getInteger("as_int");
+  if (lit)
+    return arith::ConstantIndexOp::create(b, loc, *lit).getResult();
+  std::optional<StringRef> ref = sym ? sym->getString("as_name") : arg.getString("as_name");
+  auto it = ref ? values.find(*ref) : values.end();
+  if (it == values.end())
+    return ((void)fail(loc, "expected an int or a symbolic int for " + what), failure());
+  return it->second;
+}
+
+FailureOr<Value> GraphImporter::symIntArg(const Object &node, StringRef name,
+                                          std::optional<int64_t> dflt, Location loc) {
+  const Object *arg = argOf(node, name);
+  if (!arg || arg->get("as_none")) {
+    if (dflt)
+      return arith::ConstantIndexOp::create(b, loc, *dflt).getResult();
+    return ((void)fail(loc, "missing argument '" + name + "'"), failure());
+  }
+  return symIntValue(*arg, "argument '" + name.str() + "'", loc);
+}
+
+SmallVector<std::string> GraphImporter::outputNames(const Object &node) {
+  SmallVector<std::string> names;
+  if (const Array *outs = node.getArray("outputs"))
+    for (const json::Value &o : *outs) {
+      const Object *obj = o.getAsObject();
+      if (!obj)
+        continue;
+      if (const Object *t = obj->getObject("as_tensor"))
+        names.push_back(t->getString("name").value_or("").str());
+      else if (const Array *ts = obj->getArray("as_tensors"))
+        for (const json::Value &t : *ts)
+          names.push_back(t.getAsObject()->getString("name").value_or("").str());
+    }
+  return names;
+}
+
 FailureOr<SmallVector<Type>> GraphImporter::resultTypes(const Object &node, Location loc) {
   SmallVector<Type> types;
   const Array *outs = node.getArray("outputs");
@@ -270,6 +319,8 @@ FailureOr<SmallVector<Type>> GraphImporter::resultTypes(const Object &node, Loca
       }
     } else if (obj->getObject("as_sym_int") || obj->get("as_int")) {
       types.push_back(b.getIndexType());
+    } else if (obj->get("as_none")) {
+      continue;
     } else {
       return ((void)fail(loc, "unsupported node output kind"), failure());
     }
@@ -282,10 +333,10 @@ LogicalResult GraphImporter::bindResults(const Object &node, Operation *op) {
   for (const json::Value &o : *node.getArray("outputs")) {
     const Object *obj = o.getAsObject();
     if (const Object *t = obj->getObject("as_tensor")) {
-      values[t->getString("name").value_or("")] = op->getResult(i++);
+      varOf[t->getString("name").value_or("")] = newVar(op->getResult(i++));
     } else if (const Array *ts = obj->getArray("as_tensors")) {
       for (const json::Value &t : *ts)
-        values[t.getAsObject()->getString("name").value_or("")] = op->getResult(i++);
+        varOf[t.getAsObject()->getString("name").value_or("")] = newVar(op->getResult(i++));
     } else if (const Object *s = obj->getObject("as_sym_int")) {
       values[s->getString("as_name").value_or("")] = op->getResult(i++);
     }
@@ -301,6 +352,7 @@ void GraphImporter::registerHandlers() {
   registerPoolingHandlers(*this);
   registerReductionHandlers(*this);
   registerShapeHandlers(*this);
+  registerMutationHandlers(*this);
 }
 /// torch.ops.<ns>.<name>.<overload> -> <ns>::<name>.<overload> ("" if not an op target).
 static std::string qualifiedOpName(StringRef target) {
@@ -411,6 +463,52 @@ LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataD
     out[kv.first.str()] = std::move(*bytes);
   }
   return success();
+}
+
+void GraphImporter::importNode(const Object &node, bool &ok) {
+  Location loc = nodeLocation(node);
+  StringRef target = node.getString("target").value_or("");
+  StringRef opName = target;
+  opName.consume_front("torch.ops.");
+  NodeDecision decision{node.getString("name").value_or("").str(), opName.str(),
+                        locationString(loc), NodeDecision::Compiled, ""};
+  auto it = handlers.find(target);
+  if (it != handlers.end()) {
+    decision.why = "lowered by kiln";
+    // Explaining (or going on after an error, to report every unknown op)
+    // only classifies nodes: no IR, so no errors from missing operands.
+    if (!explainOnly && ok && failed(it->second(node, loc)))
+      ok = false;
+    decisions.push_back(decision);
+    return;
+  }
+  std::string functional = functionalTarget(target);
+  if (!functional.empty() && (handlers.count(functional) || isRuntimeOp(functional))) {
+    decision.kind = handlers.count(functional) ? NodeDecision::Compiled : NodeDecision::Runtime;
+    decision.why = "in place: its out-of-place form, written back into 'self'";
+    if (!explainOnly && ok && failed(importInPlace(node, loc, target)))
+      ok = false;
+    decisions.push_back(decision);
+    return;
+  }
+  FailureOr<bool> viaRuntime = explainOnly || !ok ? FailureOr<bool>(isRuntimeOp(target))
+                                                  : importAsRuntimeCall(node, loc, target);
+  if (succeeded(viaRuntime) && *viaRuntime) {
+    decision.kind = NodeDecision::Runtime;
+    decision.why = "no kiln lowering; runs the runtime dispatcher's kernel";
+  } else if (failed(viaRuntime)) {
+    ok = false;
+  } else {
+    decision.kind = NodeDecision::Unsupported;
+    decision.why = "neither kiln nor a loaded plugin defines this op";
+    if (!explainOnly) {
+      emitError(loc) << "unsupported operator '" << opName << "' (node '" << decision.node
+                     << "'): kiln has no conversion for it"
+                     << " and no loaded plugin defines it";
+      ok = false;
+    }
+  }
+  decisions.push_back(decision);
 }
 
 FailureOr<ImportedProgram> GraphImporter::run() {
@@ -538,7 +636,7 @@ FailureOr<ImportedProgram> GraphImporter::run() {
                                    b.getFunctionType(argTypes, resTypes));
   Block *entry = func.addEntryBlock();
   for (auto [i, a] : llvm::enumerate(args)) {
-    values[a.valueName] = entry->getArgument(i);
+    varOf[a.valueName] = newVar(entry->getArgument(i));
     func.setArgAttr(i, "kiln.kind", b.getStringAttr(a.kind));
     func.setArgAttr(i, "kiln.name", b.getStringAttr(a.stateName));
     // Per-dim size or symbol name, for the runtime's input checks.
@@ -571,45 +669,9 @@ FailureOr<ImportedProgram> GraphImporter::run() {
   b.setInsertionPointToEnd(entry);
   bool ok = true;
   const Array *nodes = graph->getArray("nodes");
-  for (const json::Value &v : nodes ? *nodes : Array()) {
-    const Object *node = v.getAsObject();
-    if (!node)
-      continue;
-    Location loc = nodeLocation(*node);
-    StringRef target = node->getString("target").value_or("");
-    StringRef opName = target;
-    opName.consume_front("torch.ops.");
-    NodeDecision decision{node->getString("name").value_or("").str(), opName.str(),
-                          locationString(loc), NodeDecision::Compiled, ""};
-    auto it = handlers.find(target);
-    if (it != handlers.end()) {
-      decision.why = "lowered by kiln";
-      // Explaining (or going on after an error, to report every unknown op)
-      // only classifies nodes: no IR, so no errors from missing operands.
-      if (!explainOnly && ok && failed(it->second(*node, loc)))
-        ok = false;
-    } else {
-      FailureOr<bool> viaRuntime =
-          explainOnly || !ok ? FailureOr<bool>(isRuntimeOp(target))
-                             : importAsRuntimeCall(*node, loc, target);
-      if (succeeded(viaRuntime) && *viaRuntime) {
-        decision.kind = NodeDecision::Runtime;
-        decision.why = "no kiln lowering; runs the runtime dispatcher's kernel";
-      } else if (failed(viaRuntime)) {
-        ok = false;
-      } else {
-        decision.kind = NodeDecision::Unsupported;
-        decision.why = "neither kiln nor a loaded plugin defines this op";
-        if (!explainOnly) {
-          emitError(loc) << "unsupported operator '" << opName << "' (node '"
-                         << decision.node << "'): kiln has no conversion for it"
-                         << " and no loaded plugin defines it";
-          ok = false;
-        }
-      }
-    }
-    decisions.push_back(decision);
-  }
+  for (const json::Value &v : nodes ? *nodes : Array())
+    if (const Object *node = v.getAsObject())
+      importNode(*node, ok);
   prog.decisions = std::move(decisions);
   if (explainOnly)
     return prog;
@@ -618,10 +680,19 @@ FailureOr<ImportedProgram> GraphImporter::run() {
 
   SmallVector<Value> results;
   for (const std::string &n : outNames) {
-    auto it = values.find(n);
-    if (it == values.end())
+    auto it = varOf.find(n);
+    if (it == varOf.end())
       return ((void)fail("graph output '" + n + "' is not produced by any node"), failure());
-    results.push_back(it->second);
+    results.push_back(readVar(it->second));
+  }
+  // A graph that writes into an input or a buffer in place (the default IR
+  // keeps in-place ops) changes state the caller sees.
+  for (auto [i, a] : llvm::enumerate(args)) {
+    unsigned var = varOf[a.valueName];
+    if (vars[var].version > 0)
+      return ((void)fail("the program writes into " + std::string(a.kind == "input" ? "input" : a.kind) +
+                         " '" + a.stateName + "' in place; kiln cannot compile state mutation yet"),
+              failure());
   }
   func::ReturnOp::create(b, archiveLoc, results);
   return prog;
@@ -633,7 +704,7 @@ namespace kiln {
 using importer::GraphImporter;
 
 FailureOr<ImportedProgram> importPt2(MLIRContext &ctx, StringRef path, bool explainOnly) {
-  ctx.loadDialect<aten::ATenDialect, func::FuncDialect>();
+  ctx.loadDialect<aten::ATenDialect, func::FuncDialect, math::MathDialect>();
   auto archive = Pt2Archive::open(path);
   if (!archive) {
     emitError(FileLineColLoc::get(&ctx, path, 0, 0)) << llvm::toString(archive.takeError());

@@ -88,9 +88,59 @@ public:
   LogicalResult symIntsArg(const Object &node, StringRef name, SmallVector<int64_t> &statics,
                            SmallVector<Value> &dynamic, Location loc);
 
+  /// A SymInt argument (a literal int or a symbolic value) as an `index` value.
+  FailureOr<Value> symIntArg(const Object &node, StringRef name, std::optional<int64_t> dflt,
+                             Location loc);
+  /// A literal int, or a SymInt node output, read from an argument object.
+  FailureOr<Value> symIntValue(const Object &arg, StringRef what, Location loc);
+
   // --- results
   FailureOr<SmallVector<Type>> resultTypes(const Object &node, Location loc);
   LogicalResult bindResults(const Object &node, Operation *op);
+  /// Names of a node's tensor outputs, in order ("" for an as_none output).
+  SmallVector<std::string> outputNames(const Object &node);
+
+  // --- tensors, aliases and mutation (functionalisation, see Ops/Mutation.cpp)
+  //
+  // Every tensor name of the graph is bound to a TensorVar. A root var owns its
+  // storage; a view var reads its base through `view` and is recomputed lazily
+  // when its root was mutated after it was last computed. An in-place op
+  // writes a new value into its var; for a view that value is scattered back
+  // into the base through `scatter`, up to the root.
+  using ViewFn = std::function<Value(Value base)>;
+  using ScatterFn = std::function<Value(Value base, Value view)>;
+  struct TensorVar {
+    Value value;
+    int base = -1;          ///< the var this one is a view of; -1 for a root
+    unsigned root = 0;      ///< the root var of the view chain (itself for a root)
+    unsigned version = 0;   ///< roots: number of writes so far
+    unsigned seen = 0;      ///< views: the root version `value` reflects
+    ViewFn view;
+    ScatterFn scatter;
+  };
+  /// A new root var holding `v`.
+  unsigned newVar(Value v);
+  /// The current value of `var` (recomputing a stale view).
+  Value readVar(unsigned var);
+  /// Writes `v` as the new value of `var` (and through it, its base).
+  void writeVar(unsigned var, Value v);
+  /// Binds `name` to a view of `base` computed by `view` now and on each
+  /// recomputation; `scatter` writes a new view value back into the base.
+  Value bindView(StringRef name, unsigned base, ViewFn view, ScatterFn scatter);
+  /// The var a tensor name is bound to.
+  FailureOr<unsigned> varOfArg(const Object &node, StringRef name, Location loc);
+  /// Imports one node (with its handler, the in-place rule or a runtime call).
+  /// Sets `ok` to false on an error but keeps classifying later nodes.
+  void importNode(const Object &node, bool &ok);
+  /// Imports an in-place op `<name>_` (or `__i<name>__`) as its out-of-place form
+  /// whose result is written into `self`. Returns false if no form is known.
+  FailureOr<bool> importInPlace(const Object &node, Location loc, StringRef target);
+  /// The out-of-place target of an in-place one ("" if `target` is not in-place).
+  static std::string functionalTarget(StringRef target);
+  /// Imports the nodes of a higher-order op's subgraph with its inputs bound to
+  /// `args`, returning the vars of its outputs.
+  FailureOr<SmallVector<unsigned>> inlineGraph(const Object &graph, ArrayRef<unsigned> args,
+                                               Location loc);
 
   void registerHandlers();
   /// Imports a node the compiler has no handler for as aten.call_runtime, if
@@ -117,7 +167,9 @@ public:
   OpBuilder b;
   Location archiveLoc;
   const Object *tensorValues = nullptr;
-  llvm::StringMap<Value> values;      // tensor and sym-int values by node output name
+  llvm::StringMap<Value> values;      // sym-int values by node output name
+  llvm::StringMap<unsigned> varOf;    // tensor vars by name
+  std::vector<TensorVar> vars;
   llvm::StringMap<Handler> handlers;  // by target, e.g. "torch.ops.aten.relu.default"
   llvm::StringMap<std::pair<int64_t, int64_t>> symbols;
   std::vector<NodeDecision> decisions;
@@ -131,6 +183,7 @@ void registerNormalizationHandlers(GraphImporter &g);
 void registerPoolingHandlers(GraphImporter &g);
 void registerReductionHandlers(GraphImporter &g);
 void registerShapeHandlers(GraphImporter &g);
+void registerMutationHandlers(GraphImporter &g);
 
 } // namespace kiln::importer
 

@@ -4,6 +4,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace kiln::aten;
 
@@ -29,6 +31,37 @@ OpFoldResult ViewOp::fold(FoldAdaptor) {
   auto inTy = cast<RankedTensorType>(getSelf().getType());
   if (inTy == getType() && inTy.hasStaticShape())
     return getSelf();
+  return {};
+}
+
+/// expand(x) -> x when it neither adds nor stretches a dim.
+OpFoldResult ExpandOp::fold(FoldAdaptor) {
+  auto inTy = cast<RankedTensorType>(getSelf().getType());
+  if (inTy == getType() && inTy.hasStaticShape())
+    return getSelf();
+  return {};
+}
+
+/// slice(x) -> x when it keeps every element: start 0, end past the dim, step 1.
+OpFoldResult SliceTensorOp::fold(FoldAdaptor) {
+  auto inTy = cast<RankedTensorType>(getSelf().getType());
+  ArrayRef<int64_t> bounds = getStaticBounds();
+  int64_t rank = inTy.getRank();
+  int64_t d = getDim() < 0 ? getDim() + rank : getDim();
+  if (getStep() != 1 || bounds[0] != 0 || inTy != getType() || d < 0 || d >= rank)
+    return {};
+  int64_t n = inTy.getDimSize(d);
+  bool pastEnd = bounds[1] == std::numeric_limits<int64_t>::max() ||
+                 (n != ShapedType::kDynamic && bounds[1] != ShapedType::kDynamic && bounds[1] >= n);
+  if (!pastEnd)
+    return {};
+  return getSelf();
+}
+
+/// cat of one tensor -> that tensor.
+OpFoldResult CatOp::fold(FoldAdaptor) {
+  if (getTensors().size() == 1 && getTensors()[0].getType() == getType())
+    return getTensors()[0];
   return {};
 }
 

@@ -96,3 +96,42 @@ func.func @dead_ops(%x: tensor<8x64xf32>) {
   %1 = aten.gelu %0 : tensor<8x64xf32>
   return
 }
+
+// -----
+
+// expand to the input's own static shape is its input; a real broadcast stays.
+// CHECK-LABEL: func.func @expand_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[E:.*]] = aten.expand %[[X]][4, 2, 3]
+// CHECK: return %[[X]], %[[E]]
+func.func @expand_identity(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<4x2x3xf32>) {
+  %0 = aten.expand %x[-1, 3] : tensor<2x3xf32> -> tensor<2x3xf32>
+  %1 = aten.expand %x[4, 2, 3] : tensor<2x3xf32> -> tensor<4x2x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<4x2x3xf32>
+}
+
+// -----
+
+// A slice from 0 past the end by 1 is its input, also on a dynamic dim when
+// the end is INT64_MAX (a missing end); a real slice stays.
+// CHECK-LABEL: func.func @slice_full
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>)
+// CHECK: %[[S:.*]] = aten.slice_tensor %[[X]][0, 2] {dim = 1 : i64}
+// CHECK: return %[[X]], %[[X]], %[[S]]
+func.func @slice_full(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x2xf32>) {
+  %0 = aten.slice_tensor %x[0, 9223372036854775807] {dim = 0 : i64} : tensor<?x3xf32> -> tensor<?x3xf32>
+  %1 = aten.slice_tensor %x[0, 3] {dim = -1 : i64} : tensor<?x3xf32> -> tensor<?x3xf32>
+  %2 = aten.slice_tensor %x[0, 2] {dim = 1 : i64} : tensor<?x3xf32> -> tensor<?x2xf32>
+  return %0, %1, %2 : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x2xf32>
+}
+
+// -----
+
+// cat of a single tensor is that tensor.
+// CHECK-LABEL: func.func @cat_single
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @cat_single(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = aten.cat %x {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -1,0 +1,152 @@
+# Makes the view / in-place / split-and-join / dynamic-shape cases of
+# test/e2e/shape-*.test (torch from PyPI): each case folder gets model.pt2
+# (default IR), model.core.pt2 (Core ATen IR), input*.npy and PyTorch's
+# output*.npy. Run from this folder: python3 export.py
+import os
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+Dim = torch.export.Dim
+
+
+class InPlace(nn.Module):
+    """In-place ops on intermediates, directly and through views of them."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.l(x)
+        h.relu_()
+        h.add_(x, alpha=0.5)
+        h.mul_(2.0)
+        h[:, 2:6].sub_(1.0)            # through a slice
+        h.t()[0].div_(4.0)             # through select of a transpose: column 0
+        y = h * 1.0                    # reads h after the writes
+        h.view(-1)[::3].add_(100.0)    # through a strided slice of a flat view
+        with torch.no_grad():          # a subgraph (wrap_with_set_grad_enabled)
+            a, b = h.chunk(2, dim=1)
+            a.add_(b)                  # through a chunk piece
+        d = h.detach()
+        d.mul_(0.5)                    # detach aliases h
+        c = h.clone()
+        c.add_(1000.0)                 # a clone does not
+        h.unsqueeze(0).sub_(0.25)      # through unsqueeze
+        r = F.relu(x).add_(1)
+        return y, h, c, r
+
+
+class Views(nn.Module):
+    """Every view and join kiln lowers, static shapes."""
+
+    def forward(self, x, y):
+        # x: [2, 3, 4, 5], y: [4, 6]
+        a = x.permute(0, 2, 1, 3).reshape(2, 4, 15)          # non-contiguous reshape
+        b = x.transpose(-1, -2).unsqueeze(1).squeeze(1)       # [2, 3, 5, 4]
+        c = x.flatten(1, 2).unflatten(1, (4, 3))              # [2, 4, 3, 5]
+        d = x[:, -2:, ::2, 1:-1]                              # negative / stepped slices
+        e = x.select(1, -1).narrow(2, 1, 3)                   # [2, 4, 3]
+        f = y.diagonal(offset=1) + y.diagonal(offset=-2)[1]
+        g = y.t().unfold(1, 2, 1)                              # [6, 3, 2]
+        h = y.as_strided((3, 4), (6, 1), 2)
+        i = y[None, :, None].expand(3, 4, 2, 6)
+        j = torch.cat([y, y * 2, y[:0]], dim=-2)
+        k = torch.stack([y, y * -1.0], dim=1)
+        p, q, r = y.split([1, 2, 3], dim=1)
+        s = torch.cat(y.unbind(1)[::2], dim=0)
+        u = x[1, 2, 3:, -1]
+        v = torch.cat(x.chunk(3, dim=2), dim=0)           # 2 pieces of 2
+        w = y.squeeze().view(-1, 2)[..., 1]
+        return a, b, c, d, e, f, g, h, i, j, k, p * q[:, :1] + r[:, 2:], s, u, v, w
+
+
+class Dynamic(nn.Module):
+    """Sizes computed from a symbolic batch: views, slices, expands, splits."""
+
+    def forward(self, x):
+        # x: [B, 12]
+        n = x.shape[0]
+        a = x.view(n, 3, 4).transpose(1, 2).reshape(n * 4, 3)
+        b = x[1 : n - 1, 1::2]
+        c = x.unsqueeze(1).expand(n, 2, 12).reshape(-1, 6)
+        d = torch.cat([x, x[n - 1:]], dim=0)
+        e, f = x.split([5, 7], dim=1)
+        g = x.view(-1)[n:2 * n]
+        h = x.select(0, n - 1) + x.narrow(0, n - 1, 1)
+        return a, b, c, d, e * 2 + f[:, :5], g, h
+
+
+class SymOps(nn.Module):
+    """SymInt operators on a symbolic batch as expand sizes (the output
+    shapes check the arithmetic)."""
+
+    def forward(self, x):
+        n = x.shape[0]
+        r = x[:1]
+        a = r.expand(n % 3 + 2, 3)
+        b = r.expand((n * 5) // 7, 3)
+        c = r.expand(max(n - 5, 2), 3)
+        d = r.expand(min(n, 6) - 2, 3)
+        e = r.expand(x.numel() // 5, 3)
+        f = r.expand(-(2 - n), 3)
+        return a, b, c, d, e, f
+
+
+class DropoutTrain(nn.Module):
+    def forward(self, x):
+        return F.dropout(x, 0.5, training=True)
+
+
+class WriteAsStrided(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        y.as_strided((2, 2), (1, 2)).add_(1)
+        return y
+
+
+class Autocast(nn.Module):
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            y = x @ x
+        return y.float()
+
+
+def save_archive(name, model, args):
+    """An archive only, for error tests."""
+    os.makedirs("errors", exist_ok=True)
+    ep = torch.export.export(model, args)
+    torch.export.save(ep, os.path.join("errors", name + ".pt2"))
+
+
+def save(name, model, args, dynamic_shapes=None, extra_inputs=()):
+    os.makedirs(name, exist_ok=True)
+    model.eval()
+    ep = torch.export.export(model, args, dynamic_shapes=dynamic_shapes)
+    torch.export.save(ep, os.path.join(name, "model.pt2"))
+    torch.export.save(ep.run_decompositions(), os.path.join(name, "model.core.pt2"))
+    for tag, inputs in [("", args)] + list(extra_inputs):
+        with torch.no_grad():
+            outs = model(*[a.clone() for a in inputs])
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        for i, a in enumerate(inputs):
+            np.save(os.path.join(name, f"input{tag}{i}.npy"), a.numpy())
+        for i, o in enumerate(outs):
+            np.save(os.path.join(name, f"output{tag}{i}.npy"), o.detach().contiguous().numpy())
+
+
+torch.manual_seed(0)
+save("inplace", InPlace(), (torch.randn(4, 8),))
+save("views", Views(), (torch.randn(2, 3, 4, 5), torch.randn(4, 6)))
+save("dynamic", Dynamic(), (torch.randn(6, 12),),
+     dynamic_shapes=({0: Dim("batch", min=4, max=64)},),
+     extra_inputs=[("_b9_", (torch.randn(9, 12),))])
+save("symops", SymOps(), (torch.randn(10, 3),),
+     dynamic_shapes=({0: Dim("batch", min=4, max=64)},),
+     extra_inputs=[("_b4_", (torch.randn(4, 3),)), ("_b17_", (torch.randn(17, 3),))])
+save_archive("dropout_train", DropoutTrain(), (torch.randn(4),))
+save_archive("write_as_strided", WriteAsStrided(), (torch.randn(2, 2),))
+save_archive("autocast", Autocast(), (torch.randn(4, 4),))
+print(torch.__version__)
