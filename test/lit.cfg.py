@@ -34,6 +34,14 @@ for script in ["expect-exit", "pt2-edit", "make-npy"]:
 
 tools = [ToolSubst("kiln-opt", unresolved="fatal"),
          ToolSubst("kiln-compile", unresolved="fatal")]
+# kiln-compile --target=cuda exists when kiln was built with KILN_ENABLE_CUDA
+# (a CUDA toolkit present); test/Target/CUDA needs it.
+if config.kiln_has_cuda:
+    config.available_features.add("cuda-compiler")
+# The runtime never needs CUDA installed; tests of its no-GPU paths point it
+# at a driver library that does not exist, so they behave the same on a
+# machine with a GPU.
+config.substitutions.append(("%no-cuda-driver", "env KILN_CUDA_DRIVER=/nonexistent/libcuda.so.1"))
 if config.kiln_has_runtime:
     config.available_features.add("kiln-runtime")
     tools.append(ToolSubst("kiln-run", unresolved="fatal"))

@@ -1,7 +1,8 @@
 //===- CompileMain.cpp - the kiln-compile driver --------------------------===//
 //
-// kiln-compile INPUT(.pt2|.mlir) -o OUT [--target=cpu] [--emit=so|obj|mlir|llvm]
+// kiln-compile INPUT(.pt2|.mlir) -o OUT [--target=cpu|cuda] [--emit=so|obj|mlir|llvm]
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
+//              [--gpu-arch=sm_NN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-toolkit=DIR]
 //
 // The output is written to a temporary file beside OUT and renamed into place
 // only when every stage succeeded; `-o -` writes to stdout. With --emit=mlir,
@@ -16,6 +17,9 @@
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Registration.h"
 #include "kiln/Target/CPU.h"
+#ifdef KILN_ENABLE_CUDA
+#include "kiln/Target/CUDA.h"
+#endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -135,7 +139,20 @@ int kilnCompileMain(int argc, char **argv) {
                         cl::desc("List each op of the model: compiled by kiln, or run by "
                                  "the runtime dispatcher, or unsupported, and why"),
                         cl::cat(cat));
-  cl::opt<std::string> target("target", cl::desc("Target: cpu"), cl::init("cpu"), cl::cat(cat));
+  cl::opt<std::string> target("target", cl::desc("Target: cpu, or cuda (NVIDIA GPUs)"),
+                              cl::init("cpu"), cl::cat(cat));
+  cl::opt<std::string> gpuArch("gpu-arch",
+                               cl::desc("GPU architecture for --target=cuda (default sm_90)"),
+                               cl::value_desc("sm_NN"), cl::init("sm_90"), cl::cat(cat));
+  cl::opt<std::string> gpuBinary(
+      "gpu-binary",
+      cl::desc("Kernel code embedded for --target=cuda: fatbin (cubin + PTX, default), cubin, "
+               "or ptx (compiled by the driver at load)"),
+      cl::init("fatbin"), cl::cat(cat));
+  cl::opt<std::string> cudaToolkit("cuda-toolkit",
+                                   cl::desc("CUDA toolkit for --target=cuda (ptxas, fatbinary, "
+                                            "libdevice)"),
+                                   cl::value_desc("DIR"), cl::cat(cat));
   cl::opt<EmitKind> emit(
       "emit", cl::desc("What to write"), cl::init(EmitKind::SO),
       cl::values(clEnumValN(EmitKind::SO, "so", "a model shared object (default)"),
@@ -165,8 +182,29 @@ int kilnCompileMain(int argc, char **argv) {
   };
   if (output.empty() && !explain)
     return fail("no output file given (-o OUT)");
-  if (target != "cpu")
-    return fail("unknown target '" + target + "' (this build supports: cpu)");
+#ifdef KILN_ENABLE_CUDA
+  const char *targets = "cpu, cuda";
+#else
+  const char *targets = "cpu; cuda needs a kiln built with KILN_ENABLE_CUDA";
+#endif
+  bool cuda = target == "cuda";
+  if (target != "cpu" && !cuda)
+    return fail("unknown target '" + target + "' (this build supports: " + targets + ")");
+#ifdef KILN_ENABLE_CUDA
+  CUDAPipelineOptions cudaOpts;
+  if (cuda) {
+    std::string err;
+    cudaOpts.chip = gpuArch;
+    cudaOpts.format = gpuBinary;
+    cudaOpts.toolkit = cudaToolkit.empty() ? defaultCUDAToolkit() : std::string(cudaToolkit);
+    if (!isValidCUDAArch(gpuArch, err) || !checkCUDAToolkit(cudaOpts.toolkit, gpuBinary, err))
+      return fail(err);
+  }
+#else
+  if (cuda)
+    return fail("this kiln-compile was built without the CUDA backend (configure with "
+                "-DKILN_ENABLE_CUDA=ON and a CUDA toolkit)");
+#endif
   if (weightsMode != "embed" && weightsMode != "external")
     return fail("--weights must be 'embed' or 'external', got '" + weightsMode + "'");
   bool embed = weightsMode == "embed";
@@ -294,14 +332,15 @@ int kilnCompileMain(int argc, char **argv) {
   FailureOr<std::string> manifest;
   {
     TimingScope t = root.nest("manifest");
-    manifest = buildManifest(*module, entry, weights, embed, layout);
+    manifest = buildManifest(*module, entry, weights, embed, layout,
+                             cuda ? "cuda " + gpuArch : std::string());
     if (failed(manifest))
       return kExitBadInput;
   }
   std::string entryName = entry.getName().str();
   entry->setAttr("llvm.emit_c_interface", UnitAttr::get(&ctx));
 
-  // 3. The named CPU pipeline.
+  // 3. The named pipeline of the target.
   {
     TimingScope t = root.nest("pipeline");
     PassManager pm(&ctx);
@@ -310,7 +349,12 @@ int kilnCompileMain(int argc, char **argv) {
       ctx.disableMultithreading();
       pm.enableIRPrinting(std::make_unique<DumpDirPrinter>(dumpDir, dumpCounter));
     }
-    buildCPUPipeline(pm);
+#ifdef KILN_ENABLE_CUDA
+    if (cuda)
+      buildCUDAPipeline(pm, cudaOpts);
+    else
+#endif
+      buildCPUPipeline(pm);
     if (failed(pm.run(*module)))
       return fail("compilation of '" + input + "' failed (see the errors above)");
   }

@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -29,7 +31,10 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm) {
   fpm.addPass(kiln::createKilnVectorFriendlyLoops());
 }
 
-void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
+/// Tensors to buffers, shared by every target: one-shot bufferization with
+/// identity layouts at function boundaries, ownership-based deallocation, and
+/// copies as linalg.copy.
+static void addBufferizationPasses(OpPassManager &pm) {
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   bufferization::OneShotBufferizePassOptions bufOpts;
@@ -41,8 +46,12 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   // A result that aliases an argument (a view of an input or weight) is
   // returned as a bufferization.clone: lower it to alloc + copy.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.nest<func::FuncOp>().addPass(kiln::createKilnMemrefCopyToLinalg());
+}
+
+void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
+  addBufferizationPasses(pm);
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  fpm.addPass(kiln::createKilnMemrefCopyToLinalg());
   fpm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -64,6 +73,50 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+void kiln::buildLinalgToGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+  addBufferizationPasses(pm);
+  kiln::KilnMapLinalgToGPUOptions mapOpts;
+  mapOpts.blockSize = options.blockSize;
+  pm.nest<func::FuncOp>().addPass(kiln::createKilnMapLinalgToGPU(mapOpts));
+  pm.addPass(kiln::createKilnGPUDeviceBuffers());
+  // Fold the launch bounds' arithmetic, so constants sink into the kernels
+  // instead of becoming kernel parameters.
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(kiln::createKilnGPUMergeModules());
+  // Launches, allocations and frees in stream order on one stream per call.
+  pm.nest<func::FuncOp>().addPass(createGpuAsyncRegionPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void kiln::buildGPUKernelLoweringPrologue(OpPassManager &pm) {
+  OpPassManager &kpm = pm.nest<gpu::GPUModuleOp>();
+  kpm.addPass(createSCFToControlFlowPass());
+  kpm.addPass(memref::createExpandStridedMetadataPass());
+  kpm.addPass(createLowerAffinePass());
+}
+
+void kiln::buildGPUHostToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefOpts;
+  memrefOpts.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOpts));
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
 void kiln::buildCPUPipeline(OpPassManager &pm) {
   buildLowerToLinalgPipeline(pm);
   buildLinalgToLLVMPipeline(pm);
@@ -80,6 +133,13 @@ void kiln::registerPipelines() {
   PassPipelineRegistration<>("kiln-linalg-to-llvm",
                              "Bufferize linalg on tensors and lower it to the LLVM dialect",
                              [](OpPassManager &pm) { buildLinalgToLLVMPipeline(pm); });
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "kiln-linalg-to-gpu",
+      "Bufferize linalg on tensors and map it to outlined GPU kernels (any vendor)",
+      [](OpPassManager &pm, const GPUPipelineOptions &o) { buildLinalgToGPUPipeline(pm, o); });
+  PassPipelineRegistration<>("kiln-gpu-host-to-llvm",
+                             "Lower host code that launches GPU binaries to the LLVM dialect",
+                             [](OpPassManager &pm) { buildGPUHostToLLVMPipeline(pm); });
   PassPipelineRegistration<>("kiln-cpu-pipeline", "The whole CPU path: aten to the LLVM dialect",
                              [](OpPassManager &pm) { buildCPUPipeline(pm); });
 }

@@ -25,7 +25,19 @@
 #include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUCommon/GPUToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/DialectRegistry.h"
+#ifdef KILN_ENABLE_CUDA
+#include "kiln/Target/CUDA.h"
+#endif
 
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<aten::ATenDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
@@ -33,7 +45,7 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::math::MathDialect, mlir::affine::AffineDialect,
                   mlir::scf::SCFDialect, mlir::memref::MemRefDialect,
                   mlir::bufferization::BufferizationDialect, mlir::cf::ControlFlowDialect,
-                  mlir::LLVM::LLVMDialect>();
+                  mlir::LLVM::LLVMDialect, mlir::gpu::GPUDialect>();
   // Bufferization and deallocation models of the upstream dialects kiln lowers to.
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
@@ -44,6 +56,19 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::scf::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
   mlir::tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // Lowerings to LLVM found through the dialects (the GPU conversions, such
+  // as convert-gpu-to-nvvm, lower kernel bodies with these).
+  mlir::arith::registerConvertArithToLLVMInterface(registry);
+  mlir::cf::registerConvertControlFlowToLLVMInterface(registry);
+  mlir::registerConvertFuncToLLVMInterface(registry);
+  mlir::gpu::registerConvertGpuToLLVMInterface(registry);
+  mlir::index::registerConvertIndexToLLVMInterface(registry);
+  mlir::registerConvertMathToLLVMInterface(registry);
+  mlir::registerConvertMemRefToLLVMInterface(registry);
+  mlir::ub::registerConvertUBToLLVMInterface(registry);
+#ifdef KILN_ENABLE_CUDA
+  registerCUDADialects(registry);
+#endif
 }
 
 void kiln::registerAllPasses() {
@@ -55,4 +80,7 @@ void kiln::registerAllPasses() {
   kiln::registerKilnConversionPasses();
   kiln::registerKilnTransformsPasses();
   registerPipelines();
+#ifdef KILN_ENABLE_CUDA
+  registerCUDAPipeline();
+#endif
 }

@@ -1,6 +1,7 @@
 // kiln-run — option parsing, model execution through the C ABI, comparison and benchmarking.
 #include "KilnRun.h"
 
+#include "kiln/cuda.h"
 #include "kiln/dispatcher.h"
 #include "kiln/eager.h"
 #include "kiln/kiln.h"
@@ -23,8 +24,8 @@ namespace kiln::run {
 std::string usage() {
   return R"(usage: kiln-run MODEL.so [--input F.npy]... [--output-dir DIR] [--expect F.npy]...
                 [--rtol R] [--atol A] [--torch-tolerances] [--bench N]
-                [--weights F.pt2] [--plugin LIB.so]...
-       kiln-run MODEL.pt2 [same options but --weights]
+                [--weights F.pt2] [--plugin LIB.so]... [--device cpu|cuda]
+       kiln-run MODEL.pt2 [same options but --weights and --device]
 
 Runs a compiled kiln model on .npy inputs. A .pt2 archive runs eagerly instead:
 op by op through the runtime's dispatcher, the reference to compare a compiled
@@ -43,12 +44,18 @@ model with when bisecting numerical problems.
                      (f64 1e-7/1e-7, f32 1.3e-6/1e-5, f16 1e-3/1e-5,
                      bf16 1.6e-2/1e-5 as rtol/atol); --rtol/--atol override
   --bench N          after a warm-up, time N runs; print min/median/p90 in ms
+                     (a GPU model: inputs and outputs stay on the GPU and each
+                     run is timed with CUDA events)
+  --device D         where the model must run: cpu, or cuda (a model compiled
+                     with --target=cuda; inputs are copied to the GPU and the
+                     outputs back). Default: where the model was compiled for
   --weights F.pt2    read external weights from this archive (.so only)
   --plugin LIB.so    load a plugin (custom op kernels) first; repeatable
   --help             this text
 Exit codes: 0 success, 1 an output differs from --expect, 2 bad usage or input
-(missing file, wrong count, dtype, rank, shape, dynamic dim out of range),
-3 the model failed while running.
+(missing file, wrong count, dtype, rank, shape, dynamic dim out of range) or a
+GPU problem (no GPU or driver, wrong architecture, out of GPU memory, a failed
+launch), 3 the model failed while running.
 )";
 }
 
@@ -95,6 +102,11 @@ Options parseArgs(const std::vector<std::string> &args) {
     else if (a == "--rtol") { o.rtol = parseNumber(a, next()); o.rtolGiven = true; }
     else if (a == "--atol") { o.atol = parseNumber(a, next()); o.atolGiven = true; }
     else if (a == "--torch-tolerances") o.torchTolerances = true;
+    else if (a == "--device") {
+      o.device = next();
+      if (o.device != "cpu" && o.device != "cuda")
+        usageError("--device expects cpu or cuda, got '" + o.device + "'");
+    }
     else if (a == "--bench") {
       std::string v = next();
       char *end = nullptr;
@@ -146,6 +158,7 @@ std::string describe(const kiln_value_info_t &info) {
 class CompiledModel : public Executable {
 public:
   explicit CompiledModel(const Options &o) {
+    if (o.device == "cuda") check(kiln_device_check(KILN_DEVICE_CUDA));
     kiln_model_options_t mo;
     kiln_model_options_init(&mo);
     if (!o.weights.empty()) mo.weights_path = o.weights.c_str();
@@ -154,6 +167,12 @@ public:
     mo.plugin_paths = plugins.data();
     mo.num_plugins = plugins.size();
     check(kiln_model_load(o.model.c_str(), &mo, &model_));
+    bool gpu = kiln_model_device(model_) == KILN_DEVICE_CUDA;
+    if (!o.device.empty() && (o.device == "cuda") != gpu) {
+      kiln_model_free(model_);
+      usageError("'" + o.model + "' was compiled for " + (gpu ? "cuda" : "the cpu") + ", not " + o.device +
+                 (gpu ? "" : " (compile it with kiln-compile --target=cuda to run it on a GPU)"));
+    }
     for (size_t i = 0; i < kiln_model_num_inputs(model_); ++i) inputs_.push_back(info(i, true));
     for (size_t i = 0; i < kiln_model_num_outputs(model_); ++i) outputs_.push_back(info(i, false));
   }
@@ -166,23 +185,11 @@ public:
   DType inputDType(size_t i) const override { return (DType)inputs_[i].dtype; }
 
   std::vector<Tensor> run(const std::vector<Tensor> &inputs) override {
-    std::vector<kiln_tensor_t> in;
+    std::vector<kiln_tensor_t> in = wrap(inputs);
     struct Release {
       std::vector<kiln_tensor_t> &v;
       ~Release() { for (kiln_tensor_t t : v) kiln_tensor_release(t); }
     } releaseIn{in};
-    for (const Tensor &t0 : inputs) {
-      Tensor t = t0.contiguous();
-      auto *keep = new Tensor(t);  // keeps the storage alive until the C tensor goes
-      kiln_tensor_t h = nullptr;
-      kiln_status_t s = kiln_tensor_wrap(t.rawData(), (kiln_dtype_t)t.dtype(), t.sizes().size(),
-                                         t.sizes().data(),
-                                         [](void *, void *user) { delete static_cast<Tensor *>(user); },
-                                         keep, &h);
-      if (s) delete keep;
-      check(s);
-      in.push_back(h);
-    }
     std::vector<kiln_tensor_t> out(outputs_.size(), nullptr);
     check(kiln_model_run(model_, in.data(), in.size(), out.data(), out.size()));
     std::vector<Tensor> result;
@@ -196,7 +203,73 @@ public:
     return result;
   }
 
+  std::string timing() const override {
+    return kiln_model_device(model_) == KILN_DEVICE_CUDA
+               ? "CUDA events on " + cuda::deviceDescription() + ", inputs and outputs on the GPU"
+               : "host clock";
+  }
+
+  std::vector<double> timeRuns(const std::vector<Tensor> &inputs, long warmup, long n) override {
+    if (kiln_model_device(model_) != KILN_DEVICE_CUDA) return Executable::timeRuns(inputs, warmup, n);
+    std::vector<kiln_tensor_t> host = wrap(inputs), dev;
+    struct Release {
+      std::vector<kiln_tensor_t> &a, &b;
+      ~Release() {
+        for (kiln_tensor_t t : a) kiln_tensor_release(t);
+        for (kiln_tensor_t t : b) kiln_tensor_release(t);
+      }
+    } release{host, dev};
+    void *stream = cuda::createStream();
+    struct Stream {
+      void *s;
+      ~Stream() { cuda::destroyStream(s); }
+    } keep{stream};
+    for (kiln_tensor_t h : host) {
+      kiln_tensor_t d = nullptr;
+      check(kiln_tensor_copy_to(h, KILN_DEVICE_CUDA, stream, &d));
+      dev.push_back(d);
+    }
+    kiln_run_options_t ro;
+    kiln_run_options_init(&ro);
+    ro.stream = stream;
+    ro.output_device = KILN_DEVICE_CUDA;
+    cuda::EventTimer timer;
+    std::vector<double> ms;
+    std::vector<kiln_tensor_t> out(outputs_.size(), nullptr);
+    for (long i = 0; i < warmup + n; ++i) {
+      timer.start(stream);
+      check(kiln_model_run_with_options(model_, &ro, dev.data(), dev.size(), out.data(), out.size()));
+      double t = timer.stopMs(stream);
+      for (kiln_tensor_t &o : out) kiln_tensor_release(o), o = nullptr;
+      if (i >= warmup) ms.push_back(t);
+    }
+    return ms;
+  }
+
 private:
+  /// Borrowed C handles of `inputs` (contiguous; each keeps its tensor alive).
+  std::vector<kiln_tensor_t> wrap(const std::vector<Tensor> &inputs) {
+    std::vector<kiln_tensor_t> in;
+    try {
+      for (const Tensor &t0 : inputs) {
+        Tensor t = t0.contiguous();
+        auto *keep = new Tensor(t);  // keeps the storage alive until the C tensor goes
+        kiln_tensor_t h = nullptr;
+        kiln_status_t s = kiln_tensor_wrap(t.rawData(), (kiln_dtype_t)t.dtype(), t.sizes().size(),
+                                           t.sizes().data(),
+                                           [](void *, void *user) { delete static_cast<Tensor *>(user); },
+                                           keep, &h);
+        if (s) delete keep;
+        check(s);
+        in.push_back(h);
+      }
+    } catch (...) {
+      for (kiln_tensor_t t : in) kiln_tensor_release(t);
+      throw;
+    }
+    return in;
+  }
+
   kiln_value_info_t info(size_t i, bool input) const {
     kiln_value_info_t v;
     std::memset(&v, 0, sizeof v);
@@ -479,8 +552,25 @@ Comparison compareTensors(const Tensor &actual0, const Tensor &expected0, double
   return c;
 }
 
+std::vector<double> Executable::timeRuns(const std::vector<Tensor> &inputs, long warmup, long n) {
+  using Clock = std::chrono::steady_clock;
+  for (long i = 0; i < warmup; ++i) run(inputs);
+  std::vector<double> ms;
+  for (long i = 0; i < n; ++i) {
+    auto t0 = Clock::now();
+    run(inputs);
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  return ms;
+}
+
 std::unique_ptr<Executable> openExecutable(const Options &o) {
-  if (endsWith(o.model, ".pt2")) return std::make_unique<EagerProgram>(o);
+  if (endsWith(o.model, ".pt2")) {
+    if (o.device == "cuda")
+      usageError("--device cuda needs a compiled model: eager execution of a .pt2 runs on the cpu "
+                 "(compile it with kiln-compile --target=cuda)");
+    return std::make_unique<EagerProgram>(o);
+  }
   return std::make_unique<CompiledModel>(o);
 }
 
@@ -556,20 +646,13 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   }
 
   if (o.bench > 0) {
-    using Clock = std::chrono::steady_clock;
     long warmup = std::min<long>(std::max<long>(o.bench / 10, 1), 10);
-    for (long i = 0; i < warmup; ++i) exe->run(inputs);
-    std::vector<double> ms;
-    for (long i = 0; i < o.bench; ++i) {
-      auto t0 = Clock::now();
-      exe->run(inputs);
-      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
+    std::vector<double> ms = exe->timeRuns(inputs, warmup, o.bench);
     std::sort(ms.begin(), ms.end());
     auto pct = [&](double p) { return ms[std::min(ms.size() - 1, (size_t)std::ceil(p * ms.size()) - (p > 0 ? 1 : 0))]; };
     out << std::fixed << std::setprecision(4) << "bench: " << o.bench << " runs after " << warmup
         << " warm-up: min " << ms.front() << " ms, median " << pct(0.5) << " ms, p90 " << pct(0.9)
-        << " ms\n";
+        << " ms (" << exe->timing() << ")\n";
     out.unsetf(std::ios::fixed);
   }
   return code;

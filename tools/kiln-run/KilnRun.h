@@ -35,6 +35,7 @@ struct Options {
   std::string model;
   std::vector<std::string> inputs, expects, plugins;
   std::string outputDir, weights;
+  std::string device;  ///< --device: "cpu", "cuda", or empty for the model's own
   double rtol = 1e-4, atol = 1e-5;
   bool rtolGiven = false, atolGiven = false;  ///< --rtol/--atol on the command line
   bool torchTolerances = false;               ///< --torch-tolerances
@@ -60,6 +61,12 @@ public:
   virtual DType inputDType(size_t i) const = 0;
   /// Throws RunError with the exit code the failure maps to.
   virtual std::vector<Tensor> run(const std::vector<Tensor> &inputs) = 0;
+  /// Times `n` runs after `warmup` untimed ones; milliseconds per run. The
+  /// default times run() with the host clock; a GPU model keeps its inputs
+  /// and outputs on the GPU and times each run with device events.
+  virtual std::vector<double> timeRuns(const std::vector<Tensor> &inputs, long warmup, long n);
+  /// How timeRuns measures ("host clock", "CUDA events on ...").
+  virtual std::string timing() const { return "host clock"; }
 };
 
 /// Opens options.model according to its kind: a name ending in .pt2 runs

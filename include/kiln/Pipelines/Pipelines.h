@@ -3,12 +3,27 @@
 #define KILN_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace kiln {
 /// aten -> linalg on tensors, fused (`kiln-lower-to-linalg`).
 void buildLowerToLinalgPipeline(mlir::OpPassManager &pm);
 /// linalg on tensors -> bufferized loops -> LLVM dialect (`kiln-linalg-to-llvm`).
 void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm);
+/// Options of the vendor-neutral GPU lowering.
+struct GPUPipelineOptions : mlir::PassPipelineOptions<GPUPipelineOptions> {
+  Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads per block"),
+                            llvm::cl::init(256)};
+};
+/// linalg on tensors -> bufferized host code launching outlined kernels,
+/// all kernels in one gpu.module (`kiln-linalg-to-gpu`). Vendor-neutral.
+void buildLinalgToGPUPipeline(mlir::OpPassManager &pm, const GPUPipelineOptions &options);
+/// Inside gpu.module ops: structured control flow, views and affine maps to
+/// what the vendor's gpu-to-<ISA> conversion takes. Vendor-neutral.
+void buildGPUKernelLoweringPrologue(mlir::OpPassManager &pm);
+/// Host code whose kernels are already gpu.binary ops -> the LLVM dialect,
+/// launches as calls of the mgpu* runtime functions (`kiln-gpu-host-to-llvm`).
+void buildGPUHostToLLVMPipeline(mlir::OpPassManager &pm);
 /// The whole CPU path, aten -> LLVM dialect (`kiln-cpu-pipeline`).
 void buildCPUPipeline(mlir::OpPassManager &pm);
 /// Registers the pipelines above by name with MLIR's pass registry.

@@ -25,10 +25,12 @@ struct WeightLayout {
 /// Builds the text manifest (runtime/include/kiln/model_format.h) from the
 /// imported @forward (argument attributes kiln.kind/kiln.name/kiln.dims) and
 /// lays out the weights. Fails with a diagnostic if a weight's byte size does
-/// not match its type.
+/// not match its type. A non-empty `device` ("cuda sm_90") adds a `device`
+/// line: the model's code runs there and takes device buffers.
 mlir::FailureOr<std::string> buildManifest(mlir::ModuleOp module, mlir::func::FuncOp forward,
                                            const std::map<std::string, std::vector<char>> &weights,
-                                           bool embedWeights, WeightLayout &layout);
+                                           bool embedWeights, WeightLayout &layout,
+                                           llvm::StringRef device = "");
 
 /// Adds the model ABI to a translated module: `kiln_model_entry(void**)`
 /// calling `_mlir_ciface_<entry>`, the manifest and, when `layout` has

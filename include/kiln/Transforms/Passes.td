@@ -56,4 +56,74 @@ def KilnVectorFriendlyLoops : Pass<"kiln-vector-friendly-loops", "::mlir::func::
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect"];
 }
 
+def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Turn each linalg op on buffers into parallel loops mapped to GPU blocks and threads";
+  let description = [{
+    Every linalg op outside a GPU region becomes one `scf.parallel` whose
+    mapping attributes send it to `convert-parallel-loops-to-gpu`, i.e. one
+    kernel launch per op. The op is generalized, its parallel loops are put
+    first (in the order of the output's dimensions, so neighbouring threads
+    write neighbouring elements) and its reduction loops last; the parallel
+    loops are collapsed into one linear index, tiled by `block-size`, the
+    tiles mapped to `block_x` and the elements of a tile to `thread_x`. Each
+    thread runs the op's reduction loops for its own output element
+    sequentially (correct for matmuls, convolutions and reductions, not yet
+    fast). An op with no parallel loop (a full reduction to a scalar) runs in
+    a single thread. Vendor-neutral: the CUDA and ROCm paths share it.
+
+    Before: `linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%a) outs(%b)`
+    After:
+    ```mlir
+    scf.parallel (%blk) = (%c0) to (%n) step (%c256) {
+      scf.parallel (%t) = (%c0) to (%c256) step (%c1) {
+        %i = arith.addi %blk, %t   // guarded by %i < %n, then split into (i0, i1)
+        ...
+      } {mapping = [#gpu.loop_dim_map<processor = thread_x, ...>]}
+    } {mapping = [#gpu.loop_dim_map<processor = block_x, ...>]}
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256", "Threads per block">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def KilnGPUDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::ModuleOp"> {
+  let summary = "Allocate the buffers that kernels touch in device memory";
+  let description = [{
+    Runs on host code after `convert-parallel-loops-to-gpu`. A `memref.alloc`
+    whose buffer (or a view of it) is a `gpu.launch` operand or a function
+    result becomes `gpu.alloc`, and its `memref.dealloc` becomes
+    `gpu.dealloc`; buffers only the host touches (shape operands of
+    `memref.reshape`, for instance) stay host allocations. Constants
+    (`memref.get_global`, with their view chains) used inside a launch are
+    rematerialized inside it, so kernel outlining copies the global into the
+    GPU module and kernels never read host memory. Reading or writing a
+    device buffer or a function argument (arguments are device buffers) on
+    the host is an error naming the op. Vendor-neutral.
+
+    Before: `%b = memref.alloc() : memref<4xf32>` used by a `gpu.launch`
+    After:  `%b = gpu.alloc () : memref<4xf32>`
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def KilnGPUMergeModules : Pass<"kiln-gpu-merge-modules", "::mlir::ModuleOp"> {
+  let summary = "Gather every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` puts each kernel in a `gpu.module` of its own,
+    which would make the device compiler (and the driver at load time) run
+    once per kernel. This pass moves every kernel into the first module,
+    renaming each kernel after the module it came from (those names are
+    unique), keeps one copy of globals the modules share, and retargets
+    every `gpu.launch_func`.
+
+    Before: `gpu.module @f_kernel {gpu.func @f_kernel}`, `gpu.module @f_kernel_0 {gpu.func @f_kernel}`
+    After:  `gpu.module @f_kernel {gpu.func @f_kernel, gpu.func @f_kernel_0}`
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // KILN_TRANSFORMS_PASSES

@@ -36,11 +36,14 @@ static size_t elementBytes(Type t) {
 
 FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
                                      const std::map<std::string, std::vector<char>> &weights,
-                                     bool embedWeights, WeightLayout &layout) {
+                                     bool embedWeights, WeightLayout &layout,
+                                     StringRef device) {
   std::ostringstream os;
   os << "kiln-manifest " << KILN_MANIFEST_VERSION << "\n";
   os << "name " << forward.getName().str() << "\n";
   os << "weights " << (embedWeights ? "embedded" : "external") << "\n";
+  if (!device.empty())
+    os << "device " << device.str() << "\n";
   if (auto syms = module->getAttrOfType<DictionaryAttr>("kiln.symbols"))
     for (NamedAttribute s : syms) {
       auto range = cast<DenseI64ArrayAttr>(s.getValue()).asArrayRef();

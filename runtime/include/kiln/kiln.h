@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 0
+#define KILN_ABI_VERSION_MINOR 1
 
 /// The ABI version of the loaded runtime library: major << 16 | minor. A program
 /// built against major M works with any runtime reporting major M and a minor at
@@ -47,6 +47,8 @@ typedef enum kiln_status_code_t {
   KILN_STATUS_INTERNAL = 5,           /* a bug or a failure inside the model code */
   KILN_STATUS_UNIMPLEMENTED = 6,      /* a valid request this runtime does not support */
   KILN_STATUS_RESOURCE_EXHAUSTED = 7, /* out of memory */
+  KILN_STATUS_DEVICE_ERROR = 8,       /* (1.1) the GPU or its driver: none present, wrong
+                                         architecture, out of device memory, a failed launch */
   KILN_STATUS_CODE_FORCE_32BIT = 0x7fffffff /* not a code: keeps the enum int-sized */
 } kiln_status_code_t;
 
@@ -85,6 +87,21 @@ KILN_API size_t kiln_dtype_size(kiln_dtype_t dtype);
 /// Short name: f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool ("?" if unknown). Static
 /// storage. Thread-safe.
 KILN_API const char *kiln_dtype_name(kiln_dtype_t dtype);
+
+/* ---------------------------------------------------------------- devices (1.1) */
+
+/// Where a tensor's data lives and where a model's code runs.
+typedef enum kiln_device_type_t {
+  KILN_DEVICE_CPU = 0,
+  KILN_DEVICE_CUDA = 1, /* device 0 of the CUDA driver */
+  KILN_DEVICE_TYPE_FORCE_32BIT = 0x7fffffff
+} kiln_device_type_t;
+
+/// NULL if `device` can be used here; otherwise a status (KILN_STATUS_DEVICE_ERROR)
+/// saying why not: no driver library, no GPU, ... The CUDA driver is loaded on
+/// first use, so a program that never touches CUDA needs none installed.
+/// Thread-safe.
+KILN_API kiln_status_t kiln_device_check(kiln_device_type_t device);
 
 /* ---------------------------------------------------------------- tensors */
 
@@ -128,6 +145,16 @@ KILN_API size_t kiln_tensor_rank(kiln_tensor_t tensor);
 KILN_API const int64_t *kiln_tensor_sizes(kiln_tensor_t tensor);
 /// Size of the data in bytes (numel * dtype size). Thread-safe.
 KILN_API size_t kiln_tensor_nbytes(kiln_tensor_t tensor);
+/// (1.1) Where the tensor's data lives; kiln_tensor_data of a CUDA tensor is a
+/// device pointer. Thread-safe.
+KILN_API kiln_device_type_t kiln_tensor_device(kiln_tensor_t tensor);
+/// (1.1) A new contiguous copy of `src` on `device`. `stream` (a CUstream, or
+/// NULL for the calling thread's own stream) orders a copy to or on a GPU;
+/// the call returns once the copy is complete, except for a GPU-to-GPU copy
+/// on a caller's stream, which is only queued there. On success *out holds
+/// one reference owned by the caller. Thread-safe.
+KILN_API kiln_status_t kiln_tensor_copy_to(kiln_tensor_t src, kiln_device_type_t device, void *stream,
+                                           kiln_tensor_t *out);
 
 /* ---------------------------------------------------------------- models */
 
@@ -223,6 +250,37 @@ KILN_API kiln_status_t kiln_model_param_info(kiln_model_t model, size_t index,
 KILN_API kiln_status_t kiln_model_run(kiln_model_t model, const kiln_tensor_t *inputs,
                                       size_t num_inputs, kiln_tensor_t *outputs,
                                       size_t num_outputs);
+
+/// (1.1) Where the model's code runs: KILN_DEVICE_CPU, or KILN_DEVICE_CUDA for a
+/// model compiled with --target=cuda. Thread-safe.
+KILN_API kiln_device_type_t kiln_model_device(kiln_model_t model);
+
+/// (1.1) Options of kiln_model_run_with_options. Initialise with
+/// kiln_run_options_init(); the runtime reads only the first `struct_size` bytes.
+typedef struct kiln_run_options_t {
+  size_t struct_size;
+  /* A GPU model's stream (a CUstream): its copies and kernels are queued there in
+   * order and the call returns without waiting for them, unless outputs go to the
+   * CPU. NULL: the calling thread's own stream, waited for before returning. */
+  void *stream;
+  /* Where the outputs are handed back: KILN_DEVICE_CPU (default) or the model's
+   * device, which leaves them in device memory (no copy back). */
+  kiln_device_type_t output_device;
+} kiln_run_options_t;
+
+/// Fills `options` with defaults (no stream, outputs on the CPU). Thread-safe.
+KILN_API void kiln_run_options_init(kiln_run_options_t *options);
+
+/// kiln_model_run with options; `options` may be NULL for the defaults, which
+/// make it behave as kiln_model_run. A GPU model takes inputs on the CPU (copied
+/// to the GPU) or on its device (used in place; they must be ready in the order
+/// of `stream`). Device outputs come from kiln's caching allocator; releasing
+/// one returns its memory for reuse in the order of the stream it was made on,
+/// so a caller using it on another stream must wait for that work first.
+/// Thread-safe, as kiln_model_run.
+KILN_API kiln_status_t kiln_model_run_with_options(kiln_model_t model, const kiln_run_options_t *options,
+                                                   const kiln_tensor_t *inputs, size_t num_inputs,
+                                                   kiln_tensor_t *outputs, size_t num_outputs);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,8 @@
  *   kiln-manifest 1
  *   name <model-name>
  *   weights embedded|external
+ *   device cuda <arch>                    optional (default: the CPU): the code runs on a
+ *                                         GPU of that architecture (sm_90); see below
  *   sym <symbol> <min> <max>              one per symbolic dim (max -1 = unbounded)
  *   arg <kind> <name> <dtype> <rank> <dim>... [<offset> <nbytes>]
  *        kind: param|buffer|constant|input; for param/buffer/constant the
@@ -35,6 +37,11 @@
  *        weights, offset/nbytes locate the data in kiln_model_weights.
  *   out <name> <dtype> <rank> <dim>...
  *   end
+ * A CUDA model's argument and result descriptors point to device memory,
+ * its outputs come from the runtime's caching device allocator (the mgpu*
+ * functions of runtime/src/cuda, which the model's host code calls), and
+ * its constructor loads its embedded kernels; the loader sets the stream and
+ * collects errors around each call (docs/cuda.md).
  * A <dim> is a decimal size, a symbol name declared by `sym`, or `?`
  * (dynamic, no known range). <dtype>: f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool.
  */

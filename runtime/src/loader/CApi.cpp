@@ -1,6 +1,7 @@
 // kiln runtime — the C ABI of kiln.h over kiln::Tensor and kiln::Model. No exception escapes.
 #include "kiln/kiln.h"
 
+#include "../cuda/Runtime.h"
 #include "Error.h"
 #include "Model.h"
 
@@ -155,6 +156,7 @@ const char *kiln_status_code_name(kiln_status_code_t code) {
   case KILN_STATUS_INTERNAL: return "INTERNAL";
   case KILN_STATUS_UNIMPLEMENTED: return "UNIMPLEMENTED";
   case KILN_STATUS_RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+  case KILN_STATUS_DEVICE_ERROR: return "DEVICE_ERROR";
   default: break;
   }
   return "UNKNOWN";
@@ -300,8 +302,41 @@ kiln_status_t kiln_model_param_info(kiln_model_t m, size_t i, kiln_value_info_t 
 
 kiln_status_t kiln_model_run(kiln_model_t m, const kiln_tensor_t *inputs, size_t num_inputs,
                              kiln_tensor_t *outputs, size_t num_outputs) {
+  return kiln_model_run_with_options(m, nullptr, inputs, num_inputs, outputs, num_outputs);
+}
+
+kiln_device_type_t kiln_model_device(kiln_model_t m) {
+  return m && m->model->device() == kiln::DeviceType::CUDA ? KILN_DEVICE_CUDA : KILN_DEVICE_CPU;
+}
+
+void kiln_run_options_init(kiln_run_options_t *o) {
+  if (!o) return;
+  std::memset(o, 0, sizeof(*o));
+  o->struct_size = sizeof(*o);
+  o->output_device = KILN_DEVICE_CPU;
+}
+
+kiln_status_t kiln_model_run_with_options(kiln_model_t m, const kiln_run_options_t *options,
+                                          const kiln_tensor_t *inputs, size_t num_inputs,
+                                          kiln_tensor_t *outputs, size_t num_outputs) {
   return guarded([&] {
     if (!m) invalid("kiln_model_run: model is NULL");
+    kiln_run_options_t o;
+    kiln_run_options_init(&o);
+    if (options) {
+      if (options->struct_size < offsetof(kiln_run_options_t, stream))
+        invalid("kiln_model_run_with_options: options.struct_size is not set; call kiln_run_options_init");
+      std::memcpy(&o, options, std::min(options->struct_size, sizeof(o)));
+    }
+    kiln::RunOptions ro;
+    ro.stream = o.stream;
+    if (o.output_device == KILN_DEVICE_CPU)
+      ro.outputDevice = kiln::DeviceType::CPU;
+    else if (o.output_device == KILN_DEVICE_CUDA && m->model->device() == kiln::DeviceType::CUDA)
+      ro.outputDevice = kiln::DeviceType::CUDA;
+    else
+      invalid("kiln_model_run_with_options: output_device " + std::to_string((int)o.output_device) +
+              " is neither the CPU nor the model's device (" + kiln::deviceTypeName(m->model->device()) + ")");
     if (num_inputs && !inputs) invalid("kiln_model_run: inputs is NULL");
     if (num_outputs != m->outputs.size())
       invalid("kiln_model_run: model '" + m->model->manifest().name + "' has " +
@@ -314,7 +349,7 @@ kiln_status_t kiln_model_run(kiln_model_t m, const kiln_tensor_t *inputs, size_t
       if (!inputs[i]) invalid("kiln_model_run: inputs[" + std::to_string(i) + "] is NULL");
       in.push_back(inputs[i]->tensor);
     }
-    std::vector<kiln::Tensor> out = m->model->run(in);
+    std::vector<kiln::Tensor> out = m->model->run(in, ro);
     std::vector<kiln_tensor_t> handles;
     try {
       for (kiln::Tensor &t : out) handles.push_back(newHandle(std::move(t)));
@@ -323,6 +358,46 @@ kiln_status_t kiln_model_run(kiln_model_t m, const kiln_tensor_t *inputs, size_t
       throw;
     }
     for (size_t i = 0; i < handles.size(); ++i) outputs[i] = handles[i];
+  });
+}
+
+kiln_status_t kiln_device_check(kiln_device_type_t device) {
+  return guarded([&] {
+    if (device == KILN_DEVICE_CPU) return;
+    if (device != KILN_DEVICE_CUDA) invalid("kiln_device_check: unknown device " + std::to_string((int)device));
+    std::string why;
+    if (!kiln::cuda::available(&why)) throw kiln::Error(KILN_STATUS_DEVICE_ERROR, why);
+  });
+}
+
+kiln_device_type_t kiln_tensor_device(kiln_tensor_t t) {
+  return t && t->tensor.device().type == kiln::DeviceType::CUDA ? KILN_DEVICE_CUDA : KILN_DEVICE_CPU;
+}
+
+kiln_status_t kiln_tensor_copy_to(kiln_tensor_t src, kiln_device_type_t device, void *stream,
+                                  kiln_tensor_t *out) {
+  return guarded([&] {
+    if (!src) invalid("kiln_tensor_copy_to: src is NULL");
+    if (!out) invalid("kiln_tensor_copy_to: out is NULL");
+    if (device != KILN_DEVICE_CPU && device != KILN_DEVICE_CUDA)
+      invalid("kiln_tensor_copy_to: unknown device " + std::to_string((int)device));
+    const kiln::Tensor &t = src->tensor;
+    bool fromGPU = t.device().type == kiln::DeviceType::CUDA, toGPU = device == KILN_DEVICE_CUDA;
+    kiln::Tensor copy;
+    if (!fromGPU && !toGPU) {
+      copy = t.clone();
+    } else {
+      void *s = stream ? stream : kiln::cuda::threadStream();
+      if (!fromGPU)
+        copy = kiln::cuda::toDevice(t, s);
+      else if (!toGPU)
+        copy = kiln::cuda::toHost(t, s);
+      else {
+        copy = kiln::cuda::cloneOnDevice(t, s);
+        if (!stream) kiln::cuda::synchronize(s);
+      }
+    }
+    *out = newHandle(std::move(copy));
   });
 }
 

@@ -73,7 +73,7 @@ Manifest parseManifest(const std::string &text) {
   Manifest m;
   std::map<std::string, int> symbolIndex;
   std::set<std::string> argNames;
-  bool sawName = false, sawWeights = false, sawEnd = false, sawHeader = false;
+  bool sawName = false, sawDevice = false, sawWeights = false, sawEnd = false, sawHeader = false;
   // Dims naming symbols are resolved after the whole text is read, so the order of
   // `sym` and `arg` lines does not matter; remember where each came from.
   struct PendingDim {
@@ -123,6 +123,15 @@ Manifest parseManifest(const std::string &text) {
       if (sawWeights) fail(lineNo, raw, "duplicate 'weights' line");
       m.externalWeights = tok[1] == "external";
       sawWeights = true;
+    } else if (kw == "device") {
+      if (tok.size() < 2 || tok.size() > 3 || (tok[1] != "cpu" && tok[1] != "cuda"))
+        fail(lineNo, raw, "expected 'device cpu' or 'device cuda <arch>'");
+      if (sawDevice) fail(lineNo, raw, "duplicate 'device' line");
+      m.device = tok[1] == "cuda" ? DeviceType::CUDA : DeviceType::CPU;
+      if (m.device == DeviceType::CUDA && tok.size() != 3)
+        fail(lineNo, raw, "expected 'device cuda <arch>' (e.g. sm_90)");
+      if (tok.size() == 3) m.deviceArch = tok[2];
+      sawDevice = true;
     } else if (kw == "sym") {
       if (tok.size() != 4) fail(lineNo, raw, "expected 'sym <symbol> <min> <max>'");
       ManifestSymbol s;

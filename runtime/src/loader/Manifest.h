@@ -44,6 +44,8 @@ struct Manifest {
   int version = 0;
   std::string name;
   bool externalWeights = false;
+  DeviceType device = DeviceType::CPU;  ///< `device cuda <arch>`: where the code runs
+  std::string deviceArch;               ///< e.g. sm_90; empty for the CPU
   std::vector<ManifestSymbol> symbols;
   std::vector<ManifestValue> args;     ///< in entry-argument order
   std::vector<ManifestValue> outputs;  ///< in result-block order

@@ -4,6 +4,7 @@
 #include "Error.h"
 #include "Plugins.h"
 #include "Pt2Weights.h"
+#include "../cuda/Runtime.h"
 #include "kiln/rt_call.h"
 
 #include <cstdlib>
@@ -60,7 +61,18 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   m->path_ = path;
   // A bare file name would make dlopen search the library path: anchor it.
   std::string p = path.find('/') == std::string::npos ? "./" + path : path;
-  m->handle_ = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // A CUDA model's host code calls the runtime's mgpu* functions: make sure
+  // they resolve even when this library itself was loaded RTLD_LOCAL.
+  Dl_info self;
+  if (::dladdr(reinterpret_cast<void *>(&kiln_abi_version), &self) && self.dli_fname)
+    ::dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+  // Its constructors load its GPU kernels: collect how that went.
+  std::string moduleLoadError;
+  {
+    cuda::ModuleLoadScope scope;
+    m->handle_ = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
+    moduleLoadError = scope.error();
+  }
   if (!m->handle_) {
     const char *why = ::dlerror();
     throw Error(KILN_STATUS_INVALID_ARGUMENT, "cannot load model '" + path +
@@ -104,7 +116,42 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   for (size_t i = 0; i < m->manifest_.args.size(); ++i)
     (m->manifest_.args[i].kind == ValueKind::Input ? m->inputArgs_ : m->paramArgs_).push_back(i);
   m->bindWeights(options, blob, blobSize);
+  if (m->manifest_.device == DeviceType::CUDA) m->prepareCUDA(moduleLoadError);
   return m;
+}
+
+namespace {
+/// Compute capability of an `sm_NN[a]` architecture name, or -1.
+int archCapability(const std::string &arch) {
+  if (arch.rfind("sm_", 0) != 0) return -1;
+  std::string digits = arch.substr(3);
+  if (!digits.empty() && digits.back() == 'a') digits.pop_back();
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(digits);
+}
+} // namespace
+
+void Model::prepareCUDA(const std::string &moduleLoadError) {
+  std::string why;
+  if (!cuda::available(&why))
+    throw Error(KILN_STATUS_DEVICE_ERROR, "model '" + path_ + "' runs on a CUDA GPU (" + manifest_.deviceArch +
+                                              "), but " + why);
+  int built = archCapability(manifest_.deviceArch), have = cuda::computeCapability();
+  if (built < 0)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "model '" + path_ + "': unknown GPU architecture '" + manifest_.deviceArch + "' in its manifest");
+  // Code for sm_XY runs on a GPU of the same major version and a minor at
+  // least Y; PTX in the binary lets the driver compile it for newer GPUs.
+  if (built > have)
+    throw Error(KILN_STATUS_DEVICE_ERROR,
+                "model '" + path_ + "' was compiled for " + manifest_.deviceArch + ", but the GPU is " +
+                    cuda::deviceDescription() + "; recompile it with --gpu-arch=sm_" + std::to_string(have));
+  if (!moduleLoadError.empty())
+    throw Error(KILN_STATUS_DEVICE_ERROR, "model '" + path_ + "': " + moduleLoadError);
+  std::vector<Tensor> host;
+  for (size_t ai : paramArgs_) host.push_back(weights_[ai]);
+  std::vector<Tensor> device = cuda::uploadAll(host, cuda::threadStream());
+  for (size_t i = 0; i < paramArgs_.size(); ++i) weights_[paramArgs_[i]] = device[i];
 }
 
 void Model::bindWeights(const ModelOptions &options, const void *blob, size_t blobSize) {
@@ -161,9 +208,12 @@ std::vector<int64_t> Model::validateInputs(const std::vector<Tensor> &inputs) co
     std::string who = quoteValue("input", i, v);
     if (!t.defined())
       throw Error(KILN_STATUS_INVALID_ARGUMENT, who + ": tensor is undefined");
-    if (t.device().type != DeviceType::CPU)
+    if (t.device().type != DeviceType::CPU && t.device().type != manifest_.device)
       throw Error(KILN_STATUS_INVALID_ARGUMENT, who + ": tensor is on device " +
-                                                    deviceTypeName(t.device().type) + ", expected cpu");
+                                                    deviceTypeName(t.device().type) + ", expected " +
+                                                    (manifest_.device == DeviceType::CPU
+                                                         ? std::string("cpu")
+                                                         : std::string("cpu or ") + deviceTypeName(manifest_.device)));
     if (t.dtype() != v.dtype)
       throw Error(KILN_STATUS_INVALID_ARGUMENT, who + ": dtype is " + dtypeName(t.dtype()) +
                                                     ", expected " + dtypeName(v.dtype));
@@ -217,13 +267,25 @@ void appendDescriptor(std::vector<int64_t> &words, const Tensor &t) {
 
 } // namespace
 
-std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs) const {
+std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptions &options) const {
   std::vector<int64_t> bound = validateInputs(inputs);
+  bool onGPU = manifest_.device == DeviceType::CUDA;
+  void *stream = onGPU ? (options.stream ? options.stream : cuda::threadStream()) : nullptr;
 
-  // Every argument as a contiguous tensor (inputs copied only if strided).
+  // Every argument as a contiguous tensor on the model's device (inputs
+  // copied only if strided or on the host of a GPU model).
   std::vector<Tensor> args(manifest_.args.size());
   for (size_t ai : paramArgs_) args[ai] = weights_[ai];
-  for (size_t i = 0; i < inputArgs_.size(); ++i) args[inputArgs_[i]] = inputs[i].contiguous();
+  for (size_t i = 0; i < inputArgs_.size(); ++i) {
+    const Tensor &t = inputs[i];
+    if (!onGPU || t.device().type == DeviceType::CPU)
+      args[inputArgs_[i]] = onGPU ? cuda::toDevice(t, stream) : t.contiguous();
+    else if (!t.isContiguous())
+      throw Error(KILN_STATUS_INVALID_ARGUMENT, quoteValue("input", i, input(i)) +
+                                                    ": a device tensor must be contiguous");
+    else
+      args[inputArgs_[i]] = t;
+  }
 
   std::vector<std::vector<int64_t>> descs(args.size());
   std::vector<void *> packed(1 + args.size());
@@ -238,8 +300,33 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs) const {
   std::vector<int64_t> result(resultWords ? resultWords : 1, 0);
   packed[0] = result.data();
 
-  entry_(packed.data());
+  if (!onGPU) {
+    entry_(packed.data());
+    return collectOutputs(result, bound, argAllocations, nullptr, "");
+  }
+  std::string deviceError;
+  {
+    cuda::LaunchScope scope(stream);
+    entry_(packed.data());
+    deviceError = scope.error();
+  }
+  std::vector<Tensor> outs = collectOutputs(result, bound, argAllocations, stream, deviceError);
+  if (!options.stream) {
+    try {
+      cuda::synchronize(stream);
+    } catch (const Error &e) {
+      throw Error(e.code(), "model '" + manifest_.name + "' failed on the GPU: " + e.what());
+    }
+  }
+  if (options.outputDevice == DeviceType::CPU)
+    for (Tensor &t : outs) t = cuda::toHost(t, stream);
+  return outs;
+}
 
+std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, const std::vector<int64_t> &bound,
+                                          const std::map<int64_t, bool> &argAllocations, void *stream,
+                                          const std::string &deviceError) const {
+  bool onGPU = manifest_.device == DeviceType::CUDA;
   // Take ownership of every fresh buffer first, so nothing leaks if a check below fails.
   struct Raw {
     void *allocated, *aligned;
@@ -260,9 +347,12 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs) const {
     w += 3 + 2 * rank;
     if (r.allocated && !argAllocations.count(reinterpret_cast<int64_t>(r.allocated)) &&
         !owned.count(r.allocated))
-      owned[r.allocated] = std::make_shared<Storage>(r.allocated, 0, Device{}, [](void *p) { std::free(p); });
+      owned[r.allocated] = onGPU ? cuda::adoptStorage(r.allocated, 0)
+                                 : std::make_shared<Storage>(r.allocated, 0, Device{}, [](void *p) { std::free(p); });
     raws.push_back(std::move(r));
   }
+  if (!deviceError.empty())
+    throw Error(KILN_STATUS_DEVICE_ERROR, "model '" + manifest_.name + "' failed on the GPU: " + deviceError);
 
   std::vector<Tensor> outs;
   std::map<void *, bool> handedOut;
@@ -290,7 +380,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs) const {
       numel *= n;
     }
     if (numel == 0) {
-      outs.push_back(Tensor::empty(r.sizes, o.dtype));
+      outs.push_back(onGPU ? cuda::emptyDevice(r.sizes, o.dtype, stream) : Tensor::empty(r.sizes, o.dtype));
       continue;
     }
     if (!r.aligned) {
@@ -302,7 +392,9 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs) const {
     // View the result in place: aligned + offset elements, with its strides.
     auto it = owned.find(r.allocated);
     std::shared_ptr<Storage> storage =
-        it != owned.end() ? it->second : std::make_shared<Storage>(r.aligned, 0, Device{}, nullptr);
+        it != owned.end() ? it->second
+                          : std::make_shared<Storage>(r.aligned, 0, onGPU ? Device{DeviceType::CUDA, 0} : Device{},
+                                                      nullptr);
     int64_t elemOffset =
         (static_cast<char *>(r.aligned) - static_cast<char *>(storage->data())) /
             (int64_t)dtypeSize(o.dtype) + r.offset;
@@ -310,7 +402,15 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs) const {
     // Copy when the buffer is an argument's, already given to another output, or strided.
     bool mustCopy = it == owned.end() || handedOut.count(r.allocated) || !view.isContiguous();
     handedOut[r.allocated] = true;
-    outs.push_back(mustCopy ? view.clone() : view);
+    if (!mustCopy) {
+      outs.push_back(view);
+    } else if (!onGPU) {
+      outs.push_back(view.clone());
+    } else {
+      if (!view.isContiguous())
+        throw Error(KILN_STATUS_INTERNAL, who + ": the model returned a strided device buffer");
+      outs.push_back(cuda::cloneOnDevice(view, stream));
+    }
   }
   return outs;
 }

@@ -6,6 +6,7 @@
 #include "kiln/model_format.h"
 #include "kiln/tensor.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,12 @@ namespace kiln {
 struct ModelOptions {
   std::string weightsPath;           ///< .pt2 for external weights; empty: none
   std::vector<std::string> plugins;  ///< loaded before the model
+};
+
+/// How one run treats devices (CUDA models; a CPU model ignores these).
+struct RunOptions {
+  void *stream = nullptr;  ///< the caller's CUstream; null: this thread's, waited for
+  DeviceType outputDevice = DeviceType::CPU;  ///< where the outputs are handed back
 };
 
 /// A loaded model. Immutable after load(): run() may be called from many threads.
@@ -43,11 +50,19 @@ public:
   /// Returns the value bound to each manifest symbol (-1 if unbound).
   std::vector<int64_t> validateInputs(const std::vector<Tensor> &inputs) const;
   /// Validates, runs the entry and returns freshly owned contiguous outputs.
-  std::vector<Tensor> run(const std::vector<Tensor> &inputs) const;
+  std::vector<Tensor> run(const std::vector<Tensor> &inputs, const RunOptions &options = {}) const;
+  /// Where the model's code runs (its manifest's `device` line).
+  DeviceType device() const { return manifest_.device; }
 
 private:
   Model() = default;
   void bindWeights(const ModelOptions &options, const void *blob, size_t blobSize);
+  /// For a CUDA model: checks the GPU and the kernels' load, uploads the weights.
+  void prepareCUDA(const std::string &moduleLoadError);
+  /// Outputs of one entry call from its result block.
+  std::vector<Tensor> collectOutputs(const std::vector<int64_t> &result, const std::vector<int64_t> &bound,
+                                     const std::map<int64_t, bool> &argAllocations, void *stream,
+                                     const std::string &deviceError) const;
 
   std::string path_;
   void *handle_ = nullptr;

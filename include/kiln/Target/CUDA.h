@@ -1,0 +1,60 @@
+//===- CUDA.h - the CUDA target: NVVM kernels and their host code -*- C++ -*-===//
+#ifndef KILN_TARGET_CUDA_H
+#define KILN_TARGET_CUDA_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+}
+
+namespace kiln {
+
+/// Options of `kiln-cuda-pipeline` (and of `kiln-compile --target=cuda`).
+struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture (sm_NN)"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel binary: fatbin (cubin + PTX), cubin, or ptx (JIT at load)"),
+      llvm::cl::init("fatbin")};
+  Option<std::string> toolkit{*this, "toolkit",
+                              llvm::cl::desc("CUDA toolkit root (ptxas, fatbinary, libdevice)"),
+                              llvm::cl::init("")};
+  Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads per block"),
+                            llvm::cl::init(256)};
+  Option<unsigned> optLevel{*this, "O", llvm::cl::desc("Device code optimisation level"),
+                            llvm::cl::init(3)};
+};
+
+/// aten -> linalg -> kernels in one gpu.module -> NVVM -> a GPU binary
+/// embedded in the host module -> the LLVM dialect (`kiln-cuda-pipeline`).
+/// The host code launches kernels through the mgpu* functions that kiln's
+/// runtime implements (runtime/src/cuda).
+void buildCUDAPipeline(mlir::OpPassManager &pm, const CUDAPipelineOptions &options);
+
+/// Registers `kiln-cuda-pipeline` (idempotent).
+void registerCUDAPipeline();
+
+/// The NVVM and GPU dialects, the NVVM target's serialization to PTX/cubin,
+/// and the LLVM IR translations that embed GPU binaries and launch kernels.
+void registerCUDADialects(mlir::DialectRegistry &registry);
+
+/// The CUDA toolkit to use when none is given: $KILN_CUDA_TOOLKIT,
+/// $CUDA_HOME, $CUDA_PATH, else the one found when kiln was configured.
+std::string defaultCUDAToolkit();
+
+/// Checks an architecture name (sm_NN or sm_NNa, NN >= 50); on failure
+/// `error` says what is accepted.
+bool isValidCUDAArch(llvm::StringRef chip, std::string &error);
+
+/// Checks that `toolkit` has what `format` needs (ptxas, fatbinary,
+/// libdevice); on failure `error` names what is missing and where.
+bool checkCUDAToolkit(llvm::StringRef toolkit, llvm::StringRef format, std::string &error);
+
+} // namespace kiln
+
+#endif

@@ -1,0 +1,175 @@
+//===- GPUDeviceBuffers.cpp - buffers that kernels touch live on the device -===//
+#include "kiln/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNGPUDEVICEBUFFERS
+#include "kiln/Transforms/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// The buffer `v` is a view of: follows view-like ops and
+/// extract_strided_metadata back to an allocation, argument or global.
+Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = view.getViewSource();
+      continue;
+    }
+    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
+      v = meta.getSource();
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+/// A constant the kernel can rematerialize: memref.get_global, or a view of
+/// one whose other operands are constants.
+bool isConstantBufferChain(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<memref::GetGlobalOp>(def))
+    return true;
+  auto view = dyn_cast<ViewLikeOpInterface>(def);
+  if (!view || def->getNumResults() != 1)
+    return false;
+  for (Value operand : def->getOperands())
+    if (operand != view.getViewSource() && !matchPattern(operand, m_Constant()))
+      return false;
+  return isConstantBufferChain(view.getViewSource());
+}
+
+/// Clones `v`'s constant chain at the start of `launch` and uses the clone
+/// inside it.
+void sinkConstantChain(gpu::LaunchOp launch, Value v) {
+  SmallVector<Operation *> chain;
+  for (Value cur = v; Operation *def = cur.getDefiningOp();) {
+    chain.push_back(def);
+    if (isa<memref::GetGlobalOp>(def))
+      break;
+    cur = cast<ViewLikeOpInterface>(def).getViewSource();
+  }
+  OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
+  IRMapping map;
+  for (Operation *op : llvm::reverse(chain)) {
+    for (Value operand : op->getOperands())
+      if (!map.contains(operand) && operand.getDefiningOp() &&
+          matchPattern(operand, m_Constant()))
+        map.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
+    b.clone(*op, map);
+  }
+  Value inside = map.lookup(v);
+  v.replaceUsesWithIf(inside, [&](OpOperand &use) {
+    return launch->isProperAncestor(use.getOwner());
+  });
+}
+
+struct KilnGPUDeviceBuffersPass
+    : kiln::impl::KilnGPUDeviceBuffersBase<KilnGPUDeviceBuffersPass> {
+  LogicalResult runOnFunction(func::FuncOp func) {
+    // 1. Constants used by kernels are rematerialized inside them.
+    func.walk([&](gpu::LaunchOp launch) {
+      llvm::SetVector<Value> captured;
+      launch.getBody().walk([&](Operation *op) {
+        for (Value operand : op->getOperands())
+          if (isa<MemRefType>(operand.getType()) &&
+              !launch.getBody().isAncestor(operand.getParentRegion()))
+            captured.insert(operand);
+      });
+      for (Value v : captured)
+        if (isConstantBufferChain(v))
+          sinkConstantChain(launch, v);
+    });
+
+    // 2. Buffers a kernel or the caller sees live in device memory.
+    llvm::DenseSet<Value> device;
+    for (BlockArgument arg : func.getArguments())
+      if (isa<MemRefType>(arg.getType()))
+        device.insert(arg);
+    auto markCaptured = [&](Value v) {
+      if (isa<MemRefType>(v.getType()))
+        device.insert(rootBuffer(v));
+    };
+    func.walk([&](gpu::LaunchOp launch) {
+      launch.getBody().walk([&](Operation *op) {
+        for (Value operand : op->getOperands())
+          if (!launch.getBody().isAncestor(operand.getParentRegion()))
+            markCaptured(operand);
+      });
+    });
+    func.walk([&](func::ReturnOp ret) {
+      for (Value v : ret.getOperands())
+        markCaptured(v);
+    });
+
+    // 3. The host never reads or writes device memory: besides kernels, host
+    // code may only take views, sizes and metadata of device buffers, free
+    // them and return them.
+    WalkResult bad = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      if (isa<ViewLikeOpInterface, memref::DimOp, memref::ExtractStridedMetadataOp,
+              memref::ExtractAlignedPointerAsIndexOp, memref::DeallocOp, memref::AllocOp,
+              func::ReturnOp>(op))
+        return WalkResult::advance();
+      for (Value operand : op->getOperands())
+        if (isa<MemRefType>(operand.getType()) && device.contains(rootBuffer(operand))) {
+          op->emitOpError("reads or writes a device buffer on the host: the GPU path runs "
+                          "every computation in a kernel and cannot compile this op for "
+                          "the GPU");
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (bad.wasInterrupted())
+      return failure();
+
+    // 4. Device allocations and deallocations (both found before rewriting).
+    SmallVector<memref::AllocOp> allocs;
+    func.walk([&](memref::AllocOp a) {
+      if (device.contains(a.getResult()))
+        allocs.push_back(a);
+    });
+    SmallVector<memref::DeallocOp> deallocs;
+    func.walk([&](memref::DeallocOp d) {
+      if (device.contains(rootBuffer(d.getMemref())))
+        deallocs.push_back(d);
+    });
+    IRRewriter rewriter(func.getContext());
+    for (memref::AllocOp a : allocs) {
+      rewriter.setInsertionPoint(a);
+      rewriter.replaceOpWithNewOp<gpu::AllocOp>(a, a.getType(), /*asyncToken=*/Type(),
+                                                /*asyncDependencies=*/ValueRange(),
+                                                a.getDynamicSizes(), a.getSymbolOperands(),
+                                                /*hostShared=*/false);
+    }
+    for (memref::DeallocOp d : deallocs) {
+      rewriter.setInsertionPoint(d);
+      rewriter.replaceOpWithNewOp<gpu::DeallocOp>(d, /*asyncToken=*/Type(), ValueRange(),
+                                                  d.getMemref());
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    // Entry points and functions that launch kernels; private helpers with
+    // no kernel (such as the deallocation helper) work on host memory.
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      bool launches = func.walk([](gpu::LaunchOp) { return WalkResult::interrupt(); })
+                          .wasInterrupted();
+      if (!func.isExternal() && (func.isPublic() || launches) && failed(runOnFunction(func)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

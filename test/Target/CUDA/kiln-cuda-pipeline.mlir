@@ -1,0 +1,90 @@
+// RUN: kiln-opt %s --kiln-lower-to-linalg --kiln-linalg-to-gpu | FileCheck %s --check-prefix=GPU
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(kiln-lower-to-linalg,kiln-linalg-to-gpu,nvvm-attach-target{chip=sm_90},gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm))" | FileCheck %s --check-prefix=NVVM
+// RUN: kiln-opt %s --kiln-cuda-pipeline="format=ptx" | FileCheck %s --check-prefix=PTX
+// RUN: kiln-opt %s --kiln-cuda-pipeline="chip=sm_80 format=cubin" | FileCheck %s --check-prefix=CUBIN
+// RUN: kiln-opt %s --kiln-cuda-pipeline | FileCheck %s --check-prefix=HOST
+
+// An elementwise chain (relu, then erf-GELU), a reduction (mean over the last
+// two dims, one dynamic) and a matmul (linear with bias) through the CUDA path.
+
+func.func @elementwise(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %0 = aten.relu %x : tensor<?x64xf32>
+  %1 = aten.gelu %0 : tensor<?x64xf32>
+  return %1 : tensor<?x64xf32>
+}
+func.func @reduction(%x: tensor<2x?x8xf32>) -> tensor<2x1x1xf32> {
+  %0 = aten.mean_dim %x {dim = array<i64: -2, -1>, keepdim = true} : (tensor<2x?x8xf32>) -> tensor<2x1x1xf32>
+  return %0 : tensor<2x1x1xf32>
+}
+func.func @matmul(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32>) -> tensor<?x16xf32> {
+  %0 = aten.linear %x, %w, %b : (tensor<?x64xf32>, tensor<16x64xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+  return %0 : tensor<?x16xf32>
+}
+
+// Host code: one stream per call, device allocations, one launch per fused
+// linalg op, all kernels in one gpu.module.
+// GPU-LABEL: func.func @elementwise(%arg0: memref<?x64xf32>) -> memref<?x64xf32>
+// GPU: %[[S:.*]] = gpu.wait async
+// GPU: %[[OUT:.*]], %[[T0:.*]] = gpu.alloc async [%[[S]]] (%{{.*}}) : memref<?x64xf32>
+// GPU: %[[T1:.*]] = gpu.launch_func async [%[[T0]]] @[[MOD:.*]]::@elementwise_kernel blocks in (%{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1) args({{.*}}%arg0 : memref<?x64xf32>, %[[OUT]] : memref<?x64xf32>)
+// GPU: gpu.wait [%[[T1]]]
+// GPU: return %[[OUT]]
+// GPU: gpu.module @[[MOD]] {
+// GPU: gpu.func @elementwise_kernel({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// GPU: %[[B:.*]] = gpu.block_id x
+// GPU: %[[T:.*]] = gpu.thread_id x
+// GPU: arith.maximumf
+// GPU: math.erf
+// GPU: gpu.func @reduction_kernel
+// GPU: gpu.func @reduction_kernel_0
+// The matmul kernel: one thread per output element, the k loop inside.
+// GPU: gpu.func @matmul_kernel_{{[0-9]+}}(%{{.*}}: index, %[[X:.*]]: memref<?x64xf32>, %[[W:.*]]: memref<16x64xf32>, %[[Y:.*]]: memref<?x16xf32>) kernel
+// GPU: scf.for %[[K:.*]] = %c0 to %c64 step %c1 {
+// GPU:   memref.load %[[X]][%{{.*}}, %[[K]]]
+// GPU:   memref.load %[[W]][%{{.*}}, %[[K]]]
+// GPU:   arith.mulf
+// GPU:   arith.addf
+// GPU:   memref.store %{{.*}}, %[[Y]]
+// GPU-NOT: gpu.module
+// GPU-LABEL: func.func @reduction
+// GPU: gpu.launch_func async {{.*}}::@reduction_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1)
+
+// In NVVM the kernels read the special registers and call libdevice's erf.
+// NVVM: gpu.module @{{.*}} [#nvvm.target<chip = "sm_90">] {
+// NVVM-DAG: llvm.func @__nv_erff(f32) -> f32
+// NVVM-DAG: llvm.func @elementwise_kernel({{.*}}) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>, {{.*}}nvvm.kernel, nvvm.maxntid = array<i32: 256, 1, 1>}
+// NVVM: nvvm.read.ptx.sreg.ctaid.x
+// NVVM: nvvm.read.ptx.sreg.tid.x
+// NVVM: llvm.call @__nv_erff
+
+// The host's launches become mgpu* calls, and the kernels PTX for sm_90: one
+// entry per kernel, global loads and stores, libdevice's erf linked in (no
+// call left).
+// PTX-LABEL: llvm.func @elementwise
+// PTX: llvm.call @mgpuStreamCreate()
+// PTX: llvm.call @mgpuMemAlloc(
+// PTX: gpu.launch_func <%{{.*}} : !llvm.ptr> @{{.*}}::@elementwise_kernel
+// PTX: llvm.call @mgpuStreamSynchronize(
+// PTX: llvm.call @mgpuStreamDestroy(
+// PTX: gpu.binary @{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90">, properties = {{.*}}, assembly = "
+// PTX-SAME: .target sm_90
+// PTX-SAME: .visible .entry elementwise_kernel(
+// PTX-SAME: ld.global.b32
+// PTX-SAME: st.global.b32
+// PTX-SAME: .visible .entry reduction_kernel(
+// PTX-SAME: .visible .entry matmul_kernel
+// PTX-SAME: fma.rn.f32
+// PTX-NOT: __nv_erff
+
+// ptxas assembles a cubin (an ELF) for another architecture on request.
+// CUBIN: gpu.binary @{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80">, properties = {{.*}}, bin = "\7FELF
+
+// The default is a fatbin (cubin and PTX; it starts with the fatbin magic
+// 0xBA55ED50), and the host is pure LLVM dialect.
+// HOST-NOT: func.func
+// HOST-NOT: memref.
+// HOST-NOT: gpu.alloc
+// HOST: llvm.func @elementwise(
+// HOST: llvm.call @mgpuMemAlloc
+// HOST: gpu.binary @{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90">, properties = {{.*}}, "P\EDU\BA
+// HOST-DAG: llvm.func @mgpuMemAlloc(i64, !llvm.ptr, i8) -> !llvm.ptr

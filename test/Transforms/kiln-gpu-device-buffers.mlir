@@ -1,0 +1,74 @@
+// RUN: kiln-opt %s --split-input-file --kiln-gpu-device-buffers --verify-diagnostics | FileCheck %s
+
+// Buffers a kernel touches (directly or through a view) or the caller gets
+// back become device allocations; a buffer only the host uses stays a host
+// allocation; a constant a kernel reads is rematerialized inside it.
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+// CHECK-LABEL: func.func @f
+// CHECK: %[[OUT:.*]] = gpu.alloc () : memref<2x4xf32>
+// CHECK: %[[TMP:.*]] = gpu.alloc () : memref<8xf32>
+// CHECK: %[[HOST:.*]] = memref.alloc() : memref<2xindex>
+// CHECK: %[[TV:.*]] = memref.expand_shape %[[TMP]]
+// CHECK: memref.store %arg1, %[[HOST]]
+// CHECK: gpu.launch
+// CHECK:   %[[G:.*]] = memref.get_global @table : memref<4xf32>
+// CHECK:   %[[GV:.*]] = memref.expand_shape %[[G]]
+// CHECK:   memref.load %[[GV]]
+// CHECK:   memref.store %{{.*}}, %[[TV]]
+// CHECK:   memref.store %{{.*}}, %[[OUT]]
+// CHECK: gpu.dealloc %[[TMP]] : memref<8xf32>
+// CHECK: memref.dealloc %[[HOST]] : memref<2xindex>
+// CHECK: return %[[OUT]]
+func.func @f(%x: memref<2x4xf32>, %shape: index) -> memref<2x4xf32> {
+  %out = memref.alloc() {alignment = 64 : i64} : memref<2x4xf32>
+  %tmp = memref.alloc() : memref<8xf32>
+  %host = memref.alloc() : memref<2xindex>
+  %g = memref.get_global @table : memref<4xf32>
+  %gv = memref.expand_shape %g [[0, 1]] output_shape [1, 4] : memref<4xf32> into memref<1x4xf32>
+  %tv = memref.expand_shape %tmp [[0, 1]] output_shape [2, 4] : memref<8xf32> into memref<2x4xf32>
+  %c0 = arith.constant 0 : index
+  memref.store %shape, %host[%c0] : memref<2xindex>
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %gv[%c0, %bx] : memref<1x4xf32>
+    %w = memref.load %x[%bx, %c0] : memref<2x4xf32>
+    %s = arith.addf %v, %w : f32
+    memref.store %s, %tv[%bx, %c0] : memref<2x4xf32>
+    memref.store %s, %out[%bx, %c0] : memref<2x4xf32>
+    gpu.terminator
+  }
+  memref.dealloc %tmp : memref<8xf32>
+  memref.dealloc %host : memref<2xindex>
+  return %out : memref<2x4xf32>
+}
+
+// -----
+
+// The host may not read device memory: arguments live on the device.
+func.func @host_read(%x: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'memref.load' op reads or writes a device buffer on the host}}
+  %v = memref.load %x[%c0] : memref<4xf32>
+  return %v : f32
+}
+
+// -----
+
+// Nor write into a buffer a kernel also uses.
+func.func @host_write(%x: memref<4xf32>) -> memref<4xf32> {
+  %b = memref.alloc() : memref<4xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  // expected-error @+1 {{'memref.store' op reads or writes a device buffer on the host}}
+  memref.store %one, %b[%c0] : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %x[%c0] : memref<4xf32>
+    memref.store %v, %b[%c1] : memref<4xf32>
+    gpu.terminator
+  }
+  return %b : memref<4xf32>
+}

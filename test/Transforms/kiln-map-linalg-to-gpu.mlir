@@ -1,0 +1,122 @@
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize,cse)" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{block-size=128}),canonicalize)" | FileCheck %s --check-prefix=B128
+
+// An elementwise op: its two parallel loops become one linear index over 400
+// elements, 256 threads a block, guarded by the element count, split back
+// into (row, column) with the column fastest.
+// CHECK-LABEL: func.func @relu
+// CHECK-DAG: %[[C100:.*]] = arith.constant 100 : index
+// CHECK-DAG: %[[C400:.*]] = arith.constant 400 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C2]], %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK: %[[BASE:.*]] = affine.apply #{{.*}}()[%[[BX]]]
+// CHECK: %[[I:.*]] = arith.addi %[[TX]], %[[BASE]] : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[I]], %[[C400]] : index
+// CHECK: scf.if %[[IN]] {
+// CHECK:   %[[COL:.*]] = arith.remsi %[[I]], %[[C100]] : index
+// CHECK:   %[[ROW:.*]] = arith.divsi %[[I]], %[[C100]] : index
+// CHECK:   memref.load %arg0[%[[ROW]], %[[COL]]]
+// CHECK:   arith.maximumf
+// CHECK:   memref.store %{{.*}}, %arg1[%[[ROW]], %[[COL]]]
+// CHECK: gpu.terminator
+// CHECK-NOT: SCFToGPU_visited
+// B128-LABEL: func.func @relu
+// B128: %[[C128:.*]] = arith.constant 128 : index
+// B128: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %[[C128]],
+func.func @relu(%a: memref<4x100xf32>, %b: memref<4x100xf32>) {
+  %z = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<4x100xf32>) outs(%b : memref<4x100xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.maximumf %x, %z : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// A reduction over a dynamic number of rows: one thread per row runs the
+// reduction loop; the grid is the row count divided by 256, rounded up.
+// CHECK-LABEL: func.func @rowsum
+// CHECK: %[[N:.*]] = memref.dim %arg0, %c0
+// CHECK: %[[GRID:.*]] = affine.apply #{{.*}}()[%[[N]]]
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[ROW:.*]] = arith.addi
+// CHECK: arith.cmpi ult, %[[ROW]], %[[N]]
+// CHECK: scf.for %[[K:.*]] = %c0 to %c64 step %c1 {
+// CHECK:   memref.load %arg0[%[[ROW]], %[[K]]]
+// CHECK:   arith.addf
+// CHECK:   memref.store %{{.*}}, %arg1[%[[ROW]]]
+func.func @rowsum(%a: memref<?x64xf32>, %b: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<?x64xf32>) outs(%b : memref<?xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A named matmul is generalized; each of the 8x32 outputs is a thread (one
+// block of 256) running the k loop.
+// CHECK-LABEL: func.func @matmul
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[N:.*]] = arith.remsi %[[T]], %c32
+// CHECK: %[[M:.*]] = arith.divsi %[[T]], %c32
+// CHECK: scf.for %[[K:.*]] = %c0 to %c16 step %c1 {
+// CHECK:   memref.load %arg0[%[[M]], %[[K]]]
+// CHECK:   memref.load %arg1[%[[K]], %[[N]]]
+// CHECK:   arith.mulf
+// CHECK:   arith.addf
+// CHECK:   memref.store %{{.*}}, %arg2[%[[M]], %[[N]]]
+func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>)
+  return
+}
+
+// A reduction whose loop is first in the op's order (k, m): the parallel loop
+// is moved out, so each thread owns one output column.
+// CHECK-LABEL: func.func @colsum
+// CHECK: gpu.launch
+// CHECK: %[[COL:.*]] = arith.addi
+// CHECK: scf.if
+// CHECK: scf.for %[[K:.*]] = %c0 to %c7 step %c1 {
+// CHECK:   memref.load %arg0[%[[K]], %[[COL]]]
+func.func @colsum(%a: memref<7x300xf32>, %b: memref<300xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<7x300xf32>) outs(%b : memref<300xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// No parallel loop: one block of one thread runs the whole reduction.
+// CHECK-LABEL: func.func @total
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK: scf.for %[[K:.*]] = %c0 to %c128 step %c1 {
+// CHECK:   memref.load %arg0[%[[K]]]
+// CHECK:   memref.store %{{.*}}, %arg1[]
+func.func @total(%a: memref<128xf32>, %b: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%a : memref<128xf32>) outs(%b : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Small ops get whole warps, not 256 threads: 20 elements -> 32 threads.
+// CHECK-LABEL: func.func @small
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, {{.*}} threads({{.*}}) in (%{{.*}} = %c32,
+func.func @small(%a: memref<20xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%a : memref<20xf32>)
+  return
+}

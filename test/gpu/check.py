@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Runs every packed corpus model on the GPU and checks its numbers.
+
+usage: check.py DIR [--bench N] [--rtol R] [--atol A] [--random K]
+
+DIR is what test/gpu/pack.sh made. For each model (DIR/models/<case>):
+  1. PyTorch: kiln-run --device cuda on every sample input set (the case's own
+     and any batch*/ subfolder); each output must satisfy
+     |kiln - torch| <= atol + rtol * |torch| elementwise (PyTorch's numbers
+     come from the corpus, computed by PyTorch in float32).
+  2. Differential: K fresh random inputs (normal, float32, the sample's shape)
+     through the GPU build and through kiln's CPU build of the same model; the
+     same elementwise tolerance, and the relative L2 error is reported.
+  3. --bench N: the GPU build's median latency (CUDA events, inputs and
+     outputs on the GPU).
+Prints one line per check and a table; exits 1 if anything fails. Needs only
+Python 3 and numpy.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+
+def run(cmd, env):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    return p.returncode, p.stdout
+
+
+def compare(got, want, rtol, atol):
+    """(ok, max abs error, relative L2 error, detail)."""
+    if got.shape != want.shape:
+        return False, float("inf"), float("inf"), f"shape {got.shape} != {want.shape}"
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    if not np.all(np.isfinite(g)):
+        return False, float("inf"), float("inf"), "non-finite values"
+    diff = np.abs(g - w)
+    bad = diff > atol + rtol * np.abs(w)
+    rel = float(np.linalg.norm(g - w) / max(np.linalg.norm(w), 1e-30))
+    detail = ""
+    if bad.any():
+        i = np.unravel_index(np.argmax(bad), bad.shape)
+        detail = f"{int(bad.sum())} of {bad.size} elements off, first at {tuple(int(x) for x in i)}: " \
+                 f"got {g[i]:.6g}, expected {w[i]:.6g}"
+    return not bad.any(), float(diff.max(initial=0.0)), rel, detail
+
+
+def sample_sets(model_dir):
+    sets = []
+    for d in [model_dir] + sorted(os.path.join(model_dir, s) for s in os.listdir(model_dir)
+                                  if s.startswith("batch")):
+        ins = sorted(f for f in os.listdir(d) if re.fullmatch(r"input\d+\.npy", f))
+        outs = sorted(f for f in os.listdir(d) if re.fullmatch(r"output\d+\.npy", f))
+        if ins:
+            sets.append((os.path.relpath(d, model_dir), [os.path.join(d, f) for f in ins],
+                         [os.path.join(d, f) for f in outs]))
+    return sets
+
+
+def outputs_of(kiln_run, so, inputs, env, extra=()):
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [kiln_run, so, *extra, "--output-dir", tmp]
+        for i in inputs:
+            cmd += ["--input", i]
+        rc, text = run(cmd, env)
+        if rc != 0:
+            return None, text.strip()
+        files = sorted(f for f in os.listdir(tmp) if f.endswith(".npy"))
+        return [np.load(os.path.join(tmp, f)) for f in sorted(files, key=lambda f: int(f[6:-4]))], text
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--bench", type=int, default=0)
+    ap.add_argument("--rtol", type=float, default=1e-4)
+    ap.add_argument("--atol", type=float, default=1e-5)
+    ap.add_argument("--random", type=int, default=3)
+    args = ap.parse_args()
+    root = os.path.abspath(args.dir)
+    kiln_run = os.path.join(root, "bin", "kiln-run")
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.path.join(root, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
+    rng = np.random.default_rng(20251123)
+    rows, failed = [], 0
+    for case in sorted(os.listdir(os.path.join(root, "models"))):
+        mdir = os.path.join(root, "models", case)
+        gpu_so, cpu_so = os.path.join(mdir, "cuda.so"), os.path.join(mdir, "cpu.so")
+        torch_rel, torch_ok, rand_rel, rand_ok, median = 0.0, True, 0.0, True, float("nan")
+        for name, ins, outs in sample_sets(mdir):
+            got, text = outputs_of(kiln_run, gpu_so, ins, env, ["--device", "cuda"])
+            if got is None:
+                print(f"{case} [{name}] vs PyTorch: kiln-run failed:\n{text}")
+                torch_ok = False
+                continue
+            for k, (g, o) in enumerate(zip(got, outs)):
+                ok, mabs, rel, detail = compare(g, np.load(o), args.rtol, args.atol)
+                torch_rel = max(torch_rel, rel)
+                torch_ok &= ok
+                print(f"{case} [{name}] output {k} vs PyTorch: max abs {mabs:.3g}, rel L2 {rel:.3g}: "
+                      f"{'OK' if ok else 'MISMATCH ' + detail}")
+        sample = [np.load(p) for p in sample_sets(mdir)[0][1]]
+        for r in range(args.random if os.path.exists(cpu_so) else 0):
+            with tempfile.TemporaryDirectory() as tmp:
+                paths = []
+                for k, s in enumerate(sample):
+                    x = rng.standard_normal(s.shape).astype(s.dtype) if s.dtype.kind == "f" else s
+                    paths.append(os.path.join(tmp, f"in{k}.npy"))
+                    np.save(paths[-1], x)
+                want, t1 = outputs_of(kiln_run, cpu_so, paths, env)
+                got, t2 = outputs_of(kiln_run, gpu_so, paths, env, ["--device", "cuda"])
+                if want is None or got is None:
+                    print(f"{case} random {r}: kiln-run failed:\n{t1 if want is None else t2}")
+                    rand_ok = False
+                    continue
+                for k, (g, w) in enumerate(zip(got, want)):
+                    ok, mabs, rel, detail = compare(g, w, args.rtol, args.atol)
+                    rand_rel = max(rand_rel, rel)
+                    rand_ok &= ok
+                    print(f"{case} random {r} output {k} GPU vs kiln CPU: max abs {mabs:.3g}, rel L2 {rel:.3g}: "
+                          f"{'OK' if ok else 'MISMATCH ' + detail}")
+        if args.bench:
+            cmd = [kiln_run, gpu_so, "--device", "cuda", "--bench", str(args.bench)]
+            for i in sample_sets(mdir)[0][1]:
+                cmd += ["--input", i]
+            rc, text = run(cmd, env)
+            m = re.search(r"median ([0-9.]+) ms", text)
+            if rc == 0 and m:
+                median = float(m.group(1))
+                print(f"{case}: {text.strip()}")
+            else:
+                print(f"{case} bench failed:\n{text}")
+                torch_ok = False
+        ok = torch_ok and rand_ok
+        failed += not ok
+        rows.append((case, torch_rel, rand_rel, median, "PASS" if ok else "FAIL"))
+    print()
+    print(f"{'case':<22} {'rel L2 vs PyTorch':>18} {'rel L2 vs kiln CPU':>19} {'GPU median ms':>14}  result")
+    for case, tr, rr, med, res in rows:
+        print(f"{case:<22} {tr:>18.3g} {rr:>19.3g} {med:>14.4f}  {res}")
+    print(f"{len(rows) - failed} of {len(rows)} cases pass (elementwise rtol {args.rtol}, atol {args.atol})")
+    return 1 if failed or not rows else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

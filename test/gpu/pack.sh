@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Packs what test/gpu/check.py needs on a GPU machine that has no LLVM: every
+# corpus case compiled for CUDA (and for a generic x86-64 CPU, the reference of
+# the differential check), its sample inputs and PyTorch's outputs, kiln-run,
+# libkiln_runtime and the shared libraries they need beyond glibc.
+#   test/gpu/pack.sh BUILD_DIR OUT_DIR [--gpu-arch=sm_90]
+set -euo pipefail
+build=$(cd "$1" && pwd); out=$2; shift 2
+arch=${1:---gpu-arch=sm_90}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/models"
+cp "$build/bin/kiln-run" "$out/bin/"
+cp -L "$build/lib/libkiln_runtime.so.0" "$out/lib/"
+# Libraries kiln-run and the runtime link besides libc/libstdc++ (the GPU image may lack them).
+for l in $(ldd "$build/bin/kiln-run" "$build/lib/libkiln_runtime.so.0" | awk '/=>/ {print $3}' | sort -u); do
+  case $(basename "$l") in
+    libc.so*|libm.so*|libstdc++*|libgcc_s*|ld-linux*|libkiln_runtime*) ;;
+    *) cp -L "$l" "$out/lib/" ;;
+  esac
+done
+cp "$src/test/gpu/check.py" "$out/"
+compiled=0
+for case_dir in "$src"/test/data/corpus/*/; do
+  case=$(basename "$case_dir")
+  for variant in model model.core; do
+    [ -f "$case_dir/$variant.pt2" ] || continue
+    name=$case${variant#model}
+    dst="$out/models/$name"
+    mkdir -p "$dst"
+    # Cases the CPU path cannot compile either (e.g. an op only a plugin provides) are left out.
+    if ! "$build/bin/kiln-compile" "$case_dir/$variant.pt2" --cpu=x86-64-v2 -o "$dst/cpu.so" 2>/dev/null; then
+      echo "pack: $name does not compile for the CPU either; left out"; rm -rf "$dst"; continue
+    fi
+    if ! "$build/bin/kiln-compile" "$case_dir/$variant.pt2" --target=cuda "$arch" -o "$dst/cuda.so" \
+        2>"$dst/compile-error.txt"; then
+      echo "pack: $name FAILS to compile for CUDA:"; cat "$dst/compile-error.txt"; continue
+    fi
+    rm -f "$dst/compile-error.txt"
+    cp "$case_dir"/input*.npy "$case_dir"/output*.npy "$dst/"
+    compiled=$((compiled + 1))
+  done
+done
+# More sample batches of the dynamic MLP (PyTorch's outputs for batch 1, 8 and 1024).
+if [ -d "$out/models/mlp_dynamic" ]; then
+  for b in 1 8 1024; do
+    mkdir -p "$out/models/mlp_dynamic/batch$b"
+    cp "$src/test/data/mlp_dynamic_batches/input_b$b.npy" "$out/models/mlp_dynamic/batch$b/input0.npy"
+    cp "$src/test/data/mlp_dynamic_batches/output_b$b.npy" "$out/models/mlp_dynamic/batch$b/output0.npy"
+  done
+fi
+echo "pack: $compiled models in $out ($(du -sh "$out" | cut -f1))"
