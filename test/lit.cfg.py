@@ -23,6 +23,7 @@ llvm_config.use_default_substitutions()
 
 test_root = os.path.join(config.kiln_src_root, "test")
 config.substitutions.append(("%corpus", os.path.join(test_root, "data", "corpus")))
+config.substitutions.append(("%models", os.path.join(test_root, "data", "models")))
 config.substitutions.append(("%example-ops", os.path.join(config.kiln_obj_root, "lib",
                                                           "libkiln_example_ops.so")))
 config.substitutions.append(("%batches", os.path.join(test_root, "data", "mlp_dynamic_batches")))
