@@ -353,6 +353,7 @@ void GraphImporter::registerHandlers() {
   registerReductionHandlers(*this);
   registerShapeHandlers(*this);
   registerMutationHandlers(*this);
+  registerIndexingHandlers(*this);
 }
 /// torch.ops.<ns>.<name>.<overload> -> <ns>::<name>.<overload> ("" if not an op target).
 static std::string qualifiedOpName(StringRef target) {

@@ -184,6 +184,7 @@ void registerPoolingHandlers(GraphImporter &g);
 void registerReductionHandlers(GraphImporter &g);
 void registerShapeHandlers(GraphImporter &g);
 void registerMutationHandlers(GraphImporter &g);
+void registerIndexingHandlers(GraphImporter &g);
 
 } // namespace kiln::importer
 

@@ -19,6 +19,7 @@ include "ATenNormalizationOps.td"
 include "ATenPoolingOps.td"
 include "ATenReductionOps.td"
 include "ATenShapeOps.td"
+include "ATenIndexingOps.td"
 include "ATenRuntimeOps.td"
 
 #endif // KILN_ATEN_OPS

@@ -12,6 +12,7 @@ void populateNormalizationPatterns(mlir::RewritePatternSet &patterns);
 void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
+void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
 /// aten.call_runtime on tensors -> its buffer form (to_buffer / to_tensor around it).
 void populateRuntimeCallPatterns(mlir::RewritePatternSet &patterns);
 /// All of the above.

@@ -26,6 +26,7 @@ void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
   populatePoolingPatterns(patterns);
   populateReductionPatterns(patterns);
   populateDataMovementPatterns(patterns);
+  populateIndexingPatterns(patterns);
   populateRuntimeCallPatterns(patterns);
 }
 

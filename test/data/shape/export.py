@@ -95,6 +95,55 @@ class SymOps(nn.Module):
         return a, b, c, d, e, f
 
 
+class Indexing(nn.Module):
+    """Gathers, scatters, advanced indexing, pads; negative indices and a bool mask."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4, padding_idx=0)
+
+    def forward(self, x, i, j, m, ids, g, v, g2, mx):
+        # x [4, 5, 6] f32, i [3] i64 (with -1), j [2, 1] i64, m [4] bool,
+        # ids [2, 3] i32, g [4, 2, 6] i64 in [0, 5), v [4, 2, 6] i64 values,
+        # g2 [4, 2, 6] i64 in [0, 2), mx [4, 5] bool
+        a = x[:, i]                               # None entry, negative index
+        b = x[i[:2], :, j]                        # non-adjacent: broadcast dims first
+        c = x[j, i]                               # broadcast [2, 3] in front
+        d = x[m]                                  # bool mask: run-time row count
+        e = x.index_select(2, j.flatten())
+        f = torch.gather(x, 1, g)
+        h = self.emb(ids)
+        k = x.flip(0, -1) + x.roll((1, -2), (0, 2)) + x.roll(3)
+        r = x[0].repeat(2, 1, 3) * 1.0
+        t = x[0, 0].tile((2,)) * 1.0
+        u = x.tril(1) + x.triu(-1)
+        p1 = F.pad(x, (1, 2, -1, 1), value=0.5)
+        p2 = F.pad(x, (2, 1), mode="reflect")
+        p3 = F.pad(x[None], (1, 1, 2, 0), mode="replicate")
+        p4 = F.pad(x, (1, 2), mode="circular")
+        y = x.clone()
+        y[i, 1] = x[0, :3, :] * 10.0              # index_put through a view
+        y.index_put_((j.flatten(),), x[1, 0] * 0 + 1.0, accumulate=True)
+        s1 = x.scatter(1, g[:, :1], x[:, :1] * 100.0)
+        s2 = x.scatter(2, g, 7.0)
+        s3 = x.scatter_add(1, g, x[:, :2])
+        s4 = x.scatter_reduce(1, g, x[:, :2], "amax", include_self=False)
+        s5 = x.scatter_reduce(1, g, x[:, :2], "mean")
+        s6 = x.scatter_reduce(1, g, x[:, :2], "prod", include_self=False)
+        s7 = v.scatter_reduce(1, g2, v * 3, "mean", include_self=False)
+        s8 = v.scatter_reduce(2, g, v, "amin")
+        ms = torch.masked_select(x[:, 0], m[:, None])
+        nz = torch.nonzero(mx)
+        return (a, b, c, d, e, f, h, k, r, t, u, p1, p2, p3, p4, y, s1, s2, s3, s4, s5, s6,
+                s7, s8, ms, nz)
+
+
+class PixelShuffle(nn.Module):
+    def forward(self, x):
+        y = F.pixel_shuffle(x, 2)
+        return y, F.pixel_unshuffle(y * 2.0, 2)
+
+
 class DropoutTrain(nn.Module):
     def forward(self, x):
         return F.dropout(x, 0.5, training=True)
@@ -146,6 +195,13 @@ save("dynamic", Dynamic(), (torch.randn(6, 12),),
 save("symops", SymOps(), (torch.randn(10, 3),),
      dynamic_shapes=({0: Dim("batch", min=4, max=64)},),
      extra_inputs=[("_b4_", (torch.randn(4, 3),)), ("_b17_", (torch.randn(17, 3),))])
+save("indexing", Indexing(),
+     (torch.randn(4, 5, 6), torch.tensor([0, -1, 2]), torch.tensor([[1], [3]]),
+      torch.tensor([True, False, True, True]), torch.tensor([[0, 3, 9], [2, 2, 1]], dtype=torch.int32),
+      torch.randint(0, 5, (4, 2, 6)), torch.randint(-20, 20, (4, 2, 6)),
+      torch.randint(0, 2, (4, 2, 6)), torch.randn(4, 5) > 0))
+save("pixel_shuffle", PixelShuffle(), (torch.randn(2, 8, 3, 5),),
+     dynamic_shapes=({0: Dim("batch", min=1, max=16)},))
 save_archive("dropout_train", DropoutTrain(), (torch.randn(4),))
 save_archive("write_as_strided", WriteAsStrided(), (torch.randn(2, 2),))
 save_archive("autocast", Autocast(), (torch.randn(4, 4),))
