@@ -3,11 +3,16 @@
 # corpus case compiled for CUDA (and for a generic x86-64 CPU, the reference of
 # the differential check), its sample inputs and PyTorch's outputs, kiln-run,
 # libkiln_runtime and the shared libraries they need beyond glibc.
-#   test/gpu/pack.sh BUILD_DIR OUT_DIR [--gpu-arch=sm_90]
+#   test/gpu/pack.sh BUILD_DIR OUT_DIR [--gpu-arch=sm_NN] [CORPUS_DIR]...
+# CORPUS_DIRs default to test/data/corpus (e.g. add ../shared/corpus for the
+# larger cases).
 set -euo pipefail
 build=$(cd "$1" && pwd); out=$2; shift 2
-arch=${1:---gpu-arch=sm_90}
+arch=--gpu-arch=sm_90
+if [[ ${1:-} == --gpu-arch=* ]]; then arch=$1; shift; fi
 src=$(cd "$(dirname "$0")/../.." && pwd)
+corpora=("$@")
+((${#corpora[@]})) || corpora=("$src/test/data/corpus")
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/models"
 cp "$build/bin/kiln-run" "$out/bin/"
 cp -L "$build/lib/libkiln_runtime.so.0" "$out/lib/"
@@ -20,8 +25,11 @@ for l in $(ldd "$build/bin/kiln-run" "$build/lib/libkiln_runtime.so.0" | awk '/=
 done
 cp "$src/test/gpu/check.py" "$out/"
 compiled=0
-for case_dir in "$src"/test/data/corpus/*/; do
+declare -A seen
+for case_dir in $(for c in "${corpora[@]}"; do ls -d "$c"/*/; done); do
   case=$(basename "$case_dir")
+  [ -n "${seen[$case]:-}" ] && continue  # the first corpus that has a case wins
+  seen[$case]=1
   for variant in model model.core; do
     [ -f "$case_dir/$variant.pt2" ] || continue
     name=$case${variant#model}
