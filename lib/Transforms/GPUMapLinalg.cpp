@@ -3,6 +3,9 @@
 
 #include "mlir/Conversion/SCFToGPU/SCFToGPU.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -64,6 +67,127 @@ int64_t staticTripCount(scf::ParallelOp loop) {
   return total;
 }
 
+/// The index of `map`'s results at loop induction variables `ivs`.
+SmallVector<Value> indicesAt(OpBuilder &b, Location loc, AffineMap map, ValueRange ivs) {
+  SmallVector<Value> indices;
+  for (AffineExpr e : map.getResults()) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      indices.push_back(ivs[d.getPosition()]);
+      continue;
+    }
+    AffineMap one = AffineMap::get(map.getNumDims(), map.getNumSymbols(), e);
+    indices.push_back(affine::AffineApplyOp::create(b, loc, one, ivs));
+  }
+  return indices;
+}
+
+/// The element of operand `operand` at loop position `ivs` (a scalar operand
+/// is itself).
+Value loadOperand(OpBuilder &b, Location loc, linalg::GenericOp op, OpOperand &operand,
+                  ValueRange ivs) {
+  if (!isa<MemRefType>(operand.get().getType()))
+    return operand.get();
+  return memref::LoadOp::create(b, loc, operand.get(),
+                                indicesAt(b, loc, op.getMatchingIndexingMap(&operand), ivs));
+}
+
+/// Emits `op`'s body at `ivs` with `args` for its block arguments; returns
+/// the yielded values.
+SmallVector<Value> emitBody(OpBuilder &b, linalg::GenericOp op, ValueRange args, ValueRange ivs) {
+  IRMapping map;
+  Block &body = op.getRegion().front();
+  map.map(body.getArguments(), args);
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, map);
+  }
+  SmallVector<Value> yielded;
+  for (Value v : body.getTerminator()->getOperands())
+    yielded.push_back(map.lookupOrDefault(v));
+  return yielded;
+}
+
+/// Replaces `op` (loops in order: parallel, then reduction) with an
+/// scf.parallel over its parallel loops in which each element loads its
+/// output's initial values once, runs the reduction loops with the
+/// accumulators in registers (scf.for iter_args) and stores once. Without
+/// reduction loops, the output is read only if the body uses it.
+scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op) {
+  Location loc = op.getLoc();
+  unsigned numParallel = op.getNumParallelLoops(), numLoops = op.getNumLoops();
+  SmallVector<Range> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc);
+  auto value = [&](OpFoldResult r) { return getValueOrCreateConstantIndexOp(rewriter, loc, r); };
+  SmallVector<Value> lbs, ubs, steps;
+  for (unsigned i = 0; i < numParallel; ++i) {
+    lbs.push_back(value(ranges[i].offset));
+    ubs.push_back(value(ranges[i].size));
+    steps.push_back(value(ranges[i].stride));
+  }
+  if (numParallel == 0) {
+    // No parallel loop: one thread runs the whole op.
+    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    lbs = {c0};
+    ubs = {c1};
+    steps = {c1};
+  }
+  auto par = scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(par.getBody()->getTerminator());
+  SmallVector<Value> ivs;
+  if (numParallel > 0)
+    llvm::append_range(ivs, par.getInductionVars());
+
+  SmallVector<Value> inits;
+  bool reduces = numLoops > numParallel;
+  for (OpOperand &out : op.getDpsInitsMutable())
+    inits.push_back(reduces || op.payloadUsesValueFromOperand(&out)
+                        ? loadOperand(rewriter, loc, op, out, ivs)
+                        : Value());
+
+  SmallVector<Value> results;
+  if (!reduces) {
+    SmallVector<Value> args;
+    for (OpOperand *in : op.getDpsInputOperands())
+      args.push_back(loadOperand(rewriter, loc, op, *in, ivs));
+    for (auto [i, init] : llvm::enumerate(inits))
+      args.push_back(init ? init
+                          : ub::PoisonOp::create(rewriter, loc,
+                                                 op.getRegionOutputArgs()[i].getType()));
+    results = emitBody(rewriter, op, args, ivs);
+  } else {
+    // The reduction loops, innermost last, carrying the accumulators.
+    std::function<SmallVector<Value>(unsigned, ValueRange)> nest =
+        [&](unsigned loop, ValueRange accs) -> SmallVector<Value> {
+      if (loop == numLoops) {
+        SmallVector<Value> args;
+        for (OpOperand *in : op.getDpsInputOperands())
+          args.push_back(loadOperand(rewriter, loc, op, *in, ivs));
+        args.append(accs.begin(), accs.end());
+        return emitBody(rewriter, op, args, ivs);
+      }
+      auto forOp = scf::ForOp::create(rewriter, loc, value(ranges[loop].offset),
+                                      value(ranges[loop].size), value(ranges[loop].stride), accs);
+      OpBuilder::InsertionGuard inner(rewriter);
+      rewriter.setInsertionPointToStart(forOp.getBody());
+      ivs.push_back(forOp.getInductionVar());
+      SmallVector<Value> next = nest(loop + 1, forOp.getRegionIterArgs());
+      ivs.pop_back();
+      scf::YieldOp::create(rewriter, loc, next);
+      return SmallVector<Value>(forOp.getResults());
+    };
+    results = nest(numParallel, inits);
+  }
+  for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), results))
+    memref::StoreOp::create(rewriter, loc, v, out.get(),
+                            indicesAt(rewriter, loc, op.getMatchingIndexingMap(&out), ivs));
+  return par;
+}
+
 gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *ctx, gpu::Processor p) {
   AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
   return gpu::ParallelLoopDimMappingAttr::get(ctx, p, id, id);
@@ -95,28 +219,16 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
       generic = *g;
     }
     unsigned numParallel = generic.getNumParallelLoops();
-
-    if (numParallel == 0) {
-      // No parallel loop: one thread runs the whole op.
-      Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      auto single = scf::ParallelOp::create(rewriter, loc, ValueRange{c0}, ValueRange{c1},
-                                            ValueRange{c1});
-      rewriter.moveOpBefore(generic, single.getBody()->getTerminator());
-      rewriter.setInsertionPoint(generic);
-      if (failed(linalg::linalgOpToLoops(rewriter, generic)))
-        return generic.emitOpError("cannot be lowered to loops");
-      rewriter.eraseOp(generic);
-      return gpu::setMappingAttr(single, {mapTo(ctx, gpu::Processor::BlockX)});
-    }
-
-    FailureOr<linalg::LinalgLoops> loops = linalg::linalgOpToParallelLoops(rewriter, generic);
-    if (failed(loops) || loops->empty())
-      return generic.emitOpError("cannot be lowered to parallel loops");
+    // Outputs must be indexed by the parallel loops alone.
+    for (OpOperand &out : generic.getDpsInitsMutable())
+      for (unsigned d = numParallel; d < generic.getNumLoops(); ++d)
+        if (generic.getMatchingIndexingMap(&out).isFunctionOfDim(d))
+          return generic.emitOpError("has an output indexed by a reduction loop");
+    rewriter.setInsertionPoint(generic);
+    scf::ParallelOp par = lowerToThreadLoops(rewriter, generic);
     rewriter.eraseOp(generic);
-    auto par = dyn_cast<scf::ParallelOp>(loops->front());
-    if (!par || par.getNumLoops() != numParallel)
-      return emitError(loc, "expected one scf.parallel over all parallel loops");
+    if (numParallel == 0)
+      return gpu::setMappingAttr(par, {mapTo(ctx, gpu::Processor::BlockX)});
 
     // One linear index over every parallel loop.
     if (numParallel > 1) {

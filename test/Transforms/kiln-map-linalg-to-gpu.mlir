@@ -13,9 +13,11 @@
 // CHECK: %[[BASE:.*]] = affine.apply #{{.*}}()[%[[BX]]]
 // CHECK: %[[I:.*]] = arith.addi %[[TX]], %[[BASE]] : index
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[I]], %[[C400]] : index
+// The body does not use the output's old value: it is not read.
 // CHECK: scf.if %[[IN]] {
 // CHECK:   %[[COL:.*]] = arith.remsi %[[I]], %[[C100]] : index
 // CHECK:   %[[ROW:.*]] = arith.divsi %[[I]], %[[C100]] : index
+// CHECK-NOT: memref.load %arg1
 // CHECK:   memref.load %arg0[%[[ROW]], %[[COL]]]
 // CHECK:   arith.maximumf
 // CHECK:   memref.store %{{.*}}, %arg1[%[[ROW]], %[[COL]]]
@@ -37,17 +39,20 @@ func.func @relu(%a: memref<4x100xf32>, %b: memref<4x100xf32>) {
 }
 
 // A reduction over a dynamic number of rows: one thread per row runs the
-// reduction loop; the grid is the row count divided by 256, rounded up.
+// reduction loop with the sum in a register (the output is read once and
+// written once); the grid is the row count divided by 256, rounded up.
 // CHECK-LABEL: func.func @rowsum
 // CHECK: %[[N:.*]] = memref.dim %arg0, %c0
 // CHECK: %[[GRID:.*]] = affine.apply #{{.*}}()[%[[N]]]
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256,
 // CHECK: %[[ROW:.*]] = arith.addi
 // CHECK: arith.cmpi ult, %[[ROW]], %[[N]]
-// CHECK: scf.for %[[K:.*]] = %c0 to %c64 step %c1 {
-// CHECK:   memref.load %arg0[%[[ROW]], %[[K]]]
-// CHECK:   arith.addf
-// CHECK:   memref.store %{{.*}}, %arg1[%[[ROW]]]
+// CHECK: %[[INIT:.*]] = memref.load %arg1[%[[ROW]]]
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %c64 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK:   %[[X:.*]] = memref.load %arg0[%[[ROW]], %[[K]]]
+// CHECK:   %[[NEW:.*]] = arith.addf %[[X]], %[[ACC]]
+// CHECK:   scf.yield %[[NEW]]
+// CHECK: memref.store %[[SUM]], %arg1[%[[ROW]]]
 func.func @rowsum(%a: memref<?x64xf32>, %b: memref<?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                   iterator_types = ["parallel", "reduction"]}
@@ -65,12 +70,16 @@ func.func @rowsum(%a: memref<?x64xf32>, %b: memref<?xf32>) {
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
 // CHECK: %[[N:.*]] = arith.remsi %[[T]], %c32
 // CHECK: %[[M:.*]] = arith.divsi %[[T]], %c32
-// CHECK: scf.for %[[K:.*]] = %c0 to %c16 step %c1 {
+// CHECK: %[[C0:.*]] = memref.load %arg2[%[[M]], %[[N]]]
+// CHECK: %[[C:.*]] = scf.for %[[K:.*]] = %c0 to %c16 step %c1 iter_args(%[[ACC:.*]] = %[[C0]]) -> (f32) {
 // CHECK:   memref.load %arg0[%[[M]], %[[K]]]
 // CHECK:   memref.load %arg1[%[[K]], %[[N]]]
 // CHECK:   arith.mulf
-// CHECK:   arith.addf
-// CHECK:   memref.store %{{.*}}, %arg2[%[[M]], %[[N]]]
+// CHECK:   arith.addf %[[ACC]]
+// CHECK:   scf.yield
+// CHECK-NOT: memref.store
+// CHECK: }
+// CHECK: memref.store %[[C]], %arg2[%[[M]], %[[N]]]
 func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf32>) {
   linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>)
   return
@@ -82,7 +91,7 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf
 // CHECK: gpu.launch
 // CHECK: %[[COL:.*]] = arith.addi
 // CHECK: scf.if
-// CHECK: scf.for %[[K:.*]] = %c0 to %c7 step %c1 {
+// CHECK: scf.for %[[K:.*]] = %c0 to %c7 step %c1 iter_args(
 // CHECK:   memref.load %arg0[%[[K]], %[[COL]]]
 func.func @colsum(%a: memref<7x300xf32>, %b: memref<300xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>],
@@ -98,9 +107,10 @@ func.func @colsum(%a: memref<7x300xf32>, %b: memref<300xf32>) {
 // No parallel loop: one block of one thread runs the whole reduction.
 // CHECK-LABEL: func.func @total
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1)
-// CHECK: scf.for %[[K:.*]] = %c0 to %c128 step %c1 {
+// CHECK: %[[INIT:.*]] = memref.load %arg1[]
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %c128 step %c1 iter_args(%{{.*}} = %[[INIT]]) -> (f32) {
 // CHECK:   memref.load %arg0[%[[K]]]
-// CHECK:   memref.store %{{.*}}, %arg1[]
+// CHECK: memref.store %[[SUM]], %arg1[]
 func.func @total(%a: memref<128xf32>, %b: memref<f32>) {
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
                   iterator_types = ["reduction"]}
@@ -108,6 +118,23 @@ func.func @total(%a: memref<128xf32>, %b: memref<f32>) {
   ^bb0(%x: f32, %acc: f32):
     %s = arith.addf %x, %acc : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// linalg.index reads the thread's loop position (one block of 64 threads).
+// CHECK-LABEL: func.func @iota
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64,
+// CHECK: arith.cmpi ult, %[[T]], %c50
+// CHECK: %[[V:.*]] = arith.index_cast %[[T]] : index to i64
+// CHECK: memref.store %[[V]], %arg0[%[[T]]]
+func.func @iota(%a: memref<50xi64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%a : memref<50xi64>) {
+  ^bb0(%o: i64):
+    %i = linalg.index 0 : index
+    %v = arith.index_cast %i : index to i64
+    linalg.yield %v : i64
   }
   return
 }

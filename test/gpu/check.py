@@ -13,8 +13,11 @@ DIR is what test/gpu/pack.sh made. For each model (DIR/models/<case>):
   2. Differential: K fresh random inputs (normal, float32, the sample's shape)
      through the GPU build and through kiln's CPU build of the same model; the
      same elementwise tolerance, and the relative L2 error is reported.
-  3. --bench N: the GPU build's median latency (CUDA events, inputs and
-     outputs on the GPU).
+  3. CUDA graphs (static shapes): kiln-gpu-graph-check replays the graph on
+     the sample (against PyTorch) and on random inputs (identical to a
+     kernel-by-kernel run), and on a caller's stream with device tensors.
+  4. --bench N: the GPU build's median latency (CUDA events, inputs and
+     outputs on the GPU), with CUDA graphs and without.
 Prints one line per check and a table; exits 1 if anything fails. Needs only
 Python 3 and numpy.
 """
@@ -129,25 +132,40 @@ def main():
                     rand_ok &= ok
                     print(f"{case} random {r} output {k} GPU vs kiln CPU: max abs {mabs:.3g}, rel L2 {rel:.3g}: "
                           f"{'OK' if ok else 'MISMATCH ' + detail}")
+        name, ins, outs = sample_sets(mdir)[0]
+        graph_ok = True
+        rc, text = run([os.path.join(root, "bin", "kiln-gpu-graph-check"), gpu_so, *ins, "--", *outs,
+                        "--rtol", str(rtol), "--atol", str(args.atol), "--random", str(args.random)], env)
+        for line in text.strip().splitlines():
+            print(f"{case} graph: {line}")
+        graph_ok = rc == 0
+        plain = float("nan")
         if args.bench:
-            cmd = [kiln_run, gpu_so, "--device", "cuda", "--bench", str(args.bench)]
-            for i in sample_sets(mdir)[0][1]:
-                cmd += ["--input", i]
-            rc, text = run(cmd, env)
-            m = re.search(r"median ([0-9.]+) ms", text)
-            if rc == 0 and m:
-                median = float(m.group(1))
-                print(f"{case}: {text.strip()}")
-            else:
-                print(f"{case} bench failed:\n{text}")
-                torch_ok = False
-        ok = torch_ok and rand_ok
+            for graphs in (True, False):
+                cmd = [kiln_run, gpu_so, "--device", "cuda", "--bench", str(args.bench)]
+                if not graphs:
+                    cmd.append("--no-cuda-graphs")
+                for i in ins:
+                    cmd += ["--input", i]
+                rc, text = run(cmd, env)
+                m = re.search(r"median ([0-9.]+) ms", text)
+                if rc == 0 and m:
+                    if graphs:
+                        median = float(m.group(1))
+                    else:
+                        plain = float(m.group(1))
+                    print(f"{case}: {text.strip()}")
+                else:
+                    print(f"{case} bench failed:\n{text}")
+                    torch_ok = False
+        ok = torch_ok and rand_ok and graph_ok
         failed += not ok
-        rows.append((case, rtol, torch_rel, rand_rel, median, "PASS" if ok else "FAIL"))
+        rows.append((case, rtol, torch_rel, rand_rel, median, plain, "PASS" if ok else "FAIL"))
     print()
-    print(f"{'case':<22} {'rtol':>6} {'rel L2 vs PyTorch':>18} {'rel L2 vs kiln CPU':>19} {'GPU median ms':>14}  result")
-    for case, rt, tr, rr, med, res in rows:
-        print(f"{case:<22} {rt:>6.0e} {tr:>18.3g} {rr:>19.3g} {med:>14.4f}  {res}")
+    print(f"{'case':<22} {'rtol':>6} {'rel L2 vs PyTorch':>18} {'rel L2 vs kiln CPU':>19} "
+          f"{'ms (graphs)':>12} {'ms (no graphs)':>15}  result")
+    for case, rt, tr, rr, med, plain, res in rows:
+        print(f"{case:<22} {rt:>6.0e} {tr:>18.3g} {rr:>19.3g} {med:>12.4f} {plain:>15.4f}  {res}")
     print(f"{len(rows) - failed} of {len(rows)} cases pass (elementwise |kiln - ref| <= atol + rtol*|ref|, "
           f"atol {args.atol})")
     return 1 if failed or not rows else 0

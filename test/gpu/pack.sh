@@ -14,7 +14,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 corpora=("$@")
 ((${#corpora[@]})) || corpora=("$src/test/data/corpus")
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/models"
-cp "$build/bin/kiln-run" "$out/bin/"
+cp "$build/bin/kiln-run" "$build/bin/kiln-gpu-graph-check" "$out/bin/"
 cp -L "$build/lib/libkiln_runtime.so.0" "$out/lib/"
 # Libraries kiln-run and the runtime link besides libc/libstdc++ (the GPU image may lack them).
 for l in $(ldd "$build/bin/kiln-run" "$build/lib/libkiln_runtime.so.0" | awk '/=>/ {print $3}' | sort -u); do

@@ -25,6 +25,7 @@ std::string usage() {
   return R"(usage: kiln-run MODEL.so [--input F.npy]... [--output-dir DIR] [--expect F.npy]...
                 [--rtol R] [--atol A] [--torch-tolerances] [--bench N]
                 [--weights F.pt2] [--plugin LIB.so]... [--device cpu|cuda]
+                [--no-cuda-graphs]
        kiln-run MODEL.pt2 [same options but --weights and --device]
 
 Runs a compiled kiln model on .npy inputs. A .pt2 archive runs eagerly instead:
@@ -49,6 +50,9 @@ model with when bisecting numerical problems.
   --device D         where the model must run: cpu, or cuda (a model compiled
                      with --target=cuda; inputs are copied to the GPU and the
                      outputs back). Default: where the model was compiled for
+  --no-cuda-graphs   launch a GPU model's kernels one by one on every run
+                     (default: a model with static shapes replays a CUDA
+                     graph of them after its first run)
   --weights F.pt2    read external weights from this archive (.so only)
   --plugin LIB.so    load a plugin (custom op kernels) first; repeatable
   --help             this text
@@ -102,6 +106,7 @@ Options parseArgs(const std::vector<std::string> &args) {
     else if (a == "--rtol") { o.rtol = parseNumber(a, next()); o.rtolGiven = true; }
     else if (a == "--atol") { o.atol = parseNumber(a, next()); o.atolGiven = true; }
     else if (a == "--torch-tolerances") o.torchTolerances = true;
+    else if (a == "--no-cuda-graphs") o.cudaGraphs = false;
     else if (a == "--device") {
       o.device = next();
       if (o.device != "cpu" && o.device != "cuda")
@@ -167,6 +172,7 @@ public:
     mo.plugin_paths = plugins.data();
     mo.num_plugins = plugins.size();
     check(kiln_model_load(o.model.c_str(), &mo, &model_));
+    cudaGraphs_ = o.cudaGraphs;
     bool gpu = kiln_model_device(model_) == KILN_DEVICE_CUDA;
     if (!o.device.empty() && (o.device == "cuda") != gpu) {
       kiln_model_free(model_);
@@ -191,7 +197,10 @@ public:
       ~Release() { for (kiln_tensor_t t : v) kiln_tensor_release(t); }
     } releaseIn{in};
     std::vector<kiln_tensor_t> out(outputs_.size(), nullptr);
-    check(kiln_model_run(model_, in.data(), in.size(), out.data(), out.size()));
+    kiln_run_options_t ro;
+    kiln_run_options_init(&ro);
+    ro.cuda_graphs = cudaGraphs_;
+    check(kiln_model_run_with_options(model_, &ro, in.data(), in.size(), out.data(), out.size()));
     std::vector<Tensor> result;
     for (size_t i = 0; i < out.size(); ++i) {
       kiln_tensor_t h = out[i];
@@ -205,7 +214,8 @@ public:
 
   std::string timing() const override {
     return kiln_model_device(model_) == KILN_DEVICE_CUDA
-               ? "CUDA events on " + cuda::deviceDescription() + ", inputs and outputs on the GPU"
+               ? "CUDA events on " + cuda::deviceDescription() + ", inputs and outputs on the GPU, " +
+                     (cudaGraphs_ ? "CUDA graphs" : "no CUDA graphs")
                : "host clock";
   }
 
@@ -233,6 +243,7 @@ public:
     kiln_run_options_init(&ro);
     ro.stream = stream;
     ro.output_device = KILN_DEVICE_CUDA;
+    ro.cuda_graphs = cudaGraphs_;
     cuda::EventTimer timer;
     std::vector<double> ms;
     std::vector<kiln_tensor_t> out(outputs_.size(), nullptr);
@@ -283,6 +294,7 @@ private:
 
   kiln_model_t model_ = nullptr;
   std::vector<kiln_value_info_t> inputs_, outputs_;
+  bool cudaGraphs_ = true;
 };
 
 bool endsWith(const std::string &s, const std::string &suffix) {

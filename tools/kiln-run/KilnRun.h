@@ -36,6 +36,7 @@ struct Options {
   std::vector<std::string> inputs, expects, plugins;
   std::string outputDir, weights;
   std::string device;  ///< --device: "cpu", "cuda", or empty for the model's own
+  bool cudaGraphs = true;  ///< off with --no-cuda-graphs
   double rtol = 1e-4, atol = 1e-5;
   bool rtolGiven = false, atolGiven = false;  ///< --rtol/--atol on the command line
   bool torchTolerances = false;               ///< --torch-tolerances

@@ -67,9 +67,12 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     loops are collapsed into one linear index, tiled by `block-size`, the
     tiles mapped to `block_x` and the elements of a tile to `thread_x`. Each
     thread runs the op's reduction loops for its own output element
-    sequentially (correct for matmuls, convolutions and reductions, not yet
-    fast). An op with no parallel loop (a full reduction to a scalar) runs in
-    a single thread. Vendor-neutral: the CUDA and ROCm paths share it.
+    sequentially, with the accumulators in registers (`scf.for` iter_args:
+    the output is read once and written once); an elementwise op reads its
+    output only if its body uses it. This is correct for matmuls,
+    convolutions and reductions, not yet fast. An op with no parallel loop (a
+    full reduction to a scalar) runs in a single thread. Vendor-neutral: the
+    CUDA and ROCm paths share it.
 
     Before: `linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%a) outs(%b)`
     After:
@@ -87,7 +90,8 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::ub::UBDialect"];
 }
 
 def KilnGPUDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::ModuleOp"> {

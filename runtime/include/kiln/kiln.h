@@ -266,9 +266,14 @@ typedef struct kiln_run_options_t {
   /* Where the outputs are handed back: KILN_DEVICE_CPU (default) or the model's
    * device, which leaves them in device memory (no copy back). */
   kiln_device_type_t output_device;
+  /* Nonzero (default): a GPU model whose shapes are all static records a CUDA
+   * graph of its kernels on its first run and replays it on later runs (inputs
+   * copied into the graph's buffers, outputs copied out). 0: launch each kernel. */
+  int cuda_graphs;
 } kiln_run_options_t;
 
-/// Fills `options` with defaults (no stream, outputs on the CPU). Thread-safe.
+/// Fills `options` with defaults (no stream, outputs on the CPU, CUDA graphs
+/// on). Thread-safe.
 KILN_API void kiln_run_options_init(kiln_run_options_t *options);
 
 /// kiln_model_run with options; `options` may be NULL for the defaults, which

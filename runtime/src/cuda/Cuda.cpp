@@ -110,6 +110,8 @@ Allocator &allocator() {
 }
 
 thread_local ModuleLoadScope *tlsModuleLoad = nullptr;
+thread_local AllocationRecorder *tlsRecorder = nullptr;
+thread_local PoolScope *tlsPool = nullptr;
 thread_local LaunchScope *tlsLaunch = nullptr;
 
 /// Owns this thread's stream.
@@ -180,6 +182,85 @@ void ModuleLoadScope::record(const std::string &error, bool loaded) {
 LaunchScope::LaunchScope(void *stream) : prev_(tlsLaunch), stream_(stream) { tlsLaunch = this; }
 LaunchScope::~LaunchScope() { tlsLaunch = prev_; }
 LaunchScope *LaunchScope::current() { return tlsLaunch; }
+
+AllocationRecorder::AllocationRecorder() : prev_(tlsRecorder) { tlsRecorder = this; }
+AllocationRecorder::~AllocationRecorder() { tlsRecorder = prev_; }
+AllocationRecorder *AllocationRecorder::current() { return tlsRecorder; }
+
+PoolScope::PoolScope(std::vector<std::shared_ptr<Storage>> blocks)
+    : prev_(tlsPool), blocks_(std::move(blocks)) {
+  tlsPool = this;
+}
+PoolScope::~PoolScope() { tlsPool = prev_; }
+PoolScope *PoolScope::current() { return tlsPool; }
+void *PoolScope::take(size_t n) {
+  if (next_ >= blocks_.size() || blocks_[next_]->nbytes() != n) {
+    failed_ = true;
+    return nullptr;
+  }
+  return blocks_[next_++]->data();
+}
+bool PoolScope::owns(void *p) const {
+  for (const auto &b : blocks_)
+    if (b->data() == p) return true;
+  return false;
+}
+
+Graph::Graph(void *stream, const std::function<void()> &body) {
+  const Driver &d = driver();
+  check(d.cuStreamBeginCapture(asStream(stream), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+        "starting a CUDA graph capture");
+  CUgraph g = nullptr;
+  try {
+    body();
+  } catch (...) {
+    d.cuStreamEndCapture(asStream(stream), &g);
+    if (g) d.cuGraphDestroy(g);
+    throw;
+  }
+  check(d.cuStreamEndCapture(asStream(stream), &g), "capturing a CUDA graph");
+  graph_ = g;
+  CUgraphExec exec = nullptr;
+  check(d.cuGraphInstantiateWithFlags(&exec, g, 0), "instantiating a CUDA graph");
+  exec_ = exec;
+}
+Graph::~Graph() {
+  const Driver &d = driver();
+  if (exec_) d.cuGraphExecDestroy(static_cast<CUgraphExec>(exec_));
+  if (graph_) d.cuGraphDestroy(static_cast<CUgraph>(graph_));
+}
+void Graph::launch(void *stream) {
+  check(driver().cuGraphLaunch(static_cast<CUgraphExec>(exec_), asStream(stream)),
+        "launching the model's CUDA graph");
+}
+
+Event::Event() {
+  CUevent e = nullptr;
+  check(driver().cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "creating a CUDA event");
+  event_ = e;
+}
+Event::~Event() { driver().cuEventDestroy(static_cast<CUevent>(event_)); }
+void Event::record(void *stream) {
+  check(driver().cuEventRecord(static_cast<CUevent>(event_), asStream(stream)), "recording a CUDA event");
+}
+void Event::waitOn(void *stream) {
+  check(driver().cuStreamWaitEvent(asStream(stream), static_cast<CUevent>(event_), 0),
+        "ordering streams with a CUDA event");
+}
+
+void synchronizeDevice() { check(driver().cuCtxSynchronize(), "waiting for the GPU"); }
+
+void copyInto(const Tensor &dst, const Tensor &src0, void *stream) {
+  const Driver &d = driver();
+  Tensor src = src0.device().type == DeviceType::CPU ? src0.contiguous() : src0;
+  if (!src.nbytes()) return;
+  auto to = reinterpret_cast<CUdeviceptr>(dst.rawData());
+  if (src.device().type == DeviceType::CPU)
+    check(d.cuMemcpyHtoDAsync(to, src.rawData(), src.nbytes(), asStream(stream)), "copying an input to the GPU");
+  else
+    check(d.cuMemcpyDtoDAsync(to, reinterpret_cast<CUdeviceptr>(src.rawData()), src.nbytes(), asStream(stream)),
+          "copying an input on the GPU");
+}
 
 bool available(std::string *why) {
   try {

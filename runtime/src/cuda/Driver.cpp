@@ -58,6 +58,12 @@ std::string resolve(void *lib, Driver &d) {
   KILN_CU_SYM(cuEventRecord, "cuEventRecord")
   KILN_CU_SYM(cuEventSynchronize, "cuEventSynchronize")
   KILN_CU_SYM(cuEventElapsedTime, "cuEventElapsedTime")
+  KILN_CU_SYM(cuStreamBeginCapture, "cuStreamBeginCapture_v2")
+  KILN_CU_SYM(cuStreamEndCapture, "cuStreamEndCapture")
+  KILN_CU_SYM(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags")
+  KILN_CU_SYM(cuGraphLaunch, "cuGraphLaunch")
+  KILN_CU_SYM(cuGraphExecDestroy, "cuGraphExecDestroy")
+  KILN_CU_SYM(cuGraphDestroy, "cuGraphDestroy")
 #undef KILN_CU_SYM
   return "";
 }

@@ -245,6 +245,12 @@ __attribute__((visibility("default"))) void *mgpuMemAlloc(uint64_t sizeBytes, vo
     fail("host-shared GPU allocations are not supported");
     return nullptr;
   }
+  if (PoolScope *pool = PoolScope::current()) {
+    void *p = pool->take(sizeBytes);
+    if (!p) fail("the model allocated differently while its CUDA graph was captured");
+    return p;
+  }
+  if (AllocationRecorder *rec = AllocationRecorder::current()) rec->record(sizeBytes);
   try {
     return reinterpret_cast<void *>(allocateForKernel(sizeBytes, streamOf(stream)));
   } catch (const std::exception &e) {
@@ -254,6 +260,7 @@ __attribute__((visibility("default"))) void *mgpuMemAlloc(uint64_t sizeBytes, vo
 }
 
 __attribute__((visibility("default"))) void mgpuMemFree(void *ptr, void * /*stream*/) {
+  if (PoolScope *pool = PoolScope::current(); pool && pool->owns(ptr)) return;  // the graph's memory
   if (ptr) releaseForKernel(reinterpret_cast<CUdeviceptr>(ptr));
 }
 

@@ -5,6 +5,7 @@
 #include "kiln/cuda.h"
 #include "kiln/kiln.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +70,84 @@ private:
   void *stream_;
   std::string error_;
 };
+
+/// While alive, logs on this thread the sizes the generated code allocates,
+/// in order (what a CUDA graph of the same call will need).
+class AllocationRecorder {
+public:
+  AllocationRecorder();
+  ~AllocationRecorder();
+  AllocationRecorder(const AllocationRecorder &) = delete;
+  AllocationRecorder &operator=(const AllocationRecorder &) = delete;
+  const std::vector<size_t> &sizes() const { return sizes_; }
+  static AllocationRecorder *current();
+  void record(size_t n) { sizes_.push_back(n); }
+
+private:
+  AllocationRecorder *prev_;
+  std::vector<size_t> sizes_;
+};
+
+/// While alive, the generated code's allocations on this thread are served
+/// in order from `blocks` (a graph's private memory, sized as an
+/// AllocationRecorder logged them) and its frees are ignored: no driver call
+/// happens while a stream is captured.
+class PoolScope {
+public:
+  explicit PoolScope(std::vector<std::shared_ptr<Storage>> blocks);
+  ~PoolScope();
+  PoolScope(const PoolScope &) = delete;
+  PoolScope &operator=(const PoolScope &) = delete;
+  static PoolScope *current();
+  /// The next block if it has `n` bytes; null (and failed()) otherwise.
+  void *take(size_t n);
+  bool failed() const { return failed_; }
+  bool owns(void *p) const;
+  const std::vector<std::shared_ptr<Storage>> &blocks() const { return blocks_; }
+
+private:
+  PoolScope *prev_;
+  std::vector<std::shared_ptr<Storage>> blocks_;
+  size_t next_ = 0;
+  bool failed_ = false;
+};
+
+/// A CUDA graph of the work one call queues on a stream.
+class Graph {
+public:
+  /// Captures what `body` queues on `stream` (thread-local capture mode),
+  /// and instantiates it. Throws kiln::Error if capturing fails; the stream
+  /// is no longer capturing either way.
+  Graph(void *stream, const std::function<void()> &body);
+  ~Graph();
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+  void launch(void *stream);
+
+private:
+  void *graph_ = nullptr, *exec_ = nullptr;
+};
+
+/// A reusable event: record() on one stream, waitOn() from another.
+class Event {
+public:
+  Event();
+  ~Event();
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+  void record(void *stream);
+  void waitOn(void *stream);
+
+private:
+  void *event_ = nullptr;
+};
+
+/// Waits for everything queued on the device, on any stream.
+void synchronizeDevice();
+
+/// Copies `src` (contiguous, host or device) into device tensor `dst` of the
+/// same size, ordered on `stream`.
+void copyInto(const Tensor &dst, const Tensor &src, void *stream);
 
 } // namespace kiln::cuda
 

@@ -314,6 +314,7 @@ void kiln_run_options_init(kiln_run_options_t *o) {
   std::memset(o, 0, sizeof(*o));
   o->struct_size = sizeof(*o);
   o->output_device = KILN_DEVICE_CPU;
+  o->cuda_graphs = 1;
 }
 
 kiln_status_t kiln_model_run_with_options(kiln_model_t m, const kiln_run_options_t *options,
@@ -330,6 +331,7 @@ kiln_status_t kiln_model_run_with_options(kiln_model_t m, const kiln_run_options
     }
     kiln::RunOptions ro;
     ro.stream = o.stream;
+    ro.cudaGraphs = o.cuda_graphs != 0;
     if (o.output_device == KILN_DEVICE_CPU)
       ro.outputDevice = kiln::DeviceType::CPU;
     else if (o.output_device == KILN_DEVICE_CUDA && m->model->device() == kiln::DeviceType::CUDA)

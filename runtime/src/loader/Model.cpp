@@ -11,7 +11,9 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <link.h>
+#include <algorithm>
 #include <map>
+#include <mutex>
 #include <sys/stat.h>
 
 // Provided by the dispatcher once it exists; weak so the loader links without it.
@@ -152,6 +154,13 @@ void Model::prepareCUDA(const std::string &moduleLoadError) {
   for (size_t ai : paramArgs_) host.push_back(weights_[ai]);
   std::vector<Tensor> device = cuda::uploadAll(host, cuda::threadStream());
   for (size_t i = 0; i < paramArgs_.size(); ++i) weights_[paramArgs_[i]] = device[i];
+  // Static shapes: one CUDA graph serves every run.
+  bool isStatic = true;
+  for (const ManifestValue &v : manifest_.args)
+    for (const ManifestDim &d : v.dims) isStatic &= d.isStatic();
+  for (const ManifestValue &v : manifest_.outputs)
+    for (const ManifestDim &d : v.dims) isStatic &= d.isStatic();
+  if (isStatic) graphs_ = std::make_shared<GraphCache>();
 }
 
 void Model::bindWeights(const ModelOptions &options, const void *blob, size_t blobSize) {
@@ -190,6 +199,7 @@ void Model::bindWeights(const ModelOptions &options, const void *blob, size_t bl
 }
 
 Model::~Model() {
+  graphs_.reset();
   weights_.clear();
   if (handle_) ::dlclose(handle_);
 }
@@ -267,10 +277,133 @@ void appendDescriptor(std::vector<int64_t> &words, const Tensor &t) {
 
 } // namespace
 
+/// A CUDA graph of one call of a static-shape model, with the buffers it
+/// reads and writes at fixed addresses. Replays are serialised by the mutex
+/// and, across streams, by `done` (recorded after each replay's last copy).
+struct Model::GraphCache {
+  std::mutex mutex;
+  bool tried = false;             ///< a capture was attempted
+  std::string disabledBecause;    ///< why graphs are off for this model
+  std::unique_ptr<cuda::Graph> graph;
+  std::vector<Tensor> inputs;     ///< the graph reads the inputs here
+  std::vector<Tensor> outputs;    ///< and writes the outputs here
+  std::vector<std::shared_ptr<Storage>> pool;  ///< its intermediate buffers
+  std::unique_ptr<cuda::Event> done;
+  ~GraphCache() {
+    // A replay queued on a caller's stream may still use the pool.
+    if (graph) try { cuda::synchronizeDevice(); } catch (...) {}
+  }
+};
+
+std::vector<int64_t> Model::callEntry(const std::vector<Tensor> &args, std::map<int64_t, bool> &argAllocations) const {
+  std::vector<std::vector<int64_t>> descs(args.size());
+  std::vector<void *> packed(1 + args.size());
+  for (size_t a = 0; a < args.size(); ++a) {
+    appendDescriptor(descs[a], args[a]);
+    packed[1 + a] = descs[a].data();
+    if (descs[a][0]) argAllocations[descs[a][0]] = true;
+  }
+  size_t resultWords = 0;
+  for (const ManifestValue &o : manifest_.outputs) resultWords += 3 + 2 * o.dims.size();
+  std::vector<int64_t> result(resultWords ? resultWords : 1, 0);
+  packed[0] = result.data();
+  entry_(packed.data());
+  return result;
+}
+
+void Model::captureGraph(const std::vector<size_t> &allocations, void *stream) const {
+  GraphCache &g = *graphs_;
+  g.tried = true;
+  try {
+    std::vector<std::shared_ptr<Storage>> blocks;
+    for (size_t n : allocations) blocks.push_back(cuda::allocateStorage(n, stream));
+    std::vector<Tensor> args(manifest_.args.size()), inputs;
+    for (size_t ai : paramArgs_) args[ai] = weights_[ai];
+    for (size_t i = 0; i < inputArgs_.size(); ++i) {
+      std::vector<int64_t> sizes;
+      for (const ManifestDim &d : input(i).dims) sizes.push_back(d.size);
+      inputs.push_back(cuda::emptyDevice(sizes, input(i).dtype, stream));
+      args[inputArgs_[i]] = inputs.back();
+    }
+    cuda::PoolScope pool(blocks);
+    std::vector<int64_t> result;
+    std::map<int64_t, bool> argAllocations;
+    auto graph = std::make_unique<cuda::Graph>(stream, [&] {
+      cuda::LaunchScope scope(stream);
+      result = callEntry(args, argAllocations);
+      if (scope.failed()) throw Error(KILN_STATUS_DEVICE_ERROR, scope.error());
+    });
+    if (pool.failed()) {
+      g.disabledBecause = "the model allocated differently while it was captured";
+      return;
+    }
+    std::vector<Tensor> outputs;
+    size_t w = 0;
+    for (const ManifestValue &o : manifest_.outputs) {
+      size_t rank = o.dims.size();
+      void *aligned = reinterpret_cast<void *>(result[w + 1]);
+      std::vector<int64_t> sizes(result.begin() + w + 3, result.begin() + w + 3 + rank);
+      std::vector<int64_t> strides(result.begin() + w + 3 + rank, result.begin() + w + 3 + 2 * rank);
+      int64_t offset = result[w + 2];
+      w += 3 + 2 * rank;
+      auto block = std::find_if(blocks.begin(), blocks.end(),
+                                [&](const std::shared_ptr<Storage> &b) { return b->data() == aligned; });
+      if (block == blocks.end()) {
+        g.disabledBecause = "an output is not a buffer the model allocates";
+        return;
+      }
+      Tensor out = Tensor::view(*block, offset, sizes, strides, o.dtype);
+      if (!out.isContiguous()) {
+        g.disabledBecause = "an output is strided";
+        return;
+      }
+      outputs.push_back(out);
+    }
+    g.graph = std::move(graph);
+    g.inputs = std::move(inputs);
+    g.outputs = std::move(outputs);
+    g.pool = std::move(blocks);
+    g.done = std::make_unique<cuda::Event>();
+  } catch (const std::exception &e) {
+    g.disabledBecause = std::string("capture failed: ") + e.what();
+  }
+}
+
 std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptions &options) const {
   std::vector<int64_t> bound = validateInputs(inputs);
   bool onGPU = manifest_.device == DeviceType::CUDA;
   void *stream = onGPU ? (options.stream ? options.stream : cuda::threadStream()) : nullptr;
+  auto finish = [&](std::vector<Tensor> outs) {
+    if (!options.stream) {
+      try {
+        cuda::synchronize(stream);
+      } catch (const Error &e) {
+        throw Error(e.code(), "model '" + manifest_.name + "' failed on the GPU: " + e.what());
+      }
+    }
+    if (options.outputDevice == DeviceType::CPU)
+      for (Tensor &t : outs) t = cuda::toHost(t, stream);
+    return outs;
+  };
+
+  // A static-shape CUDA model replays its graph: copy the inputs in, launch,
+  // copy the outputs out.
+  std::unique_lock<std::mutex> graphLock;
+  if (onGPU && options.cudaGraphs && graphs_) {
+    graphLock = std::unique_lock<std::mutex>(graphs_->mutex);
+    GraphCache &g = *graphs_;
+    if (g.graph) {
+      g.done->waitOn(stream);
+      for (size_t i = 0; i < inputs.size(); ++i) cuda::copyInto(g.inputs[i], inputs[i], stream);
+      g.graph->launch(stream);
+      std::vector<Tensor> outs;
+      for (const Tensor &o : g.outputs) outs.push_back(cuda::cloneOnDevice(o, stream));
+      g.done->record(stream);
+      graphLock.unlock();
+      return finish(std::move(outs));
+    }
+    if (g.tried) graphLock.unlock();  // graphs are off for this model: run as usual
+  }
 
   // Every argument as a contiguous tensor on the model's device (inputs
   // copied only if strided or on the host of a GPU model).
@@ -287,40 +420,27 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
       args[inputArgs_[i]] = t;
   }
 
-  std::vector<std::vector<int64_t>> descs(args.size());
-  std::vector<void *> packed(1 + args.size());
   std::map<int64_t, bool> argAllocations;
-  for (size_t a = 0; a < args.size(); ++a) {
-    appendDescriptor(descs[a], args[a]);
-    packed[1 + a] = descs[a].data();
-    if (descs[a][0]) argAllocations[descs[a][0]] = true;
-  }
-  size_t resultWords = 0;
-  for (const ManifestValue &o : manifest_.outputs) resultWords += 3 + 2 * o.dims.size();
-  std::vector<int64_t> result(resultWords ? resultWords : 1, 0);
-  packed[0] = result.data();
-
   if (!onGPU) {
-    entry_(packed.data());
+    std::vector<int64_t> result = callEntry(args, argAllocations);
     return collectOutputs(result, bound, argAllocations, nullptr, "");
   }
   std::string deviceError;
+  std::vector<int64_t> result;
+  std::vector<size_t> allocations;
   {
+    cuda::AllocationRecorder recorder;
     cuda::LaunchScope scope(stream);
-    entry_(packed.data());
+    result = callEntry(args, argAllocations);
     deviceError = scope.error();
+    allocations = recorder.sizes();
   }
   std::vector<Tensor> outs = collectOutputs(result, bound, argAllocations, stream, deviceError);
-  if (!options.stream) {
-    try {
-      cuda::synchronize(stream);
-    } catch (const Error &e) {
-      throw Error(e.code(), "model '" + manifest_.name + "' failed on the GPU: " + e.what());
-    }
-  }
-  if (options.outputDevice == DeviceType::CPU)
-    for (Tensor &t : outs) t = cuda::toHost(t, stream);
-  return outs;
+  // The first successful run of a static-shape model captures its graph for
+  // the next runs (capturing queues no work).
+  if (graphLock.owns_lock()) captureGraph(allocations, stream);
+  if (graphLock.owns_lock()) graphLock.unlock();
+  return finish(std::move(outs));
 }
 
 std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, const std::vector<int64_t> &bound,

@@ -22,6 +22,7 @@ struct ModelOptions {
 struct RunOptions {
   void *stream = nullptr;  ///< the caller's CUstream; null: this thread's, waited for
   DeviceType outputDevice = DeviceType::CPU;  ///< where the outputs are handed back
+  bool cudaGraphs = true;  ///< replay a CUDA graph of the model when its shapes are static
 };
 
 /// A loaded model. Immutable after load(): run() may be called from many threads.
@@ -59,6 +60,12 @@ private:
   void bindWeights(const ModelOptions &options, const void *blob, size_t blobSize);
   /// For a CUDA model: checks the GPU and the kernels' load, uploads the weights.
   void prepareCUDA(const std::string &moduleLoadError);
+  /// Calls the entry on `args`; returns the result block and notes each
+  /// argument's allocation.
+  std::vector<int64_t> callEntry(const std::vector<Tensor> &args, std::map<int64_t, bool> &argAllocations) const;
+  /// Captures the CUDA graph of one call that allocates `allocations` (graphs_ locked).
+  void captureGraph(const std::vector<size_t> &allocations, void *stream) const;
+  struct GraphCache;
   /// Outputs of one entry call from its result block.
   std::vector<Tensor> collectOutputs(const std::vector<int64_t> &result, const std::vector<int64_t> &bound,
                                      const std::map<int64_t, bool> &argAllocations, void *stream,
@@ -70,6 +77,7 @@ private:
   Manifest manifest_;
   std::vector<size_t> inputArgs_, paramArgs_;  ///< indices into manifest_.args
   std::vector<Tensor> weights_;                ///< per manifest arg; undefined for inputs
+  std::shared_ptr<GraphCache> graphs_;         ///< static-shape CUDA models only
 };
 
 } // namespace kiln

@@ -37,14 +37,16 @@ func.func @matmul(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32
 // GPU: math.erf
 // GPU: gpu.func @reduction_kernel
 // GPU: gpu.func @reduction_kernel_0
-// The matmul kernel: one thread per output element, the k loop inside.
-// GPU: gpu.func @matmul_kernel_{{[0-9]+}}(%{{.*}}: index, %[[X:.*]]: memref<?x64xf32>, %[[W:.*]]: memref<16x64xf32>, %[[Y:.*]]: memref<?x16xf32>) kernel
-// GPU: scf.for %[[K:.*]] = %c0 to %c64 step %c1 {
+// The matmul kernel: one thread per output element, the k loop inside with
+// the sum in a register, started from the bias the first kernel wrote.
+// GPU: gpu.func @matmul_kernel_{{[0-9]+}}(%{{.*}}: index, %[[Y:.*]]: memref<?x16xf32>, %[[X:.*]]: memref<?x64xf32>, %[[W:.*]]: memref<16x64xf32>) kernel
+// GPU: %[[B:.*]] = memref.load %[[Y]]
+// GPU: %[[S:.*]] = scf.for %[[K:.*]] = %c0 to %c64 step %c1 iter_args(%[[ACC:.*]] = %[[B]]) -> (f32) {
 // GPU:   memref.load %[[X]][%{{.*}}, %[[K]]]
 // GPU:   memref.load %[[W]][%{{.*}}, %[[K]]]
 // GPU:   arith.mulf
-// GPU:   arith.addf
-// GPU:   memref.store %{{.*}}, %[[Y]]
+// GPU:   arith.addf %[[ACC]]
+// GPU: memref.store %[[S]], %[[Y]]
 // GPU-NOT: gpu.module
 // GPU-LABEL: func.func @reduction
 // GPU: gpu.launch_func async {{.*}}::@reduction_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1)

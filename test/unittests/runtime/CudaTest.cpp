@@ -92,6 +92,7 @@ TEST(Cuda, RunOptionsOnACpuModel) {
   EXPECT_EQ(o.struct_size, sizeof o);
   EXPECT_EQ(o.stream, nullptr);
   EXPECT_EQ(o.output_device, KILN_DEVICE_CPU);
+  EXPECT_EQ(o.cuda_graphs, 1);
 
   // The fake model: x [s0, 4] and b [s0] -> 3 outputs (see fake_model.c).
   int64_t xs[] = {2, 4}, bs[] = {2};
