@@ -608,22 +608,50 @@ FailureOr<ImportedProgram> GraphImporter::run() {
     argTypes.push_back(*ty);
   }
 
-  // Outputs: user outputs only for now.
+  // Outputs: user outputs, and (Core ATen IR) the new values of buffers,
+  // parameters and user inputs the program mutates.
+  struct Update {
+    std::string kind, stateName, valueName;
+    Value value;
+  };
   SmallVector<std::string> outNames;
+  std::vector<Update> updates;
   const Array *outSpecs = sig->getArray("output_specs");
   for (const json::Value &v : outSpecs ? *outSpecs : Array()) {
     const Object *spec = v.getAsObject();
     if (!spec || spec->empty())
       continue;
     auto [kind, body] = *spec->begin();
-    if (kind != "user_output")
+    if (kind == "token")
+      continue;
+    const Object *o = body.getAsObject();
+    const Object *arg = o ? o->getObject("arg") : nullptr;
+    // User outputs wrap the tensor (as_tensor); mutation specs name it directly.
+    const Object *t = arg ? arg->getObject("as_tensor") : nullptr;
+    if (!t && arg && arg->getString("name"))
+      t = arg;
+    std::string name = t ? t->getString("name").value_or("").str() : "";
+    if (kind == "buffer_mutation" || kind == "parameter_mutation" ||
+        kind == "user_input_mutation") {
+      StringRef key = kind == "buffer_mutation"      ? "buffer_name"
+                      : kind == "parameter_mutation" ? "parameter_name"
+                                                     : "user_input_name";
+      std::string state = o ? o->getString(key).value_or("").str() : "";
+      if (!t || state.empty())
+        return ((void)fail("output spec '" + kind.str() + "' names no tensor or target"),
+                failure());
+      updates.push_back({kind == "buffer_mutation"      ? "buffer"
+                         : kind == "parameter_mutation" ? "param"
+                                                        : "input",
+                         state, name, Value()});
+      continue;
+    }
+    if (kind != "user_output" && kind != "loss_output")
       return ((void)fail("output kind '" + kind.str() + "' in the graph signature is not supported yet"),
               failure());
-    const Object *arg = body.getAsObject() ? body.getAsObject()->getObject("arg") : nullptr;
-    const Object *t = arg ? arg->getObject("as_tensor") : nullptr;
     if (!t)
       return ((void)fail("a non-tensor user output is not supported yet"), failure());
-    outNames.push_back(t->getString("name").value_or("").str());
+    outNames.push_back(name);
   }
   SmallVector<Type> resTypes;
   for (const std::string &n : outNames) {
@@ -636,8 +664,10 @@ FailureOr<ImportedProgram> GraphImporter::run() {
   auto func = func::FuncOp::create(b, archiveLoc, "forward",
                                    b.getFunctionType(argTypes, resTypes));
   Block *entry = func.addEntryBlock();
+  SmallVector<unsigned> argVars;
   for (auto [i, a] : llvm::enumerate(args)) {
-    varOf[a.valueName] = newVar(entry->getArgument(i));
+    argVars.push_back(newVar(entry->getArgument(i)));
+    varOf[a.valueName] = argVars.back();
     func.setArgAttr(i, "kiln.kind", b.getStringAttr(a.kind));
     func.setArgAttr(i, "kiln.name", b.getStringAttr(a.stateName));
     // Per-dim size or symbol name, for the runtime's input checks.
@@ -686,14 +716,48 @@ FailureOr<ImportedProgram> GraphImporter::run() {
       return ((void)fail("graph output '" + n + "' is not produced by any node"), failure());
     results.push_back(readVar(it->second));
   }
-  // A graph that writes into an input or a buffer in place (the default IR
-  // keeps in-place ops) changes state the caller sees.
-  for (auto [i, a] : llvm::enumerate(args)) {
-    unsigned var = varOf[a.valueName];
-    if (vars[var].version > 0)
-      return ((void)fail("the program writes into " + std::string(a.kind == "input" ? "input" : a.kind) +
-                         " '" + a.stateName + "' in place; kiln cannot compile state mutation yet"),
+  // Core ATen IR names the new state values in its output specs; the default
+  // IR writes into inputs and buffers in place, which import recorded as
+  // writes to their vars.
+  for (Update &u : updates) {
+    auto it = varOf.find(u.valueName);
+    if (it == varOf.end())
+      return ((void)fail("mutated " + u.kind + " '" + u.stateName +
+                         "' names no value of the graph"),
               failure());
+    u.value = readVar(it->second);
+  }
+  for (auto [i, a] : llvm::enumerate(args)) {
+    if (vars[argVars[i]].version == 0)
+      continue;
+    bool listed = llvm::any_of(updates, [&](const Update &u) {
+      return u.stateName == a.stateName && (u.kind == "input") == (a.kind == "input");
+    });
+    if (!listed)
+      updates.push_back({a.kind, a.stateName, a.valueName, readVar(argVars[i])});
+  }
+  // Updates follow the user outputs, each marked with what it updates.
+  for (Update &u : updates) {
+    auto target = llvm::find_if(args, [&](const Arg &a) {
+      return a.stateName == u.stateName && (a.kind == "input") == (u.kind == "input");
+    });
+    if (target == args.end())
+      return ((void)fail("mutated " + u.kind + " '" + u.stateName +
+                         "' is not an input of the graph"),
+              failure());
+    Type argTy = argTypes[target - args.begin()];
+    if (cast<RankedTensorType>(u.value.getType()).getElementType() !=
+        cast<RankedTensorType>(argTy).getElementType())
+      return ((void)fail("the new value of " + u.kind + " '" + u.stateName +
+                         "' has another dtype than the " + u.kind),
+              failure());
+    if (u.value.getType() != argTy)
+      u.value = tensor::CastOp::create(b, archiveLoc, argTy, u.value);
+    unsigned idx = func.getNumResults();
+    NamedAttribute attrs[] = {b.getNamedAttr("kiln.update", b.getStringAttr(target->kind)),
+                              b.getNamedAttr("kiln.name", b.getStringAttr(u.stateName))};
+    func.insertResult(idx, argTy, b.getDictionaryAttr(attrs));
+    results.push_back(u.value);
   }
   func::ReturnOp::create(b, archiveLoc, results);
   return prog;

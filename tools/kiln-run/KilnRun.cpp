@@ -23,7 +23,7 @@ namespace kiln::run {
 
 std::string usage() {
   return R"(usage: kiln-run MODEL.so [--input F.npy]... [--output-dir DIR] [--expect F.npy]...
-                [--rtol R] [--atol A] [--torch-tolerances] [--bench N]
+                [--rtol R] [--atol A] [--torch-tolerances] [--runs N] [--bench N]
                 [--weights F.pt2] [--plugin LIB.so]... [--device cpu|cuda]
                 [--no-cuda-graphs]
        kiln-run MODEL.pt2 [same options but --weights and --device]
@@ -44,6 +44,9 @@ model with when bisecting numerical problems.
   --torch-tolerances per output dtype, torch.testing.assert_close's defaults
                      (f64 1e-7/1e-7, f32 1.3e-6/1e-5, f16 1e-3/1e-5,
                      bf16 1.6e-2/1e-5 as rtol/atol); --rtol/--atol override
+  --runs N           run N times on the same input tensors (default 1), so
+                     state the model mutates (buffers, inputs) carries over;
+                     --output-dir and --expect see the last run's outputs
   --bench N          after a warm-up, time N runs; print min/median/p90 in ms
                      (a GPU model: inputs and outputs stay on the GPU and each
                      run is timed with CUDA events)
@@ -111,6 +114,14 @@ Options parseArgs(const std::vector<std::string> &args) {
       o.device = next();
       if (o.device != "cpu" && o.device != "cuda")
         usageError("--device expects cpu or cuda, got '" + o.device + "'");
+    }
+    else if (a == "--runs") {
+      std::string v = next();
+      char *end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n <= 0 || n > 1000000)
+        usageError("--runs expects a positive integer, got '" + v + "'");
+      o.runs = n;
     }
     else if (a == "--bench") {
       std::string v = next();
@@ -626,6 +637,7 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   }
 
   std::vector<Tensor> outputs = exe->run(inputs);
+  for (long r = 1; r < o.runs; ++r) outputs = exe->run(inputs);
 
   if (!o.outputDir.empty()) {
     std::error_code ec;

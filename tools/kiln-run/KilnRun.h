@@ -40,6 +40,7 @@ struct Options {
   double rtol = 1e-4, atol = 1e-5;
   bool rtolGiven = false, atolGiven = false;  ///< --rtol/--atol on the command line
   bool torchTolerances = false;               ///< --torch-tolerances
+  long runs = 1;   ///< --runs: how many times to run before comparing
   long bench = 0;
   bool help = false;
 };

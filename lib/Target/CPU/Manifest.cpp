@@ -96,14 +96,31 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
     }
     os << "\n";
   }
+  bool sawUpdate = false;
   for (auto [i, ty] : llvm::enumerate(forward.getResultTypes())) {
     auto tt = dyn_cast<RankedTensorType>(ty);
     std::string dt = tt ? dtypeName(tt.getElementType()) : "";
     if (dt.empty())
       return (forward.emitError() << "result " << i << " has unsupported type " << ty, failure());
     auto name = forward.getResultAttrOfType<StringAttr>(i, "kiln.name");
-    os << "out " << (name ? name.str() : "output" + std::to_string(i)) << " " << dt << " "
-       << tt.getRank();
+    // A result marked kiln.update is the new value of a mutated weight or
+    // input: `update <kind> <name>`; these follow every user output.
+    auto update = forward.getResultAttrOfType<StringAttr>(i, "kiln.update");
+    if (update) {
+      if (!name)
+        return (forward.emitError() << "result " << i << " updates a " << update.str()
+                                    << " but names none (kiln.name)",
+                failure());
+      os << "update " << update.str() << " " << name.str() << " " << dt << " " << tt.getRank();
+      sawUpdate = true;
+    } else {
+      if (sawUpdate)
+        return (forward.emitError() << "result " << i
+                                    << " is a user output after a state update; updates come last",
+                failure());
+      os << "out " << (name ? name.str() : "output" + std::to_string(i)) << " " << dt << " "
+         << tt.getRank();
+    }
     for (int64_t d : tt.getShape())
       os << " " << (d == ShapedType::kDynamic ? std::string("?") : std::to_string(d));
     os << "\n";

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 1
+#define KILN_ABI_VERSION_MINOR 2
 
 /// The ABI version of the loaded runtime library: major << 16 | minor. A program
 /// built against major M works with any runtime reporting major M and a minor at
@@ -229,6 +229,11 @@ typedef struct kiln_value_info_t {
   const int64_t *dim_min;
   const int64_t *dim_max;
   const char *const *dim_symbols;
+  /* (1.2) 1 if a run writes this value: an input the program
+   * mutates in place receives its new value after a successful run; a
+   * parameter/buffer it mutates is the model's own copy, carried from run to
+   * run. 0 otherwise (and for outputs). */
+  int mutated;
 } kiln_value_info_t;
 
 /// Metadata of user input / output / weight `index` (OUT_OF_RANGE if index is too
@@ -243,10 +248,14 @@ KILN_API kiln_status_t kiln_model_param_info(kiln_model_t model, size_t index,
 /// Runs the model. `inputs` holds exactly kiln_model_num_inputs() tensors in
 /// order; each is validated (dtype, rank, every dim against its static size or
 /// symbol range, and one symbol binding one value across inputs) before any data
-/// is read. Inputs are borrowed and never modified. On success outputs[0..nout)
+/// is read. Inputs are borrowed and not modified, except those the program
+/// mutates in place (kiln_value_info_t.mutated), which receive their new values
+/// after a successful run, as PyTorch would leave them. On success outputs[0..nout)
 /// receive fresh tensors, one reference each owned by the caller; `nout` must be
 /// kiln_model_num_outputs(). On failure `outputs` is left untouched.
-/// Thread-safe: many threads may run one model at once.
+/// Thread-safe: many threads may run one model at once; a model that mutates
+/// its own parameters or buffers runs one call at a time (each sees the state
+/// the previous one left). Concurrent runs must not share a mutated input.
 KILN_API kiln_status_t kiln_model_run(kiln_model_t model, const kiln_tensor_t *inputs,
                                       size_t num_inputs, kiln_tensor_t *outputs,
                                       size_t num_outputs);

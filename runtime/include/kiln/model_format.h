@@ -16,13 +16,14 @@
  * A rank-r memref descriptor is, in 8-byte words:
  *     { void *allocated; void *aligned; int64_t offset;
  *       int64_t sizes[r]; int64_t strides[r]; }
- * The result block is the descriptors of every output, back to back, in
- * output order (word size 3 + 2*r each). Output buffers are allocated by the
+ * The result block is the descriptors of every output, then of every
+ * update, back to back, in manifest order (word size 3 + 2*r each). Output buffers are allocated by the
  * generated code with malloc/aligned_alloc: the caller owns `allocated` and
  * releases it with free() unless it equals the `allocated` pointer of an
  * argument descriptor it passed in (an output that aliases an argument).
  * The generated code never writes to argument buffers and keeps no global
- * mutable state, so concurrent calls are safe.
+ * mutable state, so concurrent calls are safe; state a program mutates comes
+ * back as `update` results, which the loader applies.
  *
  * Manifest (version 1): lines of whitespace-separated tokens.
  *   kiln-manifest 1
@@ -36,6 +37,11 @@
  *        name is the state-dict name (e.g. l1.weight) and, with embedded
  *        weights, offset/nbytes locate the data in kiln_model_weights.
  *   out <name> <dtype> <rank> <dim>...
+ *   update <kind> <name> <dtype> <rank> <dim>...
+ *        the new value of a weight (kind param|buffer|constant, the
+ *        state-dict name) or user input (kind input) the program mutates in
+ *        place; after a run the loader writes it into the model's copy of
+ *        the weight, or into the caller's input tensor. Follows every `out`.
  *   end
  * A CUDA model's argument and result descriptors point to device memory,
  * its outputs come from the runtime's caching device allocator (the mgpu*

@@ -84,6 +84,7 @@ struct InfoStore {
   std::vector<int64_t> dims, mins, maxs;
   std::vector<std::string> symbols;
   std::vector<const char *> symbolPtrs;
+  int mutated = 0;
 };
 
 InfoStore makeInfo(const kiln::Manifest &m, const kiln::ManifestValue &v) {
@@ -97,6 +98,8 @@ InfoStore makeInfo(const kiln::Manifest &m, const kiln::ManifestValue &v) {
   case kiln::ValueKind::Constant: s.kind = KILN_VALUE_CONSTANT; break;
   }
   s.dtype = (kiln_dtype_t)v.dtype;
+  for (const kiln::ManifestValue &u : m.updates)
+    if (u.kind == v.kind && u.name == v.name) s.mutated = 1;
   for (const kiln::ManifestDim &d : v.dims) {
     if (d.isStatic()) {
       s.dims.push_back(d.size);
@@ -286,6 +289,7 @@ static kiln_status_t fillInfo(const char *fn, kiln_model_t m, const std::vector<
     v.dim_min = s.mins.data();
     v.dim_max = s.maxs.data();
     v.dim_symbols = s.symbolPtrs.data();
+    v.mutated = s.mutated;
     std::memcpy(info, &v, std::min(info->struct_size, sizeof(v)));
   });
 }

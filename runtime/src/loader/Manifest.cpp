@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -76,8 +77,9 @@ Manifest parseManifest(const std::string &text) {
   bool sawName = false, sawDevice = false, sawWeights = false, sawEnd = false, sawHeader = false;
   // Dims naming symbols are resolved after the whole text is read, so the order of
   // `sym` and `arg` lines does not matter; remember where each came from.
+  enum class Target { Arg, Output, Update };
   struct PendingDim {
-    bool isOutput;
+    Target target;
     size_t value, dim;
     std::string symbol, text;
     int line;
@@ -146,15 +148,18 @@ Manifest parseManifest(const std::string &text) {
       if (symbolIndex.count(s.name)) fail(lineNo, raw, "duplicate symbol '" + s.name + "'");
       symbolIndex[s.name] = (int)m.symbols.size();
       m.symbols.push_back(s);
-    } else if (kw == "arg" || kw == "out") {
-      bool isOut = kw == "out";
+    } else if (kw == "arg" || kw == "out" || kw == "update") {
+      bool isOut = kw == "out", isUpdate = kw == "update";
+      Target target = isOut ? Target::Output : isUpdate ? Target::Update : Target::Arg;
+      std::string form = isOut ? "'out <name> <dtype> <rank> <dim>...'"
+                               : "'" + kw + " <kind> <name> <dtype> <rank> <dim>...'";
       size_t p = 1;
       ManifestValue v;
       v.line = lineNo;
       if (isOut) {
         v.kind = ValueKind::Output;
       } else {
-        if (tok.size() < 2) fail(lineNo, raw, "expected 'arg <kind> <name> <dtype> <rank> <dim>...'");
+        if (tok.size() < 2) fail(lineNo, raw, "expected " + form);
         const std::string &k = tok[p++];
         if (k == "param") v.kind = ValueKind::Param;
         else if (k == "buffer") v.kind = ValueKind::Buffer;
@@ -162,9 +167,7 @@ Manifest parseManifest(const std::string &text) {
         else if (k == "input") v.kind = ValueKind::Input;
         else fail(lineNo, raw, "unknown arg kind '" + k + "' (expected param, buffer, constant or input)");
       }
-      if (tok.size() < p + 3)
-        fail(lineNo, raw, isOut ? "expected 'out <name> <dtype> <rank> <dim>...'"
-                                : "expected 'arg <kind> <name> <dtype> <rank> <dim>...'");
+      if (tok.size() < p + 3) fail(lineNo, raw, "expected " + form);
       v.name = tok[p++];
       const std::string &dt = tok[p++];
       if (!parseDType(dt, v.dtype))
@@ -186,13 +189,14 @@ Manifest parseManifest(const std::string &text) {
           if (n < 0) fail(lineNo, raw, "negative dim " + dtok);
           dim.size = n;
         } else {
-          pending.push_back({isOut, isOut ? m.outputs.size() : m.args.size(), (size_t)d, dtok,
-                             raw, lineNo});
+          pending.push_back({target,
+                             isOut ? m.outputs.size() : isUpdate ? m.updates.size() : m.args.size(),
+                             (size_t)d, dtok, raw, lineNo});
         }
         v.dims.push_back(dim);
       }
       size_t extra = tok.size() - p;
-      if (isOut || v.kind == ValueKind::Input) {
+      if (isOut || isUpdate || v.kind == ValueKind::Input) {
         if (extra)
           fail(lineNo, raw, std::to_string(extra) + " unexpected token(s) after the dims");
       } else {
@@ -205,11 +209,14 @@ Manifest parseManifest(const std::string &text) {
             fail(lineNo, raw, "weight size '" + tok[p + 1] + "' is not a non-negative integer");
         }
       }
-      if (!isOut) {
+      if (isUpdate) {
+        m.updates.push_back(std::move(v));
+      } else if (!isOut) {
         if (!argNames.insert(v.name).second)
           fail(lineNo, raw, "duplicate arg name '" + v.name + "'");
         m.args.push_back(std::move(v));
       } else {
+        if (!m.updates.empty()) fail(lineNo, raw, "'out' after an 'update' line (updates come last)");
         m.outputs.push_back(std::move(v));
       }
     } else if (kw == "end") {
@@ -228,7 +235,24 @@ Manifest parseManifest(const std::string &text) {
     auto it = symbolIndex.find(pd.symbol);
     if (it == symbolIndex.end())
       fail(pd.line, pd.text, "dim '" + pd.symbol + "' is neither a size, '?' nor a declared symbol");
-    (pd.isOutput ? m.outputs : m.args)[pd.value].dims[pd.dim].symbol = it->second;
+    (pd.target == Target::Output ? m.outputs : pd.target == Target::Update ? m.updates : m.args)
+        [pd.value].dims[pd.dim].symbol = it->second;
+  }
+  // Each update names one arg of its kind, with its dtype and rank, once.
+  std::set<size_t> updated;
+  for (const ManifestValue &u : m.updates) {
+    std::string text = "update " + std::string(valueKindName(u.kind)) + " " + u.name + " ...";
+    auto it = std::find_if(m.args.begin(), m.args.end(), [&](const ManifestValue &a) {
+      return a.kind == u.kind && a.name == u.name;
+    });
+    if (it == m.args.end())
+      fail(u.line, text, "update of " + std::string(valueKindName(u.kind)) + " '" + u.name +
+                             "', which is not an arg of that kind");
+    if (it->dtype != u.dtype || it->dims.size() != u.dims.size())
+      fail(u.line, text, "update of '" + u.name + "' has another dtype or rank than the arg");
+    size_t ai = it - m.args.begin();
+    if (!updated.insert(ai).second) fail(u.line, text, "'" + u.name + "' is updated twice");
+    m.updateArgs.push_back(ai);
   }
   // Weights must have a fully static shape, and embedded ones a location in the blob
   // whose size matches that shape.

@@ -49,6 +49,10 @@ struct Manifest {
   std::vector<ManifestSymbol> symbols;
   std::vector<ManifestValue> args;     ///< in entry-argument order
   std::vector<ManifestValue> outputs;  ///< in result-block order
+  /// `update` lines, after the outputs in the result block: `kind` and `name`
+  /// name the mutated arg (a weight or an input); `arg` is its index in args.
+  std::vector<ManifestValue> updates;
+  std::vector<size_t> updateArgs;
 };
 
 /// Parses manifest text (format in kiln/model_format.h). Throws kiln::Error

@@ -7,6 +7,7 @@
 #include "../cuda/Runtime.h"
 #include "kiln/rt_call.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -118,6 +119,15 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   for (size_t i = 0; i < m->manifest_.args.size(); ++i)
     (m->manifest_.args[i].kind == ValueKind::Input ? m->inputArgs_ : m->paramArgs_).push_back(i);
   m->bindWeights(options, blob, blobSize);
+  // Weights the program updates get a private, writable copy (the embedded
+  // blob is read-only and shared by every load of the .so).
+  for (size_t ai : m->manifest_.updateArgs)
+    if (m->manifest_.args[ai].isWeight()) m->weights_[ai] = m->weights_[ai].clone();
+  if (!m->manifest_.updates.empty() && m->manifest_.device != DeviceType::CPU)
+    throw Error(KILN_STATUS_UNIMPLEMENTED, "model '" + path + "' mutates state (" +
+                                               valueKindName(m->manifest_.updates[0].kind) + " '" +
+                                               m->manifest_.updates[0].name +
+                                               "'), which kiln supports on CPU models only");
   if (m->manifest_.device == DeviceType::CUDA) m->prepareCUDA(moduleLoadError);
   return m;
 }
@@ -305,6 +315,7 @@ std::vector<int64_t> Model::callEntry(const std::vector<Tensor> &args, std::map<
   }
   size_t resultWords = 0;
   for (const ManifestValue &o : manifest_.outputs) resultWords += 3 + 2 * o.dims.size();
+  for (const ManifestValue &u : manifest_.updates) resultWords += 3 + 2 * u.dims.size();
   std::vector<int64_t> result(resultWords ? resultWords : 1, 0);
   packed[0] = result.data();
   entry_(packed.data());
@@ -422,8 +433,23 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
 
   std::map<int64_t, bool> argAllocations;
   if (!onGPU) {
+    // A model that mutates state runs one call at a time (see Model).
+    std::unique_lock<std::mutex> lock(stateMutex_, std::defer_lock);
+    if (!manifest_.updates.empty()) lock.lock();
     std::vector<int64_t> result = callEntry(args, argAllocations);
-    return collectOutputs(result, bound, argAllocations, nullptr, "");
+    std::vector<Tensor> updates;
+    std::vector<Tensor> outs = collectOutputs(result, bound, argAllocations, nullptr, "", &updates);
+    // Write the new state: into the model's copy of a weight, or into the
+    // caller's input tensor (PyTorch's in-place semantics).
+    for (size_t ui = 0; ui < updates.size(); ++ui) {
+      if (!updates[ui].defined()) continue;
+      size_t ai = manifest_.updateArgs[ui];
+      Tensor target = manifest_.args[ai].kind == ValueKind::Input
+                          ? inputs[std::find(inputArgs_.begin(), inputArgs_.end(), ai) - inputArgs_.begin()]
+                          : weights_[ai];
+      target.copyFrom(updates[ui]);
+    }
+    return outs;
   }
   std::string deviceError;
   std::vector<int64_t> result;
@@ -435,7 +461,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
     deviceError = scope.error();
     allocations = recorder.sizes();
   }
-  std::vector<Tensor> outs = collectOutputs(result, bound, argAllocations, stream, deviceError);
+  std::vector<Tensor> outs = collectOutputs(result, bound, argAllocations, stream, deviceError, nullptr);
   // The first successful run of a static-shape model captures its graph for
   // the next runs (capturing queues no work).
   if (graphLock.owns_lock()) captureGraph(allocations, stream);
@@ -445,7 +471,8 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
 
 std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, const std::vector<int64_t> &bound,
                                           const std::map<int64_t, bool> &argAllocations, void *stream,
-                                          const std::string &deviceError) const {
+                                          const std::string &deviceError,
+                                          std::vector<Tensor> *updates) const {
   bool onGPU = manifest_.device == DeviceType::CUDA;
   // Take ownership of every fresh buffer first, so nothing leaks if a check below fails.
   struct Raw {
@@ -456,7 +483,11 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
   std::vector<Raw> raws;
   std::map<void *, std::shared_ptr<Storage>> owned;
   size_t w = 0;
-  for (const ManifestValue &o : manifest_.outputs) {
+  std::vector<const ManifestValue *> values;
+  for (const ManifestValue &o : manifest_.outputs) values.push_back(&o);
+  for (const ManifestValue &u : manifest_.updates) values.push_back(&u);
+  for (const ManifestValue *vp : values) {
+    const ManifestValue &o = *vp;
     Raw r;
     size_t rank = o.dims.size();
     r.allocated = reinterpret_cast<void *>(result[w]);
@@ -476,7 +507,40 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
 
   std::vector<Tensor> outs;
   std::map<void *, bool> handedOut;
-  for (size_t oi = 0; oi < raws.size(); ++oi) {
+  // New state values: checked against the shape of what they update, and
+  // copied out first when they alias an argument (a later write could change it).
+  for (size_t ui = 0; updates && ui < manifest_.updates.size(); ++ui) {
+    const Raw &r = raws[manifest_.outputs.size() + ui];
+    const ManifestValue &u = manifest_.updates[ui];
+    const ManifestValue &target = manifest_.args[manifest_.updateArgs[ui]];
+    std::string who = "model '" + manifest_.name + "': the new value of " + valueKindName(u.kind) +
+                      " '" + u.name + "'";
+    int64_t numel = 1;
+    for (size_t d = 0; d < r.sizes.size(); ++d) {
+      const ManifestDim &md = target.dims[d];
+      int64_t n = r.sizes[d];
+      if (n < 0 || (md.isStatic() && n != md.size) ||
+          (md.symbol >= 0 && bound[md.symbol] >= 0 && n != bound[md.symbol]))
+        throw Error(KILN_STATUS_INTERNAL,
+                    who + " has shape " + shapeToString(r.sizes) + ", expected " +
+                        dimsToString(manifest_, target.dims));
+      numel *= n;
+    }
+    if (numel == 0) {
+      updates->push_back(Tensor());
+      continue;
+    }
+    if (!r.aligned)
+      throw Error(KILN_STATUS_INTERNAL, who + ": the model entry failed (returned no buffer)");
+    auto it = owned.find(r.allocated);
+    std::shared_ptr<Storage> storage =
+        it != owned.end() ? it->second : std::make_shared<Storage>(r.aligned, 0, Device{}, nullptr);
+    int64_t elemOffset = (static_cast<char *>(r.aligned) - static_cast<char *>(storage->data())) /
+                             (int64_t)dtypeSize(u.dtype) + r.offset;
+    Tensor view = Tensor::view(storage, elemOffset, r.sizes, r.strides, u.dtype);
+    updates->push_back(it == owned.end() ? view.clone() : view);
+  }
+  for (size_t oi = 0; oi < manifest_.outputs.size(); ++oi) {
     const Raw &r = raws[oi];
     const ManifestValue &o = manifest_.outputs[oi];
     std::string who = "model '" + manifest_.name + "': " + quoteValue("output", oi, o);

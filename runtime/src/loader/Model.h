@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,10 @@ struct RunOptions {
   bool cudaGraphs = true;  ///< replay a CUDA graph of the model when its shapes are static
 };
 
-/// A loaded model. Immutable after load(): run() may be called from many threads.
+/// A loaded model. Immutable after load(): run() may be called from many
+/// threads. A model that mutates weights (buffer updates) owns a private copy
+/// of them and serialises its runs; one that mutates inputs writes their new
+/// values into the caller's tensors after a successful run.
 class Model {
 public:
   /// Loads plugins, dlopens `path` (RTLD_NOW | RTLD_LOCAL), parses the manifest and
@@ -69,7 +73,8 @@ private:
   /// Outputs of one entry call from its result block.
   std::vector<Tensor> collectOutputs(const std::vector<int64_t> &result, const std::vector<int64_t> &bound,
                                      const std::map<int64_t, bool> &argAllocations, void *stream,
-                                     const std::string &deviceError) const;
+                                     const std::string &deviceError,
+                                     std::vector<Tensor> *updates) const;
 
   std::string path_;
   void *handle_ = nullptr;
@@ -78,6 +83,8 @@ private:
   std::vector<size_t> inputArgs_, paramArgs_;  ///< indices into manifest_.args
   std::vector<Tensor> weights_;                ///< per manifest arg; undefined for inputs
   std::shared_ptr<GraphCache> graphs_;         ///< static-shape CUDA models only
+  /// Held for a whole run of a model whose manifest has `update` lines.
+  mutable std::mutex stateMutex_;
 };
 
 } // namespace kiln

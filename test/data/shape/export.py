@@ -144,6 +144,66 @@ class PixelShuffle(nn.Module):
         return y, F.pixel_unshuffle(y * 2.0, 2)
 
 
+class BufferMutation(nn.Module):
+    """Buffers updated in place: a running sum (also through a view) and a counter."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.zeros(4))
+        self.register_buffer("calls", torch.zeros((), dtype=torch.int64))
+        self.l = nn.Linear(4, 4)
+
+    def forward(self, x):
+        self.total.add_(x[0])
+        self.total[1:3].mul_(0.5)
+        self.calls.add_(1)
+        return self.l(x) + self.total, self.calls * 10
+
+
+class InputMutation(nn.Module):
+    """User inputs updated in place, directly and through a view."""
+
+    def forward(self, x, y):
+        x.add_(1.0)
+        y[:, 0].mul_(-2.0)
+        return x * y
+
+
+class NoGradBuffer(nn.Module):
+    """A buffer updated inside torch.no_grad() (a wrap_with_set_grad_enabled subgraph)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("ema", torch.ones(3))
+        self.l = nn.Linear(3, 3)
+
+    def forward(self, x):
+        y = self.l(x)
+        with torch.no_grad():
+            self.ema.mul_(0.9).add_(y[0].detach() * 0.1)
+        return y * self.ema
+
+
+def save_stateful(name, make, args, runs=2):
+    """Exports a fresh model, then records PyTorch's outputs of `runs` calls
+    on the same input tensors (state and mutated inputs carry over)."""
+    os.makedirs(name, exist_ok=True)
+    torch.manual_seed(1)
+    model = make().eval()
+    ep = torch.export.export(model, tuple(a.clone() for a in args))
+    torch.export.save(ep, os.path.join(name, "model.pt2"))
+    torch.export.save(ep.run_decompositions(), os.path.join(name, "model.core.pt2"))
+    for i, a in enumerate(args):
+        np.save(os.path.join(name, f"input{i}.npy"), a.numpy())
+    inputs = [a.clone() for a in args]
+    for r in range(1, runs + 1):
+        with torch.no_grad():
+            outs = model(*inputs)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        for i, o in enumerate(outs):
+            np.save(os.path.join(name, f"output_run{r}_{i}.npy"), o.detach().contiguous().numpy())
+
+
 class DropoutTrain(nn.Module):
     def forward(self, x):
         return F.dropout(x, 0.5, training=True)
@@ -202,6 +262,9 @@ save("indexing", Indexing(),
       torch.randint(0, 2, (4, 2, 6)), torch.randn(4, 5) > 0))
 save("pixel_shuffle", PixelShuffle(), (torch.randn(2, 8, 3, 5),),
      dynamic_shapes=({0: Dim("batch", min=1, max=16)},))
+save_stateful("buffer_mutation", BufferMutation, (torch.randn(2, 4),))
+save_stateful("input_mutation", InputMutation, (torch.randn(3, 2), torch.randn(3, 2)))
+save_stateful("nograd_buffer", NoGradBuffer, (torch.randn(2, 3),))
 save_archive("dropout_train", DropoutTrain(), (torch.randn(4),))
 save_archive("write_as_strided", WriteAsStrided(), (torch.randn(2, 2),))
 save_archive("autocast", Autocast(), (torch.randn(4, 4),))

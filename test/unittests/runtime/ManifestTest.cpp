@@ -45,6 +45,22 @@ TEST(Manifest, ParsesEveryDirective) {
   EXPECT_EQ(dimsToString(m, m.args[4].dims), "[s0, ?, 2]");
 }
 
+TEST(Manifest, UpdatesNameTheArgTheyWrite) {
+  Manifest m = parseManifest("kiln-manifest 1\nweights external\n"
+                             "arg buffer total f32 1 4\narg buffer calls i64 0\n"
+                             "arg input x f32 2 s0 4\nsym s0 1 8\n"
+                             "out y f32 2 s0 4\n"
+                             "update buffer calls i64 0\nupdate input x f32 2 s0 4\nend\n");
+  ASSERT_EQ(m.updates.size(), 2u);
+  EXPECT_EQ(m.updates[0].kind, ValueKind::Buffer);
+  EXPECT_EQ(m.updates[0].name, "calls");
+  ASSERT_EQ(m.updateArgs.size(), 2u);
+  EXPECT_EQ(m.updateArgs[0], 1u);
+  EXPECT_EQ(m.updates[1].kind, ValueKind::Input);
+  EXPECT_EQ(m.updateArgs[1], 2u);
+  EXPECT_EQ(m.updates[1].dims[0].symbol, 0);
+}
+
 TEST(Manifest, ExternalWeightsNeedNoOffsets) {
   Manifest m = parseManifest("kiln-manifest 1\nweights external\narg param w f16 1 4\n"
                              "arg input x f16 1 4\nout y f16 1 4\nend\n");
@@ -113,6 +129,15 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"sym s 1 2\narg param w f32 1 s 0 4\nend\n", "dynamic dim", 3},
         Bad{"out y f32 1\nend\n", "rank 1 but only 0 dims given", 2},
         Bad{"out y f32 1 4 0 16\nend\n", "unexpected token(s)", 2},
+        Bad{"update buffer\nend\n", "expected 'update <kind> <name> <dtype> <rank> <dim>...'", 2},
+        Bad{"update weight w f32 0\nend\n", "unknown arg kind 'weight'", 2},
+        Bad{"update input x f32 1 4 0 16\nend\n", "unexpected token(s)", 2},
+        Bad{"update input x f32 1 4\nout y f32 0\nend\n", "'out' after an 'update' line", 3},
+        Bad{"arg input x f32 1 4\nupdate buffer x f32 1 4\nend\n",
+            "update of buffer 'x', which is not an arg of that kind", 3},
+        Bad{"arg input x f32 1 4\nupdate input x i64 1 4\nend\n", "another dtype or rank", 3},
+        Bad{"arg input x f32 1 4\nupdate input x f32 1 4\nupdate input x f32 1 4\nend\n",
+            "'x' is updated twice", 4},
         Bad{"end\nname late\n", "content after 'end'", 3},
         Bad{"end now\n", "'end' takes no operands", 2},
         Bad{"kiln-manifest 1\nend\n", "duplicate 'kiln-manifest'", 2},
