@@ -483,6 +483,23 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
     decisions.push_back(decision);
     return;
   }
+  // `<view>_copy` ops (view_copy, permute_copy, split_copy, ...): the view,
+  // as a tensor of its own.
+  std::string view = viewTarget(target);
+  if (!view.empty() && handlers.count(view)) {
+    decision.why = "lowered by kiln (a copy of its view)";
+    if (!explainOnly && ok) {
+      if (failed(handlers[view](node, loc))) {
+        ok = false;
+      } else {
+        for (const std::string &name : outputNames(node))
+          if (!name.empty())
+            varOf[name] = newVar(readVar(varOf[name]));
+      }
+    }
+    decisions.push_back(decision);
+    return;
+  }
   std::string functional = functionalTarget(target);
   if (!functional.empty() && (handlers.count(functional) || isRuntimeOp(functional))) {
     decision.kind = handlers.count(functional) ? NodeDecision::Compiled : NodeDecision::Runtime;

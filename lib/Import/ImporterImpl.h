@@ -137,6 +137,8 @@ public:
   FailureOr<bool> importInPlace(const Object &node, Location loc, StringRef target);
   /// The out-of-place target of an in-place one ("" if `target` is not in-place).
   static std::string functionalTarget(StringRef target);
+  /// The view target of a `<view>_copy` one ("" if `target` is not such a copy).
+  static std::string viewTarget(StringRef target);
   /// Imports the nodes of a higher-order op's subgraph with its inputs bound to
   /// `args`, returning the vars of its outputs.
   FailureOr<SmallVector<unsigned>> inlineGraph(const Object &graph, ArrayRef<unsigned> args,

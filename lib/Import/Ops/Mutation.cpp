@@ -87,6 +87,17 @@ std::string GraphImporter::functionalTarget(StringRef target) {
   return ("torch.ops." + ns + "." + functional + (overload.empty() ? "" : ".") + overload).str();
 }
 
+std::string GraphImporter::viewTarget(StringRef target) {
+  StringRef rest = target;
+  if (!rest.consume_front("torch.ops."))
+    return "";
+  auto [ns, nameOverload] = rest.split('.');
+  auto [name, overload] = nameOverload.split('.');
+  if (!name.consume_back("_copy") || name.empty())
+    return "";
+  return ("torch.ops." + ns + "." + name + (overload.empty() ? "" : ".") + overload).str();
+}
+
 FailureOr<bool> GraphImporter::importInPlace(const Object &node, Location loc, StringRef target) {
   std::string functional = functionalTarget(target);
   StringRef opName = StringRef(target).drop_front(strlen("torch.ops."));
@@ -235,16 +246,6 @@ void registerMutationHandlers(GraphImporter &g) {
       return dropout(n, loc, nm + "_");
     };
   }
-  // native_dropout(input, p, train) -> (output, mask)
-  h["torch.ops.aten.native_dropout.default"] = [&g](const Object &n,
-                                                      Location loc) -> LogicalResult {
-    KILN_TRY(train, g.boolArg(n, "train", std::nullopt, loc));
-    if (*train)
-      return g.fail(loc, "aten.native_dropout with train=True is random; kiln compiles "
-                         "inference programs only (export the model in eval mode)");
-    return g.fail(loc, "aten.native_dropout is not supported");
-  };
-
   // Checks export records for its own tracing; the runtime checks inputs
   // against the symbols' ranges before a run.
   for (const char *t : {"torch.ops.aten._assert_tensor_metadata.default",

@@ -206,15 +206,6 @@ void registerShapeHandlers(GraphImporter &g) {
   h["torch.ops.aten.reshape.default"] = [view](const Object &n, Location loc) {
     return view(n, loc, "shape", false);
   };
-  h["torch.ops.aten.view_copy.default"] = [&g, &b](const Object &n,
-                                                   Location loc) -> LogicalResult {
-    KILN_TRY(x, g.tensorArg(n, "self", loc));
-    SmallVector<int64_t> statics;
-    SmallVector<Value> dynamic;
-    if (failed(g.symIntsArg(n, "size", statics, dynamic, loc)))
-      return failure();
-    return g.emitOp<ViewOp>(n, loc, *x, dynamic, statics);
-  };
   h["torch.ops.aten.flatten.using_ints"] = [&g, &b, reshapeLike](const Object &n,
                                                                  Location loc) -> LogicalResult {
     KILN_TRY(s, g.intArg(n, "start_dim", 0, loc));
@@ -368,15 +359,11 @@ void registerShapeHandlers(GraphImporter &g) {
   };
 
   // --- expand (a view that cannot be written through)
-  auto expand = [&g, &b](const Object &n, Location loc, bool isView) -> LogicalResult {
+  h["torch.ops.aten.expand.default"] = [&g, &b](const Object &n, Location loc) -> LogicalResult {
     SmallVector<int64_t> statics;
     SmallVector<Value> dynamic;
     if (failed(g.symIntsArg(n, "size", statics, dynamic, loc)))
       return failure();
-    if (!isView) {
-      KILN_TRY(x, g.tensorArg(n, "self", loc));
-      return g.emitOp<ExpandOp>(n, loc, *x, dynamic, statics);
-    }
     return importView(
         g, n, loc, "self",
         [&b, loc, statics, dynamic](Value x, RankedTensorType ty) -> Value {
@@ -384,15 +371,9 @@ void registerShapeHandlers(GraphImporter &g) {
         },
         nullptr);
   };
-  h["torch.ops.aten.expand.default"] = [expand](const Object &n, Location loc) {
-    return expand(n, loc, true);
-  };
-  h["torch.ops.aten.expand_copy.default"] = [expand](const Object &n, Location loc) {
-    return expand(n, loc, false);
-  };
 
   // --- slice, select, narrow, diagonal, unfold, as_strided
-  auto slice = [&g, &b](const Object &n, Location loc, bool isView) -> LogicalResult {
+  h["torch.ops.aten.slice.Tensor"] = [&g, &b](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(dim, g.intArg(n, "dim", 0, loc));
     KILN_TRY(start, g.symIntArg(n, "start", 0, loc));
     KILN_TRY(end, g.symIntArg(n, "end", kMaxEnd, loc));
@@ -401,13 +382,6 @@ void registerShapeHandlers(GraphImporter &g) {
       return g.fail(loc, "slice step must be positive, got " + std::to_string(*step));
     int64_t d = *dim, st = *step;
     Value s = *start, e = *end;
-    if (!isView) {
-      KILN_TRY(x, g.tensorArg(n, "self", loc));
-      SmallVector<std::string> outs = g.outputNames(n);
-      KILN_TRY(ty, g.tensorType(outs[0], loc));
-      g.varOf[outs[0]] = g.newVar(makeSlice(b, loc, *x, *ty, d, s, e, st));
-      return success();
-    }
     return importView(
         g, n, loc, "self",
         [&b, loc, d, s, e, st](Value x, RankedTensorType ty) {
@@ -416,12 +390,6 @@ void registerShapeHandlers(GraphImporter &g) {
         [&b, loc, d, s, e, st](Value base, Value v) {
           return makeSliceScatter(b, loc, base, v, d, s, e, st);
         });
-  };
-  h["torch.ops.aten.slice.Tensor"] = [slice](const Object &n, Location loc) {
-    return slice(n, loc, true);
-  };
-  h["torch.ops.aten.slice_copy.Tensor"] = [slice](const Object &n, Location loc) {
-    return slice(n, loc, false);
   };
   h["torch.ops.aten.narrow.default"] = [&g, &b](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, "self", loc));
@@ -447,7 +415,7 @@ void registerShapeHandlers(GraphImporter &g) {
           return makeSliceScatter(b, loc, base, v, d, s, e, 1);
         });
   };
-  auto select = [&g, &b](const Object &n, Location loc, bool isView) -> LogicalResult {
+  h["torch.ops.aten.select.int"] = [&g, &b](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(dim, g.intArg(n, "dim", std::nullopt, loc));
     KILN_TRY(index, g.symIntArg(n, "index", std::nullopt, loc));
     int64_t d = *dim;
@@ -456,23 +424,10 @@ void registerShapeHandlers(GraphImporter &g) {
     auto make = [&b, loc, d, idx](Value x, RankedTensorType ty) -> Value {
       return SelectIntOp::create(b, loc, ty, x, idx.dynamic, idx.statics, d);
     };
-    if (!isView) {
-      KILN_TRY(x, g.tensorArg(n, "self", loc));
-      SmallVector<std::string> outs = g.outputNames(n);
-      KILN_TRY(ty, g.tensorType(outs[0], loc));
-      g.varOf[outs[0]] = g.newVar(make(*x, *ty));
-      return success();
-    }
     return importView(g, n, loc, "self", make, [&b, loc, d, idx](Value base, Value v) -> Value {
       return SelectScatterOp::create(b, loc, base.getType(), base, v, idx.dynamic, idx.statics,
                                      d);
     });
-  };
-  h["torch.ops.aten.select.int"] = [select](const Object &n, Location loc) {
-    return select(n, loc, true);
-  };
-  h["torch.ops.aten.select_copy.int"] = [select](const Object &n, Location loc) {
-    return select(n, loc, false);
   };
   h["torch.ops.aten.diagonal.default"] = [&g, &b](const Object &n,
                                                   Location loc) -> LogicalResult {
