@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every packed corpus model on the GPU and checks its numbers.
 
-usage: check.py DIR [--bench N] [--rtol R] [--atol A] [--random K]
+usage: check.py DIR [--repo ROOT] [--bench N] [--rtol R] [--atol A] [--random K]
 
 DIR is what test/gpu/pack.sh made. For each model (DIR/models/<case>):
   1. PyTorch: kiln-run --device cuda on every sample input set (the case's own
@@ -18,8 +18,9 @@ DIR is what test/gpu/pack.sh made. For each model (DIR/models/<case>):
      kernel-by-kernel run), and on a caller's stream with device tensors.
   4. --bench N: the GPU build's median latency (CUDA events, inputs and
      outputs on the GPU), with CUDA graphs and without.
-Prints one line per check and a table; exits 1 if anything fails. Needs only
-Python 3 and numpy.
+Models read their weights from the .pt2 named in weights.txt, relative to the
+repository root ROOT (default: DIR/../..). Prints one line per check and a
+table; exits 1 if anything fails. Needs only Python 3 and numpy.
 """
 import argparse
 import os
@@ -81,12 +82,14 @@ def outputs_of(kiln_run, so, inputs, env, extra=()):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
+    ap.add_argument("--repo")
     ap.add_argument("--bench", type=int, default=0)
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--atol", type=float, default=1e-5)
     ap.add_argument("--random", type=int, default=3)
     args = ap.parse_args()
     root = os.path.abspath(args.dir)
+    repo = os.path.abspath(args.repo or os.path.join(root, "..", ".."))
     kiln_run = os.path.join(root, "bin", "kiln-run")
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = os.path.join(root, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
@@ -95,13 +98,16 @@ def main():
     for case in sorted(os.listdir(os.path.join(root, "models"))):
         mdir = os.path.join(root, "models", case)
         gpu_so, cpu_so = os.path.join(mdir, "cuda.so"), os.path.join(mdir, "cpu.so")
+        with open(os.path.join(mdir, "weights.txt")) as f:
+            weights = os.path.join(repo, f.read().strip())
+        wopt = ["--weights", weights]
         torch_rel, torch_ok, rand_rel, rand_ok, median = 0.0, True, 0.0, True, float("nan")
         first = [np.load(p, mmap_mode="r") for p in sample_sets(mdir)[0][1]]
         rtol = args.rtol
         if any(a.ndim == 4 and min(a.shape[2:]) >= 224 for a in first):
             rtol = max(rtol, 1e-3)
         for name, ins, outs in sample_sets(mdir):
-            got, text = outputs_of(kiln_run, gpu_so, ins, env, ["--device", "cuda"])
+            got, text = outputs_of(kiln_run, gpu_so, ins, env, ["--device", "cuda", *wopt])
             if got is None:
                 print(f"{case} [{name}] vs PyTorch: kiln-run failed:\n{text}")
                 torch_ok = False
@@ -120,8 +126,8 @@ def main():
                     x = rng.standard_normal(s.shape).astype(s.dtype) if s.dtype.kind == "f" else s
                     paths.append(os.path.join(tmp, f"in{k}.npy"))
                     np.save(paths[-1], x)
-                want, t1 = outputs_of(kiln_run, cpu_so, paths, env)
-                got, t2 = outputs_of(kiln_run, gpu_so, paths, env, ["--device", "cuda"])
+                want, t1 = outputs_of(kiln_run, cpu_so, paths, env, wopt)
+                got, t2 = outputs_of(kiln_run, gpu_so, paths, env, ["--device", "cuda", *wopt])
                 if want is None or got is None:
                     print(f"{case} random {r}: kiln-run failed:\n{t1 if want is None else t2}")
                     rand_ok = False
@@ -135,6 +141,7 @@ def main():
         name, ins, outs = sample_sets(mdir)[0]
         graph_ok = True
         rc, text = run([os.path.join(root, "bin", "kiln-gpu-graph-check"), gpu_so, *ins, "--", *outs,
+                        "--weights", weights,
                         "--rtol", str(rtol), "--atol", str(args.atol), "--random", str(args.random)], env)
         for line in text.strip().splitlines():
             print(f"{case} graph: {line}")
@@ -142,7 +149,7 @@ def main():
         plain = float("nan")
         if args.bench:
             for graphs in (True, False):
-                cmd = [kiln_run, gpu_so, "--device", "cuda", "--bench", str(args.bench)]
+                cmd = [kiln_run, gpu_so, "--device", "cuda", "--bench", str(args.bench), *wopt]
                 if not graphs:
                     cmd.append("--no-cuda-graphs")
                 for i in ins:

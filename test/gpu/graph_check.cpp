@@ -1,6 +1,7 @@
 // kiln-gpu-graph-check — a GPU model's CUDA graph replays compute what its kernels compute.
 //
 // usage: kiln-gpu-graph-check MODEL.so INPUT.npy... -- EXPECTED.npy... [--rtol R] [--atol A] [--random K]
+//                             [--weights F.pt2]
 //
 // 1. The sample inputs, three runs with CUDA graphs (the first captures, the
 //    others replay): each run's outputs against EXPECTED (PyTorch's).
@@ -94,7 +95,7 @@ double worst(const std::vector<double> &a, const std::vector<double> &b, double 
 
 int main(int argc, char **argv) {
   std::vector<std::string> inputs, expected;
-  std::string model;
+  std::string model, weights;
   double rtol = 1e-4, atol = 1e-5;
   int randoms = 3;
   bool afterDashes = false;
@@ -104,13 +105,17 @@ int main(int argc, char **argv) {
     else if (a == "--rtol" && i + 1 < argc) rtol = std::atof(argv[++i]);
     else if (a == "--atol" && i + 1 < argc) atol = std::atof(argv[++i]);
     else if (a == "--random" && i + 1 < argc) randoms = std::atoi(argv[++i]);
+    else if (a == "--weights" && i + 1 < argc) weights = argv[++i];
     else if (model.empty()) model = a;
     else (afterDashes ? expected : inputs).push_back(a);
   }
   if (model.empty() || inputs.empty() || expected.empty())
     die(2, "usage: kiln-gpu-graph-check MODEL.so INPUT.npy... -- EXPECTED.npy... [--rtol R] [--atol A] [--random K]");
   kiln_model_t m = nullptr;
-  check(kiln_model_load(model.c_str(), nullptr, &m), "loading the model");
+  kiln_model_options_t mo;
+  kiln_model_options_init(&mo);
+  if (!weights.empty()) mo.weights_path = weights.c_str();
+  check(kiln_model_load(model.c_str(), &mo, &m), "loading the model");
   if (kiln_model_device(m) != KILN_DEVICE_CUDA) die(2, "'" + model + "' is not a CUDA model");
 
   std::vector<kiln::Tensor> samples;

@@ -2,7 +2,10 @@
 # Packs what test/gpu/check.py needs on a GPU machine that has no LLVM: every
 # corpus case compiled for CUDA (and for a generic x86-64 CPU, the reference of
 # the differential check), its sample inputs and PyTorch's outputs, kiln-run,
-# libkiln_runtime and the shared libraries they need beyond glibc.
+# libkiln_runtime and the shared libraries they need beyond glibc. Models are
+# compiled with external weights: they are read from the case's .pt2, whose
+# path relative to the repository root is written to weights.txt (the GPU
+# machine has the repository).
 #   test/gpu/pack.sh BUILD_DIR OUT_DIR [--gpu-arch=sm_NN] [CORPUS_DIR]...
 # CORPUS_DIRs default to test/data/corpus (e.g. add ../shared/corpus for the
 # larger cases).
@@ -36,14 +39,15 @@ for case_dir in $(for c in "${corpora[@]}"; do ls -d "$c"/*/; done); do
     dst="$out/models/$name"
     mkdir -p "$dst"
     # Cases the CPU path cannot compile either (e.g. an op only a plugin provides) are left out.
-    if ! "$build/bin/kiln-compile" "$case_dir/$variant.pt2" --cpu=x86-64-v2 -o "$dst/cpu.so" 2>/dev/null; then
+    if ! "$build/bin/kiln-compile" "$case_dir/$variant.pt2" --weights=external --cpu=x86-64-v2 -o "$dst/cpu.so" 2>/dev/null; then
       echo "pack: $name does not compile for the CPU either; left out"; rm -rf "$dst"; continue
     fi
-    if ! "$build/bin/kiln-compile" "$case_dir/$variant.pt2" --target=cuda "$arch" -o "$dst/cuda.so" \
+    if ! "$build/bin/kiln-compile" "$case_dir/$variant.pt2" --weights=external --target=cuda "$arch" -o "$dst/cuda.so" \
         2>"$dst/compile-error.txt"; then
       echo "pack: $name FAILS to compile for CUDA:"; cat "$dst/compile-error.txt"; continue
     fi
     rm -f "$dst/compile-error.txt"
+    realpath --relative-to="$src" "$case_dir/$variant.pt2" > "$dst/weights.txt"
     cp "$case_dir"/input*.npy "$case_dir"/output*.npy "$dst/"
     compiled=$((compiled + 1))
   done

@@ -44,6 +44,11 @@ struct CPUCodegenOptions {
   /// Target CPU ("native" = the host's CPU and features).
   std::string cpu = "native";
   unsigned optLevel = 3;
+  /// Code generation level (0: fast instruction selection and register
+  /// allocation), independent of the IR optimisation level above.
+  unsigned codegenOptLevel = 3;
+  /// Run LLVM's loop and SLP vectorizers (at any optLevel).
+  bool vectorize = true;
 };
 
 /// Optimizes `module` and writes an ELF object to `objPath`.

@@ -87,7 +87,9 @@ mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
   TargetOptions topts;
   std::unique_ptr<TargetMachine> tm(target->createTargetMachine(
       triple, cpu, features, topts, Reloc::PIC_, std::nullopt,
-      options.optLevel >= 3 ? CodeGenOptLevel::Aggressive : CodeGenOptLevel::Default));
+      options.codegenOptLevel >= 3   ? CodeGenOptLevel::Aggressive
+      : options.codegenOptLevel == 0 ? CodeGenOptLevel::None
+                                     : CodeGenOptLevel::Default));
   if (!tm) {
     error = "cannot create a target machine for " + triple.str() + " / " + cpu;
     return mlir::failure();
@@ -101,7 +103,7 @@ mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
     CGSCCAnalysisManager cgam;
     ModuleAnalysisManager mam;
     PipelineTuningOptions pto;
-    pto.LoopVectorization = pto.SLPVectorization = true;
+    pto.LoopVectorization = pto.SLPVectorization = options.vectorize;
     pto.LoopUnrolling = false;
     PassBuilder pb(tm.get(), pto);
     pb.registerModuleAnalyses(mam);
