@@ -2,7 +2,7 @@
 //
 // kiln-compile INPUT(.pt2|.mlir) -o OUT [--target=cpu|cuda] [--emit=so|obj|mlir|llvm]
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
-//              [--gpu-arch=sm_NN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-toolkit=DIR]
+//              [--gpu-arch=sm_NN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-toolkit=DIR] [--grad]
 //
 // The output is written to a temporary file beside OUT and renamed into place
 // only when every stage succeeded; `-o -` writes to stdout. With --emit=mlir,
@@ -12,6 +12,9 @@
 #include "kiln/Compiler/CompileMain.h"
 
 #include "ATen/IR/ATenDialect.h"
+#include "ATen/Transforms/Passes.h"
+#include "kiln/Conversion/AutogradToATen.h"
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Import/GraphImporter.h"
 #include "kiln/Import/RuntimeOps.h"
 #include "kiln/Pipelines/Pipelines.h"
@@ -31,6 +34,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -166,6 +170,12 @@ int kilnCompileMain(int argc, char **argv) {
                                    cl::init("embed"), cl::cat(cat));
   cl::opt<std::string> dumpDir("dump-dir", cl::desc("Write the IR after import and each pass"),
                                cl::value_desc("DIR"), cl::cat(cat));
+  cl::opt<bool> grad("grad",
+                     cl::desc("Compile the value and gradient: the entry takes the inputs plus one "
+                              "cotangent per output and returns the outputs, then the gradient of "
+                              "every floating-point user input, then of every parameter "
+                              "(docs/autograd.md)"),
+                     cl::cat(cat));
   cl::opt<bool> timing("timing", cl::desc("Print the time of each stage and pass"),
                        cl::cat(cat));
   cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
@@ -282,6 +292,34 @@ int kilnCompileMain(int argc, char **argv) {
   func::FuncOp entry = findEntry(*module);
   if (!entry)
     return fail("'" + input + "' must have exactly one public function with a body");
+
+  // --grad: differentiate the entry in the aten dialect (autograd.vjp, then
+  // autograd-differentiate) after the composites are decomposed, so each
+  // reverse rule sees one form of an op.
+  if (grad) {
+    TimingScope t = root.nest("differentiate");
+    PassManager pre(&ctx);
+    pre.enableTiming(t);
+    pre.nest<func::FuncOp>().addPass(createCanonicalizerPass());
+    pre.nest<func::FuncOp>().addPass(aten::createATenDecomposeComposites());
+    if (failed(pre.run(*module)))
+      return fail("compilation of '" + input + "' failed (see the errors above)");
+    auto gradEntry = buildGradEntry(*module, entry);
+    if (failed(gradEntry))
+      return kExitBadInput;
+    entry = *gradEntry;
+    PassManager pm(&ctx);
+    pm.enableTiming(t);
+    pm.addPass(createAutogradDifferentiate());
+    pm.addPass(createSymbolDCEPass());
+    pm.nest<func::FuncOp>().addPass(createCanonicalizerPass());
+    pm.nest<func::FuncOp>().addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return fail("cannot differentiate '" + input + "' (see the errors above)");
+    dumpStage(dumpDir, dumpCounter, "grad.mlir", [&](llvm::raw_ostream &os) {
+      module->print(os, OpPrintingFlags().enableDebugInfo(true, true));
+    });
+  }
 
   // Write to a temporary beside the output; rename only on success. "-" means
   // stdout: write a temporary elsewhere, then copy it out.

@@ -3,6 +3,8 @@
 
 #include "ATen/IR/ATenDialect.h"
 #include "ATen/Transforms/Passes.h"
+#include "Autograd/IR/AutogradDialect.h"
+#include "Autograd/Rules/Rules.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Transforms/Passes.h"
@@ -40,12 +42,14 @@
 #endif
 
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<aten::ATenDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
+  registry.insert<aten::ATenDialect, autograd::AutogradDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::tensor::TensorDialect, mlir::linalg::LinalgDialect,
                   mlir::math::MathDialect, mlir::affine::AffineDialect,
                   mlir::scf::SCFDialect, mlir::memref::MemRefDialect,
                   mlir::bufferization::BufferizationDialect, mlir::cf::ControlFlowDialect,
                   mlir::LLVM::LLVMDialect, mlir::gpu::GPUDialect>();
+  // Derivative rules of the aten ops (dialects/Autograd/Rules).
+  autograd::registerATenGradientRules(registry);
   // Bufferization and deallocation models of the upstream dialects kiln lowers to.
   mlir::arith::registerBufferizableOpInterfaceExternalModels(registry);
   mlir::arith::registerBufferDeallocationOpInterfaceExternalModels(registry);

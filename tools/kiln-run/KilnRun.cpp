@@ -22,7 +22,8 @@
 namespace kiln::run {
 
 std::string usage() {
-  return R"(usage: kiln-run MODEL.so [--input F.npy]... [--output-dir DIR] [--expect F.npy]...
+  return R"(usage: kiln-run MODEL.so [--input F.npy]... [--cotangent F.npy]... [--output-dir DIR]
+                [--expect F.npy]... [--expect-grads DIR]
                 [--rtol R] [--atol A] [--torch-tolerances] [--runs N] [--bench N]
                 [--weights F.pt2] [--plugin LIB.so]... [--device cpu|cuda]
                 [--no-cuda-graphs]
@@ -32,7 +33,15 @@ Runs a compiled kiln model on .npy inputs. A .pt2 archive runs eagerly instead:
 op by op through the runtime's dispatcher, the reference to compare a compiled
 model with when bisecting numerical problems.
   --input F.npy      one per model input, in order
-  --output-dir DIR   write output{i}.npy there (created if needed)
+  --cotangent F.npy  a model compiled with kiln-compile --grad: one per model
+                     output, the seeds of its backward pass (passed after the
+                     --input tensors)
+  --output-dir DIR   write output{i}.npy there (created if needed); the
+                     gradients of a --grad model go to DIR/grads/<name>.npy
+                     (input{i}.npy, <parameter name>.npy)
+  --expect-grads DIR a --grad model: compare every gradient with DIR/<name>.npy
+                     (a corpus grads/ folder; its cotangent{i}.npy are seeds,
+                     and every other .npy there must be a gradient of the model)
   --expect F.npy     one per model output, in order: compare, printing the max
                      absolute and relative error; an element matches when
                      |actual - expected| <= atol + rtol * |expected| (NaN == NaN)
@@ -103,6 +112,8 @@ Options parseArgs(const std::vector<std::string> &args) {
     if (a == "--help" || a == "-h") o.help = true;
     else if (a == "--input") o.inputs.push_back(next());
     else if (a == "--expect") o.expects.push_back(next());
+    else if (a == "--cotangent") o.cotangents.push_back(next());
+    else if (a == "--expect-grads") o.expectGrads = next();
     else if (a == "--plugin") o.plugins.push_back(next());
     else if (a == "--output-dir") o.outputDir = next();
     else if (a == "--weights") o.weights = next();
@@ -199,6 +210,9 @@ public:
   size_t numOutputs() const override { return outputs_.size(); }
   std::string inputName(size_t i) const override { return name(i, "input", inputs_[i]); }
   std::string outputName(size_t i) const override { return name(i, "output", outputs_[i]); }
+  std::string outputLabel(size_t i) const override {
+    return outputs_[i].name ? outputs_[i].name : "";
+  }
   DType inputDType(size_t i) const override { return (DType)inputs_[i].dtype; }
 
   std::vector<Tensor> run(const std::vector<Tensor> &inputs) override {
@@ -606,13 +620,33 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     return kExitOk;
   }
   std::unique_ptr<Executable> exe = openExecutable(o);
+  // A --grad model's gradients are the outputs named grads/<name>; its
+  // cotangents are its last inputs, one per other output.
+  const std::string gradPrefix = "grads/";
+  std::vector<bool> isGrad(exe->numOutputs());
+  size_t numGrads = 0;
+  for (size_t i = 0; i < exe->numOutputs(); ++i)
+    numGrads += isGrad[i] = exe->outputLabel(i).rfind(gradPrefix, 0) == 0;
+  if (!o.cotangents.empty() || !o.expectGrads.empty()) {
+    if (!numGrads)
+      usageError("'" + o.model + "' has no gradient outputs: --cotangent and --expect-grads need a "
+                 "model compiled with kiln-compile --grad");
+    size_t primal = exe->numOutputs() - numGrads;
+    if (o.cotangents.size() != primal)
+      usageError("'" + o.model + "' has " + std::to_string(primal) + " output(s), got " +
+                 std::to_string(o.cotangents.size()) + " --cotangent");
+    o.inputs.insert(o.inputs.end(), o.cotangents.begin(), o.cotangents.end());
+  }
   if (o.inputs.size() != exe->numInputs()) {
     std::string msg = "'" + o.model + "' takes " + std::to_string(exe->numInputs()) + " input(s), got " +
                       std::to_string(o.inputs.size()) + " --input";
     for (size_t i = 0; i < exe->numInputs(); ++i) msg += "\n  " + exe->inputName(i);
     usageError(msg);
   }
-  if (!o.expects.empty() && o.expects.size() != exe->numOutputs())
+  // A --grad model's --expect may list its outputs only (the gradients are
+  // then checked with --expect-grads).
+  if (!o.expects.empty() && o.expects.size() != exe->numOutputs() &&
+      !(numGrads && o.expects.size() == exe->numOutputs() - numGrads))
     usageError("'" + o.model + "' has " + std::to_string(exe->numOutputs()) + " output(s), got " +
                std::to_string(o.expects.size()) + " --expect");
 
@@ -643,8 +677,13 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     std::error_code ec;
     std::filesystem::create_directories(o.outputDir, ec);
     if (ec) usageError("cannot create --output-dir '" + o.outputDir + "': " + ec.message());
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string path = (std::filesystem::path(o.outputDir) / ("output" + std::to_string(i) + ".npy")).string();
+    if (numGrads) {
+      std::filesystem::create_directories(std::filesystem::path(o.outputDir) / "grads", ec);
+      if (ec) usageError("cannot create '" + o.outputDir + "/grads': " + ec.message());
+    }
+    for (size_t i = 0, k = 0; i < outputs.size(); ++i) {
+      std::string file = isGrad[i] ? exe->outputLabel(i) + ".npy" : "output" + std::to_string(k++) + ".npy";
+      std::string path = (std::filesystem::path(o.outputDir) / file).string();
       if (outputs[i].dtype() == DType::BFloat16)
         err << "kiln-run: note: " << exe->outputName(i) << " is bf16; written as f32 (NumPy has no bfloat16)\n";
       try {
@@ -667,6 +706,43 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     out << exe->outputName(i) << " vs '" << o.expects[i] << "': " << c.detail << ": "
         << (c.match ? "OK" : "MISMATCH") << "\n";
     if (!c.match) code = kExitMismatch;
+  }
+
+  if (!o.expectGrads.empty()) {
+    std::map<std::string, size_t> byName;
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (isGrad[i]) byName[exe->outputLabel(i).substr(gradPrefix.size())] = i;
+    std::error_code ec;
+    std::vector<std::string> files;
+    for (const auto &entry : std::filesystem::directory_iterator(o.expectGrads, ec))
+      if (entry.path().extension() == ".npy") files.push_back(entry.path().filename().string());
+    if (ec) usageError("cannot read --expect-grads '" + o.expectGrads + "': " + ec.message());
+    std::sort(files.begin(), files.end());
+    size_t compared = 0;
+    for (const std::string &f : files) {
+      std::string stem = f.substr(0, f.size() - 4);
+      if (stem.rfind("cotangent", 0) == 0) continue;
+      std::string path = (std::filesystem::path(o.expectGrads) / f).string();
+      auto it = byName.find(stem);
+      if (it == byName.end()) {
+        out << "'" << path << "': the model has no gradient named '" << stem << "': MISMATCH\n";
+        code = kExitMismatch;
+        continue;
+      }
+      Tensor expected;
+      try {
+        expected = readNpy(path);
+      } catch (const NpyError &e) {
+        usageError(std::string("--expect-grads ") + e.what());
+      }
+      Comparison c = compareTensors(outputs[it->second], expected, o.rtol, o.atol);
+      out << exe->outputName(it->second) << " vs '" << path << "': " << c.detail << ": "
+          << (c.match ? "OK" : "MISMATCH") << "\n";
+      if (!c.match) code = kExitMismatch;
+      ++compared;
+    }
+    if (!compared)
+      usageError("--expect-grads '" + o.expectGrads + "' holds no gradient (.npy other than cotangent*)");
   }
 
   if (o.bench > 0) {

@@ -34,6 +34,8 @@ private:
 struct Options {
   std::string model;
   std::vector<std::string> inputs, expects, plugins;
+  std::vector<std::string> cotangents;  ///< --cotangent: inputs after --input (a --grad model)
+  std::string expectGrads;              ///< --expect-grads DIR
   std::string outputDir, weights;
   std::string device;  ///< --device: "cpu", "cuda", or empty for the model's own
   bool cudaGraphs = true;  ///< off with --no-cuda-graphs
@@ -61,6 +63,8 @@ public:
   virtual std::string inputName(size_t i) const = 0;
   virtual std::string outputName(size_t i) const = 0;
   virtual DType inputDType(size_t i) const = 0;
+  /// The output's name in the model ("grads/l1.weight"); empty if it has none.
+  virtual std::string outputLabel(size_t i) const { return ""; }
   /// Throws RunError with the exit code the failure maps to.
   virtual std::vector<Tensor> run(const std::vector<Tensor> &inputs) = 0;
   /// Times `n` runs after `warmup` untimed ones; milliseconds per run. The

@@ -21,5 +21,6 @@ include "ATenReductionOps.td"
 include "ATenShapeOps.td"
 include "ATenIndexingOps.td"
 include "ATenRuntimeOps.td"
+include "ATenBackwardOps.td"
 
 #endif // KILN_ATEN_OPS

@@ -13,6 +13,8 @@ void populatePoolingPatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
+/// The gradient ops reverse-mode differentiation produces (ATenBackwardOps.td).
+void populateBackwardPatterns(mlir::RewritePatternSet &patterns);
 /// aten.call_runtime on tensors -> its buffer form (to_buffer / to_tensor around it).
 void populateRuntimeCallPatterns(mlir::RewritePatternSet &patterns);
 /// All of the above.

@@ -50,4 +50,36 @@ def LowerRuntimeCalls : Pass<"kiln-lower-runtime-calls", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def AutogradDifferentiate : Pass<"autograd-differentiate", "::mlir::ModuleOp"> {
+  let summary = "Rewrite autograd transforms into plain aten code";
+  let description = [{
+    Each `autograd.vjp` / `autograd.grad` becomes its callee's body inlined at
+    the op (the forward), then the reverse sweep: from the last op to the
+    first, every op with a result that carries a gradient and an operand that
+    depends on a differentiated argument asks its `DifferentiableOpInterface`
+    reverse rule for the operand cotangents, which add up per value. Only
+    floating-point tensors carry gradients; `autograd.stop_gradient` blocks
+    them. `autograd.jvp` inlines the callee and computes each op's tangent
+    with its forward rule. An op with no rule is an error at its location
+    (the user's Python line) naming the op. Finally every
+    `autograd.stop_gradient` is replaced by its operand.
+
+    Before:
+    ```mlir
+    func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = aten.relu %x : tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+    %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : ...
+    ```
+    After:
+    ```mlir
+    %y = aten.relu %x : tensor<4xf32>
+    %gx = aten.threshold_backward %c, %x {threshold = 0.0 : f64} : ...
+    ```
+  }];
+  let dependentDialects = ["::kiln::aten::ATenDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // KILN_CONVERSION_PASSES

@@ -27,6 +27,7 @@ void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
   populateReductionPatterns(patterns);
   populateDataMovementPatterns(patterns);
   populateIndexingPatterns(patterns);
+  populateBackwardPatterns(patterns);
   populateRuntimeCallPatterns(patterns);
 }
 

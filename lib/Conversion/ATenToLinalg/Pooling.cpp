@@ -68,6 +68,91 @@ struct MaxPool2dLowering : OpConversionPattern<MaxPool2dOp> {
   }
 };
 
+/// Max pooling that also returns, per window, the flat offset h * W + w of
+/// its maximum in the input plane: the first maximum in window order, a NaN
+/// wins (as ATen's CPU kernel); padding is never chosen.
+struct MaxPool2dWithIndicesLowering : OpConversionPattern<MaxPool2dWithIndicesOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MaxPool2dWithIndicesOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getSelf();
+    bool unbatched = cast<RankedTensorType>(input.getType()).getRank() == 3;
+    if (unbatched)
+      input = expandBatch(rewriter, loc, input);
+    auto inTy = cast<RankedTensorType>(input.getType());
+    Type elem = inTy.getElementType();
+    if (!isa<FloatType>(elem))
+      return rewriter.notifyMatchFailure(op, "integer max pooling is not lowered yet");
+    ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(), p = op.getPadding(),
+                      dl = op.getDilation();
+    auto resTy = cast<RankedTensorType>(op.getResult().getType());
+    SmallVector<OpFoldResult> inSizes = getSizes(rewriter, loc, input);
+    SmallVector<OpFoldResult> outSizes{inSizes[0], inSizes[1]};
+    for (int i = 0; i < 2; ++i) {
+      int64_t o = resTy.getDimSize(resTy.getRank() - 2 + i);
+      if (o == ShapedType::kDynamic && op.getCeilMode())
+        return rewriter.notifyMatchFailure(op, "ceil_mode pooling needs static spatial dims");
+      outSizes.push_back(o != ShapedType::kDynamic
+                             ? OpFoldResult(rewriter.getIndexAttr(o))
+                             : windowOutputSize(rewriter, loc, inSizes[2 + i], k[i], s[i], p[i],
+                                                p[i], dl[i]));
+    }
+    Value inDims[2] = {getValueOrCreateConstantIndexOp(rewriter, loc, inSizes[2]),
+                       getValueOrCreateConstantIndexOp(rewriter, loc, inSizes[3])};
+    Value vInit = filledTensor(rewriter, loc, outSizes, elem,
+                               -std::numeric_limits<double>::infinity());
+    Value iInit = filledTensor(rewriter, loc, outSizes, rewriter.getI64Type(), -1.0);
+    Value taps = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{k[0], k[1]}, elem);
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap out = AffineMap::getMultiDimMapWithTargets(6, {0, 1, 2, 3}, ctx);
+    SmallVector<AffineMap> maps{AffineMap::getMultiDimMapWithTargets(6, {4, 5}, ctx), out, out};
+    SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+    iters.append(2, utils::IteratorType::reduction);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{vInit.getType(), iInit.getType()}, ValueRange{taps},
+        ValueRange{vInit, iInit}, maps, iters, [&](OpBuilder &b, Location l, ValueRange a) {
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value valid = arith::ConstantIntOp::create(b, l, 1, 1);
+          SmallVector<Value> pos;
+          for (int i = 0; i < 2; ++i) {
+            Value o = linalg::IndexOp::create(b, l, 2 + i), t = linalg::IndexOp::create(b, l, 4 + i);
+            Value at = arith::SubIOp::create(
+                b, l,
+                arith::AddIOp::create(
+                    b, l, arith::MulIOp::create(b, l, o, arith::ConstantIndexOp::create(b, l, s[i])),
+                    arith::MulIOp::create(b, l, t, arith::ConstantIndexOp::create(b, l, dl[i]))),
+                arith::ConstantIndexOp::create(b, l, p[i]));
+            Value ok = arith::AndIOp::create(
+                b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, at, zero),
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, at, inDims[i]));
+            valid = arith::AndIOp::create(b, l, valid, ok);
+            pos.push_back(arith::SelectOp::create(b, l, ok, at, zero));
+          }
+          Value v = tensor::ExtractOp::create(
+              b, l, input,
+              ValueRange{linalg::IndexOp::create(b, l, 0), linalg::IndexOp::create(b, l, 1), pos[0],
+                         pos[1]});
+          Value flat = arith::IndexCastOp::create(
+              b, l, b.getI64Type(),
+              arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, pos[0], inDims[1]), pos[1]));
+          Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[2],
+                                              arith::ConstantIntOp::create(b, l, -1, 64));
+          Value better = arith::OrIOp::create(
+              b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, v, a[1]),
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, v, v));
+          Value take = arith::AndIOp::create(b, l, valid, arith::OrIOp::create(b, l, first, better));
+          linalg::YieldOp::create(b, l,
+                                  ValueRange{arith::SelectOp::create(b, l, take, v, a[1]),
+                                             arith::SelectOp::create(b, l, take, flat, a[2])});
+        });
+    Value vals = finishSpatial(rewriter, loc, generic.getResult(0), op.getResult().getType(), unbatched);
+    Value inds = finishSpatial(rewriter, loc, generic.getResult(1), op.getIndices().getType(), unbatched);
+    rewriter.replaceOp(op, {vals, inds});
+    return success();
+  }
+};
+
 /// Adaptive average pooling. Window i along a dim of size H with O outputs
 /// spans [floor(i*H/O), ceil((i+1)*H/O)), as ATen defines it. When H is a
 /// static multiple of O every window has the same size: a sum pool and a
@@ -170,5 +255,5 @@ struct AdaptiveAvgPool2dLowering : OpConversionPattern<AdaptiveAvgPool2dOp> {
 } // namespace
 
 void kiln::populatePoolingPatterns(RewritePatternSet &patterns) {
-  patterns.add<MaxPool2dLowering, AdaptiveAvgPool2dLowering>(patterns.getContext());
+  patterns.add<MaxPool2dLowering, MaxPool2dWithIndicesLowering, AdaptiveAvgPool2dLowering>(patterns.getContext());
 }

@@ -1,0 +1,67 @@
+//===- RuleUtils.h - building blocks of the derivative rules ----*- C++ -*-===//
+#ifndef KILN_DIALECTS_AUTOGRAD_RULES_RULEUTILS_H
+#define KILN_DIALECTS_AUTOGRAD_RULES_RULEUTILS_H
+
+#include "ATen/IR/ATenDialect.h"
+#include "Autograd/IR/AutogradDialect.h"
+
+namespace kiln::autograd::rules {
+using namespace mlir;
+
+/// The ranked tensor type of `v`.
+RankedTensorType tensorType(Value v);
+/// A 0-d constant tensor of element type `elem` holding `value`.
+Value scalarTensor(OpBuilder &b, Location loc, Type elem, double value);
+/// Zeros of `like`'s type (dynamic dims taken from `like`).
+Value zerosLike(OpBuilder &b, Location loc, Value like);
+/// `g` summed down to `target`'s type (sum_to_size), or `g` if it has it.
+Value sumTo(OpBuilder &b, Location loc, Value g, Type target);
+/// Elementwise aten ops with broadcasting; the result has the broadcast
+/// shape and `a`'s element type.
+Value add(OpBuilder &b, Location loc, Value a, Value c);
+Value sub(OpBuilder &b, Location loc, Value a, Value c);
+Value mul(OpBuilder &b, Location loc, Value a, Value c);
+Value div(OpBuilder &b, Location loc, Value a, Value c);
+/// `a * factor` (`a` itself when factor is 1).
+Value scale(OpBuilder &b, Location loc, Value a, double factor);
+/// aten.permute.
+Value permute(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm);
+/// aten.view of `v` to `like`'s shape (dynamic sizes read from `like`).
+Value viewAs(OpBuilder &b, Location loc, Value v, Value like);
+/// aten.view of `v` to `shape`, whose dynamic entries come from `dynSizes` in order.
+Value viewTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape, ValueRange dynSizes);
+/// aten.expand of `v` to `like`'s shape.
+Value expandAs(OpBuilder &b, Location loc, Value v, Value like);
+/// `v` flattened to 2-d [prod(leading dims), last dim] (a 1-d `v` becomes [1, n]).
+Value flattenTo2d(OpBuilder &b, Location loc, Value v);
+/// Whether `t` is a tensor of floating-point elements.
+bool isFloatTensor(Type t);
+/// Checks an operand whose cotangent is needed has the result's element type
+/// (a rule cannot yet convert a gradient back to another dtype).
+LogicalResult checkSameElementType(Operation *op, Value operand, Value result);
+
+/// Adapts a family's rule functions to the interface. `Vjp` is
+/// LogicalResult(OpT, OpBuilder &, ArrayRef<Value>, ArrayRef<bool>,
+/// SmallVectorImpl<Value> &); `Jvp` (optional) is LogicalResult(OpT,
+/// OpBuilder &, ArrayRef<Value>, SmallVectorImpl<Value> &).
+template <typename OpT, auto Vjp, auto Jvp = nullptr>
+struct Rule : DifferentiableOpInterface::ExternalModel<Rule<OpT, Vjp, Jvp>, OpT> {
+  LogicalResult buildVjp(Operation *op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                         SmallVectorImpl<Value> &out) const {
+    out.assign(op->getNumOperands(), Value());
+    return Vjp(cast<OpT>(op), b, cts, needed, out);
+  }
+  LogicalResult buildJvp(Operation *op, OpBuilder &b, ArrayRef<Value> tangents,
+                         SmallVectorImpl<Value> &out) const {
+    out.assign(op->getNumResults(), Value());
+    if constexpr (Jvp == nullptr)
+      return op->emitError("cannot differentiate '")
+             << op->getName() << "' in forward mode: it has no tangent rule";
+    else
+      return Jvp(cast<OpT>(op), b, tangents, out);
+  }
+};
+
+} // namespace kiln::autograd::rules
+
+#endif

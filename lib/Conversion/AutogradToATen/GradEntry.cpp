@@ -1,0 +1,116 @@
+//===- GradEntry.cpp - the value-and-gradient entry of kiln-compile --grad ===//
+#include "kiln/Conversion/AutogradToATen.h"
+
+#include "Autograd/IR/AutogradDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+
+namespace {
+bool isFloatTensor(Type t) {
+  auto tt = dyn_cast<RankedTensorType>(t);
+  return tt && isa<FloatType>(tt.getElementType());
+}
+} // namespace
+
+FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry) {
+  MLIRContext *ctx = module.getContext();
+  FunctionType ft = entry.getFunctionType();
+  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+    if (entry.getResultAttr(i, "kiln.update"))
+      return entry.emitError("--grad of a program that writes into its buffers or inputs is "
+                             "not supported yet (result ")
+             << i << " updates state)";
+    if (!isFloatTensor(ft.getResult(i)))
+      return entry.emitError("--grad needs floating-point outputs; output ")
+             << i << " is " << ft.getResult(i);
+  }
+  std::string name = entry.getName().str();
+  OpBuilder b(ctx);
+  b.setInsertionPoint(entry);
+
+  // The gradient entry: the same arguments, then one cotangent per output.
+  SmallVector<Type> argTypes(ft.getInputs());
+  argTypes.append(ft.getResults().begin(), ft.getResults().end());
+  SmallVector<int64_t> wrtInputs, wrtParams;
+  SmallVector<std::string> inputGradNames;
+  int64_t userInput = 0;
+  for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
+    auto kind = entry.getArgAttrOfType<StringAttr>(i, "kiln.kind");
+    StringRef k = kind ? kind.getValue() : "input";
+    if (k == "input") {
+      if (isFloatTensor(ft.getInput(i))) {
+        wrtInputs.push_back(i);
+        inputGradNames.push_back("grads/input" + std::to_string(userInput));
+      }
+      ++userInput;
+    } else if (k == "param" && isFloatTensor(ft.getInput(i))) {
+      wrtParams.push_back(i);
+    }
+  }
+  SmallVector<int64_t> wrt(wrtParams);
+  wrt.append(wrtInputs);
+  llvm::sort(wrt);
+  SmallVector<Type> resultTypes(ft.getResults());
+  for (int64_t i : wrtInputs)
+    resultTypes.push_back(ft.getInput(i));
+  for (int64_t i : wrtParams)
+    resultTypes.push_back(ft.getInput(i));
+
+  auto gradFn = func::FuncOp::create(b, entry.getLoc(), name, b.getFunctionType(argTypes, resultTypes));
+  for (unsigned i = 0; i < ft.getNumInputs(); ++i)
+    gradFn.setArgAttrs(i, entry.getArgAttrDict(i));
+  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+    auto rt = cast<RankedTensorType>(ft.getResult(i));
+    SmallVector<Attribute> dims;
+    for (int64_t d : rt.getShape())
+      dims.push_back(d == ShapedType::kDynamic ? Attribute(b.getStringAttr("?"))
+                                               : Attribute(b.getI64IntegerAttr(d)));
+    unsigned a = ft.getNumInputs() + i;
+    gradFn.setArgAttr(a, "bufferization.writable", b.getBoolAttr(false));
+    gradFn.setArgAttr(a, "kiln.dims", b.getArrayAttr(dims));
+    gradFn.setArgAttr(a, "kiln.kind", b.getStringAttr("input"));
+    gradFn.setArgAttr(a, "kiln.name", b.getStringAttr("cotangent" + std::to_string(i)));
+    gradFn.setResultAttrs(i, entry.getResultAttrDict(i));
+  }
+  unsigned r = ft.getNumResults();
+  for (auto [k, i] : llvm::enumerate(wrtInputs))
+    gradFn.setResultAttr(r++, "kiln.name", b.getStringAttr(inputGradNames[k]));
+  for (int64_t i : wrtParams) {
+    auto pname = entry.getArgAttrOfType<StringAttr>(i, "kiln.name");
+    gradFn.setResultAttr(r++, "kiln.name",
+                         b.getStringAttr("grads/" + (pname ? pname.str() : "arg" + std::to_string(i))));
+  }
+
+  // The original body becomes the private primal function.
+  SymbolTable symbols(module);
+  entry.setPrivate();
+  if (failed(symbols.rename(entry, name + "_primal")))
+    return entry.emitError("cannot rename the entry to '") << name << "_primal'";
+  Block *body = gradFn.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  ValueRange args = body->getArguments();
+  SmallVector<Type> vjpTypes(ft.getResults());
+  for (int64_t i : wrt)
+    vjpTypes.push_back(ft.getInput(i));
+  auto vjp = autograd::VjpOp::create(b, entry.getLoc(), vjpTypes,
+                                     FlatSymbolRefAttr::get(entry.getSymNameAttr()),
+                                     args.take_front(ft.getNumInputs()),
+                                     args.drop_front(ft.getNumInputs()),
+                                     b.getDenseI64ArrayAttr(wrt));
+  // vjp gives gradients in argument order; the entry lists inputs first.
+  SmallVector<Value> rets(vjp.getResults().take_front(ft.getNumResults()));
+  auto gradOf = [&](int64_t arg) {
+    return vjp.getResult(ft.getNumResults() + (llvm::find(wrt, arg) - wrt.begin()));
+  };
+  for (int64_t i : wrtInputs)
+    rets.push_back(gradOf(i));
+  for (int64_t i : wrtParams)
+    rets.push_back(gradOf(i));
+  func::ReturnOp::create(b, entry.getLoc(), rets);
+  // Keep the entry's place first in the module for readers of the IR.
+  gradFn->moveBefore(entry);
+  return gradFn;
+}

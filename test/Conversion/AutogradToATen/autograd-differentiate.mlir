@@ -1,0 +1,93 @@
+// RUN: kiln-opt %s -split-input-file -autograd-differentiate -symbol-dce | FileCheck %s
+
+// Reverse mode: the forward inlined, then each op's reverse rule from the
+// last op to the first.
+func.func private @mlp(%x: tensor<8x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32> {
+  %0 = aten.linear %x, %w, %b : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+  %1 = aten.relu %0 : tensor<8x16xf32>
+  return %1 : tensor<8x16xf32>
+}
+// CHECK-LABEL: func.func @vjp(
+// CHECK-SAME: %[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<16x64xf32>, %[[B:.*]]: tensor<16xf32>, %[[C:.*]]: tensor<8x16xf32>)
+// CHECK: %[[Y0:.*]] = aten.linear %[[X]], %[[W]], %[[B]]
+// CHECK: %[[Y:.*]] = aten.relu %[[Y0]]
+// CHECK: %[[G:.*]] = aten.threshold_backward %[[C]], %[[Y0]]
+// CHECK: %[[GW0:.*]] = aten.permute %[[G]] {dims = array<i64: 1, 0>}
+// CHECK: %[[XT:.*]] = aten.permute %[[X]] {dims = array<i64: 1, 0>}
+// CHECK: %[[GW:.*]] = aten.linear %[[GW0]], %[[XT]] : (tensor<16x8xf32>, tensor<64x8xf32>) -> tensor<16x64xf32>
+// CHECK: %[[GB:.*]] = aten.sum_to_size %[[G]] : (tensor<8x16xf32>) -> tensor<16xf32>
+// CHECK: return %[[Y]], %[[GW]], %[[GB]]
+func.func @vjp(%x: tensor<8x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32>, %c: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16x64xf32>, tensor<16xf32>) {
+  %y, %gw, %gb = autograd.vjp @mlp(%x, %w, %b) cotangents(%c) wrt [1, 2]
+      : (tensor<8x64xf32>, tensor<16x64xf32>, tensor<16xf32>), (tensor<8x16xf32>) -> tensor<8x16xf32>, tensor<16x64xf32>, tensor<16xf32>
+  return %y, %gw, %gb : tensor<8x16xf32>, tensor<16x64xf32>, tensor<16xf32>
+}
+
+// -----
+
+// A value read twice gets the sum of both cotangents; a broadcast operand's
+// cotangent is summed down to its shape; stop_gradient blocks the flow; an
+// argument the result does not depend on gets zeros.
+func.func private @f(%x: tensor<4x3xf32>, %s: tensor<3xf32>, %u: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = aten.mul_tensor %x, %s : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %d = autograd.stop_gradient %x : tensor<4x3xf32>
+  %1 = aten.add_tensor %0, %x {alpha = 2.0 : f64} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %2 = aten.mul_tensor %1, %d : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %2 : tensor<4x3xf32>
+}
+// CHECK-LABEL: func.func @accumulate(
+// CHECK-SAME: %[[X:.*]]: tensor<4x3xf32>, %[[S:.*]]: tensor<3xf32>, %[[U:.*]]: tensor<4x3xf32>, %[[C:.*]]: tensor<4x3xf32>)
+// CHECK-NOT: autograd.
+// CHECK: %[[G1:.*]] = aten.mul_tensor %[[C]], %[[X]]
+// CHECK: %[[TWO:.*]] = arith.constant dense<2.000000e+00> : tensor<f32>
+// CHECK: %[[GX2:.*]] = aten.mul_tensor %[[G1]], %[[TWO]]
+// CHECK: %[[GX1:.*]] = aten.mul_tensor %[[G1]], %[[S]]
+// CHECK: %[[GS0:.*]] = aten.mul_tensor %[[G1]], %[[X]]
+// CHECK: %[[GS:.*]] = aten.sum_to_size %[[GS0]] : (tensor<4x3xf32>) -> tensor<3xf32>
+// CHECK: %[[GX:.*]] = aten.add_tensor %[[GX2]], %[[GX1]]
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<4x3xf32>
+// CHECK: return %{{.*}}, %[[GX]], %[[GS]], %[[Z]]
+func.func @accumulate(%x: tensor<4x3xf32>, %s: tensor<3xf32>, %u: tensor<4x3xf32>, %c: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>) {
+  %y, %gx, %gs, %gu = autograd.vjp @f(%x, %s, %u) cotangents(%c) wrt [0, 1, 2]
+      : (tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>), (tensor<4x3xf32>) -> tensor<4x3xf32>, tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>
+  return %y, %gx, %gs, %gu : tensor<4x3xf32>, tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// autograd.grad seeds the reverse sweep with 1.
+func.func private @loss(%x: tensor<4xf32>) -> tensor<f32> {
+  %0 = aten.mean_dim %x : (tensor<4xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+// CHECK-LABEL: func.func @grad(
+// CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[V:.*]] = aten.view %[[ONE]][1] : tensor<f32> -> tensor<1xf32>
+// CHECK: %[[E:.*]] = aten.expand %[[V]][4] : tensor<1xf32> -> tensor<4xf32>
+// CHECK: %[[Q:.*]] = arith.constant dense<2.500000e-01> : tensor<f32>
+// CHECK: %[[G:.*]] = aten.mul_tensor %[[E]], %[[Q]]
+// CHECK: return %{{.*}}, %[[G]]
+func.func @grad(%x: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
+  %v, %g = autograd.grad @loss(%x) wrt [0] : (tensor<4xf32>) -> tensor<f32>, tensor<4xf32>
+  return %v, %g : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
+// Forward mode: each op's tangent rule, in program order.
+func.func private @h(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = aten.mul_tensor %x, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = aten.relu %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @jvp(
+// CHECK-SAME: %[[X:.*]]: tensor<4xf32>, %[[W:.*]]: tensor<4xf32>, %[[T:.*]]: tensor<4xf32>)
+// CHECK: %[[M:.*]] = aten.mul_tensor %[[X]], %[[W]]
+// CHECK: %[[TM:.*]] = aten.mul_tensor %[[T]], %[[W]]
+// CHECK: %[[Y:.*]] = aten.relu %[[M]]
+// CHECK: %[[TY:.*]] = aten.threshold_backward %[[TM]], %[[M]]
+// CHECK: return %[[Y]], %[[TY]]
+func.func @jvp(%x: tensor<4xf32>, %w: tensor<4xf32>, %t: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y, %ty = autograd.jvp @h(%x, %w) tangents(%t) wrt [0] : (tensor<4xf32>, tensor<4xf32>), (tensor<4xf32>) -> tensor<4xf32>, tensor<4xf32>
+  return %y, %ty : tensor<4xf32>, tensor<4xf32>
+}

@@ -1,0 +1,38 @@
+// RUN: kiln-opt %s -split-input-file -autograd-differentiate -verify-diagnostics
+
+// An op with no reverse rule on the gradient's path is an error at the op.
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.flip': kiln has no reverse rule for it}}
+  %0 = aten.flip %x {dims = array<i64: 0>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @g(%x: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<4xf32>), (tensor<4xf32>) -> tensor<4xf32>, tensor<4xf32>
+  return %y, %gx : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// ... and in forward mode, for an op with no tangent rule.
+func.func private @f(%x: tensor<2x2x4x4xf32>) -> tensor<2x2x2x2xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.max_pool2d' in forward mode: it has no tangent rule}}
+  %0 = aten.max_pool2d %x {dilation = array<i64: 1, 1>, kernel_size = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<2x2x4x4xf32>) -> tensor<2x2x2x2xf32>
+  return %0 : tensor<2x2x2x2xf32>
+}
+func.func @g(%x: tensor<2x2x4x4xf32>, %t: tensor<2x2x4x4xf32>) -> (tensor<2x2x2x2xf32>, tensor<2x2x2x2xf32>) {
+  %y, %ty = autograd.jvp @f(%x) tangents(%t) wrt [0] : (tensor<2x2x4x4xf32>), (tensor<2x2x4x4xf32>) -> tensor<2x2x2x2xf32>, tensor<2x2x2x2xf32>
+  return %y, %ty : tensor<2x2x2x2xf32>, tensor<2x2x2x2xf32>
+}
+
+// -----
+
+// A rule that cannot handle its operands says why.
+func.func private @f(%x: tensor<2x?xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.mean.dim' over a dynamic dim yet}}
+  %0 = aten.mean_dim %x {dim = array<i64: 1>} : (tensor<2x?xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+func.func @g(%x: tensor<2x?xf32>, %c: tensor<2xf32>) -> (tensor<2xf32>, tensor<2x?xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<2x?xf32>), (tensor<2xf32>) -> tensor<2xf32>, tensor<2x?xf32>
+  return %y, %gx : tensor<2xf32>, tensor<2x?xf32>
+}
