@@ -48,6 +48,10 @@
  * functions of runtime/src/cuda, which the model's host code calls), and
  * its constructor loads its embedded kernels; the loader sets the stream and
  * collects errors around each call (docs/cuda.md).
+ * A model compiled with kiln-compile --grad (docs/autograd.md) uses the same
+ * lines: its cotangents are `arg input cotangent<i>` after the user inputs,
+ * and its gradients are `out grads/input<i>` and `out grads/<param name>`
+ * after the model's outputs.
  * A <dim> is a decimal size, a symbol name declared by `sym`, or `?`
  * (dynamic, no known range). <dtype>: f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool.
  */
