@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -39,6 +40,12 @@ model with when bisecting numerical problems.
   --output-dir DIR   write output{i}.npy there (created if needed); the
                      gradients of a --grad model go to DIR/grads/<name>.npy
                      (input{i}.npy, <parameter name>.npy)
+  --gradcheck        a --grad model whose inputs are all user inputs: run it on
+                     seeded random inputs and cotangents and compare each
+                     gradient grads/input<i> with central differences of
+                     sum(output * cotangent) (step 1e-6, atol 1e-5, rtol 1e-3;
+                     meant for f64 programs)
+  --gradcheck-range LO,HI  the random inputs' range (default -1,1)
   --expect-grads DIR a --grad model: compare every gradient with DIR/<name>.npy
                      (a corpus grads/ folder; its cotangent{i}.npy are seeds,
                      and every other .npy there must be a gradient of the model)
@@ -114,6 +121,17 @@ Options parseArgs(const std::vector<std::string> &args) {
     else if (a == "--expect") o.expects.push_back(next());
     else if (a == "--cotangent") o.cotangents.push_back(next());
     else if (a == "--expect-grads") o.expectGrads = next();
+    else if (a == "--gradcheck") o.gradcheck = true;
+    else if (a == "--gradcheck-range") {
+      std::string v = next();
+      size_t comma = v.find(',');
+      char *e1 = nullptr, *e2 = nullptr;
+      std::string lo = v.substr(0, comma), hi = comma == std::string::npos ? "" : v.substr(comma + 1);
+      o.gradLo = std::strtod(lo.c_str(), &e1);
+      o.gradHi = std::strtod(hi.c_str(), &e2);
+      if (comma == std::string::npos || lo.empty() || hi.empty() || *e1 || *e2 || !(o.gradLo < o.gradHi))
+        usageError("--gradcheck-range expects LO,HI with LO < HI, got '" + v + "'");
+    }
     else if (a == "--plugin") o.plugins.push_back(next());
     else if (a == "--output-dir") o.outputDir = next();
     else if (a == "--weights") o.weights = next();
@@ -214,6 +232,13 @@ public:
     return outputs_[i].name ? outputs_[i].name : "";
   }
   DType inputDType(size_t i) const override { return (DType)inputs_[i].dtype; }
+  DType outputDType(size_t i) const override { return (DType)outputs_[i].dtype; }
+  std::vector<int64_t> inputDims(size_t i) const override {
+    return std::vector<int64_t>(inputs_[i].dims, inputs_[i].dims + inputs_[i].rank);
+  }
+  std::vector<int64_t> outputDims(size_t i) const override {
+    return std::vector<int64_t>(outputs_[i].dims, outputs_[i].dims + outputs_[i].rank);
+  }
 
   std::vector<Tensor> run(const std::vector<Tensor> &inputs) override {
     std::vector<kiln_tensor_t> in = wrap(inputs);
@@ -613,6 +638,88 @@ std::unique_ptr<Executable> openExecutable(const Options &o) {
 
 namespace {
 
+double elementAt(const Tensor &t, int64_t i) {
+  return t.dtype() == DType::Float64 ? t.data<double>()[i] : (double)t.data<float>()[i];
+}
+void setElement(Tensor &t, int64_t i, double v) {
+  if (t.dtype() == DType::Float64) t.data<double>()[i] = v;
+  else t.data<float>()[i] = (float)v;
+}
+
+/// --gradcheck: every grads/input<k> output against central differences of
+/// L = sum_k sum(output_k * cotangent_k), on seeded random inputs.
+int gradcheck(Executable &exe, const Options &o, const std::vector<bool> &isGrad, std::ostream &out) {
+  size_t numGrads = std::count(isGrad.begin(), isGrad.end(), true);
+  size_t primal = exe.numOutputs() - numGrads;
+  size_t userInputs = exe.numInputs() - primal;
+  std::mt19937_64 rng(0);
+  auto randomTensor = [&](const std::vector<int64_t> &dims, DType dt, double lo, double hi,
+                          const std::string &what) {
+    if (dt != DType::Float64 && dt != DType::Float32)
+      usageError("--gradcheck needs floating-point tensors; " + what + " is " + dtypeName(dt));
+    for (int64_t d : dims)
+      if (d < 0) usageError("--gradcheck needs static shapes; " + what + " has a dynamic dim");
+    Tensor t = Tensor::empty(dims, dt);
+    std::uniform_real_distribution<double> u(lo, hi);
+    for (int64_t i = 0; i < t.numel(); ++i) setElement(t, i, u(rng));
+    return t;
+  };
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < userInputs; ++i)
+    inputs.push_back(randomTensor(exe.inputDims(i), exe.inputDType(i), o.gradLo, o.gradHi, exe.inputName(i)));
+  for (size_t k = 0; k < primal; ++k)
+    inputs.push_back(randomTensor(exe.outputDims(k), exe.outputDType(k), -1.0, 1.0, exe.outputName(k)));
+  std::vector<Tensor> analytic = exe.run(inputs);
+  auto loss = [&]() {
+    std::vector<Tensor> outs = exe.run(inputs);
+    double l = 0;
+    for (size_t k = 0; k < primal; ++k) {
+      Tensor y = outs[k].contiguous();
+      for (int64_t i = 0; i < y.numel(); ++i) l += elementAt(y, i) * elementAt(inputs[userInputs + k], i);
+    }
+    return l;
+  };
+  const double h = 1e-6, atol = 1e-5, rtol = 1e-3;
+  int code = kExitOk;
+  size_t checked = 0;
+  for (size_t j = primal; j < exe.numOutputs(); ++j) {
+    std::string label = exe.outputLabel(j);
+    if (label.rfind("grads/input", 0) != 0) continue;
+    size_t k = std::stoul(label.substr(11));
+    Tensor g = analytic[j].contiguous();
+    Tensor &x = inputs[k];
+    double maxErr = 0;
+    int64_t bad = -1;
+    double badA = 0, badN = 0;
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      double v = elementAt(x, i);
+      setElement(x, i, v + h);
+      double lp = loss();
+      setElement(x, i, v - h);
+      double lm = loss();
+      setElement(x, i, v);
+      double n = (lp - lm) / (2 * h), a = elementAt(g, i);
+      double err = std::fabs(a - n);
+      maxErr = std::max(maxErr, err);
+      if (err > atol + rtol * std::fabs(n) && bad < 0) {
+        bad = i;
+        badA = a;
+        badN = n;
+      }
+    }
+    out << "gradcheck " << label << ": " << x.numel() << " elements, max abs error " << maxErr;
+    if (bad >= 0) {
+      out << ", first bad element " << bad << ": analytic " << badA << ", numeric " << badN << ": MISMATCH\n";
+      code = kExitMismatch;
+    } else {
+      out << ": OK\n";
+    }
+    ++checked;
+  }
+  if (!checked) usageError("--gradcheck: '" + o.model + "' has no gradient of a user input (grads/input<i>)");
+  return code;
+}
+
 int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
   Options o = parseArgs(args);
   if (o.help) {
@@ -627,6 +734,12 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   size_t numGrads = 0;
   for (size_t i = 0; i < exe->numOutputs(); ++i)
     numGrads += isGrad[i] = exe->outputLabel(i).rfind(gradPrefix, 0) == 0;
+  if (o.gradcheck) {
+    if (!numGrads)
+      usageError("'" + o.model + "' has no gradient outputs: --gradcheck needs a model compiled with "
+                 "kiln-compile --grad");
+    return gradcheck(*exe, o, isGrad, out);
+  }
   if (!o.cotangents.empty() || !o.expectGrads.empty()) {
     if (!numGrads)
       usageError("'" + o.model + "' has no gradient outputs: --cotangent and --expect-grads need a "

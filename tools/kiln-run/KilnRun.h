@@ -36,6 +36,8 @@ struct Options {
   std::vector<std::string> inputs, expects, plugins;
   std::vector<std::string> cotangents;  ///< --cotangent: inputs after --input (a --grad model)
   std::string expectGrads;              ///< --expect-grads DIR
+  bool gradcheck = false;               ///< --gradcheck: gradients vs central differences
+  double gradLo = -1.0, gradHi = 1.0;   ///< --gradcheck-range LO,HI of the random inputs
   std::string outputDir, weights;
   std::string device;  ///< --device: "cpu", "cuda", or empty for the model's own
   bool cudaGraphs = true;  ///< off with --no-cuda-graphs
@@ -65,6 +67,10 @@ public:
   virtual DType inputDType(size_t i) const = 0;
   /// The output's name in the model ("grads/l1.weight"); empty if it has none.
   virtual std::string outputLabel(size_t i) const { return ""; }
+  /// Static dims of an input / output (-1 for a dynamic dim); empty if unknown.
+  virtual std::vector<int64_t> inputDims(size_t i) const { return {}; }
+  virtual std::vector<int64_t> outputDims(size_t i) const { return {}; }
+  virtual DType outputDType(size_t i) const { return DType::Float32; }
   /// Throws RunError with the exit code the failure maps to.
   virtual std::vector<Tensor> run(const std::vector<Tensor> &inputs) = 0;
   /// Times `n` runs after `warmup` untimed ones; milliseconds per run. The
