@@ -7,6 +7,7 @@ APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22  # compiler
   libtbb-dev libgtest-dev libzip-dev nlohmann-json3-dev                 # libraries
   cmake ninja-build ccache zip unzip                                      # build tools
+  libamdhip64-dev rocm-device-libs                                        # ROCm target (docs/rocm.md)
 )
 # pip requirement : import name : version prefix the module must report ("" = any).
 # nanobind builds the Python package; torch and transformers are what its tests

@@ -39,6 +39,10 @@ tools = [ToolSubst("kiln-opt", unresolved="fatal"),
 # (a CUDA toolkit present); test/Target/CUDA needs it.
 if config.kiln_has_cuda:
     config.available_features.add("cuda-compiler")
+# kiln-compile --target=rocm exists when kiln was built with KILN_ENABLE_ROCM
+# (the ROCm device libraries present); test/Target/ROCm needs it.
+if config.kiln_has_rocm:
+    config.available_features.add("rocm-compiler")
 # The runtime never needs CUDA installed; tests of its no-GPU paths point it
 # at a driver library that does not exist, so they behave the same on a
 # machine with a GPU.

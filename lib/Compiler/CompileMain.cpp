@@ -1,8 +1,9 @@
 //===- CompileMain.cpp - the kiln-compile driver --------------------------===//
 //
-// kiln-compile INPUT(.pt2|.mlir) -o OUT [--target=cpu|cuda] [--emit=so|obj|mlir|llvm]
+// kiln-compile INPUT(.pt2|.mlir) -o OUT [--target=cpu|cuda|rocm] [--emit=so|obj|mlir|llvm]
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
-//              [--gpu-arch=sm_NN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-toolkit=DIR] [--grad]
+//              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-toolkit=DIR]
+//              [--rocm-path=DIR] [--grad]
 //
 // The output is written to a temporary file beside OUT and renamed into place
 // only when every stage succeeded; `-o -` writes to stdout. With --emit=mlir,
@@ -20,6 +21,9 @@
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Registration.h"
 #include "kiln/Target/CPU.h"
+#ifdef KILN_ENABLE_ROCM
+#include "kiln/Target/ROCm.h"
+#endif
 #ifdef KILN_ENABLE_CUDA
 #include "kiln/Target/CUDA.h"
 #endif
@@ -143,11 +147,13 @@ int kilnCompileMain(int argc, char **argv) {
                         cl::desc("List each op of the model: compiled by kiln, or run by "
                                  "the runtime dispatcher, or unsupported, and why"),
                         cl::cat(cat));
-  cl::opt<std::string> target("target", cl::desc("Target: cpu, or cuda (NVIDIA GPUs)"),
+  cl::opt<std::string> target("target",
+                              cl::desc("Target: cpu, cuda (NVIDIA GPUs) or rocm (AMD GPUs)"),
                               cl::init("cpu"), cl::cat(cat));
   cl::opt<std::string> gpuArch("gpu-arch",
-                               cl::desc("GPU architecture for --target=cuda (default sm_90)"),
-                               cl::value_desc("sm_NN"), cl::init("sm_90"), cl::cat(cat));
+                               cl::desc("GPU architecture: sm_NN for --target=cuda (default "
+                                        "sm_90), gfxNNN for --target=rocm (default gfx90a)"),
+                               cl::value_desc("ARCH"), cl::cat(cat));
   cl::opt<std::string> gpuBinary(
       "gpu-binary",
       cl::desc("Kernel code embedded for --target=cuda: fatbin (cubin + PTX, default), cubin, "
@@ -157,6 +163,10 @@ int kilnCompileMain(int argc, char **argv) {
                                    cl::desc("CUDA toolkit for --target=cuda (ptxas, fatbinary, "
                                             "libdevice)"),
                                    cl::value_desc("DIR"), cl::cat(cat));
+  cl::opt<std::string> rocmPath("rocm-path",
+                                cl::desc("ROCm root for --target=rocm (amdgcn/bitcode device "
+                                         "libraries, llvm/bin/ld.lld)"),
+                                cl::value_desc("DIR"), cl::cat(cat));
   cl::opt<EmitKind> emit(
       "emit", cl::desc("What to write"), cl::init(EmitKind::SO),
       cl::values(clEnumValN(EmitKind::SO, "so", "a model shared object (default)"),
@@ -192,14 +202,37 @@ int kilnCompileMain(int argc, char **argv) {
   };
   if (output.empty() && !explain)
     return fail("no output file given (-o OUT)");
+  std::string targets = "cpu";
 #ifdef KILN_ENABLE_CUDA
-  const char *targets = "cpu, cuda";
-#else
-  const char *targets = "cpu; cuda needs a kiln built with KILN_ENABLE_CUDA";
+  targets += ", cuda";
 #endif
-  bool cuda = target == "cuda";
-  if (target != "cpu" && !cuda)
+#ifdef KILN_ENABLE_ROCM
+  targets += ", rocm";
+#endif
+  bool cuda = target == "cuda", rocm = target == "rocm";
+  if (target != "cpu" && !cuda && !rocm)
     return fail("unknown target '" + target + "' (this build supports: " + targets + ")");
+  if (gpuArch.empty())
+    gpuArch = rocm ? "gfx90a" : "sm_90";
+#ifdef KILN_ENABLE_ROCM
+  ROCmPipelineOptions rocmOpts;
+  if (rocm) {
+    std::string err;
+    rocmOpts.chip = gpuArch;
+    rocmOpts.rocmPath = rocmPath.empty() ? defaultROCmPath() : std::string(rocmPath);
+    if (gpuBinary.getNumOccurrences() && gpuBinary != "hsaco")
+      return fail("--gpu-binary=" + gpuBinary + " is not available for --target=rocm (its "
+                  "kernels are always an AMDGPU code object, hsaco)");
+    if (!isValidROCmArch(gpuArch, err) ||
+        !checkROCmPath(rocmOpts.rocmPath, rocmOpts.format, rocmOpts.abi, err))
+      return fail(err);
+  }
+#else
+  if (rocm)
+    return fail("this kiln-compile was built without the ROCm backend (configure with the "
+                "ROCm device libraries installed, or -DKILN_ENABLE_ROCM=ON "
+                "-DKILN_ROCM_PATH=DIR)");
+#endif
 #ifdef KILN_ENABLE_CUDA
   CUDAPipelineOptions cudaOpts;
   if (cuda) {
@@ -371,7 +404,9 @@ int kilnCompileMain(int argc, char **argv) {
   {
     TimingScope t = root.nest("manifest");
     manifest = buildManifest(*module, entry, weights, embed, layout,
-                             cuda ? "cuda " + gpuArch : std::string());
+                             cuda   ? "cuda " + gpuArch
+                             : rocm ? "hip " + gpuArch
+                                    : std::string());
     if (failed(manifest))
       return kExitBadInput;
   }
@@ -390,6 +425,11 @@ int kilnCompileMain(int argc, char **argv) {
 #ifdef KILN_ENABLE_CUDA
     if (cuda)
       buildCUDAPipeline(pm, cudaOpts);
+    else
+#endif
+#ifdef KILN_ENABLE_ROCM
+        if (rocm)
+      buildROCmPipeline(pm, rocmOpts);
     else
 #endif
       buildCPUPipeline(pm);
@@ -411,7 +451,7 @@ int kilnCompileMain(int argc, char **argv) {
   }
   CPUCodegenOptions cg;
   cg.cpu = cpu;
-  if (cuda) {
+  if (cuda || rocm) {
     // The host code of a GPU model only sizes buffers and queues launches;
     // for ShuffleNet's (300 launches in one function) LLVM's O3 pipeline with
     // the vectorizers and O3 code generation took 17 s of CPU time, O1

@@ -40,6 +40,9 @@
 #ifdef KILN_ENABLE_CUDA
 #include "kiln/Target/CUDA.h"
 #endif
+#ifdef KILN_ENABLE_ROCM
+#include "kiln/Target/ROCm.h"
+#endif
 
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<aten::ATenDialect, autograd::AutogradDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect,
@@ -73,6 +76,9 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
 #ifdef KILN_ENABLE_CUDA
   registerCUDADialects(registry);
 #endif
+#ifdef KILN_ENABLE_ROCM
+  registerROCmDialects(registry);
+#endif
 }
 
 void kiln::registerAllPasses() {
@@ -86,5 +92,8 @@ void kiln::registerAllPasses() {
   registerPipelines();
 #ifdef KILN_ENABLE_CUDA
   registerCUDAPipeline();
+#endif
+#ifdef KILN_ENABLE_ROCM
+  registerROCmPipeline();
 #endif
 }

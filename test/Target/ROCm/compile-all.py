@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Compiles every exported model under the given folders for ROCm and checks each result.
+
+usage: compile-all.py --arch gfxNNN --out DIR FOLDER...
+
+For each model*.pt2 below each FOLDER (sorted): kiln-compile --target=rocm
+to a .so and, with --emit=llvm, to its host LLVM IR; then
+check-code-objects.py checks the embedded AMDGPU code object against the
+architecture and the host's launches. A model that does not compile for ROCm
+is compiled for the CPU: if that fails too, the model is beyond what kiln
+compiles at all (an op without a lowering), which is reported and is not a
+ROCm failure; if the CPU compile succeeds, the ROCm backend is at fault.
+Prints one line per model (PASS / NOT-COMPILED-FOR-CPU-EITHER / FAIL) and
+exits 1 if any failed. kiln-compile comes from PATH.
+"""
+import argparse
+import glob
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode, (p.stdout + p.stderr).strip()
+
+
+def first_line(text):
+    return text.splitlines()[0] if text else ""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("folders", nargs="+")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    failed = 0
+    for folder in a.folders:
+        for pt2 in sorted(glob.glob(os.path.join(folder, "*", "model*.pt2"))):
+            name = os.path.basename(os.path.dirname(pt2)) + os.path.basename(pt2)[len("model"):-len(".pt2")]
+            base = os.path.join(a.out, name)
+            rc, out = run(["kiln-compile", pt2, "--target=rocm", "--gpu-arch=" + a.arch, "-o", base + ".so"])
+            if rc != 0:
+                crc, cout = run(["kiln-compile", pt2, "--emit=obj", "-o", base + ".cpu.o"])
+                if crc != 0:
+                    print("NOT-COMPILED-FOR-CPU-EITHER %s: %s" % (name, first_line(cout)))
+                else:
+                    failed += 1
+                    print("FAIL %s: compiles for the CPU but not for ROCm: %s" % (name, out))
+                continue
+            rc, out = run(["kiln-compile", pt2, "--target=rocm", "--gpu-arch=" + a.arch, "--emit=llvm",
+                           "-o", base + ".ll"])
+            if rc != 0:
+                failed += 1
+                print("FAIL %s: --emit=llvm failed: %s" % (name, out))
+                continue
+            rc, out = run([sys.executable, os.path.join(HERE, "check-code-objects.py"), base + ".so", base + ".ll",
+                           "--arch", a.arch])
+            os.remove(base + ".ll")
+            if rc != 0:
+                failed += 1
+                print("FAIL %s: %s" % (name, out))
+            else:
+                print("PASS %s" % out)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

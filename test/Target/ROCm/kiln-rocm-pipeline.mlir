@@ -1,0 +1,79 @@
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(kiln-lower-to-linalg,kiln-linalg-to-gpu,rocdl-attach-target{chip=gfx90a abi=400},gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a runtime=HIP}))" | FileCheck %s --check-prefix=ROCDL
+// RUN: kiln-opt %s --kiln-rocm-pipeline="format=isa" | FileCheck %s --check-prefix=ISA
+// RUN: kiln-opt %s --kiln-rocm-pipeline="chip=gfx942 format=isa" | FileCheck %s --check-prefix=GFX942
+// RUN: kiln-opt %s --kiln-rocm-pipeline | FileCheck %s --check-prefix=HOST
+
+// An elementwise chain (relu, then erf-GELU), a reduction (mean over the last
+// two dims, one dynamic) and a matmul (linear with bias) through the ROCm
+// path: the same gpu-dialect kernels as for CUDA, lowered through ROCDL.
+
+func.func @elementwise(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %0 = aten.relu %x : tensor<?x64xf32>
+  %1 = aten.gelu %0 : tensor<?x64xf32>
+  return %1 : tensor<?x64xf32>
+}
+func.func @reduction(%x: tensor<2x?x8xf32>) -> tensor<2x1x1xf32> {
+  %0 = aten.mean_dim %x {dim = array<i64: -2, -1>, keepdim = true} : (tensor<2x?x8xf32>) -> tensor<2x1x1xf32>
+  return %0 : tensor<2x1x1xf32>
+}
+func.func @matmul(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32>) -> tensor<?x16xf32> {
+  %0 = aten.linear %x, %w, %b : (tensor<?x64xf32>, tensor<16x64xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+  return %0 : tensor<?x16xf32>
+}
+
+// In ROCDL the kernels read the workgroup and workitem ids, carry their
+// workgroup size (256 threads; 32 for the single-workgroup reduction) and
+// call the ROCm device libraries' erf.
+// ROCDL: gpu.module @{{.*}} [#rocdl.target<chip = "gfx90a", abi = "400">]
+// ROCDL-DAG: llvm.func @__ocml_erf_f32(f32) -> f32
+// ROCDL-DAG: llvm.func @elementwise_kernel({{.*}}) attributes {gpu.kernel, gpu.known_block_size = array<i32: 256, 1, 1>, rocdl.flat_work_group_size = "256,256", rocdl.kernel, rocdl.reqd_work_group_size = array<i32: 256, 1, 1>}
+// ROCDL: rocdl.workgroup.id.x : i32
+// ROCDL: rocdl.workitem.id.x range <i32, 0, 256> : i32
+// ROCDL: llvm.call @__ocml_erf_f32
+// ROCDL: llvm.func @reduction_kernel({{.*}}) attributes {gpu.kernel, gpu.known_block_size = array<i32: 32, 1, 1>, gpu.known_grid_size = array<i32: 1, 1, 1>, rocdl.flat_work_group_size = "32,32", rocdl.kernel
+// ROCDL: llvm.func @matmul_kernel{{.*}}rocdl.kernel
+// ROCDL-NOT: nvvm.
+
+// AMDGPU assembly for gfx90a, code object v4: one kernel descriptor per
+// kernel, global loads and stores, ocml's erf linked and inlined (no call
+// left), the reductions' loops, and the matmul's k loop in packed FMAs, all
+// for 64-wide wavefronts.
+// ISA: gpu.binary @{{.*}} [#gpu.object<#rocdl.target<O = 3, chip = "gfx90a", abi = "400">, assembly = "
+// ISA-SAME: .amdgcn_target \22amdgcn-amd-amdhsa--gfx90a\22
+// ISA-SAME: .amdhsa_code_object_version 4
+// ISA-SAME: elementwise_kernel:
+// ISA-SAME: global_load_dword
+// ISA-SAME: v_fma_f32
+// ISA-SAME: global_store_dword
+// ISA-SAME: s_endpgm
+// ISA-SAME: .amdhsa_kernel elementwise_kernel
+// ISA-SAME: reduction_kernel_0:
+// ISA-SAME: s_cbranch_scc1
+// ISA-SAME: .amdhsa_kernel reduction_kernel_0
+// ISA-SAME: matmul_kernel_{{[0-9]+}}:
+// ISA-SAME: global_load_dwordx4
+// ISA-SAME: v_pk_fma_f32
+// ISA-SAME: global_store_dword
+// ISA-SAME: amdhsa.kernels:
+// ISA-SAME: .name: elementwise_kernel
+// ISA-SAME: .wavefront_size: 64
+// ISA-SAME: amdhsa.target: amdgcn-amd-amdhsa--gfx90a
+// ISA-NOT: __ocml_erf_f32
+
+// gfx942 (MI300) is served from the same device libraries.
+// GFX942: .amdgcn_target \22amdgcn-amd-amdhsa--gfx942\22
+// GFX942-SAME: v_pk_fma_f32
+// GFX942-SAME: amdhsa.target: amdgcn-amd-amdhsa--gfx942
+
+// The default is a linked code object (an AMDGPU ELF) in the gpu.binary; the
+// host is pure LLVM dialect calling the same mgpu* functions as CUDA models.
+// HOST-NOT: func.func
+// HOST-NOT: memref.
+// HOST-NOT: gpu.alloc
+// HOST: llvm.func @elementwise(
+// HOST: llvm.call @mgpuStreamCreate()
+// HOST: llvm.call @mgpuMemAlloc
+// HOST: gpu.launch_func <%{{.*}} : !llvm.ptr> @{{.*}}::@elementwise_kernel
+// HOST: llvm.call @mgpuStreamSynchronize(
+// HOST: gpu.binary @{{.*}} [#gpu.object<#rocdl.target<O = 3, chip = "gfx90a", abi = "400">, bin = "\7FELF\02\01\01@\02
+// HOST-DAG: llvm.func @mgpuMemAlloc(i64, !llvm.ptr, i8) -> !llvm.ptr
