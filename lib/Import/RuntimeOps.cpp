@@ -68,6 +68,7 @@ std::optional<RuntimeOpInfo> lookupRuntimeOp(const std::string &qualifiedName) {
     for (const Argument &r : schema.returns)
       info.allReturnsTensors &= r.type->isTensor();
     info.hasFake = op.hasFake();
+    info.hasBackward = (bool)op.backward();
     for (DispatchKey k : op.registeredKeys())
       info.kernelKeys.push_back(dispatchKeyName(k));
     return info;

@@ -15,5 +15,6 @@ void kiln::autograd::registerATenGradientRules(mlir::DialectRegistry &registry) 
     rules::attachPoolingRules(ctx);
     rules::attachReductionRules(ctx);
     rules::attachShapeRules(ctx);
+    rules::attachRuntimeRules(ctx);
   });
 }

@@ -31,7 +31,7 @@ def ConvertATenToLinalg : Pass<"convert-aten-to-linalg", "::mlir::func::FuncOp">
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect", "::mlir::bufferization::BufferizationDialect"];
 }
 
 def LowerRuntimeCalls : Pass<"kiln-lower-runtime-calls", "::mlir::ModuleOp"> {

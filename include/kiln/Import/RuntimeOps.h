@@ -39,6 +39,8 @@ struct RuntimeOpInfo {
   unsigned numReturns = 0;
   bool allReturnsTensors = true;
   bool hasFake = false;
+  /// A backward formula is registered (register_autograd).
+  bool hasBackward = false;
   /// Keys with kernels, e.g. "CPU", "Meta", "CompositeImplicitAutograd".
   std::vector<std::string> kernelKeys;
 };

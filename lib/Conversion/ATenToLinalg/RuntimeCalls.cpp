@@ -25,9 +25,21 @@ struct CallRuntimeToBuffers : OpConversionPattern<CallRuntimeOp> {
       return rewriter.notifyMatchFailure(op, "already on buffers");
     Location loc = op.getLoc();
     SmallVector<Value> buffers;
-    for (Value v : adaptor.getOperands())
+    for (Value v : adaptor.getOperands()) {
+      // One-shot bufferization sees a tensor read only where to_buffer
+      // stands. A tensor that feeds two calls (a custom op and its backward
+      // call) would get one to_buffer after CSE, and the second call would
+      // read a buffer a later op may already reuse: give each such call its
+      // own copy.
+      bool shared = llvm::any_of(v.getUsers(), [&](Operation *u) {
+        return u != op && isa<CallRuntimeOp, bufferization::ToBufferOp>(u);
+      });
+      if (shared)
+        v = bufferization::AllocTensorOp::create(rewriter, loc, cast<RankedTensorType>(v.getType()),
+                                                 ValueRange{}, v);
       buffers.push_back(bufferization::ToBufferOp::create(rewriter, loc, bufferTypeFor(v.getType()),
                                                           v, /*read_only=*/true));
+    }
     SmallVector<Attribute> args;
     for (Attribute a : op.getArgs()) {
       if (auto t = dyn_cast<TypeAttr>(a))

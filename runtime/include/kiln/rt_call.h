@@ -44,6 +44,13 @@ typedef struct kiln_rt_value {
 int32_t kiln_rt_call_op(const char *qualified_name, int64_t nargs, kiln_rt_value *args,
                         int64_t nresults, kiln_rt_value *results);
 
+/* A name "ns::op#backward" calls the op's registered autograd formula
+ * instead (what kiln-compile --grad emits for ops run through the runtime):
+ * args are the forward call's arguments, then its results, then one
+ * gradient per result; the results are one gradient per tensor argument of
+ * the forward call, in order (zeros where the formula defines none). */
+#define KILN_RT_BACKWARD_SUFFIX "#backward"
+
 /* The message of the last failed kiln_rt_call_op on this thread, or "". */
 const char *kiln_rt_last_error(void);
 

@@ -130,28 +130,85 @@ void boxResult(const IValue &r, kiln_rt_value &out, const std::string &what) {
 } // namespace
 } // namespace kiln
 
+namespace kiln {
+namespace {
+/// The op itself, with the arguments in schema order.
+Stack callForward(const std::string &name, int64_t nargs, kiln_rt_value *args) {
+  OperatorHandle op = lookup(name.c_str());
+  const FunctionSchema &s = op.schema();
+  if (nargs < 0 || (!s.varArgs && (size_t)nargs > s.arguments.size()))
+    throw Error("kiln: " + name + " takes " + std::to_string(s.arguments.size()) +
+                " arguments, compiled code passed " + std::to_string(nargs));
+  Stack stack;
+  stack.reserve(s.arguments.size());
+  for (int64_t i = 0; i < nargs; ++i) {
+    const Argument *a = (size_t)i < s.arguments.size() ? &s.arguments[i] : nullptr;
+    stack.push_back(unboxArg(args[i], a, name + " argument " + std::to_string(i) +
+                                             (a ? " '" + a->name + "'" : "")));
+  }
+  AutoGradMode noGrad(false);
+  op.callBoxed(stack);
+  return stack;
+}
+
+/// "ns::op#backward": the op's registered autograd formula. `args` are the
+/// forward call's arguments, then its results, then one gradient per
+/// result; the results are one gradient per tensor argument of the forward
+/// call, in order (zeros where the formula gives none).
+Stack callBackward(const std::string &name, int64_t nargs, kiln_rt_value *args) {
+  std::string fwd = name.substr(0, name.size() - std::strlen(KILN_RT_BACKWARD_SUFFIX));
+  OperatorHandle op = lookup(fwd.c_str());
+  const FunctionSchema &s = op.schema();
+  BackwardFn bw = op.backward();
+  if (!bw) throw Error("kiln: " + fwd + " has no registered autograd formula (register_autograd)");
+  int64_t nret = (int64_t)s.returns.size(), n = nargs - 2 * nret;
+  if (n < 0 || (size_t)n > s.arguments.size())
+    throw Error("kiln: " + name + ": compiled code passed " + std::to_string(nargs) +
+                " values, not the call's arguments, its " + std::to_string(nret) +
+                " results and their gradients");
+  AutogradContext ctx;
+  for (int64_t i = 0; i < n; ++i)
+    ctx.inputs.push_back(unboxArg(args[i], &s.arguments[i], name + " argument " + std::to_string(i)));
+  for (size_t i = n; i < s.arguments.size(); ++i) {
+    if (!s.arguments[i].defaultValue)
+      throw Error("kiln: " + name + ": argument '" + s.arguments[i].name + "' was not passed");
+    ctx.inputs.push_back(*s.arguments[i].defaultValue);
+  }
+  std::vector<Tensor> grads;
+  for (int64_t i = 0; i < nret; ++i) {
+    ctx.outputs.push_back(unboxArg(args[n + i], nullptr, name + " result " + std::to_string(i)));
+    grads.push_back(fromDescriptor(args[n + nret + i], name + " gradient " + std::to_string(i)));
+  }
+  std::vector<Tensor> out;
+  {
+    AutoGradMode noGrad(false);
+    out = bw(ctx, grads);
+  }
+  Stack results;
+  for (int64_t i = 0; i < n; ++i) {
+    if (args[i].tag != KILN_RT_TENSOR) continue;
+    if ((size_t)i < out.size() && out[i].defined()) {
+      results.push_back(IValue(out[i]));
+    } else {
+      const Tensor &x = ctx.input(i);
+      results.push_back(IValue(Tensor::zeros(x.sizes(), x.dtype())));
+    }
+  }
+  return results;
+}
+} // namespace
+} // namespace kiln
+
 extern "C" int32_t kiln_rt_call_op(const char *qualified_name, int64_t nargs, kiln_rt_value *args,
                                    int64_t nresults, kiln_rt_value *results) {
   using namespace kiln;
   std::string name = qualified_name ? qualified_name : "(null)";
   try {
     if (!qualified_name) throw Error("kiln: kiln_rt_call_op: null op name");
-    OperatorHandle op = lookup(qualified_name);
-    const FunctionSchema &s = op.schema();
-    if (nargs < 0 || (!s.varArgs && (size_t)nargs > s.arguments.size()))
-      throw Error("kiln: " + name + " takes " + std::to_string(s.arguments.size()) +
-                  " arguments, compiled code passed " + std::to_string(nargs));
-    Stack stack;
-    stack.reserve(s.arguments.size());
-    for (int64_t i = 0; i < nargs; ++i) {
-      const Argument *a = (size_t)i < s.arguments.size() ? &s.arguments[i] : nullptr;
-      stack.push_back(unboxArg(args[i], a, name + " argument " + std::to_string(i) +
-                                               (a ? " '" + a->name + "'" : "")));
-    }
-    {
-      AutoGradMode noGrad(false);
-      op.callBoxed(stack);
-    }
+    size_t suffix = std::strlen(KILN_RT_BACKWARD_SUFFIX);
+    bool backward = name.size() > suffix &&
+                    name.compare(name.size() - suffix, suffix, KILN_RT_BACKWARD_SUFFIX) == 0;
+    Stack stack = backward ? callBackward(name, nargs, args) : callForward(name, nargs, args);
     if ((int64_t)stack.size() != nresults)
       throw Error("kiln: " + name + " returned " + std::to_string(stack.size()) +
                   " results, compiled code expects " + std::to_string(nresults));

@@ -36,3 +36,17 @@ func.func @g(%x: tensor<2x?xf32>, %c: tensor<2xf32>) -> (tensor<2xf32>, tensor<2
   %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<2x?xf32>), (tensor<2xf32>) -> tensor<2xf32>, tensor<2x?xf32>
   return %y, %gx : tensor<2xf32>, tensor<2x?xf32>
 }
+
+// -----
+
+// An op the runtime runs is differentiated with its registered autograd
+// formula; one the dispatcher does not know (or without a formula) cannot be.
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{cannot differentiate 'kilntest::not_registered': the runtime's dispatcher has no autograd formula for it (register one with register_autograd in its plugin)}}
+  %0 = aten.call_runtime "kilntest::not_registered"(%x) {args = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @g(%x: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<4xf32>), (tensor<4xf32>) -> tensor<4xf32>, tensor<4xf32>
+  return %y, %gx : tensor<4xf32>, tensor<4xf32>
+}

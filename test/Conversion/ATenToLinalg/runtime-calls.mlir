@@ -1,0 +1,24 @@
+// RUN: kiln-opt %s -convert-aten-to-linalg | FileCheck %s
+
+// A runtime call reads read-only buffer views of its operands; a tensor that
+// feeds two calls gets a copy per call, so the two views cannot be merged
+// and outlive the tensor's buffer.
+// CHECK-LABEL: func.func @one_call
+// CHECK: %[[B:.*]] = bufferization.to_buffer %{{.*}} read_only
+// CHECK: aten.call_runtime "kilntest::scaled_gelu"(%[[B]])
+// CHECK-LABEL: func.func @two_calls
+// CHECK: %[[C1:.*]] = bufferization.alloc_tensor() copy(%[[X:.*]])
+// CHECK: %[[B1:.*]] = bufferization.to_buffer %[[C1]] read_only
+// CHECK: aten.call_runtime "kilntest::scaled_gelu"(%[[B1]])
+// CHECK: %[[C2:.*]] = bufferization.alloc_tensor() copy(%[[X]])
+// CHECK: %[[B2:.*]] = bufferization.to_buffer %[[C2]] read_only
+// CHECK: aten.call_runtime "kilntest::scaled_gelu#backward"(%[[B2]],
+func.func @one_call(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = aten.call_runtime "kilntest::scaled_gelu"(%x) {args = [tensor<4xf32>, 5.000000e-01]} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @two_calls(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = aten.call_runtime "kilntest::scaled_gelu"(%x) {args = [tensor<4xf32>, 5.000000e-01]} : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = aten.call_runtime "kilntest::scaled_gelu#backward"(%x, %0, %g) {args = [tensor<4xf32>, 5.000000e-01, tensor<4xf32>, tensor<4xf32>]} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
