@@ -47,6 +47,8 @@ if config.kiln_has_rocm:
 # at a driver library that does not exist, so they behave the same on a
 # machine with a GPU.
 config.substitutions.append(("%no-cuda-driver", "env KILN_CUDA_DRIVER=/nonexistent/libcuda.so.1"))
+# The same for the HIP runtime (ROCm models).
+config.substitutions.append(("%no-hip-runtime", "env KILN_HIP_RUNTIME=/nonexistent/libamdhip64.so"))
 if config.kiln_has_runtime:
     config.available_features.add("kiln-runtime")
     tools.append(ToolSubst("kiln-run", unresolved="fatal"))

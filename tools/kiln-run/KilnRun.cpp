@@ -1,7 +1,7 @@
 // kiln-run — option parsing, model execution through the C ABI, comparison and benchmarking.
 #include "KilnRun.h"
 
-#include "kiln/cuda.h"
+#include "kiln/gpu.h"
 #include "kiln/dispatcher.h"
 #include "kiln/eager.h"
 #include "kiln/kiln.h"
@@ -26,7 +26,7 @@ std::string usage() {
   return R"(usage: kiln-run MODEL.so [--input F.npy]... [--cotangent F.npy]... [--output-dir DIR]
                 [--expect F.npy]... [--expect-grads DIR]
                 [--rtol R] [--atol A] [--torch-tolerances] [--runs N] [--bench N]
-                [--weights F.pt2] [--plugin LIB.so]... [--device cpu|cuda]
+                [--weights F.pt2] [--plugin LIB.so]... [--device cpu|cuda|hip]
                 [--no-cuda-graphs]
        kiln-run MODEL.pt2 [same options but --weights and --device]
 
@@ -65,10 +65,12 @@ model with when bisecting numerical problems.
                      --output-dir and --expect see the last run's outputs
   --bench N          after a warm-up, time N runs; print min/median/p90 in ms
                      (a GPU model: inputs and outputs stay on the GPU and each
-                     run is timed with CUDA events)
-  --device D         where the model must run: cpu, or cuda (a model compiled
-                     with --target=cuda; inputs are copied to the GPU and the
-                     outputs back). Default: where the model was compiled for
+                     run is timed with CUDA or HIP events)
+  --device D         where the model must run: cpu, cuda (a model compiled
+                     with --target=cuda) or hip (a model compiled with
+                     --target=rocm, on an AMD GPU); inputs are copied to the
+                     GPU and the outputs back. Default: where the model was
+                     compiled for
   --no-cuda-graphs   launch a GPU model's kernels one by one on every run
                      (default: a model with static shapes replays a CUDA
                      graph of them after its first run)
@@ -141,8 +143,8 @@ Options parseArgs(const std::vector<std::string> &args) {
     else if (a == "--no-cuda-graphs") o.cudaGraphs = false;
     else if (a == "--device") {
       o.device = next();
-      if (o.device != "cpu" && o.device != "cuda")
-        usageError("--device expects cpu or cuda, got '" + o.device + "'");
+      if (o.device != "cpu" && o.device != "cuda" && o.device != "hip")
+        usageError("--device expects cpu, cuda or hip, got '" + o.device + "'");
     }
     else if (a == "--runs") {
       std::string v = next();
@@ -204,6 +206,7 @@ class CompiledModel : public Executable {
 public:
   explicit CompiledModel(const Options &o) {
     if (o.device == "cuda") check(kiln_device_check(KILN_DEVICE_CUDA));
+    if (o.device == "hip") check(kiln_device_check(KILN_DEVICE_HIP));
     kiln_model_options_t mo;
     kiln_model_options_init(&mo);
     if (!o.weights.empty()) mo.weights_path = o.weights.c_str();
@@ -213,11 +216,15 @@ public:
     mo.num_plugins = plugins.size();
     check(kiln_model_load(o.model.c_str(), &mo, &model_));
     cudaGraphs_ = o.cudaGraphs;
-    bool gpu = kiln_model_device(model_) == KILN_DEVICE_CUDA;
-    if (!o.device.empty() && (o.device == "cuda") != gpu) {
+    kiln_device_type_t dev = kiln_model_device(model_);
+    std::string compiledFor = dev == KILN_DEVICE_CUDA ? "cuda" : dev == KILN_DEVICE_HIP ? "hip" : "cpu";
+    if (!o.device.empty() && o.device != compiledFor) {
       kiln_model_free(model_);
-      usageError("'" + o.model + "' was compiled for " + (gpu ? "cuda" : "the cpu") + ", not " + o.device +
-                 (gpu ? "" : " (compile it with kiln-compile --target=cuda to run it on a GPU)"));
+      usageError("'" + o.model + "' was compiled for " + (compiledFor == "cpu" ? "the cpu" : compiledFor) +
+                 ", not " + o.device +
+                 (o.device == "cuda"  ? " (compile it with kiln-compile --target=cuda to run it on an NVIDIA GPU)"
+                  : o.device == "hip" ? " (compile it with kiln-compile --target=rocm to run it on an AMD GPU)"
+                                      : ""));
     }
     for (size_t i = 0; i < kiln_model_num_inputs(model_); ++i) inputs_.push_back(info(i, true));
     for (size_t i = 0; i < kiln_model_num_outputs(model_); ++i) outputs_.push_back(info(i, false));
@@ -263,14 +270,16 @@ public:
   }
 
   std::string timing() const override {
-    return kiln_model_device(model_) == KILN_DEVICE_CUDA
-               ? "CUDA events on " + cuda::deviceDescription() + ", inputs and outputs on the GPU, " +
-                     (cudaGraphs_ ? "CUDA graphs" : "no CUDA graphs")
-               : "host clock";
+    DeviceType d = gpuDevice();
+    if (d == DeviceType::CPU) return "host clock";
+    std::string v = d == DeviceType::HIP ? "HIP" : "CUDA";
+    return v + " events on " + gpu::deviceDescription(d) + ", inputs and outputs on the GPU, " +
+           (cudaGraphs_ ? v + " graphs" : "no " + v + " graphs");
   }
 
   std::vector<double> timeRuns(const std::vector<Tensor> &inputs, long warmup, long n) override {
-    if (kiln_model_device(model_) != KILN_DEVICE_CUDA) return Executable::timeRuns(inputs, warmup, n);
+    DeviceType d = gpuDevice();
+    if (d == DeviceType::CPU) return Executable::timeRuns(inputs, warmup, n);
     std::vector<kiln_tensor_t> host = wrap(inputs), dev;
     struct Release {
       std::vector<kiln_tensor_t> &a, &b;
@@ -279,22 +288,23 @@ public:
         for (kiln_tensor_t t : b) kiln_tensor_release(t);
       }
     } release{host, dev};
-    void *stream = cuda::createStream();
+    void *stream = gpu::createStream(d);
     struct Stream {
+      DeviceType d;
       void *s;
-      ~Stream() { cuda::destroyStream(s); }
-    } keep{stream};
+      ~Stream() { gpu::destroyStream(d, s); }
+    } keep{d, stream};
     for (kiln_tensor_t h : host) {
-      kiln_tensor_t d = nullptr;
-      check(kiln_tensor_copy_to(h, KILN_DEVICE_CUDA, stream, &d));
-      dev.push_back(d);
+      kiln_tensor_t t = nullptr;
+      check(kiln_tensor_copy_to(h, kiln_model_device(model_), stream, &t));
+      dev.push_back(t);
     }
     kiln_run_options_t ro;
     kiln_run_options_init(&ro);
     ro.stream = stream;
-    ro.output_device = KILN_DEVICE_CUDA;
+    ro.output_device = kiln_model_device(model_);
     ro.cuda_graphs = cudaGraphs_;
-    cuda::EventTimer timer;
+    gpu::EventTimer timer(d);
     std::vector<double> ms;
     std::vector<kiln_tensor_t> out(outputs_.size(), nullptr);
     for (long i = 0; i < warmup + n; ++i) {
@@ -308,6 +318,11 @@ public:
   }
 
 private:
+  /// The model's GPU, or CPU.
+  DeviceType gpuDevice() const {
+    kiln_device_type_t d = kiln_model_device(model_);
+    return d == KILN_DEVICE_CUDA ? DeviceType::CUDA : d == KILN_DEVICE_HIP ? DeviceType::HIP : DeviceType::CPU;
+  }
   /// Borrowed C handles of `inputs` (contiguous; each keeps its tensor alive).
   std::vector<kiln_tensor_t> wrap(const std::vector<Tensor> &inputs) {
     std::vector<kiln_tensor_t> in;
@@ -628,9 +643,9 @@ std::vector<double> Executable::timeRuns(const std::vector<Tensor> &inputs, long
 
 std::unique_ptr<Executable> openExecutable(const Options &o) {
   if (endsWith(o.model, ".pt2")) {
-    if (o.device == "cuda")
-      usageError("--device cuda needs a compiled model: eager execution of a .pt2 runs on the cpu "
-                 "(compile it with kiln-compile --target=cuda)");
+    if (o.device == "cuda" || o.device == "hip")
+      usageError("--device " + o.device + " needs a compiled model: eager execution of a .pt2 runs on the cpu "
+                 "(compile it with kiln-compile --target=" + (o.device == "hip" ? "rocm" : "cuda") + ")");
     return std::make_unique<EagerProgram>(o);
   }
   return std::make_unique<CompiledModel>(o);

@@ -1,4 +1,4 @@
-// kiln runtime — CUDA devices from C++: availability, streams, copies, memory and timing.
+// kiln runtime — CUDA devices from C++: availability, streams, copies, memory and timing (kiln/gpu.h on CUDA).
 //
 // The driver (libcuda) is loaded on first use, so programs linking
 // libkiln_runtime need no CUDA installation until they touch a CUDA model or
@@ -10,6 +10,7 @@
 #ifndef KILN_CUDA_H
 #define KILN_CUDA_H
 
+#include "kiln/gpu.h"
 #include "kiln/tensor.h"
 
 #include <cstddef>
@@ -44,27 +45,16 @@ Tensor emptyDevice(const std::vector<int64_t> &sizes, DType dtype, void *stream)
 
 /// What the caching allocator holds: bytes handed out, bytes cached for
 /// reuse, and how many times it asked the driver for memory.
-struct MemoryStats {
-  size_t inUseBytes = 0, cachedBytes = 0, driverAllocations = 0;
-};
+using MemoryStats = gpu::MemoryStats;
 MemoryStats memoryStats();
 /// Returns every cached (free) block to the driver.
 void emptyCache();
 
 /// Measures device time between start() and stop() on one stream with a
 /// pair of CUDA events.
-class EventTimer {
+class EventTimer : public gpu::EventTimer {
 public:
-  EventTimer();
-  ~EventTimer();
-  EventTimer(const EventTimer &) = delete;
-  EventTimer &operator=(const EventTimer &) = delete;
-  void start(void *stream);
-  /// Records the end, waits for it and returns the milliseconds between.
-  double stopMs(void *stream);
-
-private:
-  void *begin_ = nullptr, *end_ = nullptr;
+  EventTimer() : gpu::EventTimer(DeviceType::CUDA) {}
 };
 
 } // namespace kiln::cuda

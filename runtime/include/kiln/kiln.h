@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 2
+#define KILN_ABI_VERSION_MINOR 3
 
 /// The ABI version of the loaded runtime library: major << 16 | minor. A program
 /// built against major M works with any runtime reporting major M and a minor at
@@ -94,12 +94,14 @@ KILN_API const char *kiln_dtype_name(kiln_dtype_t dtype);
 typedef enum kiln_device_type_t {
   KILN_DEVICE_CPU = 0,
   KILN_DEVICE_CUDA = 1, /* device 0 of the CUDA driver */
+  KILN_DEVICE_HIP = 2,  /* (1.3) device 0 of ROCm's HIP runtime (an AMD GPU) */
   KILN_DEVICE_TYPE_FORCE_32BIT = 0x7fffffff
 } kiln_device_type_t;
 
 /// NULL if `device` can be used here; otherwise a status (KILN_STATUS_DEVICE_ERROR)
-/// saying why not: no driver library, no GPU, ... The CUDA driver is loaded on
-/// first use, so a program that never touches CUDA needs none installed.
+/// saying why not: no driver library, no GPU, ... The CUDA driver (libcuda) and
+/// the HIP runtime (libamdhip64) are loaded on first use, so a program that
+/// never touches a GPU needs neither installed.
 /// Thread-safe.
 KILN_API kiln_status_t kiln_device_check(kiln_device_type_t device);
 
@@ -148,8 +150,10 @@ KILN_API size_t kiln_tensor_nbytes(kiln_tensor_t tensor);
 /// (1.1) Where the tensor's data lives; kiln_tensor_data of a CUDA tensor is a
 /// device pointer. Thread-safe.
 KILN_API kiln_device_type_t kiln_tensor_device(kiln_tensor_t tensor);
-/// (1.1) A new contiguous copy of `src` on `device`. `stream` (a CUstream, or
-/// NULL for the calling thread's own stream) orders a copy to or on a GPU;
+/// (1.1) A new contiguous copy of `src` on `device`. `stream` (a CUstream or,
+/// from 1.3, a hipStream_t; NULL for the calling thread's own stream of that
+/// device) orders a copy to or on a GPU; copies between two GPU vendors are
+/// refused;
 /// the call returns once the copy is complete, except for a GPU-to-GPU copy
 /// on a caller's stream, which is only queued there. On success *out holds
 /// one reference owned by the caller. Thread-safe.
@@ -260,15 +264,16 @@ KILN_API kiln_status_t kiln_model_run(kiln_model_t model, const kiln_tensor_t *i
                                       size_t num_inputs, kiln_tensor_t *outputs,
                                       size_t num_outputs);
 
-/// (1.1) Where the model's code runs: KILN_DEVICE_CPU, or KILN_DEVICE_CUDA for a
-/// model compiled with --target=cuda. Thread-safe.
+/// (1.1) Where the model's code runs: KILN_DEVICE_CPU, KILN_DEVICE_CUDA for a
+/// model compiled with --target=cuda, or (1.3) KILN_DEVICE_HIP for one compiled
+/// with --target=rocm. Thread-safe.
 KILN_API kiln_device_type_t kiln_model_device(kiln_model_t model);
 
 /// (1.1) Options of kiln_model_run_with_options. Initialise with
 /// kiln_run_options_init(); the runtime reads only the first `struct_size` bytes.
 typedef struct kiln_run_options_t {
   size_t struct_size;
-  /* A GPU model's stream (a CUstream): its copies and kernels are queued there in
+  /* A GPU model's stream (a CUstream, or a hipStream_t for a HIP model): its copies and kernels are queued there in
    * order and the call returns without waiting for them, unless outputs go to the
    * CPU. NULL: the calling thread's own stream, waited for before returning. */
   void *stream;
@@ -276,7 +281,7 @@ typedef struct kiln_run_options_t {
    * device, which leaves them in device memory (no copy back). */
   kiln_device_type_t output_device;
   /* Nonzero (default): a GPU model whose shapes are all static records a CUDA
-   * graph of its kernels on its first run and replays it on later runs (inputs
+   * (or HIP) graph of its kernels on its first run and replays it on later runs (inputs
    * copied into the graph's buffers, outputs copied out). 0: launch each kernel. */
   int cuda_graphs;
 } kiln_run_options_t;

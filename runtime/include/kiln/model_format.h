@@ -29,8 +29,9 @@
  *   kiln-manifest 1
  *   name <model-name>
  *   weights embedded|external
- *   device cuda <arch>                    optional (default: the CPU): the code runs on a
- *                                         GPU of that architecture (sm_90); see below
+ *   device cuda|hip <arch>                optional (default: the CPU): the code runs on an
+ *                                         NVIDIA (cuda, sm_90) or AMD (hip, gfx90a) GPU of
+ *                                         that architecture; see below
  *   sym <symbol> <min> <max>              one per symbolic dim (max -1 = unbounded)
  *   arg <kind> <name> <dtype> <rank> <dim>... [<offset> <nbytes>]
  *        kind: param|buffer|constant|input; for param/buffer/constant the
@@ -43,11 +44,12 @@
  *        place; after a run the loader writes it into the model's copy of
  *        the weight, or into the caller's input tensor. Follows every `out`.
  *   end
- * A CUDA model's argument and result descriptors point to device memory,
+ * A GPU model's argument and result descriptors point to device memory,
  * its outputs come from the runtime's caching device allocator (the mgpu*
- * functions of runtime/src/cuda, which the model's host code calls), and
- * its constructor loads its embedded kernels; the loader sets the stream and
- * collects errors around each call (docs/cuda.md).
+ * functions of runtime/src/gpu, which the model's host code calls), and
+ * its constructor loads its embedded kernels; the loader sets the backend
+ * and the stream and collects errors around each call (docs/cuda.md,
+ * docs/rocm.md).
  * A model compiled with kiln-compile --grad (docs/autograd.md) uses the same
  * lines: its cotangents are `arg input cotangent<i>` after the user inputs,
  * and its gradients are `out grads/input<i>` and `out grads/<param name>`

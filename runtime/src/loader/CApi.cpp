@@ -1,7 +1,8 @@
 // kiln runtime — the C ABI of kiln.h over kiln::Tensor and kiln::Model. No exception escapes.
 #include "kiln/kiln.h"
 
-#include "../cuda/Runtime.h"
+#include "../gpu/Runtime.h"
+#include "kiln/gpu.h"
 #include "Error.h"
 #include "Model.h"
 
@@ -309,9 +310,21 @@ kiln_status_t kiln_model_run(kiln_model_t m, const kiln_tensor_t *inputs, size_t
   return kiln_model_run_with_options(m, nullptr, inputs, num_inputs, outputs, num_outputs);
 }
 
-kiln_device_type_t kiln_model_device(kiln_model_t m) {
-  return m && m->model->device() == kiln::DeviceType::CUDA ? KILN_DEVICE_CUDA : KILN_DEVICE_CPU;
+namespace {
+kiln_device_type_t toC(kiln::DeviceType d) {
+  return d == kiln::DeviceType::CUDA ? KILN_DEVICE_CUDA : d == kiln::DeviceType::HIP ? KILN_DEVICE_HIP : KILN_DEVICE_CPU;
 }
+/// The GPU device type of a C device value; CPU for KILN_DEVICE_CPU.
+kiln::DeviceType fromC(kiln_device_type_t d, const char *who) {
+  if (d == KILN_DEVICE_CPU) return kiln::DeviceType::CPU;
+  if (d == KILN_DEVICE_CUDA) return kiln::DeviceType::CUDA;
+  if (d == KILN_DEVICE_HIP) return kiln::DeviceType::HIP;
+  invalid(std::string(who) + ": unknown device " + std::to_string((int)d));
+  return kiln::DeviceType::CPU;
+}
+} // namespace
+
+kiln_device_type_t kiln_model_device(kiln_model_t m) { return m ? toC(m->model->device()) : KILN_DEVICE_CPU; }
 
 void kiln_run_options_init(kiln_run_options_t *o) {
   if (!o) return;
@@ -338,8 +351,8 @@ kiln_status_t kiln_model_run_with_options(kiln_model_t m, const kiln_run_options
     ro.cudaGraphs = o.cuda_graphs != 0;
     if (o.output_device == KILN_DEVICE_CPU)
       ro.outputDevice = kiln::DeviceType::CPU;
-    else if (o.output_device == KILN_DEVICE_CUDA && m->model->device() == kiln::DeviceType::CUDA)
-      ro.outputDevice = kiln::DeviceType::CUDA;
+    else if (o.output_device != KILN_DEVICE_CPU && o.output_device == toC(m->model->device()))
+      ro.outputDevice = m->model->device();
     else
       invalid("kiln_model_run_with_options: output_device " + std::to_string((int)o.output_device) +
               " is neither the CPU nor the model's device (" + kiln::deviceTypeName(m->model->device()) + ")");
@@ -369,15 +382,15 @@ kiln_status_t kiln_model_run_with_options(kiln_model_t m, const kiln_run_options
 
 kiln_status_t kiln_device_check(kiln_device_type_t device) {
   return guarded([&] {
-    if (device == KILN_DEVICE_CPU) return;
-    if (device != KILN_DEVICE_CUDA) invalid("kiln_device_check: unknown device " + std::to_string((int)device));
+    kiln::DeviceType d = fromC(device, "kiln_device_check");
+    if (d == kiln::DeviceType::CPU) return;
     std::string why;
-    if (!kiln::cuda::available(&why)) throw kiln::Error(KILN_STATUS_DEVICE_ERROR, why);
+    if (!kiln::gpu::available(d, &why)) throw kiln::Error(KILN_STATUS_DEVICE_ERROR, why);
   });
 }
 
 kiln_device_type_t kiln_tensor_device(kiln_tensor_t t) {
-  return t && t->tensor.device().type == kiln::DeviceType::CUDA ? KILN_DEVICE_CUDA : KILN_DEVICE_CPU;
+  return t ? toC(t->tensor.device().type) : KILN_DEVICE_CPU;
 }
 
 kiln_status_t kiln_tensor_copy_to(kiln_tensor_t src, kiln_device_type_t device, void *stream,
@@ -385,22 +398,26 @@ kiln_status_t kiln_tensor_copy_to(kiln_tensor_t src, kiln_device_type_t device, 
   return guarded([&] {
     if (!src) invalid("kiln_tensor_copy_to: src is NULL");
     if (!out) invalid("kiln_tensor_copy_to: out is NULL");
-    if (device != KILN_DEVICE_CPU && device != KILN_DEVICE_CUDA)
-      invalid("kiln_tensor_copy_to: unknown device " + std::to_string((int)device));
+    kiln::DeviceType to = fromC(device, "kiln_tensor_copy_to");
     const kiln::Tensor &t = src->tensor;
-    bool fromGPU = t.device().type == kiln::DeviceType::CUDA, toGPU = device == KILN_DEVICE_CUDA;
+    kiln::DeviceType from = t.device().type;
+    bool fromGPU = from != kiln::DeviceType::CPU, toGPU = to != kiln::DeviceType::CPU;
+    if (fromGPU && toGPU && from != to)
+      invalid(std::string("kiln_tensor_copy_to: cannot copy a ") + kiln::deviceTypeName(from) + " tensor to " +
+              kiln::deviceTypeName(to) + " directly; copy it to the cpu first");
     kiln::Tensor copy;
     if (!fromGPU && !toGPU) {
       copy = t.clone();
     } else {
-      void *s = stream ? stream : kiln::cuda::threadStream();
+      const kiln::gpu::Backend &b = kiln::gpu::backend(fromGPU ? from : to);
+      void *s = stream ? stream : kiln::gpu::threadStream(b);
       if (!fromGPU)
-        copy = kiln::cuda::toDevice(t, s);
+        copy = kiln::gpu::toDevice(b, t, s);
       else if (!toGPU)
-        copy = kiln::cuda::toHost(t, s);
+        copy = kiln::gpu::toHost(b, t, s);
       else {
-        copy = kiln::cuda::cloneOnDevice(t, s);
-        if (!stream) kiln::cuda::synchronize(s);
+        copy = kiln::gpu::cloneOnDevice(b, t, s);
+        if (!stream) kiln::gpu::synchronize(b, s);
       }
     }
     *out = newHandle(std::move(copy));

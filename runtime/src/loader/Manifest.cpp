@@ -126,12 +126,14 @@ Manifest parseManifest(const std::string &text) {
       m.externalWeights = tok[1] == "external";
       sawWeights = true;
     } else if (kw == "device") {
-      if (tok.size() < 2 || tok.size() > 3 || (tok[1] != "cpu" && tok[1] != "cuda"))
-        fail(lineNo, raw, "expected 'device cpu' or 'device cuda <arch>'");
+      if (tok.size() < 2 || tok.size() > 3 || (tok[1] != "cpu" && tok[1] != "cuda" && tok[1] != "hip"))
+        fail(lineNo, raw, "expected 'device cpu', 'device cuda <arch>' or 'device hip <arch>'");
       if (sawDevice) fail(lineNo, raw, "duplicate 'device' line");
-      m.device = tok[1] == "cuda" ? DeviceType::CUDA : DeviceType::CPU;
+      m.device = tok[1] == "cuda" ? DeviceType::CUDA : tok[1] == "hip" ? DeviceType::HIP : DeviceType::CPU;
       if (m.device == DeviceType::CUDA && tok.size() != 3)
         fail(lineNo, raw, "expected 'device cuda <arch>' (e.g. sm_90)");
+      if (m.device == DeviceType::HIP && tok.size() != 3)
+        fail(lineNo, raw, "expected 'device hip <arch>' (e.g. gfx90a)");
       if (tok.size() == 3) m.deviceArch = tok[2];
       sawDevice = true;
     } else if (kw == "sym") {

@@ -4,7 +4,9 @@
 #include "Error.h"
 #include "Plugins.h"
 #include "Pt2Weights.h"
-#include "../cuda/Runtime.h"
+#include "../gpu/Runtime.h"
+#include "../hip/Hip.h"
+#include "kiln/cuda.h"
 #include "kiln/rt_call.h"
 
 #include <algorithm>
@@ -64,7 +66,7 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   m->path_ = path;
   // A bare file name would make dlopen search the library path: anchor it.
   std::string p = path.find('/') == std::string::npos ? "./" + path : path;
-  // A CUDA model's host code calls the runtime's mgpu* functions: make sure
+  // A GPU model's host code calls the runtime's mgpu* functions: make sure
   // they resolve even when this library itself was loaded RTLD_LOCAL.
   Dl_info self;
   if (::dladdr(reinterpret_cast<void *>(&kiln_abi_version), &self) && self.dli_fname)
@@ -72,7 +74,7 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   // Its constructors load its GPU kernels: collect how that went.
   std::string moduleLoadError;
   {
-    cuda::ModuleLoadScope scope;
+    gpu::ModuleLoadScope scope;
     m->handle_ = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
     moduleLoadError = scope.error();
   }
@@ -128,7 +130,8 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
                                                valueKindName(m->manifest_.updates[0].kind) + " '" +
                                                m->manifest_.updates[0].name +
                                                "'), which kiln supports on CPU models only");
-  if (m->manifest_.device == DeviceType::CUDA) m->prepareCUDA(moduleLoadError);
+  if (m->manifest_.device == DeviceType::CUDA || m->manifest_.device == DeviceType::HIP)
+    m->prepareGPU(moduleLoadError);
   return m;
 }
 
@@ -143,28 +146,40 @@ int archCapability(const std::string &arch) {
 }
 } // namespace
 
-void Model::prepareCUDA(const std::string &moduleLoadError) {
+void Model::prepareGPU(const std::string &moduleLoadError) {
   std::string why;
-  if (!cuda::available(&why))
-    throw Error(KILN_STATUS_DEVICE_ERROR, "model '" + path_ + "' runs on a CUDA GPU (" + manifest_.deviceArch +
+  bool hip = manifest_.device == DeviceType::HIP;
+  if (!gpu::available(manifest_.device, &why))
+    throw Error(KILN_STATUS_DEVICE_ERROR, "model '" + path_ + "' runs on " +
+                                              (hip ? "an AMD GPU (" : "a CUDA GPU (") + manifest_.deviceArch +
                                               "), but " + why);
-  int built = archCapability(manifest_.deviceArch), have = cuda::computeCapability();
-  if (built < 0)
-    throw Error(KILN_STATUS_INVALID_ARGUMENT,
-                "model '" + path_ + "': unknown GPU architecture '" + manifest_.deviceArch + "' in its manifest");
-  // Code for sm_XY runs on a GPU of the same major version and a minor at
-  // least Y; PTX in the binary lets the driver compile it for newer GPUs.
-  if (built > have)
-    throw Error(KILN_STATUS_DEVICE_ERROR,
-                "model '" + path_ + "' was compiled for " + manifest_.deviceArch + ", but the GPU is " +
-                    cuda::deviceDescription() + "; recompile it with --gpu-arch=sm_" + std::to_string(have));
+  if (hip) {
+    // An AMDGPU code object runs on the architecture it was compiled for.
+    std::string have = hip::deviceArch();
+    if (!have.empty() && have != manifest_.deviceArch)
+      throw Error(KILN_STATUS_DEVICE_ERROR,
+                  "model '" + path_ + "' was compiled for " + manifest_.deviceArch + ", but the GPU is " +
+                      gpu::deviceDescription(DeviceType::HIP) + "; recompile it with --gpu-arch=" + have);
+  } else {
+    int built = archCapability(manifest_.deviceArch), have = cuda::computeCapability();
+    if (built < 0)
+      throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                  "model '" + path_ + "': unknown GPU architecture '" + manifest_.deviceArch + "' in its manifest");
+    // Code for sm_XY runs on a GPU of the same major version and a minor at
+    // least Y; PTX in the binary lets the driver compile it for newer GPUs.
+    if (built > have)
+      throw Error(KILN_STATUS_DEVICE_ERROR,
+                  "model '" + path_ + "' was compiled for " + manifest_.deviceArch + ", but the GPU is " +
+                      cuda::deviceDescription() + "; recompile it with --gpu-arch=sm_" + std::to_string(have));
+  }
   if (!moduleLoadError.empty())
     throw Error(KILN_STATUS_DEVICE_ERROR, "model '" + path_ + "': " + moduleLoadError);
   std::vector<Tensor> host;
   for (size_t ai : paramArgs_) host.push_back(weights_[ai]);
-  std::vector<Tensor> device = cuda::uploadAll(host, cuda::threadStream());
+  const gpu::Backend &b = gpu::backend(manifest_.device);
+  std::vector<Tensor> device = gpu::uploadAll(b, host, gpu::threadStream(b));
   for (size_t i = 0; i < paramArgs_.size(); ++i) weights_[paramArgs_[i]] = device[i];
-  // Static shapes: one CUDA graph serves every run.
+  // Static shapes: one graph serves every run.
   bool isStatic = true;
   for (const ManifestValue &v : manifest_.args)
     for (const ManifestDim &d : v.dims) isStatic &= d.isStatic();
@@ -294,14 +309,15 @@ struct Model::GraphCache {
   std::mutex mutex;
   bool tried = false;             ///< a capture was attempted
   std::string disabledBecause;    ///< why graphs are off for this model
-  std::unique_ptr<cuda::Graph> graph;
+  std::unique_ptr<gpu::Graph> graph;
   std::vector<Tensor> inputs;     ///< the graph reads the inputs here
   std::vector<Tensor> outputs;    ///< and writes the outputs here
   std::vector<std::shared_ptr<Storage>> pool;  ///< its intermediate buffers
-  std::unique_ptr<cuda::Event> done;
+  std::unique_ptr<gpu::Event> done;
+  const gpu::Backend *backend = nullptr;
   ~GraphCache() {
     // A replay queued on a caller's stream may still use the pool.
-    if (graph) try { cuda::synchronizeDevice(); } catch (...) {}
+    if (graph) try { gpu::synchronizeDevice(*backend); } catch (...) {}
   }
 };
 
@@ -325,22 +341,23 @@ std::vector<int64_t> Model::callEntry(const std::vector<Tensor> &args, std::map<
 void Model::captureGraph(const std::vector<size_t> &allocations, void *stream) const {
   GraphCache &g = *graphs_;
   g.tried = true;
+  const gpu::Backend &b = gpu::backend(manifest_.device);
   try {
     std::vector<std::shared_ptr<Storage>> blocks;
-    for (size_t n : allocations) blocks.push_back(cuda::allocateStorage(n, stream));
+    for (size_t n : allocations) blocks.push_back(gpu::allocateStorage(b, n, stream));
     std::vector<Tensor> args(manifest_.args.size()), inputs;
     for (size_t ai : paramArgs_) args[ai] = weights_[ai];
     for (size_t i = 0; i < inputArgs_.size(); ++i) {
       std::vector<int64_t> sizes;
       for (const ManifestDim &d : input(i).dims) sizes.push_back(d.size);
-      inputs.push_back(cuda::emptyDevice(sizes, input(i).dtype, stream));
+      inputs.push_back(gpu::emptyDevice(b, sizes, input(i).dtype, stream));
       args[inputArgs_[i]] = inputs.back();
     }
-    cuda::PoolScope pool(blocks);
+    gpu::PoolScope pool(blocks);
     std::vector<int64_t> result;
     std::map<int64_t, bool> argAllocations;
-    auto graph = std::make_unique<cuda::Graph>(stream, [&] {
-      cuda::LaunchScope scope(stream);
+    auto graph = std::make_unique<gpu::Graph>(b, stream, [&] {
+      gpu::LaunchScope scope(b, stream);
       result = callEntry(args, argAllocations);
       if (scope.failed()) throw Error(KILN_STATUS_DEVICE_ERROR, scope.error());
     });
@@ -374,7 +391,8 @@ void Model::captureGraph(const std::vector<size_t> &allocations, void *stream) c
     g.inputs = std::move(inputs);
     g.outputs = std::move(outputs);
     g.pool = std::move(blocks);
-    g.done = std::make_unique<cuda::Event>();
+    g.done = std::make_unique<gpu::Event>(b);
+    g.backend = &b;
   } catch (const std::exception &e) {
     g.disabledBecause = std::string("capture failed: ") + e.what();
   }
@@ -382,22 +400,23 @@ void Model::captureGraph(const std::vector<size_t> &allocations, void *stream) c
 
 std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptions &options) const {
   std::vector<int64_t> bound = validateInputs(inputs);
-  bool onGPU = manifest_.device == DeviceType::CUDA;
-  void *stream = onGPU ? (options.stream ? options.stream : cuda::threadStream()) : nullptr;
+  bool onGPU = manifest_.device == DeviceType::CUDA || manifest_.device == DeviceType::HIP;
+  const gpu::Backend *b = onGPU ? &gpu::backend(manifest_.device) : nullptr;
+  void *stream = onGPU ? (options.stream ? options.stream : gpu::threadStream(*b)) : nullptr;
   auto finish = [&](std::vector<Tensor> outs) {
     if (!options.stream) {
       try {
-        cuda::synchronize(stream);
+        gpu::synchronize(*b, stream);
       } catch (const Error &e) {
         throw Error(e.code(), "model '" + manifest_.name + "' failed on the GPU: " + e.what());
       }
     }
     if (options.outputDevice == DeviceType::CPU)
-      for (Tensor &t : outs) t = cuda::toHost(t, stream);
+      for (Tensor &t : outs) t = gpu::toHost(*b, t, stream);
     return outs;
   };
 
-  // A static-shape CUDA model replays its graph: copy the inputs in, launch,
+  // A static-shape GPU model replays its graph: copy the inputs in, launch,
   // copy the outputs out.
   std::unique_lock<std::mutex> graphLock;
   if (onGPU && options.cudaGraphs && graphs_) {
@@ -405,10 +424,10 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
     GraphCache &g = *graphs_;
     if (g.graph) {
       g.done->waitOn(stream);
-      for (size_t i = 0; i < inputs.size(); ++i) cuda::copyInto(g.inputs[i], inputs[i], stream);
+      for (size_t i = 0; i < inputs.size(); ++i) gpu::copyInto(*b, g.inputs[i], inputs[i], stream);
       g.graph->launch(stream);
       std::vector<Tensor> outs;
-      for (const Tensor &o : g.outputs) outs.push_back(cuda::cloneOnDevice(o, stream));
+      for (const Tensor &o : g.outputs) outs.push_back(gpu::cloneOnDevice(*b, o, stream));
       g.done->record(stream);
       graphLock.unlock();
       return finish(std::move(outs));
@@ -423,7 +442,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   for (size_t i = 0; i < inputArgs_.size(); ++i) {
     const Tensor &t = inputs[i];
     if (!onGPU || t.device().type == DeviceType::CPU)
-      args[inputArgs_[i]] = onGPU ? cuda::toDevice(t, stream) : t.contiguous();
+      args[inputArgs_[i]] = onGPU ? gpu::toDevice(*b, t, stream) : t.contiguous();
     else if (!t.isContiguous())
       throw Error(KILN_STATUS_INVALID_ARGUMENT, quoteValue("input", i, input(i)) +
                                                     ": a device tensor must be contiguous");
@@ -455,8 +474,8 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   std::vector<int64_t> result;
   std::vector<size_t> allocations;
   {
-    cuda::AllocationRecorder recorder;
-    cuda::LaunchScope scope(stream);
+    gpu::AllocationRecorder recorder;
+    gpu::LaunchScope scope(*b, stream);
     result = callEntry(args, argAllocations);
     deviceError = scope.error();
     allocations = recorder.sizes();
@@ -473,7 +492,8 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
                                           const std::map<int64_t, bool> &argAllocations, void *stream,
                                           const std::string &deviceError,
                                           std::vector<Tensor> *updates) const {
-  bool onGPU = manifest_.device == DeviceType::CUDA;
+  bool onGPU = manifest_.device == DeviceType::CUDA || manifest_.device == DeviceType::HIP;
+  const gpu::Backend *b = onGPU ? &gpu::backend(manifest_.device) : nullptr;
   // Take ownership of every fresh buffer first, so nothing leaks if a check below fails.
   struct Raw {
     void *allocated, *aligned;
@@ -498,7 +518,7 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
     w += 3 + 2 * rank;
     if (r.allocated && !argAllocations.count(reinterpret_cast<int64_t>(r.allocated)) &&
         !owned.count(r.allocated))
-      owned[r.allocated] = onGPU ? cuda::adoptStorage(r.allocated, 0)
+      owned[r.allocated] = onGPU ? gpu::adoptStorage(*b, r.allocated, 0)
                                  : std::make_shared<Storage>(r.allocated, 0, Device{}, [](void *p) { std::free(p); });
     raws.push_back(std::move(r));
   }
@@ -564,7 +584,7 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
       numel *= n;
     }
     if (numel == 0) {
-      outs.push_back(onGPU ? cuda::emptyDevice(r.sizes, o.dtype, stream) : Tensor::empty(r.sizes, o.dtype));
+      outs.push_back(onGPU ? gpu::emptyDevice(*b, r.sizes, o.dtype, stream) : Tensor::empty(r.sizes, o.dtype));
       continue;
     }
     if (!r.aligned) {
@@ -577,7 +597,7 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
     auto it = owned.find(r.allocated);
     std::shared_ptr<Storage> storage =
         it != owned.end() ? it->second
-                          : std::make_shared<Storage>(r.aligned, 0, onGPU ? Device{DeviceType::CUDA, 0} : Device{},
+                          : std::make_shared<Storage>(r.aligned, 0, onGPU ? Device{manifest_.device, 0} : Device{},
                                                       nullptr);
     int64_t elemOffset =
         (static_cast<char *>(r.aligned) - static_cast<char *>(storage->data())) /
@@ -593,7 +613,7 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
     } else {
       if (!view.isContiguous())
         throw Error(KILN_STATUS_INTERNAL, who + ": the model returned a strided device buffer");
-      outs.push_back(cuda::cloneOnDevice(view, stream));
+      outs.push_back(gpu::cloneOnDevice(*b, view, stream));
     }
   }
   return outs;

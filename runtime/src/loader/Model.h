@@ -23,7 +23,7 @@ struct ModelOptions {
 struct RunOptions {
   void *stream = nullptr;  ///< the caller's CUstream; null: this thread's, waited for
   DeviceType outputDevice = DeviceType::CPU;  ///< where the outputs are handed back
-  bool cudaGraphs = true;  ///< replay a CUDA graph of the model when its shapes are static
+  bool cudaGraphs = true;  ///< replay a graph (CUDA or HIP) of the model when its shapes are static
 };
 
 /// A loaded model. Immutable after load(): run() may be called from many
@@ -62,12 +62,12 @@ public:
 private:
   Model() = default;
   void bindWeights(const ModelOptions &options, const void *blob, size_t blobSize);
-  /// For a CUDA model: checks the GPU and the kernels' load, uploads the weights.
-  void prepareCUDA(const std::string &moduleLoadError);
+  /// For a GPU (CUDA or HIP) model: checks the GPU and the kernels' load, uploads the weights.
+  void prepareGPU(const std::string &moduleLoadError);
   /// Calls the entry on `args`; returns the result block and notes each
   /// argument's allocation.
   std::vector<int64_t> callEntry(const std::vector<Tensor> &args, std::map<int64_t, bool> &argAllocations) const;
-  /// Captures the CUDA graph of one call that allocates `allocations` (graphs_ locked).
+  /// Captures the graph of one call that allocates `allocations` (graphs_ locked).
   void captureGraph(const std::vector<size_t> &allocations, void *stream) const;
   struct GraphCache;
   /// Outputs of one entry call from its result block.
@@ -82,7 +82,7 @@ private:
   Manifest manifest_;
   std::vector<size_t> inputArgs_, paramArgs_;  ///< indices into manifest_.args
   std::vector<Tensor> weights_;                ///< per manifest arg; undefined for inputs
-  std::shared_ptr<GraphCache> graphs_;         ///< static-shape CUDA models only
+  std::shared_ptr<GraphCache> graphs_;         ///< static-shape GPU models only
   /// Held for a whole run of a model whose manifest has `update` lines.
   mutable std::mutex stateMutex_;
 };

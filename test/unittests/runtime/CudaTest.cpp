@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-// The generated code's entry points into the runtime (runtime/src/cuda/MgpuAbi.cpp).
+// The generated code's entry points into the runtime (runtime/src/gpu/MgpuAbi.cpp).
 extern "C" {
 void *mgpuModuleLoad(void *data, size_t size);
 void *mgpuModuleGetFunction(void *module, const char *name);
@@ -158,7 +158,7 @@ TEST(Cuda, ManifestDeviceLine) {
   EXPECT_EQ(message("device cuda\n"),
             "manifest line 4 (\"device cuda\"): expected 'device cuda <arch>' (e.g. sm_90)");
   EXPECT_EQ(message("device tpu v4\n"),
-            "manifest line 4 (\"device tpu v4\"): expected 'device cpu' or 'device cuda <arch>'");
+            "manifest line 4 (\"device tpu v4\"): expected 'device cpu', 'device cuda <arch>' or 'device hip <arch>'");
   EXPECT_EQ(message("device cuda sm_90\ndevice cuda sm_80\n"),
             "manifest line 5 (\"device cuda sm_80\"): duplicate 'device' line");
 }

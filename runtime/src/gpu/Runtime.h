@@ -1,8 +1,9 @@
-// kiln runtime — what the loader needs from the CUDA backend: launch and module-load scopes.
-#ifndef KILN_CUDA_RUNTIME_H
-#define KILN_CUDA_RUNTIME_H
+// kiln runtime — what the loader needs from a GPU backend: storage, launch and module-load scopes, graphs.
+#ifndef KILN_GPU_RUNTIME_H
+#define KILN_GPU_RUNTIME_H
 
-#include "kiln/cuda.h"
+#include "Backend.h"
+#include "kiln/gpu.h"
 #include "kiln/kiln.h"
 
 #include <functional>
@@ -10,22 +11,22 @@
 #include <string>
 #include <vector>
 
-namespace kiln::cuda {
+namespace kiln::gpu {
 
 /// Device storage of `nbytes` from the caching allocator, ordered on `stream`;
 /// freed back to the cache with the last reference.
-std::shared_ptr<Storage> allocateStorage(size_t nbytes, void *stream);
+std::shared_ptr<Storage> allocateStorage(const Backend &b, size_t nbytes, void *stream);
 
 /// Takes ownership of `ptr`, a block the generated code got from mgpuMemAlloc:
 /// it returns to the cache with the last reference.
-std::shared_ptr<Storage> adoptStorage(void *ptr, size_t nbytes);
+std::shared_ptr<Storage> adoptStorage(const Backend &b, void *ptr, size_t nbytes);
 
 /// Device copies of host tensors, all in one allocation (256-byte aligned
 /// each), copied before this returns.
-std::vector<Tensor> uploadAll(const std::vector<Tensor> &hostTensors, void *stream);
+std::vector<Tensor> uploadAll(const Backend &b, const std::vector<Tensor> &hostTensors, void *stream);
 
 /// A contiguous device copy of contiguous device tensor `t`, ordered on `stream`.
-Tensor cloneOnDevice(const Tensor &t, void *stream);
+Tensor cloneOnDevice(const Backend &b, const Tensor &t, void *stream);
 
 /// Collects, on this thread, the kernel modules that a model's constructors
 /// load while the model is dlopen'ed, and the first error.
@@ -46,16 +47,17 @@ private:
   size_t loaded_ = 0;
 };
 
-/// The stream and the first error of one call of a model's entry on this
-/// thread. The mgpu* functions the generated code calls queue their work on
-/// this stream; after an error they queue nothing more.
+/// The backend, the stream and the first error of one call of a model's
+/// entry on this thread. The mgpu* functions the generated code calls queue
+/// their work on this stream; after an error they queue nothing more.
 class LaunchScope {
 public:
-  explicit LaunchScope(void *stream);
+  LaunchScope(const Backend &backend, void *stream);
   ~LaunchScope();
   LaunchScope(const LaunchScope &) = delete;
   LaunchScope &operator=(const LaunchScope &) = delete;
   void *stream() const { return stream_; }
+  const Backend &backend() const { return backend_; }
   bool failed() const { return !error_.empty(); }
   const std::string &error() const { return error_; }
   /// The innermost scope of this thread, or null.
@@ -67,12 +69,13 @@ public:
 
 private:
   LaunchScope *prev_;
+  const Backend &backend_;
   void *stream_;
   std::string error_;
 };
 
 /// While alive, logs on this thread the sizes the generated code allocates,
-/// in order (what a CUDA graph of the same call will need).
+/// in order (what a graph of the same call will need).
 class AllocationRecorder {
 public:
   AllocationRecorder();
@@ -112,26 +115,27 @@ private:
   bool failed_ = false;
 };
 
-/// A CUDA graph of the work one call queues on a stream.
+/// A graph (CUDA graph, HIP graph) of the work one call queues on a stream.
 class Graph {
 public:
   /// Captures what `body` queues on `stream` (thread-local capture mode),
   /// and instantiates it. Throws kiln::Error if capturing fails; the stream
   /// is no longer capturing either way.
-  Graph(void *stream, const std::function<void()> &body);
+  Graph(const Backend &b, void *stream, const std::function<void()> &body);
   ~Graph();
   Graph(const Graph &) = delete;
   Graph &operator=(const Graph &) = delete;
   void launch(void *stream);
 
 private:
+  const Backend &b_;
   void *graph_ = nullptr, *exec_ = nullptr;
 };
 
 /// A reusable event: record() on one stream, waitOn() from another.
 class Event {
 public:
-  Event();
+  explicit Event(const Backend &b);
   ~Event();
   Event(const Event &) = delete;
   Event &operator=(const Event &) = delete;
@@ -139,16 +143,24 @@ public:
   void waitOn(void *stream);
 
 private:
+  const Backend &b_;
   void *event_ = nullptr;
 };
 
 /// Waits for everything queued on the device, on any stream.
-void synchronizeDevice();
+void synchronizeDevice(const Backend &b);
 
 /// Copies `src` (contiguous, host or device) into device tensor `dst` of the
 /// same size, ordered on `stream`.
-void copyInto(const Tensor &dst, const Tensor &src, void *stream);
+void copyInto(const Backend &b, const Tensor &dst, const Tensor &src, void *stream);
 
-} // namespace kiln::cuda
+/// The public functions of kiln/gpu.h, on a backend.
+void *threadStream(const Backend &b);
+void synchronize(const Backend &b, void *stream);
+Tensor toDevice(const Backend &b, const Tensor &t, void *stream);
+Tensor toHost(const Backend &b, const Tensor &t, void *stream);
+Tensor emptyDevice(const Backend &b, const std::vector<int64_t> &sizes, DType dtype, void *stream);
 
-#endif // KILN_CUDA_RUNTIME_H
+} // namespace kiln::gpu
+
+#endif // KILN_GPU_RUNTIME_H

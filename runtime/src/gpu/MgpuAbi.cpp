@@ -1,39 +1,45 @@
-// kiln runtime — the mgpu* functions that MLIR's GPU host code calls, over kiln's CUDA backend.
+// kiln runtime — the mgpu* functions that MLIR's GPU host code calls, over kiln's GPU backends.
 //
-// A CUDA model's host code (from upstream gpu-to-llvm and the gpu.binary
-// translation) loads its kernel module in a constructor and, per call, takes a
-// stream (mgpuStreamCreate), allocates, launches, frees and finally
-// synchronizes and destroys that stream. kiln runs that code inside a
-// LaunchScope: the "created" stream is the scope's stream (the caller's or
-// the thread's), destroying it does nothing, and synchronizing it is left to
-// the runtime, which waits (or not, for a caller's stream) after the entry
-// returns. Nothing reads device memory on the host in between, so stream
-// order alone keeps every result correct. Errors cannot be returned through
-// these void functions: the first one is kept in the scope, later launches
-// are skipped, and the loader reports it.
-#include "Driver.h"
+// A GPU model's host code (from upstream gpu-to-llvm and the gpu.binary
+// translation; the same for CUDA and ROCm models) loads its kernel module in
+// a constructor and, per call, takes a stream (mgpuStreamCreate), allocates,
+// launches, frees and finally synchronizes and destroys that stream. kiln
+// runs that code inside a LaunchScope, which names the backend (CUDA or HIP)
+// and the stream: the "created" stream is the scope's stream (the caller's
+// or the thread's), destroying it does nothing, and synchronizing it is left
+// to the runtime, which waits (or not, for a caller's stream) after the
+// entry returns. Nothing reads device memory on the host in between, so
+// stream order alone keeps every result correct. Modules go to the backend
+// their image is for (an AMDGPU ELF to HIP), and functions to their
+// module's. Errors cannot be returned through these void functions: the
+// first one is kept in the scope, later launches are skipped, and the loader
+// reports it.
+#include "Backend.h"
 #include "Runtime.h"
 
 #include <map>
 #include <mutex>
 #include <unordered_map>
 
-namespace kiln::cuda {
-CUdeviceptr allocateForKernel(size_t nbytes, CUstream stream);
-void releaseForKernel(CUdeviceptr p);
-} // namespace kiln::cuda
+namespace kiln::gpu {
+void *allocateForKernel(const Backend &b, size_t nbytes, void *stream);
+void releaseForKernel(const Backend &b, void *p);
+} // namespace kiln::gpu
 
-using namespace kiln::cuda;
+using namespace kiln;
+using namespace kiln::gpu;
 
 namespace {
 
-/// Kernel handles by (module, name) and kernel names by handle.
+/// Each loaded module's backend, kernel handles by (module, name), and each
+/// kernel handle's name and backend.
 struct FunctionCache {
   std::mutex mutex;
-  std::map<std::pair<CUmodule, std::string>, CUfunction> byName;
-  std::unordered_map<CUfunction, std::string> names;
+  std::unordered_map<void *, const Backend *> modules;
+  std::map<std::pair<void *, std::string>, void *> byName;
+  std::unordered_map<void *, std::pair<std::string, const Backend *>> functions;
 };
-FunctionCache &functions() {
+FunctionCache &cache() {
   static FunctionCache *c = new FunctionCache();
   return *c;
 }
@@ -47,36 +53,31 @@ bool skip() {
   return s && s->failed();
 }
 
-CUstream streamOf(void *stream) {
-  if (LaunchScope *s = LaunchScope::current()) return static_cast<CUstream>(s->stream());
-  return static_cast<CUstream>(stream);
+/// The backend of the running call (CUDA outside any call, as before ROCm).
+const Backend &current() {
+  if (LaunchScope *s = LaunchScope::current()) return s->backend();
+  return backend(DeviceType::CUDA);
 }
 
-std::string moduleLoadError(CUresult r) {
-  std::string base = "cannot load the model's GPU kernels on " + deviceInfo().name + " (compute capability " +
-                     std::to_string(deviceInfo().major) + "." + std::to_string(deviceInfo().minor) + "): ";
-  if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_PTX ||
-      r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
-    return base + errorString(r) + "; compile the model for this GPU with --gpu-arch=sm_" +
-           std::to_string(deviceInfo().major) + std::to_string(deviceInfo().minor);
-  return base + errorString(r);
+void *streamOf(void *stream) {
+  if (LaunchScope *s = LaunchScope::current()) return s->stream();
+  return stream;
 }
 
 void *loadModule(const void *data, bool jit, int optLevel) {
   try {
-    const Driver &d = driver();
-    CUmodule m = nullptr;
-    CUresult r;
-    if (jit) {
-      int options[] = {CU_JIT_OPTIMIZATION_LEVEL};
-      void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
-      r = d.cuModuleLoadDataEx(&m, data, 1, options, values);
-    } else {
-      r = d.cuModuleLoadData(&m, data);
-    }
-    if (r != CUDA_SUCCESS) {
-      ModuleLoadScope::record(moduleLoadError(r), false);
+    const Backend &b = backendForImage(data);
+    b.ensure();
+    void *m = nullptr;
+    Result r = b.moduleLoad(&m, data, jit, optLevel);
+    if (r != 0) {
+      ModuleLoadScope::record(b.moduleLoadError(r), false);
       return nullptr;
+    }
+    {
+      FunctionCache &c = cache();
+      std::lock_guard<std::mutex> lock(c.mutex);
+      c.modules[m] = &b;
     }
     ModuleLoadScope::record("", true);
     return m;
@@ -100,20 +101,27 @@ __attribute__((visibility("default"))) void *mgpuModuleLoadJIT(void *data, int o
 
 __attribute__((visibility("default"))) void mgpuModuleUnload(void *module) {
   if (!module) return;
-  FunctionCache &c = functions();
+  const Backend *b = nullptr;
   {
+    FunctionCache &c = cache();
     std::lock_guard<std::mutex> lock(c.mutex);
     for (auto it = c.byName.begin(); it != c.byName.end();) {
-      if (it->first.first == static_cast<CUmodule>(module)) {
-        c.names.erase(it->second);
+      if (it->first.first == module) {
+        c.functions.erase(it->second);
         it = c.byName.erase(it);
       } else {
         ++it;
       }
     }
+    auto m = c.modules.find(module);
+    if (m != c.modules.end()) {
+      b = m->second;
+      c.modules.erase(m);
+    }
   }
+  if (!b) return;
   try {
-    driver().cuModuleUnload(static_cast<CUmodule>(module));
+    b->moduleUnload(module);
   } catch (...) {
   }
 }
@@ -123,20 +131,26 @@ __attribute__((visibility("default"))) void *mgpuModuleGetFunction(void *module,
     fail(std::string("the model's GPU kernels are not loaded (kernel '") + name + "')");
     return nullptr;
   }
-  FunctionCache &c = functions();
+  FunctionCache &c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
-  auto key = std::make_pair(static_cast<CUmodule>(module), std::string(name));
+  auto key = std::make_pair(module, std::string(name));
   auto it = c.byName.find(key);
   if (it != c.byName.end()) return it->second;
+  auto m = c.modules.find(module);
+  if (m == c.modules.end()) {
+    fail(std::string("kernel '") + name + "' is looked up in a GPU module kiln did not load");
+    return nullptr;
+  }
+  const Backend &b = *m->second;
   try {
-    CUfunction f = nullptr;
-    CUresult r = driver().cuModuleGetFunction(&f, static_cast<CUmodule>(module), name);
-    if (r != CUDA_SUCCESS) {
-      fail(std::string("the model's GPU module has no kernel '") + name + "': " + errorString(r));
+    void *f = nullptr;
+    Result r = b.moduleGetFunction(&f, module, name);
+    if (r != 0) {
+      fail(std::string("the model's GPU module has no kernel '") + name + "': " + b.errorString(r));
       return nullptr;
     }
     c.byName.emplace(key, f);
-    c.names[f] = name;
+    c.functions[f] = {name, &b};
     return f;
   } catch (const std::exception &e) {
     fail(e.what());
@@ -151,22 +165,28 @@ __attribute__((visibility("default"))) void mgpuLaunchKernel(void *function, int
   if (skip() || !function) return;
   // An empty grid (a tensor with no elements) has no work.
   if (gridX <= 0 || gridY <= 0 || gridZ <= 0 || blockX <= 0 || blockY <= 0 || blockZ <= 0) return;
+  std::string name;
+  const Backend *b = nullptr;
+  {
+    FunctionCache &c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto it = c.functions.find(function);
+    if (it != c.functions.end()) {
+      name = it->second.first;
+      b = it->second.second;
+    }
+  }
+  if (!b) {
+    fail("launching a GPU kernel kiln did not look up");
+    return;
+  }
   try {
-    CUresult r = driver().cuLaunchKernel(static_cast<CUfunction>(function), (unsigned)gridX, (unsigned)gridY,
-                                         (unsigned)gridZ, (unsigned)blockX, (unsigned)blockY, (unsigned)blockZ,
-                                         (unsigned)smem, streamOf(stream), params, extra);
-    if (r != CUDA_SUCCESS) {
-      std::string name;
-      {
-        FunctionCache &c = functions();
-        std::lock_guard<std::mutex> lock(c.mutex);
-        auto it = c.names.find(static_cast<CUfunction>(function));
-        if (it != c.names.end()) name = it->second;
-      }
+    Result r = b->launchKernel(function, (unsigned)gridX, (unsigned)gridY, (unsigned)gridZ, (unsigned)blockX,
+                               (unsigned)blockY, (unsigned)blockZ, (unsigned)smem, streamOf(stream), params, extra);
+    if (r != 0)
       fail("launching GPU kernel '" + name + "' (grid " + std::to_string(gridX) + "x" + std::to_string(gridY) +
            "x" + std::to_string(gridZ) + ", block " + std::to_string(blockX) + "x" + std::to_string(blockY) +
-           "x" + std::to_string(blockZ) + ") failed: " + errorString(r));
-    }
+           "x" + std::to_string(blockZ) + ") failed: " + b->errorString(r));
   } catch (const std::exception &e) {
     fail(e.what());
   }
@@ -175,7 +195,7 @@ __attribute__((visibility("default"))) void mgpuLaunchKernel(void *function, int
 __attribute__((visibility("default"))) void *mgpuStreamCreate() {
   if (LaunchScope *s = LaunchScope::current()) return s->stream();
   try {
-    return createStream();
+    return createStream(current().type());
   } catch (const std::exception &e) {
     fail(e.what());
     return nullptr;
@@ -184,14 +204,14 @@ __attribute__((visibility("default"))) void *mgpuStreamCreate() {
 
 __attribute__((visibility("default"))) void mgpuStreamDestroy(void *stream) {
   LaunchScope *s = LaunchScope::current();
-  if (stream && (!s || stream != s->stream())) destroyStream(stream);
+  if (stream && (!s || stream != s->stream())) current().streamDestroy(stream);
 }
 
 __attribute__((visibility("default"))) void mgpuStreamSynchronize(void *stream) {
   LaunchScope *s = LaunchScope::current();
   if (s && stream == s->stream()) return;  // the runtime waits after the entry returns
   try {
-    synchronize(stream);
+    synchronize(current(), stream);
   } catch (const std::exception &e) {
     fail(e.what());
   }
@@ -200,7 +220,7 @@ __attribute__((visibility("default"))) void mgpuStreamSynchronize(void *stream) 
 __attribute__((visibility("default"))) void mgpuStreamWaitEvent(void *stream, void *event) {
   if (skip()) return;
   try {
-    check(driver().cuStreamWaitEvent(streamOf(stream), static_cast<CUevent>(event), 0), "waiting for an event");
+    check(current(), current().streamWaitEvent(streamOf(stream), event), "waiting for an event");
   } catch (const std::exception &e) {
     fail(e.what());
   }
@@ -208,8 +228,8 @@ __attribute__((visibility("default"))) void mgpuStreamWaitEvent(void *stream, vo
 
 __attribute__((visibility("default"))) void *mgpuEventCreate() {
   try {
-    CUevent e = nullptr;
-    check(driver().cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "creating an event");
+    void *e = nullptr;
+    check(current(), current().eventCreate(&e, false), "creating an event");
     return e;
   } catch (const std::exception &e) {
     fail(e.what());
@@ -218,13 +238,13 @@ __attribute__((visibility("default"))) void *mgpuEventCreate() {
 }
 
 __attribute__((visibility("default"))) void mgpuEventDestroy(void *event) {
-  if (event) driver().cuEventDestroy(static_cast<CUevent>(event));
+  if (event) current().eventDestroy(event);
 }
 
 __attribute__((visibility("default"))) void mgpuEventSynchronize(void *event) {
   if (skip() || !event) return;
   try {
-    check(driver().cuEventSynchronize(static_cast<CUevent>(event)), "waiting for an event");
+    check(current(), current().eventSynchronize(event), "waiting for an event");
   } catch (const std::exception &e) {
     fail(e.what());
   }
@@ -233,7 +253,7 @@ __attribute__((visibility("default"))) void mgpuEventSynchronize(void *event) {
 __attribute__((visibility("default"))) void mgpuEventRecord(void *event, void *stream) {
   if (skip() || !event) return;
   try {
-    check(driver().cuEventRecord(static_cast<CUevent>(event), streamOf(stream)), "recording an event");
+    check(current(), current().eventRecord(event, streamOf(stream)), "recording an event");
   } catch (const std::exception &e) {
     fail(e.what());
   }
@@ -247,12 +267,12 @@ __attribute__((visibility("default"))) void *mgpuMemAlloc(uint64_t sizeBytes, vo
   }
   if (PoolScope *pool = PoolScope::current()) {
     void *p = pool->take(sizeBytes);
-    if (!p) fail("the model allocated differently while its CUDA graph was captured");
+    if (!p) fail("the model allocated differently while its graph was captured");
     return p;
   }
   if (AllocationRecorder *rec = AllocationRecorder::current()) rec->record(sizeBytes);
   try {
-    return reinterpret_cast<void *>(allocateForKernel(sizeBytes, streamOf(stream)));
+    return allocateForKernel(current(), sizeBytes, streamOf(stream));
   } catch (const std::exception &e) {
     fail(e.what());
     return nullptr;
@@ -261,15 +281,13 @@ __attribute__((visibility("default"))) void *mgpuMemAlloc(uint64_t sizeBytes, vo
 
 __attribute__((visibility("default"))) void mgpuMemFree(void *ptr, void * /*stream*/) {
   if (PoolScope *pool = PoolScope::current(); pool && pool->owns(ptr)) return;  // the graph's memory
-  if (ptr) releaseForKernel(reinterpret_cast<CUdeviceptr>(ptr));
+  if (ptr) releaseForKernel(current(), ptr);
 }
 
 __attribute__((visibility("default"))) void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
   if (skip() || sizeBytes == 0) return;
   try {
-    check(driver().cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src), sizeBytes,
-                                 streamOf(stream)),
-          "copying GPU memory");
+    check(current(), current().memcpyAny(dst, src, sizeBytes, streamOf(stream)), "copying GPU memory");
   } catch (const std::exception &e) {
     fail(e.what());
   }
@@ -278,8 +296,7 @@ __attribute__((visibility("default"))) void mgpuMemcpy(void *dst, void *src, siz
 __attribute__((visibility("default"))) void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream) {
   if (skip() || count == 0) return;
   try {
-    check(driver().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value, count, streamOf(stream)),
-          "filling GPU memory");
+    check(current(), current().memsetD32(dst, value, count, streamOf(stream)), "filling GPU memory");
   } catch (const std::exception &e) {
     fail(e.what());
   }
@@ -289,8 +306,7 @@ __attribute__((visibility("default"))) void mgpuMemset16(void *dst, unsigned sho
                                                          void *stream) {
   if (skip() || count == 0) return;
   try {
-    check(driver().cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count, streamOf(stream)),
-          "filling GPU memory");
+    check(current(), current().memsetD16(dst, value, count, streamOf(stream)), "filling GPU memory");
   } catch (const std::exception &e) {
     fail(e.what());
   }
