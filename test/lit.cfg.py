@@ -28,7 +28,7 @@ config.substitutions.append(("%example-ops", os.path.join(config.kiln_obj_root, 
                                                           "libkiln_example_ops.so")))
 config.substitutions.append(("%batches", os.path.join(test_root, "data", "mlp_dynamic_batches")))
 # Helper scripts (standard library only), see test/Inputs/.
-for script in ["expect-exit", "pt2-edit", "make-npy"]:
+for script in ["expect-exit", "pt2-edit", "make-npy", "check-duality"]:
     config.substitutions.append(
         ("%" + script, '"%s" %s' % (config.python_executable,
                                      os.path.join(test_root, "Inputs", script + ".py"))))

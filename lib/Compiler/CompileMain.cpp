@@ -186,6 +186,11 @@ int kilnCompileMain(int argc, char **argv) {
                               "every floating-point user input, then of every parameter "
                               "(docs/autograd.md)"),
                      cl::cat(cat));
+  cl::opt<bool> jvp("jvp",
+                    cl::desc("Compile the value and Jacobian-vector product: the entry takes the "
+                             "inputs plus one tangent per floating-point user input and returns "
+                             "the outputs, then their tangents (docs/autograd.md)"),
+                    cl::cat(cat));
   cl::opt<bool> timing("timing", cl::desc("Print the time of each stage and pass"),
                        cl::cat(cat));
   cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
@@ -329,7 +334,9 @@ int kilnCompileMain(int argc, char **argv) {
   // --grad: differentiate the entry in the aten dialect (autograd.vjp, then
   // autograd-differentiate) after the composites are decomposed, so each
   // reverse rule sees one form of an op.
-  if (grad) {
+  if (grad && jvp)
+    return fail("--grad and --jvp cannot be combined");
+  if (grad || jvp) {
     TimingScope t = root.nest("differentiate");
     PassManager pre(&ctx);
     pre.enableTiming(t);
@@ -337,7 +344,7 @@ int kilnCompileMain(int argc, char **argv) {
     pre.nest<func::FuncOp>().addPass(aten::createATenDecomposeComposites());
     if (failed(pre.run(*module)))
       return fail("compilation of '" + input + "' failed (see the errors above)");
-    auto gradEntry = buildGradEntry(*module, entry);
+    auto gradEntry = grad ? buildGradEntry(*module, entry) : buildJvpEntry(*module, entry);
     if (failed(gradEntry))
       return kExitBadInput;
     entry = *gradEntry;

@@ -37,14 +37,19 @@ model with when bisecting numerical problems.
   --cotangent F.npy  a model compiled with kiln-compile --grad: one per model
                      output, the seeds of its backward pass (passed after the
                      --input tensors)
+  --tangent F.npy    a model compiled with kiln-compile --jvp: one per
+                     floating-point model input, the direction of the
+                     Jacobian-vector product (passed after the --input tensors)
   --output-dir DIR   write output{i}.npy there (created if needed); the
                      gradients of a --grad model go to DIR/grads/<name>.npy
-                     (input{i}.npy, <parameter name>.npy)
+                     (input{i}.npy, <parameter name>.npy), the tangents of a
+                     --jvp model to DIR/tangents/output{i}.npy
   --gradcheck        a --grad model whose inputs are all user inputs: run it on
                      seeded random inputs and cotangents and compare each
                      gradient grads/input<i> with central differences of
-                     sum(output * cotangent) (step 1e-6, atol 1e-5, rtol 1e-3;
-                     meant for f64 programs)
+                     sum(output * cotangent); a --jvp model: each tangent
+                     with central differences along the tangents (step 1e-6,
+                     atol 1e-5, rtol 1e-3; meant for f64 programs)
   --gradcheck-range LO,HI  the random inputs' range (default -1,1)
   --expect-grads DIR a --grad model: compare every gradient with DIR/<name>.npy
                      (a corpus grads/ folder; its cotangent{i}.npy are seeds,
@@ -122,6 +127,7 @@ Options parseArgs(const std::vector<std::string> &args) {
     else if (a == "--input") o.inputs.push_back(next());
     else if (a == "--expect") o.expects.push_back(next());
     else if (a == "--cotangent") o.cotangents.push_back(next());
+    else if (a == "--tangent") o.tangents.push_back(next());
     else if (a == "--expect-grads") o.expectGrads = next();
     else if (a == "--gradcheck") o.gradcheck = true;
     else if (a == "--gradcheck-range") {
@@ -238,6 +244,7 @@ public:
   std::string outputLabel(size_t i) const override {
     return outputs_[i].name ? outputs_[i].name : "";
   }
+  std::string inputLabel(size_t i) const override { return inputs_[i].name ? inputs_[i].name : ""; }
   DType inputDType(size_t i) const override { return (DType)inputs_[i].dtype; }
   DType outputDType(size_t i) const override { return (DType)outputs_[i].dtype; }
   std::vector<int64_t> inputDims(size_t i) const override {
@@ -666,7 +673,12 @@ void setElement(Tensor &t, int64_t i, double v) {
 int gradcheck(Executable &exe, const Options &o, const std::vector<bool> &isGrad, std::ostream &out) {
   size_t numGrads = std::count(isGrad.begin(), isGrad.end(), true);
   size_t primal = exe.numOutputs() - numGrads;
-  size_t userInputs = exe.numInputs() - primal;
+  bool forward = exe.outputLabel(primal).rfind("tangents/", 0) == 0;
+  // Inputs the check perturbs: all but the seeds (cotangent<i> / tangent<i>).
+  size_t userInputs = 0;
+  while (userInputs < exe.numInputs() &&
+         exe.inputLabel(userInputs).rfind(forward ? "tangent" : "cotangent", 0) != 0)
+    ++userInputs;
   std::mt19937_64 rng(0);
   auto randomTensor = [&](const std::vector<int64_t> &dims, DType dt, double lo, double hi,
                           const std::string &what) {
@@ -682,6 +694,44 @@ int gradcheck(Executable &exe, const Options &o, const std::vector<bool> &isGrad
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < userInputs; ++i)
     inputs.push_back(randomTensor(exe.inputDims(i), exe.inputDType(i), o.gradLo, o.gradHi, exe.inputName(i)));
+  const double h = 1e-6, atol = 1e-5, rtol = 1e-3;
+  if (forward) {
+    // tangent<i> moves user input i; the tangents of the outputs against
+    // (f(x + h t) - f(x - h t)) / 2h.
+    std::vector<std::pair<size_t, size_t>> moves; // (input, tangent input)
+    for (size_t j = userInputs; j < exe.numInputs(); ++j) {
+      size_t i = std::stoul(exe.inputLabel(j).substr(7));
+      inputs.push_back(randomTensor(exe.inputDims(j), exe.inputDType(j), -1.0, 1.0, exe.inputName(j)));
+      moves.push_back({i, j});
+    }
+    std::vector<Tensor> analytic = exe.run(inputs);
+    auto shifted = [&](double s) {
+      std::vector<Tensor> in = inputs;
+      for (auto [i, j] : moves) {
+        Tensor x = inputs[i].contiguous().clone();
+        for (int64_t e = 0; e < x.numel(); ++e)
+          setElement(x, e, elementAt(x, e) + s * elementAt(inputs[j], e));
+        in[i] = x;
+      }
+      return exe.run(in);
+    };
+    std::vector<Tensor> plus = shifted(h), minus = shifted(-h);
+    int code = kExitOk;
+    for (size_t k = 0; k < primal; ++k) {
+      Tensor t = analytic[primal + k].contiguous(), p = plus[k].contiguous(), m = minus[k].contiguous();
+      double maxErr = 0;
+      int64_t bad = -1;
+      for (int64_t e = 0; e < t.numel(); ++e) {
+        double n = (elementAt(p, e) - elementAt(m, e)) / (2 * h), a = elementAt(t, e);
+        maxErr = std::max(maxErr, std::fabs(a - n));
+        if (std::fabs(a - n) > atol + rtol * std::fabs(n) && bad < 0) bad = e;
+      }
+      out << "jvpcheck " << exe.outputLabel(primal + k) << ": " << t.numel()
+          << " elements, max abs error " << maxErr << (bad >= 0 ? ": MISMATCH\n" : ": OK\n");
+      if (bad >= 0) code = kExitMismatch;
+    }
+    return code;
+  }
   for (size_t k = 0; k < primal; ++k)
     inputs.push_back(randomTensor(exe.outputDims(k), exe.outputDType(k), -1.0, 1.0, exe.outputName(k)));
   std::vector<Tensor> analytic = exe.run(inputs);
@@ -694,7 +744,6 @@ int gradcheck(Executable &exe, const Options &o, const std::vector<bool> &isGrad
     }
     return l;
   };
-  const double h = 1e-6, atol = 1e-5, rtol = 1e-3;
   int code = kExitOk;
   size_t checked = 0;
   for (size_t j = primal; j < exe.numOutputs(); ++j) {
@@ -744,15 +793,18 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   std::unique_ptr<Executable> exe = openExecutable(o);
   // A --grad model's gradients are the outputs named grads/<name>; its
   // cotangents are its last inputs, one per other output.
+  // A --jvp model's tangents are the outputs named tangents/<name>.
   const std::string gradPrefix = "grads/";
   std::vector<bool> isGrad(exe->numOutputs());
   size_t numGrads = 0;
-  for (size_t i = 0; i < exe->numOutputs(); ++i)
-    numGrads += isGrad[i] = exe->outputLabel(i).rfind(gradPrefix, 0) == 0;
+  for (size_t i = 0; i < exe->numOutputs(); ++i) {
+    std::string label = exe->outputLabel(i);
+    numGrads += isGrad[i] = label.rfind(gradPrefix, 0) == 0 || label.rfind("tangents/", 0) == 0;
+  }
   if (o.gradcheck) {
     if (!numGrads)
       usageError("'" + o.model + "' has no gradient outputs: --gradcheck needs a model compiled with "
-                 "kiln-compile --grad");
+                 "kiln-compile --grad or --jvp");
     return gradcheck(*exe, o, isGrad, out);
   }
   if (!o.cotangents.empty() || !o.expectGrads.empty()) {
@@ -765,6 +817,7 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
                  std::to_string(o.cotangents.size()) + " --cotangent");
     o.inputs.insert(o.inputs.end(), o.cotangents.begin(), o.cotangents.end());
   }
+  o.inputs.insert(o.inputs.end(), o.tangents.begin(), o.tangents.end());
   if (o.inputs.size() != exe->numInputs()) {
     std::string msg = "'" + o.model + "' takes " + std::to_string(exe->numInputs()) + " input(s), got " +
                       std::to_string(o.inputs.size()) + " --input";
@@ -805,13 +858,12 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     std::error_code ec;
     std::filesystem::create_directories(o.outputDir, ec);
     if (ec) usageError("cannot create --output-dir '" + o.outputDir + "': " + ec.message());
-    if (numGrads) {
-      std::filesystem::create_directories(std::filesystem::path(o.outputDir) / "grads", ec);
-      if (ec) usageError("cannot create '" + o.outputDir + "/grads': " + ec.message());
-    }
     for (size_t i = 0, k = 0; i < outputs.size(); ++i) {
       std::string file = isGrad[i] ? exe->outputLabel(i) + ".npy" : "output" + std::to_string(k++) + ".npy";
-      std::string path = (std::filesystem::path(o.outputDir) / file).string();
+      std::filesystem::path full = std::filesystem::path(o.outputDir) / file;
+      std::filesystem::create_directories(full.parent_path(), ec);
+      if (ec) usageError("cannot create '" + full.parent_path().string() + "': " + ec.message());
+      std::string path = full.string();
       if (outputs[i].dtype() == DType::BFloat16)
         err << "kiln-run: note: " << exe->outputName(i) << " is bf16; written as f32 (NumPy has no bfloat16)\n";
       try {

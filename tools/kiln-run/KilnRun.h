@@ -35,6 +35,7 @@ struct Options {
   std::string model;
   std::vector<std::string> inputs, expects, plugins;
   std::vector<std::string> cotangents;  ///< --cotangent: inputs after --input (a --grad model)
+  std::vector<std::string> tangents;    ///< --tangent: inputs after --input (a --jvp model)
   std::string expectGrads;              ///< --expect-grads DIR
   bool gradcheck = false;               ///< --gradcheck: gradients vs central differences
   double gradLo = -1.0, gradHi = 1.0;   ///< --gradcheck-range LO,HI of the random inputs
@@ -67,6 +68,7 @@ public:
   virtual DType inputDType(size_t i) const = 0;
   /// The output's name in the model ("grads/l1.weight"); empty if it has none.
   virtual std::string outputLabel(size_t i) const { return ""; }
+  virtual std::string inputLabel(size_t i) const { return ""; }
   /// Static dims of an input / output (-1 for a dynamic dim); empty if unknown.
   virtual std::vector<int64_t> inputDims(size_t i) const { return {}; }
   virtual std::vector<int64_t> outputDims(size_t i) const { return {}; }

@@ -40,6 +40,43 @@ LogicalResult convVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> 
   return success();
 }
 
+/// The convolution is bilinear in (input, weight) plus the bias: the
+/// tangent is conv(t_input, w) + conv(x, t_weight) + t_bias per channel.
+LogicalResult convJvp(Operation *op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op->getLoc();
+  auto withoutBias = [&](Value input, Value weight) {
+    Operation *c = b.clone(*op);
+    c->setOperand(0, input);
+    c->setOperand(1, weight);
+    if (c->getNumOperands() > 2)
+      c->eraseOperand(2);
+    return c->getResult(0);
+  };
+  Value r;
+  if (ts[0])
+    r = withoutBias(ts[0], op->getOperand(1));
+  if (ts[1]) {
+    Value t = withoutBias(op->getOperand(0), ts[1]);
+    r = r ? add(b, loc, r, t) : t;
+  }
+  if (op->getNumOperands() > 2 && ts[2]) {
+    auto rt = tensorType(op->getResult(0));
+    SmallVector<int64_t> shape(rt.getRank(), 1);
+    shape[rt.getRank() - 3] = rt.getDimSize(rt.getRank() - 3);
+    Value tb = viewTo(b, loc, ts[2], shape, {});
+    r = r ? add(b, loc, r, tb) : expandAs(b, loc, tb, op->getResult(0));
+  }
+  out[0] = r;
+  return success();
+}
+LogicalResult conv2dJvp(Conv2dOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  return convJvp(op, b, ts, out);
+}
+LogicalResult convolutionJvp(ConvolutionOp op, OpBuilder &b, ArrayRef<Value> ts,
+                             SmallVectorImpl<Value> &out) {
+  return convJvp(op, b, ts, out);
+}
+
 LogicalResult conv2dVjp(Conv2dOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
                         SmallVectorImpl<Value> &out) {
   return convVjp(op, b, cts, needed, out, false, {});
@@ -52,8 +89,8 @@ LogicalResult convolutionVjp(ConvolutionOp op, OpBuilder &b, ArrayRef<Value> cts
 } // namespace
 
 void attachConvolutionRules(MLIRContext *ctx) {
-  Conv2dOp::attachInterface<Rule<Conv2dOp, conv2dVjp>>(*ctx);
-  ConvolutionOp::attachInterface<Rule<ConvolutionOp, convolutionVjp>>(*ctx);
+  Conv2dOp::attachInterface<Rule<Conv2dOp, conv2dVjp, conv2dJvp>>(*ctx);
+  ConvolutionOp::attachInterface<Rule<ConvolutionOp, convolutionVjp, convolutionJvp>>(*ctx);
 }
 
 } // namespace kiln::autograd::rules

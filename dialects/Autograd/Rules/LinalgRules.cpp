@@ -71,11 +71,31 @@ LogicalResult addmmVjp(AddmmOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<b
   return success();
 }
 
+LogicalResult addmmJvp(AddmmOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  double alpha = op.getAlpha().convertToDouble(), beta = op.getBeta().convertToDouble();
+  Value r;
+  if (ts[1])
+    r = matmulNT(b, loc, ts[1], permute(b, loc, op.getMat2(), {1, 0}));
+  if (ts[2]) {
+    Value t = matmulNT(b, loc, op.getMat1(), permute(b, loc, ts[2], {1, 0}));
+    r = r ? add(b, loc, r, t) : t;
+  }
+  if (r)
+    r = scale(b, loc, r, alpha);
+  if (ts[0]) {
+    Value t = scale(b, loc, ts[0], beta);
+    r = r ? add(b, loc, r, t) : expandAs(b, loc, t, op.getResult());
+  }
+  out[0] = r ? viewAs(b, loc, r, op.getResult()) : r;
+  return success();
+}
+
 } // namespace
 
 void attachLinalgRules(MLIRContext *ctx) {
   LinearOp::attachInterface<Rule<LinearOp, linearVjp, linearJvp>>(*ctx);
-  AddmmOp::attachInterface<Rule<AddmmOp, addmmVjp>>(*ctx);
+  AddmmOp::attachInterface<Rule<AddmmOp, addmmVjp, addmmJvp>>(*ctx);
 }
 
 } // namespace kiln::autograd::rules

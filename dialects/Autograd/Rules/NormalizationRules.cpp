@@ -58,6 +58,42 @@ LogicalResult noTrainingVjp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
   return success();
 }
 
+/// With running statistics batch norm is affine per channel:
+/// t_x * w * invstd + (x - mean) * invstd * t_w + t_b, each term an inference
+/// batch norm itself (the first with a zero mean, both without bias).
+LogicalResult noTrainingJvp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
+                            ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  unsigned i = 1;
+  int wi = op.getWeight() ? i++ : -1, bi = op.getBias() ? i++ : -1;
+  int mi = i++, vi = i++;
+  if (ts[mi] || ts[vi])
+    return op.emitError("cannot differentiate 'aten._native_batch_norm_legit_no_training' "
+                        "with respect to its running statistics");
+  auto norm = [&](Value x, Value w, Value mean) {
+    return NativeBatchNormLegitNoTrainingOp::create(
+               b, loc, op->getResultTypes(), x, w, Value(), mean, op.getRunningVar(),
+               op.getMomentumAttr(), op.getEpsAttr())
+        .getResult();
+  };
+  Value r;
+  if (ts[0])
+    r = norm(ts[0], op.getWeight(), zerosLike(b, loc, op.getRunningMean()));
+  if (wi >= 0 && ts[wi]) {
+    Value t = norm(op.getInput(), ts[wi], op.getRunningMean());
+    r = r ? add(b, loc, r, t) : t;
+  }
+  if (bi >= 0 && ts[bi]) {
+    auto rt = tensorType(op.getResult());
+    SmallVector<int64_t> shape(rt.getRank(), 1);
+    shape[1] = rt.getDimSize(1);
+    Value tb = viewTo(b, loc, ts[bi], shape, {});
+    r = r ? add(b, loc, r, tb) : expandAs(b, loc, tb, op.getResult());
+  }
+  out[0] = r;
+  return success();
+}
+
 LogicalResult batchNormVjp(BatchNormOp op, OpBuilder &b, ArrayRef<Value> cts,
                            ArrayRef<bool> needed, SmallVectorImpl<Value> &out) {
   if (op.getTraining())
@@ -86,7 +122,7 @@ LogicalResult batchNormVjp(BatchNormOp op, OpBuilder &b, ArrayRef<Value> cts,
 
 void attachNormalizationRules(MLIRContext *ctx) {
   NativeBatchNormLegitNoTrainingOp::attachInterface<
-      Rule<NativeBatchNormLegitNoTrainingOp, noTrainingVjp>>(*ctx);
+      Rule<NativeBatchNormLegitNoTrainingOp, noTrainingVjp, noTrainingJvp>>(*ctx);
   BatchNormOp::attachInterface<Rule<BatchNormOp, batchNormVjp>>(*ctx);
 }
 

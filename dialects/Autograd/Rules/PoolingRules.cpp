@@ -2,6 +2,8 @@
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 using namespace mlir;
 using namespace kiln::aten;
 
@@ -29,6 +31,48 @@ LogicalResult maxPoolVjp(MaxPool2dOp op, OpBuilder &b, ArrayRef<Value> cts, Arra
   return success();
 }
 
+/// The tangent at each window's argmax: a gather over the flattened planes.
+Value gatherAt(OpBuilder &b, Location loc, Value t, Value indices, Value result) {
+  auto tt = tensorType(t), it = tensorType(indices);
+  int64_t r = tt.getRank();
+  auto flat = [&](RankedTensorType ty) {
+    SmallVector<int64_t> shape(ty.getShape().drop_back(2));
+    int64_t h = ty.getDimSize(r - 2), w = ty.getDimSize(r - 1);
+    shape.push_back(h == ShapedType::kDynamic || w == ShapedType::kDynamic ? ShapedType::kDynamic
+                                                                          : h * w);
+    return shape;
+  };
+  SmallVector<Value> dyn;
+  for (int64_t d = 0; d < r - 2; ++d)
+    if (tt.isDynamicDim(d))
+      dyn.push_back(tensor::DimOp::create(b, loc, t, d));
+  SmallVector<Value> dynI;
+  for (int64_t d = 0; d < r - 2; ++d)
+    if (it.isDynamicDim(d))
+      dynI.push_back(tensor::DimOp::create(b, loc, indices, d));
+  Value tf = viewTo(b, loc, t, flat(tt), dyn);
+  Value idf = viewTo(b, loc, indices, flat(it), dynI);
+  auto gTy = RankedTensorType::get(tensorType(idf).getShape(), tt.getElementType());
+  Value g = GatherOp::create(b, loc, gTy, tf, idf, b.getI64IntegerAttr(r - 2));
+  return viewAs(b, loc, g, result);
+}
+
+LogicalResult maxPoolJvp(MaxPool2dOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  auto resTy = tensorType(op.getResult());
+  auto indTy = RankedTensorType::get(resTy.getShape(), b.getI64Type());
+  auto withIndices = MaxPool2dWithIndicesOp::create(
+      b, op.getLoc(), TypeRange{resTy, indTy}, op.getSelf(), op.getKernelSizeAttr(),
+      op.getStrideAttr(), op.getPaddingAttr(), op.getDilationAttr(), op.getCeilModeAttr());
+  out[0] = gatherAt(b, op.getLoc(), ts[0], withIndices.getIndices(), op.getResult());
+  return success();
+}
+
+LogicalResult adaptiveAvgJvp(AdaptiveAvgPool2dOp op, OpBuilder &b, ArrayRef<Value> ts,
+                             SmallVectorImpl<Value> &out) {
+  out[0] = AdaptiveAvgPool2dOp::create(b, op.getLoc(), op.getType(), ts[0], op.getOutputSizeAttr());
+  return success();
+}
+
 LogicalResult maxPoolWithIndicesVjp(MaxPool2dWithIndicesOp op, OpBuilder &b,
                                     ArrayRef<Value> cts, ArrayRef<bool>,
                                     SmallVectorImpl<Value> &out) {
@@ -47,10 +91,10 @@ LogicalResult adaptiveAvgVjp(AdaptiveAvgPool2dOp op, OpBuilder &b, ArrayRef<Valu
 } // namespace
 
 void attachPoolingRules(MLIRContext *ctx) {
-  MaxPool2dOp::attachInterface<Rule<MaxPool2dOp, maxPoolVjp>>(*ctx);
+  MaxPool2dOp::attachInterface<Rule<MaxPool2dOp, maxPoolVjp, maxPoolJvp>>(*ctx);
   MaxPool2dWithIndicesOp::attachInterface<Rule<MaxPool2dWithIndicesOp, maxPoolWithIndicesVjp>>(
       *ctx);
-  AdaptiveAvgPool2dOp::attachInterface<Rule<AdaptiveAvgPool2dOp, adaptiveAvgVjp>>(*ctx);
+  AdaptiveAvgPool2dOp::attachInterface<Rule<AdaptiveAvgPool2dOp, adaptiveAvgVjp, adaptiveAvgJvp>>(*ctx);
 }
 
 } // namespace kiln::autograd::rules

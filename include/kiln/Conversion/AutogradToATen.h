@@ -17,6 +17,12 @@ namespace kiln {
 /// non-floating-point results. Returns the new entry.
 mlir::FailureOr<mlir::func::FuncOp> buildGradEntry(mlir::ModuleOp module,
                                                    mlir::func::FuncOp entry);
+/// The forward-mode counterpart for `kiln-compile --jvp`: the public `<name>`
+/// takes the arguments plus one tangent per floating-point user input (kind
+/// input, named tangent<i>, i counting user inputs) and returns the results,
+/// then each result's tangent (`tangents/output<k>`), through `autograd.jvp`.
+mlir::FailureOr<mlir::func::FuncOp> buildJvpEntry(mlir::ModuleOp module,
+                                                  mlir::func::FuncOp entry);
 } // namespace kiln
 
 #endif

@@ -114,3 +114,72 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
   gradFn->moveBefore(entry);
   return gradFn;
 }
+
+FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry) {
+  MLIRContext *ctx = module.getContext();
+  FunctionType ft = entry.getFunctionType();
+  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+    if (entry.getResultAttr(i, "kiln.update"))
+      return entry.emitError("--jvp of a program that writes into its buffers or inputs is "
+                             "not supported yet (result ")
+             << i << " updates state)";
+    if (!isFloatTensor(ft.getResult(i)))
+      return entry.emitError("--jvp needs floating-point outputs; output ")
+             << i << " is " << ft.getResult(i);
+  }
+  std::string name = entry.getName().str();
+  OpBuilder b(ctx);
+  b.setInsertionPoint(entry);
+  // The tangent of every floating-point user input, after the arguments.
+  SmallVector<int64_t> wrt;
+  SmallVector<std::string> tangentNames;
+  int64_t userInput = 0;
+  for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
+    auto kind = entry.getArgAttrOfType<StringAttr>(i, "kiln.kind");
+    if (kind && kind.getValue() != "input")
+      continue;
+    if (isFloatTensor(ft.getInput(i))) {
+      wrt.push_back(i);
+      tangentNames.push_back("tangent" + std::to_string(userInput));
+    }
+    ++userInput;
+  }
+  if (wrt.empty())
+    return entry.emitError("--jvp needs a floating-point user input");
+  SmallVector<Type> argTypes(ft.getInputs());
+  for (int64_t i : wrt)
+    argTypes.push_back(ft.getInput(i));
+  SmallVector<Type> resultTypes(ft.getResults());
+  resultTypes.append(ft.getResults().begin(), ft.getResults().end());
+  auto jvpFn = func::FuncOp::create(b, entry.getLoc(), name, b.getFunctionType(argTypes, resultTypes));
+  for (unsigned i = 0; i < ft.getNumInputs(); ++i)
+    jvpFn.setArgAttrs(i, entry.getArgAttrDict(i));
+  for (auto [k, i] : llvm::enumerate(wrt)) {
+    unsigned a = ft.getNumInputs() + k;
+    DictionaryAttr attrs = entry.getArgAttrDict(i);
+    NamedAttrList list(attrs ? attrs : DictionaryAttr::get(ctx));
+    list.set("kiln.kind", b.getStringAttr("input"));
+    list.set("kiln.name", b.getStringAttr(tangentNames[k]));
+    list.set("bufferization.writable", b.getBoolAttr(false));
+    jvpFn.setArgAttrs(a, list.getDictionary(ctx));
+  }
+  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+    jvpFn.setResultAttrs(i, entry.getResultAttrDict(i));
+    jvpFn.setResultAttr(ft.getNumResults() + i, "kiln.name",
+                        b.getStringAttr("tangents/output" + std::to_string(i)));
+  }
+  SymbolTable symbols(module);
+  entry.setPrivate();
+  if (failed(symbols.rename(entry, name + "_primal")))
+    return entry.emitError("cannot rename the entry to '") << name << "_primal'";
+  Block *body = jvpFn.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  ValueRange args = body->getArguments();
+  auto jvp = autograd::JvpOp::create(b, entry.getLoc(), resultTypes,
+                                     FlatSymbolRefAttr::get(entry.getSymNameAttr()),
+                                     args.take_front(ft.getNumInputs()),
+                                     args.drop_front(ft.getNumInputs()), b.getDenseI64ArrayAttr(wrt));
+  func::ReturnOp::create(b, entry.getLoc(), jvp.getResults());
+  jvpFn->moveBefore(entry);
+  return jvpFn;
+}
