@@ -3,7 +3,8 @@
 // kiln-compile INPUT(.pt2|.mlir) -o OUT [--target=cpu|cuda|rocm] [--emit=so|obj|mlir|llvm]
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
 //              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-toolkit=DIR]
-//              [--rocm-path=DIR] [--grad]
+//              [--rocm-path=DIR]
+//              [--grad|--jvp|--train-step=sgd [--lr=R] [--momentum=M] [--weight-decay=W]]
 //
 // The output is written to a temporary file beside OUT and renamed into place
 // only when every stage succeeded; `-o -` writes to stdout. With --emit=mlir,
@@ -191,6 +192,18 @@ int kilnCompileMain(int argc, char **argv) {
                              "inputs plus one tangent per floating-point user input and returns "
                              "the outputs, then their tangents (docs/autograd.md)"),
                     cl::cat(cat));
+  cl::opt<std::string> trainStep(
+      "train-step",
+      cl::desc("Compile one training step (sgd): the loaded model owns its parameters and "
+               "updates them in place on each run from the loss sum(output * cotangent)"),
+      cl::value_desc("sgd"), cl::cat(cat));
+  cl::opt<double> lr("lr", cl::desc("--train-step learning rate (default 0.01)"), cl::init(0.01),
+                     cl::cat(cat));
+  cl::opt<double> momentum("momentum", cl::desc("--train-step=sgd momentum (default 0)"),
+                           cl::init(0.0), cl::cat(cat));
+  cl::opt<double> weightDecay("weight-decay",
+                              cl::desc("--train-step weight decay (default 0)"), cl::init(0.0),
+                              cl::cat(cat));
   cl::opt<bool> timing("timing", cl::desc("Print the time of each stage and pass"),
                        cl::cat(cat));
   cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
@@ -334,9 +347,15 @@ int kilnCompileMain(int argc, char **argv) {
   // --grad: differentiate the entry in the aten dialect (autograd.vjp, then
   // autograd-differentiate) after the composites are decomposed, so each
   // reverse rule sees one form of an op.
-  if (grad && jvp)
-    return fail("--grad and --jvp cannot be combined");
-  if (grad || jvp) {
+  if ((int)grad + (int)jvp + (int)!trainStep.empty() > 1)
+    return fail("--grad, --jvp and --train-step cannot be combined");
+  if (!trainStep.empty() && trainStep != "sgd")
+    return fail("--train-step must be 'sgd', got '" + trainStep + "'");
+  if (!trainStep.empty() && weightsMode != "embed")
+    return fail("--train-step needs --weights=embed (the model owns the weights it trains)");
+  if (!(lr > 0) || momentum < 0 || weightDecay < 0)
+    return fail("--lr must be > 0, --momentum and --weight-decay >= 0");
+  if (grad || jvp || !trainStep.empty()) {
     TimingScope t = root.nest("differentiate");
     PassManager pre(&ctx);
     pre.enableTiming(t);
@@ -344,10 +363,20 @@ int kilnCompileMain(int argc, char **argv) {
     pre.nest<func::FuncOp>().addPass(aten::createATenDecomposeComposites());
     if (failed(pre.run(*module)))
       return fail("compilation of '" + input + "' failed (see the errors above)");
-    auto gradEntry = grad ? buildGradEntry(*module, entry) : buildJvpEntry(*module, entry);
+    std::vector<AddedState> added;
+    SGDOptions sgd;
+    sgd.lr = lr;
+    sgd.momentum = momentum;
+    sgd.weightDecay = weightDecay;
+    auto gradEntry = grad  ? buildGradEntry(*module, entry)
+                     : jvp ? buildJvpEntry(*module, entry)
+                           : buildSGDStepEntry(*module, entry, sgd, added);
     if (failed(gradEntry))
       return kExitBadInput;
     entry = *gradEntry;
+    // Optimizer state starts at zero.
+    for (const AddedState &a : added)
+      weights[a.name].assign(a.type.getNumElements() * (a.type.getElementTypeBitWidth() / 8), 0);
     PassManager pm(&ctx);
     pm.enableTiming(t);
     pm.addPass(createAutogradDifferentiate());

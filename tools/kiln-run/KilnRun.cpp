@@ -44,6 +44,9 @@ model with when bisecting numerical problems.
                      gradients of a --grad model go to DIR/grads/<name>.npy
                      (input{i}.npy, <parameter name>.npy), the tangents of a
                      --jvp model to DIR/tangents/output{i}.npy
+  --expect-params DIR  after the runs, compare every weight the model holds
+                     with DIR/<name>.npy, for each .npy in DIR (the parameters
+                     a --train-step model has trained)
   --gradcheck        a --grad model whose inputs are all user inputs: run it on
                      seeded random inputs and cotangents and compare each
                      gradient grads/input<i> with central differences of
@@ -129,6 +132,7 @@ Options parseArgs(const std::vector<std::string> &args) {
     else if (a == "--cotangent") o.cotangents.push_back(next());
     else if (a == "--tangent") o.tangents.push_back(next());
     else if (a == "--expect-grads") o.expectGrads = next();
+    else if (a == "--expect-params") o.expectParams = next();
     else if (a == "--gradcheck") o.gradcheck = true;
     else if (a == "--gradcheck-range") {
       std::string v = next();
@@ -245,6 +249,23 @@ public:
     return outputs_[i].name ? outputs_[i].name : "";
   }
   std::string inputLabel(size_t i) const override { return inputs_[i].name ? inputs_[i].name : ""; }
+  bool readParam(const std::string &name, Tensor &out) const override {
+    for (size_t i = 0; i < kiln_model_num_params(model_); ++i) {
+      kiln_value_info_t v;
+      std::memset(&v, 0, sizeof v);
+      v.struct_size = sizeof v;
+      check(kiln_model_param_info(model_, i, &v));
+      if (!v.name || name != v.name) continue;
+      kiln_tensor_t t = nullptr;
+      check(kiln_model_param_read(model_, i, &t));
+      std::vector<int64_t> sizes(kiln_tensor_sizes(t), kiln_tensor_sizes(t) + kiln_tensor_rank(t));
+      out = Tensor::empty(sizes, (DType)kiln_tensor_dtype(t));
+      std::memcpy(out.rawData(), kiln_tensor_data(t), kiln_tensor_nbytes(t));
+      kiln_tensor_release(t);
+      return true;
+    }
+    return false;
+  }
   DType inputDType(size_t i) const override { return (DType)inputs_[i].dtype; }
   DType outputDType(size_t i) const override { return (DType)outputs_[i].dtype; }
   std::vector<int64_t> inputDims(size_t i) const override {
@@ -807,13 +828,19 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
                  "kiln-compile --grad or --jvp");
     return gradcheck(*exe, o, isGrad, out);
   }
-  if (!o.cotangents.empty() || !o.expectGrads.empty()) {
-    if (!numGrads)
-      usageError("'" + o.model + "' has no gradient outputs: --cotangent and --expect-grads need a "
-                 "model compiled with kiln-compile --grad");
-    size_t primal = exe->numOutputs() - numGrads;
-    if (o.cotangents.size() != primal)
-      usageError("'" + o.model + "' has " + std::to_string(primal) + " output(s), got " +
+  if (!o.expectGrads.empty() && !numGrads)
+    usageError("'" + o.model + "' has no gradient outputs: --expect-grads needs a model compiled "
+               "with kiln-compile --grad");
+  if (!o.cotangents.empty()) {
+    // The seeds of a --grad model or a --train-step: inputs named cotangent<i>.
+    size_t numCotangents = 0;
+    for (size_t i = 0; i < exe->numInputs(); ++i)
+      numCotangents += exe->inputLabel(i).rfind("cotangent", 0) == 0;
+    if (!numCotangents)
+      usageError("'" + o.model + "' takes no cotangents: --cotangent needs a model compiled with "
+                 "kiln-compile --grad or --train-step");
+    if (o.cotangents.size() != numCotangents)
+      usageError("'" + o.model + "' takes " + std::to_string(numCotangents) + " cotangent(s), got " +
                  std::to_string(o.cotangents.size()) + " --cotangent");
     o.inputs.insert(o.inputs.end(), o.cotangents.begin(), o.cotangents.end());
   }
@@ -923,6 +950,36 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     }
     if (!compared)
       usageError("--expect-grads '" + o.expectGrads + "' holds no gradient (.npy other than cotangent*)");
+  }
+
+  if (!o.expectParams.empty()) {
+    std::error_code ec;
+    std::vector<std::string> files;
+    for (const auto &entry : std::filesystem::directory_iterator(o.expectParams, ec))
+      if (entry.path().extension() == ".npy") files.push_back(entry.path().filename().string());
+    if (ec) usageError("cannot read --expect-params '" + o.expectParams + "': " + ec.message());
+    if (files.empty()) usageError("--expect-params '" + o.expectParams + "' holds no .npy file");
+    std::sort(files.begin(), files.end());
+    for (const std::string &f : files) {
+      std::string name = f.substr(0, f.size() - 4);
+      std::string path = (std::filesystem::path(o.expectParams) / f).string();
+      Tensor actual;
+      if (!exe->readParam(name, actual)) {
+        out << "'" << path << "': the model has no weight named '" << name << "': MISMATCH\n";
+        code = kExitMismatch;
+        continue;
+      }
+      Tensor expected;
+      try {
+        expected = readNpy(path);
+      } catch (const NpyError &e) {
+        usageError(std::string("--expect-params ") + e.what());
+      }
+      Comparison c = compareTensors(actual, expected, o.rtol, o.atol);
+      out << "weight \"" << name << "\" vs '" << path << "': " << c.detail << ": "
+          << (c.match ? "OK" : "MISMATCH") << "\n";
+      if (!c.match) code = kExitMismatch;
+    }
   }
 
   if (o.bench > 0) {

@@ -37,6 +37,7 @@ struct Options {
   std::vector<std::string> cotangents;  ///< --cotangent: inputs after --input (a --grad model)
   std::vector<std::string> tangents;    ///< --tangent: inputs after --input (a --jvp model)
   std::string expectGrads;              ///< --expect-grads DIR
+  std::string expectParams;             ///< --expect-params DIR
   bool gradcheck = false;               ///< --gradcheck: gradients vs central differences
   double gradLo = -1.0, gradHi = 1.0;   ///< --gradcheck-range LO,HI of the random inputs
   std::string outputDir, weights;
@@ -69,6 +70,8 @@ public:
   /// The output's name in the model ("grads/l1.weight"); empty if it has none.
   virtual std::string outputLabel(size_t i) const { return ""; }
   virtual std::string inputLabel(size_t i) const { return ""; }
+  /// The current value of the weight `name`; false if there is none.
+  virtual bool readParam(const std::string &name, Tensor &out) const { return false; }
   /// Static dims of an input / output (-1 for a dynamic dim); empty if unknown.
   virtual std::vector<int64_t> inputDims(size_t i) const { return {}; }
   virtual std::vector<int64_t> outputDims(size_t i) const { return {}; }

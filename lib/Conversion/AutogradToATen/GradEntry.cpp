@@ -1,7 +1,10 @@
 //===- GradEntry.cpp - the value-and-gradient entry of kiln-compile --grad ===//
 #include "kiln/Conversion/AutogradToATen.h"
 
+#include "ATen/IR/ATenDialect.h"
 #include "Autograd/IR/AutogradDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -182,4 +185,95 @@ FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry)
   func::ReturnOp::create(b, entry.getLoc(), jvp.getResults());
   jvpFn->moveBefore(entry);
   return jvpFn;
+}
+
+FailureOr<func::FuncOp> kiln::buildSGDStepEntry(ModuleOp module, func::FuncOp entry,
+                                                const SGDOptions &options,
+                                                std::vector<AddedState> &added) {
+  MLIRContext *ctx = module.getContext();
+  FunctionType ft = entry.getFunctionType();
+  // Parameters and their names, before the entry is rebuilt.
+  SmallVector<std::pair<unsigned, std::string>> params;
+  for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
+    auto kind = entry.getArgAttrOfType<StringAttr>(i, "kiln.kind");
+    auto name = entry.getArgAttrOfType<StringAttr>(i, "kiln.name");
+    if (kind && kind.getValue() == "param" && isFloatTensor(ft.getInput(i)))
+      params.push_back({i, name ? name.str() : "arg" + std::to_string(i)});
+  }
+  if (params.empty())
+    return entry.emitError("--train-step needs a floating-point parameter to train");
+  auto gradFn = buildGradEntry(module, entry);
+  if (failed(gradFn))
+    return failure();
+  func::FuncOp fn = *gradFn;
+  unsigned numOutputs = ft.getNumResults();
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  // The returned gradients: outputs, input gradients, then one per parameter.
+  SmallVector<Value> outs(ret.getOperands().take_front(numOutputs));
+  ValueRange paramGrads = ret.getOperands().take_back(params.size());
+  OpBuilder b(ret);
+  Location loc = fn.getLoc();
+  auto scalar = [&](Type elem, double v) {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(RankedTensorType::get({}, elem), b.getFloatAttr(elem, v)));
+  };
+  auto binary = [&](auto tag, Value x, Value y) -> Value {
+    using OpT = decltype(tag);
+    return OpT::create(b, loc, TypeRange{x.getType()}, ValueRange{x, y});
+  };
+  SmallVector<Value> newParams, newBuffers;
+  for (auto [k, pr] : llvm::enumerate(params)) {
+    Value p = fn.getArgument(pr.first), g = paramGrads[k];
+    Type elem = cast<RankedTensorType>(p.getType()).getElementType();
+    if (options.weightDecay != 0.0)
+      g = binary(aten::AddTensorOp(), g,
+                 binary(aten::MulTensorOp(), p, scalar(elem, options.weightDecay)));
+    Value step = g;
+    if (options.momentum != 0.0) {
+      std::string bufName = "sgd.momentum." + pr.second;
+      auto type = cast<RankedTensorType>(p.getType());
+      unsigned a = fn.getNumArguments();
+      if (failed(fn.insertArgument(a, type, {}, loc)))
+        return fn.emitError("cannot add the momentum buffer of '") << pr.second << "'";
+      fn.setArgAttr(a, "bufferization.writable", b.getBoolAttr(false));
+      SmallVector<Attribute> dims;
+      for (int64_t d : type.getShape())
+        dims.push_back(b.getI64IntegerAttr(d));
+      fn.setArgAttr(a, "kiln.dims", b.getArrayAttr(dims));
+      fn.setArgAttr(a, "kiln.kind", b.getStringAttr("buffer"));
+      fn.setArgAttr(a, "kiln.name", b.getStringAttr(bufName));
+      added.push_back({bufName, type});
+      Value buf = binary(aten::MulTensorOp(), fn.getArgument(a), scalar(elem, options.momentum));
+      step = binary(aten::AddTensorOp(), buf, g);
+      newBuffers.push_back(step);
+    }
+    newParams.push_back(
+        binary(aten::SubTensorOp(), p, binary(aten::MulTensorOp(), step, scalar(elem, options.lr))));
+  }
+  SmallVector<Value> results(outs);
+  results.append(newParams);
+  results.append(newBuffers);
+  func::ReturnOp::create(b, ret.getLoc(), results);
+  ret.erase();
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (unsigned i = 0; i < numOutputs; ++i)
+    resultAttrs.push_back(fn.getResultAttrDict(i));
+  fn.setType(FunctionType::get(ctx, fn.getArgumentTypes(), ValueRange(results).getTypes()));
+  SmallVector<Attribute> attrs;
+  for (unsigned i = 0; i < results.size(); ++i) {
+    NamedAttrList list;
+    if (i < numOutputs) {
+      if (resultAttrs[i])
+        list.append(resultAttrs[i].getValue());
+    } else if (i < numOutputs + params.size()) {
+      list.set("kiln.name", b.getStringAttr(params[i - numOutputs].second));
+      list.set("kiln.update", b.getStringAttr("param"));
+    } else {
+      list.set("kiln.name", b.getStringAttr(added[i - numOutputs - params.size()].name));
+      list.set("kiln.update", b.getStringAttr("buffer"));
+    }
+    attrs.push_back(list.getDictionary(ctx));
+  }
+  fn.setAllResultAttrs(attrs);
+  return fn;
 }

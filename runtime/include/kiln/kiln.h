@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 3
+#define KILN_ABI_VERSION_MINOR 4
 
 /// The ABI version of the loaded runtime library: major << 16 | minor. A program
 /// built against major M works with any runtime reporting major M and a minor at
@@ -248,6 +248,11 @@ KILN_API kiln_status_t kiln_model_output_info(kiln_model_t model, size_t index,
                                               kiln_value_info_t *info);
 KILN_API kiln_status_t kiln_model_param_info(kiln_model_t model, size_t index,
                                              kiln_value_info_t *info);
+/// (1.4) A copy of weight `index` as the model holds it now: the value it was
+/// loaded with, or the one the last run left for a weight the program updates
+/// (a training step compiled with kiln-compile --train-step). *out receives a
+/// fresh CPU tensor the caller owns. Thread-safe.
+KILN_API kiln_status_t kiln_model_param_read(kiln_model_t model, size_t index, kiln_tensor_t *out);
 
 /// Runs the model. `inputs` holds exactly kiln_model_num_inputs() tensors in
 /// order; each is validated (dtype, rank, every dim against its static size or

@@ -305,6 +305,21 @@ kiln_status_t kiln_model_param_info(kiln_model_t m, size_t i, kiln_value_info_t 
   return fillInfo("kiln_model_param_info", m, m ? &m->params : nullptr, i, info);
 }
 
+kiln_status_t kiln_model_param_read(kiln_model_t m, size_t i, kiln_tensor_t *out) {
+  return guarded([&] {
+    if (!m) invalid("kiln_model_param_read: model is NULL");
+    if (!out) invalid("kiln_model_param_read: out is NULL");
+    if (i >= m->params.size())
+      throw kiln::Error(KILN_STATUS_OUT_OF_RANGE, "kiln_model_param_read: index " + std::to_string(i) +
+                                                      " but the model has " +
+                                                      std::to_string(m->params.size()));
+    kiln::Tensor t = m->model->readParam(i);
+    if (t.device().type != kiln::DeviceType::CPU)
+      throw kiln::Error(KILN_STATUS_UNIMPLEMENTED, "kiln_model_param_read: weights on a GPU");
+    *out = newHandle(std::move(t));
+  });
+}
+
 kiln_status_t kiln_model_run(kiln_model_t m, const kiln_tensor_t *inputs, size_t num_inputs,
                              kiln_tensor_t *outputs, size_t num_outputs) {
   return kiln_model_run_with_options(m, nullptr, inputs, num_inputs, outputs, num_outputs);

@@ -68,6 +68,25 @@ protected:
 
 } // namespace
 
+TEST_F(FakeModel, ParamRead) {
+  kiln_tensor_t w = nullptr;
+  ASSERT_EQ(kiln_model_param_read(model, 0, &w), nullptr);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(kiln_tensor_dtype(w), KILN_DTYPE_F32);
+  ASSERT_EQ(kiln_tensor_rank(w), 1u);
+  EXPECT_EQ(kiln_tensor_sizes(w)[0], 4);
+  const float *p = static_cast<const float *>(kiln_tensor_data(w));
+  EXPECT_EQ(p[0], 1.0f);
+  EXPECT_EQ(p[3], 4.0f);
+  kiln_tensor_release(w);
+  kiln_tensor_t none = nullptr;
+  Status oor{kiln_model_param_read(model, 1, &none)};
+  EXPECT_EQ(oor.code(), KILN_STATUS_OUT_OF_RANGE);
+  EXPECT_EQ(none, nullptr);
+  Status noOut{kiln_model_param_read(model, 0, nullptr)};
+  EXPECT_EQ(noOut.code(), KILN_STATUS_INVALID_ARGUMENT);
+}
+
 TEST_F(FakeModel, Metadata) {
   EXPECT_STREQ(kiln_model_name(model), "fake");
   EXPECT_EQ(kiln_model_num_inputs(model), 2u);

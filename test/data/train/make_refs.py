@@ -1,0 +1,76 @@
+"""Reference numbers for kiln-compile --train-step (test/e2e/grad-train-sgd.test).
+
+Rebuilds the mlp and convnet corpus models exactly as
+/work/shared/corpus/export_corpus.py makes them (torch.manual_seed(0), then
+the model; checked against the corpus output0.npy), then takes 5 SGD steps
+(torch.optim.SGD, lr 0.01, momentum 0.9, weight_decay 0.01) on the loss
+sum(model(x) * cotangent) with the corpus input and cotangent, in eval mode.
+Writes <model>/step5/<param>.npy (the parameters after 5 steps) and
+<model>/output_step5.npy (the output of the 5th step, before its update).
+Run with torch 2.11 from PyPI: python3 make_refs.py CORPUS_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(64, 128); self.l2 = nn.Linear(128, 128); self.l3 = nn.Linear(128, 10)
+    def forward(self, x):
+        return self.l3(F.gelu(self.l2(F.relu(self.l1(x)))))
+
+
+class ConvNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 16, 3, padding=1); self.b1 = nn.BatchNorm2d(16)
+        self.c2 = nn.Conv2d(16, 32, 3, padding=1); self.b2 = nn.BatchNorm2d(32)
+        self.fc = nn.Linear(32, 10)
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.b1(self.c1(x))), 2)
+        x = F.relu(self.b2(self.c2(x)))
+        x = F.adaptive_avg_pool2d(x, 1).flatten(1)
+        return self.fc(x)
+
+
+def build(name):
+    # The order export_corpus.py draws from the global generator: each model,
+    # then its sample input.
+    torch.manual_seed(0)
+    mlp = MLP()
+    if name == "mlp":
+        return mlp
+    torch.randn(8, 64)
+    MLP()  # mlp_dynamic
+    torch.randn(8, 64)
+    return ConvNet()
+
+
+corpus = sys.argv[1]
+here = os.path.dirname(os.path.abspath(__file__))
+for name in ("mlp", "convnet"):
+    model = build(name).eval()
+    x = torch.from_numpy(np.load(os.path.join(corpus, name, "input0.npy")))
+    cot = torch.from_numpy(np.load(os.path.join(corpus, name, "grads", "cotangent0.npy")))
+    with torch.no_grad():
+        ref = model(x).numpy()
+    expected = np.load(os.path.join(corpus, name, "output0.npy"))
+    assert np.allclose(ref, expected, rtol=1e-5, atol=1e-6), f"{name}: not the corpus model"
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=0.01)
+    for step in range(5):
+        opt.zero_grad()
+        out = model(x)
+        (out * cot).sum().backward()
+        opt.step()
+    out_dir = os.path.join(here, name, "step5")
+    os.makedirs(out_dir, exist_ok=True)
+    np.save(os.path.join(here, name, "output_step5.npy"), out.detach().numpy())
+    for pname, p in model.named_parameters():
+        np.save(os.path.join(out_dir, pname + ".npy"), p.detach().numpy())
+    print(name, "ok")
