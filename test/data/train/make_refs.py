@@ -7,6 +7,10 @@ the model; checked against the corpus output0.npy), then takes 5 SGD steps
 sum(model(x) * cotangent) with the corpus input and cotangent, in eval mode.
 Writes <model>/step5/<param>.npy (the parameters after 5 steps) and
 <model>/output_step5.npy (the output of the 5th step, before its update).
+Also, for the dynamic-batch corpus models (mlp_dynamic, convnet_dynamic),
+the gradients PyTorch computes at batch 3 (random input and cotangent, seed
+1): <model>/batch3/{input0,cotangent0}.npy and <model>/batch3/grads/, the
+layout of the corpus grads/ folders.
 Run with torch 2.11 from PyPI: python3 make_refs.py CORPUS_DIR
 """
 import os
@@ -37,6 +41,16 @@ class ConvNet(nn.Module):
         x = F.relu(self.b2(self.c2(x)))
         x = F.adaptive_avg_pool2d(x, 1).flatten(1)
         return self.fc(x)
+
+
+def build_dynamic(name):
+    torch.manual_seed(0)
+    MLP(); torch.randn(8, 64)
+    mlp_dynamic = MLP()
+    if name == "mlp_dynamic":
+        return mlp_dynamic
+    torch.randn(8, 64); ConvNet(); torch.randn(2, 3, 32, 32)
+    return ConvNet()
 
 
 def build(name):
@@ -73,4 +87,25 @@ for name in ("mlp", "convnet"):
     np.save(os.path.join(here, name, "output_step5.npy"), out.detach().numpy())
     for pname, p in model.named_parameters():
         np.save(os.path.join(out_dir, pname + ".npy"), p.detach().numpy())
+    print(name, "ok")
+
+for name, shape in (("mlp_dynamic", (3, 64)), ("convnet_dynamic", (3, 3, 32, 32))):
+    model = build_dynamic(name).eval()
+    x8 = torch.from_numpy(np.load(os.path.join(corpus, name, "input0.npy")))
+    with torch.no_grad():
+        assert np.allclose(model(x8).numpy(), np.load(os.path.join(corpus, name, "output0.npy")),
+                           rtol=1e-5, atol=1e-6), f"{name}: not the corpus model"
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(shape, generator=g).requires_grad_(True)
+    out = model(x)
+    cot = torch.randn(out.shape, generator=g)
+    names = ["input0"] + [n for n, _ in model.named_parameters()]
+    grads = torch.autograd.grad((out * cot).sum(), [x] + list(model.parameters()))
+    d = os.path.join(here, name, "batch3")
+    os.makedirs(os.path.join(d, "grads"), exist_ok=True)
+    np.save(os.path.join(d, "input0.npy"), x.detach().numpy())
+    np.save(os.path.join(d, "output0.npy"), out.detach().numpy())
+    np.save(os.path.join(d, "grads", "cotangent0.npy"), cot.numpy())
+    for n, gv in zip(names, grads):
+        np.save(os.path.join(d, "grads", n + ".npy"), gv.numpy())
     print(name, "ok")
