@@ -77,6 +77,7 @@ void kiln::buildLinalgToGPUPipeline(OpPassManager &pm, const GPUPipelineOptions 
   addBufferizationPasses(pm);
   kiln::KilnMapLinalgToGPUOptions mapOpts;
   mapOpts.blockSize = options.blockSize;
+  mapOpts.subgroupSize = options.subgroupSize;
   pm.nest<func::FuncOp>().addPass(kiln::createKilnMapLinalgToGPU(mapOpts));
   pm.addPass(kiln::createKilnGPUDeviceBuffers());
   // Fold the launch bounds' arithmetic, so constants sink into the kernels

@@ -241,7 +241,7 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     int64_t trip = staticTripCount(par);
     int64_t tile = blockSize;
     if (trip >= 0 && trip < tile)
-      tile = std::max<int64_t>(32, llvm::alignTo(trip, 32)); // whole warps
+      tile = std::max<int64_t>(subgroupSize, llvm::alignTo(trip, subgroupSize)); // whole subgroups
     auto [outer, inner] = scf::tileParallelLoop(par, {tile}, /*noMinMaxBounds=*/true);
     if (failed(gpu::setMappingAttr(outer, {mapTo(ctx, gpu::Processor::BlockX)})) ||
         failed(gpu::setMappingAttr(inner, {mapTo(ctx, gpu::Processor::ThreadX)})))
@@ -252,6 +252,10 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
   void runOnOperation() override {
     if (blockSize <= 0 || blockSize > 1024) {
       getOperation().emitError("block-size must be in [1, 1024], got ") << blockSize;
+      return signalPassFailure();
+    }
+    if (subgroupSize <= 0 || subgroupSize > blockSize) {
+      getOperation().emitError("subgroup-size must be in [1, block-size], got ") << subgroupSize;
       return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> ops;

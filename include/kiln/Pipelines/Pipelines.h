@@ -14,6 +14,9 @@ void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm);
 struct GPUPipelineOptions : mlir::PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads per block"),
                             llvm::cl::init(256)};
+  Option<int64_t> subgroupSize{*this, "subgroup-size",
+                               llvm::cl::desc("Threads in lockstep (warp, wavefront)"),
+                               llvm::cl::init(32)};
 };
 /// linalg on tensors -> bufferized host code launching outlined kernels,
 /// all kernels in one gpu.module (`kiln-linalg-to-gpu`). Vendor-neutral.

@@ -87,6 +87,9 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256", "Threads per block">,
+    Option<"subgroupSize", "subgroup-size", "int64_t", "32",
+           "Threads that run in lockstep (an NVIDIA warp: 32; an AMD wavefront: 64 on "
+           "gfx9, 32 on gfx10+): an op smaller than a block gets a whole number of them">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",

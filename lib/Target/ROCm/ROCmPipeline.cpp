@@ -29,14 +29,23 @@ using namespace mlir;
 
 namespace kiln {
 
+/// Whether `chip` runs 64-wide wavefronts: gfx9 (GCN, CDNA: MI100..MI300)
+/// does; gfx10 and later (RDNA) compile for 32 by default.
+static bool isWave64(StringRef chip) { return chip.starts_with("gfx9") || chip.starts_with("gfx8"); }
+
 void buildROCmPipeline(OpPassManager &pm, const ROCmPipelineOptions &options) {
   buildLowerToLinalgPipeline(pm);
+  std::string chip = options.chip;
+  bool wave64 = isWave64(chip);
   GPUPipelineOptions gpuOpts;
   gpuOpts.blockSize = options.blockSize;
+  gpuOpts.subgroupSize = wave64 ? 64 : 32;
   buildLinalgToGPUPipeline(pm, gpuOpts);
 
   GpuROCDLAttachTargetOptions target;
   target.chip = options.chip;
+  // The device libraries' wavefront-size flag must match the code's.
+  target.wave64Flag = wave64;
   target.abiVersion = options.abi;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuROCDLAttachTarget(target));

@@ -1,6 +1,7 @@
 // RUN: kiln-opt %s --pass-pipeline="builtin.module(kiln-lower-to-linalg,kiln-linalg-to-gpu,rocdl-attach-target{chip=gfx90a abi=400},gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a runtime=HIP}))" | FileCheck %s --check-prefix=ROCDL
 // RUN: kiln-opt %s --kiln-rocm-pipeline="format=isa" | FileCheck %s --check-prefix=ISA
 // RUN: kiln-opt %s --kiln-rocm-pipeline="chip=gfx942 format=isa" | FileCheck %s --check-prefix=GFX942
+// RUN: kiln-opt %s --kiln-rocm-pipeline="chip=gfx1100 format=isa" | FileCheck %s --check-prefix=GFX1100
 // RUN: kiln-opt %s --kiln-rocm-pipeline | FileCheck %s --check-prefix=HOST
 
 // An elementwise chain (relu, then erf-GELU), a reduction (mean over the last
@@ -38,6 +39,7 @@ func.func @matmul(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32
 // kernel, global loads and stores, ocml's erf linked and inlined (no call
 // left), the reductions' loops, and the matmul's k loop in packed FMAs, all
 // for 64-wide wavefronts.
+// The single-workgroup reductions get one whole 64-wide wavefront.
 // ISA: gpu.binary @{{.*}} [#gpu.object<#rocdl.target<O = 3, chip = "gfx90a", abi = "400">, assembly = "
 // ISA-SAME: .amdgcn_target \22amdgcn-amd-amdhsa--gfx90a\22
 // ISA-SAME: .amdhsa_code_object_version 4
@@ -56,6 +58,10 @@ func.func @matmul(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32
 // ISA-SAME: global_store_dword
 // ISA-SAME: amdhsa.kernels:
 // ISA-SAME: .name: elementwise_kernel
+// ISA-SAME: .reqd_workgroup_size:\0A - 256\0A - 1\0A - 1
+// ISA-SAME: .wavefront_size: 64
+// ISA-SAME: .name: reduction_kernel
+// ISA-SAME: .reqd_workgroup_size:\0A - 64\0A - 1\0A - 1
 // ISA-SAME: .wavefront_size: 64
 // ISA-SAME: amdhsa.target: amdgcn-amd-amdhsa--gfx90a
 // ISA-NOT: __ocml_erf_f32
@@ -64,6 +70,14 @@ func.func @matmul(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32
 // GFX942: .amdgcn_target \22amdgcn-amd-amdhsa--gfx942\22
 // GFX942-SAME: v_pk_fma_f32
 // GFX942-SAME: amdhsa.target: amdgcn-amd-amdhsa--gfx942
+
+// RDNA (gfx10+) runs 32-wide wavefronts: the reductions get 32 work-items,
+// and the device libraries are told so (no wave64 flag on the target).
+// GFX1100: #rocdl.target<O = 3, chip = "gfx1100", abi = "400", flags = {no_wave64}>
+// GFX1100-SAME: .amdgcn_target \22amdgcn-amd-amdhsa--gfx1100\22
+// GFX1100-SAME: .name: reduction_kernel
+// GFX1100-SAME: .reqd_workgroup_size:\0A - 32\0A - 1\0A - 1
+// GFX1100-SAME: .wavefront_size: 32
 
 // The default is a linked code object (an AMDGPU ELF) in the gpu.binary; the
 // host is pure LLVM dialect calling the same mgpu* functions as CUDA models.
