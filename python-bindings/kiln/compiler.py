@@ -159,6 +159,11 @@ class Module:
         outs = self.run(inputs)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
+    def run_named(self, inputs: Sequence[Any]) -> Dict[str, Any]:
+        """Runs and returns the outputs by name: for a model compiled with
+        grad=True, its outputs, then "grads/input<i>" and "grads/<param name>"."""
+        return {o.name: v for o, v in zip(self.outputs, self.run(inputs))}
+
     def __repr__(self) -> str:
         return f"kiln.Module({self.path!r}, inputs={self.inputs}, outputs={self.outputs})"
 
@@ -209,7 +214,7 @@ def _point_traces_at(program: Any, fn: Any) -> None:
 def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Sequence[Any]] = None,
             dynamic_shapes: Any = None, output: Optional[str] = None, weights: str = "embed",
             plugins: Sequence[str] = (), use_cache: bool = True,
-            debug_dir: Optional[str] = None) -> Module:
+            debug_dir: Optional[str] = None, grad: bool = False) -> Module:
     """Compiles `program` and loads it.
 
     program: a path to a .pt2 (or .mlir) file, a torch.export.ExportedProgram, or an
@@ -218,6 +223,10 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
     output: where to keep the .so (default: the compile cache, KILN_CACHE_DIR).
     weights: 'embed' (default) or 'external' (then the returned module reads them
     from the .pt2, which must stay where it is).
+    grad: compile the value and gradient (kiln-compile --grad, docs/autograd.md):
+    the module takes the inputs plus one cotangent per output and returns the
+    outputs, then the gradients of sum(output * cotangent) with respect to every
+    floating-point input and parameter (see Module.run_named for their names).
     Raises CompileError naming the op and the Python line of anything kiln cannot compile.
     """
     if target not in ("cpu", "cuda", "rocm"):
@@ -246,6 +255,8 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
         from . import library
         plugins = list(dict.fromkeys([*library.plugins(), *(os.path.abspath(p) for p in plugins)]))
         opts = {"target": target, "weights": weights, "plugins": plugins}
+        if grad:
+            opts["grad"] = True
         key = cache.key_for(pt2, opts)
         so = output
         if so is None:
@@ -259,7 +270,7 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
                     cache.evict(key)  # a damaged entry: rebuild it
             so = os.path.join(tmp, "model.so")
         compile_file(pt2, so, target=target, weights=weights, plugins=opts["plugins"],
-                     dump_dir=debug_dir)
+                     dump_dir=debug_dir, extra_args=["--grad"] if grad else [])
         if output is None:
             so = cache.store(key, so) if use_cache else cache.keep(so)
         return Module(so, pt2 if weights == "external" else None, plugins)
