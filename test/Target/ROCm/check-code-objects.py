@@ -9,7 +9,10 @@ e_machine is EM_AMDGPU from MODEL.so (there must be exactly one, identical to
 the code object in HOST.ll), checks it with llvm-readobj and llvm-objdump (an
 AMDHSA shared object for --arch, code object version 4 or later), and checks
 that the kernels it defines are exactly those the host code looks up with
-mgpuModuleGetFunction before launching. Prints one summary line; exits 1 with
+mgpuModuleGetFunction before launching, and that every launch passes each
+kernel the arguments its code object's metadata (amdhsa.kernels) declares:
+as many, in order, each of the declared size, pointers where it expects
+global buffers. Prints one summary line; exits 1 with
 the reason on any mismatch. Standard library only; the LLVM tools come from
 PATH.
 """
@@ -87,6 +90,75 @@ def host_launches(ll_text):
     loads = re.findall(r"@mgpuModuleLoad\(ptr @([\w.$]+), i64 (\d+)\)", ll_text)
     binaries = [consts[g][:int(n)] for g, n in loads if g in consts]
     return names, binaries
+
+
+IR_SIZES = {"ptr": 8, "i64": 8, "double": 8, "i32": 4, "float": 4, "i16": 2, "half": 2, "bfloat": 2,
+            "i8": 1, "i1": 1}
+
+
+def host_launch_args(ll_text):
+    """(kernel name, [IR type of each argument]) of every mgpuLaunchKernel in
+    the host code: the kernel comes from the mgpuModuleGetFunction result it
+    is called with, the types from the argument struct whose fields the
+    launch's parameter array points to."""
+    struct_types = {}
+    for m in re.finditer(r"^(%[\w.$]+) = type \{ ([^}]*) \}", ll_text, re.M):
+        struct_types[m.group(1)] = [t.strip() for t in m.group(2).split(",")]
+    consts = {}
+    for m in re.finditer(r'^@([\w.$]+) = [^\n]*?constant \[\d+ x i8\] c"([^"]*)"', ll_text, re.M):
+        consts[m.group(1)] = m.group(2).replace("\\00", "")
+    launches = []
+    functions, last_struct = {}, None
+    for line in ll_text.splitlines():
+        m = re.search(r"(%[\w.$]+) = call ptr @mgpuModuleGetFunction\(ptr [^,]+, ptr @([\w.$]+)\)", line)
+        if m:
+            functions[m.group(1)] = consts.get(m.group(2), m.group(2))
+        m = re.search(r"getelementptr inbounds(?: nuw)? (%[\w.$]+), ptr", line)
+        if m and m.group(1) in struct_types:
+            last_struct = m.group(1)
+        m = re.search(r"call void @mgpuLaunchKernel\(ptr (%[\w.$]+),.* i64 (\d+)\)", line)
+        if m:
+            types = struct_types.get(last_struct, [])
+            if len(types) != int(m.group(2)):
+                fail("a launch of %s passes %s arguments but its argument struct %s has %d fields"
+                     % (functions.get(m.group(1)), m.group(2), last_struct, len(types)))
+            launches.append((functions.get(m.group(1)), types))
+            last_struct = None
+    return launches
+
+
+def kernel_args(notes):
+    """{kernel name: [(size, value_kind)] of its explicit arguments} from
+    llvm-readobj --notes (the amdhsa.kernels metadata, YAML: a list of
+    kernels at indent 2, their keys at 4, .args items at 6, their keys at 8)."""
+    entries, cur, in_args = [], None, False
+    for line in notes.splitlines():
+        if re.match(r"^  - \.", line):  # a new kernel; its first key follows the dash
+            cur = {"name": None, "args": []}
+            entries.append(cur)
+            line = "    " + line[4:]
+        if cur is None:
+            continue
+        if re.match(r"^    \.", line):  # a key of the kernel
+            in_args = line.startswith("    .args:")
+            m = re.match(r"^    \.name:\s+(\S+)", line)
+            if m:
+                cur["name"] = m.group(1)
+            continue
+        if not line.startswith("      "):
+            if not line.startswith("  "):
+                cur = None  # past the kernel list (amdhsa.target, ...)
+            continue
+        if in_args:
+            if re.match(r"^      - \.", line):  # a new argument
+                cur["args"].append({})
+                line = "        " + line[8:]
+            m = re.match(r"^        \.(size|value_kind):\s+(\S+)", line)
+            if m and cur["args"]:
+                cur["args"][-1][m.group(1)] = m.group(2)
+    return {e["name"]: [(int(x["size"]), x["value_kind"]) for x in e["args"]
+                        if not x["value_kind"].startswith("hidden_")]
+            for e in entries}
 
 
 def run(tool, *args):
@@ -175,6 +247,19 @@ def main():
     if missing or unused:
         fail("host launches without a kernel: %s; kernels never launched: %s" % (missing, unused))
 
+    declared = kernel_args(run(readobj, "--notes", out))
+    if set(declared) != kernels:
+        fail("%s: the metadata describes kernels %s, the symbols are %s" % (out, sorted(declared), sorted(kernels)))
+    with open(a.host_ll, encoding="latin-1") as f:
+        launch_args = host_launch_args(f.read())
+    if len(launch_args) != len(launches):
+        fail("%s: %d launches but %d kernel lookups" % (a.host_ll, len(launch_args), len(launches)))
+    for kernel, types in launch_args:
+        want = declared.get(kernel)
+        got = [(IR_SIZES.get(t, -1), "global_buffer" if t == "ptr" else "by_value") for t in types]
+        if want is None or got != want:
+            fail("launch of %s passes %s, its code object expects %s" % (kernel, got, want))
+
     dis = run(tool("llvm-objdump"), "-d", "--mcpu=" + a.arch, out)
     for k in kernels:
         if not re.search(r"^[0-9a-f]+ <%s>:" % re.escape(k), dis, re.M):
@@ -184,6 +269,8 @@ def main():
 
     print("%s: AMDGPU code object for %s (ELF ABI version %d), %d kernels, %d launches, all match"
           % (os.path.basename(a.model), a.arch, abi, len(kernels), len(launches)))
+    print("%s: %d launch argument lists match their kernels' metadata (%d arguments)"
+          % (os.path.basename(a.model), len(launch_args), sum(len(t) for _, t in launch_args)))
 
 
 if __name__ == "__main__":

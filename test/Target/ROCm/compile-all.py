@@ -65,7 +65,7 @@ def main():
                 failed += 1
                 print("FAIL %s: %s" % (name, out))
             else:
-                print("PASS %s" % out)
+                print("PASS %s" % out.replace("\n", "; "))
     sys.exit(1 if failed else 0)
 
 
