@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImporterImpl.h"
+
+#include "Autograd/IR/AutogradDialect.h"
 #include "kiln/Import/RuntimeOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -786,7 +788,7 @@ namespace kiln {
 using importer::GraphImporter;
 
 FailureOr<ImportedProgram> importPt2(MLIRContext &ctx, StringRef path, bool explainOnly) {
-  ctx.loadDialect<aten::ATenDialect, func::FuncDialect, math::MathDialect>();
+  ctx.loadDialect<aten::ATenDialect, autograd::AutogradDialect, func::FuncDialect, math::MathDialect>();
   auto archive = Pt2Archive::open(path);
   if (!archive) {
     emitError(FileLineColLoc::get(&ctx, path, 0, 0)) << llvm::toString(archive.takeError());

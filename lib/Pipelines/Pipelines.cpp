@@ -19,6 +19,9 @@
 using namespace mlir;
 
 void kiln::buildLowerToLinalgPipeline(OpPassManager &pm) {
+  // Autograd transforms first (kiln-compile --grad has already run it): it
+  // also drops the stop_gradient markers the importer puts on detach.
+  pm.addPass(kiln::createAutogradDifferentiate());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(aten::createATenDecomposeComposites());

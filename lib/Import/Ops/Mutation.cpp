@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "../ImporterImpl.h"
 
+#include "Autograd/IR/AutogradDialect.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -209,9 +211,20 @@ void registerMutationHandlers(GraphImporter &g) {
     g.varOf[outs[0]] = *var;
     return success();
   };
-  for (const char *t : {"torch.ops.aten.alias.default", "torch.ops.aten.detach.default",
-                        "torch.ops.aten.detach_.default"})
+  for (const char *t : {"torch.ops.aten.alias.default", "torch.ops.aten.detach_.default"})
     h[t] = [alias](const Object &n, Location loc) { return alias(n, loc, "self"); };
+  // detach: the same value, through which no gradient flows (kiln-compile
+  // --grad); autograd-differentiate removes the marker before lowering.
+  auto detach = [&g](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.size() != 1)
+      return g.fail(loc, "expected one tensor result");
+    g.varOf[outs[0]] = g.newVar(autograd::StopGradientOp::create(g.b, loc, *x));
+    return success();
+  };
+  for (const char *t : {"torch.ops.aten.detach.default", "torch.ops.aten.detach_copy.default"})
+    h[t] = detach;
   // Ops whose result is a new tensor equal to the input (no aliasing).
   auto copyOf = [&g](const Object &n, Location loc, StringRef arg) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, arg, loc));
@@ -222,7 +235,7 @@ void registerMutationHandlers(GraphImporter &g) {
     return success();
   };
   for (const char *t : {"torch.ops.aten.clone.default", "torch.ops.aten.lift_fresh_copy.default",
-                        "torch.ops.aten.alias_copy.default", "torch.ops.aten.detach_copy.default",
+                        "torch.ops.aten.alias_copy.default",
                         "torch.ops.aten.lift_fresh.default"})
     h[t] = [copyOf](const Object &n, Location loc) { return copyOf(n, loc, "self"); };
 
@@ -295,10 +308,26 @@ void registerMutationHandlers(GraphImporter &g) {
     return success();
   };
   // wrap_with_set_grad_enabled(enabled, graph, *args): grad mode does not
-  // change values.
-  h["torch.ops.higher_order.wrap_with_set_grad_enabled"] = [inlineHop](const Object &n,
-                                                                       Location loc) {
-    return inlineHop(n, loc, 1, "wrap_with_set_grad_enabled");
+  // change values; the results of a no_grad region carry no gradient.
+  h["torch.ops.higher_order.wrap_with_set_grad_enabled"] = [&g, inlineHop](const Object &n,
+                                                                           Location loc) -> LogicalResult {
+    if (failed(inlineHop(n, loc, 1, "wrap_with_set_grad_enabled")))
+      return failure();
+    const Array *inputs = n.getArray("inputs");
+    const Object *a = inputs && !inputs->empty() ? (*inputs)[0].getAsObject() : nullptr;
+    const Object *arg = a ? a->getObject("arg") : nullptr;
+    std::optional<bool> enabled = arg ? arg->getBoolean("as_bool") : std::nullopt;
+    if (enabled.value_or(true))
+      return success();
+    for (const std::string &name : g.outputNames(n)) {
+      auto it = name.empty() ? g.varOf.end() : g.varOf.find(name);
+      if (it == g.varOf.end())
+        continue;
+      Value v = g.readVar(it->second);
+      if (isa<RankedTensorType>(v.getType()))
+        it->second = g.newVar(autograd::StopGradientOp::create(g.b, loc, v));
+    }
+    return success();
   };
   // wrap_with_autocast(device_type, dtype, enabled, cache_enabled, graph, *args):
   // only a disabled region is value-preserving as recorded.

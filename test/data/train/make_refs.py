@@ -109,3 +109,39 @@ for name, shape in (("mlp_dynamic", (3, 64)), ("convnet_dynamic", (3, 3, 32, 32)
     for n, gv in zip(names, grads):
         np.save(os.path.join(d, "grads", n + ".npy"), gv.numpy())
     print(name, "ok")
+
+
+class Detached(nn.Module):
+    """detach() and a torch.no_grad() region: no gradient flows through either."""
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(4, 6); self.l2 = nn.Linear(6, 6)
+    def forward(self, x):
+        h = F.relu(self.l1(x))
+        d = h.detach()
+        with torch.no_grad():
+            n = self.l2(h)
+        return h * d + n
+
+
+torch.manual_seed(2)
+model = Detached().eval()
+x = torch.randn(3, 4)
+ep = torch.export.export(model, (x,))
+ops = {str(n.target) for n in ep.graph.nodes if n.op == "call_function"}
+assert "aten.detach.default" in ops and "wrap_with_set_grad_enabled" in ops, ops
+d = os.path.join(here, "detach")
+os.makedirs(os.path.join(d, "grads"), exist_ok=True)
+torch.export.save(ep, os.path.join(d, "model.pt2"))
+xr = x.clone().requires_grad_(True)
+out = model(xr)
+cot = torch.randn(out.shape, generator=torch.Generator().manual_seed(1))
+params = list(model.named_parameters())
+grads = torch.autograd.grad((out * cot).sum(), [xr] + [p for _, p in params], allow_unused=True)
+np.save(os.path.join(d, "input0.npy"), x.numpy())
+np.save(os.path.join(d, "output0.npy"), out.detach().numpy())
+np.save(os.path.join(d, "grads", "cotangent0.npy"), cot.numpy())
+for n, gv in zip(["input0"] + [n for n, _ in params], grads):
+    np.save(os.path.join(d, "grads", n + ".npy"),
+            (gv if gv is not None else torch.zeros_like(dict(params).get(n, x))).numpy())
+print("detach ok", sorted(ops))
