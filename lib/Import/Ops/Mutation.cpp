@@ -213,9 +213,21 @@ void registerMutationHandlers(GraphImporter &g) {
   };
   for (const char *t : {"torch.ops.aten.alias.default", "torch.ops.aten.detach_.default"})
     h[t] = [alias](const Object &n, Location loc) { return alias(n, loc, "self"); };
-  // detach: the same value, through which no gradient flows (kiln-compile
-  // --grad); autograd-differentiate removes the marker before lowering.
-  auto detach = [&g](const Object &n, Location loc) -> LogicalResult {
+  // detach: a view of its input (a write through it changes the input)
+  // through which no gradient flows (kiln-compile --grad); detach_copy is a
+  // new tensor. autograd-differentiate removes the markers before lowering.
+  h["torch.ops.aten.detach.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(var, g.varOfArg(n, "self", loc));
+    SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.size() != 1)
+      return g.fail(loc, "expected one tensor result");
+    g.bindView(
+        outs[0], *var,
+        [&g, loc](Value base) -> Value { return autograd::StopGradientOp::create(g.b, loc, base); },
+        [](Value, Value view) { return view; });
+    return success();
+  };
+  h["torch.ops.aten.detach_copy.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, "self", loc));
     SmallVector<std::string> outs = g.outputNames(n);
     if (outs.size() != 1)
@@ -223,8 +235,6 @@ void registerMutationHandlers(GraphImporter &g) {
     g.varOf[outs[0]] = g.newVar(autograd::StopGradientOp::create(g.b, loc, *x));
     return success();
   };
-  for (const char *t : {"torch.ops.aten.detach.default", "torch.ops.aten.detach_copy.default"})
-    h[t] = detach;
   // Ops whose result is a new tensor equal to the input (no aliasing).
   auto copyOf = [&g](const Object &n, Location loc, StringRef arg) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, arg, loc));
