@@ -2,6 +2,9 @@
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 using namespace mlir;
 using namespace kiln::aten;
 
@@ -52,6 +55,48 @@ LogicalResult expandJvp(ExpandOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVect
   return success();
 }
 
+/// cat: each input's cotangent is its slice of the result's along `dim`.
+LogicalResult catVjp(CatOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                     SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  int64_t rank = tensorType(op.getResult()).getRank();
+  int64_t dim = (op.getDim() % rank + rank) % rank;
+  int64_t staticStart = 0;
+  Value start; // once a size is dynamic, the running offset is an index value
+  for (auto [i, x] : llvm::enumerate(op.getTensors())) {
+    auto ty = tensorType(x);
+    if (ty.getRank() != rank) // a 1-d empty tensor ATen's cat skips
+      continue;
+    int64_t size = ty.getDimSize(dim);
+    SmallVector<Value> bounds;
+    SmallVector<int64_t> staticBounds;
+    Value end;
+    if (!start && size != ShapedType::kDynamic) {
+      staticBounds = {staticStart, staticStart + size};
+      staticStart += size;
+    } else {
+      if (!start)
+        start = arith::ConstantIndexOp::create(b, loc, staticStart);
+      end = arith::AddIOp::create(b, loc, start, tensor::DimOp::create(b, loc, x, dim));
+      bounds = {start, end};
+      staticBounds = {ShapedType::kDynamic, ShapedType::kDynamic};
+    }
+    if (needed[i])
+      out[i] = SliceTensorOp::create(b, loc, ty, cts[0], bounds, b.getDenseI64ArrayAttr(staticBounds),
+                                     b.getI64IntegerAttr(dim));
+    if (end)
+      start = end;
+  }
+  return success();
+}
+LogicalResult catJvp(CatOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  SmallVector<Value> parts;
+  for (auto [x, t] : llvm::zip(op.getTensors(), ts))
+    parts.push_back(t ? t : zerosLike(b, op.getLoc(), x));
+  out[0] = CatOp::create(b, op.getLoc(), op.getType(), parts, op.getDimAttr());
+  return success();
+}
+
 } // namespace
 
 void attachShapeRules(MLIRContext *ctx) {
@@ -64,6 +109,7 @@ void attachShapeRules(MLIRContext *ctx) {
       Rule<SqueezeDimsOp, reshapeVjp<SqueezeDimsOp>, reshapeJvp<SqueezeDimsOp>>>(*ctx);
   PermuteOp::attachInterface<Rule<PermuteOp, permuteVjp, permuteJvp>>(*ctx);
   ExpandOp::attachInterface<Rule<ExpandOp, expandVjp, expandJvp>>(*ctx);
+  CatOp::attachInterface<Rule<CatOp, catVjp, catJvp>>(*ctx);
 }
 
 } // namespace kiln::autograd::rules

@@ -145,3 +145,27 @@ for n, gv in zip(["input0"] + [n for n, _ in params], grads):
     np.save(os.path.join(d, "grads", n + ".npy"),
             (gv if gv is not None else torch.zeros_like(dict(params).get(n, x))).numpy())
 print("detach ok", sorted(ops))
+
+
+# squeezenet1_1 (torchvision, as export_corpus.py makes it): the input gradient
+# and a few parameters' (the whole set would be 5 MB), batch 1 at 224x224.
+import torchvision.models as tvm
+torch.manual_seed(0)
+sq = tvm.squeezenet1_1().eval()
+x = torch.from_numpy(np.load(os.path.join(corpus, "squeezenet1_1", "input0.npy")))
+with torch.no_grad():
+    assert np.allclose(sq(x).numpy(), np.load(os.path.join(corpus, "squeezenet1_1", "output0.npy")),
+                       rtol=1e-3, atol=1e-4), "squeezenet1_1: not the corpus model"
+xr = x.clone().requires_grad_(True)
+out = sq(xr)
+cot = torch.randn(out.shape, generator=torch.Generator().manual_seed(1))
+keep = ["features.0.weight", "features.0.bias", "features.3.squeeze.weight",
+        "features.12.expand3x3.bias", "classifier.1.bias"]
+params = dict(sq.named_parameters())
+grads = torch.autograd.grad((out * cot).sum(), [xr] + [params[k] for k in keep])
+d = os.path.join(here, "squeezenet1_1", "grads")
+os.makedirs(d, exist_ok=True)
+np.save(os.path.join(d, "cotangent0.npy"), cot.numpy())
+for n, gv in zip(["input0"] + keep, grads):
+    np.save(os.path.join(d, n + ".npy"), gv.numpy())
+print("squeezenet1_1 ok")
