@@ -97,6 +97,24 @@ LogicalResult catJvp(CatOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl
   return success();
 }
 
+/// slice: the cotangent scattered into zeros at the slice's place.
+LogicalResult sliceVjp(SliceTensorOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                       SmallVectorImpl<Value> &out) {
+  if (!needed[0])
+    return success();
+  out[0] = SliceScatterOp::create(b, op.getLoc(), op.getSelf().getType(),
+                                  zerosLike(b, op.getLoc(), op.getSelf()), cts[0], op.getBounds(),
+                                  op.getStaticBoundsAttr(), op.getDimAttr(), op.getStepAttr());
+  return success();
+}
+LogicalResult sliceJvp(SliceTensorOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (!ts[0])
+    return success();
+  out[0] = SliceTensorOp::create(b, op.getLoc(), op.getType(), ts[0], op.getBounds(),
+                                 op.getStaticBoundsAttr(), op.getDimAttr(), op.getStepAttr());
+  return success();
+}
+
 } // namespace
 
 void attachShapeRules(MLIRContext *ctx) {
@@ -110,6 +128,7 @@ void attachShapeRules(MLIRContext *ctx) {
   PermuteOp::attachInterface<Rule<PermuteOp, permuteVjp, permuteJvp>>(*ctx);
   ExpandOp::attachInterface<Rule<ExpandOp, expandVjp, expandJvp>>(*ctx);
   CatOp::attachInterface<Rule<CatOp, catVjp, catJvp>>(*ctx);
+  SliceTensorOp::attachInterface<Rule<SliceTensorOp, sliceVjp, sliceJvp>>(*ctx);
 }
 
 } // namespace kiln::autograd::rules

@@ -169,3 +169,42 @@ np.save(os.path.join(d, "cotangent0.npy"), cot.numpy())
 for n, gv in zip(["input0"] + keep, grads):
     np.save(os.path.join(d, n + ".npy"), gv.numpy())
 print("squeezenet1_1 ok")
+
+
+# resnet_tiny and shufflenet_v2_x0_5 of test/data/models, rebuilt as
+# test/models/export_models.py builds them (seed 0, then seeded batch-norm
+# statistics): all gradients of resnet_tiny, and of shufflenet the input's and
+# a few parameters'.
+import importlib.util
+spec = importlib.util.spec_from_file_location(
+    "export_models", os.path.join(here, "..", "..", "models", "export_models.py"))
+em = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(em)
+models_dir = os.path.join(here, "..", "models")
+for name, keep in (("resnet_tiny", None),
+                   ("shufflenet_v2_x0_5", ["conv1.0.weight", "stage2.0.branch1.0.weight",
+                                           "stage4.3.branch2.6.bias", "fc.bias"])):
+    make, make_inputs, _, _ = em.build_models()[name]
+    torch.manual_seed(0)
+    model = make().eval()
+    g = torch.Generator().manual_seed(1)
+    for m in model.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+            m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.1)
+            m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
+    x = torch.from_numpy(np.load(os.path.join(models_dir, name, "input0.npy")))
+    with torch.no_grad():
+        assert np.allclose(model(x).numpy(), np.load(os.path.join(models_dir, name, "output0.npy")),
+                           rtol=1e-4, atol=1e-5), f"{name}: not the exported model"
+    xr = x.clone().requires_grad_(True)
+    out = model(xr)
+    cot = torch.randn(out.shape, generator=torch.Generator().manual_seed(1))
+    params = dict(model.named_parameters())
+    names = list(params) if keep is None else keep
+    grads = torch.autograd.grad((out * cot).sum(), [xr] + [params[k] for k in names])
+    d = os.path.join(here, name, "grads")
+    os.makedirs(d, exist_ok=True)
+    np.save(os.path.join(d, "cotangent0.npy"), cot.numpy())
+    for n, gv in zip(["input0"] + names, grads):
+        np.save(os.path.join(d, n + ".npy"), gv.numpy())
+    print(name, "ok")
