@@ -684,14 +684,9 @@ FailureOr<ImportedProgram> GraphImporter::run() {
                                    b.getFunctionType(argTypes, resTypes));
   Block *entry = func.addEntryBlock();
   SmallVector<unsigned> argVars;
-  for (auto [i, a] : llvm::enumerate(args)) {
-    argVars.push_back(newVar(entry->getArgument(i)));
-    varOf[a.valueName] = argVars.back();
-    func.setArgAttr(i, "kiln.kind", b.getStringAttr(a.kind));
-    func.setArgAttr(i, "kiln.name", b.getStringAttr(a.stateName));
-    // Per-dim size or symbol name, for the runtime's input checks.
+  auto dimsOf = [&](StringRef valueName) {
     SmallVector<Attribute> dims;
-    const Object *meta = tensorValues->getObject(a.valueName);
+    const Object *meta = tensorValues->getObject(valueName);
     for (const json::Value &s : *meta->getArray("sizes")) {
       const Object *o = s.getAsObject();
       if (auto iv = o->getInteger("as_int")) {
@@ -702,12 +697,23 @@ FailureOr<ImportedProgram> GraphImporter::run() {
         dims.push_back(b.getStringAttr(sym.empty() ? "?" : sym));
       }
     }
-    func.setArgAttr(i, "kiln.dims", b.getArrayAttr(dims));
+    return b.getArrayAttr(dims);
+  };
+  for (auto [i, a] : llvm::enumerate(args)) {
+    argVars.push_back(newVar(entry->getArgument(i)));
+    varOf[a.valueName] = argVars.back();
+    func.setArgAttr(i, "kiln.kind", b.getStringAttr(a.kind));
+    func.setArgAttr(i, "kiln.name", b.getStringAttr(a.stateName));
+    // Per-dim size or symbol name, for the runtime's input checks.
+    func.setArgAttr(i, "kiln.dims", dimsOf(a.valueName));
     // Inputs and weights are read-only to the generated code.
     func.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
   }
-  for (auto [i, n] : llvm::enumerate(outNames))
+  for (auto [i, n] : llvm::enumerate(outNames)) {
     func.setResultAttr(i, "kiln.name", b.getStringAttr(n));
+    // Sizes and symbols of the output (what a --grad cotangent must match).
+    func.setResultAttr(i, "kiln.dims", dimsOf(n));
+  }
   SmallVector<NamedAttribute> symAttrs;
   for (auto &kv : symbols)
     symAttrs.push_back(b.getNamedAttr(

@@ -66,14 +66,21 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
   for (unsigned i = 0; i < ft.getNumInputs(); ++i)
     gradFn.setArgAttrs(i, entry.getArgAttrDict(i));
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
-    auto rt = cast<RankedTensorType>(ft.getResult(i));
-    SmallVector<Attribute> dims;
-    for (int64_t d : rt.getShape())
-      dims.push_back(d == ShapedType::kDynamic ? Attribute(b.getStringAttr("?"))
-                                               : Attribute(b.getI64IntegerAttr(d)));
+    // The cotangent has the output's dims: its symbols where the importer
+    // recorded them (so the loader checks a dynamic batch against the
+    // inputs'), else the static sizes and `?`.
+    ArrayAttr dimsAttr = entry.getResultAttrOfType<ArrayAttr>(i, "kiln.dims");
+    if (!dimsAttr) {
+      auto rt = cast<RankedTensorType>(ft.getResult(i));
+      SmallVector<Attribute> dims;
+      for (int64_t d : rt.getShape())
+        dims.push_back(d == ShapedType::kDynamic ? Attribute(b.getStringAttr("?"))
+                                                 : Attribute(b.getI64IntegerAttr(d)));
+      dimsAttr = b.getArrayAttr(dims);
+    }
     unsigned a = ft.getNumInputs() + i;
     gradFn.setArgAttr(a, "bufferization.writable", b.getBoolAttr(false));
-    gradFn.setArgAttr(a, "kiln.dims", b.getArrayAttr(dims));
+    gradFn.setArgAttr(a, "kiln.dims", dimsAttr);
     gradFn.setArgAttr(a, "kiln.kind", b.getStringAttr("input"));
     gradFn.setArgAttr(a, "kiln.name", b.getStringAttr("cotangent" + std::to_string(i)));
     gradFn.setResultAttrs(i, entry.getResultAttrDict(i));
