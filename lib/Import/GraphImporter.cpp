@@ -348,6 +348,7 @@ LogicalResult GraphImporter::bindResults(const Object &node, Operation *op) {
 
 void GraphImporter::registerHandlers() {
   registerElementwiseHandlers(*this);
+  registerCreationHandlers(*this);
   registerLinearHandlers(*this);
   registerConvolutionHandlers(*this);
   registerNormalizationHandlers(*this);

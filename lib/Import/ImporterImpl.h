@@ -179,6 +179,7 @@ public:
 
 
 void registerElementwiseHandlers(GraphImporter &g);
+void registerCreationHandlers(GraphImporter &g);
 void registerLinearHandlers(GraphImporter &g);
 void registerConvolutionHandlers(GraphImporter &g);
 void registerNormalizationHandlers(GraphImporter &g);

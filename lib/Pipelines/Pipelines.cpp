@@ -6,6 +6,7 @@
 #include "kiln/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -65,6 +66,11 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   FinalizeMemRefToLLVMConversionPassOptions memrefOpts;
   memrefOpts.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOpts));
+  // bfloat16 conversions become integer code: the libgcc of many systems has
+  // no __truncsfbf2, and model objects link only libc and libm.
+  arith::ArithExpandOpsPassOptions expandOpts;
+  expandOpts.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expandOpts));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());

@@ -65,6 +65,13 @@ OpFoldResult CatOp::fold(FoldAdaptor) {
   return {};
 }
 
+/// _to_copy to the operand's own type is the operand.
+OpFoldResult ToCopyOp::fold(FoldAdaptor) {
+  if (getSelf().getType() == getType())
+    return getSelf();
+  return {};
+}
+
 /// sym_size_int of a static dimension is a constant.
 OpFoldResult SymSizeIntOp::fold(FoldAdaptor) {
   auto ty = cast<RankedTensorType>(getSelf().getType());

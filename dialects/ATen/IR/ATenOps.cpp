@@ -202,22 +202,6 @@ LogicalResult verifyBinary(Operation *op) {
 
 using namespace kiln::aten::detail;
 
-LogicalResult AddTensorOp::verify() { return verifyBinary(*this); }
-LogicalResult SubTensorOp::verify() { return verifyBinary(*this); }
-LogicalResult MulTensorOp::verify() { return verifyBinary(*this); }
-LogicalResult DivTensorOp::verify() {
-  if (!isa<FloatType>(getType().getElementType()))
-    return emitOpError("true division needs a float result");
-  return verifyBinary(*this);
-}
-
-LogicalResult GeluOp::verify() {
-  if (getApproximate() != "none" && getApproximate() != "tanh")
-    return emitOpError("expects approximate to be 'none' or 'tanh', got '")
-           << getApproximate() << "'";
-  return success();
-}
-
 LogicalResult LinearOp::verify() {
   auto inTy = rankedType(getInput()), wTy = rankedType(getWeight());
   if (inTy.getRank() < 1)

@@ -13,6 +13,7 @@ include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 include "ATenElementwiseOps.td"
+include "ATenCreationOps.td"
 include "ATenLinalgOps.td"
 include "ATenConvolutionOps.td"
 include "ATenNormalizationOps.td"

@@ -33,6 +33,16 @@ FailureOr<SmallVector<int64_t>> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int
 /// Two operands that broadcast, one int-or-float result of the broadcast shape.
 LogicalResult verifyBinary(Operation *op);
 
+/// How an elementwise op's result dtype follows from its operands (see
+/// ATenElementwiseOps.td).
+enum class Promotion { Same, IntToFloat, Bool, KeepSelf };
+/// Which computation dtypes (the promoted operand dtype) an elementwise op accepts.
+enum class Accepts { Any, NoBool, Float, Integral, IntOnly };
+/// `operands` broadcast to the result shape, have accepted dtypes, and give
+/// the result dtype by `promotion`.
+LogicalResult verifyElementwise(Operation *op, ValueRange operands, Promotion promotion,
+                                Accepts accepts);
+
 } // namespace kiln::aten::detail
 
 #endif

@@ -6,6 +6,7 @@
 
 namespace kiln {
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
+void populateCreationPatterns(mlir::RewritePatternSet &patterns);
 void populateLinearPatterns(mlir::RewritePatternSet &patterns);
 void populateConvolutionPatterns(mlir::RewritePatternSet &patterns);
 void populateNormalizationPatterns(mlir::RewritePatternSet &patterns);

@@ -20,6 +20,7 @@ using namespace mlir;
 
 void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
   populateElementwisePatterns(patterns);
+  populateCreationPatterns(patterns);
   populateLinearPatterns(patterns);
   populateConvolutionPatterns(patterns);
   populateNormalizationPatterns(patterns);
@@ -42,6 +43,8 @@ struct ConvertATenToLinalgPass
                            scf::SCFDialect>();
     target.addIllegalDialect<kiln::aten::ATenDialect>();
     target.addLegalDialect<bufferization::BufferizationDialect>();
+    // Generic bodies move uint8 elements to signless storage through casts.
+    target.addLegalOp<UnrealizedConversionCastOp>();
     // Runtime calls on buffers stay until kiln-lower-runtime-calls.
     target.addDynamicallyLegalOp<kiln::aten::CallRuntimeOp>([](kiln::aten::CallRuntimeOp op) {
       return llvm::all_of(op.getOperandTypes(), llvm::IsaPred<MemRefType>);

@@ -4,6 +4,8 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace kiln::detail {
@@ -156,6 +158,152 @@ Value finishSpatial(OpBuilder &b, Location loc, Value out, Type resultType, bool
 DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values) {
   return DenseIntElementsAttr::get(
       RankedTensorType::get({(int64_t)values.size()}, b.getI64Type()), values);
+}
+
+Type storageType(Type t) {
+  if (auto i = dyn_cast<IntegerType>(t); i && !i.isSignless())
+    return IntegerType::get(t.getContext(), i.getWidth());
+  return t;
+}
+
+Value toStorage(OpBuilder &b, Location loc, Value v) {
+  Type s = storageType(v.getType());
+  if (s == v.getType())
+    return v;
+  return UnrealizedConversionCastOp::create(b, loc, s, v).getResult(0);
+}
+
+Value fromStorage(OpBuilder &b, Location loc, Value v, Type dtype) {
+  if (v.getType() == dtype)
+    return v;
+  return UnrealizedConversionCastOp::create(b, loc, dtype, v).getResult(0);
+}
+
+/// fptosi with x86's result for NaN and out-of-range values (the lowest value
+/// of the `width`-bit type), which is what PyTorch's CPU casts produce.
+static Value floatToInt(OpBuilder &b, Location loc, Value v, unsigned width) {
+  auto ft = cast<FloatType>(v.getType());
+  Type it = b.getIntegerType(width);
+  double limit = std::ldexp(1.0, width - 1);
+  Value hi = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, limit));
+  Value lo = arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, -limit));
+  Value inRange = arith::AndIOp::create(
+      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, hi),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v, lo));
+  Value r = arith::FPToSIOp::create(b, loc, it, v);
+  Value lowest = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(it, APInt::getSignedMinValue(width)));
+  return arith::SelectOp::create(b, loc, inRange, r, lowest);
+}
+
+Value convertElement(OpBuilder &b, Location loc, Value v, Type from, Type to) {
+  if (from == to)
+    return v;
+  Type ts = storageType(to);
+  auto ff = dyn_cast<FloatType>(from);
+  auto tf = dyn_cast<FloatType>(to);
+  bool fromUnsigned = from.isInteger(1) || from.isUnsignedInteger();
+  if (to.isInteger(1)) {
+    if (ff)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
+                                   scalarConstant(b, loc, from, 0.0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                 scalarConstant(b, loc, v.getType(), 0.0));
+  }
+  Type f32 = b.getF32Type();
+  if (ff && tf) {
+    // 16-bit floats meet other floats through float32, as c10's casts do.
+    if ((ff.getWidth() == 16 || tf.getWidth() == 16) && from != f32 && to != f32)
+      return convertElement(b, loc, convertElement(b, loc, v, from, f32), f32, to);
+    return ff.getWidth() < tf.getWidth() ? arith::ExtFOp::create(b, loc, to, v).getResult()
+                                         : arith::TruncFOp::create(b, loc, to, v).getResult();
+  }
+  if (ff) {
+    if (ff.getWidth() == 16)
+      v = arith::ExtFOp::create(b, loc, f32, v);
+    unsigned tw = ts.getIntOrFloatBitWidth();
+    // uint8 goes through int64 (wrapping); int8/int16 through int32.
+    unsigned via = to.isUnsignedInteger() ? 64 : std::max(tw, 32u);
+    Value i = floatToInt(b, loc, v, via);
+    return via == tw ? i : arith::TruncIOp::create(b, loc, ts, i).getResult();
+  }
+  if (tf) {
+    Type mid = tf.getWidth() == 16 ? f32 : to;
+    Value r = fromUnsigned ? arith::UIToFPOp::create(b, loc, mid, v).getResult()
+                           : arith::SIToFPOp::create(b, loc, mid, v).getResult();
+    return mid == to ? r : arith::TruncFOp::create(b, loc, to, r).getResult();
+  }
+  unsigned fw = v.getType().getIntOrFloatBitWidth(), tw = ts.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return fromUnsigned ? arith::ExtUIOp::create(b, loc, ts, v).getResult()
+                        : arith::ExtSIOp::create(b, loc, ts, v).getResult();
+  if (fw > tw)
+    return arith::TruncIOp::create(b, loc, ts, v);
+  return v; // int8 <-> uint8: the same storage
+}
+
+SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc, ValueRange operands,
+                                         RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!resultType.isDynamicDim(i)) {
+      sizes.push_back(b.getIndexAttr(resultType.getDimSize(i)));
+      continue;
+    }
+    OpFoldResult size = b.getIndexAttr(1);
+    for (Value v : operands) {
+      auto t = cast<RankedTensorType>(v.getType());
+      int64_t d = i - (rank - t.getRank());
+      if (d >= 0 && t.getDimSize(d) != 1) {
+        size = tensor::getMixedSize(b, loc, v, d);
+        break;
+      }
+    }
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+Value broadcastGeneric(OpBuilder &b, Location loc, ValueRange operands,
+                       RankedTensorType resultType,
+                       function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank();
+  SmallVector<OpFoldResult> sizes = broadcastSizes(b, loc, operands, resultType);
+  SmallVector<AffineMap> maps;
+  for (Value v : operands) {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      int64_t outDim = rank - t.getRank() + d;
+      bool stretched = t.getDimSize(d) == 1 &&
+                       getConstantIntValue(sizes[outDim]) != std::optional<int64_t>(1);
+      exprs.push_back(stretched ? b.getAffineConstantExpr(0) : b.getAffineDimExpr(outDim));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  Value init = emptyTensor(b, loc, sizes, resultType.getElementType());
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  Value out = linalg::GenericOp::create(
+                  b, loc, init.getType(), operands, ValueRange{init}, maps, iters,
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    linalg::YieldOp::create(nb, nl, body(nb, nl, args.drop_back()));
+                  })
+                  .getResult(0);
+  return castTo(b, loc, out, resultType);
+}
+
+Value filledTensorOf(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type dtype,
+                     TypedAttr value) {
+  Value empty = emptyTensor(b, loc, sizes, dtype);
+  Type storage = storageType(dtype);
+  TypedAttr stored = value;
+  if (auto i = dyn_cast<IntegerAttr>(value); i && storage != dtype)
+    stored = IntegerAttr::get(storage, i.getValue());
+  Value cst = fromStorage(b, loc, arith::ConstantOp::create(b, loc, stored), dtype);
+  return linalg::FillOp::create(b, loc, ValueRange{cst}, ValueRange{empty}).getResult(0);
 }
 
 } // namespace kiln::detail

@@ -54,6 +54,36 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type);
 Value finishSpatial(OpBuilder &b, Location loc, Value out, Type resultType, bool unbatched);
 /// A DenseIntElementsAttr of i64 for linalg's strides/dilations.
 DenseIntElementsAttr i64Elements(OpBuilder &b, ArrayRef<int64_t> values);
+
+// --- dtypes in generic bodies. Tensors keep ATen's dtypes (uint8 is `ui8`);
+// arith works on signless values, so a body moves a `ui8` element to `i8`
+// storage and back (docs/Rationale/unsigned-dtypes.md).
+
+/// The signless type a body computes on for dtype `t` (ui8 -> i8, others as is).
+Type storageType(Type t);
+/// `v` (an element of some dtype) as its signless storage value.
+Value toStorage(OpBuilder &b, Location loc, Value v);
+/// A storage value back as an element of `dtype`.
+Value fromStorage(OpBuilder &b, Location loc, Value v, Type dtype);
+/// Converts storage value `v` of dtype `from` to dtype `to` (storage form) as
+/// PyTorch's casts do: nonzero test to bool, float to integer truncating with
+/// x86's out-of-range result (the lowest value), to uint8 through int64,
+/// float64 and integers to float16/bfloat16 through float32.
+Value convertElement(OpBuilder &b, Location loc, Value v, Type from, Type to);
+/// The sizes of a result of `resultType` that `operands` broadcast to (static
+/// result dims, else the dim of an operand that is not statically 1 there).
+SmallVector<OpFoldResult> broadcastSizes(OpBuilder &b, Location loc, ValueRange operands,
+                                         RankedTensorType resultType);
+/// linalg.generic over the numpy-style broadcast of `operands` to
+/// `resultType`; `body` maps the block arguments (one element of each operand)
+/// to the result element. The result is cast to `resultType`.
+Value broadcastGeneric(OpBuilder &b, Location loc, ValueRange operands,
+                       RankedTensorType resultType,
+                       function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+/// A tensor of `sizes` x `dtype` filled with `value` (a typed attribute of the
+/// dtype; ui8 values are filled through their storage).
+Value filledTensorOf(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type dtype,
+                     TypedAttr value);
 } // namespace kiln::detail
 
 #endif

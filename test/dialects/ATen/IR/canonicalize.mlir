@@ -134,4 +134,13 @@ func.func @slice_full(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>,
 func.func @cat_single(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = aten.cat %x {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+// _to_copy to the operand's own type is the operand; to another dtype stays.
+// CHECK-LABEL: func.func @to_copy_same_type
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[H:.*]] = aten._to_copy %[[X]] : (tensor<4xf32>) -> tensor<4xf16>
+// CHECK: return %[[X]], %[[H]]
+func.func @to_copy_same_type(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf16>) {
+  %0 = aten._to_copy %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = aten._to_copy %x : (tensor<4xf32>) -> tensor<4xf16>
+  return %0, %1 : tensor<4xf32>, tensor<4xf16>
 }
