@@ -285,9 +285,10 @@ Value floatPow(EW &e, Value x, Value y) {
       return e.mul(x, x);
     if (*p == 3)
       return e.mul(e.mul(x, x), x);
-    if (*p == 0.5)
+    // (Its float16 kernel keeps pow for +-0.5: pow(-inf, 0.5) is inf, not NaN.)
+    if (*p == 0.5 && !e.dt.isF16())
       return e.m<math::SqrtOp>(x);
-    if (*p == -0.5)
+    if (*p == -0.5 && !e.dt.isF16())
       return e.div(e.c(1), e.m<math::SqrtOp>(x));
     if (*p == -1)
       return e.div(e.c(1), x);

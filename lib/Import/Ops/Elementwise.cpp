@@ -449,8 +449,7 @@ void registerRandom(GraphImporter &g) {
         "normal.float_float", "normal_functional.default", "uniform.default",
         "exponential.default", "geometric.default", "log_normal.default", "cauchy.default",
         "multinomial.default", "poisson.default", "rrelu_with_noise.default",
-        "rrelu_with_noise_functional.default", "rrelu.default", "feature_dropout.default",
-        "alpha_dropout.default", "feature_alpha_dropout.default"}) {
+        "rrelu_with_noise_functional.default", "rrelu.default"}) {
     std::string name = t;
     g.handlers[std::string("torch.ops.aten.") + t] = [&g, name](const Object &n, Location loc) {
       return g.fail(loc, "random op 'aten." + name + "' (node '" +

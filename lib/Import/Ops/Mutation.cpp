@@ -271,8 +271,8 @@ void registerMutationHandlers(GraphImporter &g) {
   }
   // Checks export records for its own tracing; the runtime checks inputs
   // against the symbols' ranges before a run.
-  for (const char *t : {"torch.ops.aten._assert_tensor_metadata.default",
-                        "torch.ops.aten._assert_scalar.default",
+  // (_assert_tensor_metadata is checked against the value's type in Elementwise.cpp.)
+  for (const char *t : {"torch.ops.aten._assert_scalar.default",
                         "torch.ops.aten._assert_async.msg", "torch.ops.aten._assert_async.default",
                         "torch.ops.aten.sym_constrain_range.default",
                         "torch.ops.aten.sym_constrain_range_for_size.default",

@@ -134,6 +134,10 @@ func.func @slice_full(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>,
 func.func @cat_single(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = aten.cat %x {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+// -----
+
 // _to_copy to the operand's own type is the operand; to another dtype stays.
 // CHECK-LABEL: func.func @to_copy_same_type
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
