@@ -10,8 +10,8 @@ cmake -S "$HERE" -B "$WORK/build" -G Ninja -DCMAKE_CXX_COMPILER="${CXX:-clang++-
   -DKiln_DIR="$WORK/prefix/lib/cmake/Kiln" >/dev/null
 cmake --build "$WORK/build" >/dev/null
 out=$("$WORK/build/embed-kiln" "$HERE/relu.mlir" kiln-lower-to-linalg)
-echo "$out" | grep -q "linalg.generic" || { echo "no linalg.generic in:"; echo "$out"; exit 1; }
-echo "$out" | grep -q "arith.maximumf" || { echo "relu was not lowered:"; echo "$out"; exit 1; }
+grep -q "linalg.generic" <<<"$out" || { echo "no linalg.generic in:"; echo "$out"; exit 1; }
+grep -q "arith.maximumf" <<<"$out" || { echo "relu was not lowered:"; echo "$out"; exit 1; }
 out=$("$WORK/build/embed-kiln" "$HERE/relu.mlir" kiln-cpu-pipeline)
-echo "$out" | grep -q "llvm.func @forward" || { echo "no llvm.func in:"; echo "$out"; exit 1; }
+grep -q "llvm.func @forward" <<<"$out" || { echo "no llvm.func in:"; echo "$out"; exit 1; }
 echo "embedding example: OK"
