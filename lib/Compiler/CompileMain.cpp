@@ -2,8 +2,8 @@
 //
 // kiln-compile INPUT(.pt2|.mlir) -o OUT [--target=cpu|cuda|rocm] [--emit=so|obj|mlir|llvm]
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
-//              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-toolkit=DIR]
-//              [--rocm-path=DIR]
+//              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-gemm=cublas|kernel]
+//              [--cuda-toolkit=DIR] [--rocm-path=DIR]
 //              [--grad|--jvp|--train-step=sgd [--lr=R] [--momentum=M] [--weight-decay=W]]
 //
 // The output is written to a temporary file beside OUT and renamed into place
@@ -160,6 +160,10 @@ int kilnCompileMain(int argc, char **argv) {
       cl::desc("Kernel code embedded for --target=cuda: fatbin (cubin + PTX, default), cubin, "
                "or ptx (compiled by the driver at load)"),
       cl::init("fatbin"), cl::cat(cat));
+  cl::opt<std::string> cudaGemm("cuda-gemm",
+                                cl::desc("Large float32 matmuls for --target=cuda: cublas (the "
+                                         "runtime loads cuBLAS, default) or kernel (generated)"),
+                                cl::init("cublas"), cl::cat(cat));
   cl::opt<std::string> cudaToolkit("cuda-toolkit",
                                    cl::desc("CUDA toolkit for --target=cuda (ptxas, fatbinary, "
                                             "libdevice)"),
@@ -257,6 +261,9 @@ int kilnCompileMain(int argc, char **argv) {
     std::string err;
     cudaOpts.chip = gpuArch;
     cudaOpts.format = gpuBinary;
+    if (cudaGemm != "cublas" && cudaGemm != "kernel")
+      return fail("--cuda-gemm must be 'cublas' or 'kernel', got '" + cudaGemm + "'");
+    cudaOpts.cublas = cudaGemm == "cublas";
     cudaOpts.toolkit = cudaToolkit.empty() ? defaultCUDAToolkit() : std::string(cudaToolkit);
     if (!isValidCUDAArch(gpuArch, err) || !checkCUDAToolkit(cudaOpts.toolkit, gpuBinary, err))
       return fail(err);

@@ -84,6 +84,8 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
 
 void kiln::buildLinalgToGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   addBufferizationPasses(pm);
+  if (options.libraryGemm)
+    pm.addPass(kiln::createKilnGPULibraryCalls());
   kiln::KilnMapLinalgToGPUOptions mapOpts;
   mapOpts.blockSize = options.blockSize;
   mapOpts.subgroupSize = options.subgroupSize;

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
@@ -73,6 +74,13 @@ void sinkConstantChain(gpu::LaunchOp launch, Value v) {
   });
 }
 
+/// A call of a runtime function that works on device buffers in stream
+/// order (declared with `kiln.device_call`).
+bool isDeviceCall(func::CallOp call) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+  return callee && callee->hasAttr("kiln.device_call");
+}
+
 struct KilnGPUDeviceBuffersPass
     : kiln::impl::KilnGPUDeviceBuffersBase<KilnGPUDeviceBuffersPass> {
   LogicalResult runOnFunction(func::FuncOp func) {
@@ -110,6 +118,11 @@ struct KilnGPUDeviceBuffersPass
       for (Value v : ret.getOperands())
         markCaptured(v);
     });
+    func.walk([&](func::CallOp call) {
+      if (isDeviceCall(call))
+        for (Value v : call.getOperands())
+          markCaptured(v);
+    });
 
     // 3. The host never reads or writes device memory: besides kernels, host
     // code may only take views, sizes and metadata of device buffers, free
@@ -120,6 +133,8 @@ struct KilnGPUDeviceBuffersPass
       if (isa<ViewLikeOpInterface, memref::DimOp, memref::ExtractStridedMetadataOp,
               memref::ExtractAlignedPointerAsIndexOp, memref::DeallocOp, memref::AllocOp,
               func::ReturnOp>(op))
+        return WalkResult::advance();
+      if (auto call = dyn_cast<func::CallOp>(op); call && isDeviceCall(call))
         return WalkResult::advance();
       for (Value operand : op->getOperands())
         if (isa<MemRefType>(operand.getType()) && device.contains(rootBuffer(operand))) {

@@ -72,3 +72,19 @@ func.func @host_write(%x: memref<4xf32>) -> memref<4xf32> {
   }
   return %b : memref<4xf32>
 }
+
+// -----
+
+// A runtime library call on device buffers (kiln.device_call) is a device use:
+// the buffer it writes is a device allocation, and the call is allowed on the host.
+func.func private @kiln_gpu_gemm_f32(memref<4x4xf32>, memref<4x4xf32>) attributes {kiln.device_call}
+// CHECK-LABEL: func.func @library
+// CHECK: %[[B:.*]] = gpu.alloc () : memref<4x4xf32>
+// CHECK: call @kiln_gpu_gemm_f32(%arg0, %[[B]])
+// CHECK: gpu.dealloc %[[B]]
+func.func @library(%a: memref<4x4xf32>) {
+  %b = memref.alloc() : memref<4x4xf32>
+  call @kiln_gpu_gemm_f32(%a, %b) : (memref<4x4xf32>, memref<4x4xf32>) -> ()
+  memref.dealloc %b : memref<4x4xf32>
+  return
+}

@@ -5,7 +5,8 @@ usage: check.py DIR [--repo ROOT] [--bench N] [--rtol R] [--atol A] [--random K]
 
 DIR is what test/gpu/pack.sh made. For each model (DIR/models/<case>):
   1. PyTorch: kiln-run --device cuda on every sample input set (the case's own
-     and any batch*/ subfolder); each output must satisfy
+     and any batch*/ subfolder; a synthetic case from test/gpu/cases draws its
+     sample from inputs.json and takes kiln's CPU build as the reference); each output must satisfy
      |kiln - torch| <= atol + rtol * |torch| elementwise (PyTorch's numbers
      come from the corpus, computed by PyTorch in float32; for 224x224 images
      rtol is at least 1e-3, the tolerance PyTorch itself needs across devices
@@ -17,12 +18,15 @@ DIR is what test/gpu/pack.sh made. For each model (DIR/models/<case>):
      the sample (against PyTorch) and on random inputs (identical to a
      kernel-by-kernel run), and on a caller's stream with device tensors.
   4. --bench N: the GPU build's median latency (CUDA events, inputs and
-     outputs on the GPU), with CUDA graphs and without.
+     outputs on the GPU), with CUDA graphs and without, and of a build whose
+     matmuls are generated kernels instead of cuBLAS (cuda-kernel-gemm.so),
+     where pack.sh made one.
 Models read their weights from the .pt2 named in weights.txt, relative to the
 repository root ROOT (default: DIR/../..). Prints one line per check and a
 table; exits 1 if anything fails. Needs only Python 3 and numpy.
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -98,9 +102,32 @@ def main():
     for case in sorted(os.listdir(os.path.join(root, "models"))):
         mdir = os.path.join(root, "models", case)
         gpu_so, cpu_so = os.path.join(mdir, "cuda.so"), os.path.join(mdir, "cpu.so")
-        with open(os.path.join(mdir, "weights.txt")) as f:
-            weights = os.path.join(repo, f.read().strip())
-        wopt = ["--weights", weights]
+        wopt, gopt = [], []
+        if os.path.exists(os.path.join(mdir, "weights.txt")):
+            with open(os.path.join(mdir, "weights.txt")) as f:
+                weights = os.path.join(repo, f.read().strip())
+            wopt = ["--weights", weights]
+            gopt = ["--weights", weights]
+        # A synthetic case (test/gpu/cases) has no PyTorch numbers: its sample
+        # is drawn from inputs.json and its reference is kiln's CPU build.
+        spec = None
+        if os.path.exists(os.path.join(mdir, "inputs.json")):
+            with open(os.path.join(mdir, "inputs.json")) as f:
+                spec = json.load(f)
+            gen = os.path.join(mdir, "batch_sample")
+            os.makedirs(gen, exist_ok=True)
+            ins = []
+            for k, (dtype, shape, scale) in enumerate(spec):
+                ins.append(os.path.join(gen, f"input{k}.npy"))
+                np.save(ins[-1], (rng.standard_normal(shape) * scale).astype(dtype))
+            ref, text = outputs_of(kiln_run, cpu_so, ins, env)
+            if ref is None:
+                print(f"{case}: the CPU build failed:\n{text}")
+                failed += 1
+                continue
+            for k, r in enumerate(ref):
+                np.save(os.path.join(gen, f"output{k}.npy"), r)
+        reference = "kiln CPU" if spec else "PyTorch"
         torch_rel, torch_ok, rand_rel, rand_ok, median = 0.0, True, 0.0, True, float("nan")
         first = [np.load(p, mmap_mode="r") for p in sample_sets(mdir)[0][1]]
         rtol = args.rtol
@@ -109,21 +136,22 @@ def main():
         for name, ins, outs in sample_sets(mdir):
             got, text = outputs_of(kiln_run, gpu_so, ins, env, ["--device", "cuda", *wopt])
             if got is None:
-                print(f"{case} [{name}] vs PyTorch: kiln-run failed:\n{text}")
+                print(f"{case} [{name}] vs {reference}: kiln-run failed:\n{text}")
                 torch_ok = False
                 continue
             for k, (g, o) in enumerate(zip(got, outs)):
                 ok, mabs, rel, detail = compare(g, np.load(o), rtol, args.atol)
                 torch_rel = max(torch_rel, rel)
                 torch_ok &= ok
-                print(f"{case} [{name}] output {k} vs PyTorch: max abs {mabs:.3g}, rel L2 {rel:.3g}: "
+                print(f"{case} [{name}] output {k} vs {reference}: max abs {mabs:.3g}, rel L2 {rel:.3g}: "
                       f"{'OK' if ok else 'MISMATCH ' + detail}")
         sample = [np.load(p) for p in sample_sets(mdir)[0][1]]
         for r in range(args.random if os.path.exists(cpu_so) else 0):
             with tempfile.TemporaryDirectory() as tmp:
                 paths = []
                 for k, s in enumerate(sample):
-                    x = rng.standard_normal(s.shape).astype(s.dtype) if s.dtype.kind == "f" else s
+                    scale = spec[k][2] if spec else 1.0
+                    x = (rng.standard_normal(s.shape) * scale).astype(s.dtype) if s.dtype.kind == "f" else s
                     paths.append(os.path.join(tmp, f"in{k}.npy"))
                     np.save(paths[-1], x)
                 want, t1 = outputs_of(kiln_run, cpu_so, paths, env, wopt)
@@ -141,15 +169,18 @@ def main():
         name, ins, outs = sample_sets(mdir)[0]
         graph_ok = True
         rc, text = run([os.path.join(root, "bin", "kiln-gpu-graph-check"), gpu_so, *ins, "--", *outs,
-                        "--weights", weights,
-                        "--rtol", str(rtol), "--atol", str(args.atol), "--random", str(args.random)], env)
+                        *gopt, "--rtol", str(rtol), "--atol", str(args.atol), "--random", str(args.random)], env)
         for line in text.strip().splitlines():
             print(f"{case} graph: {line}")
         graph_ok = rc == 0
-        plain = float("nan")
+        plain = kernel_gemm = float("nan")
         if args.bench:
-            for graphs in (True, False):
-                cmd = [kiln_run, gpu_so, "--device", "cuda", "--bench", str(args.bench), *wopt]
+            kernel_so = os.path.join(mdir, "cuda-kernel-gemm.so")
+            variants = [(gpu_so, True), (gpu_so, False)]
+            if os.path.exists(kernel_so):
+                variants.append((kernel_so, True))
+            for so, graphs in variants:
+                cmd = [kiln_run, so, "--device", "cuda", "--bench", str(args.bench), *wopt]
                 if not graphs:
                     cmd.append("--no-cuda-graphs")
                 for i in ins:
@@ -157,22 +188,27 @@ def main():
                 rc, text = run(cmd, env)
                 m = re.search(r"median ([0-9.]+) ms", text)
                 if rc == 0 and m:
-                    if graphs:
+                    if so != gpu_so:
+                        kernel_gemm = float(m.group(1))
+                    elif graphs:
                         median = float(m.group(1))
                     else:
                         plain = float(m.group(1))
-                    print(f"{case}: {text.strip()}")
+                    print(f"{case}{' (generated GEMM kernels)' if so != gpu_so else ''}: {text.strip()}")
                 else:
                     print(f"{case} bench failed:\n{text}")
                     torch_ok = False
         ok = torch_ok and rand_ok and graph_ok
         failed += not ok
-        rows.append((case, rtol, torch_rel, rand_rel, median, plain, "PASS" if ok else "FAIL"))
+        rows.append((case + (" *" if spec else ""), rtol, torch_rel, rand_rel, median, plain, kernel_gemm,
+                     "PASS" if ok else "FAIL"))
     print()
     print(f"{'case':<22} {'rtol':>6} {'rel L2 vs PyTorch':>18} {'rel L2 vs kiln CPU':>19} "
-          f"{'ms (graphs)':>12} {'ms (no graphs)':>15}  result")
-    for case, rt, tr, rr, med, plain, res in rows:
-        print(f"{case:<22} {rt:>6.0e} {tr:>18.3g} {rr:>19.3g} {med:>12.4f} {plain:>15.4f}  {res}")
+          f"{'ms (graphs)':>12} {'ms (no graphs)':>15} {'ms (kernel GEMM)':>17}  result")
+    for case, rt, tr, rr, med, plain, kg, res in rows:
+        print(f"{case:<22} {rt:>6.0e} {tr:>18.3g} {rr:>19.3g} {med:>12.4f} {plain:>15.4f} {kg:>17.4f}  {res}")
+    if any(r[0].endswith(" *") for r in rows):
+        print("* synthetic case: its reference is kiln's CPU build, not PyTorch")
     print(f"{len(rows) - failed} of {len(rows)} cases pass (elementwise |kiln - ref| <= atol + rtol*|ref|, "
           f"atol {args.atol})")
     return 1 if failed or not rows else 0

@@ -52,6 +52,18 @@ for case_dir in $(for c in "${corpora[@]}"; do ls -d "$c"/*/; done); do
     compiled=$((compiled + 1))
   done
 done
+# Synthetic cases (an aten .mlir and the shapes of its random inputs), built
+# with cuBLAS GEMMs and with generated GEMM kernels.
+for case_dir in "$src"/test/gpu/cases/*/; do
+  case=$(basename "$case_dir"); dst="$out/models/$case"
+  mkdir -p "$dst"
+  "$build/bin/kiln-compile" "$case_dir/model.mlir" --cpu=x86-64-v2 -o "$dst/cpu.so"
+  "$build/bin/kiln-compile" "$case_dir/model.mlir" --target=cuda "$arch" -o "$dst/cuda.so"
+  "$build/bin/kiln-compile" "$case_dir/model.mlir" --target=cuda "$arch" --cuda-gemm=kernel \
+    -o "$dst/cuda-kernel-gemm.so"
+  cp "$case_dir/inputs.json" "$dst/"
+  compiled=$((compiled + 1))
+done
 # More sample batches of the dynamic MLP (PyTorch's outputs for batch 1, 8 and 1024).
 if [ -d "$out/models/mlp_dynamic" ]; then
   for b in 1 8 1024; do

@@ -17,6 +17,9 @@ struct GPUPipelineOptions : mlir::PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> subgroupSize{*this, "subgroup-size",
                                llvm::cl::desc("Threads in lockstep (warp, wavefront)"),
                                llvm::cl::init(32)};
+  Option<bool> libraryGemm{*this, "library-gemm",
+                           llvm::cl::desc("Large float32 matmuls call the runtime's GEMM"),
+                           llvm::cl::init(false)};
 };
 /// linalg on tensors -> bufferized host code launching outlined kernels,
 /// all kernels in one gpu.module (`kiln-linalg-to-gpu`). Vendor-neutral.

@@ -28,6 +28,9 @@ struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
                             llvm::cl::init(256)};
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("Device code optimisation level"),
                             llvm::cl::init(3)};
+  Option<bool> cublas{*this, "cublas",
+                      llvm::cl::desc("Large float32 matmuls through cuBLAS (the runtime loads it)"),
+                      llvm::cl::init(true)};
 };
 
 /// aten -> linalg -> kernels in one gpu.module -> NVVM -> a GPU binary

@@ -30,6 +30,7 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   buildLowerToLinalgPipeline(pm);
   GPUPipelineOptions gpuOpts;
   gpuOpts.blockSize = options.blockSize;
+  gpuOpts.libraryGemm = options.cublas;
   buildLinalgToGPUPipeline(pm, gpuOpts);
 
   GpuNVVMAttachTargetOptions target;

@@ -1,0 +1,131 @@
+// kiln runtime — the GPU GEMM entry point of compiled models, over cuBLAS loaded at run time.
+//
+// kiln-gpu-library-calls turns large float32 matmuls into calls of
+// kiln_gpu_gemm_f32 (C ABI through MLIR's C interface: rank-3 memref
+// descriptors). It runs in the order of the call's stream (the LaunchScope's),
+// in float32 (no TF32, as PyTorch's default for matmuls), with a workspace
+// set up front so the call can be captured in a CUDA graph.
+#include "Driver.h"
+
+#include "../gpu/Backend.h"
+#include "../gpu/Runtime.h"
+#include "../loader/Error.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+
+namespace {
+
+using namespace kiln::cuda;
+using kiln::gpu::LaunchScope;
+
+using cublasHandle_t = struct cublasContext *;
+using cublasStatus_t = int;
+constexpr int CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0;
+
+struct Cublas {
+  cublasStatus_t (*create)(cublasHandle_t *);
+  cublasStatus_t (*destroy)(cublasHandle_t);
+  cublasStatus_t (*setStream)(cublasHandle_t, CUstream);
+  cublasStatus_t (*setWorkspace)(cublasHandle_t, void *, size_t);
+  cublasStatus_t (*setMathMode)(cublasHandle_t, int);
+  const char *(*statusString)(cublasStatus_t);
+  cublasStatus_t (*sgemmStridedBatched)(cublasHandle_t, int, int, int64_t, int64_t, int64_t, const float *,
+                                        const float *, int64_t, long long, const float *, int64_t, long long,
+                                        const float *, float *, int64_t, long long, int64_t);
+  std::string error;  ///< why cuBLAS cannot be used
+};
+
+const Cublas &cublas() {
+  static Cublas c;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string tried;
+    void *lib = nullptr;
+    const char *env = std::getenv("KILN_CUBLAS");
+    for (const char *name : {env, "libcublas.so.13", "libcublas.so.12", "/usr/local/cuda/lib64/libcublas.so.13",
+                             "/usr/local/cuda/lib64/libcublas.so.12", "libcublas.so"}) {
+      if (!name || !*name) continue;
+      if ((lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+      tried += std::string(tried.empty() ? "" : ", ") + name;
+    }
+    if (!lib) {
+      c.error = "this model runs its large matmuls with cuBLAS, but no cuBLAS library loads (tried " + tried +
+                "; set KILN_CUBLAS, or compile with --cuda-gemm=kernel)";
+      return;
+    }
+#define KILN_CUBLAS_SYM(field, symbol)                                                                \
+  if (!(c.field = reinterpret_cast<decltype(c.field)>(::dlsym(lib, symbol)))) {                      \
+    c.error = std::string("the cuBLAS library lacks ") + symbol;                                     \
+    return;                                                                                          \
+  }
+    KILN_CUBLAS_SYM(create, "cublasCreate_v2")
+    KILN_CUBLAS_SYM(destroy, "cublasDestroy_v2")
+    KILN_CUBLAS_SYM(setStream, "cublasSetStream_v2")
+    KILN_CUBLAS_SYM(setWorkspace, "cublasSetWorkspace_v2")
+    KILN_CUBLAS_SYM(setMathMode, "cublasSetMathMode")
+    KILN_CUBLAS_SYM(statusString, "cublasGetStatusString")
+    KILN_CUBLAS_SYM(sgemmStridedBatched, "cublasSgemmStridedBatched_64")
+#undef KILN_CUBLAS_SYM
+  });
+  return c;
+}
+
+/// This thread's handle and its workspace (kept for the thread's life).
+struct Handle {
+  cublasHandle_t handle = nullptr;
+  std::shared_ptr<kiln::Storage> workspace;
+  ~Handle() {
+    if (handle) cublas().destroy(handle);
+  }
+};
+
+constexpr size_t kWorkspaceBytes = 32u << 20;
+
+struct Desc3 {
+  float *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+};
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) void
+_mlir_ciface_kiln_gpu_gemm_f32(int32_t transA, int32_t transB, Desc3 *A, Desc3 *B, Desc3 *C) {
+  LaunchScope *scope = LaunchScope::current();
+  if (!scope || scope->failed()) return;
+  if (scope->backend().type() != kiln::DeviceType::CUDA)
+    return scope->fail(std::string("kiln_gpu_gemm_f32 runs on CUDA only, not on ") + scope->backend().name());
+  try {
+    const Cublas &c = cublas();
+    if (!c.error.empty()) return scope->fail(c.error);
+    thread_local Handle h;
+    if (!h.handle) {
+      driver();  // the primary context current on this thread, for cuBLAS too
+      cublasHandle_t handle = nullptr;
+      if (cublasStatus_t s = c.create(&handle)) return scope->fail(std::string("cublasCreate: ") + c.statusString(s));
+      h.handle = handle;
+      h.workspace = kiln::gpu::allocateStorage(kiln::gpu::cudaBackend(), kWorkspaceBytes, scope->stream());
+      c.setWorkspace(h.handle, h.workspace->data(), kWorkspaceBytes);
+      c.setMathMode(h.handle, CUBLAS_DEFAULT_MATH);
+    }
+    int64_t M = C->sizes[1], N = C->sizes[2], K = transA ? A->sizes[1] : A->sizes[2], batch = C->sizes[0];
+    if (M == 0 || N == 0 || K == 0 || batch == 0) return;
+    if (A->strides[2] != 1 || B->strides[2] != 1 || C->strides[2] != 1)
+      return scope->fail("kiln_gpu_gemm_f32: an operand's rows are not contiguous");
+    // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: pass B
+    // first, each with its row stride as the leading dimension.
+    const float one = 1.0f;
+    c.setStream(h.handle, static_cast<CUstream>(scope->stream()));
+    cublasStatus_t s = c.sgemmStridedBatched(
+        h.handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &one,
+        B->aligned + B->offset, B->strides[1], B->sizes[0] == 1 ? 0 : B->strides[0], A->aligned + A->offset,
+        A->strides[1], A->sizes[0] == 1 ? 0 : A->strides[0], &one, C->aligned + C->offset, C->strides[1],
+        C->strides[0], batch);
+    if (s)
+      scope->fail("cuBLAS GEMM (" + std::to_string(batch) + " x " + std::to_string(M) + "x" + std::to_string(N) +
+                  "x" + std::to_string(K) + ") failed: " + c.statusString(s));
+  } catch (const std::exception &e) {
+    scope->fail(e.what());
+  }
+}
