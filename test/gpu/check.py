@@ -102,6 +102,14 @@ def main():
     for case in sorted(os.listdir(os.path.join(root, "models"))):
         mdir = os.path.join(root, "models", case)
         gpu_so, cpu_so = os.path.join(mdir, "cuda.so"), os.path.join(mdir, "cpu.so")
+        if not os.path.exists(gpu_so):  # pack.sh could not compile it for CUDA
+            with open(os.path.join(mdir, "compile-error.txt")) as f:
+                why = next((line for line in f if "error" in line), "no CUDA build").strip()
+            print(f"{case}: does not compile for CUDA: {why}")
+            failed += 1
+            rows.append((case, args.rtol, float("nan"), float("nan"), float("nan"), float("nan"), float("nan"),
+                         "FAIL"))
+            continue
         wopt, gopt = [], []
         if os.path.exists(os.path.join(mdir, "weights.txt")):
             with open(os.path.join(mdir, "weights.txt")) as f:

@@ -1,0 +1,77 @@
+"""The GPU benchmark's models, rebuilt identically wherever this runs.
+
+Each config is a torchvision or Hugging Face model with random weights drawn
+from a fixed seed, in eval mode, cast to the config's dtype, and a seeded
+example input. The build machine exports it for kiln-compile
+(--weights=external); the GPU machine builds it again from the same seed (the
+same torch version gives the same weights bit for bit, which digest() checks),
+exports it to supply kiln's weights by name, and runs it in PyTorch.
+Nothing is downloaded.
+"""
+import hashlib
+
+import torch
+import torch.nn as nn
+
+CONFIGS = {
+    "resnet50_b1_fp32": dict(model="resnet50", batch=1, dtype="float32"),
+    "resnet50_b32_bf16": dict(model="resnet50", batch=32, dtype="bfloat16"),
+    "bert_base_b1_fp32": dict(model="bert_base", batch=1, dtype="float32"),
+    "bert_base_b16_bf16": dict(model="bert_base", batch=16, dtype="bfloat16"),
+}
+
+SEQ = 128
+
+
+class LastHiddenState(nn.Module):
+    """BertModel(input_ids, attention_mask).last_hidden_state."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, input_ids, attention_mask):
+        return self.m(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+
+def build(name):
+    """(module in eval mode on the CPU, example inputs on the CPU)."""
+    cfg = CONFIGS[name]
+    dtype = getattr(torch, cfg["dtype"])
+    b = cfg["batch"]
+    torch.manual_seed(0)
+    if cfg["model"] == "resnet50":
+        import torchvision
+
+        m = torchvision.models.resnet50()
+        g = torch.Generator().manual_seed(1)
+        args = (torch.randn(b, 3, 224, 224, generator=g).to(dtype),)
+    else:
+        import transformers
+
+        m = LastHiddenState(transformers.BertModel(transformers.BertConfig(), add_pooling_layer=False))
+        g = torch.Generator().manual_seed(1)
+        ids = torch.randint(0, 30522, (b, SEQ), generator=g)
+        mask = torch.ones(b, SEQ, dtype=torch.long)
+        if b > 1:  # padding in every other sequence, so the mask matters
+            mask[1::2, SEQ * 3 // 4:] = 0
+        args = (ids, mask)
+    m = m.eval().to(dtype)
+    return m, args
+
+
+def digest(m):
+    """SHA-256 over the state dict (names, dtypes, bytes), to check both machines built the same weights."""
+    h = hashlib.sha256()
+    for k, v in sorted(m.state_dict().items()):
+        t = v.detach().contiguous().cpu().reshape(-1)
+        h.update(k.encode())
+        h.update(str(t.dtype).encode())
+        h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    return h.hexdigest()
+
+
+def export(m, args, path):
+    with torch.no_grad():
+        ep = torch.export.export(m, args)
+    torch.export.save(ep, path)

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""GPU latency of kiln against PyTorch eager and Inductor, on one GPU in one run.
+
+usage: gpu_vs_torch.py PACK_DIR [--configs A,B] [--iters N] [--modes M,...] [--json FILE]
+
+PACK_DIR is what bench/pack_gpu.sh made on the build machine. For each config
+(bench/gpu_models.py) this rebuilds the model from its seed, checks that its
+weights' digest equals the one the compiled model was built from, exports it
+to supply kiln's external weights by name, and then times, after warm-up, the
+median of N runs (CUDA events around each run, inputs already on the GPU):
+  eager                  the module on the GPU
+  inductor               torch.compile(module)
+  inductor_ro            torch.compile(module, mode="reduce-overhead") (CUDA graphs)
+  kiln                   kiln-run MODEL.so --device cuda --bench N (CUDA events;
+                         inputs and outputs on the GPU; CUDA graphs by default)
+kiln's output is checked against eager's: for float32 configs against eager
+with TF32 off (PyTorch's default lets cuDNN convolutions use TF32, which kiln
+does not), relative L2 error at most 1e-4; for bfloat16 configs against eager
+in bfloat16, relative L2 error at most 2e-2 (rounding of intermediates differs),
+and both are also reported against a float32 eager run of the same weights.
+Inductor's compile time is the wall time of its first call. One JSON line per
+config goes to stdout (and --json FILE); a table is printed last.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpu_models  # noqa: E402
+
+
+def cuda_median_ms(fn, iters, warmup=10):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for s, e in zip(starts, ends):
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    return float(np.median([s.elapsed_time(e) for s, e in zip(starts, ends)]))
+
+
+def rel_l2(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    if a.shape != b.shape:
+        return float("inf")
+    if not np.all(np.isfinite(a)):
+        return float("inf")
+    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30))
+
+
+def to_np(t):
+    t = t.detach().cpu()
+    return (t.float() if t.is_floating_point() else t).numpy()
+
+
+def run(cmd, env):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    return p.returncode, p.stdout
+
+
+def bench_config(name, pack, args, env, log):
+    res = {"config": name, "device": torch.cuda.get_device_name(), "torch": torch.__version__,
+           "iters": args.iters}
+    cdir = os.path.join(pack, name)
+    compiled = {}
+    if os.path.exists(os.path.join(cdir, "compile.json")):
+        with open(os.path.join(cdir, "compile.json")) as f:
+            compiled = json.load(f)
+    res["kiln_compile_s"] = compiled.get("kiln_compile_s")
+    res["kiln_compile_cpu_s"] = compiled.get("kiln_compile_cpu_s")
+    res["kiln_commit"] = compiled.get("kiln_commit")
+    t0 = time.time()
+    m, inputs = gpu_models.build(name)
+    digest = gpu_models.digest(m)
+    res["weights_match"] = digest == compiled.get("digest")
+    tmp = tempfile.mkdtemp(prefix=name)
+    weights = os.path.join(tmp, "weights.pt2")
+    if "kiln" in args.modes:
+        gpu_models.export(m, inputs, weights)
+    log(f"{name}: built and exported in {time.time() - t0:.1f} s (weights match the compiled model's: "
+        f"{res['weights_match']})")
+    bf16 = gpu_models.CONFIGS[name]["dtype"] == "bfloat16"
+    m = m.cuda()
+    xs = tuple(x.cuda() for x in inputs)
+    with torch.no_grad():
+        # References: eager as PyTorch runs by default, eager with TF32 off, and float32 eager.
+        ref = to_np(m(*xs))
+        tf32 = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+        if bf16:
+            m32 = m.float()  # in place: cast back below (bf16 -> f32 -> bf16 is exact)
+            ref32 = to_np(m32(*(x.float() if x.is_floating_point() else x for x in xs)))
+            m = m32.to(torch.bfloat16)
+        else:
+            ref32 = to_np(m(*xs))
+        torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = tf32
+        check_ref = ref if bf16 else ref32
+        if "eager" in args.modes:
+            res["eager_ms"] = cuda_median_ms(lambda: m(*xs), args.iters)
+            log(f"{name}: eager {res['eager_ms']:.4f} ms")
+        for mode, key in (("default", "inductor"), ("reduce-overhead", "inductor_ro")):
+            if key not in args.modes:
+                continue
+            torch._dynamo.reset()
+            cm = torch.compile(m, mode=mode)
+            t = time.time()
+            out = cm(*xs)
+            torch.cuda.synchronize()
+            res[key + "_compile_s"] = round(time.time() - t, 2)
+            res[key + "_rel_l2_vs_eager"] = rel_l2(to_np(out), ref)
+            res[key + "_ms"] = cuda_median_ms(lambda: cm(*xs), args.iters)
+            log(f"{name}: {key} {res[key + '_ms']:.4f} ms (compiled in {res[key + '_compile_s']} s, "
+                f"rel L2 vs eager {res[key + '_rel_l2_vs_eager']:.3g})")
+            del cm
+            torch._dynamo.reset()
+    if "kiln" in args.modes:
+        so = os.path.join(cdir, "model.so")
+        kiln_run = os.path.join(pack, "bin", "kiln-run")
+        ins = []
+        for k, x in enumerate(inputs):
+            ins += ["--input", os.path.join(tmp, f"input{k}.npy")]
+            np.save(ins[-1], to_np(x))  # bf16 travels as float32; kiln-run converts it
+        if not os.path.exists(so):
+            res["kiln_error"] = "not compiled: " + open(os.path.join(cdir, "compile-error.txt")).read()[-2000:]
+        else:
+            outdir = os.path.join(tmp, "out")
+            os.makedirs(outdir)
+            rc, text = run([kiln_run, so, "--device", "cuda", "--weights", weights, *ins, "--output-dir", outdir],
+                           env)
+            if rc != 0:
+                res["kiln_error"] = text.strip()[-2000:]
+            else:
+                got = np.load(os.path.join(outdir, "output0.npy"))
+                res["kiln_rel_l2_vs_eager"] = rel_l2(got, check_ref)
+                res["kiln_rel_l2_vs_fp32_eager"] = rel_l2(got, ref32)
+                res["kiln_max_abs_vs_eager"] = float(np.max(np.abs(got.astype(np.float64) - check_ref)))
+                limit = 2e-2 if bf16 else 1e-4
+                res["kiln_output_ok"] = res["kiln_rel_l2_vs_eager"] <= limit
+                rc, text = run([kiln_run, so, "--device", "cuda", "--weights", weights, *ins,
+                                "--bench", str(args.iters)], env)
+                mm = re.search(r"median ([0-9.]+) ms", text)
+                if rc != 0 or not mm:
+                    res["kiln_error"] = text.strip()[-2000:]
+                else:
+                    res["kiln_ms"] = float(mm.group(1))
+                log(f"{name}: kiln {res.get('kiln_ms', float('nan')):.4f} ms, rel L2 vs eager "
+                    f"{res['kiln_rel_l2_vs_eager']:.3g} ({'OK' if res['kiln_output_ok'] else 'MISMATCH'})")
+        if "kiln_error" in res:
+            log(f"{name}: kiln failed: {res['kiln_error']}")
+    best = [res[k] for k in ("inductor_ms", "inductor_ro_ms") if k in res]
+    if best and "kiln_ms" in res:
+        res["kiln_vs_best_inductor"] = round(res["kiln_ms"] / min(best), 3)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("pack")
+    ap.add_argument("--configs", default=",".join(gpu_models.CONFIGS))
+    ap.add_argument("--iters", type=int, default=100)
+    ap.add_argument("--modes", default="eager,inductor,inductor_ro,kiln")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    args.modes = args.modes.split(",")
+    pack = os.path.abspath(args.pack)
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.path.join(pack, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
+
+    def log(s):
+        print(s, file=sys.stderr, flush=True)
+
+    rows = []
+    for name in args.configs.split(","):
+        try:
+            res = bench_config(name, pack, args, env, log)
+        except Exception as e:  # one config's failure must not lose the others' numbers
+            res = {"config": name, "error": f"{type(e).__name__}: {e}"[:2000]}
+            log(f"{name}: FAILED: {res['error']}")
+        line = json.dumps(res)
+        print(line, flush=True)
+        if args.json:
+            with open(args.json, "a") as f:
+                f.write(line + "\n")
+        rows.append(res)
+    f = lambda r, k: f"{r[k]:.4f}" if isinstance(r.get(k), float) else "-"  # noqa: E731
+    print(f"\n{'config':<20} {'eager':>8} {'inductor':>9} {'ind. r-o':>9} {'kiln':>8} {'kiln/best':>9} "
+          f"{'kiln rel L2':>11} {'kiln compile s':>14}", flush=True)
+    for r in rows:
+        print(f"{r['config']:<20} {f(r, 'eager_ms'):>8} {f(r, 'inductor_ms'):>9} {f(r, 'inductor_ro_ms'):>9} "
+              f"{f(r, 'kiln_ms'):>8} {str(r.get('kiln_vs_best_inductor', '-')):>9} "
+              f"{('%.3g' % r['kiln_rel_l2_vs_eager']) if 'kiln_rel_l2_vs_eager' in r else '-':>11} "
+              f"{str(r.get('kiln_compile_s', '-')):>14}")
+    return 0 if all(r.get("kiln_output_ok") for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

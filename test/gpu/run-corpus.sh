@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The corpus round trip on a GPU: every case test/gpu/pack.sh packed (each
+# shared corpus case compiled with --target=cuda, its sample inputs and
+# PyTorch's float32 outputs) runs through `kiln-run --device cuda --expect`,
+# once with CUDA graphs (the default) and once kernel by kernel; one line per
+# case and a count. Tolerances are the corpus README's: |kiln - torch| <=
+# 1e-5 + rtol * |torch| elementwise, rtol 1e-4, 1e-3 for the 224x224 CNNs.
+# A case that did not compile for CUDA is a FAIL line with the compiler's
+# first error.
+#   test/gpu/run-corpus.sh PACK_DIR [REPO_ROOT]
+# Needs nothing but bash and the packed kiln-run (no Python). REPO_ROOT (the
+# checkout whose test/data/corpus holds the .pt2 archives the models read
+# their weights from) defaults to PACK_DIR/../..
+set -uo pipefail
+pack=$(cd "$1" && pwd)
+repo=$(cd "${2:-$pack/../..}" && pwd)
+export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+kiln_run=$pack/bin/kiln-run
+pass=0 total=0
+for dir in "$pack"/models/*/; do
+  case=$(basename "$dir")
+  [ -f "$dir/inputs.json" ] && continue  # synthetic cases have no PyTorch numbers (check.py runs them)
+  total=$((total + 1))
+  if [ -f "$dir/compile-error.txt" ]; then
+    echo "$case: FAIL (does not compile for CUDA: $(grep -m1 -i error "$dir/compile-error.txt" | cut -c1-200))"
+    continue
+  fi
+  # 224x224 images: PyTorch itself needs rtol 1e-3 across devices for these CNNs.
+  rtol=1e-4
+  case $case in squeezenet1_1*|mobilenet_v3_small*) rtol=1e-3 ;; esac
+  args=("$dir/cuda.so" --device cuda --weights "$repo/$(cat "$dir/weights.txt")" --rtol "$rtol" --atol 1e-5)
+  for f in "$dir"/input*.npy; do args+=(--input "$f"); done
+  for f in "$dir"/output*.npy; do args+=(--expect "$f"); done
+  ok=1 detail=""
+  for mode in graphs no-graphs; do
+    extra=(); [ $mode == no-graphs ] && extra=(--no-cuda-graphs)
+    if ! text=$("$kiln_run" "${args[@]}" "${extra[@]}" 2>&1); then ok=0; fi
+    # "output0 vs 'path': max abs err E (..., rel ...): OK": keep what follows the path.
+    detail+="$mode: $(echo "$text" | sed -n "s/^.* vs '[^']*': //p" | tr '\n' ';' | sed 's/;$//')"
+    [ $ok == 1 ] || detail+=" [$(echo "$text" | grep -v " vs '" | tail -n 3 | tr '\n' ' ')]"
+    detail+="  "
+  done
+  if [ $ok == 1 ]; then pass=$((pass + 1)); echo "$case: PASS (rtol $rtol) $detail"
+  else echo "$case: FAIL (rtol $rtol) $detail"; fi
+done
+echo "run-corpus: $pass of $total cases pass on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+[ $pass == $total ] && [ $total -gt 0 ]
