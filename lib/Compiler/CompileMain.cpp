@@ -161,7 +161,7 @@ int kilnCompileMain(int argc, char **argv) {
                "or ptx (compiled by the driver at load)"),
       cl::init("fatbin"), cl::cat(cat));
   cl::opt<std::string> cudaGemm("cuda-gemm",
-                                cl::desc("Large float32 matmuls for --target=cuda: cublas (the "
+                                cl::desc("Large matmuls and convolutions for --target=cuda: cublas (the "
                                          "runtime loads cuBLAS, default) or kernel (generated)"),
                                 cl::init("cublas"), cl::cat(cat));
   cl::opt<std::string> cudaToolkit("cuda-toolkit",

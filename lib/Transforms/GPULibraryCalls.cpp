@@ -1,8 +1,10 @@
-//===- GPULibraryCalls.cpp - large matmuls as calls of the GPU runtime's GEMM ===//
+//===- GPULibraryCalls.cpp - large matmuls and convolutions as GEMM calls of the GPU runtime ===//
 #include "kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -15,7 +17,16 @@ using namespace mlir;
 
 namespace {
 
-constexpr const char *kGemmF32 = "kiln_gpu_gemm_f32";
+/// The runtime's GEMM for an element type (f32, bf16, f16), or null.
+const char *gemmName(Type t) {
+  if (t.isF32())
+    return "kiln_gpu_gemm_f32";
+  if (t.isBF16())
+    return "kiln_gpu_gemm_bf16";
+  if (t.isF16())
+    return "kiln_gpu_gemm_f16";
+  return nullptr;
+}
 
 /// How one operand of a (batched) matmul is laid out: which loop each of its
 /// dims walks.
@@ -24,11 +35,11 @@ struct GemmOperand {
   bool transposed = false; ///< stored (k, m) for A or (n, k) for B
 };
 
-/// The rank-3 fully dynamic strided memref the runtime's GEMM takes.
-MemRefType gemmArgType(MLIRContext *ctx) {
+/// The rank-3 fully dynamic strided memref of `elem` the runtime's GEMM takes.
+MemRefType gemmArgType(Type elem) {
+  MLIRContext *ctx = elem.getContext();
   int64_t d = ShapedType::kDynamic;
-  return MemRefType::get({d, d, d}, Float32Type::get(ctx),
-                         StridedLayoutAttr::get(ctx, d, {d, d, d}));
+  return MemRefType::get({d, d, d}, elem, StridedLayoutAttr::get(ctx, d, {d, d, d}));
 }
 
 /// `buffer` as a rank-3 (batch, rows, cols) strided memref.
@@ -38,11 +49,118 @@ Value asGemmArg(OpBuilder &b, Location loc, Value buffer) {
     buffer = memref::ExpandShapeOp::create(
         b, loc, SmallVector<int64_t>{1, type.getDimSize(0), type.getDimSize(1)}, buffer,
         SmallVector<ReassociationIndices>{{0, 1}, {2}});
-  return memref::CastOp::create(b, loc, gemmArgType(b.getContext()), buffer);
+  return memref::CastOp::create(b, loc, gemmArgType(type.getElementType()), buffer);
 }
+
+/// `buffer` (identity layout) with each group of `groups` dims merged.
+Value collapse(OpBuilder &b, Location loc, Value buffer, ArrayRef<ReassociationIndices> groups) {
+  return memref::CollapseShapeOp::create(b, loc, buffer, groups);
+}
+
+/// The coefficient of loop `d` in affine expression `e` (linear in the loops).
+int64_t coefficient(AffineExpr e, unsigned d, unsigned numLoops) {
+  MLIRContext *ctx = e.getContext();
+  SmallVector<AffineExpr> at0(numLoops, getAffineConstantExpr(0, ctx)), at1 = at0;
+  at1[d] = getAffineConstantExpr(1, ctx);
+  auto c0 = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(e.replaceDims(at0), numLoops, 0));
+  auto c1 = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(e.replaceDims(at1), numLoops, 0));
+  return c0 && c1 ? c1.getValue() - c0.getValue() : 0;
+}
+
+/// A 2-D convolution in NCHW / FCHW layout on buffers:
+/// out[n, f, oh, ow] += in[n, c, oh*s0 + kh*d0, ow*s1 + kw*d1] * w[f, c, kh, kw].
+/// It is the GEMM out[n] (F x OH*OW) += w (F x C*KH*KW) * col[n] (C*KH*KW x
+/// OH*OW), where col is the input itself for a 1x1, stride-1 convolution
+/// over a contiguous input of the output's size, and an im2col copy otherwise.
+struct ConvMatch {
+  Value input, filter, output;
+  int64_t stride[2], dilation[2];
+  bool direct = false;
+};
 
 struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibraryCallsPass> {
   using Base::Base;
+
+  /// Success if `op`'s operands are buffers of one element type the runtime's
+  /// GEMM takes, with identity layouts (the input's only if `identityInput`).
+  LogicalResult checkOperands(linalg::LinalgOp op, bool identityInput) {
+    Type elem;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type || !gemmName(type.getElementType()) || (elem && type.getElementType() != elem))
+        return failure();
+      elem = type.getElementType();
+      if (!type.getLayout().isIdentity() && (identityInput || &operand != op.getDpsInputOperand(0)))
+        return failure();
+    }
+    return success();
+  }
+
+  /// A problem of fewer than `min-macs` multiply-adds (a dynamic loop
+  /// counting as `dynamic-size` iterations) stays a generated kernel.
+  bool bigEnough(linalg::LinalgOp op) {
+    int64_t macs = 1;
+    for (int64_t r : op.getStaticLoopRanges())
+      macs *= r == ShapedType::kDynamic ? dynamicSize : r;
+    return macs >= minMacs;
+  }
+
+  /// The convolution if `op` is one in NCHW / FCHW layout (any loop order).
+  FailureOr<ConvMatch> matchConv(linalg::LinalgOp op) {
+    if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+        op.getNumLoops() != 7 || !linalg::isaConvolutionOpInterface(op) ||
+        failed(checkOperands(op, /*identityInput=*/false)) || !bigEnough(op))
+      return failure();
+    auto dimsOf = [&](OpOperand *operand, SmallVector<unsigned> &dims) {
+      for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults()) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        if (!d)
+          return false;
+        dims.push_back(d.getPosition());
+      }
+      return true;
+    };
+    SmallVector<unsigned> out, w;
+    if (!dimsOf(op.getDpsInitOperand(0), out) || !dimsOf(op.getDpsInputOperand(1), w) || out.size() != 4 ||
+        w.size() != 4 || w[0] != out[1])
+      return failure();
+    unsigned n = out[0], oh = out[2], ow = out[3], c = w[1], kh = w[2], kw = w[3];
+    llvm::SmallDenseSet<unsigned> loops{n, out[1], oh, ow, c, kh, kw};
+    if (loops.size() != 7)
+      return failure();
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    for (unsigned r : {c, kh, kw})
+      if (iters[r] != utils::IteratorType::reduction)
+        return failure();
+    AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    if (in.getNumResults() != 4 || in.getResult(0) != getAffineDimExpr(n, op.getContext()) ||
+        in.getResult(1) != getAffineDimExpr(c, op.getContext()))
+      return failure();
+    ConvMatch m;
+    unsigned numLoops = op.getNumLoops();
+    for (int i = 0; i < 2; ++i) {
+      AffineExpr e = in.getResult(2 + i);
+      unsigned o = i ? ow : oh, k = i ? kw : kh;
+      m.stride[i] = coefficient(e, o, numLoops);
+      m.dilation[i] = coefficient(e, k, numLoops);
+      if (m.stride[i] <= 0 || m.dilation[i] <= 0)
+        return failure();
+      AffineExpr want = getAffineDimExpr(o, op.getContext()) * m.stride[i] +
+                        getAffineDimExpr(k, op.getContext()) * m.dilation[i];
+      auto diff = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(e - want, numLoops, 0));
+      if (!diff || diff.getValue() != 0)
+        return failure();
+    }
+    m.input = op.getDpsInputOperand(0)->get();
+    m.filter = op.getDpsInputOperand(1)->get();
+    m.output = op.getDpsInitOperand(0)->get();
+    auto inType = cast<MemRefType>(m.input.getType()), wType = cast<MemRefType>(m.filter.getType()),
+         outType = cast<MemRefType>(m.output.getType());
+    m.direct = inType.getLayout().isIdentity() && wType.getDimSize(2) == 1 && wType.getDimSize(3) == 1 &&
+               m.stride[0] == 1 && m.stride[1] == 1 && !inType.isDynamicDim(2) && !inType.isDynamicDim(3) &&
+               inType.getDimSize(2) == outType.getDimSize(2) && inType.getDimSize(3) == outType.getDimSize(3);
+    return m;
+  }
 
   /// The (A, B) operands if `op` is C[b, m, n] += A * B on f32 buffers with
   /// unit-stride rows (identity layouts), one m, n and k loop and at most one
@@ -55,11 +173,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 ||
         dims->batch.size() > 1 || op.getNumLoops() != 3 + dims->batch.size())
       return failure();
-    for (OpOperand &operand : op->getOpOperands()) {
-      auto type = dyn_cast<MemRefType>(operand.get().getType());
-      if (!type || !type.getElementType().isF32() || !type.getLayout().isIdentity())
-        return failure();
-    }
+    if (failed(checkOperands(op, /*identityInput=*/true)))
+      return failure();
     // Reads operand `operand`'s map as a list of loops.
     auto loopsOf = [&](OpOperand *operand) -> std::optional<SmallVector<unsigned>> {
       SmallVector<unsigned> loops;
@@ -94,52 +209,99 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     else if (*bm != with(k, n))
       return failure();
     // Small problems stay generated kernels: a library call costs more than
-    // their arithmetic. A dynamic loop counts as `dynamic-size` iterations.
-    int64_t macs = 1;
-    for (int64_t r : op.getStaticLoopRanges())
-      macs *= r == ShapedType::kDynamic ? dynamicSize : r;
-    if (macs < minMacs)
+    // their arithmetic.
+    if (!bigEnough(op))
       return failure();
     return std::make_pair(A, B);
   }
 
+  /// The runtime's GEMM for `elem`, declared once in the module.
+  func::FuncOp gemmCallee(ModuleOp module, Type elem) {
+    const char *name = gemmName(elem);
+    if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
+      return f;
+    // void kiln_gpu_gemm_<type>(i32 transA, i32 transB, A, B, C):
+    // C[b] = op(A[b]) * op(B[b]) + C[b], row-major, accumulating in f32, in
+    // the order of the call's stream; see runtime/src/cuda/Blas.cpp.
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    Type i32 = mb.getI32Type(), arg = gemmArgType(elem);
+    auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType({i32, i32, arg, arg, arg}, {}));
+    callee.setPrivate();
+    callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+    callee->setAttr("kiln.device_call", mb.getUnitAttr());
+    return callee;
+  }
+
+  void callGemm(OpBuilder &b, Location loc, ModuleOp module, bool transA, bool transB, Value A, Value B, Value C) {
+    Value ta = arith::ConstantIntOp::create(b, loc, transA, 32);
+    Value tb = arith::ConstantIntOp::create(b, loc, transB, 32);
+    Value a = asGemmArg(b, loc, A), bb = asGemmArg(b, loc, B), c = asGemmArg(b, loc, C);
+    func::CallOp::create(b, loc, gemmCallee(module, cast<MemRefType>(C.getType()).getElementType()),
+                         ValueRange{ta, tb, a, bb, c});
+  }
+
+  /// Replaces convolution `op` by an im2col copy (unless direct) and a GEMM.
+  void rewriteConv(IRRewriter &rewriter, ModuleOp module, linalg::LinalgOp op, const ConvMatch &m) {
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    // w (F, C, KH, KW) -> (F, C*KH*KW); out (N, F, OH, OW) -> (N, F, OH*OW).
+    Value A = collapse(rewriter, loc, m.filter, {{0}, {1, 2, 3}});
+    Value C = collapse(rewriter, loc, m.output, {{0}, {1}, {2, 3}});
+    if (m.direct) {
+      callGemm(rewriter, loc, module, false, false, A, collapse(rewriter, loc, m.input, {{0}, {1}, {2, 3}}), C);
+      rewriter.eraseOp(op);
+      return;
+    }
+    // col[n, c, kh, kw, oh, ow] = in[n, c, oh*s0 + kh*d0, ow*s1 + kw*d1]: one
+    // generated kernel, written in order.
+    auto inType = cast<MemRefType>(m.input.getType());
+    SmallVector<OpFoldResult> sizes = {
+        memref::getMixedSize(rewriter, loc, m.input, 0), memref::getMixedSize(rewriter, loc, m.input, 1),
+        memref::getMixedSize(rewriter, loc, m.filter, 2), memref::getMixedSize(rewriter, loc, m.filter, 3),
+        memref::getMixedSize(rewriter, loc, m.output, 2), memref::getMixedSize(rewriter, loc, m.output, 3)};
+    SmallVector<int64_t> staticSizes;
+    SmallVector<Value> dynamicSizes;
+    dispatchIndexOpFoldResults(sizes, dynamicSizes, staticSizes);
+    auto colType = MemRefType::get(staticSizes, inType.getElementType());
+    Value col = memref::AllocOp::create(rewriter, loc, colType, dynamicSizes, rewriter.getI64IntegerAttr(64));
+    AffineExpr d[6];
+    bindDims(ctx, d[0], d[1], d[2], d[3], d[4], d[5]);
+    AffineMap read = AffineMap::get(6, 0,
+                                    {d[0], d[1], d[4] * m.stride[0] + d[2] * m.dilation[0],
+                                     d[5] * m.stride[1] + d[3] * m.dilation[1]},
+                                    ctx);
+    linalg::GenericOp::create(
+        rewriter, loc, ValueRange{m.input}, ValueRange{col},
+        ArrayRef<AffineMap>{read, rewriter.getMultiDimIdentityMap(6)},
+        SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+        [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
+    callGemm(rewriter, loc, module, false, false, A, collapse(rewriter, loc, col, {{0}, {1, 2, 3}, {4, 5}}), C);
+    memref::DeallocOp::create(rewriter, loc, col);
+    rewriter.eraseOp(op);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
     SmallVector<std::tuple<linalg::LinalgOp, GemmOperand, GemmOperand>> gemms;
+    SmallVector<std::pair<linalg::LinalgOp, ConvMatch>> convs;
     module.walk([&](linalg::LinalgOp op) {
       if (op->getParentOfType<gpu::LaunchOp>() || op->getParentOfType<gpu::GPUModuleOp>())
         return;
       if (auto match = matchGemm(op); succeeded(match))
         gemms.emplace_back(op, match->first, match->second);
+      else if (auto conv = matchConv(op); succeeded(conv))
+        convs.emplace_back(op, *conv);
     });
-    if (gemms.empty())
-      return;
-
-    // void kiln_gpu_gemm_f32(i32 transA, i32 transB, A, B, C):
-    // C[b] = op(A[b]) * op(B[b]) + C[b], row-major, in the order of the call's
-    // stream; see runtime/src/cuda/Blas.cpp.
-    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-    auto callee = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, kGemmF32));
-    if (!callee) {
-      Type i32 = mb.getI32Type(), arg = gemmArgType(ctx);
-      callee = func::FuncOp::create(mb, module.getLoc(), kGemmF32,
-                                    mb.getFunctionType({i32, i32, arg, arg, arg}, {}));
-      callee.setPrivate();
-      callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-      callee->setAttr("kiln.device_call", mb.getUnitAttr());
-    }
-    IRRewriter rewriter(ctx);
+    IRRewriter rewriter(&getContext());
     for (auto &[op, A, B] : gemms) {
       rewriter.setInsertionPoint(op);
-      Location loc = op.getLoc();
-      Value ta = arith::ConstantIntOp::create(rewriter, loc, A.transposed, 32);
-      Value tb = arith::ConstantIntOp::create(rewriter, loc, B.transposed, 32);
-      Value a = asGemmArg(rewriter, loc, A.buffer), b = asGemmArg(rewriter, loc, B.buffer),
-            c = asGemmArg(rewriter, loc, op.getDpsInitOperand(0)->get());
-      func::CallOp::create(rewriter, loc, callee, ValueRange{ta, tb, a, b, c});
+      callGemm(rewriter, op.getLoc(), module, A.transposed, B.transposed, A.buffer, B.buffer,
+               op.getDpsInitOperand(0)->get());
       rewriter.eraseOp(op);
     }
+    for (auto &[op, m] : convs)
+      rewriteConv(rewriter, module, op, m);
   }
 };
 

@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-gpu-library-calls | FileCheck %s
 // RUN: kiln-opt %s --kiln-gpu-library-calls="min-macs=1" | FileCheck %s --check-prefix=ALL
+// RUN: kiln-opt %s --kiln-gpu-library-calls | FileCheck %s --check-prefix=DECL
 
 // One declaration of the runtime's GEMM, taking rank-3 strided views, marked
 // as a device call.
@@ -78,5 +79,87 @@ func.func @f64(%a: memref<512x512xf64>, %b: memref<512x512xf64>, %c: memref<512x
 }
 func.func @strided(%a: memref<512x512xf32, strided<[1024, 1]>>, %b: memref<512x512xf32>, %c: memref<512x512xf32>) {
   linalg.matmul ins(%a, %b : memref<512x512xf32, strided<[1024, 1]>>, memref<512x512xf32>) outs(%c : memref<512x512xf32>)
+  return
+}
+
+// bf16 and f16 matmuls call the GEMM of their type (float32 accumulation).
+// DECL-DAG: func.func private @kiln_gpu_gemm_bf16(i32, i32, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>) attributes {kiln.device_call, llvm.emit_c_interface}
+// DECL-DAG: func.func private @kiln_gpu_gemm_f16(
+// CHECK-LABEL: func.func @bf16
+// CHECK: call @kiln_gpu_gemm_bf16
+// CHECK-LABEL: func.func @f16
+// CHECK: call @kiln_gpu_gemm_f16
+// A product of mixed types stays linalg.
+// CHECK-LABEL: func.func @mixed
+// CHECK: linalg.matmul
+func.func @bf16(%a: memref<256x512xbf16>, %b: memref<512x128xbf16>, %c: memref<256x128xbf16>) {
+  linalg.matmul ins(%a, %b : memref<256x512xbf16>, memref<512x128xbf16>) outs(%c : memref<256x128xbf16>)
+  return
+}
+func.func @f16(%a: memref<256x512xf16>, %b: memref<512x128xf16>, %c: memref<256x128xf16>) {
+  linalg.matmul ins(%a, %b : memref<256x512xf16>, memref<512x128xf16>) outs(%c : memref<256x128xf16>)
+  return
+}
+func.func @mixed(%a: memref<256x512xbf16>, %b: memref<512x128xbf16>, %c: memref<256x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<256x512xbf16>, memref<512x128xbf16>) outs(%c : memref<256x128xf32>)
+  return
+}
+
+// A 1x1, stride-1 convolution over an input of the output's size is one
+// GEMM per image: out[n] (F x H*W) += w (F x C) * in[n] (C x H*W), the
+// filter shared by every image.
+// CHECK-LABEL: func.func @conv1x1
+// CHECK: %[[W:.*]] = memref.collapse_shape %arg1 {{\[\[}}0], [1, 2, 3]] : memref<256x64x1x1xf32> into memref<256x64xf32>
+// CHECK: %[[O:.*]] = memref.collapse_shape %arg2 {{\[\[}}0], [1], [2, 3]] : memref<?x256x56x56xf32> into memref<?x256x3136xf32>
+// CHECK: %[[I:.*]] = memref.collapse_shape %arg0 {{\[\[}}0], [1], [2, 3]] : memref<?x64x56x56xf32> into memref<?x64x3136xf32>
+// CHECK: memref.expand_shape %[[W]] {{\[\[}}0, 1], [2]] output_shape [1, 256, 64]
+// CHECK: call @kiln_gpu_gemm_f32
+// CHECK-NOT: linalg.generic
+func.func @conv1x1(%in: memref<?x64x56x56xf32>, %w: memref<256x64x1x1xf32>, %out: memref<?x256x56x56xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<?x64x56x56xf32>, memref<256x64x1x1xf32>) outs(%out : memref<?x256x56x56xf32>)
+  return
+}
+
+// Any other convolution (here 3x3, stride 2, dilation 2, the loops in
+// another order, bf16) first copies the input's patches into a
+// col[n, c, kh, kw, oh, ow] buffer with one parallel generic, then runs
+// out[n] (F x OH*OW) += w (F x C*KH*KW) * col[n] (C*KH*KW x OH*OW).
+// DECL-DAG: #{{.*}} = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4 * 2 + d2 * 2, d5 * 2 + d3 * 2)>
+// CHECK-LABEL: func.func @conv3x3
+// CHECK: %[[COL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x32x3x3x14x14xbf16>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : memref<2x32x32x32xbf16>) outs(%[[COL]] : memref<2x32x3x3x14x14xbf16>)
+// CHECK: memref.collapse_shape %[[COL]] {{\[\[}}0], [1, 2, 3], [4, 5]] : memref<2x32x3x3x14x14xbf16> into memref<2x288x196xbf16>
+// CHECK: call @kiln_gpu_gemm_bf16
+// CHECK: memref.dealloc %[[COL]]
+func.func @conv3x3(%in: memref<2x32x32x32xbf16>, %w: memref<64x32x3x3xbf16>, %out: memref<2x64x14x14xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(n, f, oh, c, kh, kw, ow) -> (n, c, oh * 2 + kh * 2, ow * 2 + kw * 2)>,
+                                   affine_map<(n, f, oh, c, kh, kw, ow) -> (f, c, kh, kw)>,
+                                   affine_map<(n, f, oh, c, kh, kw, ow) -> (n, f, oh, ow)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
+      ins(%in, %w : memref<2x32x32x32xbf16>, memref<64x32x3x3xbf16>) outs(%out : memref<2x64x14x14xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %o: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %o, %p : bf16
+    linalg.yield %s : bf16
+  }
+  return
+}
+
+// Left as kernels: a convolution in NHWC layout and a small one.
+// CHECK-LABEL: func.func @nhwc
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK-LABEL: func.func @conv_small
+// CHECK: linalg.conv_2d_nchw_fchw
+// ALL-LABEL: func.func @conv_small
+// ALL: call @kiln_gpu_gemm_f32
+func.func @nhwc(%in: memref<1x58x58x64xf32>, %w: memref<3x3x64x64xf32>, %out: memref<1x56x56x64xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x58x58x64xf32>, memref<3x3x64x64xf32>) outs(%out : memref<1x56x56x64xf32>)
+  return
+}
+func.func @conv_small(%in: memref<1x3x10x10xf32>, %w: memref<4x3x3x3xf32>, %out: memref<1x4x8x8xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x3x10x10xf32>, memref<4x3x3x3xf32>) outs(%out : memref<1x4x8x8xf32>)
   return
 }

@@ -18,7 +18,7 @@ struct GPUPipelineOptions : mlir::PassPipelineOptions<GPUPipelineOptions> {
                                llvm::cl::desc("Threads in lockstep (warp, wavefront)"),
                                llvm::cl::init(32)};
   Option<bool> libraryGemm{*this, "library-gemm",
-                           llvm::cl::desc("Large float32 matmuls call the runtime's GEMM"),
+                           llvm::cl::desc("Large matmuls and convolutions call the runtime's GEMM"),
                            llvm::cl::init(false)};
 };
 /// linalg on tensors -> bufferized host code launching outlined kernels,

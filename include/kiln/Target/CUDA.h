@@ -29,7 +29,7 @@ struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("Device code optimisation level"),
                             llvm::cl::init(3)};
   Option<bool> cublas{*this, "cublas",
-                      llvm::cl::desc("Large float32 matmuls through cuBLAS (the runtime loads it)"),
+                      llvm::cl::desc("Large matmuls and convolutions through cuBLAS (the runtime loads it)"),
                       llvm::cl::init(true)};
 };
 

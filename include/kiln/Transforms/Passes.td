@@ -98,13 +98,19 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
 }
 
 def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
-  let summary = "Run large float32 matmuls through the GPU runtime's GEMM (cuBLAS)";
+  let summary = "Run large matmuls and convolutions through the GPU runtime's GEMM (cuBLAS)";
   let description = [{
     A linalg op on buffers that is a (batched) matrix product, C[b, m, n] +=
-    A * B with A stored (m, k) or (k, m) and B (k, n) or (n, k), float32,
-    identity layouts, becomes a call of `kiln_gpu_gemm_f32(transA, transB, A,
-    B, C)` on rank-3 views; the runtime runs it on the call's stream (with
-    cuBLAS on CUDA: runtime/src/cuda/Blas.cpp). Problems with fewer than
+    A * B with A stored (m, k) or (k, m) and B (k, n) or (n, k), all of one
+    element type (f32, bf16 or f16), identity layouts, becomes a call of
+    `kiln_gpu_gemm_<type>(transA, transB, A, B, C)` on rank-3 views; the
+    runtime runs it on the call's stream, accumulating in float32 (with
+    cuBLAS on CUDA: runtime/src/cuda/Blas.cpp). A 2-D convolution in NCHW /
+    FCHW layout (any loop order, stride and dilation; ungrouped) becomes the
+    GEMM out[n] (F x OH*OW) += w (F x C*KH*KW) * col[n], where col is the
+    input itself for a 1x1, stride-1 convolution over a contiguous input of
+    the output's size, and otherwise an im2col buffer filled by one parallel
+    `linalg.generic` (a generated kernel). Problems with fewer than
     `min-macs` multiply-adds, counting a dynamic loop as `dynamic-size`
     iterations, stay generated kernels (measured on an H100: BERT-base's
     feed-forward block, 128x768x3072 twice, 2.59 ms as generated kernels and

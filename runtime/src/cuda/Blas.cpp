@@ -1,10 +1,11 @@
 // kiln runtime — the GPU GEMM entry point of compiled models, over cuBLAS loaded at run time.
 //
-// kiln-gpu-library-calls turns large float32 matmuls into calls of
-// kiln_gpu_gemm_f32 (C ABI through MLIR's C interface: rank-3 memref
-// descriptors). It runs in the order of the call's stream (the LaunchScope's),
-// in float32 (no TF32, as PyTorch's default for matmuls), with a workspace
-// set up front so the call can be captured in a CUDA graph.
+// kiln-gpu-library-calls turns large matmuls and convolutions into calls of
+// kiln_gpu_gemm_{f32,bf16,f16} (C ABI through MLIR's C interface: rank-3
+// memref descriptors). They run in the order of the call's stream (the
+// LaunchScope's), accumulating in float32 (float32 operands: no TF32, as
+// PyTorch's default for matmuls), with a workspace set up front so the call
+// can be captured in a CUDA graph.
 #include "Driver.h"
 
 #include "../gpu/Backend.h"
@@ -23,6 +24,8 @@ using kiln::gpu::LaunchScope;
 using cublasHandle_t = struct cublasContext *;
 using cublasStatus_t = int;
 constexpr int CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0;
+// cudaDataType, cublasComputeType_t and cublasGemmAlgo_t values of cuBLAS's ABI.
+constexpr int CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14, CUBLAS_COMPUTE_32F = 68, CUBLAS_GEMM_DEFAULT = -1;
 
 struct Cublas {
   cublasStatus_t (*create)(cublasHandle_t *);
@@ -34,6 +37,10 @@ struct Cublas {
   cublasStatus_t (*sgemmStridedBatched)(cublasHandle_t, int, int, int64_t, int64_t, int64_t, const float *,
                                         const float *, int64_t, long long, const float *, int64_t, long long,
                                         const float *, float *, int64_t, long long, int64_t);
+  cublasStatus_t (*gemmStridedBatchedEx)(cublasHandle_t, int, int, int64_t, int64_t, int64_t, const void *,
+                                         const void *, int, int64_t, long long, const void *, int, int64_t,
+                                         long long, const void *, void *, int, int64_t, long long, int64_t, int,
+                                         int);
   std::string error;  ///< why cuBLAS cannot be used
 };
 
@@ -67,6 +74,7 @@ const Cublas &cublas() {
     KILN_CUBLAS_SYM(setMathMode, "cublasSetMathMode")
     KILN_CUBLAS_SYM(statusString, "cublasGetStatusString")
     KILN_CUBLAS_SYM(sgemmStridedBatched, "cublasSgemmStridedBatched_64")
+    KILN_CUBLAS_SYM(gemmStridedBatchedEx, "cublasGemmStridedBatchedEx_64")
 #undef KILN_CUBLAS_SYM
   });
   return c;
@@ -83,19 +91,21 @@ struct Handle {
 
 constexpr size_t kWorkspaceBytes = 32u << 20;
 
+/// A rank-3 memref descriptor (MLIR's C interface) of any element type.
 struct Desc3 {
-  float *allocated, *aligned;
+  char *allocated, *aligned;
   int64_t offset, sizes[3], strides[3];
 };
 
-} // namespace
-
-extern "C" __attribute__((visibility("default"))) void
-_mlir_ciface_kiln_gpu_gemm_f32(int32_t transA, int32_t transB, Desc3 *A, Desc3 *B, Desc3 *C) {
+/// C[b] += op(A[b]) op(B[b]) (row-major; an operand of batch size 1 is
+/// shared by every batch) on the call's stream, accumulating in float32.
+/// `dataType` is the cudaDataType of all three; float32 runs cublasSgemm.
+void gemm(const char *name, int dataType, size_t elemBytes, int32_t transA, int32_t transB, Desc3 *A, Desc3 *B,
+          Desc3 *C) {
   LaunchScope *scope = LaunchScope::current();
   if (!scope || scope->failed()) return;
   if (scope->backend().type() != kiln::DeviceType::CUDA)
-    return scope->fail(std::string("kiln_gpu_gemm_f32 runs on CUDA only, not on ") + scope->backend().name());
+    return scope->fail(std::string(name) + " runs on CUDA only, not on " + scope->backend().name());
   try {
     const Cublas &c = cublas();
     if (!c.error.empty()) return scope->fail(c.error);
@@ -112,20 +122,40 @@ _mlir_ciface_kiln_gpu_gemm_f32(int32_t transA, int32_t transB, Desc3 *A, Desc3 *
     int64_t M = C->sizes[1], N = C->sizes[2], K = transA ? A->sizes[1] : A->sizes[2], batch = C->sizes[0];
     if (M == 0 || N == 0 || K == 0 || batch == 0) return;
     if (A->strides[2] != 1 || B->strides[2] != 1 || C->strides[2] != 1)
-      return scope->fail("kiln_gpu_gemm_f32: an operand's rows are not contiguous");
+      return scope->fail(std::string(name) + ": an operand's rows are not contiguous");
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: pass B
     // first, each with its row stride as the leading dimension.
     const float one = 1.0f;
+    const char *a = A->aligned + A->offset * elemBytes, *b = B->aligned + B->offset * elemBytes;
+    char *cp = C->aligned + C->offset * elemBytes;
+    long long strideA = A->sizes[0] == 1 ? 0 : A->strides[0], strideB = B->sizes[0] == 1 ? 0 : B->strides[0];
+    int opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N, opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
     c.setStream(h.handle, static_cast<CUstream>(scope->stream()));
-    cublasStatus_t s = c.sgemmStridedBatched(
-        h.handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N, transA ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &one,
-        B->aligned + B->offset, B->strides[1], B->sizes[0] == 1 ? 0 : B->strides[0], A->aligned + A->offset,
-        A->strides[1], A->sizes[0] == 1 ? 0 : A->strides[0], &one, C->aligned + C->offset, C->strides[1],
-        C->strides[0], batch);
+    cublasStatus_t s =
+        dataType == CUDA_R_32F
+            ? c.sgemmStridedBatched(h.handle, opB, opA, N, M, K, &one, reinterpret_cast<const float *>(b),
+                                    B->strides[1], strideB, reinterpret_cast<const float *>(a), A->strides[1],
+                                    strideA, &one, reinterpret_cast<float *>(cp), C->strides[1], C->strides[0],
+                                    batch)
+            : c.gemmStridedBatchedEx(h.handle, opB, opA, N, M, K, &one, b, dataType, B->strides[1], strideB, a,
+                                     dataType, A->strides[1], strideA, &one, cp, dataType, C->strides[1],
+                                     C->strides[0], batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (s)
-      scope->fail("cuBLAS GEMM (" + std::to_string(batch) + " x " + std::to_string(M) + "x" + std::to_string(N) +
-                  "x" + std::to_string(K) + ") failed: " + c.statusString(s));
+      scope->fail("cuBLAS GEMM " + std::string(name) + " (" + std::to_string(batch) + " x " + std::to_string(M) +
+                  "x" + std::to_string(N) + "x" + std::to_string(K) + ") failed: " + c.statusString(s));
   } catch (const std::exception &e) {
     scope->fail(e.what());
   }
 }
+
+} // namespace
+
+#define KILN_GPU_GEMM(suffix, dataType, bytes)                                                         \
+  extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_gemm_##suffix(          \
+      int32_t transA, int32_t transB, Desc3 *A, Desc3 *B, Desc3 *C) {                                   \
+    gemm("kiln_gpu_gemm_" #suffix, dataType, bytes, transA, transB, A, B, C);                           \
+  }
+KILN_GPU_GEMM(f32, CUDA_R_32F, 4)
+KILN_GPU_GEMM(bf16, CUDA_R_16BF, 2)
+KILN_GPU_GEMM(f16, CUDA_R_16F, 2)
+#undef KILN_GPU_GEMM
