@@ -19,6 +19,7 @@
 #include "llvm/Support/Regex.h"
 
 #include <functional>
+#include <limits>
 
 using namespace mlir;
 using llvm::json::Array;
@@ -175,6 +176,15 @@ FailureOr<double> GraphImporter::floatArg(const Object &node, StringRef name,
       return *v;
     if (auto v = arg->getInteger("as_int"))
       return (double)*v;
+    // Non-finite floats are written as strings.
+    if (auto v = arg->getString("as_float")) {
+      if (*v == "Infinity")
+        return std::numeric_limits<double>::infinity();
+      if (*v == "-Infinity")
+        return -std::numeric_limits<double>::infinity();
+      if (*v == "NaN")
+        return std::numeric_limits<double>::quiet_NaN();
+    }
     if (const Object *s = arg->getObject("as_scalar")) { // older writers
       if (auto v = s->getNumber("as_float"))
         return *v;
@@ -354,6 +364,7 @@ void GraphImporter::registerHandlers() {
   registerNormalizationHandlers(*this);
   registerPoolingHandlers(*this);
   registerReductionHandlers(*this);
+  registerAttentionHandlers(*this);
   registerShapeHandlers(*this);
   registerMutationHandlers(*this);
   registerIndexingHandlers(*this);

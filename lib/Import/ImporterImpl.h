@@ -178,6 +178,40 @@ public:
 };
 
 
+/// An optional ScalarType argument (`dtype`): a null type when absent or
+/// None, failure for a dtype kiln has no element type for.
+inline FailureOr<Type> optDtypeArg(GraphImporter &g, const Object &node, StringRef name,
+                                   Location loc) {
+  if (g.isNone(node, name))
+    return Type();
+  const Object *arg = g.argOf(node, name);
+  std::optional<int64_t> code = arg ? arg->getInteger("as_scalar_type") : std::nullopt;
+  Type t = code ? elementTypeFor(&g.ctx, *code) : Type();
+  if (!t)
+    return ((void)g.fail(loc, "unsupported dtype for argument '" + name + "'"), failure());
+  return t;
+}
+
+/// A list-of-tensors argument (`Tensor[]`).
+inline FailureOr<SmallVector<Value>> tensorListArg(GraphImporter &g, const Object &node,
+                                                   StringRef name, Location loc) {
+  const Object *arg = g.argOf(node, name);
+  const Array *list = arg ? arg->getArray("as_tensors") : nullptr;
+  if (!list)
+    return ((void)g.fail(loc, "expected a list of tensors for argument '" + name + "'"),
+            failure());
+  SmallVector<Value> out;
+  for (const json::Value &t : *list) {
+    const Object *o = t.getAsObject();
+    std::optional<StringRef> ref = o ? o->getString("name") : std::nullopt;
+    auto it = ref ? g.values.find(*ref) : g.values.end();
+    if (it == g.values.end())
+      return ((void)g.fail(loc, "argument '" + name + "' uses an undefined value"), failure());
+    out.push_back(it->second);
+  }
+  return out;
+}
+
 void registerElementwiseHandlers(GraphImporter &g);
 void registerCreationHandlers(GraphImporter &g);
 void registerLinearHandlers(GraphImporter &g);
@@ -185,6 +219,7 @@ void registerConvolutionHandlers(GraphImporter &g);
 void registerNormalizationHandlers(GraphImporter &g);
 void registerPoolingHandlers(GraphImporter &g);
 void registerReductionHandlers(GraphImporter &g);
+void registerAttentionHandlers(GraphImporter &g);
 void registerShapeHandlers(GraphImporter &g);
 void registerMutationHandlers(GraphImporter &g);
 void registerIndexingHandlers(GraphImporter &g);

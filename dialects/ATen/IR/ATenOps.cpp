@@ -125,23 +125,6 @@ LogicalResult verifyConv(Operation *op, Value input, Value weight, Value bias,
   return verifyResult(op, result, shape, inTy.getElementType());
 }
 
-/// Inference batch norm: per-channel vectors of size C = dim 1 of the input.
-LogicalResult verifyBatchNormOperands(Operation *op, Value input, ValueRange perChannel) {
-  auto inTy = rankedType(input);
-  if (inTy.getRank() < 2)
-    return op->emitOpError("expects an input of rank >= 2, got ") << inTy.getRank();
-  int64_t c = inTy.getDimSize(1);
-  for (Value v : perChannel) {
-    if (!v)
-      continue;
-    auto t = rankedType(v);
-    if (t.getRank() != 1 || (c != kDyn && t.getDimSize(0) != kDyn && t.getDimSize(0) != c))
-      return op->emitOpError("expects per-channel operands of shape [") << c << "], got "
-                                                                         << t;
-  }
-  return success();
-}
-
 LogicalResult verifyMaxPool(Operation *op, Value self, ArrayRef<int64_t> kernel,
                             ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
                             ArrayRef<int64_t> dilation, bool ceilMode, Value result) {
@@ -202,35 +185,6 @@ LogicalResult verifyBinary(Operation *op) {
 
 using namespace kiln::aten::detail;
 
-LogicalResult LinearOp::verify() {
-  auto inTy = rankedType(getInput()), wTy = rankedType(getWeight());
-  if (inTy.getRank() < 1)
-    return emitOpError("expects an input of rank >= 1");
-  if (wTy.getRank() != 2 && wTy.getRank() != 1)
-    return emitOpError("expects a 1-d or 2-d weight, got rank ") << wTy.getRank();
-  int64_t k = inTy.getShape().back(), wk = wTy.getShape().back();
-  if (k != kDyn && wk != kDyn && k != wk)
-    return emitOpError("input features ") << k << " do not match weight features " << wk;
-  SmallVector<int64_t> shape(inTy.getShape().drop_back());
-  if (wTy.getRank() == 2)
-    shape.push_back(wTy.getDimSize(0));
-  return verifyResult(*this, getResult(), shape, inTy.getElementType());
-}
-
-LogicalResult AddmmOp::verify() {
-  auto a = rankedType(getMat1()), b = rankedType(getMat2());
-  if (a.getRank() != 2 || b.getRank() != 2)
-    return emitOpError("expects 2-d mat1 and mat2");
-  if (a.getDimSize(1) != kDyn && b.getDimSize(0) != kDyn && a.getDimSize(1) != b.getDimSize(0))
-    return emitOpError("mat1 and mat2 shapes cannot be multiplied (")
-           << a.getDimSize(0) << "x" << a.getDimSize(1) << " and " << b.getDimSize(0) << "x"
-           << b.getDimSize(1) << ")";
-  if (rankedType(getSelf()).getRank() > 2)
-    return emitOpError("expects self of rank <= 2 (broadcast to the product)");
-  return verifyResult(*this, getResult(), {a.getDimSize(0), b.getDimSize(1)},
-                      a.getElementType());
-}
-
 LogicalResult Conv2dOp::verify() {
   return verifyConv(*this, getInput(), getWeight(), getBias(), getStride(), getPadding(),
                     getDilation(), {}, false, getGroups(), getResult());
@@ -243,26 +197,6 @@ LogicalResult ConvolutionOp::verify() {
   return verifyConv(*this, getInput(), getWeight(), getBias(), getStride(), getPadding(),
                     getDilation(), getOutputPadding(), getTransposed(), getGroups(),
                     getResult());
-}
-
-LogicalResult BatchNormOp::verify() {
-  if (failed(verifyBatchNormOperands(*this, getInput(),
-                                     {getWeight(), getBias(), getRunningMean(),
-                                      getRunningVar()})))
-    return failure();
-  if (!getTraining() && (!getRunningMean() || !getRunningVar()))
-    return emitOpError("in inference (training = false) needs running_mean and running_var");
-  auto inTy = rankedType(getInput());
-  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
-}
-
-LogicalResult NativeBatchNormLegitNoTrainingOp::verify() {
-  if (failed(verifyBatchNormOperands(*this, getInput(),
-                                     {getWeight(), getBias(), getRunningMean(),
-                                      getRunningVar()})))
-    return failure();
-  auto inTy = rankedType(getInput());
-  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
 }
 
 LogicalResult MaxPool2dOp::verify() {
@@ -285,39 +219,6 @@ LogicalResult AdaptiveAvgPool2dOp::verify() {
     return failure();
   SmallVector<int64_t> shape(inTy.getShape().drop_back(2));
   llvm::append_range(shape, getOutputSize());
-  return verifyResult(*this, getResult(), shape, inTy.getElementType());
-}
-
-SmallVector<int64_t> MeanDimOp::getReducedDims() {
-  int64_t rank = rankedType(getSelf()).getRank();
-  SmallVector<int64_t> dims;
-  if (!getDim() || getDim()->empty()) {
-    for (int64_t i = 0; i < rank; ++i)
-      dims.push_back(i);
-  } else {
-    for (int64_t d : *getDim())
-      dims.push_back(d < 0 ? d + rank : d);
-  }
-  llvm::sort(dims);
-  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
-  return dims;
-}
-
-LogicalResult MeanDimOp::verify() {
-  auto inTy = rankedType(getSelf());
-  int64_t rank = inTy.getRank();
-  if (getDim())
-    for (int64_t d : *getDim())
-      if (d < -std::max<int64_t>(rank, 1) || d >= std::max<int64_t>(rank, 1))
-        return emitOpError("dim ") << d << " is out of range for a tensor of rank " << rank;
-  SmallVector<int64_t> reduced = getReducedDims(), shape;
-  for (int64_t i = 0; i < rank; ++i) {
-    bool isReduced = llvm::is_contained(reduced, i);
-    if (!isReduced)
-      shape.push_back(inTy.getDimSize(i));
-    else if (getKeepdim())
-      shape.push_back(1);
-  }
   return verifyResult(*this, getResult(), shape, inTy.getElementType());
 }
 

@@ -32,6 +32,16 @@ LogicalResult verifyPairAttr(Operation *op, StringRef name, ArrayRef<int64_t> v,
 FailureOr<SmallVector<int64_t>> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b);
 /// Two operands that broadcast, one int-or-float result of the broadcast shape.
 LogicalResult verifyBinary(Operation *op);
+/// `dim` normalised to [0, rank) (a 0-d tensor accepts -1 and 0), or an error
+/// "dim D is out of range for a tensor of rank R".
+FailureOr<int64_t> normalizeDim(Operation *op, int64_t dim, int64_t rank);
+/// Checks an element type against the expected one, naming `what`.
+LogicalResult verifyElementType(Operation *op, StringRef what, Type actual, Type expected);
+/// True if `shape` broadcasts to `target` without growing it (aligned right).
+bool broadcastsTo(ArrayRef<int64_t> shape, ArrayRef<int64_t> target);
+/// Shape of `shape` with the sorted `reduced` dims removed, or set to 1 with `keepdim`.
+SmallVector<int64_t> reducedShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> reduced,
+                                  bool keepdim);
 
 /// How an elementwise op's result dtype follows from its operands (see
 /// ATenElementwiseOps.td).

@@ -48,7 +48,133 @@ struct GlobalAveragePool : OpRewritePattern<AdaptiveAvgPool2dOp> {
       return rewriter.notifyMatchFailure(op, "output size is not 1x1");
     rewriter.replaceOpWithNewOp<MeanDimOp>(op, op.getType(), op.getSelf(),
                                            rewriter.getDenseI64ArrayAttr({-2, -1}),
-                                           /*keepdim=*/true);
+                                           /*keepdim=*/true, /*dtype=*/TypeAttr());
+    return success();
+  }
+};
+
+/// layer_norm -> native_layer_norm (its first result).
+struct LayerNormToNative : OpRewritePattern<LayerNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LayerNormOp op, PatternRewriter &rewriter) const override {
+    auto inTy = op.getInput().getType();
+    SmallVector<int64_t> statShape(inTy.getShape());
+    int64_t n = op.getNormalizedShape().size();
+    for (int64_t i = inTy.getRank() - n; i < inTy.getRank(); ++i)
+      statShape[i] = 1;
+    auto statTy = RankedTensorType::get(statShape, inTy.getElementType());
+    auto ln = NativeLayerNormOp::create(rewriter, op.getLoc(),
+                                        TypeRange{op.getType(), statTy, statTy}, op.getInput(),
+                                        op.getWeight(), op.getBias(), op.getNormalizedShape(),
+                                        op.getEps());
+    rewriter.replaceOp(op, ln.getResult());
+    return success();
+  }
+};
+
+/// group_norm -> native_group_norm (its first result).
+struct GroupNormToNative : OpRewritePattern<GroupNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GroupNormOp op, PatternRewriter &rewriter) const override {
+    auto inTy = op.getInput().getType();
+    auto statTy = RankedTensorType::get({inTy.getDimSize(0), op.getNumGroups()},
+                                        inTy.getElementType());
+    auto gn = NativeGroupNormOp::create(rewriter, op.getLoc(),
+                                        TypeRange{op.getType(), statTy, statTy}, op.getInput(),
+                                        op.getWeight(), op.getBias(), op.getNumGroups(),
+                                        op.getEps());
+    rewriter.replaceOp(op, gn.getResult());
+    return success();
+  }
+};
+
+/// softmax.int / log_softmax.int without a dtype change -> _softmax / _log_softmax.
+template <typename From, typename To> struct SoftmaxIntToCore : OpRewritePattern<From> {
+  using OpRewritePattern<From>::OpRewritePattern;
+  LogicalResult matchAndRewrite(From op, PatternRewriter &rewriter) const override {
+    if (op.getType().getElementType() != op.getSelf().getType().getElementType())
+      return rewriter.notifyMatchFailure(op, "converts the element type");
+    rewriter.replaceOpWithNewOp<To>(op, op.getType(), op.getSelf(), op.getDim(), false);
+    return success();
+  }
+};
+
+/// Per-channel statistic type [size] of `input`'s element type.
+RankedTensorType statType(Value input, int64_t size) {
+  return RankedTensorType::get({size}, cast<RankedTensorType>(input.getType()).getElementType());
+}
+
+/// instance_norm with input statistics is group norm with one channel per
+/// group; with running statistics it is inference batch norm.
+struct InstanceNormDecomposition : OpRewritePattern<InstanceNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(InstanceNormOp op, PatternRewriter &rewriter) const override {
+    auto inTy = op.getInput().getType();
+    if (!op.getUseInputStats()) {
+      auto bn = NativeBatchNormLegitNoTrainingOp::create(
+          rewriter, op.getLoc(),
+          TypeRange{op.getType(), statType(op.getInput(), 0), statType(op.getInput(), 0)},
+          op.getInput(), op.getWeight(), op.getBias(), op.getRunningMean(), op.getRunningVar(),
+          op.getMomentum(), op.getEps());
+      rewriter.replaceOp(op, bn.getResult());
+      return success();
+    }
+    int64_t c = inTy.getDimSize(1);
+    if (c == ShapedType::kDynamic)
+      return rewriter.notifyMatchFailure(op, "needs a static channel count");
+    auto statTy = RankedTensorType::get({inTy.getDimSize(0), c}, inTy.getElementType());
+    auto gn = NativeGroupNormOp::create(rewriter, op.getLoc(),
+                                        TypeRange{op.getType(), statTy, statTy}, op.getInput(),
+                                        op.getWeight(), op.getBias(), c, op.getEps());
+    rewriter.replaceOp(op, gn.getResult());
+    return success();
+  }
+};
+
+/// Training batch_norm -> native_batch_norm with batch statistics.
+struct TrainingBatchNorm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp op, PatternRewriter &rewriter) const override {
+    if (!op.getTraining())
+      return rewriter.notifyMatchFailure(op, "inference batch norm");
+    int64_t c = op.getInput().getType().getDimSize(1);
+    auto bn = NativeBatchNormOp::create(
+        rewriter, op.getLoc(),
+        TypeRange{op.getType(), statType(op.getInput(), c), statType(op.getInput(), c)},
+        op.getInput(), op.getWeight(), op.getBias(), op.getRunningMean(), op.getRunningVar(),
+        op.getTraining(), op.getMomentum(), op.getEps());
+    rewriter.replaceOp(op, bn.getResult());
+    return success();
+  }
+};
+
+/// native_batch_norm and _native_batch_norm_legit_functional without
+/// training are inference batch norm (running statistics returned as is).
+struct NativeBatchNormInference : OpRewritePattern<NativeBatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NativeBatchNormOp op, PatternRewriter &rewriter) const override {
+    if (op.getTraining())
+      return rewriter.notifyMatchFailure(op, "training batch norm");
+    rewriter.replaceOpWithNewOp<NativeBatchNormLegitNoTrainingOp>(
+        op, op->getResultTypes(), op.getInput(), op.getWeight(), op.getBias(),
+        op.getRunningMean(), op.getRunningVar(), op.getMomentum(), op.getEps());
+    return success();
+  }
+};
+
+struct FunctionalBatchNormInference : OpRewritePattern<NativeBatchNormLegitFunctionalOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(NativeBatchNormLegitFunctionalOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getTraining())
+      return rewriter.notifyMatchFailure(op, "training batch norm");
+    auto bn = NativeBatchNormLegitNoTrainingOp::create(
+        rewriter, op.getLoc(), TypeRange(op->getResultTypes()).take_front(3), op.getInput(), op.getWeight(),
+        op.getBias(), op.getRunningMean(), op.getRunningVar(), op.getMomentum(), op.getEps());
+    SmallVector<Value> results(bn->getResults());
+    results.push_back(op.getRunningMean());
+    results.push_back(op.getRunningVar());
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
@@ -57,7 +183,11 @@ struct ATenDecomposeCompositesPass
     : kiln::aten::impl::ATenDecomposeCompositesBase<ATenDecomposeCompositesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<Conv2dToConvolution, InferenceBatchNorm, GlobalAveragePool>(&getContext());
+    patterns.add<Conv2dToConvolution, InferenceBatchNorm, GlobalAveragePool, LayerNormToNative,
+                 GroupNormToNative, SoftmaxIntToCore<SoftmaxIntOp, SoftmaxOp>,
+                 SoftmaxIntToCore<LogSoftmaxIntOp, LogSoftmaxOp>, InstanceNormDecomposition,
+                 TrainingBatchNorm, NativeBatchNormInference, FunctionalBatchNormInference>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -14,7 +14,15 @@ def ATenDecomposeComposites : Pass<"aten-decompose-composites", "::mlir::func::F
     * `aten.batch_norm` with training = false becomes
       `aten._native_batch_norm_legit_no_training` (its first result);
     * `aten.adaptive_avg_pool2d` to a 1x1 output becomes `aten.mean_dim` over
-      the two spatial dims with keepdim.
+      the two spatial dims with keepdim;
+    * training `aten.batch_norm` becomes `aten.native_batch_norm` (batch
+      statistics), and `native_batch_norm` / `_native_batch_norm_legit_functional`
+      without training become inference batch norm;
+    * `aten.layer_norm` and `aten.group_norm` become their `native_` forms;
+    * `aten.instance_norm` becomes `native_group_norm` with one channel per
+      group (input statistics) or inference batch norm (running statistics);
+    * `aten.softmax_int` / `log_softmax_int` without a dtype change become
+      `aten._softmax` / `aten._log_softmax`.
 
     Before:
     ```mlir

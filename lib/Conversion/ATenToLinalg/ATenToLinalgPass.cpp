@@ -26,6 +26,7 @@ void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
   populateNormalizationPatterns(patterns);
   populatePoolingPatterns(patterns);
   populateReductionPatterns(patterns);
+  populateAttentionPatterns(patterns);
   populateDataMovementPatterns(patterns);
   populateIndexingPatterns(patterns);
   populateBackwardPatterns(patterns);

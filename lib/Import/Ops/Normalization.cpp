@@ -1,4 +1,4 @@
-//===- Ops/Normalization.cpp - import handlers: batch norm ------------------===//
+//===- Ops/Normalization.cpp - import handlers: softmax and normalisation ---===//
 #include "../ImporterImpl.h"
 
 namespace kiln::importer {
@@ -6,8 +6,91 @@ namespace kiln::importer {
 void registerNormalizationHandlers(GraphImporter &g) {
   using namespace kiln::aten;
   auto &h = g.handlers;
-  h["torch.ops.aten.batch_norm.default"] = [&g](const Object &n,
-                                                  Location loc) -> LogicalResult {
+  const std::string p = "torch.ops.aten.";
+
+  auto softmax = [&g](auto tag) {
+    using OpT = typename decltype(tag)::type;
+    return [&g](const Object &n, Location loc) -> LogicalResult {
+      KILN_TRY(x, g.tensorArg(n, "self", loc));
+      KILN_TRY(d, g.intArg(n, "dim", std::nullopt, loc));
+      KILN_TRY(half, g.boolArg(n, "half_to_float", false, loc));
+      return g.emitOp<OpT>(n, loc, *x, *d, *half);
+    };
+  };
+  h[p + "_softmax.default"] = softmax(OpTag<SoftmaxOp>());
+  h[p + "_log_softmax.default"] = softmax(OpTag<LogSoftmaxOp>());
+  auto softmaxInt = [&g](auto tag) {
+    using OpT = typename decltype(tag)::type;
+    return [&g](const Object &n, Location loc) -> LogicalResult {
+      KILN_TRY(x, g.tensorArg(n, "self", loc));
+      KILN_TRY(d, g.intArg(n, "dim", std::nullopt, loc));
+      KILN_TRY(dtype, optDtypeArg(g, n, "dtype", loc));
+      return g.emitOp<OpT>(n, loc, *x, *d, *dtype ? TypeAttr::get(*dtype) : TypeAttr());
+    };
+  };
+  h[p + "softmax.int"] = softmaxInt(OpTag<SoftmaxIntOp>());
+  h[p + "log_softmax.int"] = softmaxInt(OpTag<LogSoftmaxIntOp>());
+
+  /// normalized_shape: static entries, `?` for symbolic ones.
+  auto normalizedShape = [&g](const Object &n, Location loc) -> FailureOr<SmallVector<int64_t>> {
+    SmallVector<int64_t> statics;
+    SmallVector<Value> dynamic;
+    if (failed(g.symIntsArg(n, "normalized_shape", statics, dynamic, loc)))
+      return failure();
+    return statics;
+  };
+  h[p + "layer_norm.default"] = [&g, normalizedShape](const Object &n,
+                                                      Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "input", loc));
+    KILN_TRY(shape, normalizedShape(n, loc));
+    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
+    KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
+    KILN_TRY(eps, g.floatArg(n, "eps", 1e-5, loc));
+    KILN_TRY(cudnn, g.boolArg(n, "cudnn_enable", true, loc));
+    return g.emitOp<LayerNormOp>(n, loc, *x, *w, *bias, g.b.getDenseI64ArrayAttr(*shape), g.b.getF64FloatAttr(*eps),
+                                 g.b.getBoolAttr(*cudnn));
+  };
+  h[p + "native_layer_norm.default"] = [&g, normalizedShape](const Object &n,
+                                                             Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "input", loc));
+    KILN_TRY(shape, normalizedShape(n, loc));
+    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
+    KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
+    KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
+    return g.emitOp<NativeLayerNormOp>(n, loc, *x, *w, *bias, g.b.getDenseI64ArrayAttr(*shape), g.b.getF64FloatAttr(*eps));
+  };
+  h[p + "rms_norm.default"] = [&g, normalizedShape](const Object &n,
+                                                    Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "input", loc));
+    KILN_TRY(shape, normalizedShape(n, loc));
+    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
+    FloatAttr epsAttr;
+    if (!g.isNone(n, "eps")) {
+      KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
+      epsAttr = g.b.getF64FloatAttr(*eps);
+    }
+    return g.emitOp<RmsNormOp>(n, loc, *x, *w, g.b.getDenseI64ArrayAttr(*shape), epsAttr);
+  };
+  h[p + "group_norm.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "input", loc));
+    KILN_TRY(groups, g.intArg(n, "num_groups", std::nullopt, loc));
+    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
+    KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
+    KILN_TRY(eps, g.floatArg(n, "eps", 1e-5, loc));
+    return g.emitOp<GroupNormOp>(n, loc, *x, *w, *bias, g.b.getI64IntegerAttr(*groups), g.b.getF64FloatAttr(*eps));
+  };
+  // N, C and HxW are the input's sizes (possibly symbolic): not kept.
+  h[p + "native_group_norm.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "input", loc));
+    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
+    KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
+    KILN_TRY(groups, g.intArg(n, "group", std::nullopt, loc));
+    KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
+    return g.emitOp<NativeGroupNormOp>(n, loc, *x, *w, *bias, g.b.getI64IntegerAttr(*groups),
+                                       g.b.getF64FloatAttr(*eps));
+  };
+
+  h[p + "batch_norm.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, "input", loc));
     KILN_TRY(w, g.optTensorArg(n, "weight", loc));
     KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
@@ -18,10 +101,10 @@ void registerNormalizationHandlers(GraphImporter &g) {
     KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
     KILN_TRY(cudnn, g.boolArg(n, "cudnn_enabled", true, loc));
     return g.emitOp<BatchNormOp>(n, loc, *x, *w, *bias, *mean, *var, g.b.getBoolAttr(*training),
-                               g.b.getF64FloatAttr(*momentum), g.b.getF64FloatAttr(*eps),
-                               g.b.getBoolAttr(*cudnn));
+                                 g.b.getF64FloatAttr(*momentum), g.b.getF64FloatAttr(*eps),
+                                 g.b.getBoolAttr(*cudnn));
   };
-  h["torch.ops.aten._native_batch_norm_legit_no_training.default"] =
+  h[p + "_native_batch_norm_legit_no_training.default"] =
       [&g](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, "input", loc));
     KILN_TRY(w, g.optTensorArg(n, "weight", loc));
@@ -31,8 +114,62 @@ void registerNormalizationHandlers(GraphImporter &g) {
     KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
     KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
     return g.emitOp<NativeBatchNormLegitNoTrainingOp>(n, loc, *x, *w, *bias, *mean, *var,
-                                                    g.b.getF64FloatAttr(*momentum),
-                                                    g.b.getF64FloatAttr(*eps));
+                                                      g.b.getF64FloatAttr(*momentum),
+                                                      g.b.getF64FloatAttr(*eps));
+  };
+  // native_batch_norm and _native_batch_norm_legit(.no_stats): the running
+  // statistics are read, never written here.
+  auto nativeBatchNorm = [&g](bool hasStats) {
+    return [&g, hasStats](const Object &n, Location loc) -> LogicalResult {
+      KILN_TRY(x, g.tensorArg(n, "input", loc));
+      KILN_TRY(w, g.optTensorArg(n, "weight", loc));
+      KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
+      Value mean, var;
+      if (hasStats) {
+        KILN_TRY(m, g.optTensorArg(n, "running_mean", loc));
+        KILN_TRY(v, g.optTensorArg(n, "running_var", loc));
+        mean = *m;
+        var = *v;
+      }
+      KILN_TRY(training, g.boolArg(n, "training", std::nullopt, loc));
+      KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
+      KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
+      return g.emitOp<NativeBatchNormOp>(n, loc, *x, *w, *bias, mean, var,
+                                         g.b.getBoolAttr(*training),
+                                         g.b.getF64FloatAttr(*momentum),
+                                         g.b.getF64FloatAttr(*eps));
+    };
+  };
+  h[p + "native_batch_norm.default"] = nativeBatchNorm(true);
+  h[p + "_native_batch_norm_legit.default"] = nativeBatchNorm(true);
+  h[p + "_native_batch_norm_legit.no_stats"] = nativeBatchNorm(false);
+  h[p + "_native_batch_norm_legit_functional.default"] =
+      [&g](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "input", loc));
+    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
+    KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
+    KILN_TRY(mean, g.tensorArg(n, "running_mean", loc));
+    KILN_TRY(var, g.tensorArg(n, "running_var", loc));
+    KILN_TRY(training, g.boolArg(n, "training", std::nullopt, loc));
+    KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
+    KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
+    return g.emitOp<NativeBatchNormLegitFunctionalOp>(
+        n, loc, *x, *w, *bias, *mean, *var, g.b.getBoolAttr(*training),
+        g.b.getF64FloatAttr(*momentum), g.b.getF64FloatAttr(*eps));
+  };
+  h[p + "instance_norm.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "input", loc));
+    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
+    KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
+    KILN_TRY(mean, g.optTensorArg(n, "running_mean", loc));
+    KILN_TRY(var, g.optTensorArg(n, "running_var", loc));
+    KILN_TRY(useStats, g.boolArg(n, "use_input_stats", std::nullopt, loc));
+    KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
+    KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
+    KILN_TRY(cudnn, g.boolArg(n, "cudnn_enabled", true, loc));
+    return g.emitOp<InstanceNormOp>(n, loc, *x, *w, *bias, *mean, *var,
+                                    g.b.getBoolAttr(*useStats), g.b.getF64FloatAttr(*momentum),
+                                    g.b.getF64FloatAttr(*eps), g.b.getBoolAttr(*cudnn));
   };
 }
 

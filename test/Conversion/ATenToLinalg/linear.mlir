@@ -12,6 +12,14 @@
 // CHECK-DAG: #[[LHS3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 // CHECK-DAG: #[[WT3:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
 // CHECK-DAG: #[[OUT3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[BL:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, 0, d2, d4)>
+// CHECK-DAG: #[[BR:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d3)>
+// CHECK-DAG: #[[BO:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[VL:.*]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-DAG: #[[VR:.*]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// CHECK-DAG: #[[LO:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[DIAG:.*]] = affine_map<(d0) -> (d0, d0)>
+// CHECK-DAG: #[[ID1:.*]] = affine_map<(d0) -> (d0)>
 
 // CHECK-LABEL: func.func @linear
 // CHECK-SAME: (%[[X:.*]]: tensor<?x64xf32>, %[[W:.*]]: tensor<16x64xf32>, %[[B:.*]]: tensor<16xf32>)
@@ -65,4 +73,69 @@ func.func @addmm(%b: tensor<16xf32>, %a: tensor<8x64xf32>, %m: tensor<64x16xf32>
 func.func @addmm_beta_zero(%b: tensor<8x16xf32>, %a: tensor<8x64xf32>, %m: tensor<64x16xf32>) -> tensor<8x16xf32> {
   %0 = aten.addmm %b, %a, %m {beta = 0.0 : f64} : (tensor<8x16xf32>, tensor<8x64xf32>, tensor<64x16xf32>) -> tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
+}
+
+// matmul broadcasts batch dims: a static unit batch dim reads index 0.
+// CHECK-LABEL: func.func @matmul_broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[BL]], #[[BR]], #[[BO]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<2x1x4x6xf32>, tensor<3x6x5xf32>) outs(%{{.*}} : tensor<2x3x4x5xf32>)
+func.func @matmul_broadcast(%a: tensor<2x1x4x6xf32>, %b: tensor<3x6x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = aten.matmul %a, %b : (tensor<2x1x4x6xf32>, tensor<3x6x5xf32>) -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
+
+// A 1-d operand: no m (or n) loop, its unit dim never appears.
+// CHECK-LABEL: func.func @matmul_vector_lhs
+// CHECK: linalg.generic {indexing_maps = [#[[VL]], #[[VR]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<6xf32>, tensor<2x6x5xf32>) outs(%{{.*}} : tensor<2x5xf32>)
+func.func @matmul_vector_lhs(%a: tensor<6xf32>, %b: tensor<2x6x5xf32>) -> tensor<2x5xf32> {
+  %0 = aten.matmul %a, %b : (tensor<6xf32>, tensor<2x6x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// bmm with dynamic batch; float16 accumulates in float32.
+// CHECK-LABEL: func.func @bmm_half
+// CHECK: %[[ACC:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<?x4x6xf16>, tensor<?x6x5xf16>) outs(%{{.*}} : tensor<?x4x5xf32>)
+// CHECK: %[[A:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[B:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.mulf %[[A]], %[[B]] : f32
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : tensor<?x4x5xf32>) outs(%{{.*}} : tensor<?x4x5xf16>)
+// CHECK: arith.truncf
+func.func @bmm_half(%a: tensor<?x4x6xf16>, %b: tensor<?x6x5xf16>) -> tensor<?x4x5xf16> {
+  %0 = aten.bmm %a, %b : (tensor<?x4x6xf16>, tensor<?x6x5xf16>) -> tensor<?x4x5xf16>
+  return %0 : tensor<?x4x5xf16>
+}
+
+// Integer products multiply and add in the integer type.
+// CHECK-LABEL: func.func @mm_int
+// CHECK: arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i64
+func.func @mm_int(%a: tensor<4x6xi64>, %b: tensor<6x5xi64>) -> tensor<4x5xi64> {
+  %0 = aten.mm %a, %b : (tensor<4x6xi64>, tensor<6x5xi64>) -> tensor<4x5xi64>
+  return %0 : tensor<4x5xi64>
+}
+
+// linear with a 1-d weight contracts the last dim away.
+// CHECK-LABEL: func.func @linear_vector_weight
+// CHECK: linalg.generic {indexing_maps = [#[[ID2]], #[[BIAS]], #[[LO]]], iterator_types = ["parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<8x64xf32>, tensor<64xf32>) outs(%{{.*}} : tensor<8xf32>)
+func.func @linear_vector_weight(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8xf32> {
+  %0 = aten.linear %x, %w : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// einsum: one loop per subscript; a repeated subscript reads the diagonal.
+// CHECK-LABEL: func.func @einsum_diagonal
+// CHECK: linalg.generic {indexing_maps = [#[[DIAG]], #[[ID1]]], iterator_types = ["parallel"]} ins(%{{.*}} : tensor<4x4xf32>) outs(%{{.*}} : tensor<4xf32>)
+func.func @einsum_diagonal(%a: tensor<4x4xf32>) -> tensor<4xf32> {
+  %0 = aten.einsum "ii->i"(%a) : (tensor<4x4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// einsum of three operands: one generic multiplying all of them.
+// CHECK-LABEL: func.func @einsum_chain
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3x4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<f32>)
+// CHECK: %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: %[[Q:.*]] = arith.mulf %[[P]], %{{.*}} : f32
+// CHECK: arith.addf %{{.*}}, %[[Q]] : f32
+func.func @einsum_chain(%a: tensor<3xf32>, %b: tensor<3x4xf32>, %c: tensor<4xf32>) -> tensor<f32> {
+  %0 = aten.einsum "i,ij,j->"(%a, %b, %c) : (tensor<3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
 }

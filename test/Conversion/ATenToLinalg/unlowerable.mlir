@@ -7,7 +7,7 @@
 
 // CHECK: model.py:12:3: error: failed to legalize operation 'aten.convolution'
 // CHECK-NOT: error:
-// CHECK: model.py:20:5: error: failed to legalize operation 'aten.linear'
+// CHECK: model.py:20:5: error: failed to legalize operation 'aten.scaled_dot_product_attention'
 
 // kiln-compile reports the file and line, and the node's name.
 // COMPILE: model.py:12: error: failed to legalize operation 'aten.convolution' {{.*}} [node 'deconv']
@@ -21,9 +21,8 @@ func.func @transposed_convolution(%x: tensor<1x4x8x8xf32>, %w: tensor<4x6x3x3xf3
 
 // -----
 
-// linear with a 1-d weight.
-func.func private @linear_vector_weight(%x: tensor<8x64xf32>, %w: tensor<64xf32>) -> tensor<8xf32> {
-  %0 = aten.linear %x, %w : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8xf32> loc("dot"("model.py":20:5))
-  return %0 : tensor<8xf32>
+// Attention with dropout is random: only dropout_p = 0 is compiled.
+func.func private @attention_dropout(%q: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %0 = aten.scaled_dot_product_attention %q, %q, %q {dropout_p = 0.1 : f64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32> loc("sdpa"("model.py":20:5))
+  return %0 : tensor<2x4x8xf32>
 }
-

@@ -120,3 +120,78 @@ func.func @binary(%x: tensor<?x64xf32>, %b: tensor<64xf32>, %s: tensor<f32>) -> 
   %3 = aten.div_tensor %2, %s : (tensor<?x64xf32>, tensor<f32>) -> tensor<?x64xf32>
   return %3 : tensor<?x64xf32>
 }
+
+// CHECK-LABEL: func.func @products
+func.func @products(%a: tensor<4x6xf32>, %b: tensor<6x5xf32>, %v: tensor<6xf32>, %t: tensor<2x4x6xf32>,
+                    %u: tensor<2x6x5xf32>, %s: tensor<4xf32>) {
+  // CHECK: aten.mm %{{.*}}, %{{.*}} : (tensor<4x6xf32>, tensor<6x5xf32>) -> tensor<4x5xf32>
+  %0 = aten.mm %a, %b : (tensor<4x6xf32>, tensor<6x5xf32>) -> tensor<4x5xf32>
+  // CHECK: aten.bmm %{{.*}}, %{{.*}} : (tensor<2x4x6xf32>, tensor<2x6x5xf32>) -> tensor<2x4x5xf32>
+  %1 = aten.bmm %t, %u : (tensor<2x4x6xf32>, tensor<2x6x5xf32>) -> tensor<2x4x5xf32>
+  // CHECK: aten.matmul %{{.*}}, %{{.*}} : (tensor<6xf32>, tensor<2x6x5xf32>) -> tensor<2x5xf32>
+  %2 = aten.matmul %v, %u : (tensor<6xf32>, tensor<2x6x5xf32>) -> tensor<2x5xf32>
+  // CHECK: aten.mv %{{.*}}, %{{.*}} : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<4xf32>
+  %3 = aten.mv %a, %v : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<4xf32>
+  // CHECK: aten.dot %{{.*}}, %{{.*}} : (tensor<6xf32>, tensor<6xf32>) -> tensor<f32>
+  %4 = aten.dot %v, %v : (tensor<6xf32>, tensor<6xf32>) -> tensor<f32>
+  // CHECK: aten.outer %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<6xf32>) -> tensor<4x6xf32>
+  %5 = aten.outer %s, %v : (tensor<4xf32>, tensor<6xf32>) -> tensor<4x6xf32>
+  // CHECK: aten.addmv %{{.*}}, %{{.*}}, %{{.*}} {alpha = 5.000000e-01 : f64} : (tensor<4xf32>, tensor<4x6xf32>, tensor<6xf32>) -> tensor<4xf32>
+  %6 = aten.addmv %s, %a, %v {alpha = 0.5 : f64} : (tensor<4xf32>, tensor<4x6xf32>, tensor<6xf32>) -> tensor<4xf32>
+  // CHECK: aten.baddbmm %{{.*}}, %{{.*}}, %{{.*}} {beta = 0.000000e+00 : f64} : (tensor<4x5xf32>, tensor<2x4x6xf32>, tensor<2x6x5xf32>) -> tensor<2x4x5xf32>
+  %7 = aten.baddbmm %0, %t, %u {beta = 0.0 : f64} : (tensor<4x5xf32>, tensor<2x4x6xf32>, tensor<2x6x5xf32>) -> tensor<2x4x5xf32>
+  // CHECK: aten.einsum "bij,bjk->bik"(%{{.*}}, %{{.*}}) : (tensor<2x4x6xf32>, tensor<2x6x5xf32>) -> tensor<2x4x5xf32>
+  %8 = aten.einsum "bij,bjk->bik"(%t, %u) : (tensor<2x4x6xf32>, tensor<2x6x5xf32>) -> tensor<2x4x5xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%x: tensor<4x5xf32>, %i: tensor<4x5xi32>) {
+  // CHECK: aten.sum_dim_intlist %{{.*}} {dim = array<i64: 1>, dtype = f64, keepdim = true} : (tensor<4x5xf32>) -> tensor<4x1xf64>
+  %0 = aten.sum_dim_intlist %x {dim = array<i64: 1>, keepdim = true, dtype = f64} : (tensor<4x5xf32>) -> tensor<4x1xf64>
+  // CHECK: aten.prod_dim_int %{{.*}} : (tensor<4x5xi32>) -> tensor<i64>
+  %1 = aten.prod_dim_int %i : (tensor<4x5xi32>) -> tensor<i64>
+  // CHECK: aten.amin %{{.*}} {dim = array<i64: 0>} : (tensor<4x5xf32>) -> tensor<5xf32>
+  %2 = aten.amin %x {dim = array<i64: 0>} : (tensor<4x5xf32>) -> tensor<5xf32>
+  // CHECK: aten.all_dims %{{.*}} : (tensor<4x5xi32>) -> tensor<i1>
+  %3 = aten.all_dims %i : (tensor<4x5xi32>) -> tensor<i1>
+  // CHECK: aten.count_nonzero %{{.*}} {dim = array<i64: 1>} : (tensor<4x5xi32>) -> tensor<4xi64>
+  %4 = aten.count_nonzero %i {dim = array<i64: 1>} : (tensor<4x5xi32>) -> tensor<4xi64>
+  // CHECK: aten.linalg_vector_norm %{{.*}} {ord = 0x7FF0000000000000 : f64} : (tensor<4x5xf32>) -> tensor<f32>
+  %5 = aten.linalg_vector_norm %x {ord = 0x7FF0000000000000 : f64} : (tensor<4x5xf32>) -> tensor<f32>
+  // CHECK: aten.std_mean_correction %{{.*}} {correction = 0.000000e+00 : f64, dim = array<i64: 1>} : (tensor<4x5xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %6:2 = aten.std_mean_correction %x {dim = array<i64: 1>, correction = 0.0 : f64} : (tensor<4x5xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  // CHECK: aten.min_dim %{{.*}} {dim = 0 : i64} : (tensor<4x5xi32>) -> (tensor<5xi32>, tensor<5xi64>)
+  %7:2 = aten.min_dim %i {dim = 0 : i64} : (tensor<4x5xi32>) -> (tensor<5xi32>, tensor<5xi64>)
+  // CHECK: aten.argmin %{{.*}} {dim = 1 : i64, keepdim = true} : (tensor<4x5xf32>) -> tensor<4x1xi64>
+  %8 = aten.argmin %x {dim = 1 : i64, keepdim = true} : (tensor<4x5xf32>) -> tensor<4x1xi64>
+  // CHECK: aten.cumprod %{{.*}} {dim = 1 : i64, dtype = f64} : (tensor<4x5xi32>) -> tensor<4x5xf64>
+  %9 = aten.cumprod %i {dim = 1 : i64, dtype = f64} : (tensor<4x5xi32>) -> tensor<4x5xf64>
+  // CHECK: aten.logsumexp %{{.*}} {dim = array<i64: -1>} : (tensor<4x5xf32>) -> tensor<4xf32>
+  %10 = aten.logsumexp %x {dim = array<i64: -1>} : (tensor<4x5xf32>) -> tensor<4xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @normalization_more
+func.func @normalization_more(%x: tensor<2x6x5xf32>, %c: tensor<6xf32>, %w: tensor<5xf32>, %h: tensor<2x6xf16>) {
+  // CHECK: aten._softmax %{{.*}} {dim = 1 : i64, half_to_float = true} : (tensor<2x6xf16>) -> tensor<2x6xf32>
+  %0 = aten._softmax %h {dim = 1 : i64, half_to_float = true} : (tensor<2x6xf16>) -> tensor<2x6xf32>
+  // CHECK: aten.log_softmax_int %{{.*}} {dim = 0 : i64, dtype = f32} : (tensor<2x6xf16>) -> tensor<2x6xf32>
+  %1 = aten.log_softmax_int %h {dim = 0 : i64, dtype = f32} : (tensor<2x6xf16>) -> tensor<2x6xf32>
+  // CHECK: aten.rms_norm %{{.*}} weight %{{.*}} {eps = 9.9999999999999995E-7 : f64, normalized_shape = array<i64: 5>} : (tensor<2x6x5xf32>, tensor<5xf32>) -> tensor<2x6x5xf32>
+  %2 = aten.rms_norm %x weight %w {normalized_shape = array<i64: 5>, eps = 1.0e-6 : f64} : (tensor<2x6x5xf32>, tensor<5xf32>) -> tensor<2x6x5xf32>
+  // CHECK: aten.group_norm %{{.*}} weight %{{.*}} bias %{{.*}} {num_groups = 3 : i64} : (tensor<2x6x5xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x5xf32>
+  %3 = aten.group_norm %x weight %c bias %c {num_groups = 3 : i64} : (tensor<2x6x5xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x5xf32>
+  // CHECK: aten.instance_norm %{{.*}} {eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64, use_input_stats = true} : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+  %4 = aten.instance_norm %x {use_input_stats = true, momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+  // CHECK: aten.native_batch_norm %{{.*}} weight %{{.*}} {eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64, training = true} : (tensor<2x6x5xf32>, tensor<6xf32>) -> (tensor<2x6x5xf32>, tensor<6xf32>, tensor<6xf32>)
+  %5:3 = aten.native_batch_norm %x weight %c {training = true, momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<2x6x5xf32>, tensor<6xf32>) -> (tensor<2x6x5xf32>, tensor<6xf32>, tensor<6xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @attention
+func.func @attention(%q: tensor<2x4x5x8xf32>, %k: tensor<2x2x6x8xf32>, %m: tensor<5x6xi1>) {
+  // CHECK: aten.scaled_dot_product_attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {enable_gqa = true, is_causal = true, scale = 1.250000e-01 : f64} : (tensor<2x4x5x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x8xf32>, tensor<5x6xi1>) -> tensor<2x4x5x8xf32>
+  %0 = aten.scaled_dot_product_attention %q, %k, %k mask %m {is_causal = true, scale = 0.125 : f64, enable_gqa = true} : (tensor<2x4x5x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x8xf32>, tensor<5x6xi1>) -> tensor<2x4x5x8xf32>
+  return
+}

@@ -36,13 +36,87 @@ func.func @batch_norm_no_affine(%x: tensor<2x4xf32>, %c: tensor<4xf32>) -> tenso
 
 // -----
 
-// Training batch norm keeps its form.
+// Training batch norm normalises with the batch statistics.
 // CHECK-LABEL: func.func @batch_norm_training
-// CHECK: aten.batch_norm %{{.*}} {{.*}}training = true
-// CHECK-NOT: aten._native_batch_norm_legit_no_training
+// CHECK: %[[R:.*]], %{{.*}}, %{{.*}} = aten.native_batch_norm %{{.*}} {eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64, training = true} : (tensor<2x4x8x8xf32>) -> (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK: return %[[R]]
 func.func @batch_norm_training(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
   %0 = aten.batch_norm %x {training = true, momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
   return %0 : tensor<2x4x8x8xf32>
+}
+
+// -----
+
+// native_batch_norm without training is inference batch norm.
+// CHECK-LABEL: func.func @native_batch_norm_inference
+// CHECK: aten._native_batch_norm_legit_no_training %{{.*}} mean %{{.*}} var %{{.*}} {eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<0xf32>, tensor<0xf32>)
+// CHECK-NOT: aten.native_batch_norm
+func.func @native_batch_norm_inference(%x: tensor<2x4xf32>, %c: tensor<4xf32>) -> tensor<2x4xf32> {
+  %0:3 = aten.native_batch_norm %x mean %c var %c {training = false, momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<0xf32>, tensor<0xf32>)
+  return %0#0 : tensor<2x4xf32>
+}
+
+// -----
+
+// The functional form without training returns the running statistics as they are.
+// CHECK-LABEL: func.func @functional_batch_norm_inference
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>, %[[M:.*]]: tensor<4xf32>, %[[V:.*]]: tensor<4xf32>)
+// CHECK: %[[R:.*]], %{{.*}}, %{{.*}} = aten._native_batch_norm_legit_no_training %[[X]] mean %[[M]] var %[[V]]
+// CHECK: return %[[R]], %[[M]], %[[V]]
+func.func @functional_batch_norm_inference(%x: tensor<2x4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>) -> (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0:5 = aten._native_batch_norm_legit_functional %x mean %m var %v {training = false, momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<0xf32>, tensor<0xf32>, tensor<4xf32>, tensor<4xf32>)
+  return %0#0, %0#3, %0#4 : tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// layer_norm is the first result of native_layer_norm; the statistics have
+// unit dims in place of the normalised ones.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK: %[[R:.*]], %{{.*}}, %{{.*}} = aten.native_layer_norm %{{.*}} weight %{{.*}} bias %{{.*}} {eps = 1.000000e-05 : f64, normalized_shape = array<i64: 8, 16>} : (tensor<?x8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> (tensor<?x8x16xf32>, tensor<?x1x1xf32>, tensor<?x1x1xf32>)
+// CHECK: return %[[R]]
+func.func @layer_norm(%x: tensor<?x8x16xf32>, %w: tensor<8x16xf32>) -> tensor<?x8x16xf32> {
+  %0 = aten.layer_norm %x weight %w bias %w {normalized_shape = array<i64: 8, 16>, eps = 1.0e-5 : f64} : (tensor<?x8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<?x8x16xf32>
+  return %0 : tensor<?x8x16xf32>
+}
+
+// -----
+
+// group_norm is the first result of native_group_norm ([N, G] statistics).
+// CHECK-LABEL: func.func @group_norm
+// CHECK: %[[R:.*]], %{{.*}}, %{{.*}} = aten.native_group_norm %{{.*}} {eps = 1.000000e-05 : f64, group = 2 : i64} : (tensor<3x6x5xf32>) -> (tensor<3x6x5xf32>, tensor<3x2xf32>, tensor<3x2xf32>)
+// CHECK: return %[[R]]
+func.func @group_norm(%x: tensor<3x6x5xf32>) -> tensor<3x6x5xf32> {
+  %0 = aten.group_norm %x {num_groups = 2 : i64} : (tensor<3x6x5xf32>) -> tensor<3x6x5xf32>
+  return %0 : tensor<3x6x5xf32>
+}
+
+// -----
+
+// instance_norm with input statistics is group norm with a group per channel;
+// with running statistics it is inference batch norm.
+// CHECK-LABEL: func.func @instance_norm
+// CHECK: aten.native_group_norm %{{.*}} weight %{{.*}} bias %{{.*}} {eps = 1.000000e-05 : f64, group = 6 : i64} : ({{.*}}) -> (tensor<3x6x5xf32>, tensor<3x6xf32>, tensor<3x6xf32>)
+// CHECK: aten._native_batch_norm_legit_no_training %{{.*}} mean %{{.*}} var %{{.*}}
+// CHECK-NOT: aten.instance_norm
+func.func @instance_norm(%x: tensor<3x6x5xf32>, %c: tensor<6xf32>) -> (tensor<3x6x5xf32>, tensor<3x6x5xf32>) {
+  %0 = aten.instance_norm %x weight %c bias %c {use_input_stats = true, momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<3x6x5xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<3x6x5xf32>
+  %1 = aten.instance_norm %x mean %c var %c {use_input_stats = false, momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<3x6x5xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<3x6x5xf32>
+  return %0, %1 : tensor<3x6x5xf32>, tensor<3x6x5xf32>
+}
+
+// -----
+
+// softmax.int without a dtype change is _softmax; with one it stays.
+// CHECK-LABEL: func.func @softmax_int
+// CHECK: aten._softmax %{{.*}} {dim = -1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+// CHECK: aten._log_softmax %{{.*}} {dim = 0 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+// CHECK: aten.softmax_int %{{.*}} {dim = 1 : i64, dtype = f64} : (tensor<2x5xf32>) -> tensor<2x5xf64>
+func.func @softmax_int(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf64>) {
+  %0 = aten.softmax_int %x {dim = -1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %1 = aten.log_softmax_int %x {dim = 0 : i64, dtype = f32} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %2 = aten.softmax_int %x {dim = 1 : i64, dtype = f64} : (tensor<2x5xf32>) -> tensor<2x5xf64>
+  return %0, %1, %2 : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf64>
 }
 
 // -----
