@@ -204,10 +204,10 @@ inline FailureOr<SmallVector<Value>> tensorListArg(GraphImporter &g, const Objec
   for (const json::Value &t : *list) {
     const Object *o = t.getAsObject();
     std::optional<StringRef> ref = o ? o->getString("name") : std::nullopt;
-    auto it = ref ? g.values.find(*ref) : g.values.end();
-    if (it == g.values.end())
+    auto it = ref ? g.varOf.find(*ref) : g.varOf.end();
+    if (it == g.varOf.end())
       return ((void)g.fail(loc, "argument '" + name + "' uses an undefined value"), failure());
-    out.push_back(it->second);
+    out.push_back(g.readVar(it->second));
   }
   return out;
 }

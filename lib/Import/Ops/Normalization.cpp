@@ -3,6 +3,34 @@
 
 namespace kiln::importer {
 
+/// Training batch norm that updates running statistics in place (batch_norm
+/// and _native_batch_norm_legit with training): imported as
+/// _native_batch_norm_legit_functional, binding the node's outputs to its
+/// first results and writing the new statistics into the running tensors.
+static LogicalResult importStatefulBatchNorm(GraphImporter &g, const Object &n, Location loc,
+                                             Value x, Value w, Value bias, double momentum,
+                                             double eps) {
+  using namespace kiln::aten;
+  KILN_TRY(meanVar, g.varOfArg(n, "running_mean", loc));
+  KILN_TRY(varVar, g.varOfArg(n, "running_var", loc));
+  KILN_TRY(types, g.resultTypes(n, loc));
+  Value mean = g.readVar(*meanVar), var = g.readVar(*varVar);
+  auto xTy = cast<RankedTensorType>(x.getType());
+  auto stat = RankedTensorType::get({xTy.getDimSize(1)}, xTy.getElementType());
+  SmallVector<Type> all{(*types)[0], stat, stat, mean.getType(), var.getType()};
+  for (auto [i, t] : llvm::enumerate(ArrayRef<Type>(*types).drop_front()))
+    all[i + 1] = t;
+  auto op = NativeBatchNormLegitFunctionalOp::create(
+      g.b, loc, all, x, w, bias, mean, var, g.b.getBoolAttr(true),
+      g.b.getF64FloatAttr(momentum), g.b.getF64FloatAttr(eps));
+  for (auto [i, name] : llvm::enumerate(g.outputNames(n)))
+    if (!name.empty())
+      g.varOf[name] = g.newVar(op->getResult(i));
+  g.writeVar(*meanVar, op.getRunningMeanOut());
+  g.writeVar(*varVar, op.getRunningVarOut());
+  return success();
+}
+
 void registerNormalizationHandlers(GraphImporter &g) {
   using namespace kiln::aten;
   auto &h = g.handlers;
@@ -100,6 +128,8 @@ void registerNormalizationHandlers(GraphImporter &g) {
     KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
     KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
     KILN_TRY(cudnn, g.boolArg(n, "cudnn_enabled", true, loc));
+    if (*training && *mean && *var)
+      return importStatefulBatchNorm(g, n, loc, *x, *w, *bias, *momentum, *eps);
     return g.emitOp<BatchNormOp>(n, loc, *x, *w, *bias, *mean, *var, g.b.getBoolAttr(*training),
                                  g.b.getF64FloatAttr(*momentum), g.b.getF64FloatAttr(*eps),
                                  g.b.getBoolAttr(*cudnn));
@@ -117,8 +147,8 @@ void registerNormalizationHandlers(GraphImporter &g) {
                                                       g.b.getF64FloatAttr(*momentum),
                                                       g.b.getF64FloatAttr(*eps));
   };
-  // native_batch_norm and _native_batch_norm_legit(.no_stats): the running
-  // statistics are read, never written here.
+  // native_batch_norm and _native_batch_norm_legit(.no_stats); in training
+  // the running statistics are updated in place.
   auto nativeBatchNorm = [&g](bool hasStats) {
     return [&g, hasStats](const Object &n, Location loc) -> LogicalResult {
       KILN_TRY(x, g.tensorArg(n, "input", loc));
@@ -134,6 +164,8 @@ void registerNormalizationHandlers(GraphImporter &g) {
       KILN_TRY(training, g.boolArg(n, "training", std::nullopt, loc));
       KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
       KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
+      if (*training && mean && var)
+        return importStatefulBatchNorm(g, n, loc, *x, *w, *bias, *momentum, *eps);
       return g.emitOp<NativeBatchNormOp>(n, loc, *x, *w, *bias, mean, var,
                                          g.b.getBoolAttr(*training),
                                          g.b.getF64FloatAttr(*momentum),
