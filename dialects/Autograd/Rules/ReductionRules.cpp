@@ -39,7 +39,7 @@ LogicalResult meanVjp(MeanDimOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<
 LogicalResult meanJvp(MeanDimOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
   if (ts[0])
     out[0] = MeanDimOp::create(b, op.getLoc(), op.getType(), ts[0], op.getDimAttr(),
-                               op.getKeepdimAttr());
+                               op.getKeepdimAttr(), op.getDtypeAttr());
   return success();
 }
 
