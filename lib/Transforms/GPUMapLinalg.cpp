@@ -110,11 +110,25 @@ SmallVector<Value> emitBody(OpBuilder &b, linalg::GenericOp op, ValueRange args,
   return yielded;
 }
 
+/// Whether output `out` of `op` (loops in order: parallel, then reduction)
+/// is indexed by a reduction loop: its elements are written once per
+/// reduction iteration (an elementwise result a fusion kept alongside a
+/// reduction), not accumulated.
+bool indexedByReduction(linalg::GenericOp op, OpOperand &out) {
+  AffineMap map = op.getMatchingIndexingMap(&out);
+  for (unsigned d = op.getNumParallelLoops(); d < op.getNumLoops(); ++d)
+    if (map.isFunctionOfDim(d))
+      return true;
+  return false;
+}
+
 /// Replaces `op` (loops in order: parallel, then reduction) with an
 /// scf.parallel over its parallel loops in which each element loads its
 /// output's initial values once, runs the reduction loops with the
 /// accumulators in registers (scf.for iter_args) and stores once. Without
-/// reduction loops, the output is read only if the body uses it.
+/// reduction loops, an output is read only if the body uses it. An output
+/// indexed by a reduction loop is read (if used) and written at each
+/// iteration of the innermost loop instead.
 scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op) {
   Location loc = op.getLoc();
   unsigned numParallel = op.getNumParallelLoops(), numLoops = op.getNumLoops();
@@ -142,49 +156,73 @@ scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op)
   if (numParallel > 0)
     llvm::append_range(ivs, par.getInductionVars());
 
-  SmallVector<Value> inits;
   bool reduces = numLoops > numParallel;
-  for (OpOperand &out : op.getDpsInitsMutable())
-    inits.push_back(reduces || op.payloadUsesValueFromOperand(&out)
-                        ? loadOperand(rewriter, loc, op, out, ivs)
-                        : Value());
+  // The body's argument for output `out` at the current iteration: the
+  // element itself if `read`, else poison (the body never reads it).
+  auto outputArg = [&](OpOperand &out, bool read) -> Value {
+    if (read)
+      return loadOperand(rewriter, loc, op, out, ivs);
+    unsigned i = out.getOperandNumber() - op.getNumDpsInputs();
+    return ub::PoisonOp::create(rewriter, loc, op.getRegionOutputArgs()[i].getType());
+  };
+  auto store = [&](OpOperand &out, Value v) {
+    memref::StoreOp::create(rewriter, loc, v, out.get(),
+                            indicesAt(rewriter, loc, op.getMatchingIndexingMap(&out), ivs));
+  };
 
-  SmallVector<Value> results;
   if (!reduces) {
     SmallVector<Value> args;
     for (OpOperand *in : op.getDpsInputOperands())
       args.push_back(loadOperand(rewriter, loc, op, *in, ivs));
-    for (auto [i, init] : llvm::enumerate(inits))
-      args.push_back(init ? init
-                          : ub::PoisonOp::create(rewriter, loc,
-                                                 op.getRegionOutputArgs()[i].getType()));
-    results = emitBody(rewriter, op, args, ivs);
-  } else {
-    // The reduction loops, innermost last, carrying the accumulators.
-    std::function<SmallVector<Value>(unsigned, ValueRange)> nest =
-        [&](unsigned loop, ValueRange accs) -> SmallVector<Value> {
-      if (loop == numLoops) {
-        SmallVector<Value> args;
-        for (OpOperand *in : op.getDpsInputOperands())
-          args.push_back(loadOperand(rewriter, loc, op, *in, ivs));
-        args.append(accs.begin(), accs.end());
-        return emitBody(rewriter, op, args, ivs);
-      }
-      auto forOp = scf::ForOp::create(rewriter, loc, value(ranges[loop].offset),
-                                      value(ranges[loop].size), value(ranges[loop].stride), accs);
-      OpBuilder::InsertionGuard inner(rewriter);
-      rewriter.setInsertionPointToStart(forOp.getBody());
-      ivs.push_back(forOp.getInductionVar());
-      SmallVector<Value> next = nest(loop + 1, forOp.getRegionIterArgs());
-      ivs.pop_back();
-      scf::YieldOp::create(rewriter, loc, next);
-      return SmallVector<Value>(forOp.getResults());
-    };
-    results = nest(numParallel, inits);
+    for (OpOperand &out : op.getDpsInitsMutable())
+      args.push_back(outputArg(out, op.payloadUsesValueFromOperand(&out)));
+    for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), emitBody(rewriter, op, args, ivs)))
+      store(out, v);
+    return par;
   }
-  for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), results))
-    memref::StoreOp::create(rewriter, loc, v, out.get(),
-                            indicesAt(rewriter, loc, op.getMatchingIndexingMap(&out), ivs));
+
+  // Accumulated outputs are carried through the reduction loops; the others
+  // are written at each innermost iteration.
+  SmallVector<OpOperand *> carried;
+  SmallVector<Value> inits;
+  for (OpOperand &out : op.getDpsInitsMutable())
+    if (!indexedByReduction(op, out)) {
+      carried.push_back(&out);
+      inits.push_back(loadOperand(rewriter, loc, op, out, ivs));
+    }
+  std::function<SmallVector<Value>(unsigned, ValueRange)> nest =
+      [&](unsigned loop, ValueRange accs) -> SmallVector<Value> {
+    if (loop == numLoops) {
+      SmallVector<Value> args;
+      for (OpOperand *in : op.getDpsInputOperands())
+        args.push_back(loadOperand(rewriter, loc, op, *in, ivs));
+      unsigned next = 0;
+      for (OpOperand &out : op.getDpsInitsMutable())
+        args.push_back(indexedByReduction(op, out)
+                           ? outputArg(out, op.payloadUsesValueFromOperand(&out))
+                           : accs[next++]);
+      SmallVector<Value> yielded = emitBody(rewriter, op, args, ivs), accumulated;
+      for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), yielded)) {
+        if (indexedByReduction(op, out))
+          store(out, v);
+        else
+          accumulated.push_back(v);
+      }
+      return accumulated;
+    }
+    auto forOp = scf::ForOp::create(rewriter, loc, value(ranges[loop].offset),
+                                    value(ranges[loop].size), value(ranges[loop].stride), accs);
+    OpBuilder::InsertionGuard inner(rewriter);
+    rewriter.setInsertionPointToStart(forOp.getBody());
+    ivs.push_back(forOp.getInductionVar());
+    SmallVector<Value> next = nest(loop + 1, forOp.getRegionIterArgs());
+    ivs.pop_back();
+    scf::YieldOp::create(rewriter, loc, next);
+    return SmallVector<Value>(forOp.getResults());
+  };
+  SmallVector<Value> results = nest(numParallel, inits);
+  for (auto [out, v] : llvm::zip(carried, results))
+    store(*out, v);
   return par;
 }
 
@@ -219,11 +257,17 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
       generic = *g;
     }
     unsigned numParallel = generic.getNumParallelLoops();
-    // Outputs must be indexed by the parallel loops alone.
-    for (OpOperand &out : generic.getDpsInitsMutable())
-      for (unsigned d = numParallel; d < generic.getNumLoops(); ++d)
-        if (generic.getMatchingIndexingMap(&out).isFunctionOfDim(d))
-          return generic.emitOpError("has an output indexed by a reduction loop");
+    // An output indexed by a reduction loop is written per iteration by the
+    // thread that owns its parallel point; it must still name every parallel
+    // loop, or two threads would write one element.
+    for (OpOperand &out : generic.getDpsInitsMutable()) {
+      if (!indexedByReduction(generic, out))
+        continue;
+      for (unsigned d = 0; d < numParallel; ++d)
+        if (!generic.getMatchingIndexingMap(&out).isFunctionOfDim(d))
+          return generic.emitOpError(
+              "has an output indexed by a reduction loop but not by every parallel loop");
+    }
     rewriter.setInsertionPoint(generic);
     scf::ParallelOp par = lowerToThreadLoops(rewriter, generic);
     rewriter.eraseOp(generic);
@@ -251,11 +295,11 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
 
   void runOnOperation() override {
     if (blockSize <= 0 || blockSize > 1024) {
-      getOperation().emitError("block-size must be in [1, 1024], got ") << blockSize;
+      getOperation().emitError("block-size must be in [1, 1024], got ") << static_cast<int>(blockSize);
       return signalPassFailure();
     }
     if (subgroupSize <= 0 || subgroupSize > blockSize) {
-      getOperation().emitError("subgroup-size must be in [1, block-size], got ") << subgroupSize;
+      getOperation().emitError("subgroup-size must be in [1, block-size], got ") << static_cast<int>(subgroupSize);
       return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> ops;

@@ -147,3 +147,31 @@ func.func @small(%a: memref<20xf32>) {
   linalg.fill ins(%one : f32) outs(%a : memref<20xf32>)
   return
 }
+
+// A fused op whose first output is an elementwise value indexed by the
+// reduction loop (kept for other users) and whose second is the row sum: the
+// thread that owns a row stores the elementwise value at each step of its
+// reduction loop and the sum once after it.
+// CHECK-LABEL: func.func @fused_rowsum
+// CHECK: gpu.launch
+// CHECK: %[[ROW:.*]] = arith.addi
+// CHECK: %[[INIT:.*]] = memref.load %arg2[%[[ROW]]]
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %c64 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK:   %[[X:.*]] = memref.load %arg0[%[[ROW]], %[[K]]]
+// CHECK:   %[[E:.*]] = math.exp %[[X]]
+// CHECK:   %[[NEW:.*]] = arith.addf %[[E]], %[[ACC]]
+// CHECK:   memref.store %[[E]], %arg1[%[[ROW]], %[[K]]]
+// CHECK:   scf.yield %[[NEW]]
+// CHECK: memref.store %[[SUM]], %arg2[%[[ROW]]]
+func.func @fused_rowsum(%a: memref<?x64xf32>, %e: memref<?x64xf32>, %b: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<?x64xf32>) outs(%e, %b : memref<?x64xf32>, memref<?xf32>) {
+  ^bb0(%x: f32, %old: f32, %acc: f32):
+    %ex = math.exp %x : f32
+    %s = arith.addf %ex, %acc : f32
+    linalg.yield %ex, %s : f32, f32
+  }
+  return
+}
