@@ -54,6 +54,11 @@ void buildROCmPipeline(OpPassManager &pm, const ROCmPipelineOptions &options) {
   ConvertGpuOpsToROCDLOpsOptions rocdl;
   rocdl.chipset = options.chip;
   rocdl.runtime = gpu::amd::Runtime::HIP;
+  // Only these dialects contribute their generic LLVM lowerings; math ops
+  // with a device-library implementation (tanh, ...) then always become ocml
+  // calls. Left open, another loaded dialect's patterns can lower math.tanh to
+  // an LLVM intrinsic the AMDGPU backend has no lowering for.
+  rocdl.allowedDialects = {"arith", "cf", "func", "index", "math", "memref", "ub"};
   kpm.addPass(createConvertGpuOpsToROCDLOps(rocdl));
   kpm.addPass(createCanonicalizerPass());
   kpm.addPass(createCSEPass());
