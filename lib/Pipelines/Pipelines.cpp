@@ -89,6 +89,8 @@ void kiln::buildLinalgToGPUPipeline(OpPassManager &pm, const GPUPipelineOptions 
   kiln::KilnMapLinalgToGPUOptions mapOpts;
   mapOpts.blockSize = options.blockSize;
   mapOpts.subgroupSize = options.subgroupSize;
+  if (options.tileContractions)
+    pm.nest<func::FuncOp>().addPass(kiln::createKilnGPUTileContractions());
   pm.nest<func::FuncOp>().addPass(kiln::createKilnMapLinalgToGPU(mapOpts));
   pm.addPass(kiln::createKilnGPUDeviceBuffers());
   // Fold the launch bounds' arithmetic, so constants sink into the kernels

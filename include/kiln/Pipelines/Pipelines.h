@@ -20,6 +20,11 @@ struct GPUPipelineOptions : mlir::PassPipelineOptions<GPUPipelineOptions> {
   Option<bool> libraryGemm{*this, "library-gemm",
                            llvm::cl::desc("Large matmuls and convolutions call the runtime's GEMM"),
                            llvm::cl::init(false)};
+  Option<bool> tileContractions{
+      *this, "tile-contractions",
+      llvm::cl::desc("Contractions as workgroup-tiled kernels (kiln-gpu-tile-contractions); "
+                     "off: one thread per output element"),
+      llvm::cl::init(true)};
 };
 /// linalg on tensors -> bufferized host code launching outlined kernels,
 /// all kernels in one gpu.module (`kiln-linalg-to-gpu`). Vendor-neutral.

@@ -133,6 +133,45 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def KilnGPUTileContractions : Pass<"kiln-gpu-tile-contractions", "::mlir::func::FuncOp"> {
+  let summary = "Turn contractions on buffers into workgroup-tiled GPU kernels";
+  let description = [{
+    Runs before `kiln-map-linalg-to-gpu`, on bufferized linalg. A
+    contraction (linalg.matmul, batch_matmul, or any linalg op with two
+    buffer inputs and one output, one reduction loop k, every parallel loop
+    indexing the output, a parallel loop only the first input uses and one
+    only the second uses: transposed operands, broadcast batches and
+    `torch.matmul`'s loop nests included) becomes one `gpu.launch`: each
+    workgroup of 16x16 threads computes a 64x64 output tile, walking k in
+    steps of 16; per step it stages a 64x16 tile of each input in workgroup
+    memory (launch workgroup attributions), synchronises (`gpu.barrier`),
+    and each thread updates a 4x4 register tile of accumulators from them.
+    Edges are bounds checks (rows and columns past the op are neither read
+    nor stored; a last partial k step runs the compute loop for the k
+    elements there are), so any body of (a, b, acc) and any size, static or
+    dynamic, is computed exactly. Remaining loops (batch dims) take one
+    workgroup per point. Other ops are left to `kiln-map-linalg-to-gpu`.
+    Vendor-neutral: CUDA and ROCm share it.
+
+    Before: `linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>)`
+    After:
+    ```mlir
+    gpu.launch blocks(%bx, ...) in (%gx = %tiles, ...) threads(%tx, %ty, %tz) in (%c16, %c16, %c1)
+        workgroup(%at : memref<64x17xf32, #gpu.address_space<workgroup>>,
+                  %bt : memref<16x65xf32, #gpu.address_space<workgroup>>) {
+      %acc = ... 16 scalars loaded from %c ...
+      %r = scf.for %k0 = %c0 to %kfull step %c16 iter_args(...) {
+        ... stage %at, %bt ...; gpu.barrier; ... 16 x 16 multiply-adds ...; gpu.barrier
+      }
+      ... partial k step; stores ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def KilnGPUDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::ModuleOp"> {
   let summary = "Allocate the buffers that kernels touch in device memory";
   let description = [{
