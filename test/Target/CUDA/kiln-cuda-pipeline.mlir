@@ -5,7 +5,8 @@
 // RUN: kiln-opt %s --kiln-cuda-pipeline | FileCheck %s --check-prefix=HOST
 
 // An elementwise chain (relu, then erf-GELU), a reduction (mean over the last
-// two dims, one dynamic) and a matmul (linear with bias) through the CUDA path.
+// two dims, one dynamic) and a tiled matmul (linear with bias, dynamic rows)
+// through the CUDA path.
 
 func.func @elementwise(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
   %0 = aten.relu %x : tensor<?x64xf32>
@@ -16,9 +17,9 @@ func.func @reduction(%x: tensor<2x?x8xf32>) -> tensor<2x1x1xf32> {
   %0 = aten.mean_dim %x {dim = array<i64: -2, -1>, keepdim = true} : (tensor<2x?x8xf32>) -> tensor<2x1x1xf32>
   return %0 : tensor<2x1x1xf32>
 }
-func.func @matmul(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32>) -> tensor<?x16xf32> {
-  %0 = aten.linear %x, %w, %b : (tensor<?x64xf32>, tensor<16x64xf32>, tensor<16xf32>) -> tensor<?x16xf32>
-  return %0 : tensor<?x16xf32>
+func.func @matmul(%x: tensor<?x96xf32>, %w: tensor<80x96xf32>, %b: tensor<80xf32>) -> tensor<?x80xf32> {
+  %0 = aten.linear %x, %w, %b : (tensor<?x96xf32>, tensor<80x96xf32>, tensor<80xf32>) -> tensor<?x80xf32>
+  return %0 : tensor<?x80xf32>
 }
 
 // Host code: one stream per call, device allocations, one launch per fused
@@ -37,16 +38,25 @@ func.func @matmul(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32
 // GPU: math.erf
 // GPU: gpu.func @reduction_kernel
 // GPU: gpu.func @reduction_kernel_0
-// The matmul kernel: one thread per output element, the k loop inside with
-// the sum in a register, started from the bias the first kernel wrote.
-// GPU: gpu.func @matmul_kernel_{{[0-9]+}}(%{{.*}}: index, %[[Y:.*]]: memref<?x16xf32>, %[[X:.*]]: memref<?x64xf32>, %[[W:.*]]: memref<16x64xf32>) kernel
-// GPU: %[[B:.*]] = memref.load %[[Y]]
-// GPU: %[[S:.*]] = scf.for %[[K:.*]] = %c0 to %c64 step %c1 iter_args(%[[ACC:.*]] = %[[B]]) -> (f32) {
-// GPU:   memref.load %[[X]][%{{.*}}, %[[K]]]
-// GPU:   memref.load %[[W]][%{{.*}}, %[[K]]]
-// GPU:   arith.mulf
-// GPU:   arith.addf %[[ACC]]
-// GPU: memref.store %[[S]], %[[Y]]
+// The matmul kernel (kiln-gpu-tile-contractions): 16x16 threads a block, a
+// tile of x and one of w in shared memory, k in steps of 16 between
+// barriers, each thread's 4x4 sums in registers, started from the bias the
+// first kernel wrote.
+// GPU: gpu.func @matmul_kernel_{{[0-9]+}}(%[[X:.*]]: memref<?x96xf32>, %{{.*}}: index, %[[Y:.*]]: memref<?x80xf32>, %[[W:.*]]: memref<80x96xf32>) workgroup(%[[XT:.*]] : memref<64x17xf32, #gpu.address_space<workgroup>>, %[[WT:.*]] : memref<16x65xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 16, 16, 1>}
+// GPU: memref.load %[[Y]]
+// GPU: scf.for %{{.*}} = %c0 to %c96 step %c16 iter_args(
+// GPU:   memref.load %[[X]]
+// GPU:   memref.store %{{.*}}, %[[XT]]
+// GPU:   memref.load %[[W]]
+// GPU:   memref.store %{{.*}}, %[[WT]]
+// GPU:   gpu.barrier
+// GPU:   scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args(
+// GPU:     memref.load %[[XT]]
+// GPU:     memref.load %[[WT]]
+// GPU:     arith.mulf
+// GPU:     arith.addf
+// GPU:   gpu.barrier
+// GPU: memref.store %{{.*}}, %[[Y]]
 // GPU-NOT: gpu.module
 // GPU-LABEL: func.func @reduction
 // GPU: gpu.launch_func async {{.*}}::@reduction_kernel blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1)
@@ -58,6 +68,18 @@ func.func @matmul(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32
 // NVVM: nvvm.read.ptx.sreg.ctaid.x
 // NVVM: nvvm.read.ptx.sreg.tid.x
 // NVVM: llvm.call @__nv_erff
+// The matmul's tiles are shared-memory globals (address space 3), the
+// barriers bar.sync 0.
+// NVVM: llvm.mlir.global internal @[[AT:__wg_matmul_kernel_[0-9]+_0]]() {addr_space = 3 : i32} : !llvm.array<1088 x f32>
+// NVVM: llvm.mlir.global internal @[[BT:__wg_matmul_kernel_[0-9]+_1]]() {addr_space = 3 : i32} : !llvm.array<1040 x f32>
+// NVVM: llvm.func @matmul_kernel_{{[0-9]+}}({{.*}}nvvm.kernel, nvvm.maxntid = array<i32: 16, 16, 1>}
+// NVVM: llvm.mlir.addressof @[[AT]] : !llvm.ptr<3>
+// NVVM: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// NVVM: nvvm.barrier0
+// NVVM-COUNT-8: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// NVVM: llvm.fmul
+// NVVM: llvm.fadd
+// NVVM: nvvm.barrier0
 
 // The host's launches become mgpu* calls, and the kernels PTX for sm_90: one
 // entry per kernel, global loads and stores, libdevice's erf linked in (no
@@ -74,8 +96,16 @@ func.func @matmul(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32
 // PTX-SAME: ld.global.b32
 // PTX-SAME: st.global.b32
 // PTX-SAME: .visible .entry reduction_kernel(
-// PTX-SAME: .visible .entry matmul_kernel
+// PTX-SAME: .visible .entry matmul_kernel(
+// PTX-SAME: .visible .entry matmul_kernel_{{[0-9]+}}(
+// PTX-SAME: .maxntid 16, 16, 1
+// PTX-SAME: .shared .align 4 .b8 __wg_matmul_kernel_{{[0-9]+}}_0[4352];
+// PTX-SAME: .shared .align 4 .b8 __wg_matmul_kernel_{{[0-9]+}}_1[4160];
+// PTX-SAME: st.shared.b32
+// PTX-SAME: bar.sync \090;
+// PTX-SAME: ld.shared.b32
 // PTX-SAME: fma.rn.f32
+// PTX-SAME: bar.sync \090;
 // PTX-NOT: __nv_erff
 
 // ptxas assembles a cubin (an ELF) for another architecture on request.
