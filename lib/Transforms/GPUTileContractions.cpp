@@ -214,7 +214,12 @@ private:
     Value rowTileIdx = arith::RemUIOp::create(b, loc, rest, tilesRows);
     rest = arith::DivUIOp::create(b, loc, rest, tilesRows);
     ivs.assign(sizes.size(), cst(0));
-    for (unsigned d : llvm::reverse(plan.outerDims)) {
+    // The outermost loop takes what is left (no remainder to take).
+    for (auto [i, d] : llvm::enumerate(llvm::reverse(plan.outerDims))) {
+      if (i + 1 == plan.outerDims.size()) {
+        ivs[d] = rest;
+        break;
+      }
       ivs[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
       rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
     }
