@@ -6,12 +6,13 @@ usage: matmul-tiles.py BUILD_DIR OUT_DIR [--gpu-arch=sm_NN]      (here, with LLV
 
 Here: writes one aten-dialect module per case (square, ragged edges, k
 shorter than a tile step, batched, broadcast batch, transposed operands,
-dynamic rows, float16, int64), seeded random inputs and numpy's float64
-results (rounded to the output dtype), and compiles each for CUDA and for the
-CPU. Each CPU build is run here against numpy's results (so the references
-are known right before anything travels); with --families, the corpus's
-products and attention families (PyTorch's own outputs) are packed too.
-kiln-run, the runtime and the libraries they need are copied in, as
+dynamic rows, every size dynamic, float16, float64, int64), seeded random
+inputs and numpy's float64 results (rounded to the output dtype), and
+compiles each for CUDA (generated kernels only: --cuda-gemm=kernel) and for
+the CPU. Each CPU build is run here against numpy's results (so the
+references are known right before anything travels); with --families, the
+corpus's products and attention families (PyTorch's own outputs) are packed
+too. kiln-run, the runtime and the libraries they need are copied in, as
 test/gpu/pack.sh does. Exits 1 if a CPU check fails, 2 if a compile fails.
 
 There: OUT_DIR/run.sh runs every CUDA build with kiln-run --device cuda
@@ -31,7 +32,7 @@ F32 = "f32"
 
 
 def mm(name, m, k, n, dtype=F32):
-    t = {"f32": "f32", "f16": "f16", "i64": "i64"}[dtype]
+    t = dtype
     return dict(name=name, dtype=dtype,
                 text=f"""func.func @main(%a: tensor<{m}x{k}x{t}>, %b: tensor<{k}x{n}x{t}>) -> tensor<{m}x{n}x{t}> {{
   %0 = aten.mm %a, %b : (tensor<{m}x{k}x{t}>, tensor<{k}x{n}x{t}>) -> tensor<{m}x{n}x{t}>
@@ -48,6 +49,7 @@ def cases():
         mm("k1_70x1x90", 70, 1, 90),
         mm("float16_128x96x80", 128, 96, 80, "f16"),
         mm("int64_65x40x33", 65, 40, 33, "i64"),
+        mm("float64_33x200x17", 33, 200, 17, "f64"),
     ]
     out.append(dict(
         name="bmm_3x127x65x129", dtype=F32,
@@ -61,6 +63,14 @@ def cases():
   %0 = aten.matmul %a, %b : (tensor<2x3x50x40xf32>, tensor<40x30xf32>) -> tensor<2x3x50x30xf32>
   return %0 : tensor<2x3x50x30xf32>
 }""", shapes=[[(2, 3, 50, 40), (40, 30)]], ref=lambda a, b: a @ b))
+    # Every size dynamic, run at shapes with and without whole tiles.
+    out.append(dict(
+        name="bmm_dynamic", dtype=F32,
+        text="""func.func @main(%a: tensor<?x?x?xf32>, %b: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
+  %0 = aten.bmm %a, %b : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %0 : tensor<?x?x?xf32>
+}""", shapes=[[(2, 70, 33), (2, 33, 19)], [(1, 1, 1), (1, 1, 1)], [(4, 64, 128), (4, 128, 64)],
+              [(3, 129, 17), (3, 17, 130)]], ref=lambda a, b: a @ b))
     # x @ w^T + b: w is read along k (its contiguous dim); rows are dynamic.
     out.append(dict(
         name="linear_dynamic_rows_x96_w80", dtype=F32,
@@ -86,8 +96,13 @@ def cases():
     return out
 
 
-NP_DTYPE = {"f32": np.float32, "f16": np.float16, "i64": np.int64}
-TOL = {"f32": ("1e-4", "1e-4"), "f16": ("1e-2", "1e-2"), "i64": ("0", "0")}
+# Generated kernels for every product: with the default (cuBLAS for large
+# float32 matmuls) most cases here would never reach the tiled kernels.
+GEMM = ["--cuda-gemm=kernel"]
+
+NP_DTYPE = {"f32": np.float32, "f16": np.float16, "i64": np.int64, "f64": np.float64}
+TOL = {"f32": ("1e-4", "1e-4"), "f16": ("1e-2", "1e-2"), "i64": ("0", "0"),
+       "f64": ("1e-10", "1e-10")}
 
 
 def sh(cmd, **kw):
@@ -142,7 +157,7 @@ def main():
         for target, so in (("cuda", "cuda.so"), ("cpu", "cpu.so")):
             cmd = [compile_, mlir, "-o", os.path.join(d, so)]
             if target == "cuda":
-                cmd += ["--target=cuda", "--gpu-arch=" + a.gpu_arch]
+                cmd += ["--target=cuda", "--gpu-arch=" + a.gpu_arch] + GEMM
             p = sh(cmd)
             if p.returncode != 0:
                 print(f"COMPILE-FAIL {case['name']} ({target}): {p.stdout}{p.stderr}")
@@ -178,8 +193,8 @@ def main():
             fd = os.path.join(src, "test", "data", "families", fam)
             d = os.path.join(out, "cases", "family_" + fam)
             os.makedirs(d)
-            p = sh([compile_, os.path.join(fd, "model.pt2"), "--target=cuda", "--gpu-arch=" + a.gpu_arch,
-                    "-o", os.path.join(d, "cuda.so")])
+            p = sh([compile_, os.path.join(fd, "model.pt2"), "--target=cuda", "--gpu-arch=" + a.gpu_arch]
+                   + GEMM + ["-o", os.path.join(d, "cuda.so")])
             if p.returncode != 0:
                 print(f"COMPILE-FAIL family {fam}: {p.stdout}{p.stderr}")
                 sys.exit(2)
