@@ -155,3 +155,36 @@ func.func @others(%a: memref<8x16xf32>, %x: memref<16xf32>, %y: memref<8xf32>, %
   linalg.add ins(%y, %s : memref<8xf32>, memref<8xf32>) outs(%y : memref<8xf32>)
   return
 }
+
+// Neither are a convolution (its input maps are sums of loops), a product
+// reduced over two loops (batch_reduce_matmul), a matrix-vector product as a
+// generic (no loop that only the second input uses), nor a matmul still on
+// tensors: each is left as it is.
+// CHECK-LABEL: func.func @not_tiled
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: linalg.batch_reduce_matmul
+// CHECK: linalg.generic
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf32>, tensor<8x4xf32>)
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @not_tiled(%in: memref<1x3x9x9xf32>, %w: memref<4x3x3x3xf32>, %o: memref<1x4x7x7xf32>,
+                     %ba: memref<2x8x16xf32>, %bb: memref<2x16x8xf32>, %bc: memref<8x8xf32>,
+                     %v: memref<8xf32>, %ta: tensor<4x8xf32>, %tb: tensor<8x4xf32>,
+                     %tc: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  linalg.conv_2d_nchw_fchw ins(%in, %w : memref<1x3x9x9xf32>, memref<4x3x3x3xf32>)
+      outs(%o : memref<1x4x7x7xf32>)
+  linalg.batch_reduce_matmul ins(%ba, %bb : memref<2x8x16xf32>, memref<2x16x8xf32>)
+      outs(%bc : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(m, k) -> (m, k)>, affine_map<(m, k) -> (k)>,
+                                   affine_map<(m, k) -> (m)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%bc, %v : memref<8x8xf32>, memref<8xf32>) outs(%v : memref<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  %r = linalg.matmul ins(%ta, %tb : tensor<4x8xf32>, tensor<8x4xf32>) outs(%tc : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
