@@ -1,4 +1,4 @@
-//===- LinalgRules.cpp - derivatives of linear and addmm ------------------===//
+//===- LinalgRules.cpp - derivatives of linear and the matrix products ----===//
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
@@ -91,9 +91,149 @@ LogicalResult addmmJvp(AddmmOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVector
   return success();
 }
 
+/// The result type of aten.matmul of `a` and `c` (any ranks >= 1).
+RankedTensorType matmulType(Value a, Value c) {
+  auto ta = tensorType(a), tc = tensorType(c);
+  ArrayRef<int64_t> sa = ta.getShape(), sc = tc.getShape();
+  SmallVector<int64_t> shape;
+  if (sa.size() >= 2 || sc.size() >= 2) {
+    ArrayRef<int64_t> ba = sa.size() > 2 ? sa.drop_back(2) : ArrayRef<int64_t>{};
+    ArrayRef<int64_t> bc = sc.size() > 2 ? sc.drop_back(2) : ArrayRef<int64_t>{};
+    size_t rank = std::max(ba.size(), bc.size());
+    for (size_t i = 0; i < rank; ++i) {
+      int64_t x = i < rank - ba.size() ? 1 : ba[i - (rank - ba.size())];
+      int64_t y = i < rank - bc.size() ? 1 : bc[i - (rank - bc.size())];
+      shape.push_back(x == 1 ? y : y == 1 ? x : x == ShapedType::kDynamic ? y : x);
+    }
+  }
+  if (sa.size() >= 2)
+    shape.push_back(sa[sa.size() - 2]);
+  if (sc.size() >= 2)
+    shape.push_back(sc.back());
+  return RankedTensorType::get(shape, ta.getElementType());
+}
+Value matmulAny(OpBuilder &b, Location loc, Value a, Value c) {
+  return MatmulOp::create(b, loc, matmulType(a, c), a, c);
+}
+
+/// `v` with a unit dim inserted at `dim` (aten.unsqueeze).
+Value unsqueeze(OpBuilder &b, Location loc, Value v, int64_t dim) {
+  auto ty = tensorType(v);
+  SmallVector<int64_t> shape(ty.getShape());
+  if (dim < 0)
+    dim += ty.getRank() + 1;
+  shape.insert(shape.begin() + dim, 1);
+  return UnsqueezeOp::create(b, loc, RankedTensorType::get(shape, ty.getElementType()), v,
+                             b.getI64IntegerAttr(dim));
+}
+
+/// Gradients of torch.matmul(a, c) (every rank combination, broadcast batch
+/// dims): a 1-d operand is made a row (a) or column (c) matrix and the
+/// cotangent gets the matching unit dim; g_a = g @ c^T and g_c = a^T @ g,
+/// each summed down to its operand's (batch-broadcast) shape.
+void productGrads(OpBuilder &b, Location loc, Value a, Value c, Value g, bool needA, bool needC,
+                  Value &ga, Value &gc) {
+  int64_t ra = tensorType(a).getRank(), rc = tensorType(c).getRank();
+  Value a2 = ra == 1 ? unsqueeze(b, loc, a, 0) : a;
+  Value c2 = rc == 1 ? unsqueeze(b, loc, c, 1) : c;
+  Value g2 = g;
+  if (rc == 1)
+    g2 = unsqueeze(b, loc, g2, -1);
+  if (ra == 1)
+    g2 = unsqueeze(b, loc, g2, tensorType(g2).getRank() - 1);
+  if (needA) {
+    Value t = sumTo(b, loc, matmul(b, loc, g2, transposeLast2(b, loc, c2)), a2.getType());
+    ga = viewAs(b, loc, t, a);
+  }
+  if (needC) {
+    Value t = sumTo(b, loc, matmul(b, loc, transposeLast2(b, loc, a2), g2), c2.getType());
+    gc = viewAs(b, loc, t, c);
+  }
+}
+
+/// mm, bmm, mv, dot, matmul: operands self and other, matmul semantics.
+template <typename OpT>
+LogicalResult productVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                         SmallVectorImpl<Value> &out) {
+  for (int i = 0; i < 2; ++i)
+    if (needed[i] && failed(checkSameElementType(op, op->getOperand(i), op.getResult())))
+      return failure();
+  productGrads(b, op.getLoc(), op.getSelf(), op.getOther(), cts[0], needed[0], needed[1], out[0],
+               out[1]);
+  return success();
+}
+template <typename OpT>
+LogicalResult productJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value r;
+  if (ts[0])
+    r = OpT::create(b, loc, op.getType(), ts[0], op.getOther());
+  if (ts[1]) {
+    Value t = OpT::create(b, loc, op.getType(), op.getSelf(), ts[1]);
+    r = r ? add(b, loc, r, t) : t;
+  }
+  out[0] = r;
+  return success();
+}
+
+/// outer(a, c) = a[:, None] * c[None, :]: g_a = g @ c, g_c = g^T @ a.
+LogicalResult outerVjp(OuterOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                       SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  if (needed[0])
+    out[0] = matmulAny(b, loc, cts[0], op.getOther());
+  if (needed[1])
+    out[1] = matmulAny(b, loc, op.getSelf(), cts[0]);
+  return success();
+}
+
+/// baddbmm / addmv: beta * self + alpha * lhs @ rhs.
+template <typename OpT>
+LogicalResult addProductVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                            SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  for (int i = 0; i < 3; ++i)
+    if (needed[i] && failed(checkSameElementType(op, op->getOperand(i), op.getResult())))
+      return failure();
+  Value g = cts[0];
+  if (needed[0])
+    out[0] = sumTo(b, loc, scale(b, loc, g, op.getBeta().convertToDouble()), op.getSelf().getType());
+  productGrads(b, loc, op.getLhs(), op.getRhs(), scale(b, loc, g, op.getAlpha().convertToDouble()),
+               needed[1], needed[2], out[1], out[2]);
+  return success();
+}
+template <typename OpT>
+LogicalResult addProductJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value r;
+  if (ts[1])
+    r = matmulAny(b, loc, ts[1], op.getRhs());
+  if (ts[2]) {
+    Value t = matmulAny(b, loc, op.getLhs(), ts[2]);
+    r = r ? add(b, loc, r, t) : t;
+  }
+  if (r)
+    r = scale(b, loc, r, op.getAlpha().convertToDouble());
+  if (ts[0]) {
+    Value t = scale(b, loc, ts[0], op.getBeta().convertToDouble());
+    r = r ? add(b, loc, r, t) : t;
+  }
+  out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
+  return success();
+}
+
 } // namespace
 
 void attachLinalgRules(MLIRContext *ctx) {
+  MmOp::attachInterface<Rule<MmOp, productVjp<MmOp>, productJvp<MmOp>>>(*ctx);
+  BmmOp::attachInterface<Rule<BmmOp, productVjp<BmmOp>, productJvp<BmmOp>>>(*ctx);
+  MvOp::attachInterface<Rule<MvOp, productVjp<MvOp>, productJvp<MvOp>>>(*ctx);
+  DotOp::attachInterface<Rule<DotOp, productVjp<DotOp>, productJvp<DotOp>>>(*ctx);
+  MatmulOp::attachInterface<Rule<MatmulOp, productVjp<MatmulOp>, productJvp<MatmulOp>>>(*ctx);
+  OuterOp::attachInterface<Rule<OuterOp, outerVjp, productJvp<OuterOp>>>(*ctx);
+  BaddbmmOp::attachInterface<
+      Rule<BaddbmmOp, addProductVjp<BaddbmmOp>, addProductJvp<BaddbmmOp>>>(*ctx);
+  AddmvOp::attachInterface<Rule<AddmvOp, addProductVjp<AddmvOp>, addProductJvp<AddmvOp>>>(*ctx);
   LinearOp::attachInterface<Rule<LinearOp, linearVjp, linearJvp>>(*ctx);
   AddmmOp::attachInterface<Rule<AddmmOp, addmmVjp, addmmJvp>>(*ctx);
 }

@@ -1,4 +1,4 @@
-//===- NormalizationRules.cpp - derivatives of inference batch norm -------===//
+//===- NormalizationRules.cpp - derivatives of softmax and the norms -----===//
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
@@ -118,9 +118,162 @@ LogicalResult batchNormVjp(BatchNormOp op, OpBuilder &b, ArrayRef<Value> cts,
   return success();
 }
 
+/// The softmax dim of `op`, normalised (none for a 0-d input).
+template <typename OpT> SmallVector<int64_t> softmaxDims(OpT op) {
+  int64_t rank = tensorType(op.getSelf()).getRank();
+  if (rank == 0)
+    return {};
+  return {(op.getDim() % rank + rank) % rank};
+}
+
+/// softmax: y * (g - sum(g * y)) along the dim (the same map on tangents).
+template <typename OpT> Value softmaxGrad(OpT op, OpBuilder &b, Value g) {
+  Location loc = op.getLoc();
+  Value y = op.getResult();
+  return mul(b, loc, y, sub(b, loc, g, sumDims(b, loc, mul(b, loc, g, y), softmaxDims(op), true)));
+}
+template <typename OpT>
+LogicalResult softmaxVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
+                         SmallVectorImpl<Value> &out) {
+  if (failed(checkSameElementType(op, op.getSelf(), op.getResult())))
+    return failure();
+  out[0] = softmaxGrad(op, b, cts[0]);
+  return success();
+}
+template <typename OpT>
+LogicalResult softmaxJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (ts[0]) {
+    if (failed(checkSameElementType(op, op.getSelf(), op.getResult())))
+      return failure();
+    out[0] = softmaxGrad(op, b, ts[0]);
+  }
+  return success();
+}
+
+/// log_softmax: g - exp(y) * sum(g) for the cotangent, t - sum(exp(y) * t)
+/// for the tangent.
+template <typename OpT>
+LogicalResult logSoftmaxVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
+                            SmallVectorImpl<Value> &out) {
+  if (failed(checkSameElementType(op, op.getSelf(), op.getResult())))
+    return failure();
+  Location loc = op.getLoc();
+  Value p = unary<ExpOp>(b, loc, op.getResult());
+  out[0] = sub(b, loc, cts[0], mul(b, loc, p, sumDims(b, loc, cts[0], softmaxDims(op), true)));
+  return success();
+}
+template <typename OpT>
+LogicalResult logSoftmaxJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts,
+                            SmallVectorImpl<Value> &out) {
+  if (!ts[0])
+    return success();
+  if (failed(checkSameElementType(op, op.getSelf(), op.getResult())))
+    return failure();
+  Location loc = op.getLoc();
+  Value p = unary<ExpOp>(b, loc, op.getResult());
+  out[0] = sub(b, loc, ts[0], sumDims(b, loc, mul(b, loc, p, ts[0]), softmaxDims(op), true));
+  return success();
+}
+
+/// The pieces of layer norm's derivatives: the normalised dims (trailing),
+/// the leading ones, and x_hat = (x - mean) * rstd.
+struct LayerNormParts {
+  SmallVector<int64_t> normDims, leadDims;
+  Value xhat;
+  int wi = -1, bi = -1;
+};
+LayerNormParts layerNormParts(NativeLayerNormOp op, OpBuilder &b) {
+  LayerNormParts p;
+  Location loc = op.getLoc();
+  int64_t rank = tensorType(op.getInput()).getRank();
+  int64_t k = op.getNormalizedShape().size();
+  for (int64_t d = 0; d < rank; ++d)
+    (d >= rank - k ? p.normDims : p.leadDims).push_back(d);
+  p.xhat = mul(b, loc, sub(b, loc, op.getInput(), op.getMean()), op.getRstd());
+  unsigned i = 1;
+  if (op.getWeight())
+    p.wi = i++;
+  if (op.getBias())
+    p.bi = i++;
+  return p;
+}
+
+/// y = x_hat * w + b with x_hat = (x - mean) * rstd over the trailing dims:
+/// g_x = rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat)) with
+/// g_hat = g * w; g_w = sum(g * x_hat) and g_b = sum(g) over the leading
+/// dims. Cotangents of the mean and rstd results add 1/N and
+/// -rstd^2 * x_hat / N per element.
+LogicalResult layerNormVjp(NativeLayerNormOp op, OpBuilder &b, ArrayRef<Value> cts,
+                           ArrayRef<bool> needed, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  LayerNormParts p = layerNormParts(op, b);
+  Value x = op.getInput(), rstd = op.getRstd(), g = cts[0];
+  Value gx;
+  if (g && needed[0]) {
+    Value gh = op.getWeight() ? mul(b, loc, g, op.getWeight()) : g;
+    Value inner = sub(b, loc, sub(b, loc, gh, meanDims(b, loc, gh, p.normDims, true)),
+                      mul(b, loc, p.xhat, meanDims(b, loc, mul(b, loc, gh, p.xhat), p.normDims, true)));
+    gx = mul(b, loc, rstd, inner);
+  }
+  if (needed[0] && (cts[1] || cts[2])) {
+    Value n = countOf(b, loc, x, p.normDims);
+    Value extra;
+    if (cts[1])
+      extra = expandAs(b, loc, div(b, loc, cts[1], n), x);
+    if (cts[2]) {
+      Value t = div(b, loc, mul(b, loc, mul(b, loc, cts[2], mul(b, loc, rstd, rstd)), p.xhat), n);
+      t = scale(b, loc, t, -1.0);
+      extra = extra ? add(b, loc, extra, t) : t;
+    }
+    gx = gx ? add(b, loc, gx, extra) : extra;
+  }
+  if (needed[0])
+    out[0] = gx ? gx : zerosLike(b, loc, x);
+  if (p.wi >= 0 && needed[p.wi])
+    out[p.wi] = g ? sumDims(b, loc, mul(b, loc, g, p.xhat), p.leadDims, false)
+                  : zerosLike(b, loc, op.getWeight());
+  if (p.bi >= 0 && needed[p.bi])
+    out[p.bi] = g ? sumDims(b, loc, g, p.leadDims, false) : zerosLike(b, loc, op.getBias());
+  return success();
+}
+
+/// With u = t - mean(t): t_x_hat = rstd * (u - x_hat * mean(x_hat * u)),
+/// t_mean = mean(t), t_rstd = -rstd^2 * mean(x_hat * u).
+LogicalResult layerNormJvp(NativeLayerNormOp op, OpBuilder &b, ArrayRef<Value> ts,
+                           SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  LayerNormParts p = layerNormParts(op, b);
+  Value rstd = op.getRstd(), ty;
+  if (ts[0]) {
+    Value mt = meanDims(b, loc, ts[0], p.normDims, true);
+    Value u = sub(b, loc, ts[0], mt);
+    Value c = meanDims(b, loc, mul(b, loc, p.xhat, u), p.normDims, true);
+    Value txh = mul(b, loc, rstd, sub(b, loc, u, mul(b, loc, p.xhat, c)));
+    ty = op.getWeight() ? mul(b, loc, txh, op.getWeight()) : txh;
+    out[1] = mt;
+    out[2] = scale(b, loc, mul(b, loc, mul(b, loc, rstd, rstd), c), -1.0);
+  }
+  if (p.wi >= 0 && ts[p.wi]) {
+    Value t = mul(b, loc, p.xhat, ts[p.wi]);
+    ty = ty ? add(b, loc, ty, t) : t;
+  }
+  if (p.bi >= 0 && ts[p.bi])
+    ty = ty ? add(b, loc, ty, ts[p.bi]) : expandAs(b, loc, ts[p.bi], op.getResult());
+  out[0] = ty;
+  return success();
+}
+
 } // namespace
 
 void attachNormalizationRules(MLIRContext *ctx) {
+  SoftmaxOp::attachInterface<Rule<SoftmaxOp, softmaxVjp<SoftmaxOp>, softmaxJvp<SoftmaxOp>>>(*ctx);
+  SoftmaxIntOp::attachInterface<
+      Rule<SoftmaxIntOp, softmaxVjp<SoftmaxIntOp>, softmaxJvp<SoftmaxIntOp>>>(*ctx);
+  LogSoftmaxOp::attachInterface<
+      Rule<LogSoftmaxOp, logSoftmaxVjp<LogSoftmaxOp>, logSoftmaxJvp<LogSoftmaxOp>>>(*ctx);
+  LogSoftmaxIntOp::attachInterface<
+      Rule<LogSoftmaxIntOp, logSoftmaxVjp<LogSoftmaxIntOp>, logSoftmaxJvp<LogSoftmaxIntOp>>>(*ctx);
+  NativeLayerNormOp::attachInterface<Rule<NativeLayerNormOp, layerNormVjp, layerNormJvp>>(*ctx);
   NativeBatchNormLegitNoTrainingOp::attachInterface<
       Rule<NativeBatchNormLegitNoTrainingOp, noTrainingVjp, noTrainingJvp>>(*ctx);
   BatchNormOp::attachInterface<Rule<BatchNormOp, batchNormVjp>>(*ctx);

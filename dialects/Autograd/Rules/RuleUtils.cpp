@@ -23,7 +23,7 @@ Value scalarTensor(OpBuilder &b, Location loc, Type elem, double value) {
   return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(ty, b.getFloatAttr(elem, value)));
 }
 
-static SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value like) {
+SmallVector<Value> dynamicDims(OpBuilder &b, Location loc, Value like) {
   SmallVector<Value> sizes;
   auto ty = tensorType(like);
   for (int64_t i = 0; i < ty.getRank(); ++i)
@@ -38,7 +38,7 @@ Value zerosLike(OpBuilder &b, Location loc, Value like) {
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(ty, b.getFloatAttr(ty.getElementType(), 0.0)));
   return aten::ExpandOp::create(b, loc, ty, scalarTensor(b, loc, ty.getElementType(), 0.0),
-                                dynamicSizes(b, loc, like), b.getDenseI64ArrayAttr(ty.getShape()));
+                                dynamicDims(b, loc, like), b.getDenseI64ArrayAttr(ty.getShape()));
 }
 
 Value sumTo(OpBuilder &b, Location loc, Value g, Type target) {
@@ -47,9 +47,7 @@ Value sumTo(OpBuilder &b, Location loc, Value g, Type target) {
   return aten::SumToSizeOp::create(b, loc, target, g);
 }
 
-/// Numpy broadcast of two shapes (a dynamic dim against a static non-1 one
-/// takes the static size).
-static SmallVector<int64_t> broadcast(ArrayRef<int64_t> a, ArrayRef<int64_t> c) {
+SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> c) {
   size_t rank = std::max(a.size(), c.size());
   SmallVector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -63,7 +61,7 @@ static SmallVector<int64_t> broadcast(ArrayRef<int64_t> a, ArrayRef<int64_t> c) 
 template <typename OpT>
 static Value binary(OpBuilder &b, Location loc, Value a, Value c) {
   auto ta = tensorType(a), tc = tensorType(c);
-  auto ty = RankedTensorType::get(broadcast(ta.getShape(), tc.getShape()), ta.getElementType());
+  auto ty = RankedTensorType::get(broadcastShape(ta.getShape(), tc.getShape()), ta.getElementType());
   return OpT::create(b, loc, TypeRange{ty}, ValueRange{a, c});
 }
 
@@ -103,14 +101,14 @@ Value viewTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape, Value
 }
 
 Value viewAs(OpBuilder &b, Location loc, Value v, Value like) {
-  return viewTo(b, loc, v, tensorType(like).getShape(), dynamicSizes(b, loc, like));
+  return viewTo(b, loc, v, tensorType(like).getShape(), dynamicDims(b, loc, like));
 }
 
 Value expandAs(OpBuilder &b, Location loc, Value v, Value like) {
   auto ty = RankedTensorType::get(tensorType(like).getShape(), tensorType(v).getElementType());
   if (ty == v.getType())
     return v;
-  return aten::ExpandOp::create(b, loc, ty, v, dynamicSizes(b, loc, like),
+  return aten::ExpandOp::create(b, loc, ty, v, dynamicDims(b, loc, like),
                                 b.getDenseI64ArrayAttr(ty.getShape()));
 }
 
@@ -127,6 +125,97 @@ Value flattenTo2d(OpBuilder &b, Location loc, Value v) {
   auto out = RankedTensorType::get({lead, ty.getDimSize(rank - 1)}, ty.getElementType());
   return aten::FlattenUsingIntsOp::create(b, loc, out, v, b.getI64IntegerAttr(0),
                                          b.getI64IntegerAttr(rank - 2));
+}
+
+SmallVector<int64_t> reducedShape(RankedTensorType ty, ArrayRef<int64_t> dims, bool keepdim) {
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < ty.getRank(); ++d) {
+    if (!llvm::is_contained(dims, d))
+      shape.push_back(ty.getDimSize(d));
+    else if (keepdim)
+      shape.push_back(1);
+  }
+  return shape;
+}
+
+template <typename OpT>
+static Value reduce(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> dims, bool keepdim) {
+  if (dims.empty()) // an empty list would mean every dim
+    return v;
+  auto ty = tensorType(v);
+  auto out = RankedTensorType::get(reducedShape(ty, dims, keepdim), ty.getElementType());
+  return OpT::create(b, loc, out, v, b.getDenseI64ArrayAttr(dims), b.getBoolAttr(keepdim),
+                     TypeAttr());
+}
+Value sumDims(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> dims, bool keepdim) {
+  return reduce<aten::SumDimIntListOp>(b, loc, v, dims, keepdim);
+}
+Value meanDims(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> dims, bool keepdim) {
+  return reduce<aten::MeanDimOp>(b, loc, v, dims, keepdim);
+}
+
+Value keepDims(OpBuilder &b, Location loc, Value g, Value like, ArrayRef<int64_t> dims,
+               bool keepdim) {
+  if (keepdim)
+    return g;
+  auto ty = tensorType(like);
+  SmallVector<int64_t> kept(ty.getShape());
+  SmallVector<Value> dyn;
+  for (int64_t d = 0; d < ty.getRank(); ++d) {
+    if (llvm::is_contained(dims, d))
+      kept[d] = 1;
+    else if (ty.isDynamicDim(d))
+      dyn.push_back(tensor::DimOp::create(b, loc, like, d));
+  }
+  return viewTo(b, loc, g, kept, dyn);
+}
+
+Value unreduce(OpBuilder &b, Location loc, Value g, Value like, ArrayRef<int64_t> dims,
+               bool keepdim) {
+  return expandAs(b, loc, keepDims(b, loc, g, like, dims, keepdim), like);
+}
+
+Value transposeLast2(OpBuilder &b, Location loc, Value v) {
+  int64_t rank = tensorType(v).getRank();
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    perm.push_back(i);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return permute(b, loc, v, perm);
+}
+
+Value matmul(OpBuilder &b, Location loc, Value a, Value c) {
+  auto ta = tensorType(a), tc = tensorType(c);
+  SmallVector<int64_t> shape =
+      broadcastShape(ta.getShape().drop_back(2), tc.getShape().drop_back(2));
+  shape.push_back(ta.getDimSize(ta.getRank() - 2));
+  shape.push_back(tc.getDimSize(tc.getRank() - 1));
+  return aten::MatmulOp::create(b, loc, RankedTensorType::get(shape, ta.getElementType()), a, c);
+}
+
+Value where(OpBuilder &b, Location loc, Value cond, Value a, Value c) {
+  auto shape = broadcastShape(tensorType(cond).getShape(),
+                         broadcastShape(tensorType(a).getShape(), tensorType(c).getShape()));
+  auto ty = RankedTensorType::get(shape, tensorType(a).getElementType());
+  return aten::WhereSelfOp::create(b, loc, ty, cond, a, c);
+}
+
+FailureOr<int64_t> staticCount(Value v, ArrayRef<int64_t> dims) {
+  auto ty = tensorType(v);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (ty.isDynamicDim(d))
+      return failure();
+    n *= ty.getDimSize(d);
+  }
+  return n;
+}
+
+Value countOf(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims) {
+  Type elem = tensorType(x).getElementType();
+  if (auto n = staticCount(x, dims); succeeded(n))
+    return scalarTensor(b, loc, elem, (double)*n);
+  return sumDims(b, loc, expandAs(b, loc, scalarTensor(b, loc, elem, 1.0), x), dims, true);
 }
 
 LogicalResult checkSameElementType(Operation *op, Value operand, Value result) {

@@ -12,10 +12,15 @@ using namespace mlir;
 RankedTensorType tensorType(Value v);
 /// A 0-d constant tensor of element type `elem` holding `value`.
 Value scalarTensor(OpBuilder &b, Location loc, Type elem, double value);
+/// tensor.dim of each dynamic dim of `like`, in order.
+SmallVector<Value> dynamicDims(OpBuilder &b, Location loc, Value like);
 /// Zeros of `like`'s type (dynamic dims taken from `like`).
 Value zerosLike(OpBuilder &b, Location loc, Value like);
 /// `g` summed down to `target`'s type (sum_to_size), or `g` if it has it.
 Value sumTo(OpBuilder &b, Location loc, Value g, Type target);
+/// Numpy broadcast of two shapes (a dynamic dim against a static non-1 one
+/// takes the static size).
+SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> c);
 /// Elementwise aten ops with broadcasting; the result has the broadcast
 /// shape and `a`'s element type.
 Value add(OpBuilder &b, Location loc, Value a, Value c);
@@ -34,6 +39,36 @@ Value viewTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape, Value
 Value expandAs(OpBuilder &b, Location loc, Value v, Value like);
 /// `v` flattened to 2-d [prod(leading dims), last dim] (a 1-d `v` becomes [1, n]).
 Value flattenTo2d(OpBuilder &b, Location loc, Value v);
+/// The shape `v` has with `dims` (sorted, in [0, rank)) reduced: dropped,
+/// or kept as 1 with `keepdim`.
+SmallVector<int64_t> reducedShape(RankedTensorType ty, ArrayRef<int64_t> dims, bool keepdim);
+/// aten.sum_dim_intlist / aten.mean_dim of `v` over `dims` (sorted, in [0,
+/// rank)); `v` itself when `dims` is empty.
+Value sumDims(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> dims, bool keepdim);
+Value meanDims(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> dims, bool keepdim);
+/// The gradient of a reduction over `dims` of `like` broadcast back to
+/// `like`'s shape: `g` (reduced, with unit dims when `keepdim`) viewed with
+/// the reduced dims as 1, then expanded.
+Value unreduce(OpBuilder &b, Location loc, Value g, Value like, ArrayRef<int64_t> dims,
+               bool keepdim);
+/// `g` with the reduced dims as 1 (a view, or `g` itself with `keepdim`).
+Value keepDims(OpBuilder &b, Location loc, Value g, Value like, ArrayRef<int64_t> dims,
+               bool keepdim);
+/// `v` with its last two dims swapped (aten.permute).
+Value transposeLast2(OpBuilder &b, Location loc, Value v);
+/// aten.matmul of operands of rank >= 2 (batch dims broadcast).
+Value matmul(OpBuilder &b, Location loc, Value a, Value c);
+/// A unary aten op of `v` with `v`'s type.
+template <typename OpT> Value unary(OpBuilder &b, Location loc, Value v) {
+  return OpT::create(b, loc, v.getType(), v);
+}
+/// aten.where_self(cond, a, c) (broadcast; `a`'s element type).
+Value where(OpBuilder &b, Location loc, Value cond, Value a, Value c);
+/// The number of elements of `v` in `dims`, or failure when one is dynamic.
+FailureOr<int64_t> staticCount(Value v, ArrayRef<int64_t> dims);
+/// The number of elements of `x` in `dims`, as a tensor of `x`'s element type
+/// with `x`'s rank and those dims as 1 (a 0-d constant when they are static).
+Value countOf(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims);
 /// Whether `t` is a tensor of floating-point elements.
 bool isFloatTensor(Type t);
 /// Checks an operand whose cotangent is needed has the result's element type

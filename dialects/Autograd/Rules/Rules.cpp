@@ -15,6 +15,8 @@ void kiln::autograd::registerATenGradientRules(mlir::DialectRegistry &registry) 
     rules::attachPoolingRules(ctx);
     rules::attachReductionRules(ctx);
     rules::attachShapeRules(ctx);
+    rules::attachIndexingRules(ctx);
+    rules::attachAttentionRules(ctx);
     rules::attachRuntimeRules(ctx);
   });
 }

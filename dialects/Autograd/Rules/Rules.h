@@ -26,6 +26,8 @@ void attachNormalizationRules(mlir::MLIRContext *ctx);
 void attachPoolingRules(mlir::MLIRContext *ctx);
 void attachReductionRules(mlir::MLIRContext *ctx);
 void attachShapeRules(mlir::MLIRContext *ctx);
+void attachIndexingRules(mlir::MLIRContext *ctx);
+void attachAttentionRules(mlir::MLIRContext *ctx);
 void attachRuntimeRules(mlir::MLIRContext *ctx);
 } // namespace rules
 } // namespace kiln::autograd

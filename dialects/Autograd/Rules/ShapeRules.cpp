@@ -115,9 +115,27 @@ LogicalResult sliceJvp(SliceTensorOp op, OpBuilder &b, ArrayRef<Value> ts, Small
   return success();
 }
 
+/// select: the cotangent written into zeros at the selected index.
+LogicalResult selectVjp(SelectIntOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                        SmallVectorImpl<Value> &out) {
+  if (!needed[0])
+    return success();
+  out[0] = SelectScatterOp::create(b, op.getLoc(), op.getSelf().getType(),
+                                   zerosLike(b, op.getLoc(), op.getSelf()), cts[0], op.getIndex(),
+                                   op.getStaticIndexAttr(), op.getDimAttr());
+  return success();
+}
+LogicalResult selectJvp(SelectIntOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (ts[0])
+    out[0] = SelectIntOp::create(b, op.getLoc(), op.getType(), ts[0], op.getIndex(),
+                                 op.getStaticIndexAttr(), op.getDimAttr());
+  return success();
+}
+
 } // namespace
 
 void attachShapeRules(MLIRContext *ctx) {
+  SelectIntOp::attachInterface<Rule<SelectIntOp, selectVjp, selectJvp>>(*ctx);
   ViewOp::attachInterface<Rule<ViewOp, reshapeVjp<ViewOp>, reshapeJvp<ViewOp>>>(*ctx);
   FlattenUsingIntsOp::attachInterface<Rule<FlattenUsingIntsOp, reshapeVjp<FlattenUsingIntsOp>,
                                            reshapeJvp<FlattenUsingIntsOp>>>(*ctx);

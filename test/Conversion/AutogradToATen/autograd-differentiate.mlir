@@ -63,9 +63,9 @@ func.func private @loss(%x: tensor<4xf32>) -> tensor<f32> {
 // CHECK-LABEL: func.func @grad(
 // CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<f32>
 // CHECK: %[[V:.*]] = aten.view %[[ONE]][1] : tensor<f32> -> tensor<1xf32>
-// CHECK: %[[E:.*]] = aten.expand %[[V]][4] : tensor<1xf32> -> tensor<4xf32>
-// CHECK: %[[Q:.*]] = arith.constant dense<2.500000e-01> : tensor<f32>
-// CHECK: %[[G:.*]] = aten.mul_tensor %[[E]], %[[Q]]
+// CHECK: %[[N:.*]] = arith.constant dense<4.000000e+00> : tensor<f32>
+// CHECK: %[[D:.*]] = aten.div_tensor %[[V]], %[[N]]
+// CHECK: %[[G:.*]] = aten.expand %[[D]][4] : tensor<1xf32> -> tensor<4xf32>
 // CHECK: return %{{.*}}, %[[G]]
 func.func @grad(%x: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
   %v, %g = autograd.grad @loss(%x) wrt [0] : (tensor<4xf32>) -> tensor<f32>, tensor<4xf32>
@@ -90,4 +90,64 @@ func.func private @h(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
 func.func @jvp(%x: tensor<4xf32>, %w: tensor<4xf32>, %t: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %y, %ty = autograd.jvp @h(%x, %w) tangents(%t) wrt [0] : (tensor<4xf32>, tensor<4xf32>), (tensor<4xf32>) -> tensor<4xf32>, tensor<4xf32>
   return %y, %ty : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// mean over a dynamic dim divides by the count of the reduced elements,
+// summed from ones at run time.
+func.func private @m(%x: tensor<2x?xf32>) -> tensor<2xf32> {
+  %0 = aten.mean_dim %x {dim = array<i64: 1>} : (tensor<2x?xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+// CHECK-LABEL: func.func @dynamic_mean(
+// CHECK-SAME: %[[X:.*]]: tensor<2x?xf32>, %[[C:.*]]: tensor<2xf32>)
+// CHECK: %[[KEPT:.*]] = aten.view %[[C]][2, 1] : tensor<2xf32> -> tensor<2x1xf32>
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %c1
+// CHECK: %[[ONES:.*]] = aten.expand %{{.*}}[2, %[[D]]] : tensor<f32> -> tensor<2x?xf32>
+// CHECK: %[[N:.*]] = aten.sum_dim_intlist %[[ONES]] {dim = array<i64: 1>, keepdim = true} : (tensor<2x?xf32>) -> tensor<2x1xf32>
+// CHECK: %[[Q:.*]] = aten.div_tensor %[[KEPT]], %[[N]]
+// CHECK: %[[G:.*]] = aten.expand %[[Q]][2, %{{.*}}] : tensor<2x1xf32> -> tensor<2x?xf32>
+// CHECK: return %{{.*}}, %[[G]]
+func.func @dynamic_mean(%x: tensor<2x?xf32>, %c: tensor<2xf32>) -> (tensor<2xf32>, tensor<2x?xf32>) {
+  %y, %gx = autograd.vjp @m(%x) cotangents(%c) wrt [0] : (tensor<2x?xf32>), (tensor<2xf32>) -> tensor<2xf32>, tensor<2x?xf32>
+  return %y, %gx : tensor<2xf32>, tensor<2x?xf32>
+}
+
+// -----
+
+// softmax: y * (g - sum(g * y)) along its dim, from the forward's result.
+func.func private @s(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %0 = aten._softmax %x {dim = -1 : i64} : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+// CHECK-LABEL: func.func @softmax(
+// CHECK-SAME: %[[X:.*]]: tensor<3x5xf32>, %[[C:.*]]: tensor<3x5xf32>)
+// CHECK: %[[Y:.*]] = aten._softmax %[[X]]
+// CHECK: %[[GY:.*]] = aten.mul_tensor %[[C]], %[[Y]]
+// CHECK: %[[S:.*]] = aten.sum_dim_intlist %[[GY]] {dim = array<i64: 1>, keepdim = true} : (tensor<3x5xf32>) -> tensor<3x1xf32>
+// CHECK: %[[D:.*]] = aten.sub_tensor %[[C]], %[[S]]
+// CHECK: %[[G:.*]] = aten.mul_tensor %[[Y]], %[[D]]
+// CHECK: return %[[Y]], %[[G]]
+func.func @softmax(%x: tensor<3x5xf32>, %c: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>) {
+  %y, %gx = autograd.vjp @s(%x) cotangents(%c) wrt [0] : (tensor<3x5xf32>), (tensor<3x5xf32>) -> tensor<3x5xf32>, tensor<3x5xf32>
+  return %y, %gx : tensor<3x5xf32>, tensor<3x5xf32>
+}
+
+// -----
+
+// Embedding (advanced indexing of the weight): the cotangent is added into
+// zeros at the rows read, so repeated ids sum.
+func.func private @e(%w: tensor<6x3xf32>, %ids: tensor<2x4xi64>) -> tensor<2x4x3xf32> {
+  %0 = aten.index_tensor %w[%ids] {index_dims = array<i64: 0>} : (tensor<6x3xf32>, tensor<2x4xi64>) -> tensor<2x4x3xf32>
+  return %0 : tensor<2x4x3xf32>
+}
+// CHECK-LABEL: func.func @embedding(
+// CHECK-SAME: %[[W:.*]]: tensor<6x3xf32>, %[[I:.*]]: tensor<2x4xi64>, %[[C:.*]]: tensor<2x4x3xf32>)
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<6x3xf32>
+// CHECK: %[[G:.*]] = aten.index_put %[[Z]][%[[I]]], %[[C]] {accumulate = true, index_dims = array<i64: 0>}
+// CHECK: return %{{.*}}, %[[G]]
+func.func @embedding(%w: tensor<6x3xf32>, %ids: tensor<2x4xi64>, %c: tensor<2x4x3xf32>) -> (tensor<2x4x3xf32>, tensor<6x3xf32>) {
+  %y, %gw = autograd.vjp @e(%w, %ids) cotangents(%c) wrt [0] : (tensor<6x3xf32>, tensor<2x4xi64>), (tensor<2x4x3xf32>) -> tensor<2x4x3xf32>, tensor<6x3xf32>
+  return %y, %gw : tensor<2x4x3xf32>, tensor<6x3xf32>
 }

@@ -2,8 +2,8 @@
 
 // An op with no reverse rule on the gradient's path is an error at the op.
 func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{cannot differentiate 'aten.flip': kiln has no reverse rule for it}}
-  %0 = aten.flip %x {dims = array<i64: 0>} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{cannot differentiate 'aten.cumprod': kiln has no reverse rule for it}}
+  %0 = aten.cumprod %x {dim = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 func.func @g(%x: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
@@ -27,14 +27,26 @@ func.func @g(%x: tensor<2x2x4x4xf32>, %t: tensor<2x2x4x4xf32>) -> (tensor<2x2x2x
 // -----
 
 // A rule that cannot handle its operands says why.
-func.func private @f(%x: tensor<2x?xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{cannot differentiate 'aten.mean.dim' over a dynamic dim yet}}
-  %0 = aten.mean_dim %x {dim = array<i64: 1>} : (tensor<2x?xf32>) -> tensor<2xf32>
-  return %0 : tensor<2xf32>
+func.func private @f(%x: tensor<2x5xf16>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten._softmax' with respect to a 'f16' operand of a 'f32' result (mixed-dtype gradients are not supported yet)}}
+  %0 = aten._softmax %x {dim = 1 : i64, half_to_float = true} : (tensor<2x5xf16>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
 }
-func.func @g(%x: tensor<2x?xf32>, %c: tensor<2xf32>) -> (tensor<2xf32>, tensor<2x?xf32>) {
-  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<2x?xf32>), (tensor<2xf32>) -> tensor<2xf32>, tensor<2x?xf32>
-  return %y, %gx : tensor<2xf32>, tensor<2x?xf32>
+func.func @g(%x: tensor<2x5xf16>, %c: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf16>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<2x5xf16>), (tensor<2x5xf32>) -> tensor<2x5xf32>, tensor<2x5xf16>
+  return %y, %gx : tensor<2x5xf32>, tensor<2x5xf16>
+}
+
+// -----
+
+func.func private @f(%q: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.scaled_dot_product_attention' with dropout_p != 0}}
+  %0 = aten.scaled_dot_product_attention %q, %q, %q {dropout_p = 0.5 : f64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+func.func @g(%x: tensor<2x4x8xf32>, %c: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<2x4x8xf32>), (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>, tensor<2x4x8xf32>
+  return %y, %gx : tensor<2x4x8xf32>, tensor<2x4x8xf32>
 }
 
 // -----
