@@ -4,7 +4,8 @@
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
 //              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-gemm=cublas|kernel]
 //              [--cuda-toolkit=DIR] [--rocm-path=DIR]
-//              [--grad|--jvp|--train-step=sgd [--lr=R] [--momentum=M] [--weight-decay=W]]
+//              [--grad|--jvp|--jacobian|--hessian|--hvp|--train-step=sgd|adamw [--lr=R]
+//               [--momentum=M] [--betas=B1,B2] [--eps=E] [--weight-decay=W]]
 //
 // The output is written to a temporary file beside OUT and renamed into place
 // only when every stage succeeded; `-o -` writes to stdout. With --emit=mlir,
@@ -196,17 +197,40 @@ int kilnCompileMain(int argc, char **argv) {
                              "inputs plus one tangent per floating-point user input and returns "
                              "the outputs, then their tangents (docs/autograd.md)"),
                     cl::cat(cat));
+  cl::opt<bool> jacobian("jacobian",
+                         cl::desc("Compile the output and its Jacobian with respect to each "
+                                  "floating-point user input (one tensor output, static shapes; "
+                                  "docs/autograd.md)"),
+                         cl::cat(cat));
+  cl::opt<bool> hessian("hessian",
+                        cl::desc("Compile the output and the Hessian of its sum with respect to "
+                                 "the floating-point user inputs (docs/autograd.md)"),
+                        cl::cat(cat));
+  cl::opt<bool> hvp("hvp",
+                    cl::desc("Compile the output and the Hessian (of its sum)-vector product: "
+                             "the entry takes the inputs plus one vector per floating-point user "
+                             "input (docs/autograd.md)"),
+                    cl::cat(cat));
   cl::opt<std::string> trainStep(
       "train-step",
-      cl::desc("Compile one training step (sgd): the loaded model owns its parameters and "
-               "updates them in place on each run from the loss sum(output * cotangent)"),
-      cl::value_desc("sgd"), cl::cat(cat));
-  cl::opt<double> lr("lr", cl::desc("--train-step learning rate (default 0.01)"), cl::init(0.01),
-                     cl::cat(cat));
+      cl::desc("Compile one training step (sgd or adamw, as torch.optim's): the loaded model "
+               "owns its parameters and optimizer state and updates them in place on each run "
+               "from the loss sum(output * cotangent)"),
+      cl::value_desc("sgd|adamw"), cl::cat(cat));
+  cl::opt<double> lr("lr", cl::desc("--train-step learning rate (default 0.01 for sgd, 0.001 for "
+                                    "adamw)"),
+                     cl::init(0.01), cl::cat(cat));
+  cl::opt<std::string> betas("betas",
+                             cl::desc("--train-step=adamw betas B1,B2 (default 0.9,0.999)"),
+                             cl::init("0.9,0.999"), cl::cat(cat));
+  cl::opt<double> eps("eps", cl::desc("--train-step=adamw eps (default 1e-8)"), cl::init(1e-8),
+                      cl::cat(cat));
   cl::opt<double> momentum("momentum", cl::desc("--train-step=sgd momentum (default 0)"),
                            cl::init(0.0), cl::cat(cat));
   cl::opt<double> weightDecay("weight-decay",
-                              cl::desc("--train-step weight decay (default 0)"), cl::init(0.0),
+                              cl::desc("--train-step weight decay (default 0 for sgd, 0.01 "
+                                       "for adamw)"),
+                              cl::init(0.0),
                               cl::cat(cat));
   cl::opt<bool> timing("timing", cl::desc("Print the time of each stage and pass"),
                        cl::cat(cat));
@@ -354,15 +378,36 @@ int kilnCompileMain(int argc, char **argv) {
   // --grad: differentiate the entry in the aten dialect (autograd.vjp, then
   // autograd-differentiate) after the composites are decomposed, so each
   // reverse rule sees one form of an op.
-  if ((int)grad + (int)jvp + (int)!trainStep.empty() > 1)
-    return fail("--grad, --jvp and --train-step cannot be combined");
-  if (!trainStep.empty() && trainStep != "sgd")
-    return fail("--train-step must be 'sgd', got '" + trainStep + "'");
+  if ((int)grad + (int)jvp + (int)jacobian + (int)hessian + (int)hvp + (int)!trainStep.empty() > 1)
+    return fail("--grad, --jvp, --jacobian, --hessian, --hvp and --train-step cannot be combined");
+  if (!trainStep.empty() && trainStep != "sgd" && trainStep != "adamw")
+    return fail("--train-step must be 'sgd' or 'adamw', got '" + trainStep + "'");
   if (!trainStep.empty() && weightsMode != "embed")
     return fail("--train-step needs --weights=embed (the model owns the weights it trains)");
-  if (!(lr > 0) || momentum < 0 || weightDecay < 0)
+  TrainStepOptions step;
+  step.optimizer = trainStep == "adamw" ? TrainStepOptions::Optimizer::AdamW
+                                        : TrainStepOptions::Optimizer::SGD;
+  step.lr = lr.getNumOccurrences() || trainStep != "adamw" ? (double)lr : 1e-3;
+  step.momentum = momentum;
+  step.weightDecay =
+      weightDecay.getNumOccurrences() || trainStep != "adamw" ? (double)weightDecay : 1e-2;
+  step.eps = eps;
+  {
+    StringRef b1, b2;
+    std::tie(b1, b2) = StringRef(betas).split(',');
+    if (b1.trim().getAsDouble(step.beta1) || b2.trim().getAsDouble(step.beta2))
+      return fail("--betas expects B1,B2, got '" + betas + "'");
+  }
+  if (!(step.lr > 0) || momentum < 0 || step.weightDecay < 0)
     return fail("--lr must be > 0, --momentum and --weight-decay >= 0");
-  if (grad || jvp || !trainStep.empty()) {
+  if (!(step.beta1 >= 0 && step.beta1 < 1) || !(step.beta2 >= 0 && step.beta2 < 1) ||
+      !(step.eps >= 0))
+    return fail("--betas must be in [0, 1) and --eps >= 0");
+  if (trainStep == "adamw" && momentum.getNumOccurrences())
+    return fail("--momentum applies to --train-step=sgd only");
+  if (trainStep != "adamw" && (betas.getNumOccurrences() || eps.getNumOccurrences()))
+    return fail("--betas and --eps apply to --train-step=adamw only");
+  if (grad || jvp || jacobian || hessian || hvp || !trainStep.empty()) {
     TimingScope t = root.nest("differentiate");
     PassManager pre(&ctx);
     pre.enableTiming(t);
@@ -371,13 +416,12 @@ int kilnCompileMain(int argc, char **argv) {
     if (failed(pre.run(*module)))
       return fail("compilation of '" + input + "' failed (see the errors above)");
     std::vector<AddedState> added;
-    SGDOptions sgd;
-    sgd.lr = lr;
-    sgd.momentum = momentum;
-    sgd.weightDecay = weightDecay;
-    auto gradEntry = grad  ? buildGradEntry(*module, entry)
-                     : jvp ? buildJvpEntry(*module, entry)
-                           : buildSGDStepEntry(*module, entry, sgd, added);
+    auto gradEntry = grad       ? buildGradEntry(*module, entry)
+                     : jvp      ? buildJvpEntry(*module, entry)
+                     : jacobian ? buildJacobianEntry(*module, entry)
+                     : hessian  ? buildHessianEntry(*module, entry)
+                     : hvp      ? buildHvpEntry(*module, entry)
+                                : buildTrainStepEntry(*module, entry, step, added);
     if (failed(gradEntry))
       return kExitBadInput;
     entry = *gradEntry;

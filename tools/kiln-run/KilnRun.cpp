@@ -814,13 +814,15 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   std::unique_ptr<Executable> exe = openExecutable(o);
   // A --grad model's gradients are the outputs named grads/<name>; its
   // cotangents are its last inputs, one per other output.
-  // A --jvp model's tangents are the outputs named tangents/<name>.
-  const std::string gradPrefix = "grads/";
+  // A --jvp model's tangents are the outputs named tangents/<name>, and the
+  // --jacobian/--hessian/--hvp results are named jacobian/, hessian/, hvp/.
   std::vector<bool> isGrad(exe->numOutputs());
   size_t numGrads = 0;
   for (size_t i = 0; i < exe->numOutputs(); ++i) {
     std::string label = exe->outputLabel(i);
-    numGrads += isGrad[i] = label.rfind(gradPrefix, 0) == 0 || label.rfind("tangents/", 0) == 0;
+    for (const char *prefix : {"grads/", "tangents/", "jacobian/", "hessian/", "hvp/"})
+      isGrad[i] = isGrad[i] || label.rfind(prefix, 0) == 0;
+    numGrads += isGrad[i];
   }
   if (o.gradcheck) {
     if (!numGrads)
@@ -918,7 +920,7 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   if (!o.expectGrads.empty()) {
     std::map<std::string, size_t> byName;
     for (size_t i = 0; i < outputs.size(); ++i)
-      if (isGrad[i]) byName[exe->outputLabel(i).substr(gradPrefix.size())] = i;
+      if (exe->outputLabel(i).rfind("grads/", 0) == 0) byName[exe->outputLabel(i).substr(6)] = i;
     std::error_code ec;
     std::vector<std::string> files;
     for (const auto &entry : std::filesystem::directory_iterator(o.expectGrads, ec))

@@ -38,6 +38,61 @@ LogicalResult geluJvp(GeluOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorIm
   return success();
 }
 
+/// threshold_backward(g, x) and gelu_backward(g, x) are linear in g; in x,
+/// threshold's is piecewise constant (a zero derivative) and gelu's is
+/// g * gelu''(x) = g * phi(x) * (2 - x^2) (the exact form; the tanh
+/// approximation's second derivative is not built yet).
+template <typename OpT> FailureOr<Value> secondDerivative(OpT op, OpBuilder &b);
+template <>
+FailureOr<Value> secondDerivative<ThresholdBackwardOp>(ThresholdBackwardOp op, OpBuilder &b) {
+  return zerosLike(b, op.getLoc(), op.getSelf());
+}
+template <> FailureOr<Value> secondDerivative<GeluBackwardOp>(GeluBackwardOp op, OpBuilder &b) {
+  if (op.getApproximate() != "none")
+    return op.emitError("cannot differentiate 'aten.gelu_backward' with respect to its input "
+                        "for approximate = '")
+           << op.getApproximate() << "' yet";
+  Location loc = op.getLoc();
+  Value x = op.getSelf();
+  Value x2 = mul(b, loc, x, x);
+  Value phi = scale(b, loc, unary<ExpOp>(b, loc, scale(b, loc, x2, -0.5)), 1.0 / std::sqrt(2 * M_PI));
+  return mul(b, loc, phi, sub(b, loc, scalarTensor(b, loc, tensorType(x).getElementType(), 2.0), x2));
+}
+template <typename OpT>
+LogicalResult linearInGradVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                              SmallVectorImpl<Value> &out) {
+  if (needed[0]) {
+    Operation *copy = b.clone(*op.getOperation());
+    copy->setOperand(0, cts[0]);
+    out[0] = copy->getResult(0);
+  }
+  if (needed[1]) {
+    auto d2 = secondDerivative(op, b);
+    if (failed(d2))
+      return failure();
+    out[1] = mul(b, op.getLoc(), mul(b, op.getLoc(), cts[0], op->getOperand(0)), *d2);
+  }
+  return success();
+}
+template <typename OpT>
+LogicalResult linearInGradJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Value r;
+  if (ts[0]) {
+    Operation *copy = b.clone(*op.getOperation());
+    copy->setOperand(0, ts[0]);
+    r = copy->getResult(0);
+  }
+  if (ts[1]) {
+    auto d2 = secondDerivative(op, b);
+    if (failed(d2))
+      return failure();
+    Value t = mul(b, op.getLoc(), mul(b, op.getLoc(), ts[1], op->getOperand(0)), *d2);
+    r = r ? add(b, op.getLoc(), r, t) : t;
+  }
+  out[0] = r;
+  return success();
+}
+
 /// d(self + alpha * other) (sign -1 for sub).
 template <typename OpT, int Sign>
 LogicalResult addSubVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
@@ -502,6 +557,10 @@ void attachElementwiseRules(MLIRContext *ctx) {
   ToCopyOp::attachInterface<Rule<ToCopyOp, toCopyVjp, toCopyJvp>>(*ctx);
   ReluOp::attachInterface<Rule<ReluOp, reluVjp, reluJvp>>(*ctx);
   GeluOp::attachInterface<Rule<GeluOp, geluVjp, geluJvp>>(*ctx);
+  ThresholdBackwardOp::attachInterface<Rule<ThresholdBackwardOp, linearInGradVjp<ThresholdBackwardOp>,
+                                            linearInGradJvp<ThresholdBackwardOp>>>(*ctx);
+  GeluBackwardOp::attachInterface<Rule<GeluBackwardOp, linearInGradVjp<GeluBackwardOp>,
+                                       linearInGradJvp<GeluBackwardOp>>>(*ctx);
   AddTensorOp::attachInterface<Rule<AddTensorOp, addSubVjp<AddTensorOp, 1>,
                                     addSubJvp<AddTensorOp, 1>>>(*ctx);
   SubTensorOp::attachInterface<Rule<SubTensorOp, addSubVjp<SubTensorOp, -1>,

@@ -131,9 +131,90 @@ LogicalResult padJvp(ConstantPadNdOp op, OpBuilder &b, ArrayRef<Value> ts, Small
   return success();
 }
 
+/// The shape index_tensor reads at index_put's positions (the shape its
+/// values broadcast to): the broadcast index shape in place of adjacent
+/// indexed dims, or first when they are apart.
+SmallVector<int64_t> gatheredShape(IndexPutOp op) {
+  auto selfTy = tensorType(op.getSelf());
+  ArrayRef<int64_t> dims = op.getIndexDims();
+  SmallVector<int64_t> bcast;
+  for (Value idx : op.getIndices())
+    bcast = broadcastShape(bcast, tensorType(idx).getShape());
+  SmallVector<int64_t> shape;
+  if (dims.back() - dims.front() + 1 == (int64_t)dims.size()) {
+    llvm::append_range(shape, selfTy.getShape().take_front(dims.front()));
+    llvm::append_range(shape, bcast);
+    llvm::append_range(shape, selfTy.getShape().drop_front(dims.back() + 1));
+  } else {
+    llvm::append_range(shape, bcast);
+    for (int64_t d = 0; d < selfTy.getRank(); ++d)
+      if (!llvm::is_contained(dims, d))
+        shape.push_back(selfTy.getDimSize(d));
+  }
+  return shape;
+}
+
+/// index_put(self, indices, values): self's cotangent is g (with the written
+/// positions zeroed unless accumulating), the values' the gathered g summed
+/// to their (broadcast) shape; linear in (self, values).
+LogicalResult indexPutVjp(IndexPutOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                          SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value g = cts[0], values = op.getValues();
+  if (needed[0])
+    out[0] = op.getAccumulate()
+                 ? g
+                 : IndexPutOp::create(b, loc, op.getType(), g, op.getIndices(), zerosLike(b, loc, values),
+                                      op.getIndexDimsAttr(), b.getBoolAttr(false))
+                       .getResult();
+  unsigned vi = 1 + op.getIndices().size();
+  if (needed[vi]) {
+    if (!op.getAccumulate())
+      return op.emitError("cannot differentiate a non-accumulating 'aten.index_put' with respect "
+                          "to its values yet (a repeated index keeps one write)");
+    auto gathered = RankedTensorType::get(gatheredShape(op), tensorType(g).getElementType());
+    Value v = IndexTensorOp::create(b, loc, gathered, g, op.getIndices(), op.getIndexDimsAttr());
+    out[vi] = sumTo(b, loc, v, values.getType());
+  }
+  return success();
+}
+LogicalResult indexPutJvp(IndexPutOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  unsigned vi = 1 + op.getIndices().size();
+  if (!ts[0] && !ts[vi])
+    return success();
+  Value self = ts[0] ? ts[0] : zerosLike(b, loc, op.getSelf());
+  Value values = ts[vi] ? ts[vi] : zerosLike(b, loc, op.getValues());
+  out[0] = IndexPutOp::create(b, loc, op.getType(), self, op.getIndices(), values,
+                              op.getIndexDimsAttr(), op.getAccumulateAttr());
+  return success();
+}
+
+/// scatter with reduce none or sum is linear in (self, src).
+LogicalResult scatterVjp(ScatterOp op, OpBuilder &b, ArrayRef<Value>, ArrayRef<bool>,
+                         SmallVectorImpl<Value> &) {
+  return op.emitError("cannot differentiate 'aten.scatter' in reverse mode yet");
+}
+LogicalResult scatterJvp(ScatterOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  StringRef reduce = op.getReduce();
+  if (!ts[0] && !ts[2])
+    return success();
+  if (reduce != "none" && reduce != "sum")
+    return op.emitError("cannot differentiate 'aten.scatter' with reduce = '")
+           << reduce << "' in forward mode yet";
+  Value self = ts[0] ? ts[0] : zerosLike(b, loc, op.getSelf());
+  Value src = ts[2] ? ts[2] : zerosLike(b, loc, op.getSrc());
+  out[0] = ScatterOp::create(b, loc, op.getType(), self, op.getIndex(), src, op.getDimAttr(),
+                             op.getReduceAttr(), op.getIncludeSelfAttr());
+  return success();
+}
+
 } // namespace
 
 void attachIndexingRules(MLIRContext *ctx) {
+  IndexPutOp::attachInterface<Rule<IndexPutOp, indexPutVjp, indexPutJvp>>(*ctx);
+  ScatterOp::attachInterface<Rule<ScatterOp, scatterVjp, scatterJvp>>(*ctx);
   IndexTensorOp::attachInterface<Rule<IndexTensorOp, indexVjp, indexJvp>>(*ctx);
   IndexSelectOp::attachInterface<Rule<IndexSelectOp, indexSelectVjp, indexSelectJvp>>(*ctx);
   GatherOp::attachInterface<Rule<GatherOp, gatherVjp, gatherJvp>>(*ctx);

@@ -81,6 +81,13 @@ LogicalResult maxPoolWithIndicesVjp(MaxPool2dWithIndicesOp op, OpBuilder &b,
   return success();
 }
 
+LogicalResult maxPoolWithIndicesJvp(MaxPool2dWithIndicesOp op, OpBuilder &b, ArrayRef<Value> ts,
+                                    SmallVectorImpl<Value> &out) {
+  if (ts[0])
+    out[0] = gatherAt(b, op.getLoc(), ts[0], op.getIndices(), op.getResult());
+  return success();
+}
+
 LogicalResult adaptiveAvgVjp(AdaptiveAvgPool2dOp op, OpBuilder &b, ArrayRef<Value> cts,
                              ArrayRef<bool>, SmallVectorImpl<Value> &out) {
   out[0] = AdaptiveAvgPool2dBackwardOp::create(b, op.getLoc(), op.getSelf().getType(), cts[0],
@@ -92,8 +99,8 @@ LogicalResult adaptiveAvgVjp(AdaptiveAvgPool2dOp op, OpBuilder &b, ArrayRef<Valu
 
 void attachPoolingRules(MLIRContext *ctx) {
   MaxPool2dOp::attachInterface<Rule<MaxPool2dOp, maxPoolVjp, maxPoolJvp>>(*ctx);
-  MaxPool2dWithIndicesOp::attachInterface<Rule<MaxPool2dWithIndicesOp, maxPoolWithIndicesVjp>>(
-      *ctx);
+  MaxPool2dWithIndicesOp::attachInterface<
+      Rule<MaxPool2dWithIndicesOp, maxPoolWithIndicesVjp, maxPoolWithIndicesJvp>>(*ctx);
   AdaptiveAvgPool2dOp::attachInterface<Rule<AdaptiveAvgPool2dOp, adaptiveAvgVjp, adaptiveAvgJvp>>(*ctx);
 }
 

@@ -186,9 +186,24 @@ LogicalResult logsumexpJvp(LogsumexpOp op, OpBuilder &b, ArrayRef<Value> ts,
   return success();
 }
 
+/// sum_to_size (the gradient of broadcasting): its own adjoint is the
+/// broadcast back; it is linear, so the tangent is summed the same way.
+LogicalResult sumToSizeVjp(SumToSizeOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
+                           SmallVectorImpl<Value> &out) {
+  out[0] = expandAs(b, op.getLoc(), cts[0], op.getSelf());
+  return success();
+}
+LogicalResult sumToSizeJvp(SumToSizeOp op, OpBuilder &b, ArrayRef<Value> ts,
+                           SmallVectorImpl<Value> &out) {
+  if (ts[0])
+    out[0] = sumTo(b, op.getLoc(), ts[0], op.getType());
+  return success();
+}
+
 } // namespace
 
 void attachReductionRules(MLIRContext *ctx) {
+  SumToSizeOp::attachInterface<Rule<SumToSizeOp, sumToSizeVjp, sumToSizeJvp>>(*ctx);
   SumDimIntListOp::attachInterface<Rule<SumDimIntListOp, sumVjp, sumJvp>>(*ctx);
   MeanDimOp::attachInterface<Rule<MeanDimOp, meanVjp, meanJvp>>(*ctx);
   AmaxOp::attachInterface<Rule<AmaxOp, extremumVjp<AmaxOp>, extremumJvp<AmaxOp>>>(*ctx);

@@ -17,6 +17,7 @@ void kiln::autograd::registerATenGradientRules(mlir::DialectRegistry &registry) 
     rules::attachShapeRules(ctx);
     rules::attachIndexingRules(ctx);
     rules::attachAttentionRules(ctx);
+    rules::attachBackwardRules(ctx);
     rules::attachRuntimeRules(ctx);
   });
 }

@@ -28,6 +28,7 @@ void attachReductionRules(mlir::MLIRContext *ctx);
 void attachShapeRules(mlir::MLIRContext *ctx);
 void attachIndexingRules(mlir::MLIRContext *ctx);
 void attachAttentionRules(mlir::MLIRContext *ctx);
+void attachBackwardRules(mlir::MLIRContext *ctx);
 void attachRuntimeRules(mlir::MLIRContext *ctx);
 } // namespace rules
 } // namespace kiln::autograd

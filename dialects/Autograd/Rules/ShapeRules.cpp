@@ -132,9 +132,47 @@ LogicalResult selectJvp(SelectIntOp op, OpBuilder &b, ArrayRef<Value> ts, SmallV
   return success();
 }
 
+/// slice_scatter / select_scatter(self, src): self's cotangent is g with the
+/// slice zeroed, src's the slice of g; both are linear in (self, src).
+template <typename OpT, typename ViewOpT>
+LogicalResult scatterViewVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                             SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value g = cts[0];
+  ValueRange where = op->getOperands().drop_front(2);
+  if (needed[0]) {
+    SmallVector<Value> operands{g, zerosLike(b, loc, op.getSrc())};
+    operands.append(where.begin(), where.end());
+    out[0] = OpT::create(b, loc, TypeRange{op.getType()}, operands, op->getAttrs())->getResult(0);
+  }
+  if (needed[1]) {
+    SmallVector<Value> operands{g};
+    operands.append(where.begin(), where.end());
+    out[1] = ViewOpT::create(b, loc, TypeRange{op.getSrc().getType()}, operands, op->getAttrs())
+                 ->getResult(0);
+  }
+  return success();
+}
+template <typename OpT>
+LogicalResult scatterViewJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  if (!ts[0] && !ts[1])
+    return success();
+  Value self = ts[0] ? ts[0] : zerosLike(b, loc, op.getSelf());
+  Value src = ts[1] ? ts[1] : zerosLike(b, loc, op.getSrc());
+  SmallVector<Value> operands{self, src};
+  operands.append(op->getOperands().begin() + 2, op->getOperands().end());
+  out[0] = OpT::create(b, loc, TypeRange{op.getType()}, operands, op->getAttrs())->getResult(0);
+  return success();
+}
+
 } // namespace
 
 void attachShapeRules(MLIRContext *ctx) {
+  SliceScatterOp::attachInterface<Rule<SliceScatterOp, scatterViewVjp<SliceScatterOp, SliceTensorOp>,
+                                       scatterViewJvp<SliceScatterOp>>>(*ctx);
+  SelectScatterOp::attachInterface<Rule<SelectScatterOp, scatterViewVjp<SelectScatterOp, SelectIntOp>,
+                                        scatterViewJvp<SelectScatterOp>>>(*ctx);
   SelectIntOp::attachInterface<Rule<SelectIntOp, selectVjp, selectJvp>>(*ctx);
   ViewOp::attachInterface<Rule<ViewOp, reshapeVjp<ViewOp>, reshapeJvp<ViewOp>>>(*ctx);
   FlattenUsingIntsOp::attachInterface<Rule<FlattenUsingIntsOp, reshapeVjp<FlattenUsingIntsOp>,

@@ -20,10 +20,14 @@ namespace kiln {
 /// non-floating-point results. Returns the new entry.
 mlir::FailureOr<mlir::func::FuncOp> buildGradEntry(mlir::ModuleOp module,
                                                    mlir::func::FuncOp entry);
-/// Hyper-parameters of `kiln-compile --train-step=sgd` (torch.optim.SGD's,
-/// no dampening, no Nesterov).
-struct SGDOptions {
+/// The optimizer of `kiln-compile --train-step` and its hyper-parameters:
+/// torch.optim.SGD's (lr, momentum, weight_decay; no dampening, no Nesterov)
+/// or torch.optim.AdamW's (lr, betas, eps, weight_decay; bias-corrected, no
+/// amsgrad).
+struct TrainStepOptions {
+  enum class Optimizer { SGD, AdamW } optimizer = Optimizer::SGD;
   double lr = 0.01, momentum = 0.0, weightDecay = 0.0;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 };
 /// A weight a training step adds to the model (an optimizer state buffer,
 /// zero at load): its state-dict style name and type.
@@ -31,16 +35,22 @@ struct AddedState {
   std::string name;
   mlir::RankedTensorType type;
 };
-/// Makes `entry` one SGD step on loss = sum_i sum(output_i * cotangent_i):
-/// the entry takes the inputs plus one cotangent per output, returns the
-/// outputs, and updates every floating-point parameter in place
-/// (`kiln.update = "param"` results): g' = g + weight_decay * p;
-/// buf = momentum * buf + g' (a buffer `sgd.momentum.<param>` per parameter,
-/// listed in `added`, when momentum is not 0); p -= lr * (buf or g').
-mlir::FailureOr<mlir::func::FuncOp> buildSGDStepEntry(mlir::ModuleOp module,
-                                                      mlir::func::FuncOp entry,
-                                                      const SGDOptions &options,
-                                                      std::vector<AddedState> &added);
+/// Makes `entry` one optimizer step on loss = sum_i sum(output_i *
+/// cotangent_i): the entry takes the inputs plus one cotangent per output,
+/// returns the outputs, and updates every floating-point parameter in place
+/// (`kiln.update = "param"` results) and the optimizer's state (`kiln.update =
+/// "buffer"` results over the buffers listed in `added`, zero at load).
+/// SGD: g' = g + weight_decay * p; buf = momentum * buf + g' (a buffer
+/// `sgd.momentum.<param>` per parameter when momentum is not 0);
+/// p -= lr * (buf or g'). AdamW: a step count `adamw.step` (0-d float64) and
+/// per parameter `adamw.exp_avg.<param>` and `adamw.exp_avg_sq.<param>`;
+/// t += 1; p *= 1 - lr * weight_decay; m = lerp(m, g, 1 - beta1);
+/// v = beta2 * v + (1 - beta2) * g^2;
+/// p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps).
+mlir::FailureOr<mlir::func::FuncOp> buildTrainStepEntry(mlir::ModuleOp module,
+                                                        mlir::func::FuncOp entry,
+                                                        const TrainStepOptions &options,
+                                                        std::vector<AddedState> &added);
 
 /// The forward-mode counterpart for `kiln-compile --jvp`: the public `<name>`
 /// takes the arguments plus one tangent per floating-point user input (kind
@@ -48,6 +58,24 @@ mlir::FailureOr<mlir::func::FuncOp> buildSGDStepEntry(mlir::ModuleOp module,
 /// then each result's tangent (`tangents/output<k>`), through `autograd.jvp`.
 mlir::FailureOr<mlir::func::FuncOp> buildJvpEntry(mlir::ModuleOp module,
                                                   mlir::func::FuncOp entry);
+/// `kiln-compile --jacobian` for a model with one floating-point tensor
+/// output and static shapes: the public `<name>` takes the model's arguments
+/// and returns the output, then for each floating-point user input i
+/// `jacobian/input<i>`, d output / d input_i shaped output x input_i (row by
+/// row: one vjp per output element, in an scf.for). Parameters are held fixed.
+mlir::FailureOr<mlir::func::FuncOp> buildJacobianEntry(mlir::ModuleOp module,
+                                                       mlir::func::FuncOp entry);
+/// `kiln-compile --hessian`: the output, then for each pair (j, i) of
+/// floating-point user inputs `hessian/input<j>_input<i>`,
+/// d^2 sum(output) / d input_j d input_i shaped input_j x input_i (one jvp
+/// of the gradient per element of input_j, in an scf.for).
+mlir::FailureOr<mlir::func::FuncOp> buildHessianEntry(mlir::ModuleOp module,
+                                                      mlir::func::FuncOp entry);
+/// `kiln-compile --hvp`: the arguments, then one vector per floating-point
+/// user input (`tangent<i>`); returns the output, then for each input
+/// `hvp/input<i>` = sum_j (d^2 sum(output) / d input_i d input_j) v_j (one
+/// jvp of the gradient).
+mlir::FailureOr<mlir::func::FuncOp> buildHvpEntry(mlir::ModuleOp module, mlir::func::FuncOp entry);
 } // namespace kiln
 
 #endif

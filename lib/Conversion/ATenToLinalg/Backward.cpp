@@ -478,8 +478,12 @@ struct NativeBatchNormBackwardLowering : OpConversionPattern<NativeBatchNormBack
       results[1] = sums.getResult(0);
       results[2] = sums.getResult(1);
     }
+    // Results the mask leaves out are unspecified (uninitialised).
     if (!results[0])
       results[0] = emptyTensor(rewriter, loc, getSizes(rewriter, loc, x), elem);
+    for (int i = 1; i < 3; ++i)
+      if (!results[i])
+        results[i] = emptyTensor(rewriter, loc, {tensor::getMixedSize(rewriter, loc, x, 1)}, elem);
     for (int i = 0; i < 3; ++i)
       results[i] = castTo(rewriter, loc, results[i], op->getResult(i).getType());
     rewriter.replaceOp(op, results);

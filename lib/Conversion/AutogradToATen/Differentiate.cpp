@@ -202,7 +202,31 @@ struct AutogradDifferentiatePass
       if (isa<VjpOp, GradOp, JvpOp>(op))
         transforms.push_back(op);
     });
-    for (Operation *op : transforms) {
+    // A transform of a function that itself holds transforms (the Hessian's
+    // forward mode over a gradient) waits until those are rewritten.
+    auto calleeOf = [](Operation *op) -> StringRef {
+      if (auto v = dyn_cast<VjpOp>(op))
+        return v.getCallee();
+      if (auto g = dyn_cast<GradOp>(op))
+        return g.getCallee();
+      return cast<JvpOp>(op).getCallee();
+    };
+    auto ready = [&](Operation *op) {
+      auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          op, StringAttr::get(op->getContext(), calleeOf(op)));
+      if (!fn)
+        return true; // calleeBody reports it
+      return llvm::none_of(transforms, [&](Operation *t) { return t && fn->isAncestor(t); });
+    };
+    for (size_t done = 0; done < transforms.size(); ++done) {
+      auto next = llvm::find_if(transforms, [&](Operation *t) { return t && ready(t); });
+      if (next == transforms.end()) {
+        Operation *t = *llvm::find_if(transforms, [](Operation *t) { return t; });
+        t->emitOpError("cannot differentiate '") << calleeOf(t) << "': it differentiates itself";
+        return signalPassFailure();
+      }
+      Operation *op = *next;
+      *next = nullptr;
       OpBuilder b(op);
       Location loc = op->getLoc();
       SmallVector<Value> results;

@@ -194,9 +194,9 @@ FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry)
   return jvpFn;
 }
 
-FailureOr<func::FuncOp> kiln::buildSGDStepEntry(ModuleOp module, func::FuncOp entry,
-                                                const SGDOptions &options,
-                                                std::vector<AddedState> &added) {
+FailureOr<func::FuncOp> kiln::buildTrainStepEntry(ModuleOp module, func::FuncOp entry,
+                                                  const TrainStepOptions &options,
+                                                  std::vector<AddedState> &added) {
   MLIRContext *ctx = module.getContext();
   FunctionType ft = entry.getFunctionType();
   // Parameters and their names, before the entry is rebuilt.
@@ -220,42 +220,98 @@ FailureOr<func::FuncOp> kiln::buildSGDStepEntry(ModuleOp module, func::FuncOp en
   ValueRange paramGrads = ret.getOperands().take_back(params.size());
   OpBuilder b(ret);
   Location loc = fn.getLoc();
-  auto scalar = [&](Type elem, double v) {
+  auto scalar = [&](Type elem, double v) -> Value {
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(RankedTensorType::get({}, elem), b.getFloatAttr(elem, v)));
   };
+  // Elementwise aten ops; the result has the broadcast shape (the first
+  // operand's, in every use here) and the first operand's element type.
   auto binary = [&](auto tag, Value x, Value y) -> Value {
     using OpT = decltype(tag);
     return OpT::create(b, loc, TypeRange{x.getType()}, ValueRange{x, y});
   };
-  SmallVector<Value> newParams, newBuffers;
+  auto add = [&](Value x, Value y) { return binary(aten::AddTensorOp(), x, y); };
+  auto sub = [&](Value x, Value y) { return binary(aten::SubTensorOp(), x, y); };
+  auto mul = [&](Value x, Value y) { return binary(aten::MulTensorOp(), x, y); };
+  auto div = [&](Value x, Value y) { return binary(aten::DivTensorOp(), x, y); };
+  // A zero-initialised optimizer buffer, added as an argument of the entry.
+  SmallVector<Value> newBuffers;
+  auto addBuffer = [&](const std::string &name, RankedTensorType type) -> FailureOr<Value> {
+    unsigned a = fn.getNumArguments();
+    if (failed(fn.insertArgument(a, type, {}, loc)))
+      return fn.emitError("cannot add the optimizer buffer '") << name << "'";
+    fn.setArgAttr(a, "bufferization.writable", b.getBoolAttr(false));
+    SmallVector<Attribute> dims;
+    for (int64_t d : type.getShape())
+      dims.push_back(b.getI64IntegerAttr(d));
+    fn.setArgAttr(a, "kiln.dims", b.getArrayAttr(dims));
+    fn.setArgAttr(a, "kiln.kind", b.getStringAttr("buffer"));
+    fn.setArgAttr(a, "kiln.name", b.getStringAttr(name));
+    added.push_back({name, type});
+    return fn.getArgument(a);
+  };
+
+  // AdamW's step count and bias corrections, shared by every parameter and
+  // computed in float64 as PyTorch computes them from the step's value.
+  Value f64StepSize, f64Bc2Sqrt;
+  bool adamw = options.optimizer == TrainStepOptions::Optimizer::AdamW;
+  if (adamw) {
+    Type f64 = b.getF64Type();
+    auto stepTy = RankedTensorType::get({}, f64);
+    auto step = addBuffer("adamw.step", stepTy);
+    if (failed(step))
+      return failure();
+    Value t = add(*step, scalar(f64, 1.0));
+    newBuffers.push_back(t);
+    auto pow = [&](double base) {
+      return aten::PowTensorTensorOp::create(b, loc, stepTy, scalar(f64, base), t).getResult();
+    };
+    Value bc1 = sub(scalar(f64, 1.0), pow(options.beta1));
+    Value bc2 = sub(scalar(f64, 1.0), pow(options.beta2));
+    f64StepSize = div(scalar(f64, options.lr), bc1);
+    f64Bc2Sqrt = aten::SqrtOp::create(b, loc, stepTy, bc2);
+  }
+  auto toElem = [&](Value v, Type elem) -> Value {
+    auto ty = RankedTensorType::get({}, elem);
+    if (v.getType() == ty)
+      return v;
+    return aten::ToCopyOp::create(b, loc, ty, v);
+  };
+
+  SmallVector<Value> newParams;
   for (auto [k, pr] : llvm::enumerate(params)) {
     Value p = fn.getArgument(pr.first), g = paramGrads[k];
-    Type elem = cast<RankedTensorType>(p.getType()).getElementType();
-    if (options.weightDecay != 0.0)
-      g = binary(aten::AddTensorOp(), g,
-                 binary(aten::MulTensorOp(), p, scalar(elem, options.weightDecay)));
-    Value step = g;
-    if (options.momentum != 0.0) {
-      std::string bufName = "sgd.momentum." + pr.second;
-      auto type = cast<RankedTensorType>(p.getType());
-      unsigned a = fn.getNumArguments();
-      if (failed(fn.insertArgument(a, type, {}, loc)))
-        return fn.emitError("cannot add the momentum buffer of '") << pr.second << "'";
-      fn.setArgAttr(a, "bufferization.writable", b.getBoolAttr(false));
-      SmallVector<Attribute> dims;
-      for (int64_t d : type.getShape())
-        dims.push_back(b.getI64IntegerAttr(d));
-      fn.setArgAttr(a, "kiln.dims", b.getArrayAttr(dims));
-      fn.setArgAttr(a, "kiln.kind", b.getStringAttr("buffer"));
-      fn.setArgAttr(a, "kiln.name", b.getStringAttr(bufName));
-      added.push_back({bufName, type});
-      Value buf = binary(aten::MulTensorOp(), fn.getArgument(a), scalar(elem, options.momentum));
-      step = binary(aten::AddTensorOp(), buf, g);
-      newBuffers.push_back(step);
+    auto type = cast<RankedTensorType>(p.getType());
+    Type elem = type.getElementType();
+    if (!adamw) {
+      if (options.weightDecay != 0.0)
+        g = add(g, mul(p, scalar(elem, options.weightDecay)));
+      Value step = g;
+      if (options.momentum != 0.0) {
+        auto buf = addBuffer("sgd.momentum." + pr.second, type);
+        if (failed(buf))
+          return failure();
+        step = add(mul(*buf, scalar(elem, options.momentum)), g);
+        newBuffers.push_back(step);
+      }
+      newParams.push_back(sub(p, mul(step, scalar(elem, options.lr))));
+      continue;
     }
-    newParams.push_back(
-        binary(aten::SubTensorOp(), p, binary(aten::MulTensorOp(), step, scalar(elem, options.lr))));
+    auto m = addBuffer("adamw.exp_avg." + pr.second, type);
+    if (failed(m))
+      return failure();
+    auto v = addBuffer("adamw.exp_avg_sq." + pr.second, type);
+    if (failed(v))
+      return failure();
+    if (options.weightDecay != 0.0)
+      p = mul(p, scalar(elem, 1.0 - options.lr * options.weightDecay));
+    Value m1 = add(*m, mul(sub(g, *m), scalar(elem, 1.0 - options.beta1)));
+    Value v1 = add(mul(*v, scalar(elem, options.beta2)), mul(mul(g, g), scalar(elem, 1.0 - options.beta2)));
+    newBuffers.push_back(m1);
+    newBuffers.push_back(v1);
+    Value sq = aten::SqrtOp::create(b, loc, type, v1);
+    Value denom = add(div(sq, toElem(f64Bc2Sqrt, elem)), scalar(elem, options.eps));
+    newParams.push_back(sub(p, mul(div(m1, denom), toElem(f64StepSize, elem))));
   }
   SmallVector<Value> results(outs);
   results.append(newParams);

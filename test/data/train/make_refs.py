@@ -7,6 +7,8 @@ the model; checked against the corpus output0.npy), then takes 5 SGD steps
 sum(model(x) * cotangent) with the corpus input and cotangent, in eval mode.
 Writes <model>/step5/<param>.npy (the parameters after 5 steps) and
 <model>/output_step5.npy (the output of the 5th step, before its update).
+The same with torch.optim.AdamW (lr 0.01, betas (0.9, 0.99), eps 1e-6,
+weight_decay 0.05): <model>/adamw_step5/ and <model>/output_adamw_step5.npy.
 Also, for the dynamic-batch corpus models (mlp_dynamic, convnet_dynamic),
 the gradients PyTorch computes at batch 3 (random input and cotangent, seed
 1): <model>/batch3/{input0,cotangent0}.npy and <model>/batch3/grads/, the
@@ -88,6 +90,45 @@ for name in ("mlp", "convnet"):
     for pname, p in model.named_parameters():
         np.save(os.path.join(out_dir, pname + ".npy"), p.detach().numpy())
     print(name, "ok")
+
+    # AdamW from the same starting point.
+    model = build(name).eval()
+    opt = torch.optim.AdamW(model.parameters(), lr=0.01, betas=(0.9, 0.99), eps=1e-6,
+                            weight_decay=0.05)
+    for step in range(5):
+        opt.zero_grad()
+        out = model(x)
+        (out * cot).sum().backward()
+        opt.step()
+    out_dir = os.path.join(here, name, "adamw_step5")
+    os.makedirs(out_dir, exist_ok=True)
+    np.save(os.path.join(here, name, "output_adamw_step5.npy"), out.detach().numpy())
+    for pname, p in model.named_parameters():
+        np.save(os.path.join(out_dir, pname + ".npy"), p.detach().numpy())
+    print(name, "adamw ok")
+
+# Hessian-vector products of sum(model(x)) for kiln-compile --hvp
+# (test/e2e/grad-hvp.test), in float64 from the archives' own weights (read
+# from the zip, nothing unpickled): <model>/hvp/vector0.npy (the corpus input
+# gradient scaled to max 1) and <model>/hvp/input0.npy.
+sys.path.insert(0, os.path.join(here, "..", "..", "..", "bench"))
+from grad_vs_torch import MODELS as BENCH_MODELS, load_raw_weights  # noqa: E402
+for name in ("mlp", "attention"):
+    model = BENCH_MODELS[name]().eval()
+    model.load_state_dict(load_raw_weights(os.path.join(corpus, name, "model.pt2")))
+    model = model.double()
+    x = torch.from_numpy(np.load(os.path.join(corpus, name, "input0.npy"))).double()
+    v = np.load(os.path.join(corpus, name, "grads", "input0.npy"))
+    v = (v / np.abs(v).max()).astype(np.float32)
+    # The math attention backend: the fused CPU one has no double backward.
+    with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.MATH):
+        _, hv = torch.autograd.functional.hvp(lambda t: model(t).sum(), x,
+                                              torch.from_numpy(v).double())
+    d = os.path.join(here, name, "hvp")
+    os.makedirs(d, exist_ok=True)
+    np.save(os.path.join(d, "vector0.npy"), v)
+    np.save(os.path.join(d, "input0.npy"), hv.float().numpy())
+    print(name, "hvp ok")
 
 for name, shape in (("mlp_dynamic", (3, 64)), ("convnet_dynamic", (3, 3, 32, 32))):
     model = build_dynamic(name).eval()
