@@ -14,14 +14,14 @@ func.func @g(%x: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf
 // -----
 
 // ... and in forward mode, for an op with no tangent rule.
-func.func private @f(%x: tensor<2x2x4x4xf32>) -> tensor<2x2x2x2xf32> {
-  // expected-error @+1 {{cannot differentiate 'aten.max_pool2d_with_indices' in forward mode: it has no tangent rule}}
-  %0:2 = aten.max_pool2d_with_indices %x {dilation = array<i64: 1, 1>, kernel_size = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<2x2x4x4xf32>) -> (tensor<2x2x2x2xf32>, tensor<2x2x2x2xi64>)
-  return %0#0 : tensor<2x2x2x2xf32>
+func.func private @f(%x: tensor<2x3x4x4xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> tensor<2x3x4x4xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.batch_norm' in forward mode: it has no tangent rule}}
+  %0 = aten.batch_norm %x mean %m var %v {training = false, momentum = 0.1 : f64, eps = 1.0e-5 : f64} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>
+  return %0 : tensor<2x3x4x4xf32>
 }
-func.func @g(%x: tensor<2x2x4x4xf32>, %t: tensor<2x2x4x4xf32>) -> (tensor<2x2x2x2xf32>, tensor<2x2x2x2xf32>) {
-  %y, %ty = autograd.jvp @f(%x) tangents(%t) wrt [0] : (tensor<2x2x4x4xf32>), (tensor<2x2x4x4xf32>) -> tensor<2x2x2x2xf32>, tensor<2x2x2x2xf32>
-  return %y, %ty : tensor<2x2x2x2xf32>, tensor<2x2x2x2xf32>
+func.func @g(%x: tensor<2x3x4x4xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>, %t: tensor<2x3x4x4xf32>) -> (tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>) {
+  %y, %ty = autograd.jvp @f(%x, %m, %v) tangents(%t) wrt [0] : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>), (tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>
+  return %y, %ty : tensor<2x3x4x4xf32>, tensor<2x3x4x4xf32>
 }
 
 // -----
