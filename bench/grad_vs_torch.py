@@ -9,7 +9,7 @@ weights (read from the zip without unpickling anything) and times
 input and cotangent with 2 threads. Prints median (and min) latencies and the
 ratio torch / kiln of the forward+backward (> 1 means kiln is faster).
 
-usage: bench/grad_vs_torch.py BUILD_DIR [--iters N] [--threads T]
+usage: bench/grad_vs_torch.py BUILD_DIR [MODEL...] [--iters N] [--threads T]
 """
 import argparse, os, re, subprocess, sys, tempfile, time
 
@@ -68,7 +68,7 @@ def main():
     ap.add_argument("--iters", type=int, default=200)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("models", nargs="*", default=list(MODELS))
-    args = ap.parse_args()
+    args = ap.parse_intermixed_args()
     torch.set_num_threads(args.threads)
     print(f"{'model':10} {'kiln fwd':>9} {'kiln fwd+bwd':>13} {'torch fwd+bwd':>14} "
           f"{'(min: kiln / torch)':>20} {'ratio torch/kiln':>17}")
