@@ -130,6 +130,40 @@ for name in ("mlp", "attention"):
     np.save(os.path.join(d, "input0.npy"), hv.float().numpy())
     print(name, "hvp ok")
 
+# bert_tiny (transformers' BertModel as export_corpus.py configures it, with
+# the archive's weights): gradients of sum(last_hidden_state * cotangent)
+# (cotangent: seed 1) for a few parameters, the embeddings' among them,
+# computed in float64 and stored as float32 in bert_tiny/grads/ (PyTorch's
+# own float32 gradients are 3e-5 off the float64 ones where they reach 400).
+import transformers  # noqa: E402
+bert = transformers.BertModel(transformers.BertConfig(
+    vocab_size=1000, hidden_size=128, num_hidden_layers=2, num_attention_heads=2,
+    intermediate_size=256, max_position_embeddings=64)).eval()
+raw = load_raw_weights(os.path.join(corpus, "bert_tiny", "model.pt2"))
+bert.load_state_dict({k[len("m."):]: v for k, v in raw.items()})
+ids = torch.from_numpy(np.load(os.path.join(corpus, "bert_tiny", "input0.npy")))
+mask = torch.from_numpy(np.load(os.path.join(corpus, "bert_tiny", "input1.npy")))
+with torch.no_grad():
+    assert np.allclose(bert(input_ids=ids, attention_mask=mask).last_hidden_state.numpy(),
+                       np.load(os.path.join(corpus, "bert_tiny", "output0.npy")),
+                       rtol=1e-4, atol=1e-5), "bert_tiny: not the corpus model"
+bert = bert.double()
+out = bert(input_ids=ids, attention_mask=mask).last_hidden_state
+cot = torch.randn(out.shape, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+keep = ["embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
+        "embeddings.token_type_embeddings.weight", "embeddings.LayerNorm.weight",
+        "encoder.layer.0.attention.self.query.weight", "encoder.layer.0.attention.self.key.bias",
+        "encoder.layer.1.attention.self.value.weight", "encoder.layer.1.intermediate.dense.weight",
+        "encoder.layer.1.output.LayerNorm.bias"]
+params = dict(bert.named_parameters())
+grads = torch.autograd.grad((out * cot).sum(), [params[k] for k in keep])
+d = os.path.join(here, "bert_tiny", "grads")
+os.makedirs(d, exist_ok=True)
+np.save(os.path.join(d, "cotangent0.npy"), cot.float().numpy())
+for k, gv in zip(keep, grads):
+    np.save(os.path.join(d, "m." + k + ".npy"), gv.float().numpy())
+print("bert_tiny ok")
+
 for name, shape in (("mlp_dynamic", (3, 64)), ("convnet_dynamic", (3, 3, 32, 32))):
     model = build_dynamic(name).eval()
     x8 = torch.from_numpy(np.load(os.path.join(corpus, name, "input0.npy")))
