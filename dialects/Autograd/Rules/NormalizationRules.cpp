@@ -2,6 +2,10 @@
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+
 using namespace mlir;
 using namespace kiln::aten;
 
@@ -263,9 +267,173 @@ LogicalResult layerNormJvp(NativeLayerNormOp op, OpBuilder &b, ArrayRef<Value> t
   return success();
 }
 
+/// rms_norm: y = x * r * w with r = rsqrt(mean(x^2) + eps) over the trailing
+/// dims: g_x = r * g_h - x * r^3 * mean(g_h * x) with g_h = g * w, and
+/// g_w = sum(g * x * r) over the leading dims.
+struct RmsParts {
+  SmallVector<int64_t> normDims, leadDims;
+  Value r; // rsqrt(mean(x^2) + eps), the normalised dims kept as 1
+};
+RmsParts rmsParts(RmsNormOp op, OpBuilder &b) {
+  RmsParts p;
+  Location loc = op.getLoc();
+  Value x = op.getInput();
+  auto ty = tensorType(x);
+  int64_t rank = ty.getRank(), k = op.getNormalizedShape().size();
+  for (int64_t d = 0; d < rank; ++d)
+    (d >= rank - k ? p.normDims : p.leadDims).push_back(d);
+  Type elem = ty.getElementType();
+  // An absent eps is the dtype's machine epsilon, as ATen's default.
+  double eps = op.getEps()        ? op.getEps()->convertToDouble()
+               : elem.isF64()     ? 2.220446049250313e-16
+               : elem.isF16()     ? 0.0009765625
+               : elem.isBF16()    ? 0.0078125
+                                  : 1.1920928955078125e-07;
+  Value ms = meanDims(b, loc, mul(b, loc, x, x), p.normDims, true);
+  p.r = unary<RsqrtOp>(b, loc, add(b, loc, ms, scalarTensor(b, loc, elem, eps)));
+  return p;
+}
+LogicalResult rmsNormVjp(RmsNormOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                         SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  RmsParts p = rmsParts(op, b);
+  Value x = op.getInput(), g = cts[0], w = op.getWeight();
+  if (needed[0]) {
+    Value gh = w ? mul(b, loc, g, w) : g;
+    Value r3 = mul(b, loc, p.r, mul(b, loc, p.r, p.r));
+    Value c = meanDims(b, loc, mul(b, loc, gh, x), p.normDims, true);
+    out[0] = sub(b, loc, mul(b, loc, gh, p.r), mul(b, loc, x, mul(b, loc, r3, c)));
+  }
+  if (w && needed[1])
+    out[1] = sumDims(b, loc, mul(b, loc, g, mul(b, loc, x, p.r)), p.leadDims, false);
+  return success();
+}
+LogicalResult rmsNormJvp(RmsNormOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  RmsParts p = rmsParts(op, b);
+  Value x = op.getInput(), w = op.getWeight(), r;
+  if (ts[0]) {
+    Value r3 = mul(b, loc, p.r, mul(b, loc, p.r, p.r));
+    Value dr = scale(b, loc, mul(b, loc, r3, meanDims(b, loc, mul(b, loc, x, ts[0]), p.normDims, true)),
+                     -1.0);
+    r = add(b, loc, mul(b, loc, ts[0], p.r), mul(b, loc, x, dr));
+    if (w)
+      r = mul(b, loc, r, w);
+  }
+  if (w && ts[1]) {
+    Value t = mul(b, loc, mul(b, loc, x, p.r), ts[1]);
+    r = r ? add(b, loc, r, t) : t;
+  }
+  out[0] = r;
+  return success();
+}
+
+/// native_group_norm over [N, C, *] in G groups is layer norm over the last
+/// dim of the input viewed as [N, G, C / G * prod(*)], with a per-channel
+/// weight and bias.
+struct GroupParts {
+  Value xg, xhatg, rstd; // [N, G, M] and [N, G, 1]
+  SmallVector<int64_t> grouped, chanShape, reduceForParams;
+  SmallVector<Value> dynN;
+  int wi = -1, bi = -1;
+};
+FailureOr<GroupParts> groupParts(NativeGroupNormOp op, OpBuilder &b) {
+  GroupParts p;
+  Location loc = op.getLoc();
+  Value x = op.getInput();
+  auto ty = tensorType(x);
+  int64_t rank = ty.getRank(), groups = op.getGroup(), m = 1;
+  for (int64_t d = 1; d < rank; ++d) {
+    if (ty.isDynamicDim(d))
+      return op.emitError("cannot differentiate 'aten.native_group_norm' with a dynamic channel "
+                          "or spatial dim yet");
+    m *= ty.getDimSize(d);
+  }
+  if (ty.isDynamicDim(0))
+    p.dynN.push_back(tensor::DimOp::create(b, loc, x, 0));
+  int64_t n = ty.getDimSize(0);
+  p.grouped = {n, groups, m / groups};
+  p.xg = viewTo(b, loc, x, p.grouped, p.dynN);
+  p.rstd = viewTo(b, loc, op.getRstd(), {n, groups, 1}, p.dynN);
+  Value mean = viewTo(b, loc, op.getMean(), {n, groups, 1}, p.dynN);
+  p.xhatg = mul(b, loc, sub(b, loc, p.xg, mean), p.rstd);
+  p.chanShape.assign(rank - 1, 1);
+  p.chanShape[0] = ty.getDimSize(1);
+  p.reduceForParams.push_back(0);
+  for (int64_t d = 2; d < rank; ++d)
+    p.reduceForParams.push_back(d);
+  unsigned i = 1;
+  if (op.getWeight())
+    p.wi = i++;
+  if (op.getBias())
+    p.bi = i++;
+  return p;
+}
+LogicalResult groupNormVjp(NativeGroupNormOp op, OpBuilder &b, ArrayRef<Value> cts,
+                           ArrayRef<bool> needed, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  if (cts[1] || cts[2])
+    return op.emitError("cannot differentiate the mean and rstd results of "
+                        "'aten.native_group_norm' yet");
+  auto parts = groupParts(op, b);
+  if (failed(parts))
+    return failure();
+  GroupParts &p = *parts;
+  Value x = op.getInput(), g = cts[0];
+  if (needed[0]) {
+    Value gh = g;
+    if (Value w = op.getWeight())
+      gh = mul(b, loc, g, viewTo(b, loc, w, p.chanShape, {}));
+    Value ghg = viewTo(b, loc, gh, p.grouped, p.dynN);
+    Value inner = sub(b, loc, sub(b, loc, ghg, meanDims(b, loc, ghg, {2}, true)),
+                      mul(b, loc, p.xhatg, meanDims(b, loc, mul(b, loc, ghg, p.xhatg), {2}, true)));
+    out[0] = viewAs(b, loc, mul(b, loc, p.rstd, inner), x);
+  }
+  if (p.wi >= 0 && needed[p.wi]) {
+    Value xhat = viewAs(b, loc, p.xhatg, x);
+    out[p.wi] = sumDims(b, loc, mul(b, loc, g, xhat), p.reduceForParams, false);
+  }
+  if (p.bi >= 0 && needed[p.bi])
+    out[p.bi] = sumDims(b, loc, g, p.reduceForParams, false);
+  return success();
+}
+LogicalResult groupNormJvp(NativeGroupNormOp op, OpBuilder &b, ArrayRef<Value> ts,
+                           SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  auto parts = groupParts(op, b);
+  if (failed(parts))
+    return failure();
+  GroupParts &p = *parts;
+  Value x = op.getInput(), y;
+  Value w = op.getWeight() ? viewTo(b, loc, op.getWeight(), p.chanShape, {}) : Value();
+  if (ts[0]) {
+    Value tg = viewTo(b, loc, ts[0], p.grouped, p.dynN);
+    Value mt = meanDims(b, loc, tg, {2}, true);
+    Value u = sub(b, loc, tg, mt);
+    Value c = meanDims(b, loc, mul(b, loc, p.xhatg, u), {2}, true);
+    Value txh = viewAs(b, loc, mul(b, loc, p.rstd, sub(b, loc, u, mul(b, loc, p.xhatg, c))), x);
+    y = w ? mul(b, loc, txh, w) : txh;
+    out[1] = viewAs(b, loc, mt, op.getMean());
+    out[2] = viewAs(b, loc, scale(b, loc, mul(b, loc, mul(b, loc, p.rstd, p.rstd), c), -1.0),
+                    op.getRstd());
+  }
+  if (p.wi >= 0 && ts[p.wi]) {
+    Value t = mul(b, loc, viewAs(b, loc, p.xhatg, x), viewTo(b, loc, ts[p.wi], p.chanShape, {}));
+    y = y ? add(b, loc, y, t) : t;
+  }
+  if (p.bi >= 0 && ts[p.bi]) {
+    Value t = viewTo(b, loc, ts[p.bi], p.chanShape, {});
+    y = y ? add(b, loc, y, t) : expandAs(b, loc, t, op.getResult());
+  }
+  out[0] = y;
+  return success();
+}
+
 } // namespace
 
 void attachNormalizationRules(MLIRContext *ctx) {
+  NativeGroupNormOp::attachInterface<Rule<NativeGroupNormOp, groupNormVjp, groupNormJvp>>(*ctx);
+  RmsNormOp::attachInterface<Rule<RmsNormOp, rmsNormVjp, rmsNormJvp>>(*ctx);
   SoftmaxOp::attachInterface<Rule<SoftmaxOp, softmaxVjp<SoftmaxOp>, softmaxJvp<SoftmaxOp>>>(*ctx);
   SoftmaxIntOp::attachInterface<
       Rule<SoftmaxIntOp, softmaxVjp<SoftmaxIntOp>, softmaxJvp<SoftmaxIntOp>>>(*ctx);
