@@ -124,7 +124,8 @@ LogicalResult GatherOp::verify() {
   auto d = normalizeDim(getDim(), rank);
   if (!d)
     return dimError(*this, "dim", getDim(), rank);
-  if (idxTy.getRank() != rank)
+  // A 0-d self takes a 0-d or 1-d index (ATen treats scalars as 1-d here).
+  if (idxTy.getRank() != rank && !(rank == 0 && idxTy.getRank() == 1))
     return emitOpError("expects an index of the rank of self (") << rank << "), got rank "
                                                                  << idxTy.getRank();
   for (int64_t i = 0; i < rank; ++i) {
@@ -262,7 +263,7 @@ LogicalResult ConstantPadNdOp::verify() {
 }
 
 /// Reflection needs pads smaller than the dim, replication a non-empty dim,
-/// circular pads no larger than the dim; all pads are >= 0.
+/// circular pads no larger than the dim; a negative pad crops.
 static LogicalResult verifyGatherPad(Operation *op, Value self, ArrayRef<int64_t> padding,
                                      Value result, StringRef mode) {
   auto inTy = rankedType(self);
@@ -271,9 +272,8 @@ static LogicalResult verifyGatherPad(Operation *op, Value self, ArrayRef<int64_t
   int64_t rank = inTy.getRank();
   for (size_t i = 0; i < padding.size(); ++i) {
     int64_t p = padding[i], d = rank - 1 - (int64_t)i / 2, n = inTy.getDimSize(d);
-    if (p < 0)
-      return op->emitOpError("expects padding >= 0, got ") << p;
-    if (n == kDyn)
+    // A negative pad crops.
+    if (n == kDyn || p <= 0)
       continue;
     if (mode == "reflection" && p >= n)
       return op->emitOpError("padding ") << p << " must be smaller than dim " << d

@@ -348,7 +348,7 @@ struct SliceLowering : OpConversionPattern<SliceTensorOp> {
     offsets[d] = start;
     sizes[d] = len;
     strides[d] = rewriter.getIndexAttr(op.getStep());
-    Value out = tensor::ExtractSliceOp::create(rewriter, loc, input, offsets, sizes, strides);
+    Value out = extractSliceOrEmpty(rewriter, loc, input, offsets, sizes, strides);
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }
@@ -367,12 +367,25 @@ struct SelectLowering : OpConversionPattern<SelectIntOp> {
     OpFoldResult index =
         mixedList(rewriter, op.getStaticIndex(), adaptor.getIndex())[0];
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), strides(rank, rewriter.getIndexAttr(1));
-    offsets[d] = selectIndex(rewriter, loc, sizes[d], index);
+    OpFoldResult dimSize = sizes[d];
+    offsets[d] = selectIndex(rewriter, loc, dimSize, index);
     sizes[d] = rewriter.getIndexAttr(1);
     SmallVector<OpFoldResult> outSizes(sizes);
     outSizes.erase(outSizes.begin() + d);
     auto resultTy = typeOfSizes(outSizes, inTy.getElementType());
-    Value out = tensor::ExtractSliceOp::create(rewriter, loc, resultTy, input, offsets, sizes, strides);
+    // Nothing to read when the result or the selected dim is empty.
+    auto empty = [&](OpBuilder &b, Location l) -> Value {
+      return tensor::EmptyOp::create(b, l, outSizes, inTy.getElementType());
+    };
+    Value out =
+        llvm::any_of(outSizes, [](OpFoldResult s) { return isZeroInteger(s); })
+            ? empty(rewriter, loc)
+            : ifNonEmpty(rewriter, loc, {dimSize}, resultTy,
+                         [&](OpBuilder &b, Location l) -> Value {
+                           return tensor::ExtractSliceOp::create(b, l, resultTy, input, offsets,
+                                                                 sizes, strides);
+                         },
+                         empty);
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }
@@ -420,7 +433,7 @@ struct DiagonalLowering : OpConversionPattern<DiagonalOp> {
     offsets[d1] = rewriter.getIndexAttr(std::max<int64_t>(0, -off));
     offsets[d2] = rewriter.getIndexAttr(std::max<int64_t>(0, off));
     blockSizes[d1] = blockSizes[d2] = len;
-    input = tensor::ExtractSliceOp::create(rewriter, loc, input, offsets, blockSizes, strides);
+    input = extractSliceOrEmpty(rewriter, loc, input, offsets, blockSizes, strides);
     int64_t outRank = outSizes.size();
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineMap> maps{AffineMap::get(outRank, 0, inExprs, ctx),
@@ -454,8 +467,12 @@ struct UnfoldLowering : OpConversionPattern<UnfoldOp> {
     if (rank > 0) {
       int64_t d = normDim(op.getDimension(), rank);
       AffineExpr s0 = rewriter.getAffineSymbolExpr(0);
-      outSizes[d] = affine::makeComposedFoldedAffineApply(
-          rewriter, loc, (s0 - size).floorDiv(step) + 1, {outSizes[d]});
+      // A window larger than the dim (a program PyTorch rejects) gives none.
+      outSizes[d] = affine::makeComposedFoldedAffineMax(
+          rewriter, loc,
+          AffineMap::get(0, 1, {(s0 - size).floorDiv(step) + 1, rewriter.getAffineConstantExpr(0)},
+                         rewriter.getContext()),
+          {outSizes[d]});
       for (int64_t i = 0; i < rank; ++i)
         inExprs.push_back(i == d ? rewriter.getAffineDimExpr(i) * step + last
                                  : rewriter.getAffineDimExpr(i));
@@ -602,7 +619,7 @@ struct CatLowering : OpConversionPattern<CatOp> {
         continue;
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), strides(rank, rewriter.getIndexAttr(1));
       offsets[d] = offset;
-      result = tensor::InsertSliceOp::create(rewriter, loc, p, result, offsets, sizes, strides);
+      result = insertSliceOrDest(rewriter, loc, p, result, offsets, sizes, strides);
       offset = affine::makeComposedFoldedAffineApply(rewriter, loc, s0 + s1, {offset, sizes[d]});
     }
     rewriter.replaceOp(op, castTo(rewriter, loc, result, outTy));
@@ -626,7 +643,7 @@ struct SliceScatterLowering : OpConversionPattern<SliceScatterOp> {
     sizes[d] = len;
     strides[d] = rewriter.getIndexAttr(op.getStep());
     src = castTo(rewriter, loc, src, typeOfSizes(sizes, selfTy.getElementType()));
-    Value out = tensor::InsertSliceOp::create(rewriter, loc, src, self, offsets, sizes, strides);
+    Value out = insertSliceOrDest(rewriter, loc, src, self, offsets, sizes, strides);
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }
@@ -648,7 +665,13 @@ struct SelectScatterLowering : OpConversionPattern<SelectScatterOp> {
     SmallVector<OpFoldResult> srcSizes(sizes);
     srcSizes.erase(srcSizes.begin() + d);
     src = castTo(rewriter, loc, src, typeOfSizes(srcSizes, selfTy.getElementType()));
-    Value out = tensor::InsertSliceOp::create(rewriter, loc, src, self, offsets, sizes, strides);
+    // An empty selected dim has no slice to write.
+    Value out = ifNonEmpty(
+        rewriter, loc, {getSizes(rewriter, loc, self)[d]}, self.getType(),
+        [&](OpBuilder &b, Location l) {
+          return insertSliceOrDest(b, l, src, self, offsets, sizes, strides);
+        },
+        [&](OpBuilder &, Location) { return self; });
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }
@@ -673,9 +696,11 @@ struct DiagonalScatterLowering : OpConversionPattern<DiagonalScatterOp> {
     // out[i] = (i[d2] - i[d1] == offset) ? src[others..., i[d1] - max(0, -offset)] : self[i]
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineMap> maps(2, AffineMap::getMultiDimIdentityMap(rank, ctx));
-    Value init = emptyTensor(rewriter, loc, sizes, selfTy.getElementType());
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    Value out =
+    // An empty diagonal leaves self as it is (and src has nothing to read).
+    auto scatter = [&](OpBuilder &rewriter, Location loc) -> Value {
+    Value init = emptyTensor(rewriter, loc, sizes, selfTy.getElementType());
+    return
         linalg::GenericOp::create(
             rewriter, loc, init.getType(), ValueRange{self}, ValueRange{init}, maps, iters,
             [&](OpBuilder &b, Location l, ValueRange args) {
@@ -699,6 +724,9 @@ struct DiagonalScatterLowering : OpConversionPattern<DiagonalScatterOp> {
               linalg::YieldOp::create(b, l, arith::SelectOp::create(b, l, onDiag, s, args[0]).getResult());
             })
             .getResult(0);
+    };
+    Value out = ifNonEmpty(rewriter, loc, {len}, self.getType(), scatter,
+                           [&](OpBuilder &, Location) { return self; });
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }

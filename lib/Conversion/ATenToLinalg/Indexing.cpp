@@ -39,6 +39,23 @@ Value clampIndex(OpBuilder &b, Location loc, Value elem, Value n) {
   return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, i, zero), last);
 }
 
+/// A coordinate known to be >= 0 clamped to n - 1 (a loop index over an
+/// index tensor that is larger than the tensor it addresses, which PyTorch rejects).
+Value clampBelow(OpBuilder &b, Location loc, Value i, Value n) {
+  return arith::MinSIOp::create(b, loc, i, arith::SubIOp::create(b, loc, n, cIdx(b, loc, 1)));
+}
+
+/// clampBelow, unless a loop of static `extent` cannot pass a static `dimSize`.
+Value clampIfNeeded(OpBuilder &b, Location loc, Value i, int64_t extent, int64_t dimSize,
+                    Value n) {
+  if (extent != ShapedType::kDynamic && dimSize != ShapedType::kDynamic && extent <= dimSize)
+    return i;
+  return clampBelow(b, loc, i, n);
+}
+
+/// The sizes of `v` as OpFoldResults, for ifNonEmpty.
+SmallVector<OpFoldResult> dimsOf(OpBuilder &b, Location loc, Value v) { return getSizes(b, loc, v); }
+
 /// The loop indices of the enclosing linalg.generic.
 SmallVector<Value> loopIndices(OpBuilder &b, Location loc, int64_t rank) {
   SmallVector<Value> idx;
@@ -194,12 +211,19 @@ struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
                                       idxTy.getRank() == 0 ? ArrayRef<AffineExpr>{}
                                                            : ArrayRef<AffineExpr>{rewriter.getAffineDimExpr(d)},
                                       rewriter.getContext());
-    Value out = gatherGeneric(
-        rewriter, loc, sizes, selfTy.getElementType(), {index}, {idxMap},
-        [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
-          SmallVector<Value> coords(idx);
-          coords[d] = clampIndex(b, l, in[0], selfSizes[d]);
-          return tensor::ExtractOp::create(b, l, self, coords).getResult();
+    Value out = ifNonEmpty(
+        rewriter, loc, {getSizes(rewriter, loc, self)[d]}, op.getType(),
+        [&](OpBuilder &rb, Location rl) {
+          return gatherGeneric(
+              rb, rl, sizes, selfTy.getElementType(), {index}, {idxMap},
+              [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
+                SmallVector<Value> coords(idx);
+                coords[d] = clampIndex(b, l, in[0], selfSizes[d]);
+                return tensor::ExtractOp::create(b, l, self, coords).getResult();
+              });
+        },
+        [&](OpBuilder &b, Location l) -> Value {
+          return tensor::EmptyOp::create(b, l, sizes, selfTy.getElementType());
         });
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
@@ -215,14 +239,26 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     auto selfTy = cast<RankedTensorType>(self.getType());
     int64_t rank = selfTy.getRank(), d = normDim(op.getDim(), rank);
     SmallVector<Value> selfSizes = sizeValues(rewriter, loc, self);
-    Value out = gatherGeneric(
-        rewriter, loc, getSizes(rewriter, loc, index), selfTy.getElementType(), {index},
-        {AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext())},
-        [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
-          SmallVector<Value> coords(idx);
-          if (rank > 0)
-            coords[d] = clampIndex(b, l, in[0], selfSizes[d]);
-          return tensor::ExtractOp::create(b, l, self, coords).getResult();
+    int64_t idxRank = cast<RankedTensorType>(index.getType()).getRank();
+    SmallVector<OpFoldResult> outSizes = getSizes(rewriter, loc, index);
+    Value out = ifNonEmpty(
+        rewriter, loc, dimsOf(rewriter, loc, self), op.getType(),
+        [&](OpBuilder &rb, Location rl) {
+          return gatherGeneric(
+              rb, rl, outSizes, selfTy.getElementType(), {index},
+              {AffineMap::getMultiDimIdentityMap(idxRank, rewriter.getContext())},
+              [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
+                SmallVector<Value> coords;
+                auto idxTy = cast<RankedTensorType>(index.getType());
+                for (int64_t i = 0; i < rank; ++i)
+                  coords.push_back(i == d ? clampIndex(b, l, in[0], selfSizes[d])
+                                          : clampIfNeeded(b, l, idx[i], idxTy.getDimSize(i),
+                                                          selfTy.getDimSize(i), selfSizes[i]));
+                return tensor::ExtractOp::create(b, l, self, coords).getResult();
+              });
+        },
+        [&](OpBuilder &b, Location l) -> Value {
+          return tensor::EmptyOp::create(b, l, outSizes, selfTy.getElementType());
         });
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
@@ -255,11 +291,21 @@ struct IndexTensorLowering : OpConversionPattern<IndexTensorOp> {
       fixed.push_back(AffineMap::get(outRank, 0, exprs, rewriter.getContext()));
     }
     SmallVector<Value> selfSizes = sizeValues(rewriter, loc, self);
-    Value out = gatherGeneric(
-        rewriter, loc, sizes, selfTy.getElementType(), adaptor.getIndices(), fixed,
-        [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
-          SmallVector<Value> coords = advancedCoords(b, l, idx, layout, dims, in, selfSizes);
-          return tensor::ExtractOp::create(b, l, self, coords).getResult();
+    SmallVector<OpFoldResult> indexedDims;
+    for (int64_t d : dims)
+      indexedDims.push_back(getSizes(rewriter, loc, self)[d]);
+    Value out = ifNonEmpty(
+        rewriter, loc, indexedDims, op.getType(),
+        [&](OpBuilder &rb, Location rl) {
+          return gatherGeneric(
+              rb, rl, sizes, selfTy.getElementType(), adaptor.getIndices(), fixed,
+              [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
+                SmallVector<Value> coords = advancedCoords(b, l, idx, layout, dims, in, selfSizes);
+                return tensor::ExtractOp::create(b, l, self, coords).getResult();
+              });
+        },
+        [&](OpBuilder &b, Location l) -> Value {
+          return tensor::EmptyOp::create(b, l, sizes, selfTy.getElementType());
         });
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
@@ -344,85 +390,105 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
     bool scalarSrc = cast<RankedTensorType>(src.getType()).getRank() == 0;
     SmallVector<Value> selfSizes = sizeValues(rewriter, loc, self);
     SmallVector<Value> idxSizes = sizeValues(rewriter, loc, index);
+    SmallVector<Value> srcSizes = sizeValues(rewriter, loc, src);
+    auto idxTy = cast<RankedTensorType>(index.getType());
+    auto srcTy = cast<RankedTensorType>(src.getType());
     auto position = [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
-      SmallVector<Value> coords(ivs);
-      if (rank > 0)
-        coords[d] = clampIndex(b, l, tensor::ExtractOp::create(b, l, index, ivs), selfSizes[d]);
+      SmallVector<Value> coords;
+      for (int64_t i = 0; i < rank; ++i)
+        coords.push_back(i == d ? clampIndex(b, l, tensor::ExtractOp::create(b, l, index, ivs),
+                                             selfSizes[d])
+                                : clampIfNeeded(b, l, ivs[i], idxTy.getDimSize(i),
+                                                selfTy.getDimSize(i), selfSizes[i]));
       return coords;
     };
     auto srcValue = [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
-      return tensor::ExtractOp::create(b, l, src, scalarSrc ? ArrayRef<Value>{} : ivs);
+      SmallVector<Value> at;
+      for (size_t i = 0; !scalarSrc && i < ivs.size(); ++i)
+        at.push_back(clampIfNeeded(b, l, ivs[i], idxTy.getDimSize(i), srcTy.getDimSize(i),
+                                   srcSizes[i]));
+      return tensor::ExtractOp::create(b, l, src, at);
     };
-    Value out = self;
-    // Positions that receive a value start from the identity without include_self.
-    if (reduce != "none" && !op.getIncludeSelf())
-      out = loopNest(rewriter, loc, idxSizes, out,
-                     [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, Value acc) -> Value {
-                       return tensor::InsertOp::create(b, l, identity(b, l, reduce, elem), acc,
-                                                       position(b, l, ivs));
-                     });
-    Value counts;
-    Type countTy = rewriter.getI64Type();
-    // Untouched positions keep their value: with include_self they count once.
-    if (reduce == "mean")
-      counts = filledTensor(rewriter, loc, getSizes(rewriter, loc, self), countTy,
-                            op.getIncludeSelf() ? 1.0 : 0.0);
-    // One pass writing (or combining) every element; the counts ride along.
-    SmallVector<Value> carried{out};
-    if (counts)
-      carried.push_back(counts);
-    SmallVector<Value> ivs;
-    std::function<SmallVector<Value>(OpBuilder &, Location, size_t, ValueRange)> build =
-        [&](OpBuilder &b, Location l, size_t depth, ValueRange acc) -> SmallVector<Value> {
-      if (depth == idxSizes.size()) {
-        SmallVector<Value> pos = position(b, l, ivs);
-        Value v = srcValue(b, l, ivs);
-        if (reduce != "none")
-          v = combine(b, l, reduce, tensor::ExtractOp::create(b, l, acc[0], pos), v);
-        SmallVector<Value> next{tensor::InsertOp::create(b, l, v, acc[0], pos).getResult()};
-        if (counts) {
-          Value c = tensor::ExtractOp::create(b, l, acc[1], pos);
-          c = arith::AddIOp::create(b, l, c, arith::ConstantIntOp::create(b, l, 1, 64));
-          next.push_back(tensor::InsertOp::create(b, l, c, acc[1], pos));
+    // Nothing is written where self or src is empty (an index would still be
+    // out of bounds after clamping).
+    SmallVector<OpFoldResult> guardDims = dimsOf(rewriter, loc, self);
+    if (!scalarSrc)
+      llvm::append_range(guardDims, dimsOf(rewriter, loc, src));
+    auto compute = [&](OpBuilder &rewriter, Location loc) -> Value {
+      Value out = self;
+      // Positions that receive a value start from the identity without include_self.
+      if (reduce != "none" && !op.getIncludeSelf())
+        out = loopNest(rewriter, loc, idxSizes, out,
+                       [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, Value acc) -> Value {
+                         return tensor::InsertOp::create(b, l, identity(b, l, reduce, elem), acc,
+                                                         position(b, l, ivs));
+                       });
+      Value counts;
+      Type countTy = rewriter.getI64Type();
+      // Untouched positions keep their value: with include_self they count once.
+      if (reduce == "mean")
+        counts = filledTensor(rewriter, loc, getSizes(rewriter, loc, self), countTy,
+                              op.getIncludeSelf() ? 1.0 : 0.0);
+      // One pass writing (or combining) every element; the counts ride along.
+      SmallVector<Value> carried{out};
+      if (counts)
+        carried.push_back(counts);
+      SmallVector<Value> ivs;
+      std::function<SmallVector<Value>(OpBuilder &, Location, size_t, ValueRange)> build =
+          [&](OpBuilder &b, Location l, size_t depth, ValueRange acc) -> SmallVector<Value> {
+        if (depth == idxSizes.size()) {
+          SmallVector<Value> pos = position(b, l, ivs);
+          Value v = srcValue(b, l, ivs);
+          if (reduce != "none")
+            v = combine(b, l, reduce, tensor::ExtractOp::create(b, l, acc[0], pos), v);
+          SmallVector<Value> next{tensor::InsertOp::create(b, l, v, acc[0], pos).getResult()};
+          if (counts) {
+            Value c = tensor::ExtractOp::create(b, l, acc[1], pos);
+            c = arith::AddIOp::create(b, l, c, arith::ConstantIntOp::create(b, l, 1, 64));
+            next.push_back(tensor::InsertOp::create(b, l, c, acc[1], pos));
+          }
+          return next;
         }
-        return next;
+        auto loop = scf::ForOp::create(
+            b, l, cIdx(b, l, 0), idxSizes[depth], cIdx(b, l, 1), acc,
+            [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
+              ivs.push_back(iv);
+              SmallVector<Value> next = build(lb, ll, depth + 1, args);
+              ivs.pop_back();
+              scf::YieldOp::create(lb, ll, next);
+            });
+        return SmallVector<Value>(loop.getResults());
+      };
+      SmallVector<Value> results = build(rewriter, loc, 0, carried);
+      out = results[0];
+      if (counts) {
+        // mean = sum / count where count > 0 (integers round down).
+        Value cnt = results[1];
+        auto outTy = cast<RankedTensorType>(out.getType());
+        out = elementwise(rewriter, loc, {out, cnt}, outTy,
+                          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                            Value c = args[1];
+                            Value zero = arith::ConstantIntOp::create(b, l, 0, 64);
+                            Value has = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, c, zero);
+                            Value safe = arith::SelectOp::create(
+                                b, l, has, c, arith::ConstantIntOp::create(b, l, 1, 64));
+                            Value q;
+                            if (auto ft = dyn_cast<FloatType>(elem)) {
+                              q = arith::DivFOp::create(b, l, args[0],
+                                                        arith::SIToFPOp::create(b, l, ft, safe));
+                            } else {
+                              Value s = safe;
+                              if (elem.getIntOrFloatBitWidth() < 64)
+                                s = arith::TruncIOp::create(b, l, elem, safe);
+                              q = arith::FloorDivSIOp::create(b, l, args[0], s);
+                            }
+                            return arith::SelectOp::create(b, l, has, q, args[0]);
+                          });
       }
-      auto loop = scf::ForOp::create(
-          b, l, cIdx(b, l, 0), idxSizes[depth], cIdx(b, l, 1), acc,
-          [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
-            ivs.push_back(iv);
-            SmallVector<Value> next = build(lb, ll, depth + 1, args);
-            ivs.pop_back();
-            scf::YieldOp::create(lb, ll, next);
-          });
-      return SmallVector<Value>(loop.getResults());
+      return out;
     };
-    SmallVector<Value> results = build(rewriter, loc, 0, carried);
-    out = results[0];
-    if (counts) {
-      // mean = sum / count where count > 0 (integers round down).
-      Value cnt = results[1];
-      auto outTy = cast<RankedTensorType>(out.getType());
-      out = elementwise(rewriter, loc, {out, cnt}, outTy,
-                        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-                          Value c = args[1];
-                          Value zero = arith::ConstantIntOp::create(b, l, 0, 64);
-                          Value has = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, c, zero);
-                          Value safe = arith::SelectOp::create(
-                              b, l, has, c, arith::ConstantIntOp::create(b, l, 1, 64));
-                          Value q;
-                          if (auto ft = dyn_cast<FloatType>(elem)) {
-                            q = arith::DivFOp::create(b, l, args[0],
-                                                      arith::SIToFPOp::create(b, l, ft, safe));
-                          } else {
-                            Value s = safe;
-                            if (elem.getIntOrFloatBitWidth() < 64)
-                              s = arith::TruncIOp::create(b, l, elem, safe);
-                            q = arith::FloorDivSIOp::create(b, l, args[0], s);
-                          }
-                          return arith::SelectOp::create(b, l, has, q, args[0]);
-                        });
-    }
+    Value out = ifNonEmpty(rewriter, loc, guardDims, self.getType(), compute,
+                           [&](OpBuilder &, Location) { return self; });
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }
@@ -462,8 +528,14 @@ struct IndexPutLowering : OpConversionPattern<IndexPutOp> {
       sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, s));
     SmallVector<Value> selfSizes = sizeValues(rewriter, loc, self);
     auto valTy = cast<RankedTensorType>(values.getType());
+    SmallVector<Value> valSizes = sizeValues(rewriter, loc, values);
     int64_t outRank = sizes.size();
-    Value out = loopNest(
+    // Nothing is written when an indexed dim of self, or values, is empty.
+    SmallVector<OpFoldResult> guardDims = dimsOf(rewriter, loc, values);
+    for (int64_t d : dims)
+      guardDims.push_back(getSizes(rewriter, loc, self)[d]);
+    auto compute = [&](OpBuilder &rewriter, Location loc) -> Value {
+    return loopNest(
         rewriter, loc, sizes, self,
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, Value acc) -> Value {
           // Index elements at the broadcast position.
@@ -482,13 +554,21 @@ struct IndexPutLowering : OpConversionPattern<IndexPutOp> {
           SmallVector<Value> vat;
           for (int64_t dd = 0; dd < valTy.getRank(); ++dd) {
             int64_t od = dd + (outRank - valTy.getRank());
-            vat.push_back(valTy.getDimSize(dd) == 1 ? cIdx(b, l, 0) : ivs[od]);
+            vat.push_back(valTy.getDimSize(dd) == 1
+                              ? cIdx(b, l, 0)
+                              : clampIfNeeded(b, l, ivs[od],
+                                              getConstantIntValue(sizesOfr[od]).value_or(
+                                                  ShapedType::kDynamic),
+                                              valTy.getDimSize(dd), valSizes[dd]));
           }
           Value v = tensor::ExtractOp::create(b, l, values, vat);
           if (op.getAccumulate())
             v = combine(b, l, "sum", tensor::ExtractOp::create(b, l, acc, pos), v);
           return tensor::InsertOp::create(b, l, v, acc, pos);
         });
+    };
+    Value out = ifNonEmpty(rewriter, loc, guardDims, self.getType(), compute,
+                           [&](OpBuilder &, Location) { return self; });
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }
@@ -764,7 +844,7 @@ struct ConstantPadLowering : OpConversionPattern<ConstantPadNdOp> {
         low[d] = std::max<int64_t>(0, low[d]);
         high[d] = std::max<int64_t>(0, high[d]);
       }
-      self = tensor::ExtractSliceOp::create(rewriter, loc, self, offsets, sizes, strides);
+      self = extractSliceOrEmpty(rewriter, loc, self, offsets, sizes, strides);
     }
     Type elem = ty.getElementType();
     double v = op.getValue().convertToDouble();
@@ -805,11 +885,20 @@ struct GatherPadLowering : OpConversionPattern<OpT> {
       high[rank - 1 - i] = padding[2 * i + 1];
     }
     SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, self);
+    SmallVector<OpFoldResult> padded;
+    for (int64_t d = 0; d < rank; ++d)
+      if (low[d] != 0 || high[d] != 0)
+        padded.push_back(sizes[d]);
     AffineExpr s0 = rewriter.getAffineSymbolExpr(0);
     for (int64_t d = 0; d < rank; ++d)
-      sizes[d] = affine::makeComposedFoldedAffineApply(rewriter, loc, s0 + low[d] + high[d],
-                                                       {sizes[d]});
-    Value out = remap(
+      sizes[d] = affine::makeComposedFoldedAffineMax(
+          rewriter, loc,
+          AffineMap::get(0, 1, {s0 + low[d] + high[d], rewriter.getAffineConstantExpr(0)},
+                         rewriter.getContext()),
+          {sizes[d]});
+    // A padded dim that is empty at run time has nothing to repeat.
+    Value out = ifNonEmpty(rewriter, loc, padded, op.getType(), [&](OpBuilder &rewriter, Location loc) {
+    return remap(
         rewriter, loc, self, sizes,
         [&](OpBuilder &b, Location l, int64_t d, Value i, Value n) -> Value {
           if (low[d] == 0 && high[d] == 0)
@@ -832,6 +921,9 @@ struct GatherPadLowering : OpConversionPattern<OpT> {
           // Inputs are verified to be larger than the pads; clamp anyway.
           return arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, j, zero), last);
         });
+    }, [&](OpBuilder &b, Location l) -> Value {
+      return tensor::EmptyOp::create(b, l, sizes, ty.getElementType());
+    });
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }

@@ -2,6 +2,7 @@
 #include "Utils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 #include <cmath>
@@ -304,6 +305,50 @@ Value filledTensorOf(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, T
     stored = IntegerAttr::get(storage, i.getValue());
   Value cst = fromStorage(b, loc, arith::ConstantOp::create(b, loc, stored), dtype);
   return linalg::FillOp::create(b, loc, ValueRange{cst}, ValueRange{empty}).getResult(0);
+}
+
+Value extractSliceOrEmpty(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> offsets,
+                          ArrayRef<OpFoldResult> sizes, ArrayRef<OpFoldResult> strides) {
+  if (llvm::any_of(sizes, [](OpFoldResult s) { return isZeroInteger(s); }))
+    return tensor::EmptyOp::create(b, loc, sizes,
+                                   cast<RankedTensorType>(src.getType()).getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, src, offsets, sizes, strides);
+}
+
+Value insertSliceOrDest(OpBuilder &b, Location loc, Value src, Value dest,
+                        ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+                        ArrayRef<OpFoldResult> strides) {
+  if (llvm::any_of(sizes, [](OpFoldResult s) { return isZeroInteger(s); }))
+    return dest;
+  return tensor::InsertSliceOp::create(b, loc, src, dest, offsets, sizes, strides);
+}
+
+Value ifNonEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims, Type resultType,
+                 function_ref<Value(OpBuilder &, Location)> body,
+                 function_ref<Value(OpBuilder &, Location)> fallback) {
+  Value cond;
+  for (OpFoldResult d : dims) {
+    if (auto c = getConstantIntValue(d)) {
+      if (*c == 0)
+        return castTo(b, loc, fallback(b, loc), resultType);
+      continue;
+    }
+    Value nz = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                     getValueOrCreateConstantIndexOp(b, loc, d),
+                                     arith::ConstantIndexOp::create(b, loc, 0));
+    cond = cond ? arith::AndIOp::create(b, loc, cond, nz).getResult() : nz;
+  }
+  if (!cond)
+    return castTo(b, loc, body(b, loc), resultType);
+  auto ifOp = scf::IfOp::create(
+      b, loc, cond,
+      [&](OpBuilder &tb, Location tl) {
+        scf::YieldOp::create(tb, tl, castTo(tb, tl, body(tb, tl), resultType));
+      },
+      [&](OpBuilder &eb, Location el) {
+        scf::YieldOp::create(eb, el, castTo(eb, el, fallback(eb, el), resultType));
+      });
+  return ifOp.getResult(0);
 }
 
 } // namespace kiln::detail

@@ -84,6 +84,22 @@ Value broadcastGeneric(OpBuilder &b, Location loc, ValueRange operands,
 /// dtype; ui8 values are filled through their storage).
 Value filledTensorOf(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type dtype,
                      TypedAttr value);
+/// tensor.extract_slice, or a tensor.empty of the slice's shape when a size is
+/// statically 0 (extract_slice rejects static offsets into empty dims).
+Value extractSliceOrEmpty(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> offsets,
+                          ArrayRef<OpFoldResult> sizes, ArrayRef<OpFoldResult> strides);
+/// tensor.insert_slice, or `dest` itself when a size is statically 0.
+Value insertSliceOrDest(OpBuilder &b, Location loc, Value src, Value dest,
+                        ArrayRef<OpFoldResult> offsets, ArrayRef<OpFoldResult> sizes,
+                        ArrayRef<OpFoldResult> strides);
+/// `body()` where every size in `dims` is nonzero, else `fallback()`: an
+/// index clamped into an empty dim would still be out of bounds, so reads and
+/// writes through run-time indices are skipped then. Sizes known nonzero at
+/// compile time need no branch. Both builders return a value castable to
+/// `resultType`.
+Value ifNonEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims, Type resultType,
+                 function_ref<Value(OpBuilder &, Location)> body,
+                 function_ref<Value(OpBuilder &, Location)> fallback);
 } // namespace kiln::detail
 
 #endif

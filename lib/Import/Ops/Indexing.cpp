@@ -230,7 +230,8 @@ void registerIndexingHandlers(GraphImporter &g) {
     auto xt = typeOf(*x), mt = typeOf(*mask);
     if (!mt.getElementType().isInteger(1))
       return g.fail(loc, "masked_select expects a bool mask");
-    int64_t rank = std::max(xt.getRank(), mt.getRank());
+    // Both 0-d: select from them as 1-d tensors of one element.
+    int64_t rank = std::max<int64_t>({xt.getRank(), mt.getRank(), 1});
     SmallVector<int64_t> shape(rank);
     SmallVector<Value> sizes;
     for (int64_t i = 0; i < rank; ++i) {
@@ -269,11 +270,249 @@ void registerIndexingHandlers(GraphImporter &g) {
                                          ValueRange{}, ArrayRef<int64_t>{j}, 1));
       dims.push_back(j);
     }
-    if (rank == 0)
-      return g.fail(loc, "masked_select of 0-d tensors is not supported");
     return g.emitOp<IndexTensorOp>(n, loc, xb, cols, dims);
   };
 
+  // take_along_dim(self, indices, dim): gather after broadcasting self and
+  // indices in every other dim; without dim, of the flattened tensors.
+  h["torch.ops.aten.take_along_dim.default"] = [&g, &b](const Object &n,
+                                                        Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    KILN_TRY(idx, g.tensorArg(n, "indices", loc));
+    auto flat = [&](Value v) -> Value {
+      auto ty = typeOf(v);
+      Value numel = arith::ConstantIndexOp::create(b, loc, 1);
+      for (int64_t d = 0; d < ty.getRank(); ++d)
+        numel = b.createOrFold<arith::MulIOp>(loc, numel, dimOf(b, loc, v, d));
+      return viewTo(b, loc, v, {numel});
+    };
+    if (g.isNone(n, "dim"))
+      return g.emitOp<GatherOp>(n, loc, flat(*x), flat(*idx), 0);
+    KILN_TRY(dim, g.intArg(n, "dim", std::nullopt, loc));
+    auto xt = typeOf(*x), it = typeOf(*idx);
+    int64_t rank = std::max(xt.getRank(), it.getRank());
+    int64_t d = *dim < 0 ? *dim + rank : *dim;
+    if (xt.getRank() != it.getRank() || d < 0 || d >= rank)
+      return g.fail(loc, "take_along_dim expects self and indices of one rank and a dim in range");
+    // Broadcast shape in every dim but `d`, where each keeps its own size.
+    auto expandTo = [&](Value v) -> Value {
+      auto ty = typeOf(v);
+      SmallVector<int64_t> statics, shape;
+      SmallVector<Value> dynamic;
+      bool changed = false;
+      for (int64_t i = 0; i < rank; ++i) {
+        int64_t a = xt.getDimSize(i), c = it.getDimSize(i);
+        int64_t own = ty.getDimSize(i);
+        Value size;
+        if (i == d || own != 1) {
+          size = dimOf(b, loc, v, i);
+        } else {
+          Value other = v == *x ? *idx : *x;
+          size = dimOf(b, loc, other, i);
+          changed |= (v == *x ? c : a) != 1;
+        }
+        APInt cst;
+        if (matchPattern(size, m_ConstantInt(&cst))) {
+          statics.push_back(cst.getSExtValue());
+          shape.push_back(cst.getSExtValue());
+        } else {
+          statics.push_back(kDyn);
+          dynamic.push_back(size);
+          shape.push_back(kDyn);
+        }
+      }
+      if (!changed)
+        return v;
+      return ExpandOp::create(b, loc, RankedTensorType::get(shape, ty.getElementType()), v,
+                              dynamic, statics);
+    };
+    return g.emitOp<GatherOp>(n, loc, expandTo(*x), expandTo(*idx), d);
+  };
+  // take(self, index): the flattened self at index (result shaped like index).
+  h["torch.ops.aten.take.default"] = [&g, &b](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    KILN_TRY(idx, g.tensorArg(n, "index", loc));
+    auto ty = typeOf(*x);
+    Value numel = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t d = 0; d < ty.getRank(); ++d)
+      numel = b.createOrFold<arith::MulIOp>(loc, numel, dimOf(b, loc, *x, d));
+    return g.emitOp<IndexTensorOp>(n, loc, viewTo(b, loc, *x, {numel}), ValueRange{*idx},
+                                   ArrayRef<int64_t>{0});
+  };
+  // index_fill / index_copy / index_add: index_put with one index at dim.
+  auto indexPutAt = [&g, &b](const Object &n, Location loc, Value values,
+                             bool accumulate) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    KILN_TRY(dim, g.intArg(n, "dim", std::nullopt, loc));
+    KILN_TRY(index, g.tensorArg(n, "index", loc));
+    int64_t rank = typeOf(*x).getRank();
+    int64_t d = *dim < 0 ? *dim + std::max<int64_t>(rank, 1) : *dim;
+    Value self = *x, idx = *index;
+    if (rank == 0) { // a 0-d self indexes as a 1-element 1-d tensor
+      self = viewTo(b, loc, self, {arith::ConstantIndexOp::create(b, loc, 1)});
+      d = 0;
+    }
+    if (typeOf(idx).getRank() == 0)
+      idx = viewTo(b, loc, idx, {arith::ConstantIndexOp::create(b, loc, 1)});
+    if (typeOf(values).getElementType() != typeOf(self).getElementType())
+      return g.fail(loc, "the source has another dtype than self");
+    if (rank > 0 && typeOf(values).getRank() == 0 && accumulate)
+      return g.fail(loc, "index_add expects a source tensor of self's rank");
+    Value vals = values;
+    if (rank == 0 && typeOf(vals).getRank() == 0)
+      vals = viewTo(b, loc, vals, {arith::ConstantIndexOp::create(b, loc, 1)});
+    SmallVector<std::string> outs = g.outputNames(n);
+    KILN_TRY(ty, g.tensorType(outs[0], loc));
+    Value r = IndexPutOp::create(b, loc, self.getType(), self, ValueRange{idx}, vals,
+                                 ArrayRef<int64_t>{d}, accumulate);
+    if (r.getType() != *ty)
+      r = ViewOp::create(b, loc, *ty, r, ValueRange{}, ArrayRef<int64_t>{});
+    g.varOf[outs[0]] = g.newVar(r);
+    return success();
+  };
+  h["torch.ops.aten.index_fill.int_Scalar"] = [&g, &b, indexPutAt](const Object &n,
+                                                                  Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    KILN_TRY(v, g.floatArg(n, "value", std::nullopt, loc));
+    return indexPutAt(n, loc, scalarTensor(b, loc, typeOf(*x).getElementType(), *v), false);
+  };
+  h["torch.ops.aten.index_fill.int_Tensor"] = [&g, indexPutAt](const Object &n,
+                                                              Location loc) -> LogicalResult {
+    KILN_TRY(v, g.tensorArg(n, "value", loc));
+    return indexPutAt(n, loc, *v, false);
+  };
+  h["torch.ops.aten.index_copy.default"] = [&g, indexPutAt](const Object &n,
+                                                           Location loc) -> LogicalResult {
+    KILN_TRY(v, g.tensorArg(n, "source", loc));
+    return indexPutAt(n, loc, *v, false);
+  };
+  h["torch.ops.aten.index_add.default"] = [&g, &b, indexPutAt](const Object &n,
+                                                              Location loc) -> LogicalResult {
+    KILN_TRY(v, g.tensorArg(n, "source", loc));
+    KILN_TRY(alpha, g.floatArg(n, "alpha", 1.0, loc));
+    Value src = *v;
+    if (*alpha != 1.0)
+      src = MulTensorOp::create(b, loc, src.getType(), src,
+                                scalarTensor(b, loc, typeOf(src).getElementType(), *alpha));
+    return indexPutAt(n, loc, src, true);
+  };
+  // nonzero_numpy: one 1-d tensor of coordinates per dim.
+  h["torch.ops.aten.nonzero_numpy.default"] = [&g, &b](const Object &n,
+                                                       Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    int64_t rank = std::max<int64_t>(typeOf(*x).getRank(), 1);
+    Value src = *x;
+    if (typeOf(src).getRank() == 0)
+      src = viewTo(b, loc, src, {arith::ConstantIndexOp::create(b, loc, 1)});
+    Value nz = NonzeroOp::create(b, loc, RankedTensorType::get({kDyn, rank}, b.getI64Type()), src);
+    SmallVector<std::string> outs = g.outputNames(n);
+    for (auto [j, name] : llvm::enumerate(outs)) {
+      KILN_TRY(ty, g.tensorType(name, loc));
+      Value col = SelectIntOp::create(b, loc, RankedTensorType::get({kDyn}, b.getI64Type()), nz,
+                                      ValueRange{}, ArrayRef<int64_t>{(int64_t)j}, 1);
+      if (col.getType() != *ty)
+        col = tensor::CastOp::create(b, loc, *ty, col);
+      g.varOf[name] = g.newVar(col);
+    }
+    return success();
+  };
+  // repeat_interleave(self, repeats: int, dim): each element `repeats` times
+  // along dim (the flattened tensor without dim).
+  h["torch.ops.aten.repeat_interleave.self_int"] = [&g, &b](const Object &n,
+                                                            Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    KILN_TRY(reps, g.symIntArg(n, "repeats", std::nullopt, loc));
+    Value self = *x;
+    auto ty = typeOf(self);
+    int64_t d = 0;
+    if (g.isNone(n, "dim") || ty.getRank() == 0) {
+      Value numel = arith::ConstantIndexOp::create(b, loc, 1);
+      for (int64_t i = 0; i < ty.getRank(); ++i)
+        numel = b.createOrFold<arith::MulIOp>(loc, numel, dimOf(b, loc, self, i));
+      self = viewTo(b, loc, self, {numel});
+    } else {
+      KILN_TRY(dim, g.intArg(n, "dim", std::nullopt, loc));
+      d = *dim < 0 ? *dim + ty.getRank() : *dim;
+    }
+    // [.., n, ..] -> [.., n, 1, ..] -> expand [.., n, r, ..] -> [.., n * r, ..]
+    auto sty = typeOf(self);
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < sty.getRank(); ++i)
+      sizes.push_back(dimOf(b, loc, self, i));
+    SmallVector<Value> withOne(sizes);
+    withOne.insert(withOne.begin() + d + 1, arith::ConstantIndexOp::create(b, loc, 1));
+    Value v1 = viewTo(b, loc, self, withOne);
+    SmallVector<Value> expanded(withOne);
+    expanded[d + 1] = *reps;
+    SmallVector<int64_t> statics, shape;
+    SmallVector<Value> dynamic;
+    for (Value s : expanded) {
+      APInt c;
+      if (matchPattern(s, m_ConstantInt(&c))) {
+        statics.push_back(c.getSExtValue());
+        shape.push_back(c.getSExtValue());
+      } else {
+        statics.push_back(kDyn);
+        dynamic.push_back(s);
+        shape.push_back(kDyn);
+      }
+    }
+    Value v2 = ExpandOp::create(b, loc, RankedTensorType::get(shape, sty.getElementType()), v1,
+                                dynamic, statics);
+    SmallVector<Value> merged(sizes);
+    merged[d] = b.createOrFold<arith::MulIOp>(loc, sizes[d], *reps);
+    Value v3 = viewTo(b, loc, v2, merged);
+    SmallVector<std::string> outs = g.outputNames(n);
+    KILN_TRY(rty, g.tensorType(outs[0], loc));
+    if (v3.getType() != *rty)
+      v3 = tensor::CastOp::create(b, loc, *rty, v3);
+    g.varOf[outs[0]] = g.newVar(v3);
+    return success();
+  };
+  // rot90(self, k, dims): k mod 4 quarter turns from dims[0] towards dims[1].
+  h["torch.ops.aten.rot90.default"] = [&g, &b](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    KILN_TRY(k, g.intArg(n, "k", 1, loc));
+    KILN_TRY(dims, g.intsArg(n, "dims", SmallVector<int64_t>{0, 1}, loc));
+    auto ty = typeOf(*x);
+    int64_t rank = ty.getRank();
+    if (dims->size() != 2 || rank < 2)
+      return g.fail(loc, "rot90 expects two dims of a tensor of rank >= 2");
+    int64_t d0 = (*dims)[0] < 0 ? (*dims)[0] + rank : (*dims)[0];
+    int64_t d1 = (*dims)[1] < 0 ? (*dims)[1] + rank : (*dims)[1];
+    if (d0 < 0 || d0 >= rank || d1 < 0 || d1 >= rank || d0 == d1)
+      return g.fail(loc, "rot90: dims out of range or equal");
+    int64_t turns = ((*k % 4) + 4) % 4;
+    auto flip = [&](Value v, SmallVector<int64_t> fd) -> Value {
+      return FlipOp::create(b, loc, v.getType(), v, fd);
+    };
+    auto transpose = [&](Value v) -> Value {
+      SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      std::swap(perm[d0], perm[d1]);
+      SmallVector<int64_t> shape;
+      for (int64_t p : perm)
+        shape.push_back(typeOf(v).getDimSize(p));
+      return PermuteOp::create(b, loc, RankedTensorType::get(shape, ty.getElementType()), v, perm);
+    };
+    Value r = *x;
+    if (turns == 1)
+      r = transpose(flip(r, {d1}));
+    else if (turns == 2)
+      r = flip(r, {d0, d1});
+    else if (turns == 3)
+      r = transpose(flip(r, {d0}));
+    SmallVector<std::string> outs = g.outputNames(n);
+    g.varOf[outs[0]] = g.newVar(r);
+    return success();
+  };
+  h["torch.ops.aten.fliplr.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    return g.emitOp<FlipOp>(n, loc, *x, SmallVector<int64_t>{1});
+  };
+  h["torch.ops.aten.flipud.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    return g.emitOp<FlipOp>(n, loc, *x, SmallVector<int64_t>{0});
+  };
   h["torch.ops.aten.flip.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, "self", loc));
     KILN_TRY(dims, g.intsArg(n, "dims", std::nullopt, loc));

@@ -329,10 +329,12 @@ void registerShapeHandlers(GraphImporter &g) {
   };
   auto transpose = [&g, permute](const Object &n, Location loc, int64_t d0,
                                  int64_t d1) -> LogicalResult {
-    KILN_TRY(x, g.tensorArg(n, "self", loc));
-    int64_t rank = typeOf(*x).getRank();
-    if (rank == 0)
-      return g.fail(loc, "transpose of a 0-d tensor is not supported"); // ATen returns it
+    KILN_TRY(var, g.varOfArg(n, "self", loc));
+    int64_t rank = typeOf(g.readVar(*var)).getRank();
+    if (rank == 0 && (d0 == 0 || d0 == -1) && (d1 == 0 || d1 == -1)) {
+      g.varOf[g.outputNames(n)[0]] = *var; // a 0-d tensor is its own transpose
+      return success();
+    }
     d0 = normDim(d0, rank);
     d1 = normDim(d1, rank);
     if (d0 < 0 || d0 >= rank || d1 < 0 || d1 >= rank)
@@ -356,6 +358,90 @@ void registerShapeHandlers(GraphImporter &g) {
       return success();
     }
     return transpose(n, loc, 0, 1);
+  };
+
+  // movedim: source dims moved to destination positions, the others keep their order.
+  auto movedim = [&g, permute](const Object &n, Location loc, SmallVector<int64_t> src,
+                               SmallVector<int64_t> dst) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    int64_t rank = typeOf(*x).getRank();
+    if (src.size() != dst.size())
+      return g.fail(loc, "movedim: source and destination differ in length");
+    SmallVector<int64_t> perm(rank, -1);
+    SmallVector<bool> used(rank, false);
+    for (auto [a, c] : llvm::zip(src, dst)) {
+      int64_t sa = normDim(a, rank), dc = normDim(c, rank);
+      if (sa < 0 || sa >= rank || dc < 0 || dc >= rank || perm[dc] >= 0 || used[sa])
+        return g.fail(loc, "movedim: dims out of range or repeated");
+      perm[dc] = sa;
+      used[sa] = true;
+    }
+    int64_t next = 0;
+    for (int64_t &p : perm) {
+      if (p >= 0)
+        continue;
+      while (used[next])
+        ++next;
+      p = next;
+      used[next] = true;
+    }
+    if (rank == 0) { // a 0-d tensor is its own movedim
+      KILN_TRY(var, g.varOfArg(n, "self", loc));
+      g.varOf[g.outputNames(n)[0]] = *var;
+      return success();
+    }
+    return permute(n, loc, perm);
+  };
+  h["torch.ops.aten.movedim.int"] = [&g, movedim](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(a, g.intArg(n, "source", std::nullopt, loc));
+    KILN_TRY(c, g.intArg(n, "destination", std::nullopt, loc));
+    return movedim(n, loc, {*a}, {*c});
+  };
+  h["torch.ops.aten.movedim.intlist"] = [&g, movedim](const Object &n,
+                                                     Location loc) -> LogicalResult {
+    KILN_TRY(a, g.intsArg(n, "source", std::nullopt, loc));
+    KILN_TRY(c, g.intsArg(n, "destination", std::nullopt, loc));
+    return movedim(n, loc, *a, *c);
+  };
+  // view_as / reshape_as: the shape of `other`.
+  auto shapeOf = [&b](Value other, Location loc) {
+    Mixed sizes;
+    for (int64_t d = 0; d < typeOf(other).getRank(); ++d)
+      sizes.add(dimSize(b, loc, other, d));
+    return sizes;
+  };
+  h["torch.ops.aten.view_as.default"] = [&g, &b, shapeOf, reshapeLike](
+                                            const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(other, g.tensorArg(n, "other", loc));
+    Mixed sizes = shapeOf(*other, loc);
+    return reshapeLike(
+        n, loc,
+        [&b, loc, sizes](Value x, RankedTensorType ty) -> Value {
+          return ViewOp::create(b, loc, ty, x, sizes.dynamic, sizes.statics);
+        },
+        true);
+  };
+  h["torch.ops.aten.reshape_as.default"] = [&g, &b, shapeOf, reshapeLike](
+                                               const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(other, g.tensorArg(n, "other", loc));
+    Mixed sizes = shapeOf(*other, loc);
+    return reshapeLike(
+        n, loc,
+        [&b, loc, sizes](Value x, RankedTensorType ty) -> Value {
+          return ViewOp::create(b, loc, ty, x, sizes.dynamic, sizes.statics);
+        },
+        false);
+  };
+  h["torch.ops.aten.expand_as.default"] = [&g, &b, shapeOf](const Object &n,
+                                                           Location loc) -> LogicalResult {
+    KILN_TRY(other, g.tensorArg(n, "other", loc));
+    Mixed sizes = shapeOf(*other, loc);
+    return importView(
+        g, n, loc, "self",
+        [&b, loc, sizes](Value x, RankedTensorType ty) -> Value {
+          return ExpandOp::create(b, loc, ty, x, sizes.dynamic, sizes.statics);
+        },
+        nullptr);
   };
 
   // --- expand (a view that cannot be written through)
@@ -556,13 +642,10 @@ void registerShapeHandlers(GraphImporter &g) {
   h["torch.ops.aten.split.sizes"] = [splitSizes](const Object &n, Location loc) {
     return splitSizes(n, loc, "split_size");
   };
-  h["torch.ops.aten.tensor_split.indices"] = [&g, &b, splitInto](const Object &n,
-                                                                Location loc) -> LogicalResult {
-    SmallVector<int64_t> statics;
-    SmallVector<Value> dynamic;
-    if (failed(g.symIntsArg(n, "indices", statics, dynamic, loc)))
-      return failure();
-    KILN_TRY(dim, g.intArg(n, "dim", 0, loc));
+  // Pieces before each of `points` and after the last (tensor_split.indices).
+  auto splitAt = [&g, &b, splitInto](const Object &n, Location loc, int64_t dim,
+                                     SmallVector<int64_t> statics,
+                                     SmallVector<Value> dynamic) -> LogicalResult {
     SmallVector<Value> starts{arith::ConstantIndexOp::create(b, loc, 0)}, ends;
     unsigned next = 0;
     for (int64_t s : statics) {
@@ -571,35 +654,87 @@ void registerShapeHandlers(GraphImporter &g) {
       starts.push_back(v);
     }
     ends.push_back(arith::ConstantIndexOp::create(b, loc, kMaxEnd));
-    return splitInto(n, loc, *dim, starts, ends);
+    return splitInto(n, loc, dim, starts, ends);
   };
-  h["torch.ops.aten.tensor_split.sections"] = [&g, &b, splitInto](const Object &n,
-                                                                 Location loc) -> LogicalResult {
+  // `sections` near-equal pieces: the first size % sections have one more.
+  auto splitSections = [&g, &b, splitInto](const Object &n, Location loc, int64_t dim,
+                                           int64_t sections) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, "self", loc));
-    KILN_TRY(sections, g.intArg(n, "sections", std::nullopt, loc));
-    KILN_TRY(dim, g.intArg(n, "dim", 0, loc));
-    int64_t rank = typeOf(*x).getRank(), d = normDim(*dim, rank);
-    if (d < 0 || d >= rank || *sections < 1)
+    int64_t rank = typeOf(*x).getRank(), d = normDim(dim, rank);
+    if (d < 0 || d >= rank || sections < 1)
       return g.fail(loc, "tensor_split: bad dim or section count");
-    // The first size % sections pieces have size / sections + 1 elements.
     Value size = dimSize(b, loc, *x, d);
-    Value k = arith::ConstantIndexOp::create(b, loc, *sections);
+    Value k = arith::ConstantIndexOp::create(b, loc, sections);
     Value q = b.createOrFold<arith::DivSIOp>(loc, size, k);
     Value r = b.createOrFold<arith::RemSIOp>(loc, size, k);
+    // start(i) = i * q + min(i, r)
+    auto startOf = [&](int64_t i) {
+      Value j = arith::ConstantIndexOp::create(b, loc, i);
+      return b.createOrFold<arith::AddIOp>(loc, b.createOrFold<arith::MulIOp>(loc, j, q),
+                                           b.createOrFold<arith::MinSIOp>(loc, j, r));
+    };
     SmallVector<Value> starts, ends;
-    for (int64_t i = 0; i < *sections; ++i) {
-      Value iv = arith::ConstantIndexOp::create(b, loc, i);
-      Value iv1 = arith::ConstantIndexOp::create(b, loc, i + 1);
-      // start(i) = i * q + min(i, r)
-      auto startOf = [&](Value j) {
-        return b.createOrFold<arith::AddIOp>(loc, b.createOrFold<arith::MulIOp>(loc, j, q),
-                                             b.createOrFold<arith::MinSIOp>(loc, j, r));
-      };
-      starts.push_back(startOf(iv));
-      ends.push_back(startOf(iv1));
+    for (int64_t i = 0; i < sections; ++i) {
+      starts.push_back(startOf(i));
+      ends.push_back(startOf(i + 1));
     }
-    return splitInto(n, loc, *dim, starts, ends);
+    return splitInto(n, loc, d, starts, ends);
   };
+  h["torch.ops.aten.tensor_split.indices"] = [&g, splitAt](const Object &n,
+                                                          Location loc) -> LogicalResult {
+    SmallVector<int64_t> statics;
+    SmallVector<Value> dynamic;
+    if (failed(g.symIntsArg(n, "indices", statics, dynamic, loc)))
+      return failure();
+    KILN_TRY(dim, g.intArg(n, "dim", 0, loc));
+    return splitAt(n, loc, *dim, statics, dynamic);
+  };
+  h["torch.ops.aten.tensor_split.sections"] = [&g, splitSections](const Object &n,
+                                                                 Location loc) -> LogicalResult {
+    KILN_TRY(sections, g.intArg(n, "sections", std::nullopt, loc));
+    KILN_TRY(dim, g.intArg(n, "dim", 0, loc));
+    return splitSections(n, loc, *dim, *sections);
+  };
+  // hsplit / vsplit / dsplit: tensor_split along dim 1 (0 for a 1-d tensor), 0, 2;
+  // an int splits into equal sections (the dim must divide), a list at indices.
+  for (auto [name, dimOf] : {std::pair<const char *, int>{"hsplit", 1}, {"vsplit", 0},
+                             {"dsplit", 2}}) {
+    int fixed = dimOf;
+    std::string nm = name;
+    auto dimFor = [fixed, nm](GraphImporter &g, const Object &n, Location loc) -> int64_t {
+      auto x = g.tensorArg(n, "self", loc);
+      if (failed(x))
+        return -1;
+      return nm == "hsplit" && typeOf(*x).getRank() == 1 ? 0 : fixed;
+    };
+    h["torch.ops.aten." + nm + ".int"] = [&g, dimFor, splitSections, nm](
+                                             const Object &n, Location loc) -> LogicalResult {
+      KILN_TRY(sections, g.intArg(n, "sections", std::nullopt, loc));
+      KILN_TRY(x, g.tensorArg(n, "self", loc));
+      int64_t d = dimFor(g, n, loc);
+      if (d < 0 || d >= typeOf(*x).getRank())
+        return g.fail(loc, nm + " needs a tensor of rank > " + std::to_string(d));
+      int64_t size = typeOf(*x).getDimSize(d);
+      if (size != kDyn && *sections > 0 && size % *sections)
+        return g.fail(loc, nm + ": dim " + std::to_string(d) + " of size " +
+                               std::to_string(size) + " does not divide into " +
+                               std::to_string(*sections) + " equal sections");
+      return splitSections(n, loc, d, *sections);
+    };
+    h["torch.ops.aten." + nm + ".array"] = [&g, dimFor, splitAt, nm](
+                                               const Object &n, Location loc) -> LogicalResult {
+      KILN_TRY(idx, g.intsArg(n, "indices", std::nullopt, loc));
+      KILN_TRY(x, g.tensorArg(n, "self", loc));
+      int64_t d = dimFor(g, n, loc);
+      if (d < 0 || d >= typeOf(*x).getRank())
+        return g.fail(loc, nm + " needs a tensor of rank > " + std::to_string(d));
+      return splitAt(n, loc, d, *idx, {});
+    };
+  }
+  for (auto [unsafe, safe] : {std::pair<const char *, const char *>{"unsafe_split.Tensor", "split.Tensor"},
+                               {"unsafe_split_with_sizes.default", "split_with_sizes.default"},
+                               {"unsafe_chunk.default", "chunk.default"}})
+    h[std::string("torch.ops.aten.") + unsafe] = h[std::string("torch.ops.aten.") + safe];
   h["torch.ops.aten.unbind.int"] = [&g, &b](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(dim, g.intArg(n, "dim", 0, loc));
     int64_t d = *dim;
@@ -661,6 +796,69 @@ void registerShapeHandlers(GraphImporter &g) {
           b, loc, RankedTensorType::get(shape, typeOf(t).getElementType()), t, d));
     }
     return g.emitOp<CatOp>(n, loc, parts, d);
+  };
+  // hstack / vstack / dstack / column_stack: cat of the tensors made at least
+  // 1-, 2- or 3-d (a [n] tensor is [1, n] for vstack, [1, n, 1] for dstack,
+  // [n, 1] for column_stack).
+  auto atLeast = [&b](Value t, Location loc, int64_t rank, bool column) -> Value {
+    auto ty = typeOf(t);
+    int64_t r = ty.getRank();
+    if (r >= rank && !(column && r < 2))
+      return t;
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < r; ++d)
+      sizes.push_back(dimSize(b, loc, t, d));
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    if (column) {
+      sizes.resize(1, one);
+      sizes.push_back(one);
+    } else if (rank == 2) {
+      sizes.insert(sizes.begin(), one);
+      if (r == 0)
+        sizes.push_back(one);
+    } else if (rank == 3) {
+      if (r == 0)
+        sizes = {one, one, one};
+      else if (r == 1)
+        sizes = {one, sizes[0], one};
+      else
+        sizes.push_back(one);
+    } else {
+      sizes = {one};
+    }
+    Mixed m;
+    SmallVector<int64_t> shape;
+    for (Value s : sizes) {
+      m.add(s);
+      shape.push_back(m.statics.back());
+    }
+    return ViewOp::create(b, loc, RankedTensorType::get(shape, ty.getElementType()), t,
+                          m.dynamic, m.statics);
+  };
+  auto stackLike = [&g, tensorList, atLeast](const Object &n, Location loc, int64_t rank,
+                                             bool column, int64_t dim) -> LogicalResult {
+    KILN_TRY(ts, tensorList(n, "tensors", loc));
+    if (ts->empty())
+      return g.fail(loc, "expected a non-empty list of tensors");
+    SmallVector<Value> parts;
+    for (Value t : *ts)
+      parts.push_back(atLeast(t, loc, rank, column));
+    // hstack joins 1-d tensors along dim 0.
+    int64_t d = dim == 1 && !column && typeOf(parts[0]).getRank() == 1 ? 0 : dim;
+    return g.emitOp<CatOp>(n, loc, parts, d);
+  };
+  h["torch.ops.aten.hstack.default"] = [stackLike](const Object &n, Location loc) {
+    return stackLike(n, loc, 1, false, 1);
+  };
+  h["torch.ops.aten.vstack.default"] = [stackLike](const Object &n, Location loc) {
+    return stackLike(n, loc, 2, false, 0);
+  };
+  h["torch.ops.aten.row_stack.default"] = h["torch.ops.aten.vstack.default"];
+  h["torch.ops.aten.dstack.default"] = [stackLike](const Object &n, Location loc) {
+    return stackLike(n, loc, 3, false, 2);
+  };
+  h["torch.ops.aten.column_stack.default"] = [stackLike](const Object &n, Location loc) {
+    return stackLike(n, loc, 2, true, 1);
   };
   h["torch.ops.aten.copy.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(self, g.tensorArg(n, "self", loc));

@@ -268,9 +268,10 @@ func.func @pad_negative_size(%x: tensor<4x5xf32>) {
 
 // -----
 
+// A negative pad crops, down to an empty dim but not below.
 func.func @reflection_negative(%x: tensor<4x5xf32>) {
-  // expected-error @+1 {{'aten.reflection_pad' op expects padding >= 0, got -1}}
-  %0 = aten.reflection_pad %x {padding = array<i64: -1, 1>} : (tensor<4x5xf32>) -> tensor<4x5xf32>
+  // expected-error @+1 {{'aten.reflection_pad' op padding makes dim 1 of size 5 negative}}
+  %0 = aten.reflection_pad %x {padding = array<i64: -3, -3>} : (tensor<4x5xf32>) -> tensor<4x0xf32>
   return
 }
 
