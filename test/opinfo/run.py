@@ -1,0 +1,329 @@
+"""Runs kiln's OpInfo conformance cases (made by generate.py) and checks them
+against the committed baseline. Standard library only: no torch, no NumPy.
+
+Each case is a small exported program (test/data/opinfo/cases.tar.xz, indexed
+by cases.json). For each of its archives (default IR, and Core ATen IR where it
+differs) the runner compiles it with kiln-compile, runs it with kiln-run
+--expect --torch-tolerances (torch.testing.assert_close's default rtol/atol for
+each output's dtype; integers and bool exactly) and records, per sample, pass
+or the first line of kiln's error. Results go to WORK/results.json (and one
+JSON per archive under WORK/results/).
+
+The run fails (exit 1) if a sample that the baseline (test/opinfo/baseline.json)
+lists as passing no longer passes, or if the share of core ops that pass all
+their float32 samples drops below the baseline's figure. --update-baseline
+records the current passes (it refuses to drop passing samples unless
+--accept-regressions is given: say why in the commit).
+
+usage: run.py --kiln-compile PATH --kiln-run PATH [--work DIR] [--jobs 2]
+              [--only REGEX] [--update-baseline [--accept-regressions]]
+"""
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.normpath(os.path.join(HERE, "..", "data", "opinfo"))
+BASELINE = os.path.join(HERE, "baseline.json")
+COMPILE_TIMEOUT = 120
+RUN_TIMEOUT = 60
+OUTPUT_LINE = re.compile(r"^output (\d+) \(.*\) vs '.*': (.*): (OK|MISMATCH)$")
+
+
+def first_error_line(text):
+    """The first line that says 'error:' (without the file prefix), else the first line."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    for l in lines:
+        i = l.find("error: ")
+        if i >= 0:
+            return l[i + len("error: "):][:300]
+    return lines[0][:300] if lines else "(no message)"
+
+
+def extract(index, work, data=DATA):
+    """Unpacks the cases once per archive version into WORK/cases."""
+    dest = os.path.join(work, "cases")
+    stamp = os.path.join(dest, ".sha256")
+    if os.path.exists(stamp) and open(stamp).read().strip() == index["archive_sha256"]:
+        return dest
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    tar_path = os.path.join(data, index["archive"])
+    with open(tar_path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    if digest != index["archive_sha256"]:
+        sys.exit(f"run.py: {tar_path} does not match cases.json (sha256 {digest}); regenerate both together")
+    with tarfile.open(tar_path, "r:xz") as tar:
+        for m in tar.getmembers():
+            if not m.isfile() or m.name.startswith("/") or ".." in m.name.split("/"):
+                sys.exit(f"run.py: unexpected member {m.name!r} in {tar_path}")
+        tar.extractall(dest)
+    with open(stamp, "w") as f:
+        f.write(index["archive_sha256"])
+    return dest
+
+
+def case_files(case, cases_dir):
+    d = os.path.join(cases_dir, case["name"])
+    return ([os.path.join(d, f"input{i}.npy") for i in range(case["inputs"])],
+            [os.path.join(d, f"output{i}.npy") for i in range(case["outputs"])])
+
+
+def run_program(name, ir, archive, inputs, expects, work, tools):
+    """Compiles and runs one archive; returns its record: status 'ran' with one
+    entry per output ('ok' or the mismatch), or the failure and its reason."""
+    so = os.path.join(work, "so", f"{name}.{ir}.so")
+    rec = {"case": name, "ir": ir, "status": None, "reason": None,
+           "outputs": [None] * len(expects), "seconds": 0.0}
+    t0 = time.time()
+    try:
+        p = subprocess.run([tools["compile"], archive, "-o", so],
+                           capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        rec.update(status="compile-timeout", reason=f"kiln-compile ran over {COMPILE_TIMEOUT} s")
+        rec["seconds"] = time.time() - t0
+        return rec
+    if p.returncode != 0:
+        reason = first_error_line(p.stderr)
+        unsupported = p.returncode == 2 and "unsupported" in reason
+        crash = p.returncode < 0 or p.returncode not in (1, 2)
+        rec.update(status="unsupported" if unsupported else ("compile-crash" if crash else "compile-error"),
+                   reason=reason if not crash else f"kiln-compile exit {p.returncode}: {reason}")
+        rec["seconds"] = time.time() - t0
+        return rec
+    cmd = [tools["run"], so, "--torch-tolerances"]
+    cmd += [a for f in inputs for a in ("--input", f)]
+    cmd += [a for f in expects for a in ("--expect", f)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        rec.update(status="run-timeout", reason=f"kiln-run ran over {RUN_TIMEOUT} s")
+        rec["seconds"] = time.time() - t0
+        return rec
+    finally:
+        if os.path.exists(so):
+            os.unlink(so)
+    for line in p.stdout.splitlines():
+        m = OUTPUT_LINE.match(line)
+        if m and int(m.group(1)) < len(expects):
+            rec["outputs"][int(m.group(1))] = "ok" if m.group(3) == "OK" else m.group(2)
+    if p.returncode in (0, 1) and all(o is not None for o in rec["outputs"]):
+        rec["status"] = "ran"
+    else:
+        rec.update(status="run-error", reason=(f"kiln-run exit {p.returncode}: " +
+                                               first_error_line(p.stderr + p.stdout)))
+    rec["seconds"] = time.time() - t0
+    return rec
+
+
+def run_case(case, ir, cases_dir, work, tools):
+    inputs, expects = case_files(case, cases_dir)
+    return run_program(case["name"], ir, os.path.join(cases_dir, case["name"], ir + ".pt2"),
+                       inputs, expects, work, tools)
+
+
+def run_bundle(bundle, members, ir, cases_dir, work, tools):
+    """Runs a bundle: its inputs and outputs are its members', in order."""
+    inputs, expects = [], []
+    for c in members:
+        i, e = case_files(c, cases_dir)
+        inputs += i
+        expects += e
+    return run_program(bundle["name"], ir, os.path.join(cases_dir, bundle["name"], ir + ".pt2"),
+                       inputs, expects, work, tools)
+
+
+def split_bundle(rec, members, ir):
+    """The members' records from a bundle that ran."""
+    out, k = [], 0
+    for c in members:
+        n = c["outputs"]
+        if ir in c["irs"]:
+            out.append({"case": c["name"], "ir": ir, "status": "ran", "reason": None,
+                        "outputs": rec["outputs"][k:k + n], "seconds": 0.0, "via": rec["case"]})
+        k += n
+    return out
+
+
+def sample_results(index, records):
+    """{(case, ir, sample): (passed, reason)} from the archive records."""
+    out = {}
+    by_case = {c["name"]: c for c in index["cases"]}
+    for r in records:
+        case = by_case[r["case"]]
+        for s in case["samples"]:
+            outs = [i for i, so in enumerate(case["sample_of_output"]) if so == s]
+            if r["status"] != "ran":
+                out[(r["case"], r["ir"], s)] = (False, f"{r['status']}: {r['reason']}")
+                continue
+            bad = [i for i in outs if r["outputs"][i] != "ok"]
+            out[(r["case"], r["ir"], s)] = (
+                not bad, None if not bad else f"output {bad[0]} mismatch: {r['outputs'][bad[0]]}")
+    return out
+
+
+def key(case, ir, sample):
+    return f"{case}:{ir}:{sample}"
+
+
+def core_op_status(index, samples):
+    """Per core op and dtype: (status, reason, passed, total) over the samples that
+    exercise it in the Core ATen IR archive of its OpInfo entries' cases."""
+    table = {}
+    for c in index["cases"]:
+        ir = "model.core" if "model.core" in c["irs"] else "model"
+        for s in c["samples"]:
+            outs = [i for i, so in enumerate(c["sample_of_output"]) if so == s]
+            ops = {op for i in outs for op in c["core_ops_of_output"][i]}
+            for op in ops:
+                if c["opinfo"] not in index["opinfos_of_core_op"].get(op, []):
+                    continue
+                passed, reason = samples.get((c["name"], ir, s), (False, "not run"))
+                e = table.setdefault((op, c["dtype"]), {"passed": 0, "total": 0, "reason": None})
+                e["total"] += 1
+                e["passed"] += passed
+                if not passed and e["reason"] is None:
+                    e["reason"] = f"{c['opinfo']} sample {s}: {reason}"
+    return table
+
+
+def f32_summary(index, table):
+    tested = [op for op in index["core_ops"] if (op, "float32") in table]
+    passing = [op for op in tested if table[(op, "float32")]["passed"] == table[(op, "float32")]["total"]]
+    return passing, tested
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kiln-compile", required=True)
+    p.add_argument("--kiln-run", required=True)
+    p.add_argument("--work", default=os.path.join(os.getcwd(), "opinfo-work"))
+    p.add_argument("--data", default=DATA, help="the cases (cases.json, cases.tar.xz)")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--only", help="regex over case names: run only those (no baseline check)")
+    p.add_argument("--update-baseline", action="store_true")
+    p.add_argument("--accept-regressions", action="store_true")
+    args = p.parse_args()
+    t0 = time.time()
+
+    with open(os.path.join(args.data, "cases.json")) as f:
+        index = json.load(f)
+    os.makedirs(os.path.join(args.work, "so"), exist_ok=True)
+    os.makedirs(os.path.join(args.work, "results"), exist_ok=True)
+    cases_dir = extract(index, args.work, args.data)
+    tools = {"compile": args.kiln_compile, "run": args.kiln_run}
+    selected = [c for c in index["cases"] if not args.only or re.search(args.only, c["name"])]
+    by_name = {c["name"]: c for c in selected}
+    bundles = [b for b in index.get("bundles", []) if all(m in by_name for m in b["members"])]
+    in_bundle = {(m, ir) for b in bundles for m in b["members"] for ir in b["irs"]
+                 if ir in by_name[m]["irs"]}
+    records, bundle_records = [], []
+
+    def finish(r):
+        records.append(r)
+        with open(os.path.join(args.work, "results", f"{r['case']}.{r['ir']}.json"), "w") as f:
+            json.dump(r, f, indent=1)
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        pending = {}
+        # Bundles first (largest first keeps both workers busy), then the rest.
+        for b in sorted(bundles, key=lambda b: -len(b["members"])):
+            members = [by_name[m] for m in b["members"]]
+            for ir in b["irs"]:
+                pending[pool.submit(run_bundle, b, members, ir, cases_dir, args.work, tools)] = (b, members, ir)
+        for c in selected:
+            for ir in c["irs"]:
+                if (c["name"], ir) not in in_bundle:
+                    pending[pool.submit(run_case, c, ir, cases_dir, args.work, tools)] = None
+        while pending:
+            done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for fut in done:
+                what = pending.pop(fut)
+                r = fut.result()
+                if what is None:
+                    finish(r)
+                    continue
+                b, members, ir = what
+                bundle_records.append(r)
+                if r["status"] == "ran":
+                    for mr in split_bundle(r, members, ir):
+                        finish(mr)
+                else:  # run the members on their own
+                    for c in members:
+                        if ir in c["irs"]:
+                            pending[pool.submit(run_case, c, ir, cases_dir, args.work, tools)] = None
+    records.sort(key=lambda r: (r["case"], r["ir"]))
+    samples = sample_results(index, records)
+    table = core_op_status(index, samples)
+    passing, tested = f32_summary(index, table)
+    n_pass = sum(1 for v in samples.values() if v[0])
+    result = {
+        "seconds": round(time.time() - t0, 1),
+        "archives": len(records),
+        "programs_compiled": len(bundle_records) + sum(1 for r in records if "via" not in r),
+        "bundles_ran": sum(1 for r in bundle_records if r["status"] == "ran"),
+        "bundles": len(bundle_records),
+        "samples_passed": n_pass,
+        "samples_total": len(samples),
+        "core_ops": len(index["core_ops"]),
+        "core_ops_with_f32_samples": len(tested),
+        "core_ops_passing_f32": len(passing),
+        "records": records,
+    }
+    with open(os.path.join(args.work, "results.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    rate = len(passing) / len(tested) if tested else 0.0
+    print(f"opinfo: {len(records)} archives ({result['programs_compiled']} programs compiled, "
+          f"{result['bundles_ran']} of {result['bundles']} bundles ran whole), "
+          f"{n_pass} of {len(samples)} samples pass ({time.time() - t0:.0f} s with {args.jobs} jobs)")
+    print(f"opinfo: {len(passing)} of {len(tested)} core ops with float32 samples pass all of them "
+          f"({100 * rate:.1f}%; {len(index['core_ops'])} core ops in torch {index['torch']})")
+    if args.only or os.path.abspath(args.data) != DATA:
+        return 0
+
+    baseline = {"passing": [], "core_ops_passing_f32": 0}
+    if os.path.exists(BASELINE):
+        with open(BASELINE) as f:
+            baseline = json.load(f)
+    now = {key(*k) for k, v in samples.items() if v[0]}
+    regressed = sorted(k for k in baseline["passing"] if k not in now)
+    for k in regressed[:50]:
+        case, ir, s = k.rsplit(":", 2)
+        reason = samples.get((case, ir, int(s)), (False, "no longer generated"))[1]
+        print(f"opinfo: REGRESSION {k}: {reason}")
+    if len(regressed) > 50:
+        print(f"opinfo: ... and {len(regressed) - 50} more regressions")
+    rate_dropped = len(passing) < baseline["core_ops_passing_f32"]
+    if rate_dropped:
+        print(f"opinfo: REGRESSION: {len(passing)} core ops pass all their float32 samples, "
+              f"the baseline has {baseline['core_ops_passing_f32']}")
+    newly = sorted(now - set(baseline["passing"]))
+    if newly:
+        print(f"opinfo: {len(newly)} samples pass that the baseline does not list "
+              f"(record them: run.py --update-baseline)")
+    if args.update_baseline:
+        if (regressed or rate_dropped) and not args.accept_regressions:
+            print("opinfo: baseline not updated: there are regressions (--accept-regressions to drop them)")
+            return 1
+        with open(BASELINE, "w") as f:
+            json.dump({"core_ops_passing_f32": len(passing), "core_ops_with_f32_samples": len(tested),
+                       "passing": sorted(now)}, f, indent=0)
+            f.write("\n")
+        print(f"opinfo: baseline updated: {len(now)} passing samples, {len(passing)} core ops")
+        return 0
+    if regressed or rate_dropped:
+        return 1
+    print(f"opinfo: no regressions against the baseline ({len(baseline['passing'])} samples)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
