@@ -3,9 +3,13 @@
 Each graph Dynamo captures is exported to the ATen IR with torch.export (symbolic
 sizes Dynamo marked dynamic stay dynamic, so one compile serves a range of
 shapes), saved as a .pt2 and compiled by kiln. Graph breaks, guards and
-recompilation are Dynamo's own. When a graph needs gradients, AOTAutograd splits
-it into forward and backward graphs and kiln compiles each (see
-docs/python.md: kiln's own autograd dialect is not used by this path yet).
+recompilation are Dynamo's own. When a graph needs gradients, kiln differentiates
+it itself (its autograd dialect, kiln-compile --grad): the forward runs one
+compiled module, the backward a value-and-gradient module that recomputes the
+forward from the saved inputs. A graph kiln cannot differentiate (an op with
+no reverse rule, a mutated buffer, a gradient a parameter of the graph itself
+would need) goes through AOTAutograd instead, which hands kiln separate forward
+and backward graphs (docs/python.md).
 
 A graph kiln cannot compile (an op or dtype it does not support, a non-CPU
 tensor, a non-tensor output) runs in PyTorch eager instead, with the reason kept
@@ -169,9 +173,27 @@ def _export(gm, example_inputs, plan: _Plan):
                                    strict=False)
 
 
-def _compile_graph(gm, example_inputs, kind: str) -> Callable:
-    """Compiles one FX graph with kiln, or returns its eager forward with the reason recorded."""
-    import torch
+def _export_checked(gm, example_inputs, debug: Optional[str]):
+    """The graph's plan and ExportedProgram; raises _Unsupported for what the
+    backend cannot take (a non-CPU tensor, a non-tensor output)."""
+    for x in example_inputs:
+        if _is_tensor(x) and x.device.type != "cpu":
+            raise _Unsupported(f"a tensor on {x.device}: the kiln backend runs on the CPU")
+    plan = _Plan(gm, example_inputs)
+    t0 = time.perf_counter()
+    import torch._dynamo
+    ep = torch._dynamo.disable(_export)(gm, example_inputs, plan)
+    compiler._record("export", time.perf_counter() - t0)
+    for spec in ep.graph_signature.output_specs:
+        if not hasattr(spec.arg, "name") or spec.arg.__class__.__name__ != "TensorArgument":
+            raise _Unsupported("the graph returns a non-tensor value")
+    if debug:
+        with open(os.path.join(debug, "exported_program.txt"), "w") as f:
+            f.write(str(ep))
+    return plan, ep
+
+
+def _new_entry(gm, kind: str):
     gid = next(_graph_ids)
     debug = _debug_dir(kind, gid)
     entry = {"graph": gid, "kind": kind, "compiled": False, "reason": ""}
@@ -179,21 +201,14 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     if debug:
         with open(os.path.join(debug, "fx_graph.py"), "w") as f:
             f.write(gm.code)
+    return gid, debug, entry
+
+
+def _compile_graph(gm, example_inputs, kind: str) -> Callable:
+    """Compiles one FX graph with kiln, or returns its eager forward with the reason recorded."""
+    gid, debug, entry = _new_entry(gm, kind)
     try:
-        for x in example_inputs:
-            if _is_tensor(x) and x.device.type != "cpu":
-                raise _Unsupported(f"a tensor on {x.device}: the kiln backend runs on the CPU")
-        plan = _Plan(gm, example_inputs)
-        t0 = time.perf_counter()
-        import torch._dynamo
-        ep = torch._dynamo.disable(_export)(gm, example_inputs, plan)
-        compiler._record("export", time.perf_counter() - t0)
-        for spec in ep.graph_signature.output_specs:
-            if not hasattr(spec.arg, "name") or spec.arg.__class__.__name__ != "TensorArgument":
-                raise _Unsupported("the graph returns a non-tensor value")
-        if debug:
-            with open(os.path.join(debug, "exported_program.txt"), "w") as f:
-                f.write(str(ep))
+        plan, ep = _export_checked(gm, example_inputs, debug)
         module = compiler.compile(ep, use_cache=debug is None,
                                   debug_dir=os.path.join(debug, "kiln_ir") if debug else None)
     except (compiler.CompileError, _Unsupported, Exception) as e:  # noqa: B014
@@ -227,9 +242,79 @@ def _needs_grad(gm, example_inputs) -> bool:
                                            for x in example_inputs)
 
 
+def _training_function(fwd, grad, plan: _Plan, grad_slot: Dict[int, int], num_outputs: int):
+    """A torch.autograd.Function running kiln's forward module, and in backward
+    its value-and-gradient module on the saved inputs and the cotangents."""
+    import torch
+
+    class KilnGraph(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, *tensors):
+            ctx.save_for_backward(*tensors)
+            return tuple(fwd.run(list(tensors)))
+
+        @staticmethod
+        def backward(ctx, *cotangents):
+            tensors = ctx.saved_tensors
+            outs = grad.run(list(tensors) + [c.contiguous() for c in cotangents])
+            grads = outs[num_outputs:]
+            return tuple(grads[grad_slot[k]] if k in grad_slot and ctx.needs_input_grad[k] else None
+                         for k in range(len(tensors)))
+
+    return KilnGraph
+
+
+def _compile_training(gm, example_inputs) -> Optional[Callable]:
+    """Forward and backward of a graph that needs gradients, both by kiln with its
+    own differentiation (kiln-compile --grad); None, with the reason recorded,
+    if kiln cannot differentiate the graph."""
+    gid, debug, entry = _new_entry(gm, "training")
+    try:
+        plan, ep = _export_checked(gm, example_inputs, debug)
+        # Gradients reach Dynamo's graph inputs only: a parameter the graph holds
+        # itself (not lifted to an input) would silently get none.
+        import torch
+        sig = ep.graph_signature
+        for name in sig.parameters:
+            p = ep.state_dict.get(name)
+            if p is not None and p.requires_grad:
+                raise _Unsupported(f"parameter '{name}' is held by the graph, not passed in")
+        kw = dict(use_cache=debug is None)
+        fwd = compiler.compile(ep, debug_dir=os.path.join(debug, "kiln_ir") if debug else None, **kw)
+        grad = compiler.compile(ep, grad=True, **kw)
+    except (compiler.CompileError, _Unsupported, Exception) as e:  # noqa: B014
+        if os.environ.get("KILN_STRICT", "") not in ("", "0"):
+            raise
+        entry["reason"] = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if debug:
+            with open(os.path.join(debug, "fallback.txt"), "w") as f:
+                f.write("AOTAutograd: " + entry["reason"] + "\n")
+        return None
+    num_outputs = len(fwd.outputs)
+    # grads/input<i>: i counts the user inputs; map each to its place among the
+    # gradient outputs.
+    grad_names = [o.name for o in grad.outputs[num_outputs:]]
+    grad_slot = {k: grad_names.index(f"grads/input{k}")
+                 for k in range(len(plan.tensor_positions)) if f"grads/input{k}" in grad_names}
+    fn = _training_function(fwd, grad, plan, grad_slot, num_outputs)
+    positions = plan.tensor_positions
+    entry["compiled"] = True
+    entry["reason"] = "compiled by kiln: forward, and backward by kiln's autograd dialect"
+
+    def run(*args):
+        return plan.outputs(fn.apply(*[args[i] for i in positions]))
+
+    run._kiln_module = fwd
+    run._kiln_grad_module = grad
+    return run
+
+
 def kiln_backend(gm, example_inputs, **kwargs):
     """The Dynamo backend registered as "kiln" (entry point torch_dynamo_backends)."""
     if _needs_grad(gm, example_inputs):
+        trained = _compile_training(gm, example_inputs)
+        if trained is not None:
+            return trained
         from functorch.compile import make_boxed_func
         from torch._dynamo.backends.common import aot_autograd
 

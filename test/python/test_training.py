@@ -1,5 +1,6 @@
 """Training through torch.compile(backend="kiln"): the losses of 20 optimizer steps
-match eager's (forward and backward graphs go through AOTAutograd to kiln)."""
+match eager's, with the backward made by kiln's own differentiation, and through
+AOTAutograd's forward/backward graphs for a graph kiln cannot differentiate."""
 import copy
 
 import pytest
@@ -36,5 +37,43 @@ def test_twenty_steps_match_eager(make_opt):
             losses.append(loss.item())
     torch.testing.assert_close(torch.tensor(losses_c), torch.tensor(losses_e), rtol=1e-4, atol=1e-5)
     assert losses_e[-1] < losses_e[0]
-    kinds = {e["kind"] for e in kiln.dynamo.explanations()[before:]}
-    assert {"forward", "backward"} <= kinds  # AOTAutograd handed both graphs to kiln
+    entries = kiln.dynamo.explanations()[before:]
+    assert [e["kind"] for e in entries] == ["training"], entries  # one graph, no AOTAutograd
+    assert entries[0]["compiled"] and "autograd dialect" in entries[0]["reason"]
+
+
+class _Flipped(torch.nn.Module):
+    """Uses an op kiln has no reverse rule for (flip)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.l1, self.l2 = torch.nn.Linear(16, 32), torch.nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.l2(torch.flip(torch.tanh(self.l1(x)), dims=[1]))
+
+
+def test_graph_kiln_cannot_differentiate_goes_through_aot_autograd():
+    eager = _Flipped()
+    compiled_model = copy.deepcopy(eager)
+    compiled = torch.compile(compiled_model, backend="kiln")
+    opt_e = torch.optim.SGD(eager.parameters(), lr=0.05)
+    opt_c = torch.optim.SGD(compiled_model.parameters(), lr=0.05)
+    torch.manual_seed(1)
+    before = len(kiln.dynamo.explanations())
+    for _ in range(5):
+        x, t = torch.randn(8, 16), torch.randn(8, 4)
+        losses = []
+        for model, opt in ((eager, opt_e), (compiled, opt_c)):
+            loss = torch.nn.functional.mse_loss(model(x), t)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        assert losses[1] == pytest.approx(losses[0], rel=1e-4, abs=1e-5)
+    entries = kiln.dynamo.explanations()[before:]
+    training = [e for e in entries if e["kind"] == "training"]
+    assert len(training) == 1 and not training[0]["compiled"]
+    assert "flip" in training[0]["reason"], training[0]
+    assert {"forward", "backward"} <= {e["kind"] for e in entries if e["compiled"]}
