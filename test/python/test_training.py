@@ -11,7 +11,7 @@ import kiln.dynamo
 
 def _model():
     torch.manual_seed(0)
-    return torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 32),
+    return torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 32),
                                torch.nn.ReLU(), torch.nn.Linear(32, 4))
 
 
@@ -51,7 +51,7 @@ class _Flipped(torch.nn.Module):
         self.l1, self.l2 = torch.nn.Linear(16, 32), torch.nn.Linear(32, 4)
 
     def forward(self, x):
-        return self.l2(torch.flip(torch.tanh(self.l1(x)), dims=[1]))
+        return self.l2(torch.flip(torch.relu(self.l1(x)), dims=[1]))
 
 
 def test_graph_kiln_cannot_differentiate_goes_through_aot_autograd():
