@@ -78,12 +78,17 @@ struct CallRuntimeLowering : ConvertOpToLLVMPattern<CallRuntimeOp> {
       store(array, index, 4, i64c(i));
       store(array, index, 5, LLVM::ConstantOp::create(rw, loc, f64, rw.getF64FloatAttr(f)));
     };
+    // String globals are named after the callee, numbered past every name the
+    // module already has (several calls of one op each add their own).
     unsigned uniq = 0;
     auto globalString = [&](StringRef s) -> Value {
-      std::string name = ("__kiln_rt_str_" + op.getCallee() + "_" + std::to_string(uniq++)).str();
-      for (char &c : name)
-        if (!isalnum(c) && c != '_')
-          c = '_';
+      std::string name;
+      do {
+        name = ("__kiln_rt_str_" + op.getCallee() + "_" + std::to_string(uniq++)).str();
+        for (char &c : name)
+          if (!isalnum(c) && c != '_')
+            c = '_';
+      } while (module && SymbolTable::lookupSymbolIn(module, name));
       std::string nulTerminated = s.str();
       nulTerminated.push_back('\0');
       return LLVM::createGlobalString(loc, rw, name, nulTerminated, LLVM::Linkage::Internal);
