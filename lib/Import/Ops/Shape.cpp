@@ -410,8 +410,9 @@ void registerShapeHandlers(GraphImporter &g) {
       sizes.add(dimSize(b, loc, other, d));
     return sizes;
   };
-  h["torch.ops.aten.view_as.default"] = [&g, &b, shapeOf, reshapeLike](
-                                            const Object &n, Location loc) -> LogicalResult {
+  // view_as (a view: `asView`) and reshape_as (a copy where a view cannot be).
+  auto reshapeAs = [&g, &b, shapeOf, reshapeLike](const Object &n, Location loc,
+                                                  bool asView) -> LogicalResult {
     KILN_TRY(other, g.tensorArg(n, "other", loc));
     Mixed sizes = shapeOf(*other, loc);
     return reshapeLike(
@@ -419,18 +420,13 @@ void registerShapeHandlers(GraphImporter &g) {
         [&b, loc, sizes](Value x, RankedTensorType ty) -> Value {
           return ViewOp::create(b, loc, ty, x, sizes.dynamic, sizes.statics);
         },
-        true);
+        asView);
   };
-  h["torch.ops.aten.reshape_as.default"] = [&g, &b, shapeOf, reshapeLike](
-                                               const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(other, g.tensorArg(n, "other", loc));
-    Mixed sizes = shapeOf(*other, loc);
-    return reshapeLike(
-        n, loc,
-        [&b, loc, sizes](Value x, RankedTensorType ty) -> Value {
-          return ViewOp::create(b, loc, ty, x, sizes.dynamic, sizes.statics);
-        },
-        false);
+  h["torch.ops.aten.view_as.default"] = [reshapeAs](const Object &n, Location loc) {
+    return reshapeAs(n, loc, true);
+  };
+  h["torch.ops.aten.reshape_as.default"] = [reshapeAs](const Object &n, Location loc) {
+    return reshapeAs(n, loc, false);
   };
   h["torch.ops.aten.expand_as.default"] = [&g, &b, shapeOf](const Object &n,
                                                            Location loc) -> LogicalResult {
