@@ -63,6 +63,24 @@ class Views(nn.Module):
         return a, b, c, d, e, f, g, h, i, j, k, p * q[:, :1] + r[:, 2:], s, u, v, w
 
 
+class Composites(nn.Module):
+    """Default-IR shape and indexing composites kiln imports directly."""
+
+    def forward(self, x, y, idx):
+        # x: [4, 6], y: [3, 8], idx: int64 [4]
+        a = x.view_as(y) * 2
+        b = x.t().reshape_as(y) + 1                           # non-contiguous source
+        c = x[:, :1].expand_as(x)
+        d = torch.movedim(x.reshape(2, 2, 6), 0, -1)
+        e = torch.flip(x, dims=[0, 1]) + torch.rot90(x.reshape(6, 4), 1, [0, 1]).reshape(4, 6)
+        f = torch.hstack([x, x]) + torch.vstack([x, x]).reshape(4, 12)
+        g0, g1, g2 = torch.tensor_split(x, 3, dim=1)
+        h = torch.take_along_dim(x, idx[:, None] % 6, dim=1)
+        i = x.index_add(0, idx % 4, torch.ones(4, 6))
+        j = torch.repeat_interleave(x[:2], 2, dim=0)
+        return a, b, c, d, e, f, g0 + g1 - g2, h, i, j
+
+
 class Dynamic(nn.Module):
     """Sizes computed from a symbolic batch: views, slices, expands, splits."""
 
@@ -249,6 +267,7 @@ def save(name, model, args, dynamic_shapes=None, extra_inputs=()):
 torch.manual_seed(0)
 save("inplace", InPlace(), (torch.randn(4, 8),))
 save("views", Views(), (torch.randn(2, 3, 4, 5), torch.randn(4, 6)))
+save("composites", Composites(), (torch.randn(4, 6), torch.randn(3, 8), torch.tensor([5, 0, 3, 2])))
 save("dynamic", Dynamic(), (torch.randn(6, 12),),
      dynamic_shapes=({0: Dim("batch", min=4, max=64)},),
      extra_inputs=[("_b9_", (torch.randn(9, 12),))])
