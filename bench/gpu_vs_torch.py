@@ -14,10 +14,12 @@ median of N runs (CUDA events around each run, inputs already on the GPU):
   kiln                   kiln-run MODEL.so --device cuda --bench N (CUDA events;
                          inputs and outputs on the GPU; CUDA graphs by default)
 kiln's output is checked against eager's: for float32 configs against eager
-with TF32 off (PyTorch's default lets cuDNN convolutions use TF32, which kiln
-does not), relative L2 error at most 1e-4; for bfloat16 configs against eager
-in bfloat16, relative L2 error at most 2e-2 (rounding of intermediates differs),
-and both are also reported against a float32 eager run of the same weights.
+with TF32 off, relative L2 error at most 1e-3 (kiln, like PyTorch by default,
+lets convolutions multiply in TF32: kiln-compile --cuda-tf32=conv; the error
+against eager as PyTorch runs it by default, TF32 convolutions included, is
+reported too); for bfloat16 configs against eager in bfloat16, relative L2
+error at most 2e-2 (rounding of intermediates differs), and also reported
+against a float32 eager run of the same weights.
 Inductor's compile time is the wall time of its first call. One JSON line per
 config goes to stdout (and --json FILE); a table is printed last.
 """
@@ -145,8 +147,9 @@ def bench_config(name, pack, args, env, log):
                 got = np.load(os.path.join(outdir, "output0.npy"))
                 res["kiln_rel_l2_vs_eager"] = rel_l2(got, check_ref)
                 res["kiln_rel_l2_vs_fp32_eager"] = rel_l2(got, ref32)
+                res["kiln_rel_l2_vs_default_eager"] = rel_l2(got, ref)
                 res["kiln_max_abs_vs_eager"] = float(np.max(np.abs(got.astype(np.float64) - check_ref)))
-                limit = 2e-2 if bf16 else 1e-4
+                limit = 2e-2 if bf16 else 1e-3
                 res["kiln_output_ok"] = res["kiln_rel_l2_vs_eager"] <= limit
                 rc, text = run([kiln_run, so, "--device", "cuda", "--weights", weights, *ins,
                                 "--bench", str(args.iters)], env)

@@ -3,7 +3,7 @@
 // kiln-compile INPUT(.pt2|.mlir) -o OUT [--target=cpu|cuda|rocm] [--emit=so|obj|mlir|llvm]
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
 //              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-gemm=cublas|kernel]
-//              [--cuda-toolkit=DIR] [--rocm-path=DIR]
+//              [--cuda-tf32=conv|all|none] [--cuda-toolkit=DIR] [--rocm-path=DIR]
 //              [--grad|--jvp|--jacobian|--hessian|--hvp|--train-step=sgd|adamw [--lr=R]
 //               [--momentum=M] [--betas=B1,B2] [--eps=E] [--weight-decay=W]]
 //
@@ -165,6 +165,10 @@ int kilnCompileMain(int argc, char **argv) {
                                 cl::desc("Large matmuls and convolutions for --target=cuda: cublas (the "
                                          "runtime loads cuBLAS, default) or kernel (generated)"),
                                 cl::init("cublas"), cl::cat(cat));
+  cl::opt<std::string> cudaTf32("cuda-tf32",
+                                cl::desc("Where float32 GEMMs of --target=cuda may use TF32: conv "
+                                         "(convolutions, PyTorch's default), all, or none"),
+                                cl::init("conv"), cl::cat(cat));
   cl::opt<std::string> cudaToolkit("cuda-toolkit",
                                    cl::desc("CUDA toolkit for --target=cuda (ptxas, fatbinary, "
                                             "libdevice)"),
@@ -288,6 +292,9 @@ int kilnCompileMain(int argc, char **argv) {
     if (cudaGemm != "cublas" && cudaGemm != "kernel")
       return fail("--cuda-gemm must be 'cublas' or 'kernel', got '" + cudaGemm + "'");
     cudaOpts.cublas = cudaGemm == "cublas";
+    if (cudaTf32 != "conv" && cudaTf32 != "all" && cudaTf32 != "none")
+      return fail("--cuda-tf32 must be 'conv', 'all' or 'none', got '" + cudaTf32 + "'");
+    cudaOpts.tf32 = cudaTf32;
     cudaOpts.toolkit = cudaToolkit.empty() ? defaultCUDAToolkit() : std::string(cudaToolkit);
     if (!isValidCUDAArch(gpuArch, err) || !checkCUDAToolkit(cudaOpts.toolkit, gpuBinary, err))
       return fail(err);

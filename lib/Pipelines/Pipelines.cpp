@@ -84,8 +84,12 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
 
 void kiln::buildLinalgToGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   addBufferizationPasses(pm);
-  if (options.libraryGemm)
-    pm.addPass(kiln::createKilnGPULibraryCalls());
+  if (options.libraryGemm) {
+    kiln::KilnGPULibraryCallsOptions libOpts;
+    libOpts.tf32Convs = options.tf32Convs;
+    libOpts.tf32Matmuls = options.tf32Matmuls;
+    pm.addPass(kiln::createKilnGPULibraryCalls(libOpts));
+  }
   kiln::KilnMapLinalgToGPUOptions mapOpts;
   mapOpts.blockSize = options.blockSize;
   mapOpts.subgroupSize = options.subgroupSize;

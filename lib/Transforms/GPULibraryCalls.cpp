@@ -5,6 +5,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -55,6 +57,59 @@ Value asGemmArg(OpBuilder &b, Location loc, Value buffer) {
 /// `buffer` (identity layout) with each group of `groups` dims merged.
 Value collapse(OpBuilder &b, Location loc, Value buffer, ArrayRef<ReassociationIndices> groups) {
   return memref::CollapseShapeOp::create(b, loc, buffer, groups);
+}
+
+/// Bits of the runtime GEMM's `flags` argument (runtime/src/cuda/Blas.cpp).
+constexpr int32_t kGemmTF32 = 1, kGemmOverwrite = 2;
+
+/// The buffer `v` is a view of (through view-like ops), or `v` itself.
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether `op` writes zero to every element of its one output (a fill, or
+/// an all-parallel op with an identity output map yielding a zero constant).
+bool isZeroFill(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || op->getNumResults() != 0)
+    return false;
+  if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation()))
+    return matchPattern(fill.value(), m_AnyZeroFloat());
+  if (op.getNumParallelLoops() != op.getNumLoops() ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return false;
+  auto yield = dyn_cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  if (!yield || yield.getNumOperands() != 1)
+    return false;
+  Value v = yield.getOperand(0);
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() != op.getBlock() || arg.getArgNumber() >= op.getNumDpsInputs())
+      return false;
+    v = op.getDpsInputOperand(arg.getArgNumber())->get();  // a scalar input
+    if (isa<ShapedType>(v.getType()))
+      return false;
+  }
+  return matchPattern(v, m_AnyZeroFloat());
+}
+
+/// The op that zero-fills `buffer` before `op` in its block with nothing in
+/// between touching `buffer` or a view of it, or null: the GEMM may then
+/// overwrite `buffer` instead of adding to it, and the fill goes away.
+Operation *zeroFillBefore(Operation *op, Value buffer) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto lin = dyn_cast<linalg::LinalgOp>(prev);
+    if (lin && lin.getNumDpsInits() == 1 && lin.getDpsInitOperand(0)->get() == buffer)
+      return isZeroFill(lin) ? prev : nullptr;
+    bool touches = false;
+    prev->walk([&](Operation *o) {
+      for (Value v : o->getOperands())
+        touches |= rootBuffer(v) == buffer;
+    });
+    if (touches)
+      return nullptr;
+  }
+  return nullptr;
 }
 
 /// The coefficient of loop `d` in affine expression `e` (linear in the loops).
@@ -220,28 +275,38 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     const char *name = gemmName(elem);
     if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
       return f;
-    // void kiln_gpu_gemm_<type>(i32 transA, i32 transB, A, B, C):
-    // C[b] = op(A[b]) * op(B[b]) + C[b], row-major, accumulating in f32, in
-    // the order of the call's stream; see runtime/src/cuda/Blas.cpp.
+    // void kiln_gpu_gemm_<type>(i32 transA, i32 transB, i32 flags, A, B, C):
+    // C[b] = op(A[b]) * op(B[b]) + C[b] (C[b] not read with kGemmOverwrite),
+    // row-major, accumulating in f32 (f32 operands multiplied in TF32 with
+    // kGemmTF32), in the order of the call's stream; see
+    // runtime/src/cuda/Blas.cpp.
     OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
     Type i32 = mb.getI32Type(), arg = gemmArgType(elem);
-    auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType({i32, i32, arg, arg, arg}, {}));
+    auto callee =
+        func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType({i32, i32, i32, arg, arg, arg}, {}));
     callee.setPrivate();
     callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
     callee->setAttr("kiln.device_call", mb.getUnitAttr());
     return callee;
   }
 
-  void callGemm(OpBuilder &b, Location loc, ModuleOp module, bool transA, bool transB, Value A, Value B, Value C) {
+  void callGemm(OpBuilder &b, Location loc, ModuleOp module, bool transA, bool transB, int32_t flags, Value A,
+                Value B, Value C) {
     Value ta = arith::ConstantIntOp::create(b, loc, transA, 32);
     Value tb = arith::ConstantIntOp::create(b, loc, transB, 32);
+    Value tf = arith::ConstantIntOp::create(b, loc, flags, 32);
     Value a = asGemmArg(b, loc, A), bb = asGemmArg(b, loc, B), c = asGemmArg(b, loc, C);
     func::CallOp::create(b, loc, gemmCallee(module, cast<MemRefType>(C.getType()).getElementType()),
-                         ValueRange{ta, tb, a, bb, c});
+                         ValueRange{ta, tb, tf, a, bb, c});
   }
 
   /// Replaces convolution `op` by an im2col copy (unless direct) and a GEMM.
   void rewriteConv(IRRewriter &rewriter, ModuleOp module, linalg::LinalgOp op, const ConvMatch &m) {
+    int32_t flags = tf32Convs ? kGemmTF32 : 0;
+    if (Operation *zero = zeroFillBefore(op, m.output)) {
+      rewriter.eraseOp(zero);
+      flags |= kGemmOverwrite;
+    }
     rewriter.setInsertionPoint(op);
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
@@ -249,7 +314,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     Value A = collapse(rewriter, loc, m.filter, {{0}, {1, 2, 3}});
     Value C = collapse(rewriter, loc, m.output, {{0}, {1}, {2, 3}});
     if (m.direct) {
-      callGemm(rewriter, loc, module, false, false, A, collapse(rewriter, loc, m.input, {{0}, {1}, {2, 3}}), C);
+      callGemm(rewriter, loc, module, false, false, flags, A, collapse(rewriter, loc, m.input, {{0}, {1}, {2, 3}}),
+               C);
       rewriter.eraseOp(op);
       return;
     }
@@ -276,7 +342,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
         ArrayRef<AffineMap>{read, rewriter.getMultiDimIdentityMap(6)},
         SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
         [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
-    callGemm(rewriter, loc, module, false, false, A, collapse(rewriter, loc, col, {{0}, {1, 2, 3}, {4, 5}}), C);
+    callGemm(rewriter, loc, module, false, false, flags, A, collapse(rewriter, loc, col, {{0}, {1, 2, 3}, {4, 5}}), C);
     memref::DeallocOp::create(rewriter, loc, col);
     rewriter.eraseOp(op);
   }
@@ -295,9 +361,14 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     });
     IRRewriter rewriter(&getContext());
     for (auto &[op, A, B] : gemms) {
+      Value C = op.getDpsInitOperand(0)->get();
+      int32_t flags = tf32Matmuls ? kGemmTF32 : 0;
+      if (Operation *zero = zeroFillBefore(op, C)) {
+        rewriter.eraseOp(zero);
+        flags |= kGemmOverwrite;
+      }
       rewriter.setInsertionPoint(op);
-      callGemm(rewriter, op.getLoc(), module, A.transposed, B.transposed, A.buffer, B.buffer,
-               op.getDpsInitOperand(0)->get());
+      callGemm(rewriter, op.getLoc(), module, A.transposed, B.transposed, flags, A.buffer, B.buffer, C);
       rewriter.eraseOp(op);
     }
     for (auto &[op, m] : convs)

@@ -1,10 +1,12 @@
 // RUN: kiln-opt %s --kiln-gpu-library-calls | FileCheck %s
 // RUN: kiln-opt %s --kiln-gpu-library-calls="min-macs=1" | FileCheck %s --check-prefix=ALL
 // RUN: kiln-opt %s --kiln-gpu-library-calls | FileCheck %s --check-prefix=DECL
+// RUN: kiln-opt %s --kiln-gpu-library-calls="tf32-convs=true" --cse | FileCheck %s --check-prefix=TF32C
+// RUN: kiln-opt %s --kiln-gpu-library-calls="tf32-matmuls=true" --cse | FileCheck %s --check-prefix=TF32M
 
-// One declaration of the runtime's GEMM, taking rank-3 strided views, marked
-// as a device call.
-// CHECK: func.func private @kiln_gpu_gemm_f32(i32, i32, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {kiln.device_call, llvm.emit_c_interface}
+// One declaration of the runtime's GEMM (transA, transB, tf32, A, B, C),
+// taking rank-3 strided views, marked as a device call.
+// CHECK: func.func private @kiln_gpu_gemm_f32(i32, i32, i32, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>) attributes {kiln.device_call, llvm.emit_c_interface}
 
 // A linear layer's contraction, C[m, n] += X[m, k] * W[n, k]: B is stored
 // transposed.
@@ -15,7 +17,7 @@
 // CHECK: %[[X:.*]] = memref.cast %[[X3]]
 // CHECK: %[[W:.*]] = memref.cast
 // CHECK: %[[C:.*]] = memref.cast
-// CHECK: call @kiln_gpu_gemm_f32(%[[F]], %[[T]], %[[X]], %[[W]], %[[C]])
+// CHECK: call @kiln_gpu_gemm_f32(%[[F]], %[[T]], %{{.*}}, %[[X]], %[[W]], %[[C]])
 // CHECK-NOT: linalg.generic
 func.func @linear(%x: memref<?x768xf32>, %w: memref<3072x768xf32>, %c: memref<?x3072xf32>) {
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
@@ -32,7 +34,7 @@ func.func @linear(%x: memref<?x768xf32>, %w: memref<3072x768xf32>, %c: memref<?x
 
 // A batched matmul with A stored (b, k, m), in another loop order.
 // CHECK-LABEL: func.func @bmm_at
-// CHECK: call @kiln_gpu_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32
+// CHECK: call @kiln_gpu_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, i32
 // CHECK-NOT: linalg.batch_matmul
 func.func @bmm_at(%a: memref<8x512x256xf32>, %b: memref<8x512x384xf32>, %c: memref<8x256x384xf32>) {
   linalg.generic {indexing_maps = [affine_map<(k, b, m, n) -> (b, k, m)>, affine_map<(k, b, m, n) -> (b, k, n)>,
@@ -83,7 +85,7 @@ func.func @strided(%a: memref<512x512xf32, strided<[1024, 1]>>, %b: memref<512x5
 }
 
 // bf16 and f16 matmuls call the GEMM of their type (float32 accumulation).
-// DECL-DAG: func.func private @kiln_gpu_gemm_bf16(i32, i32, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>) attributes {kiln.device_call, llvm.emit_c_interface}
+// DECL-DAG: func.func private @kiln_gpu_gemm_bf16(i32, i32, i32, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>) attributes {kiln.device_call, llvm.emit_c_interface}
 // DECL-DAG: func.func private @kiln_gpu_gemm_f16(
 // CHECK-LABEL: func.func @bf16
 // CHECK: call @kiln_gpu_gemm_bf16
@@ -161,5 +163,68 @@ func.func @nhwc(%in: memref<1x58x58x64xf32>, %w: memref<3x3x64x64xf32>, %out: me
 func.func @conv_small(%in: memref<1x3x10x10xf32>, %w: memref<4x3x3x3xf32>, %out: memref<1x4x8x8xf32>) {
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%in, %w : memref<1x3x10x10xf32>, memref<4x3x3x3xf32>) outs(%out : memref<1x4x8x8xf32>)
+  return
+}
+
+// TF32 (the GEMM's third argument, 1) only where allowed: tf32-convs for
+// float32 convolutions, tf32-matmuls for float32 matmuls, as PyTorch's
+// cudnn.allow_tf32 and cuda.matmul.allow_tf32.
+// TF32C-LABEL: func.func @linear
+// TF32C-DAG: %[[F:.*]] = arith.constant 0 : i32
+// TF32C-DAG: %[[T:.*]] = arith.constant 1 : i32
+// TF32C: call @kiln_gpu_gemm_f32(%[[F]], %[[T]], %[[F]],
+// TF32C-LABEL: func.func @conv1x1
+// TF32C-DAG: %[[F:.*]] = arith.constant 0 : i32
+// TF32C-DAG: %[[T:.*]] = arith.constant 1 : i32
+// TF32C: call @kiln_gpu_gemm_f32(%[[F]], %[[F]], %[[T]],
+// TF32M-LABEL: func.func @linear
+// TF32M-DAG: %[[F:.*]] = arith.constant 0 : i32
+// TF32M-DAG: %[[T:.*]] = arith.constant 1 : i32
+// TF32M: call @kiln_gpu_gemm_f32(%[[F]], %[[T]], %[[T]],
+// TF32M-LABEL: func.func @conv1x1
+// TF32M-DAG: %[[F:.*]] = arith.constant 0 : i32
+// TF32M: call @kiln_gpu_gemm_f32(%[[F]], %[[F]], %[[F]],
+
+// A zero fill of the output just before the product (a linalg.fill, or a
+// generic broadcasting a zero scalar) is dropped: the GEMM overwrites C
+// (flags 2). A fill with anything else between it and the product that
+// touches the output, or a non-zero fill, stays.
+// CHECK-LABEL: func.func @zero_init
+// CHECK-NOT: linalg.fill
+// CHECK: %[[OW:.*]] = arith.constant 2 : i32
+// CHECK: call @kiln_gpu_gemm_f32(%{{.*}}, %{{.*}}, %[[OW]],
+// CHECK-NOT: linalg.generic
+// CHECK: %[[OW2:.*]] = arith.constant 2 : i32
+// CHECK: call @kiln_gpu_gemm_f32(%{{.*}}, %{{.*}}, %[[OW2]],
+// CHECK-LABEL: func.func @kept_init
+// CHECK: linalg.fill
+// CHECK: linalg.copy
+// CHECK: call @kiln_gpu_gemm_f32(%c0_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}},
+// CHECK: linalg.fill
+// CHECK: call @kiln_gpu_gemm_f32(%c0_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}}, %c0_i32{{[_0-9]*}},
+func.func @zero_init(%a: memref<256x512xf32>, %b: memref<512x128xf32>, %c: memref<256x128xf32>,
+                     %in: memref<1x64x56x56xf32>, %w: memref<256x64x1x1xf32>, %out: memref<1x256x56x56xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x128xf32>)
+  linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%c : memref<256x128xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> ()>, affine_map<(n, f, h, w) -> (n, f, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%zero : f32) outs(%out : memref<1x256x56x56xf32>) {
+  ^bb0(%z: f32, %o: f32):
+    linalg.yield %z : f32
+  }
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x64x56x56xf32>, memref<256x64x1x1xf32>) outs(%out : memref<1x256x56x56xf32>)
+  return
+}
+func.func @kept_init(%a: memref<256x512xf32>, %b: memref<512x128xf32>, %c: memref<256x128xf32>,
+                     %d: memref<256x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<256x128xf32>)
+  linalg.copy ins(%d : memref<256x128xf32>) outs(%c : memref<256x128xf32>)
+  linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%c : memref<256x128xf32>)
+  linalg.fill ins(%one : f32) outs(%d : memref<256x128xf32>)
+  linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%d : memref<256x128xf32>)
   return
 }

@@ -4,7 +4,10 @@
 # PyTorch's float32 outputs) runs through `kiln-run --device cuda --expect`,
 # once with CUDA graphs (the default) and once kernel by kernel; one line per
 # case and a count. Tolerances are the corpus README's: |kiln - torch| <=
-# 1e-5 + rtol * |torch| elementwise, rtol 1e-4, 1e-3 for the 224x224 CNNs.
+# 1e-5 + rtol * |torch| elementwise, rtol 1e-4, 1e-3 for the 224x224 CNNs,
+# for the plain float32 build (--cuda-tf32=none). Where the default build
+# differs (TF32 convolutions, as PyTorch's defaults), it runs too, against
+# PyTorch's TF32 test precision: rtol = atol = 5e-3.
 # A case that did not compile for CUDA is a FAIL line with the compiler's
 # first error.
 #   test/gpu/run-corpus.sh PACK_DIR [REPO_ROOT]
@@ -40,6 +43,11 @@ for dir in "$pack"/models/*/; do
     [ $ok == 1 ] || detail+=" [$(echo "$text" | grep -v " vs '" | tail -n 3 | tr '\n' ' ')]"
     detail+="  "
   done
+  if [ -f "$dir/cuda-tf32.so" ]; then
+    tf=("$dir/cuda-tf32.so" "${args[@]:1}" --rtol 5e-3 --atol 5e-3)
+    if ! text=$("$kiln_run" "${tf[@]}" 2>&1); then ok=0; fi
+    detail+="tf32 (5e-3): $(echo "$text" | sed -n "s/^.* vs '[^']*': //p" | tr '\n' ';' | sed 's/;$//')"
+  fi
   if [ $ok == 1 ]; then pass=$((pass + 1)); echo "$case: PASS (rtol $rtol) $detail"
   else echo "$case: FAIL (rtol $rtol) $detail"; fi
 done

@@ -25,6 +25,12 @@ struct GPUPipelineOptions : mlir::PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Contractions as workgroup-tiled kernels (kiln-gpu-tile-contractions); "
                      "off: one thread per output element"),
       llvm::cl::init(true)};
+  Option<bool> tf32Convs{*this, "tf32-convs",
+                         llvm::cl::desc("Library convolutions on float32 may use TF32"),
+                         llvm::cl::init(false)};
+  Option<bool> tf32Matmuls{*this, "tf32-matmuls",
+                           llvm::cl::desc("Library matmuls on float32 may use TF32"),
+                           llvm::cl::init(false)};
 };
 /// linalg on tensors -> bufferized host code launching outlined kernels,
 /// all kernels in one gpu.module (`kiln-linalg-to-gpu`). Vendor-neutral.

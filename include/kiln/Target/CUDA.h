@@ -31,6 +31,10 @@ struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
   Option<bool> cublas{*this, "cublas",
                       llvm::cl::desc("Large matmuls and convolutions through cuBLAS (the runtime loads it)"),
                       llvm::cl::init(true)};
+  Option<std::string> tf32{*this, "tf32",
+                           llvm::cl::desc("Where float32 GEMMs may use TF32: conv (PyTorch's "
+                                          "default), all, or none"),
+                           llvm::cl::init("conv")};
 };
 
 /// aten -> linalg -> kernels in one gpu.module -> NVVM -> a GPU binary

@@ -110,7 +110,11 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     GEMM out[n] (F x OH*OW) += w (F x C*KH*KW) * col[n], where col is the
     input itself for a 1x1, stride-1 convolution over a contiguous input of
     the output's size, and otherwise an im2col buffer filled by one parallel
-    `linalg.generic` (a generated kernel). Problems with fewer than
+    `linalg.generic` (a generated kernel). The call's third argument holds
+    flags: TF32 (1) where `tf32-convs` / `tf32-matmuls` allow a float32 GEMM
+    to multiply in TF32, and overwrite (2) where the op's output was
+    zero-filled just before (the fill is dropped and the GEMM writes C
+    without reading it). Problems with fewer than
     `min-macs` multiply-adds, counting a dynamic loop as `dynamic-size`
     iterations, stay generated kernels (measured on an H100: BERT-base's
     feed-forward block, 128x768x3072 twice, 2.59 ms as generated kernels and
@@ -128,6 +132,10 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
            "Smallest problem (multiply-adds) sent to the library">,
     Option<"dynamicSize", "dynamic-size", "int64_t", "128",
            "Iterations a dynamic loop counts for when sizing a problem">,
+    Option<"tf32Convs", "tf32-convs", "bool", "false",
+           "float32 convolutions may multiply in TF32 (PyTorch's cudnn.allow_tf32)">,
+    Option<"tf32Matmuls", "tf32-matmuls", "bool", "false",
+           "float32 matmuls may multiply in TF32 (PyTorch's cuda.matmul.allow_tf32)">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];

@@ -25,7 +25,8 @@ using cublasHandle_t = struct cublasContext *;
 using cublasStatus_t = int;
 constexpr int CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_DEFAULT_MATH = 0;
 // cudaDataType, cublasComputeType_t and cublasGemmAlgo_t values of cuBLAS's ABI.
-constexpr int CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14, CUBLAS_COMPUTE_32F = 68, CUBLAS_GEMM_DEFAULT = -1;
+constexpr int CUDA_R_32F = 0, CUDA_R_16F = 2, CUDA_R_16BF = 14, CUBLAS_COMPUTE_32F = 68,
+              CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_GEMM_DEFAULT = -1;
 
 struct Cublas {
   cublasStatus_t (*create)(cublasHandle_t *);
@@ -91,6 +92,9 @@ struct Handle {
 
 constexpr size_t kWorkspaceBytes = 32u << 20;
 
+/// Bits of the GEMM entry points' `flags` (lib/Transforms/GPULibraryCalls.cpp).
+constexpr int32_t kGemmTF32 = 1, kGemmOverwrite = 2;
+
 /// A rank-3 memref descriptor (MLIR's C interface) of any element type.
 struct Desc3 {
   char *allocated, *aligned;
@@ -99,9 +103,11 @@ struct Desc3 {
 
 /// C[b] += op(A[b]) op(B[b]) (row-major; an operand of batch size 1 is
 /// shared by every batch) on the call's stream, accumulating in float32.
-/// `dataType` is the cudaDataType of all three; float32 runs cublasSgemm.
-void gemm(const char *name, int dataType, size_t elemBytes, int32_t transA, int32_t transB, Desc3 *A, Desc3 *B,
-          Desc3 *C) {
+/// `dataType` is the cudaDataType of all three; float32 runs cublasSgemm,
+/// or multiplies in TF32 with kGemmTF32 (PyTorch's allow_tf32 policies).
+/// With kGemmOverwrite, C = op(A) op(B): C's old contents are not read.
+void gemm(const char *name, int dataType, size_t elemBytes, int32_t transA, int32_t transB, int32_t flags, Desc3 *A,
+          Desc3 *B, Desc3 *C) {
   LaunchScope *scope = LaunchScope::current();
   if (!scope || scope->failed()) return;
   if (scope->backend().type() != kiln::DeviceType::CUDA)
@@ -120,26 +126,41 @@ void gemm(const char *name, int dataType, size_t elemBytes, int32_t transA, int3
       c.setMathMode(h.handle, CUBLAS_DEFAULT_MATH);
     }
     int64_t M = C->sizes[1], N = C->sizes[2], K = transA ? A->sizes[1] : A->sizes[2], batch = C->sizes[0];
-    if (M == 0 || N == 0 || K == 0 || batch == 0) return;
+    if (M == 0 || N == 0 || batch == 0) return;
     if (A->strides[2] != 1 || B->strides[2] != 1 || C->strides[2] != 1)
       return scope->fail(std::string(name) + ": an operand's rows are not contiguous");
+    const bool overwrite = flags & kGemmOverwrite;
+    if (K == 0) {  // C = 0 (overwrite) or unchanged
+      if (!overwrite) return;
+      if (C->strides[1] != N || C->strides[0] != M * N)
+        return scope->fail(std::string(name) + ": an empty product into a non-contiguous output");
+      const kiln::gpu::Backend &be = kiln::gpu::cudaBackend();
+      void *p = C->aligned + C->offset * elemBytes;
+      size_t count = static_cast<size_t>(batch * M * N);
+      kiln::gpu::Result r = elemBytes == 4 ? be.memsetD32(p, 0, count, scope->stream())
+                                           : be.memsetD16(p, 0, count, scope->stream());
+      if (r) scope->fail(std::string(name) + ": zeroing the output: " + be.errorString(r));
+      return;
+    }
     // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: pass B
     // first, each with its row stride as the leading dimension.
-    const float one = 1.0f;
+    const float one = 1.0f, beta = overwrite ? 0.0f : 1.0f;
     const char *a = A->aligned + A->offset * elemBytes, *b = B->aligned + B->offset * elemBytes;
     char *cp = C->aligned + C->offset * elemBytes;
     long long strideA = A->sizes[0] == 1 ? 0 : A->strides[0], strideB = B->sizes[0] == 1 ? 0 : B->strides[0];
     int opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N, opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
     c.setStream(h.handle, static_cast<CUstream>(scope->stream()));
     cublasStatus_t s =
-        dataType == CUDA_R_32F
+        dataType == CUDA_R_32F && !(flags & kGemmTF32)
             ? c.sgemmStridedBatched(h.handle, opB, opA, N, M, K, &one, reinterpret_cast<const float *>(b),
                                     B->strides[1], strideB, reinterpret_cast<const float *>(a), A->strides[1],
-                                    strideA, &one, reinterpret_cast<float *>(cp), C->strides[1], C->strides[0],
+                                    strideA, &beta, reinterpret_cast<float *>(cp), C->strides[1], C->strides[0],
                                     batch)
             : c.gemmStridedBatchedEx(h.handle, opB, opA, N, M, K, &one, b, dataType, B->strides[1], strideB, a,
-                                     dataType, A->strides[1], strideA, &one, cp, dataType, C->strides[1],
-                                     C->strides[0], batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                                     dataType, A->strides[1], strideA, &beta, cp, dataType, C->strides[1],
+                                     C->strides[0], batch,
+                                     dataType == CUDA_R_32F ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                                     CUBLAS_GEMM_DEFAULT);
     if (s)
       scope->fail("cuBLAS GEMM " + std::string(name) + " (" + std::to_string(batch) + " x " + std::to_string(M) +
                   "x" + std::to_string(N) + "x" + std::to_string(K) + ") failed: " + c.statusString(s));
@@ -152,8 +173,8 @@ void gemm(const char *name, int dataType, size_t elemBytes, int32_t transA, int3
 
 #define KILN_GPU_GEMM(suffix, dataType, bytes)                                                         \
   extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_gemm_##suffix(          \
-      int32_t transA, int32_t transB, Desc3 *A, Desc3 *B, Desc3 *C) {                                   \
-    gemm("kiln_gpu_gemm_" #suffix, dataType, bytes, transA, transB, A, B, C);                           \
+      int32_t transA, int32_t transB, int32_t flags, Desc3 *A, Desc3 *B, Desc3 *C) {                    \
+    gemm("kiln_gpu_gemm_" #suffix, dataType, bytes, transA, transB, flags, A, B, C);                    \
   }
 KILN_GPU_GEMM(f32, CUDA_R_32F, 4)
 KILN_GPU_GEMM(bf16, CUDA_R_16BF, 2)

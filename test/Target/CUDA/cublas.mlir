@@ -10,8 +10,8 @@ func.func @forward(%x: tensor<128x768xf32>, %w: tensor<3072x768xf32>, %b: tensor
   return %1 : tensor<128x3072xf32>
 }
 // CHECK: llvm.func private @kiln_gpu_gemm_f32(
-// CHECK: llvm.call @_mlir_ciface_kiln_gpu_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
-// CHECK: llvm.func @_mlir_ciface_kiln_gpu_gemm_f32(i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+// CHECK: llvm.call @_mlir_ciface_kiln_gpu_gemm_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK: llvm.func @_mlir_ciface_kiln_gpu_gemm_f32(i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: llvm.func @forward
 // CHECK: llvm.call @mgpuMemAlloc
 // CHECK: gpu.launch_func {{.*}}@forward_kernel::@forward_kernel blocks
