@@ -1,5 +1,7 @@
 // RUN: kiln-opt %s --kiln-cuda-pipeline="format=ptx" | FileCheck %s
 // RUN: kiln-opt %s --kiln-cuda-pipeline="format=ptx cublas=false" | FileCheck %s --check-prefix=KERNEL
+// RUN: kiln-opt %s --kiln-cuda-pipeline="format=ptx" | FileCheck %s --check-prefix=PTX
+// RUN: kiln-opt %s --kiln-cuda-pipeline="format=ptx chip=sm_100" | FileCheck %s --check-prefix=PTX100
 
 // A BERT-sized linear layer: the bias broadcast is a kernel, the matmul a call
 // of the runtime's GEMM (cuBLAS) through its C interface, in the call's
@@ -27,3 +29,9 @@ func.func @forward(%x: tensor<128x768xf32>, %w: tensor<3072x768xf32>, %b: tensor
 // KERNEL: .visible .entry forward_kernel(
 // KERNEL-SAME: .visible .entry forward_kernel_0(
 // KERNEL-SAME: .visible .entry forward_kernel_1(
+
+// Kernels are PTX ISA 8.1 at least (32764 bytes of parameters, not 4352);
+// sm_100 keeps its own, newer minimum.
+// PTX: features = "+ptx81"{{.*}}.version 8.1\0A.target sm_90\0A
+// PTX100-NOT: ptx81
+// PTX100: .target sm_100

@@ -92,7 +92,7 @@ func.func @matmul(%x: tensor<?x96xf32>, %w: tensor<20x96xf32>, %b: tensor<20xf32
 // PTX: gpu.launch_func <%{{.*}} : !llvm.ptr> @{{.*}}::@elementwise_kernel
 // PTX: llvm.call @mgpuStreamSynchronize(
 // PTX: llvm.call @mgpuStreamDestroy(
-// PTX: gpu.binary @{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90">, properties = {{.*}}, assembly = "
+// PTX: gpu.binary @{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">, properties = {{.*}}, assembly = "
 // PTX-SAME: .target sm_90
 // PTX-SAME: .visible .entry elementwise_kernel(
 // PTX-SAME: ld.global.b32
@@ -111,7 +111,7 @@ func.func @matmul(%x: tensor<?x96xf32>, %w: tensor<20x96xf32>, %b: tensor<20xf32
 // PTX-NOT: __nv_erff
 
 // ptxas assembles a cubin (an ELF) for another architecture on request.
-// CUBIN: gpu.binary @{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80">, properties = {{.*}}, bin = "\7FELF
+// CUBIN: gpu.binary @{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx81">, properties = {{.*}}, bin = "\7FELF
 
 // The default is a fatbin (cubin and PTX; it starts with the fatbin magic
 // 0xBA55ED50), and the host is pure LLVM dialect.
@@ -120,5 +120,5 @@ func.func @matmul(%x: tensor<?x96xf32>, %w: tensor<20x96xf32>, %b: tensor<20xf32
 // HOST-NOT: gpu.alloc
 // HOST: llvm.func @elementwise(
 // HOST: llvm.call @mgpuMemAlloc
-// HOST: gpu.binary @{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90">, properties = {{.*}}, "P\EDU\BA
+// HOST: gpu.binary @{{.*}} [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">, properties = {{.*}}, "P\EDU\BA
 // HOST-DAG: llvm.func @mgpuMemAlloc(i64, !llvm.ptr, i8) -> !llvm.ptr
