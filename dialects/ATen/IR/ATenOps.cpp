@@ -69,26 +69,61 @@ LogicalResult verifyPairAttr(Operation *op, StringRef name, ArrayRef<int64_t> v,
   return success();
 }
 
-/// Shared by conv2d and convolution (non-transposed and transposed).
+/// Checks a per-spatial-dim attribute: `n` entries, all >= minV.
+static LogicalResult verifySpatialAttr(Operation *op, StringRef name, ArrayRef<int64_t> v,
+                                       int64_t n, int64_t minV) {
+  if ((int64_t)v.size() != n)
+    return op->emitOpError() << "expects '" << name << "' to have " << n << " entries, got "
+                             << v.size();
+  for (int64_t x : v)
+    if (x < minV)
+      return op->emitOpError() << "expects '" << name << "' entries >= " << minV << ", got "
+                               << x;
+  return success();
+}
+
+/// Shared by conv2d and convolution (1-, 2- and 3-d, non-transposed and
+/// transposed). The weight's rank gives the number of spatial dims k; the
+/// input is [N, C, k dims] or unbatched [C, k dims]. `fixedSpatial` (2 for
+/// conv2d) pins k.
 LogicalResult verifyConv(Operation *op, Value input, Value weight, Value bias,
                          ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
                          ArrayRef<int64_t> dilation, ArrayRef<int64_t> outputPadding,
-                         bool transposed, int64_t groups, Value result) {
+                         bool transposed, int64_t groups, Value result,
+                         int64_t fixedSpatial = 0) {
   auto inTy = rankedType(input), wTy = rankedType(weight);
-  if (inTy.getRank() != 4 && inTy.getRank() != 3)
-    return op->emitOpError("expects a 4-d (NCHW) or 3-d (CHW) input, got rank ")
-           << inTy.getRank();
-  if (wTy.getRank() != 4)
-    return op->emitOpError("expects a 4-d weight, got rank ") << wTy.getRank();
-  if (failed(verifyPairAttr(op, "stride", stride, 1)) ||
-      failed(verifyPairAttr(op, "padding", padding, 0)) ||
-      failed(verifyPairAttr(op, "dilation", dilation, 1)))
+  int64_t k = wTy.getRank() - 2;
+  if (fixedSpatial) {
+    if (inTy.getRank() != fixedSpatial + 2 && inTy.getRank() != fixedSpatial + 1)
+      return op->emitOpError("expects a 4-d (NCHW) or 3-d (CHW) input, got rank ")
+             << inTy.getRank();
+    if (k != fixedSpatial)
+      return op->emitOpError("expects a 4-d weight, got rank ") << wTy.getRank();
+  } else {
+    if (k < 1 || k > 3)
+      return op->emitOpError("expects a 3-d, 4-d or 5-d weight (1 to 3 spatial dims), got rank ")
+             << wTy.getRank();
+    if (inTy.getRank() != k + 2 && inTy.getRank() != k + 1)
+      return op->emitOpError("expects a ")
+             << k + 2 << "-d (batched) or " << k + 1 << "-d (unbatched) input for a weight with "
+             << k << " spatial dims, got rank " << inTy.getRank();
+  }
+  if (failed(verifySpatialAttr(op, "stride", stride, k, 1)) ||
+      failed(verifySpatialAttr(op, "padding", padding, k, 0)) ||
+      failed(verifySpatialAttr(op, "dilation", dilation, k, 1)))
+    return failure();
+  if (!outputPadding.empty() &&
+      failed(verifySpatialAttr(op, "output_padding", outputPadding, k, 0)))
     return failure();
   if (groups < 1)
     return op->emitOpError("expects groups >= 1, got ") << groups;
   if (wTy.getElementType() != inTy.getElementType())
     return op->emitOpError("expects input and weight of one element type");
-  bool batched = inTy.getRank() == 4;
+  Type elem = inTy.getElementType();
+  if (elem.isInteger(1))
+    return op->emitOpError("does not take bool tensors (ATen convolves floats and signed "
+                           "integers)");
+  bool batched = inTy.getRank() == k + 2;
   int64_t c = inTy.getDimSize(batched ? 1 : 0);
   int64_t wOut = wTy.getDimSize(0), wIn = wTy.getDimSize(1);
   int64_t outC = transposed ? (wIn == kDyn ? kDyn : wIn * groups) : wOut;
@@ -97,6 +132,16 @@ LogicalResult verifyConv(Operation *op, Value input, Value weight, Value bias,
     return op->emitOpError("input has ")
            << c << " channels but the weight expects " << expectIn << " (groups = " << groups
            << ")";
+  if (!transposed && wOut != kDyn && wOut % groups != 0)
+    return op->emitOpError("expects the weight's ") << wOut << " output channels to divide by groups = " << groups;
+  if (transposed && wOut != kDyn && wOut % groups != 0)
+    return op->emitOpError("expects the weight's ") << wOut << " input channels to divide by groups = " << groups;
+  if (transposed)
+    for (int64_t i = 0; i < (int64_t)outputPadding.size(); ++i)
+      if (outputPadding[i] >= stride[i] && outputPadding[i] >= dilation[i])
+        return op->emitOpError("expects output_padding smaller than stride or dilation, got ")
+               << outputPadding[i] << " for stride " << stride[i] << " and dilation "
+               << dilation[i];
   if (bias) {
     auto bTy = rankedType(bias);
     if (bTy.getRank() != 1 ||
@@ -107,18 +152,22 @@ LogicalResult verifyConv(Operation *op, Value input, Value weight, Value bias,
   if (batched)
     shape.push_back(inTy.getDimSize(0));
   shape.push_back(outC);
-  for (int i = 0; i < 2; ++i) {
-    int64_t in = inTy.getDimSize(inTy.getRank() - 2 + i), k = wTy.getDimSize(2 + i);
-    if (in == kDyn || k == kDyn) {
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t in = inTy.getDimSize(inTy.getRank() - k + i), kk = wTy.getDimSize(2 + i);
+    if (in == kDyn || kk == kDyn) {
       shape.push_back(kDyn);
     } else if (transposed) {
-      shape.push_back((in - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) +
-                      (outputPadding.empty() ? 0 : outputPadding[i]) + 1);
+      int64_t o = (in - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kk - 1) +
+                  (outputPadding.empty() ? 0 : outputPadding[i]) + 1;
+      if (o < 0)
+        return op->emitOpError("transposed convolution of an input of size ")
+               << in << " gives a negative output size " << o;
+      shape.push_back(o);
     } else {
-      int64_t o = slidingWindowOutputSize(in, k, stride[i], padding[i], dilation[i], false);
+      int64_t o = slidingWindowOutputSize(in, kk, stride[i], padding[i], dilation[i], false);
       if (o < 1)
         return op->emitOpError("kernel of size ")
-               << k << " does not fit the padded input of size " << in + 2 * padding[i];
+               << kk << " does not fit the padded input of size " << in + 2 * padding[i];
       shape.push_back(o);
     }
   }
@@ -187,13 +236,10 @@ using namespace kiln::aten::detail;
 
 LogicalResult Conv2dOp::verify() {
   return verifyConv(*this, getInput(), getWeight(), getBias(), getStride(), getPadding(),
-                    getDilation(), {}, false, getGroups(), getResult());
+                    getDilation(), {}, false, getGroups(), getResult(), /*fixedSpatial=*/2);
 }
 
 LogicalResult ConvolutionOp::verify() {
-  if (!getOutputPadding().empty() &&
-      failed(verifyPairAttr(*this, "output_padding", getOutputPadding(), 0)))
-    return failure();
   return verifyConv(*this, getInput(), getWeight(), getBias(), getStride(), getPadding(),
                     getDilation(), getOutputPadding(), getTransposed(), getGroups(),
                     getResult());
@@ -256,15 +302,21 @@ LogicalResult CallRuntimeOp::verify() {
 void CallRuntimeOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
   // On tensors the call is a pure function of its operands; on buffers it
-  // reads its operands and allocates its results.
+  // reads its operands, allocates its results and writes them. The write
+  // matters: bufferization's dealloc canonicalization erases the defining op
+  // of an unused buffer whose only effect is its allocation, which would
+  // erase a multi-result call whose other results are still used.
   for (OpOperand &o : getOperation()->getOpOperands())
     if (isa<MemRefType>(o.get().getType()))
       effects.emplace_back(MemoryEffects::Read::get(), &o,
                            SideEffects::DefaultResource::get());
   for (OpResult r : getOperation()->getOpResults())
-    if (isa<MemRefType>(r.getType()))
+    if (isa<MemRefType>(r.getType())) {
       effects.emplace_back(MemoryEffects::Allocate::get(), r,
                            SideEffects::DefaultResource::get());
+      effects.emplace_back(MemoryEffects::Write::get(), r,
+                           SideEffects::DefaultResource::get());
+    }
 }
 
 #define GET_OP_CLASSES

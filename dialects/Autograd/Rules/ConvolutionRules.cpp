@@ -18,6 +18,8 @@ LogicalResult convVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> 
   if (transposed)
     return op.emitError("cannot differentiate a transposed 'aten.convolution' yet");
   Value x = op.getInput(), w = op.getWeight();
+  if (tensorType(w).getRank() != 4)
+    return op.emitError("cannot differentiate a 1-d or 3-d convolution yet");
   if (tensorType(x).getRank() != 4)
     return op.emitError("cannot differentiate an unbatched (3-d input) convolution yet");
   bool bias = op.getBias() && needed[2];
@@ -62,7 +64,9 @@ LogicalResult convJvp(Operation *op, OpBuilder &b, ArrayRef<Value> ts, SmallVect
   if (op->getNumOperands() > 2 && ts[2]) {
     auto rt = tensorType(op->getResult(0));
     SmallVector<int64_t> shape(rt.getRank(), 1);
-    shape[rt.getRank() - 3] = rt.getDimSize(rt.getRank() - 3);
+    // The channel dim sits before the spatial dims (the weight's rank - 2).
+    int64_t channel = rt.getRank() - (tensorType(op->getOperand(1)).getRank() - 2) - 1;
+    shape[channel] = rt.getDimSize(channel);
     Value tb = viewTo(b, loc, ts[2], shape, {});
     r = r ? add(b, loc, r, tb) : expandAs(b, loc, tb, op->getResult(0));
   }

@@ -32,6 +32,17 @@ KILN_LIBRARY(aten, m) {
   m.def("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor");
   // Reduction
   m.def("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  // Sorting
+  m.def("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)");
+  m.def("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
+        "(Tensor values, Tensor indices)");
+  m.def("topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
+        "(Tensor values, Tensor indices)");
+  m.def("argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor");
+  m.def("argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor");
+  m.def("msort(Tensor self) -> Tensor");
+  m.def("searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
+        "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor");
   // Data movement (views)
   m.def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)");
   m.def("permute(Tensor(a) self, int[] dims) -> Tensor(a)");

@@ -13,10 +13,10 @@
 // COMPILE: model.py:12: error: failed to legalize operation 'aten.convolution' {{.*}} [node 'deconv']
 // COMPILE: kiln-compile: error: compilation of '{{.*}}unlowerable.mlir' failed
 
-// Transposed convolution.
-func.func @transposed_convolution(%x: tensor<1x4x8x8xf32>, %w: tensor<4x6x3x3xf32>) -> tensor<1x6x16x16xf32> {
-  %0 = aten.convolution %x, %w {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed = true, output_padding = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x6x3x3xf32>) -> tensor<1x6x16x16xf32> loc("deconv"("model.py":12:3))
-  return %0 : tensor<1x6x16x16xf32>
+// A convolution whose kernel size is only known at run time.
+func.func @dynamic_kernel_convolution(%x: tensor<1x3x8x8xf32>, %w: tensor<6x3x?x3xf32>) -> tensor<1x6x?x6xf32> {
+  %0 = aten.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x3x8x8xf32>, tensor<6x3x?x3xf32>) -> tensor<1x6x?x6xf32> loc("deconv"("model.py":12:3))
+  return %0 : tensor<1x6x?x6xf32>
 }
 
 // -----

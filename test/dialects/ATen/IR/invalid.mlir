@@ -160,6 +160,70 @@ func.func @conv_bias(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>, %b: tenso
 
 // -----
 
+func.func @convolution_weight_rank(%x: tensor<1x4x8x8x8x8xf32>, %w: tensor<6x4x3x3x3x3xf32>) {
+  // expected-error @+1 {{'aten.convolution' op expects a 3-d, 4-d or 5-d weight (1 to 3 spatial dims), got rank 6}}
+  %0 = aten.convolution %x, %w {stride = array<i64: 1, 1, 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilation = array<i64: 1, 1, 1, 1>, output_padding = array<i64: 0, 0, 0, 0>} : (tensor<1x4x8x8x8x8xf32>, tensor<6x4x3x3x3x3xf32>) -> tensor<1x6x6x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_input_rank(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3xf32>) {
+  // expected-error @+1 {{'aten.convolution' op expects a 3-d (batched) or 2-d (unbatched) input for a weight with 1 spatial dims, got rank 4}}
+  %0 = aten.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, output_padding = array<i64: 0>} : (tensor<1x4x8x8xf32>, tensor<6x4x3xf32>) -> tensor<1x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_stride_entries(%x: tensor<1x4x8x8x8xf32>, %w: tensor<6x4x3x3x3xf32>) {
+  // expected-error @+1 {{'aten.convolution' op expects 'stride' to have 3 entries, got 2}}
+  %0 = aten.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0, 0>, dilation = array<i64: 1, 1, 1>, output_padding = array<i64: 0, 0, 0>} : (tensor<1x4x8x8x8xf32>, tensor<6x4x3x3x3xf32>) -> tensor<1x6x6x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_bool(%x: tensor<1x4x8xi1>, %w: tensor<6x4x3xi1>) {
+  // expected-error @+1 {{'aten.convolution' op does not take bool tensors (ATen convolves floats and signed integers)}}
+  %0 = aten.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, output_padding = array<i64: 0>} : (tensor<1x4x8xi1>, tensor<6x4x3xi1>) -> tensor<1x6x6xi1>
+  return
+}
+
+// -----
+
+func.func @convolution_output_padding(%x: tensor<1x4x8xf32>, %w: tensor<4x6x3xf32>) {
+  // expected-error @+1 {{'aten.convolution' op expects output_padding smaller than stride or dilation, got 2 for stride 2 and dilation 1}}
+  %0 = aten.convolution %x, %w {stride = array<i64: 2>, padding = array<i64: 0>, dilation = array<i64: 1>, transposed = true, output_padding = array<i64: 2>} : (tensor<1x4x8xf32>, tensor<4x6x3xf32>) -> tensor<1x6x19xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_groups_divide(%x: tensor<1x4x8xf32>, %w: tensor<5x2x3xf32>) {
+  // expected-error @+1 {{'aten.convolution' op expects the weight's 5 output channels to divide by groups = 2}}
+  %0 = aten.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, groups = 2 : i64, output_padding = array<i64: 0>} : (tensor<1x4x8xf32>, tensor<5x2x3xf32>) -> tensor<1x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_transposed_groups_divide(%x: tensor<1x3x8xf32>, %w: tensor<3x2x3xf32>) {
+  // expected-error @+1 {{'aten.convolution' op expects the weight's 3 input channels to divide by groups = 2}}
+  %0 = aten.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, transposed = true, groups = 2 : i64, output_padding = array<i64: 0>} : (tensor<1x3x8xf32>, tensor<3x2x3xf32>) -> tensor<1x4x10xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_transposed_negative(%x: tensor<1x4x1xf32>, %w: tensor<4x6x1xf32>) {
+  // expected-error @+1 {{'aten.convolution' op transposed convolution of an input of size 1 gives a negative output size -3}}
+  %0 = aten.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 2>, dilation = array<i64: 1>, transposed = true, output_padding = array<i64: 0>} : (tensor<1x4x1xf32>, tensor<4x6x1xf32>) -> tensor<1x6x1xf32>
+  return
+}
+
+// -----
+
 func.func @conv_kernel_too_big(%x: tensor<1x4x2x8xf32>, %w: tensor<6x4x3x3xf32>) {
   // expected-error @+1 {{'aten.conv2d' op kernel of size 3 does not fit the padded input of size 2}}
   %0 = aten.conv2d %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<1x4x2x8xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x1x6xf32>

@@ -238,3 +238,58 @@ TEST(Kernels, MetaShapes) {
             (std::vector<int64_t>{8, 16}));
   EXPECT_THROW(call("aten::mm", flat, flat), Error);
 }
+
+namespace {
+std::vector<int64_t> ints(const Tensor &t) {
+  Tensor c = t.contiguous();
+  EXPECT_EQ(c.dtype(), DType::Int64);
+  return std::vector<int64_t>(c.data<int64_t>(), c.data<int64_t>() + c.numel());
+}
+} // namespace
+
+TEST(Kernels, SortOrdersNaNLastAndKeepsTiesInOrder) {
+  float nan = std::nanf("");
+  Tensor x = T({2, 4}, {3, nan, 1, 3, 2, 2, 5, nan});
+  auto [v, i] = call<std::tuple<Tensor, Tensor>>("aten::sort", x, (int64_t)-1, false);
+  std::vector<float> got = values(v);
+  EXPECT_EQ(ints(i), (std::vector<int64_t>{2, 0, 3, 1, 0, 1, 2, 3}));
+  EXPECT_EQ(got[0], 1);
+  EXPECT_TRUE(std::isnan(got[3]) && std::isnan(got[7]));
+  // Descending: NaN first, ties still in input order.
+  auto [vd, id] = call<std::tuple<Tensor, Tensor>>("aten::sort", x, (int64_t)1, true);
+  EXPECT_EQ(ints(id), (std::vector<int64_t>{1, 0, 3, 2, 3, 2, 0, 1}));
+  // Along dim 0 (a strided row) with the stable overload.
+  auto [v0, i0] = call<std::tuple<Tensor, Tensor>>("aten::sort.stable", x, std::optional<bool>(true),
+                                                   (int64_t)0, false);
+  EXPECT_EQ(ints(i0), (std::vector<int64_t>{1, 1, 0, 0, 0, 0, 1, 1}));
+  EXPECT_EQ(values(v0)[0], 2);
+}
+
+TEST(Kernels, SortIntegersExactly) {
+  Tensor x = Tensor::empty({5}, DType::Int64);
+  int64_t big = (int64_t)1 << 60;
+  int64_t in[5] = {big + 1, big, -7, big + 1, 0};
+  std::copy(in, in + 5, x.data<int64_t>());
+  auto [v, i] = call<std::tuple<Tensor, Tensor>>("aten::sort", x, (int64_t)0, false);
+  EXPECT_EQ(ints(v), (std::vector<int64_t>{-7, 0, big, big + 1, big + 1}));
+  EXPECT_EQ(ints(i), (std::vector<int64_t>{2, 4, 1, 0, 3}));
+}
+
+TEST(Kernels, Topk) {
+  float nan = std::nanf("");
+  Tensor x = T({5}, {1, nan, 3, -2, 3});
+  auto [v, i] = call<std::tuple<Tensor, Tensor>>("aten::topk", x, (int64_t)3, (int64_t)-1, true, true);
+  // NaN first; the two 3s in the order PyTorch's selection leaves them
+  // (torch.topk gives indices [1, 4, 2] here).
+  EXPECT_EQ(ints(i), (std::vector<int64_t>{1, 4, 2}));
+  auto [vs, is] = call<std::tuple<Tensor, Tensor>>("aten::topk", x, (int64_t)2, (int64_t)0, false, true);
+  expectNear(vs, {-2, 1});
+  EXPECT_EQ(ints(is), (std::vector<int64_t>{3, 0}));
+  EXPECT_THROW((call<std::tuple<Tensor, Tensor>>("aten::topk", x, (int64_t)6, (int64_t)0, true, true)),
+               Error);
+  // Meta: shapes only.
+  Tensor m = Tensor::empty({4, 7}, DType::Float16, kMeta);
+  auto [mv, mi] = call<std::tuple<Tensor, Tensor>>("aten::topk", m, (int64_t)2, (int64_t)1, true, true);
+  EXPECT_EQ(mv.sizes(), (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(mi.dtype(), DType::Int64);
+}
