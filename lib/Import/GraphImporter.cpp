@@ -363,6 +363,7 @@ void GraphImporter::registerHandlers() {
   registerConvolutionHandlers(*this);
   registerNormalizationHandlers(*this);
   registerPoolingHandlers(*this);
+  registerResamplingHandlers(*this);
   registerReductionHandlers(*this);
   registerAttentionHandlers(*this);
   registerShapeHandlers(*this);

@@ -218,6 +218,7 @@ void registerLinearHandlers(GraphImporter &g);
 void registerConvolutionHandlers(GraphImporter &g);
 void registerNormalizationHandlers(GraphImporter &g);
 void registerPoolingHandlers(GraphImporter &g);
+void registerResamplingHandlers(GraphImporter &g);
 void registerReductionHandlers(GraphImporter &g);
 void registerAttentionHandlers(GraphImporter &g);
 void registerShapeHandlers(GraphImporter &g);

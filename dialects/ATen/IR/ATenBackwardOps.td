@@ -89,6 +89,25 @@ def ATen_MaxPool2dWithIndicesBackwardOp : ATen_Op<"max_pool2d_with_indices_backw
   let hasVerifier = 1;
 }
 
+def ATen_AvgPool2dBackwardOp : ATen_Op<"avg_pool2d_backward"> {
+  let summary = "aten::avg_pool2d_backward";
+  let description = [{
+    Each input element receives grad_output / divisor from every window of
+    `aten.avg_pool2d` (same attributes) that holds it; `self` gives the shape.
+  }];
+  let arguments = (ins ATen_FloatTensor:$grad_output, ATen_FloatTensor:$self,
+                       DenseI64ArrayAttr:$kernel_size, DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
+                       OptionalAttr<ATen_I64Attr>:$divisor_override);
+  let results = (outs ATen_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad_output `,` $self attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def ATen_AdaptiveAvgPool2dBackwardOp : ATen_Op<"_adaptive_avg_pool2d_backward"> {
   let summary = "aten::_adaptive_avg_pool2d_backward";
   let description = [{ Each input element receives grad_output / window size from

@@ -60,8 +60,14 @@ LogicalResult verifyResult(Operation *op, Value result, ArrayRef<int64_t> expect
 }
 
 LogicalResult verifyPairAttr(Operation *op, StringRef name, ArrayRef<int64_t> v, int64_t minV) {
-  if (v.size() != 2)
-    return op->emitOpError() << "expects '" << name << "' to have 2 entries, got " << v.size();
+  return verifyWindowAttr(op, name, v, 2, minV);
+}
+
+LogicalResult verifyWindowAttr(Operation *op, StringRef name, ArrayRef<int64_t> v, size_t n,
+                               int64_t minV) {
+  if (v.size() != n)
+    return op->emitOpError() << "expects '" << name << "' to have " << n << " entries, got "
+                             << v.size();
   for (int64_t x : v)
     if (x < minV)
       return op->emitOpError() << "expects '" << name << "' entries >= " << minV << ", got "
@@ -174,29 +180,6 @@ LogicalResult verifyConv(Operation *op, Value input, Value weight, Value bias,
   return verifyResult(op, result, shape, inTy.getElementType());
 }
 
-LogicalResult verifyMaxPool(Operation *op, Value self, ArrayRef<int64_t> kernel,
-                            ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
-                            ArrayRef<int64_t> dilation, bool ceilMode, Value result) {
-  auto inTy = rankedType(self);
-  if (inTy.getRank() != 4 && inTy.getRank() != 3)
-    return op->emitOpError("expects a 4-d (NCHW) or 3-d (CHW) input, got rank ")
-           << inTy.getRank();
-  if (failed(verifyPairAttr(op, "kernel_size", kernel, 1)) ||
-      failed(verifyPairAttr(op, "stride", stride, 1)) ||
-      failed(verifyPairAttr(op, "padding", padding, 0)) ||
-      failed(verifyPairAttr(op, "dilation", dilation, 1)))
-    return failure();
-  for (int i = 0; i < 2; ++i)
-    if (padding[i] * 2 > kernel[i])
-      return op->emitOpError("padding should be at most half of the kernel size, got padding ")
-             << padding[i] << " for kernel " << kernel[i];
-  SmallVector<int64_t> shape(inTy.getShape().drop_back(2));
-  for (int i = 0; i < 2; ++i)
-    shape.push_back(slidingWindowOutputSize(inTy.getDimSize(inTy.getRank() - 2 + i), kernel[i],
-                                            stride[i], padding[i], dilation[i], ceilMode));
-  return verifyResult(op, result, shape, inTy.getElementType());
-}
-
 FailureOr<SmallVector<int64_t>> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   size_t rank = std::max(a.size(), b.size());
   SmallVector<int64_t> out(rank);
@@ -243,29 +226,6 @@ LogicalResult ConvolutionOp::verify() {
   return verifyConv(*this, getInput(), getWeight(), getBias(), getStride(), getPadding(),
                     getDilation(), getOutputPadding(), getTransposed(), getGroups(),
                     getResult());
-}
-
-LogicalResult MaxPool2dOp::verify() {
-  return verifyMaxPool(*this, getSelf(), getKernelSize(), getStride(), getPadding(),
-                       getDilation(), getCeilMode(), getResult());
-}
-
-LogicalResult MaxPool2dWithIndicesOp::verify() {
-  if (rankedType(getIndices()).getShape() != rankedType(getResult()).getShape())
-    return emitOpError("expects indices of the result's shape");
-  return verifyMaxPool(*this, getSelf(), getKernelSize(), getStride(), getPadding(),
-                       getDilation(), getCeilMode(), getResult());
-}
-
-LogicalResult AdaptiveAvgPool2dOp::verify() {
-  auto inTy = rankedType(getSelf());
-  if (inTy.getRank() != 4 && inTy.getRank() != 3)
-    return emitOpError("expects a 4-d (NCHW) or 3-d (CHW) input, got rank ") << inTy.getRank();
-  if (failed(verifyPairAttr(*this, "output_size", getOutputSize(), 1)))
-    return failure();
-  SmallVector<int64_t> shape(inTy.getShape().drop_back(2));
-  llvm::append_range(shape, getOutputSize());
-  return verifyResult(*this, getResult(), shape, inTy.getElementType());
 }
 
 LogicalResult CallRuntimeOp::verify() {

@@ -28,6 +28,12 @@ LogicalResult verifyResult(Operation *op, Value result, ArrayRef<int64_t> expect
                            Type expectedElem = {});
 /// Checks a 2-entry attribute whose entries are all >= minV.
 LogicalResult verifyPairAttr(Operation *op, StringRef name, ArrayRef<int64_t> v, int64_t minV);
+/// Checks an `n`-entry attribute whose entries are all >= minV.
+LogicalResult verifyWindowAttr(Operation *op, StringRef name, ArrayRef<int64_t> v, size_t n,
+                               int64_t minV);
+/// Checks that a pooling input has `spatial` spatial dims after C (and
+/// optionally N): "expects a 4-d (NCHW) or 3-d (CHW) input, got rank R".
+LogicalResult verifyPoolInput(Operation *op, StringRef what, Value input, int spatial);
 /// Broadcast shape of `a` and `b` (numpy rules), or failure.
 FailureOr<SmallVector<int64_t>> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b);
 /// Two operands that broadcast, one int-or-float result of the broadcast shape.

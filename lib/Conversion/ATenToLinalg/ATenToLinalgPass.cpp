@@ -25,6 +25,7 @@ void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
   populateConvolutionPatterns(patterns);
   populateNormalizationPatterns(patterns);
   populatePoolingPatterns(patterns);
+  populateResamplingPatterns(patterns);
   populateReductionPatterns(patterns);
   populateAttentionPatterns(patterns);
   populateDataMovementPatterns(patterns);

@@ -363,6 +363,65 @@ struct MaxPool2dWithIndicesBackwardLowering
   }
 };
 
+/// grad_input[n,c,h,w] = sum over kernel taps (kh, kw) of the window (oh, ow)
+/// that holds (h, w) at that tap, of g[n,c,oh,ow] / that window's divisor.
+struct AvgPool2dBackwardLowering : OpConversionPattern<AvgPool2dBackwardOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AvgPool2dBackwardOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value g = adaptor.getGradOutput(), self = adaptor.getSelf();
+    bool unbatched = cast<RankedTensorType>(self.getType()).getRank() == 3;
+    if (unbatched) {
+      g = expandBatch(rewriter, loc, g);
+      self = expandBatch(rewriter, loc, self);
+    }
+    Type elem = op.getType().getElementType();
+    ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(), p = op.getPadding();
+    std::optional<int64_t> divisor = op.getDivisorOverride();
+    bool includePad = op.getCountIncludePad();
+    MLIRContext *ctx = rewriter.getContext();
+    Value outDims[2] = {dimValue(rewriter, loc, g, 2), dimValue(rewriter, loc, g, 3)};
+    Value inDims[2] = {dimValue(rewriter, loc, self, 2), dimValue(rewriter, loc, self, 3)};
+    Value init = filledTensor(rewriter, loc, getSizes(rewriter, loc, self), elem, 0.0);
+    Value taps = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{k[0], k[1]}, elem);
+    SmallVector<AffineMap> maps{AffineMap::getMultiDimMapWithTargets(6, {4, 5}, ctx),
+                                AffineMap::getMultiDimMapWithTargets(6, {0, 1, 2, 3}, ctx)};
+    SmallVector<IteratorType> iters(4, IteratorType::parallel);
+    iters.append(2, IteratorType::reduction);
+    Value r = linalg::GenericOp::create(
+                  rewriter, loc, init.getType(), ValueRange{taps}, ValueRange{init}, maps, iters,
+                  [&](OpBuilder &b, Location l, ValueRange a) {
+                    Value n = linalg::IndexOp::create(b, l, 0), c = linalg::IndexOp::create(b, l, 1);
+                    SmallVector<Value> o;
+                    Value valid = arith::ConstantIntOp::create(b, l, 1, 1);
+                    Value count = idx(b, l, 1);
+                    for (int i = 0; i < 2; ++i) {
+                      auto [oi, vi] = windowFor(b, l, linalg::IndexOp::create(b, l, 2 + i),
+                                                linalg::IndexOp::create(b, l, 4 + i), p[i], 1,
+                                                s[i], outDims[i]);
+                      o.push_back(oi);
+                      valid = arith::AndIOp::create(b, l, valid, vi);
+                      count = arith::MulIOp::create(
+                          b, l, count,
+                          avgPoolWindowExtent(b, l, oi, inDims[i], k[i], s[i], p[i], includePad));
+                    }
+                    Value countF =
+                        divisor ? scalarConstant(b, l, elem, (double)*divisor)
+                                : arith::SIToFPOp::create(
+                                      b, l, elem,
+                                      arith::IndexCastOp::create(b, l, b.getI64Type(), count))
+                                      .getResult();
+                    Value gv = tensor::ExtractOp::create(b, l, g, ValueRange{n, c, o[0], o[1]});
+                    Value add = arith::AddFOp::create(b, l, a[1], arith::DivFOp::create(b, l, gv, countF));
+                    linalg::YieldOp::create(b, l, ValueRange{arith::SelectOp::create(b, l, valid, add, a[1])});
+                  })
+                  .getResult(0);
+    rewriter.replaceOp(op, finishSpatial(rewriter, loc, r, op.getType(), unbatched));
+    return success();
+  }
+};
+
 /// grad_input[n,c,h,w] = sum over the adaptive windows (oh, ow) containing
 /// (h, w) of g[n,c,oh,ow] / window size.
 struct AdaptiveAvgPool2dBackwardLowering : OpConversionPattern<AdaptiveAvgPool2dBackwardOp> {
@@ -495,6 +554,7 @@ struct NativeBatchNormBackwardLowering : OpConversionPattern<NativeBatchNormBack
 void kiln::populateBackwardPatterns(RewritePatternSet &patterns) {
   patterns.add<ThresholdBackwardLowering, GeluBackwardLowering, SumToSizeLowering,
                ConvolutionBackwardLowering, MaxPool2dWithIndicesBackwardLowering,
-               AdaptiveAvgPool2dBackwardLowering, NativeBatchNormBackwardLowering>(
+               AdaptiveAvgPool2dBackwardLowering, AvgPool2dBackwardLowering,
+               NativeBatchNormBackwardLowering>(
       patterns.getContext());
 }

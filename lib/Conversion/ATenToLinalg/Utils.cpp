@@ -124,6 +124,19 @@ OpFoldResult windowOutputSize(OpBuilder &b, Location loc, OpFoldResult in, int64
   return affine::makeComposedFoldedAffineApply(b, loc, e, {in});
 }
 
+Value avgPoolWindowExtent(OpBuilder &b, Location l, Value o, Value in, int64_t k, int64_t s,
+                          int64_t p, bool includePad) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, l, v); };
+  Value start = arith::SubIOp::create(b, l, arith::MulIOp::create(b, l, o, c(s)), c(p));
+  Value end = arith::MinSIOp::create(b, l, arith::AddIOp::create(b, l, start, c(k)),
+                                     arith::AddIOp::create(b, l, in, c(p)));
+  if (includePad)
+    return arith::SubIOp::create(b, l, end, start);
+  Value cs = arith::MaxSIOp::create(b, l, start, c(0));
+  Value ce = arith::MinSIOp::create(b, l, end, in);
+  return arith::SubIOp::create(b, l, ce, cs);
+}
+
 Value expandBatch(OpBuilder &b, Location loc, Value v) {
   auto ty = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> shape{1};

@@ -42,6 +42,11 @@ Value padSpatial(OpBuilder &b, Location loc, Value src, ArrayRef<int64_t> padLow
 OpFoldResult windowOutputSize(OpBuilder &b, Location loc, OpFoldResult in, int64_t kernel,
                               int64_t stride, int64_t padLow, int64_t padHigh,
                               int64_t dilation);
+/// The divisor of the average-pool window at output position `o` along one
+/// dim of input size `in` (kernel k, stride s, padding p): the window's
+/// extent clipped to the padded input (`includePad`) or to the input.
+Value avgPoolWindowExtent(OpBuilder &b, Location loc, Value o, Value in, int64_t k, int64_t s,
+                          int64_t p, bool includePad);
 /// Adds a leading unit dim ([C,H,W] -> [1,C,H,W]).
 Value expandBatch(OpBuilder &b, Location loc, Value v);
 /// Drops the leading unit dim, giving `resultType`.

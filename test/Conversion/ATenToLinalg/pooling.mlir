@@ -98,3 +98,98 @@ func.func @adaptive_avg_pool_uneven(%x: tensor<1x4x5x5xf32>) -> tensor<1x4x3x3xf
   %0 = aten.adaptive_avg_pool2d %x {output_size = array<i64: 3, 3>} : (tensor<1x4x5x5xf32>) -> tensor<1x4x3x3xf32>
   return %0 : tensor<1x4x3x3xf32>
 }
+
+// Integer max pooling: the window loop (no named op), signed compares, and the
+// first valid tap always taken so padding never wins.
+// CHECK-LABEL: func.func @max_pool_int
+// CHECK-NOT: linalg.pooling_nchw_max
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK: tensor.extract
+// CHECK: arith.cmpi sgt
+// CHECK: linalg.yield {{.*}} : i32, i64
+func.func @max_pool_int(%x: tensor<1x2x5x5xi32>) -> tensor<1x2x3x3xi32> {
+  %0 = aten.max_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>} : (tensor<1x2x5x5xi32>) -> tensor<1x2x3x3xi32>
+  return %0 : tensor<1x2x3x3xi32>
+}
+
+// uint8 compares unsigned on its i8 storage.
+// CHECK-LABEL: func.func @max_pool_uint8
+// CHECK: builtin.unrealized_conversion_cast {{.*}} : ui8 to i8
+// CHECK: arith.cmpi ugt
+func.func @max_pool_uint8(%x: tensor<1x2x4x4xui8>) -> (tensor<1x2x2x2xui8>, tensor<1x2x2x2xi64>) {
+  %0, %1 = aten.max_pool2d_with_indices %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<1x2x4x4xui8>) -> (tensor<1x2x2x2xui8>, tensor<1x2x2x2xi64>)
+  return %0, %1 : tensor<1x2x2x2xui8>, tensor<1x2x2x2xi64>
+}
+
+// 3-d max pooling with indices: 5 parallel dims, 3 reduction taps, and the flat
+// offset (d * H + h) * W + w of the maximum.
+// CHECK-LABEL: func.func @max_pool3d_indices
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK-SAME: ins(%{{.*}} : tensor<2x2x2xi8>) outs(%{{.*}}, %{{.*}} : tensor<1x2x2x2x2xf32>, tensor<1x2x2x2x2xi64>)
+// CHECK: arith.cmpf ogt
+// CHECK: arith.cmpf uno
+func.func @max_pool3d_indices(%x: tensor<1x2x4x4x4xf32>) -> (tensor<1x2x2x2x2xf32>, tensor<1x2x2x2x2xi64>) {
+  %0, %1 = aten.max_pool3d_with_indices %x {kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>, padding = array<i64: 0, 0, 0>, dilation = array<i64: 1, 1, 1>} : (tensor<1x2x4x4x4xf32>) -> (tensor<1x2x2x2x2xf32>, tensor<1x2x2x2x2xi64>)
+  return %0, %1 : tensor<1x2x2x2x2xf32>, tensor<1x2x2x2x2xi64>
+}
+
+// Average pooling: a masked window sum over the kernel taps, then a division by
+// each window's divisor computed from the output index (here clipped to the
+// input: count_include_pad = false).
+// CHECK-LABEL: func.func @avg_pool
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK: tensor.extract
+// CHECK: arith.addf
+// CHECK: arith.select
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]] : tensor<?x3x3x3xf32>)
+// CHECK: arith.minsi
+// CHECK: arith.maxsi
+// CHECK: arith.sitofp
+// CHECK: arith.divf
+func.func @avg_pool(%x: tensor<?x3x6x6xf32>) -> tensor<?x3x3x3xf32> {
+  %0 = aten.avg_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, count_include_pad = false} : (tensor<?x3x6x6xf32>) -> tensor<?x3x3x3xf32>
+  return %0 : tensor<?x3x3x3xf32>
+}
+
+// float16 sums in float32; divisor_override is a constant divisor.
+// CHECK-LABEL: func.func @avg_pool_f16_divisor
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: %[[D:.*]] = arith.constant 3 : i64
+// CHECK: arith.sitofp %[[D]] : i64 to f32
+// CHECK: arith.truncf {{.*}} : f32 to f16
+func.func @avg_pool_f16_divisor(%x: tensor<2x4x4xf16>) -> tensor<2x2x2xf16> {
+  %0 = aten.avg_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, divisor_override = 3 : i64} : (tensor<2x4x4xf16>) -> tensor<2x2x2xf16>
+  return %0 : tensor<2x2x2xf16>
+}
+
+// int64 sums in int64 and divides truncating.
+// CHECK-LABEL: func.func @avg_pool3d_int64
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+// CHECK: arith.addi {{.*}} : i64
+// CHECK: arith.divsi
+func.func @avg_pool3d_int64(%x: tensor<1x1x4x4x4xi64>) -> tensor<1x1x2x2x2xi64> {
+  %0 = aten.avg_pool3d %x {kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>, padding = array<i64: 0, 0, 0>} : (tensor<1x1x4x4x4xi64>) -> tensor<1x1x2x2x2xi64>
+  return %0 : tensor<1x1x2x2x2xi64>
+}
+
+// Even adaptive pooling of float16 converts to float32 before the sum pool.
+// CHECK-LABEL: func.func @adaptive_avg_pool_f16
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: linalg.pooling_nchw_sum {{.*}} outs(%{{.*}} : tensor<1x2x2x2xf32>)
+// CHECK: arith.truncf {{.*}} : f32 to f16
+func.func @adaptive_avg_pool_f16(%x: tensor<1x2x4x4xf16>) -> tensor<1x2x2x2xf16> {
+  %0 = aten.adaptive_avg_pool2d %x {output_size = array<i64: 2, 2>} : (tensor<1x2x4x4xf16>) -> tensor<1x2x2x2xf16>
+  return %0 : tensor<1x2x2x2xf16>
+}
+
+// 3-d adaptive pooling: three nested loops over each window.
+// CHECK-LABEL: func.func @adaptive_avg_pool3d
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} outs(
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: tensor.extract
+func.func @adaptive_avg_pool3d(%x: tensor<1x2x5x4x3xf32>) -> tensor<1x2x2x2x2xf32> {
+  %0 = aten.adaptive_avg_pool3d %x {output_size = array<i64: 2, 2, 2>} : (tensor<1x2x5x4x3xf32>) -> tensor<1x2x2x2x2xf32>
+  return %0 : tensor<1x2x2x2x2xf32>
+}
