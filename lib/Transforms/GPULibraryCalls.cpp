@@ -37,6 +37,13 @@ struct GemmOperand {
   bool transposed = false; ///< stored (k, m) for A or (n, k) for B
 };
 
+/// A contraction matched as a GEMM: its operands and, for each of A, B and
+/// C, how its dims group into (batch, rows, cols) or (rows, cols).
+struct GemmMatch {
+  GemmOperand A, B;
+  SmallVector<ReassociationIndices> aGroups, bGroups, cGroups;
+};
+
 /// The rank-3 fully dynamic strided memref of `elem` the runtime's GEMM takes.
 MemRefType gemmArgType(Type elem) {
   MLIRContext *ctx = elem.getContext();
@@ -56,6 +63,8 @@ Value asGemmArg(OpBuilder &b, Location loc, Value buffer) {
 
 /// `buffer` (identity layout) with each group of `groups` dims merged.
 Value collapse(OpBuilder &b, Location loc, Value buffer, ArrayRef<ReassociationIndices> groups) {
+  if (groups.size() == static_cast<size_t>(cast<MemRefType>(buffer.getType()).getRank()))
+    return buffer;
   return memref::CollapseShapeOp::create(b, loc, buffer, groups);
 }
 
@@ -217,16 +226,22 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     return m;
   }
 
-  /// The (A, B) operands if `op` is C[b, m, n] += A * B on f32 buffers with
-  /// unit-stride rows (identity layouts), one m, n and k loop and at most one
-  /// batch loop; failure otherwise.
-  FailureOr<std::pair<GemmOperand, GemmOperand>> matchGemm(linalg::LinalgOp op) {
+  /// The GEMM `op` computes if it is C[batch.., M.., N..] += A * B on buffers
+  /// of one element type the runtime takes, with identity layouts, where A is
+  /// [batch.., M.., K..] or [batch.., K.., M..] (transposed) and B is
+  /// [batch.., K.., N..] or [batch.., N.., K..] (transposed): each group of
+  /// loops contiguous and in one order in every operand it appears in, so the
+  /// groups collapse into single dims. A loop only A and C walk (a batch dim
+  /// the other operand broadcasts, as a linear layer on a 3-D activation) is
+  /// one of the M loops; several batch loops (attention's batch and heads)
+  /// collapse into one. Failure otherwise.
+  FailureOr<GemmMatch> matchGemm(linalg::LinalgOp op) {
     if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
         !linalg::isaContractionOpInterface(op))
       return failure();
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 ||
-        dims->batch.size() > 1 || op.getNumLoops() != 3 + dims->batch.size())
+    if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty() ||
+        op.getNumLoops() != dims->batch.size() + dims->m.size() + dims->n.size() + dims->k.size())
       return failure();
     if (failed(checkOperands(op, /*identityInput=*/true)))
       return failure();
@@ -241,33 +256,65 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       }
       return loops;
     };
-    SmallVector<unsigned> batch(dims->batch.begin(), dims->batch.end());
-    unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
-    auto with = [&](unsigned x, unsigned y) {
-      SmallVector<unsigned> v = batch;
-      v.push_back(x);
-      v.push_back(y);
-      return v;
-    };
     std::optional<SmallVector<unsigned>> a = loopsOf(op.getDpsInputOperand(0)),
                                          bm = loopsOf(op.getDpsInputOperand(1)),
                                          c = loopsOf(op.getDpsInitOperand(0));
-    if (!a || !bm || !c || *c != with(m, n))
+    if (!a || !bm || !c)
       return failure();
-    GemmOperand A{op.getDpsInputOperand(0)->get()}, B{op.getDpsInputOperand(1)->get()};
-    if (*a == with(k, m))
-      A.transposed = true;
-    else if (*a != with(m, k))
+    size_t nb = dims->batch.size(), nm = dims->m.size(), nn = dims->n.size(), nk = dims->k.size();
+    // The groups in the order C (batch, M, N) and A (K) store them.
+    if (c->size() != nb + nm + nn || a->size() != nb + nm + nk || bm->size() != nb + nk + nn)
       return failure();
-    if (*bm == with(n, k))
-      B.transposed = true;
-    else if (*bm != with(k, n))
+    ArrayRef<unsigned> cl(*c), al(*a), bl(*bm);
+    ArrayRef<unsigned> batch = cl.take_front(nb), m = cl.slice(nb, nm), n = cl.drop_front(nb + nm);
+    auto isSet = [](ArrayRef<unsigned> run, ArrayRef<unsigned> set) {
+      return llvm::all_of(run, [&](unsigned d) { return llvm::is_contained(set, d); });
+    };
+    if (!isSet(batch, dims->batch) || !isSet(m, dims->m) || !isSet(n, dims->n) || al.take_front(nb) != batch ||
+        bl.take_front(nb) != batch)
+      return failure();
+    GemmMatch g;
+    g.A.buffer = op.getDpsInputOperand(0)->get();
+    g.B.buffer = op.getDpsInputOperand(1)->get();
+    ArrayRef<unsigned> aRest = al.drop_front(nb), bRest = bl.drop_front(nb), k;
+    if (aRest.take_front(nm) == m) {
+      k = aRest.drop_front(nm);
+    } else if (aRest.take_back(nm) == m) {
+      k = aRest.take_front(nk);
+      g.A.transposed = true;
+    } else {
+      return failure();
+    }
+    if (!isSet(k, dims->k))
+      return failure();
+    if (bRest.take_front(nk) == k && bRest.drop_front(nk) == n)
+      g.B.transposed = false;
+    else if (bRest.take_front(nn) == n && bRest.drop_front(nn) == k)
+      g.B.transposed = true;
+    else
       return failure();
     // Small problems stay generated kernels: a library call costs more than
     // their arithmetic.
     if (!bigEnough(op))
       return failure();
-    return std::make_pair(A, B);
+    // [batch.., X.., Y..] collapsed to (batch, X, Y), or (X, Y) with no batch.
+    auto groups = [&](size_t x, size_t y) {
+      SmallVector<ReassociationIndices> r;
+      int64_t next = 0;
+      for (size_t size : {nb, x, y}) {
+        if (!size)
+          continue;
+        ReassociationIndices group;
+        for (size_t i = 0; i < size; ++i)
+          group.push_back(next++);
+        r.push_back(group);
+      }
+      return r;
+    };
+    g.aGroups = g.A.transposed ? groups(nk, nm) : groups(nm, nk);
+    g.bGroups = g.B.transposed ? groups(nn, nk) : groups(nk, nn);
+    g.cGroups = groups(nm, nn);
+    return g;
   }
 
   /// The runtime's GEMM for `elem`, declared once in the module.
@@ -349,18 +396,18 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::tuple<linalg::LinalgOp, GemmOperand, GemmOperand>> gemms;
+    SmallVector<std::pair<linalg::LinalgOp, GemmMatch>> gemms;
     SmallVector<std::pair<linalg::LinalgOp, ConvMatch>> convs;
     module.walk([&](linalg::LinalgOp op) {
       if (op->getParentOfType<gpu::LaunchOp>() || op->getParentOfType<gpu::GPUModuleOp>())
         return;
       if (auto match = matchGemm(op); succeeded(match))
-        gemms.emplace_back(op, match->first, match->second);
+        gemms.emplace_back(op, *match);
       else if (auto conv = matchConv(op); succeeded(conv))
         convs.emplace_back(op, *conv);
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[op, A, B] : gemms) {
+    for (auto &[op, g] : gemms) {
       Value C = op.getDpsInitOperand(0)->get();
       int32_t flags = tf32Matmuls ? kGemmTF32 : 0;
       if (Operation *zero = zeroFillBefore(op, C)) {
@@ -368,7 +415,10 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
         flags |= kGemmOverwrite;
       }
       rewriter.setInsertionPoint(op);
-      callGemm(rewriter, op.getLoc(), module, A.transposed, B.transposed, flags, A.buffer, B.buffer, C);
+      Location loc = op.getLoc();
+      callGemm(rewriter, loc, module, g.A.transposed, g.B.transposed, flags,
+               collapse(rewriter, loc, g.A.buffer, g.aGroups), collapse(rewriter, loc, g.B.buffer, g.bGroups),
+               collapse(rewriter, loc, C, g.cGroups));
       rewriter.eraseOp(op);
     }
     for (auto &[op, m] : convs)

@@ -2,6 +2,8 @@
 #include "kiln/Transforms/Passes.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNGPUMERGEMODULES
@@ -16,7 +18,7 @@ struct KilnGPUMergeModulesPass : kiln::impl::KilnGPUMergeModulesBase<KilnGPUMerg
   void runOnOperation() override {
     ModuleOp top = getOperation();
     SmallVector<gpu::GPUModuleOp> modules(top.getOps<gpu::GPUModuleOp>());
-    if (modules.size() <= 1)
+    if (modules.empty())
       return;
     gpu::GPUModuleOp target = modules.front();
     SymbolTable table(target);
@@ -58,6 +60,33 @@ struct KilnGPUMergeModulesPass : kiln::impl::KilnGPUMergeModulesBase<KilnGPUMerg
       if (mod != target)
         mod.erase();
     }
+
+    // Identical kernels (a model's repeated layers outline the same code once
+    // per layer) become one: each kernel is printed with a placeholder name,
+    // and a kernel printing like an earlier one is erased, its launches
+    // redirected. Symbol references (globals) are part of the text, so only
+    // kernels reading the same globals merge.
+    DenseMap<StringAttr, StringAttr> sameAs;
+    llvm::StringMap<StringAttr> byText;
+    StringAttr placeholder = StringAttr::get(&getContext(), "__kiln_kernel");
+    for (auto kernel : llvm::make_early_inc_range(target.getOps<gpu::GPUFuncOp>())) {
+      if (!kernel.isKernel())
+        continue;
+      StringAttr name = kernel.getNameAttr();
+      kernel.setName(placeholder);
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      kernel->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+      kernel.setName(name);
+      auto [it, inserted] = byText.try_emplace(text, name);
+      if (inserted)
+        continue;
+      sameAs[name] = it->second;
+      table.erase(kernel);
+    }
+    for (auto &entry : renamed)
+      if (auto it = sameAs.find(entry.second); it != sameAs.end())
+        entry.second = it->second;
 
     top.walk([&](gpu::LaunchFuncOp launch) {
       SymbolRefAttr ref = launch.getKernel();

@@ -228,3 +228,64 @@ func.func @kept_init(%a: memref<256x512xf32>, %b: memref<512x128xf32>, %c: memre
   linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%d : memref<256x128xf32>)
   return
 }
+
+// A linear layer on a 3-D activation: the weight has no batch dim, so the
+// batch and sequence loops are both rows of one GEMM, (B*S x K) * (N x K)^T.
+// CHECK-LABEL: func.func @linear3d
+// CHECK-DAG: %[[X:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : memref<4x128x768xf32> into memref<512x768xf32>
+// CHECK-DAG: %[[C:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1], [2]] : memref<4x128x3072xf32> into memref<512x3072xf32>
+// CHECK: call @kiln_gpu_gemm_f32
+// CHECK-NOT: linalg.generic
+func.func @linear3d(%x: memref<4x128x768xf32>, %w: memref<3072x768xf32>, %c: memref<4x128x3072xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, s, n, k) -> (b, s, k)>, affine_map<(b, s, n, k) -> (n, k)>,
+                                   affine_map<(b, s, n, k) -> (b, s, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x128x768xf32>, memref<3072x768xf32>) outs(%c : memref<4x128x3072xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Attention's scores, Q[b, h, s, d] * K[b, h, t, d]: the batch and head
+// loops collapse into one batch of the GEMM, K read transposed.
+// CHECK-LABEL: func.func @scores
+// CHECK-DAG: %[[T:.*]] = arith.constant 1 : i32
+// CHECK-DAG: memref.collapse_shape %arg0 {{\[\[}}0, 1], [2], [3]] : memref<2x12x128x64xf32> into memref<24x128x64xf32>
+// CHECK-DAG: memref.collapse_shape %arg1 {{\[\[}}0, 1], [2], [3]] : memref<2x12x128x64xf32> into memref<24x128x64xf32>
+// CHECK-DAG: memref.collapse_shape %arg2 {{\[\[}}0, 1], [2], [3]] : memref<2x12x128x128xf32> into memref<24x128x128xf32>
+// CHECK: call @kiln_gpu_gemm_f32(%{{.*}}, %[[T]],
+// CHECK-NOT: linalg.generic
+func.func @scores(%q: memref<2x12x128x64xf32>, %k: memref<2x12x128x64xf32>, %c: memref<2x12x128x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, h, s, t, d) -> (b, h, s, d)>, affine_map<(b, h, s, t, d) -> (b, h, t, d)>,
+                                   affine_map<(b, h, s, t, d) -> (b, h, s, t)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x12x128x64xf32>, memref<2x12x128x64xf32>) outs(%c : memref<2x12x128x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Left as linalg: loops the GEMM cannot group, here an output that stores
+// the heads between the rows and the columns (C[b, s, h, t]), so the batch
+// loops are not leading in C.
+// CHECK-LABEL: func.func @interleaved
+// CHECK-NOT: call @kiln_gpu_gemm
+// CHECK: linalg.generic
+func.func @interleaved(%q: memref<2x12x128x64xf32>, %k: memref<2x12x128x64xf32>, %c: memref<2x128x12x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, h, s, t, d) -> (b, h, s, d)>, affine_map<(b, h, s, t, d) -> (b, h, t, d)>,
+                                   affine_map<(b, h, s, t, d) -> (b, s, h, t)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x12x128x64xf32>, memref<2x12x128x64xf32>) outs(%c : memref<2x128x12x128xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
