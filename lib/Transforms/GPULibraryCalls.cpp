@@ -19,13 +19,18 @@ using namespace mlir;
 
 namespace {
 
-/// The runtime's GEMM for an element type (f32, bf16, f16), or null.
-const char *gemmName(Type t) {
-  if (t.isF32())
+/// The runtime's GEMM for operands of type `ab` and a result of type `c`:
+/// all three f32, bf16 or f16, or bf16/f16 operands with an f32 result (the
+/// product kept in float32, as kiln lowers reduced-precision matmuls before
+/// their final rounding); null for any other pair.
+const char *gemmName(Type ab, Type c) {
+  if (ab != c)
+    return !c.isF32() ? nullptr : ab.isBF16() ? "kiln_gpu_gemm_bf16_f32" : ab.isF16() ? "kiln_gpu_gemm_f16_f32" : nullptr;
+  if (c.isF32())
     return "kiln_gpu_gemm_f32";
-  if (t.isBF16())
+  if (c.isBF16())
     return "kiln_gpu_gemm_bf16";
-  if (t.isF16())
+  if (c.isF16())
     return "kiln_gpu_gemm_f16";
   return nullptr;
 }
@@ -145,15 +150,23 @@ struct ConvMatch {
 struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibraryCallsPass> {
   using Base::Base;
 
-  /// Success if `op`'s operands are buffers of one element type the runtime's
-  /// GEMM takes, with identity layouts (the input's only if `identityInput`).
+  /// Success if `op`'s operands are buffers the runtime's GEMM takes (inputs
+  /// of one element type, an output of a type gemmName pairs with it), with
+  /// identity layouts (the input's only if `identityInput`).
   LogicalResult checkOperands(linalg::LinalgOp op, bool identityInput) {
-    Type elem;
+    Type inElem;
     for (OpOperand &operand : op->getOpOperands()) {
       auto type = dyn_cast<MemRefType>(operand.get().getType());
-      if (!type || !gemmName(type.getElementType()) || (elem && type.getElementType() != elem))
+      if (!type)
         return failure();
-      elem = type.getElementType();
+      bool isInit = op.isDpsInit(&operand);
+      if (!isInit) {
+        if (inElem && type.getElementType() != inElem)
+          return failure();
+        inElem = type.getElementType();
+      } else if (!inElem || !gemmName(inElem, type.getElementType())) {
+        return failure();
+      }
       if (!type.getLayout().isIdentity() && (identityInput || &operand != op.getDpsInputOperand(0)))
         return failure();
     }
@@ -317,9 +330,10 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     return g;
   }
 
-  /// The runtime's GEMM for `elem`, declared once in the module.
-  func::FuncOp gemmCallee(ModuleOp module, Type elem) {
-    const char *name = gemmName(elem);
+  /// The runtime's GEMM for operands of type `ab` and a result of type `c`,
+  /// declared once in the module.
+  func::FuncOp gemmCallee(ModuleOp module, Type ab, Type c) {
+    const char *name = gemmName(ab, c);
     if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
       return f;
     // void kiln_gpu_gemm_<type>(i32 transA, i32 transB, i32 flags, A, B, C):
@@ -328,9 +342,9 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     // kGemmTF32), in the order of the call's stream; see
     // runtime/src/cuda/Blas.cpp.
     OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-    Type i32 = mb.getI32Type(), arg = gemmArgType(elem);
+    Type i32 = mb.getI32Type(), arg = gemmArgType(ab), res = gemmArgType(c);
     auto callee =
-        func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType({i32, i32, i32, arg, arg, arg}, {}));
+        func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType({i32, i32, i32, arg, arg, res}, {}));
     callee.setPrivate();
     callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
     callee->setAttr("kiln.device_call", mb.getUnitAttr());
@@ -343,7 +357,9 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     Value tb = arith::ConstantIntOp::create(b, loc, transB, 32);
     Value tf = arith::ConstantIntOp::create(b, loc, flags, 32);
     Value a = asGemmArg(b, loc, A), bb = asGemmArg(b, loc, B), c = asGemmArg(b, loc, C);
-    func::CallOp::create(b, loc, gemmCallee(module, cast<MemRefType>(C.getType()).getElementType()),
+    func::CallOp::create(b, loc,
+                         gemmCallee(module, cast<MemRefType>(A.getType()).getElementType(),
+                                    cast<MemRefType>(C.getType()).getElementType()),
                          ValueRange{ta, tb, tf, a, bb, c});
   }
 

@@ -185,3 +185,83 @@ func.func @broadcast_read_not_fused(%x: tensor<8xf32>) -> tensor<8x64xf32> {
   } -> tensor<8x64xf32>
   return %y : tensor<8x64xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A producer with another user is not fused: the fused consumer would compute
+// exp(x) again while the producer stays for its other user (a residual stream
+// fused into every later layer recomputes all earlier ones). exp(x) stays one
+// generic; the mul and the row sum each read it.
+// CHECK-LABEL: func.func @shared_producer_not_fused
+// CHECK-SAME: (%[[X:.*]]: tensor<8x64xf32>)
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<8x64xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[E]] : tensor<8x64xf32>)
+// CHECK-NOT: math.exp
+// CHECK: linalg.generic {{.*}} ins(%[[E]] : tensor<8x64xf32>)
+// CHECK-NOT: math.exp
+// CHECK: return
+func.func @shared_producer_not_fused(%x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8xf32>) {
+  %e0 = tensor.empty() : tensor<8x64xf32>
+  %e = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x64xf32>) outs(%e0 : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %m = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%e : tensor<8x64xf32>) outs(%e0 : tensor<8x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x64xf32>
+  %z = arith.constant 0.0 : f32
+  %s0 = tensor.empty() : tensor<8xf32>
+  %s1 = linalg.fill ins(%z : f32) outs(%s0 : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<8x64xf32>) outs(%s1 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %o, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %m, %s : tensor<8x64xf32>, tensor<8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#bcast = affine_map<(d0, d1) -> (d1)>
+
+// A producer that only moves data (a broadcast) fuses into each of its
+// users: nothing is computed twice.
+// CHECK-LABEL: func.func @shared_broadcast_fused
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[B]] : tensor<8x16xf32>, tensor<16xf32>)
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[B]] : tensor<8x16xf32>, tensor<16xf32>)
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+func.func @shared_broadcast_fused(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %e0 = tensor.empty() : tensor<8x16xf32>
+  %bb = linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<16xf32>) outs(%e0 : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<8x16xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bb : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e0 : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %r = arith.addf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %bb : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e0 : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %r = arith.mulf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %s, %p : tensor<8x16xf32>, tensor<8x16xf32>
+}

@@ -91,9 +91,9 @@ func.func @strided(%a: memref<512x512xf32, strided<[1024, 1]>>, %b: memref<512x5
 // CHECK: call @kiln_gpu_gemm_bf16
 // CHECK-LABEL: func.func @f16
 // CHECK: call @kiln_gpu_gemm_f16
-// A product of mixed types stays linalg.
-// CHECK-LABEL: func.func @mixed
-// CHECK: linalg.matmul
+// bf16 operands into a float32 result: the mixed GEMM.
+// CHECK-LABEL: func.func @bf16_into_f32
+// CHECK: call @kiln_gpu_gemm_bf16_f32
 func.func @bf16(%a: memref<256x512xbf16>, %b: memref<512x128xbf16>, %c: memref<256x128xbf16>) {
   linalg.matmul ins(%a, %b : memref<256x512xbf16>, memref<512x128xbf16>) outs(%c : memref<256x128xbf16>)
   return
@@ -102,7 +102,7 @@ func.func @f16(%a: memref<256x512xf16>, %b: memref<512x128xf16>, %c: memref<256x
   linalg.matmul ins(%a, %b : memref<256x512xf16>, memref<512x128xf16>) outs(%c : memref<256x128xf16>)
   return
 }
-func.func @mixed(%a: memref<256x512xbf16>, %b: memref<512x128xbf16>, %c: memref<256x128xf32>) {
+func.func @bf16_into_f32(%a: memref<256x512xbf16>, %b: memref<512x128xbf16>, %c: memref<256x128xf32>) {
   linalg.matmul ins(%a, %b : memref<256x512xbf16>, memref<512x128xbf16>) outs(%c : memref<256x128xf32>)
   return
 }
@@ -284,6 +284,49 @@ func.func @interleaved(%q: memref<2x12x128x64xf32>, %k: memref<2x12x128x64xf32>,
       ins(%q, %k : memref<2x12x128x64xf32>, memref<2x12x128x64xf32>) outs(%c : memref<2x128x12x128xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// bf16 (f16) operands with a float32 result, as kiln lowers a reduced-precision
+// linear before its final rounding, call the mixed GEMM (16-bit A and B,
+// float32 C). Mixed inputs stay linalg.
+// DECL-DAG: func.func private @kiln_gpu_gemm_bf16_f32(i32, i32, i32, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>)
+// CHECK-LABEL: func.func @bf16_to_f32
+// CHECK: call @kiln_gpu_gemm_bf16_f32
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @f16_to_f32
+// CHECK: call @kiln_gpu_gemm_f16_f32
+// CHECK-LABEL: func.func @mixed_inputs
+// CHECK: linalg.generic
+func.func @bf16_to_f32(%x: memref<16x128x768xbf16>, %w: memref<768x768xbf16>, %c: memref<16x128x768xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, s, n, k) -> (b, s, k)>, affine_map<(b, s, n, k) -> (n, k)>,
+                                   affine_map<(b, s, n, k) -> (b, s, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<16x128x768xbf16>, memref<768x768xbf16>) outs(%c : memref<16x128x768xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %o: f32):
+    %ea = arith.extf %a : bf16 to f32
+    %eb = arith.extf %b : bf16 to f32
+    %p = arith.mulf %ea, %eb : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @f16_to_f32(%a: memref<256x512xf16>, %b: memref<512x128xf16>, %c: memref<256x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<256x512xf16>, memref<512x128xf16>) outs(%c : memref<256x128xf32>)
+  return
+}
+func.func @mixed_inputs(%x: memref<256x512xbf16>, %w: memref<512x128xf32>, %c: memref<256x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<256x512xbf16>, memref<512x128xf32>) outs(%c : memref<256x128xf32>) {
+  ^bb0(%a: bf16, %b: f32, %o: f32):
+    %ea = arith.extf %a : bf16 to f32
+    %p = arith.mulf %ea, %b : f32
     %s = arith.addf %o, %p : f32
     linalg.yield %s : f32
   }

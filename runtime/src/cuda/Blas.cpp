@@ -1,7 +1,7 @@
 // kiln runtime — the GPU GEMM entry point of compiled models, over cuBLAS loaded at run time.
 //
 // kiln-gpu-library-calls turns large matmuls and convolutions into calls of
-// kiln_gpu_gemm_{f32,bf16,f16} (C ABI through MLIR's C interface: rank-3
+// kiln_gpu_gemm_{f32,bf16,f16,bf16_f32,f16_f32} (C ABI through MLIR's C interface: rank-3
 // memref descriptors). They run in the order of the call's stream (the
 // LaunchScope's), accumulating in float32 (float32 operands: no TF32, as
 // PyTorch's default for matmuls), with a workspace set up front so the call
@@ -103,11 +103,12 @@ struct Desc3 {
 
 /// C[b] += op(A[b]) op(B[b]) (row-major; an operand of batch size 1 is
 /// shared by every batch) on the call's stream, accumulating in float32.
-/// `dataType` is the cudaDataType of all three; float32 runs cublasSgemm,
-/// or multiplies in TF32 with kGemmTF32 (PyTorch's allow_tf32 policies).
+/// `dataType` is the cudaDataType of A and B, `cType` C's (the same, or
+/// float32 for 16-bit operands); float32 runs cublasSgemm, or multiplies in
+/// TF32 with kGemmTF32 (PyTorch's allow_tf32 policies).
 /// With kGemmOverwrite, C = op(A) op(B): C's old contents are not read.
-void gemm(const char *name, int dataType, size_t elemBytes, int32_t transA, int32_t transB, int32_t flags, Desc3 *A,
-          Desc3 *B, Desc3 *C) {
+void gemm(const char *name, int dataType, size_t elemBytes, int cType, size_t cBytes, int32_t transA, int32_t transB,
+          int32_t flags, Desc3 *A, Desc3 *B, Desc3 *C) {
   LaunchScope *scope = LaunchScope::current();
   if (!scope || scope->failed()) return;
   if (scope->backend().type() != kiln::DeviceType::CUDA)
@@ -135,9 +136,9 @@ void gemm(const char *name, int dataType, size_t elemBytes, int32_t transA, int3
       if (C->strides[1] != N || C->strides[0] != M * N)
         return scope->fail(std::string(name) + ": an empty product into a non-contiguous output");
       const kiln::gpu::Backend &be = kiln::gpu::cudaBackend();
-      void *p = C->aligned + C->offset * elemBytes;
+      void *p = C->aligned + C->offset * cBytes;
       size_t count = static_cast<size_t>(batch * M * N);
-      kiln::gpu::Result r = elemBytes == 4 ? be.memsetD32(p, 0, count, scope->stream())
+      kiln::gpu::Result r = cBytes == 4 ? be.memsetD32(p, 0, count, scope->stream())
                                            : be.memsetD16(p, 0, count, scope->stream());
       if (r) scope->fail(std::string(name) + ": zeroing the output: " + be.errorString(r));
       return;
@@ -146,18 +147,18 @@ void gemm(const char *name, int dataType, size_t elemBytes, int32_t transA, int3
     // first, each with its row stride as the leading dimension.
     const float one = 1.0f, beta = overwrite ? 0.0f : 1.0f;
     const char *a = A->aligned + A->offset * elemBytes, *b = B->aligned + B->offset * elemBytes;
-    char *cp = C->aligned + C->offset * elemBytes;
+    char *cp = C->aligned + C->offset * cBytes;
     long long strideA = A->sizes[0] == 1 ? 0 : A->strides[0], strideB = B->sizes[0] == 1 ? 0 : B->strides[0];
     int opA = transA ? CUBLAS_OP_T : CUBLAS_OP_N, opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
     c.setStream(h.handle, static_cast<CUstream>(scope->stream()));
     cublasStatus_t s =
-        dataType == CUDA_R_32F && !(flags & kGemmTF32)
+        dataType == CUDA_R_32F && cType == CUDA_R_32F && !(flags & kGemmTF32)
             ? c.sgemmStridedBatched(h.handle, opB, opA, N, M, K, &one, reinterpret_cast<const float *>(b),
                                     B->strides[1], strideB, reinterpret_cast<const float *>(a), A->strides[1],
                                     strideA, &beta, reinterpret_cast<float *>(cp), C->strides[1], C->strides[0],
                                     batch)
             : c.gemmStridedBatchedEx(h.handle, opB, opA, N, M, K, &one, b, dataType, B->strides[1], strideB, a,
-                                     dataType, A->strides[1], strideA, &beta, cp, dataType, C->strides[1],
+                                     dataType, A->strides[1], strideA, &beta, cp, cType, C->strides[1],
                                      C->strides[0], batch,
                                      dataType == CUDA_R_32F ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
                                      CUBLAS_GEMM_DEFAULT);
@@ -171,12 +172,14 @@ void gemm(const char *name, int dataType, size_t elemBytes, int32_t transA, int3
 
 } // namespace
 
-#define KILN_GPU_GEMM(suffix, dataType, bytes)                                                         \
+#define KILN_GPU_GEMM(suffix, dataType, bytes, cType, cBytes)                                         \
   extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_gemm_##suffix(          \
       int32_t transA, int32_t transB, int32_t flags, Desc3 *A, Desc3 *B, Desc3 *C) {                    \
-    gemm("kiln_gpu_gemm_" #suffix, dataType, bytes, transA, transB, flags, A, B, C);                    \
+    gemm("kiln_gpu_gemm_" #suffix, dataType, bytes, cType, cBytes, transA, transB, flags, A, B, C);     \
   }
-KILN_GPU_GEMM(f32, CUDA_R_32F, 4)
-KILN_GPU_GEMM(bf16, CUDA_R_16BF, 2)
-KILN_GPU_GEMM(f16, CUDA_R_16F, 2)
+KILN_GPU_GEMM(f32, CUDA_R_32F, 4, CUDA_R_32F, 4)
+KILN_GPU_GEMM(bf16, CUDA_R_16BF, 2, CUDA_R_16BF, 2)
+KILN_GPU_GEMM(f16, CUDA_R_16F, 2, CUDA_R_16F, 2)
+KILN_GPU_GEMM(bf16_f32, CUDA_R_16BF, 2, CUDA_R_32F, 4)
+KILN_GPU_GEMM(f16_f32, CUDA_R_16F, 2, CUDA_R_32F, 4)
 #undef KILN_GPU_GEMM
