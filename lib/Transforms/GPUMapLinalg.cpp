@@ -1,6 +1,7 @@
 //===- GPUMapLinalg.cpp - linalg ops on buffers as GPU kernel launches ----===//
 #include "kiln/Transforms/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Conversion/SCFToGPU/SCFToGPU.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -226,6 +227,146 @@ scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op)
   return par;
 }
 
+/// How a row reduction runs on a subgroup: per output, the op combining the
+/// accumulator with each new value, and that op's neutral element.
+struct SubgroupPlan {
+  SmallVector<Operation *> combiners;
+  SmallVector<TypedAttr> neutral;
+};
+
+/// The plan if `op` (loops in order: parallel, then reduction) is a row
+/// reduction a subgroup can share: at least one parallel loop and exactly one
+/// reduction loop, at least `subgroupSize` long (or dynamic) and the last
+/// index of some input (so lanes read neighbouring elements), every output
+/// accumulated (not indexed by the reduction) by a single associative
+/// combiner on f32 or i32 with a neutral element. None otherwise.
+std::optional<SubgroupPlan> planSubgroupReduction(linalg::GenericOp op, int64_t subgroupSize) {
+  unsigned numLoops = op.getNumLoops(), numParallel = op.getNumParallelLoops();
+  if (numParallel == 0 || numLoops != numParallel + 1)
+    return std::nullopt;
+  int64_t trip = op.getStaticLoopRanges().back();
+  if (trip != ShapedType::kDynamic && trip < subgroupSize)
+    return std::nullopt;
+  AffineExpr k = getAffineDimExpr(numLoops - 1, op.getContext());
+  bool contiguous = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    return map.getNumResults() > 0 && map.getResults().back() == k;
+  });
+  if (!contiguous)
+    return std::nullopt;
+  SubgroupPlan plan;
+  Operation *yield = op.getBlock()->getTerminator();
+  for (OpOperand &out : op.getDpsInitsMutable()) {
+    if (indexedByReduction(op, out))
+      return std::nullopt;
+    unsigned i = out.getOperandNumber() - op.getNumDpsInputs();
+    SmallVector<Operation *> combiners;
+    if (!matchReduction(op.getRegionOutputArgs(), i, combiners) || combiners.size() != 1)
+      return std::nullopt;
+    Operation *c = combiners.front();
+    if (c->getNumOperands() != 2 || c->getNumResults() != 1 || yield->getOperand(i) != c->getResult(0))
+      return std::nullopt;
+    Type t = c->getResult(0).getType();
+    std::optional<TypedAttr> neutral = arith::getNeutralElement(c);
+    if ((!t.isF32() && !t.isInteger(32)) || !neutral)
+      return std::nullopt;
+    plan.combiners.push_back(c);
+    plan.neutral.push_back(*neutral);
+  }
+  return plan;
+}
+
+/// `combiner` applied to (`acc`, `value`) at the builder's point.
+Value combine(OpBuilder &b, Operation *combiner, Value acc, Value value) {
+  IRMapping map;
+  map.map(combiner->getOperand(0), acc);
+  map.map(combiner->getOperand(1), value);
+  return b.clone(*combiner, map)->getResult(0);
+}
+
+/// Replaces row reduction `op` (see planSubgroupReduction) with
+/// scf.parallel (block) { scf.parallel (lane, r) { ... } }: row
+/// `block * rows + r` of the collapsed parallel loops is reduced by the
+/// `subgroupSize` lanes, each accumulating reduction indices lane, lane +
+/// subgroupSize, ... from the neutral element; `gpu.shuffle xor` combines the
+/// lanes (log2(subgroupSize) steps) and lane 0 folds in the initial value and
+/// stores. The row guard is uniform across a subgroup, so every lane reaches
+/// the shuffles.
+std::pair<scf::ParallelOp, scf::ParallelOp> lowerToSubgroupRows(RewriterBase &rewriter, linalg::GenericOp op,
+                                                                const SubgroupPlan &plan, int64_t subgroupSize,
+                                                                int64_t rows) {
+  Location loc = op.getLoc();
+  unsigned numParallel = op.getNumParallelLoops(), numLoops = op.getNumLoops();
+  SmallVector<Range> ranges = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc);
+  auto value = [&](OpFoldResult r) { return getValueOrCreateConstantIndexOp(rewriter, loc, r); };
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v).getResult(); };
+  Value c0 = cst(0), c1 = cst(1), cRows = cst(rows), cLanes = cst(subgroupSize);
+  SmallVector<Value> sizes;
+  Value numRows = c1;
+  for (unsigned d = 0; d < numParallel; ++d) {
+    sizes.push_back(value(ranges[d].size));
+    numRows = arith::MulIOp::create(rewriter, loc, numRows, sizes.back());
+  }
+  Value numBlocks = arith::CeilDivUIOp::create(rewriter, loc, numRows, cRows);
+  auto outer = scf::ParallelOp::create(rewriter, loc, ValueRange{c0}, ValueRange{numBlocks}, ValueRange{c1});
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(outer.getBody()->getTerminator());
+  auto inner = scf::ParallelOp::create(rewriter, loc, ValueRange{c0, c0}, ValueRange{cLanes, cRows},
+                                       ValueRange{c1, c1});
+  rewriter.setInsertionPoint(inner.getBody()->getTerminator());
+  Value lane = inner.getInductionVars()[0];
+  Value row = arith::AddIOp::create(rewriter, loc,
+                                    arith::MulIOp::create(rewriter, loc, outer.getInductionVars()[0], cRows),
+                                    inner.getInductionVars()[1]);
+  Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, row, numRows);
+  auto ifRow = scf::IfOp::create(rewriter, loc, inRange, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(ifRow.thenBlock());
+  // The row's parallel indices, innermost loop fastest.
+  SmallVector<Value> ivs(numParallel);
+  Value rest = row;
+  for (int d = numParallel - 1; d >= 0; --d) {
+    ivs[d] = d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, sizes[d]).getResult();
+    if (d > 0)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, sizes[d]);
+  }
+  // Each lane's partial results.
+  SmallVector<Value> neutral;
+  for (TypedAttr attr : plan.neutral)
+    neutral.push_back(arith::ConstantOp::create(rewriter, loc, attr));
+  Value kUb = value(ranges[numLoops - 1].size);
+  auto forOp = scf::ForOp::create(rewriter, loc, lane, kUb, cLanes, neutral);
+  {
+    OpBuilder::InsertionGuard body(rewriter);
+    rewriter.setInsertionPointToStart(forOp.getBody());
+    ivs.push_back(forOp.getInductionVar());
+    SmallVector<Value> args;
+    for (OpOperand *in : op.getDpsInputOperands())
+      args.push_back(loadOperand(rewriter, loc, op, *in, ivs));
+    llvm::append_range(args, forOp.getRegionIterArgs());
+    scf::YieldOp::create(rewriter, loc, emitBody(rewriter, op, args, ivs));
+    ivs.pop_back();
+  }
+  // Butterfly across the subgroup: after it every lane holds the total.
+  SmallVector<Value> totals(forOp.getResults());
+  Value width = arith::ConstantIntOp::create(rewriter, loc, subgroupSize, 32);
+  for (int64_t offset = subgroupSize / 2; offset >= 1; offset /= 2) {
+    Value off = arith::ConstantIntOp::create(rewriter, loc, offset, 32);
+    for (auto [i, total] : llvm::enumerate(totals)) {
+      Value other = gpu::ShuffleOp::create(rewriter, loc, total, off, width, gpu::ShuffleMode::XOR).getResult(0);
+      total = combine(rewriter, plan.combiners[i], total, other);
+    }
+  }
+  Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
+  auto ifLane0 = scf::IfOp::create(rewriter, loc, isLane0, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(ifLane0.thenBlock());
+  for (auto [i, out] : llvm::enumerate(op.getDpsInitsMutable())) {
+    Value init = loadOperand(rewriter, loc, op, out, ivs);
+    memref::StoreOp::create(rewriter, loc, combine(rewriter, plan.combiners[i], init, totals[i]), out.get(),
+                            indicesAt(rewriter, loc, op.getMatchingIndexingMap(&out), ivs));
+  }
+  return {outer, inner};
+}
+
 gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *ctx, gpu::Processor p) {
   AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
   return gpu::ParallelLoopDimMappingAttr::get(ctx, p, id, id);
@@ -257,6 +398,18 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
       generic = *g;
     }
     unsigned numParallel = generic.getNumParallelLoops();
+    if (subgroupReductions && subgroupSize > 1 && llvm::isPowerOf2_64(subgroupSize)) {
+      if (std::optional<SubgroupPlan> plan = planSubgroupReduction(generic, subgroupSize)) {
+        rewriter.setInsertionPoint(generic);
+        auto [outer, inner] =
+            lowerToSubgroupRows(rewriter, generic, *plan, subgroupSize, std::max<int64_t>(1, blockSize / subgroupSize));
+        rewriter.eraseOp(generic);
+        if (failed(gpu::setMappingAttr(outer, {mapTo(ctx, gpu::Processor::BlockX)})) ||
+            failed(gpu::setMappingAttr(inner, {mapTo(ctx, gpu::Processor::ThreadX), mapTo(ctx, gpu::Processor::ThreadY)})))
+          return emitError(loc, "cannot set the GPU mapping");
+        return success();
+      }
+    }
     // An output indexed by a reduction loop is written per iteration by the
     // thread that owns its parallel point; it must still name every parallel
     // loop, or two threads would write one element.

@@ -38,8 +38,9 @@ func.func @relu(%a: memref<4x100xf32>, %b: memref<4x100xf32>) {
   return
 }
 
-// A reduction over a dynamic number of rows: one thread per row runs the
-// reduction loop with the sum in a register (the output is read once and
+// A reduction over a dynamic number of rows shorter than a subgroup (rows of
+// at least 32 get a subgroup each: kiln-map-linalg-to-gpu-subgroup.mlir): one
+// thread per row runs the reduction loop with the sum in a register (the output is read once and
 // written once); the grid is the row count divided by 256, rounded up.
 // CHECK-LABEL: func.func @rowsum
 // CHECK: %[[N:.*]] = memref.dim %arg0, %c0
@@ -48,15 +49,15 @@ func.func @relu(%a: memref<4x100xf32>, %b: memref<4x100xf32>) {
 // CHECK: %[[ROW:.*]] = arith.addi
 // CHECK: arith.cmpi ult, %[[ROW]], %[[N]]
 // CHECK: %[[INIT:.*]] = memref.load %arg1[%[[ROW]]]
-// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %c64 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %c16 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
 // CHECK:   %[[X:.*]] = memref.load %arg0[%[[ROW]], %[[K]]]
 // CHECK:   %[[NEW:.*]] = arith.addf %[[X]], %[[ACC]]
 // CHECK:   scf.yield %[[NEW]]
 // CHECK: memref.store %[[SUM]], %arg1[%[[ROW]]]
-func.func @rowsum(%a: memref<?x64xf32>, %b: memref<?xf32>) {
+func.func @rowsum(%a: memref<?x16xf32>, %b: memref<?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
                   iterator_types = ["parallel", "reduction"]}
-      ins(%a : memref<?x64xf32>) outs(%b : memref<?xf32>) {
+      ins(%a : memref<?x16xf32>) outs(%b : memref<?xf32>) {
   ^bb0(%x: f32, %acc: f32):
     %s = arith.addf %x, %acc : f32
     linalg.yield %s : f32

@@ -70,8 +70,15 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     sequentially, with the accumulators in registers (`scf.for` iter_args:
     the output is read once and written once); an elementwise op reads its
     output only if its body uses it. This is correct for matmuls,
-    convolutions and reductions, not yet fast. An op with no parallel loop (a
-    full reduction to a scalar) runs in a single thread. Vendor-neutral: the
+    convolutions and reductions, not yet fast. A row reduction (one reduction
+    loop, innermost in some input, at least a subgroup long, each output
+    accumulated by one associative arith op on f32 or i32: sums, maxima of
+    layer norm and softmax) instead gets one subgroup per output element:
+    each lane accumulates a strided part from the combiner's neutral element,
+    `gpu.shuffle xor` combines the lanes, and lane 0 folds in the output's
+    initial value and stores (`subgroup-reductions=false` turns this off). An
+    op with no parallel loop (a full reduction to a scalar) runs in a single
+    thread. Vendor-neutral: the
     CUDA and ROCm paths share it.
 
     Before: `linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%a) outs(%b)`
@@ -90,6 +97,10 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     Option<"subgroupSize", "subgroup-size", "int64_t", "32",
            "Threads that run in lockstep (an NVIDIA warp: 32; an AMD wavefront: 64 on "
            "gfx9, 32 on gfx10+): an op smaller than a block gets a whole number of them">,
+    Option<"subgroupReductions", "subgroup-reductions", "bool", "true",
+           "Reduce each output element of a row reduction (one reduction loop, read "
+           "contiguously, at least a subgroup long) with a whole subgroup: lanes take "
+           "strided parts, then combine through shuffles">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
