@@ -26,7 +26,7 @@ for l in $(ldd "$build/bin/kiln-run" "$build/lib/libkiln_runtime.so.0" | awk '/=
     *) cp -L "$l" "$out/lib/" ;;
   esac
 done
-cp "$src/bench/gpu_models.py" "$src/bench/gpu_vs_torch.py" "$out/"
+cp "$src/bench/gpu_models.py" "$src/bench/gpu_vs_torch.py" "$src/bench/gpu_profile.py" "$out/"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 for c in "${configs[@]}"; do
   mkdir -p "$out/$c"
