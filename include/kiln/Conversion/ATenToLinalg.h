@@ -21,6 +21,8 @@ void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
 void populateBackwardPatterns(mlir::RewritePatternSet &patterns);
 /// aten.call_runtime on tensors -> its buffer form (to_buffer / to_tensor around it).
 void populateRuntimeCallPatterns(mlir::RewritePatternSet &patterns);
+/// uint8 operands of reductions, scans, products and scatters through int16.
+void populateUnsignedPatterns(mlir::RewritePatternSet &patterns);
 /// All of the above.
 void populateATenToLinalgPatterns(mlir::RewritePatternSet &patterns);
 } // namespace kiln

@@ -32,6 +32,7 @@ void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
   populateIndexingPatterns(patterns);
   populateBackwardPatterns(patterns);
   populateRuntimeCallPatterns(patterns);
+  populateUnsignedPatterns(patterns);
 }
 
 namespace {

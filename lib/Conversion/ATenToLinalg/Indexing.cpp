@@ -574,8 +574,9 @@ struct IndexPutLowering : OpConversionPattern<IndexPutOp> {
   }
 };
 
-/// `v != 0` for an element of any type.
+/// `v != 0` for an element of any type (uint8 through its storage).
 Value isNonzero(OpBuilder &b, Location loc, Value v) {
+  v = toStorage(b, loc, v);
   Type t = v.getType();
   if (t.isInteger(1))
     return v;

@@ -18,6 +18,11 @@ SmallVector<OpFoldResult> getSizes(OpBuilder &b, Location loc, Value v) {
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto ft = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, value));
+  // arith.constant holds no uint8: its storage constant, cast to the dtype
+  // (a tensor.pad's or a fill's value; generic bodies take storage values).
+  if (Type s = storageType(type); s != type)
+    return fromStorage(b, loc, arith::ConstantOp::create(b, loc, b.getIntegerAttr(s, (int64_t)value)),
+                       type);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, (int64_t)value));
 }
 
@@ -27,6 +32,9 @@ Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type
 
 Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elem,
                    double value) {
+  // arith.constant holds no uint8: fill through its storage type.
+  if (elem.isUnsignedInteger())
+    return filledTensorOf(b, loc, sizes, elem, b.getIntegerAttr(storageType(elem), (int64_t)value));
   Value empty = emptyTensor(b, loc, sizes, elem);
   Value cst = scalarConstant(b, loc, elem, value);
   return linalg::FillOp::create(b, loc, ValueRange{cst}, ValueRange{empty}).getResult(0);
@@ -54,8 +62,18 @@ Value broadcastTo(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> 
              b, loc, init.getType(), ValueRange{src}, ValueRange{init}, maps, iters,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value v = args[0];
-               if (scale != 1.0)
-                 v = arith::MulFOp::create(nb, nl, v, scalarConstant(nb, nl, elem, scale));
+               if (scale != 1.0) {
+                 // Integers scale by an integer (addmm's beta on int tensors),
+                 // bool by and-ing with the scale's truth.
+                 Value c = scalarConstant(nb, nl, storageType(elem), scale);
+                 if (isa<FloatType>(elem))
+                   v = arith::MulFOp::create(nb, nl, v, c);
+                 else if (elem.isInteger(1))
+                   v = arith::AndIOp::create(nb, nl, v, c);
+                 else
+                   v = fromStorage(nb, nl, arith::MulIOp::create(nb, nl, toStorage(nb, nl, v), c),
+                                   elem);
+               }
                linalg::YieldOp::create(nb, nl, v);
              })
       .getResult(0);

@@ -138,7 +138,17 @@ void registerIndexingHandlers(GraphImporter &g) {
     KILN_TRY(x, g.tensorArg(n, "self", loc));
     KILN_TRY(dim, g.intArg(n, "dim", std::nullopt, loc));
     KILN_TRY(index, g.tensorArg(n, "index", loc));
-    return g.emitOp<GatherOp>(n, loc, *x, *index, *dim);
+    // ATen takes an index of any dtype when it is empty (it reads nothing):
+    // an empty int64 one stands in for it.
+    Value idx = *index;
+    auto idxTy = cast<RankedTensorType>(idx.getType());
+    if (!idxTy.getElementType().isSignlessInteger() && idxTy.hasStaticShape() &&
+        idxTy.getNumElements() == 0)
+      idx = arith::ConstantOp::create(
+          g.b, loc,
+          DenseElementsAttr::get(RankedTensorType::get(idxTy.getShape(), g.b.getI64Type()),
+                                 ArrayRef<int64_t>{}));
+    return g.emitOp<GatherOp>(n, loc, *x, idx, *dim);
   };
   // scatter: src is a tensor or a Python scalar; reduce names differ by overload.
   auto scatter = [&g, &b](const Object &n, Location loc, StringRef srcName,

@@ -932,6 +932,39 @@ void registerShapeHandlers(GraphImporter &g) {
       p = b.createOrFold<arith::MulIOp>(loc, p, dimSize(b, loc, *x, d));
     return bindScalar(n, p);
   };
+  // _local_scalar_dense (Tensor.item()): the one element of an integer or
+  // bool tensor as the graph's SymInt (an index) or SymBool (i1); slicing by
+  // a tensor's values (tensor_split with a tensor) reads sizes this way.
+  h["torch.ops.aten._local_scalar_dense.default"] =
+      [&g, &b, bindScalar](const Object &n, Location loc) -> LogicalResult {
+    KILN_TRY(x, g.tensorArg(n, "self", loc));
+    RankedTensorType ty = typeOf(*x);
+    if (!ty.hasStaticShape() || ty.getNumElements() != 1)
+      return g.fail(loc, "aten._local_scalar_dense: expected a tensor of one element, got " +
+                             std::to_string(ty.getNumElements()) + " elements");
+    Type elem = ty.getElementType();
+    if (!isa<IntegerType>(elem))
+      return g.fail(loc, "aten._local_scalar_dense: a float tensor's item() (a SymFloat) is "
+                         "not supported; integer and bool tensors are");
+    const Array *outs = n.getArray("outputs");
+    const Object *o = outs && outs->size() == 1 ? (*outs)[0].getAsObject() : nullptr;
+    bool wantBool = o && o->getObject("as_sym_bool");
+    SmallVector<Value> zeros(ty.getRank(), arith::ConstantIndexOp::create(b, loc, 0));
+    Value e = tensor::ExtractOp::create(b, loc, *x, zeros);
+    auto it = cast<IntegerType>(elem);
+    if (!it.isSignless())
+      e = UnrealizedConversionCastOp::create(b, loc, b.getIntegerType(it.getWidth()), e)
+              .getResult(0);
+    if (wantBool) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(e.getType(), 0));
+      return bindScalar(n, b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, e, zero));
+    }
+    bool zeroExtend = it.getWidth() == 1 || it.isUnsigned();
+    if (it.getWidth() < 64)
+      e = zeroExtend ? arith::ExtUIOp::create(b, loc, b.getI64Type(), e).getResult()
+                     : arith::ExtSIOp::create(b, loc, b.getI64Type(), e).getResult();
+    return bindScalar(n, arith::IndexCastOp::create(b, loc, b.getIndexType(), e));
+  };
   // Strides of kiln's values are row-major: the product of the later sizes.
   h["torch.ops.aten.sym_stride.int"] = [&g, &b, bindScalar](const Object &n,
                                                             Location loc) -> LogicalResult {

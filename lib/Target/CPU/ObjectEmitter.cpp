@@ -17,6 +17,7 @@
 #include "llvm/TargetParser/SubtargetFeature.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace llvm;
 
@@ -68,6 +69,37 @@ mlir::LogicalResult addModelABI(Module &module, StringRef entryName, StringRef m
   return mlir::success();
 }
 
+/// Defines __truncsfbf2 (float -> bfloat16, round to nearest even, NaN kept
+/// quiet) in the model, hidden. kiln expands its own bfloat16 conversions to
+/// integer code before LLVM, but x86 instruction selection without native
+/// bfloat16 still legalises some bfloat16 values (vector shuffles and
+/// selects of loaded elements) through float and a call to this compiler-rt
+/// routine, which the libgcc of many systems lacks: the model then failed to
+/// load with an undefined symbol. The body is integer code, so selecting it
+/// calls nothing.
+static void defineBF16Truncation(Module &module) {
+  if (Function *existing = module.getFunction("__truncsfbf2"); existing && !existing->isDeclaration())
+    return;
+  LLVMContext &ctx = module.getContext();
+  Type *f32 = Type::getFloatTy(ctx), *bf16 = Type::getBFloatTy(ctx);
+  Type *i32 = Type::getInt32Ty(ctx), *i16 = Type::getInt16Ty(ctx);
+  Function *f = module.getFunction("__truncsfbf2");
+  if (!f)
+    f = Function::Create(FunctionType::get(bf16, {f32}, false), GlobalValue::ExternalLinkage,
+                         "__truncsfbf2", module);
+  f->setVisibility(GlobalValue::HiddenVisibility);
+  IRBuilder<> b(BasicBlock::Create(ctx, "entry", f));
+  Value *x = f->getArg(0);
+  Value *bits = b.CreateBitCast(x, i32);
+  Value *high = b.CreateLShr(bits, 16);
+  Value *lsb = b.CreateAnd(high, 1);
+  Value *rounded = b.CreateLShr(b.CreateAdd(b.CreateAdd(bits, b.getInt32(0x7fff)), lsb), 16);
+  Value *quietNaN = b.CreateOr(high, b.getInt32(0x40));
+  Value *r = b.CreateSelect(b.CreateFCmpUNO(x, x), quietNaN, rounded);
+  b.CreateRet(b.CreateBitCast(b.CreateTrunc(r, i16), bf16));
+  appendToCompilerUsed(module, {f});
+}
+
 mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
                                StringRef objPath, std::string &error) {
   InitializeNativeTarget();
@@ -117,6 +149,8 @@ mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
     ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(level);
     mpm.run(module, mam);
   }
+
+  defineBF16Truncation(module);
 
   std::error_code ec;
   raw_fd_ostream os(objPath, ec, sys::fs::OF_None);

@@ -32,6 +32,23 @@ KILN_LIBRARY(aten, m) {
   m.def("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor");
   // Reduction
   m.def("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  // Distances
+  m.def("_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor");
+  m.def("cdist(Tensor x1, Tensor x2, float p=2., int? compute_mode=None) -> Tensor");
+  m.def("_pdist_forward(Tensor self, float p=2.) -> Tensor");
+  m.def("pdist(Tensor self, float p=2.) -> Tensor");
+  // Indexing
+  m.def("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor");
+  m.def("_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, "
+        "int mode=0, bool sparse=False, Tensor? per_sample_weights=None, "
+        "bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)");
+  m.def("_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, "
+        "bool scale_grad_by_freq=False, int mode=0, bool sparse=False, "
+        "Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> "
+        "(Tensor, Tensor, Tensor, Tensor)");
+  m.def("embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, "
+        "bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, "
+        "bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)");
   // Sorting
   m.def("sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)");
   m.def("sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "

@@ -293,3 +293,82 @@ TEST(Kernels, Topk) {
   EXPECT_EQ(mv.sizes(), (std::vector<int64_t>{4, 2}));
   EXPECT_EQ(mi.dtype(), DType::Int64);
 }
+
+TEST(Kernels, MaskedScatterFillsMaskedPositionsInOrder) {
+  Tensor self = T({2, 3}, {0, 1, 2, 3, 4, 5});
+  // A [3] mask broadcasts over the rows: columns 0 and 2 of each row.
+  Tensor mask = Tensor::empty({3}, DType::Bool);
+  uint8_t m[3] = {1, 0, 1};
+  std::copy(m, m + 3, mask.data<uint8_t>());
+  Tensor source = T({2, 3}, {10, 11, 12, 13, 14, 15});
+  expectNear(call("aten::masked_scatter", self, mask, source), {10, 1, 11, 12, 4, 13});
+  // Too few source elements for the mask's ones.
+  EXPECT_THROW(call("aten::masked_scatter", self, mask, T({3}, {1, 2, 3})), Error);
+}
+
+TEST(Kernels, CdistAndPdist) {
+  // Rows (0,0), (3,4) against (0,0), (1,1), (6,8).
+  Tensor a = T({2, 2}, {0, 0, 3, 4});
+  Tensor b = T({3, 2}, {0, 0, 1, 1, 6, 8});
+  expectNear(call("aten::_cdist_forward", a, b, 2.0, std::optional<int64_t>()),
+             {0, std::sqrt(2.0f), 10, 5, std::sqrt(13.0f), 5});
+  expectNear(call("aten::_cdist_forward", a, b, 1.0, std::optional<int64_t>()), {0, 2, 14, 7, 5, 7});
+  expectNear(call("aten::_cdist_forward", a, b, 0.0, std::optional<int64_t>()), {0, 2, 2, 2, 2, 2});
+  expectNear(call("aten::_cdist_forward", a, b, INFINITY, std::optional<int64_t>()),
+             {0, 1, 8, 4, 3, 4});
+  // compute_mode 1: through the matrix product, same numbers here.
+  expectNear(call("aten::_cdist_forward", a, b, 2.0, std::optional<int64_t>(1)),
+             {0, std::sqrt(2.0f), 10, 5, std::sqrt(13.0f), 5}, 1e-4f);
+  // Batch dims broadcast: [2, 2, 2] against [2, 3, 2].
+  Tensor a2 = T({2, 2, 2}, {0, 0, 3, 4, 0, 0, 3, 4});
+  Tensor b3 = T({1, 3, 2}, {0, 0, 1, 1, 6, 8});
+  EXPECT_EQ(call("aten::_cdist_forward", a2, b3, 2.0, std::optional<int64_t>()).sizes(),
+            (std::vector<int64_t>{2, 2, 3}));
+  EXPECT_THROW(call("aten::_cdist_forward", a, T({1, 3}, {1, 2, 3}), 2.0, std::optional<int64_t>()),
+               Error);
+  // pdist: pairs (0,1), (0,2), (1,2) of the rows of b.
+  expectNear(call("aten::_pdist_forward", b, 2.0), {std::sqrt(2.0f), 10, std::sqrt(74.0f)});
+  EXPECT_EQ(call("aten::_pdist_forward", T({1, 2}, {1, 2}), 2.0).numel(), 0);
+}
+
+namespace {
+Tensor I64(const std::vector<int64_t> &v) {
+  Tensor t = Tensor::empty({(int64_t)v.size()}, DType::Int64);
+  std::copy(v.begin(), v.end(), t.data<int64_t>());
+  return t;
+}
+} // namespace
+
+TEST(Kernels, EmbeddingBagModes) {
+  // Row r of the weight is [3r, 3r+1, 3r+2]; bags [1, 2, 4, 5] and [4, 3, 2, 9].
+  Tensor w = arange({10, 3});
+  Tensor idx = I64({1, 2, 4, 5, 4, 3, 2, 9}), off = I64({0, 4});
+  using R = std::tuple<Tensor, Tensor, Tensor, Tensor>;
+  auto none = std::optional<Tensor>();
+  auto [s, s2b, sSize, sMax] =
+      call<R>("aten::_embedding_bag", w, idx, off, false, (int64_t)0, false, none, false, (int64_t)-1);
+  expectNear(s, {36, 40, 44, 54, 58, 62});
+  EXPECT_EQ(s2b.numel(), 0); // a plain sum computes no offset2bag, as ATen
+  EXPECT_EQ(ints(sSize), (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(ints(sMax), (std::vector<int64_t>{0, 0}));
+  // Mean, skipping padding_idx 4.
+  auto [m, m2b, mSize, mMax] =
+      call<R>("aten::_embedding_bag", w, idx, off, false, (int64_t)1, false, none, false, (int64_t)4);
+  expectNear(m, {8, 9, 10, 14, 15, 16});
+  EXPECT_EQ(ints(m2b), (std::vector<int64_t>{0, 0, 0, 0, 1, 1, 1, 1}));
+  EXPECT_EQ(ints(mSize), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(ints(mMax), (std::vector<int64_t>{3, 3}));
+  // Max: the rows each maximum came from.
+  auto [x, x2b, xSize, xMax] =
+      call<R>("aten::_embedding_bag", w, idx, off, false, (int64_t)2, false, none, false, (int64_t)-1);
+  expectNear(x, {15, 16, 17, 27, 28, 29});
+  EXPECT_EQ(ints(xMax), (std::vector<int64_t>{5, 5, 5, 9, 9, 9}));
+  // Per-sample weights scale each row of a sum.
+  Tensor psw = T({8}, {1, 0, 0, 0, 0, 0, 0, 2});
+  auto [ws, a, b, c] = call<R>("aten::_embedding_bag", w, idx, off, false, (int64_t)0, false,
+                               std::optional<Tensor>(psw), false, (int64_t)-1);
+  expectNear(ws, {3, 4, 5, 54, 56, 58});
+  EXPECT_THROW((call<R>("aten::_embedding_bag", w, I64({10}), I64({0}), false, (int64_t)0, false,
+                        none, false, (int64_t)-1)),
+               Error);
+}
