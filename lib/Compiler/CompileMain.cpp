@@ -23,6 +23,7 @@
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Registration.h"
 #include "kiln/Target/CPU.h"
+#include "kiln/Transforms/Passes.h"
 #ifdef KILN_ENABLE_ROCM
 #include "kiln/Target/ROCm.h"
 #endif
@@ -101,6 +102,9 @@ void dumpStage(const std::string &dir, unsigned &counter, StringRef stage,
 void printDiagnostic(llvm::raw_ostream &os, Diagnostic &d) {
   std::string where, node;
   Location loc = d.getLocation();
+  // A recomputed op's location wraps the original (Autograd/IR/Recompute.h).
+  if (auto f = dyn_cast<FusedLoc>(loc); f && !f.getLocations().empty())
+    loc = f.getLocations().front();
   if (auto n = dyn_cast<NameLoc>(loc)) {
     node = n.getName().str();
     loc = n.getChildLoc();
@@ -236,6 +240,11 @@ int kilnCompileMain(int argc, char **argv) {
                                        "for adamw)"),
                               cl::init(0.0),
                               cl::cat(cat));
+  cl::opt<bool> remat("remat",
+                      cl::desc("With --grad or --train-step: recompute cheap forward values "
+                               "(views, elementwise ops) in the backward instead of keeping them, "
+                               "as a minimum cut by bytes chooses (docs/autograd.md)"),
+                      cl::cat(cat));
   cl::opt<bool> timing("timing", cl::desc("Print the time of each stage and pass"),
                        cl::cat(cat));
   cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
@@ -385,6 +394,8 @@ int kilnCompileMain(int argc, char **argv) {
   // --grad: differentiate the entry in the aten dialect (autograd.vjp, then
   // autograd-differentiate) after the composites are decomposed, so each
   // reverse rule sees one form of an op.
+  if (remat && !grad && trainStep.empty())
+    return fail("--remat applies to --grad and --train-step only");
   if ((int)grad + (int)jvp + (int)jacobian + (int)hessian + (int)hvp + (int)!trainStep.empty() > 1)
     return fail("--grad, --jvp, --jacobian, --hessian, --hvp and --train-step cannot be combined");
   if (!trainStep.empty() && trainStep != "sgd" && trainStep != "adamw")
@@ -437,12 +448,26 @@ int kilnCompileMain(int argc, char **argv) {
       weights[a.name].assign(a.type.getNumElements() * (a.type.getElementTypeBitWidth() / 8), 0);
     PassManager pm(&ctx);
     pm.enableTiming(t);
-    pm.addPass(createAutogradDifferentiate());
+    AutogradDifferentiateOptions diffOptions;
+    diffOptions.remat = remat;
+    pm.addPass(createAutogradDifferentiate(diffOptions));
     pm.addPass(createSymbolDCEPass());
     pm.nest<func::FuncOp>().addPass(createCanonicalizerPass());
+    pm.nest<func::FuncOp>().addPass(kiln::createKilnKeepRecomputed());
     pm.nest<func::FuncOp>().addPass(createCSEPass());
     if (failed(pm.run(*module)))
       return fail("cannot differentiate '" + input + "' (see the errors above)");
+    // The forward values the backward reads (static estimate, docs/autograd.md).
+    auto saved = (*module)->getAttrOfType<IntegerAttr>("kiln.saved_activation_bytes");
+    auto before = (*module)->getAttrOfType<IntegerAttr>("kiln.saved_activation_bytes_before_remat");
+    if (timing && saved) {
+      llvm::errs() << "  saved activations: " << saved.getInt() << " bytes";
+      if (before)
+        llvm::errs() << " (" << before.getInt() << " without --remat)";
+      llvm::errs() << "\n";
+    }
+    (*module)->removeAttr("kiln.saved_activation_bytes");
+    (*module)->removeAttr("kiln.saved_activation_bytes_before_remat");
     dumpStage(dumpDir, dumpCounter, "grad.mlir", [&](llvm::raw_ostream &os) {
       module->print(os, OpPrintingFlags().enableDebugInfo(true, true));
     });
@@ -529,6 +554,14 @@ int kilnCompileMain(int argc, char **argv) {
       buildCPUPipeline(pm);
     if (failed(pm.run(*module)))
       return fail("compilation of '" + input + "' failed (see the errors above)");
+    // The entry's peak buffer bytes, recorded by kiln-early-dealloc (CPU).
+    if (Operation *fn = SymbolTable::lookupSymbolIn(*module, entryName)) {
+      auto peak = fn->getAttrOfType<IntegerAttr>("kiln.peak_buffer_bytes");
+      if (timing && peak)
+        llvm::errs() << "  peak buffer bytes: " << peak.getInt()
+                     << " (the most the entry's own buffers hold at once)\n";
+    }
+    module->walk([](Operation *op) { op->removeAttr("kiln.peak_buffer_bytes"); });
   }
 
   // 4. LLVM IR, the model ABI, optimisation, object code, link.

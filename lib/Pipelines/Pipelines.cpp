@@ -29,6 +29,8 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm) {
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(kiln::createConvertATenToLinalg());
   fpm.addPass(createCanonicalizerPass());
+  // Recomputations (autograd-differentiate remat) must survive CSE.
+  fpm.addPass(kiln::createKilnKeepRecomputed());
   fpm.addPass(createCSEPass());
   fpm.addPass(kiln::createKilnFuseElementwise());
   fpm.addPass(createCanonicalizerPass());
@@ -56,6 +58,9 @@ static void addBufferizationPasses(OpPassManager &pm) {
 void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   addBufferizationPasses(pm);
   OpPassManager &fpm = pm.nest<func::FuncOp>();
+  // Free each buffer after its last use (on the CPU, where every op runs in
+  // program order), so the peak is what is alive at once, not everything.
+  fpm.addPass(kiln::createKilnEarlyDealloc());
   fpm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -14,7 +14,9 @@ LogicalResult reluVjp(ReluOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<boo
                       SmallVectorImpl<Value> &out) {
   if (!isFloatTensor(op.getType()))
     return op.emitError("cannot differentiate 'aten.relu' of an integer tensor");
-  out[0] = ThresholdBackwardOp::create(b, op.getLoc(), op.getType(), cts[0], op.getSelf(),
+  // Masked by the result (positive exactly where the input is), which the
+  // next op usually needs as well, so the backward keeps one tensor, not two.
+  out[0] = ThresholdBackwardOp::create(b, op.getLoc(), op.getType(), cts[0], op.getResult(),
                                        b.getF64FloatAttr(0.0));
   return success();
 }

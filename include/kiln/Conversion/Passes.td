@@ -77,7 +77,23 @@ def AutogradDifferentiate : Pass<"autograd-differentiate", "::mlir::ModuleOp"> {
     %y = aten.relu %x : tensor<4xf32>
     %gx = aten.threshold_backward %c, %x {threshold = 0.0 : f64} : ...
     ```
+
+    With `remat`, reverse mode then chooses which forward values the
+    backward keeps and which it recomputes: a minimum cut, weighted by
+    bytes, between the function's arguments and the backward's uses, over
+    the forward values, where only cheap ops (views, elementwise) may be
+    recomputed; each recomputed value is rebuilt just before its first
+    backward use, marked (location `fused<"autograd.recomputed">[...]` and
+    the `autograd.recomputed` attribute) so that CSE keeps it apart from the
+    forward op (kiln-keep-recomputed). Either way the bytes of the forward values the backward
+    reads (static shapes) are recorded on the module as
+    `kiln.saved_activation_bytes` (and, with `remat`,
+    `kiln.saved_activation_bytes_before_remat`).
   }];
+  let options = [
+    Option<"remat", "remat", "bool", /*default=*/"false",
+           "Recompute cheap forward values in the backward instead of keeping them (min-cut)">,
+  ];
   let dependentDialects = ["::kiln::aten::ATenDialect", "::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
 }

@@ -24,6 +24,61 @@ def KilnFuseElementwise : Pass<"kiln-fuse-elementwise", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect"];
 }
 
+def KilnKeepRecomputed : Pass<"kiln-keep-recomputed", "::mlir::func::FuncOp"> {
+  let summary = "Keep the backward's recomputations of forward values apart from the forward under CSE";
+  let description = [{
+    Rematerialisation (`autograd-differentiate` with `remat`) rebuilds
+    cheap forward values in the backward and marks the copies' locations.
+    Lowering replaces the copies by new ops at the same locations, so the
+    marker survives, but an attribute does not. This pass sets the
+    discardable unit attribute `autograd.recomputed` on every op whose
+    location carries the marker; CSE compares attributes, so it no longer
+    merges a recomputation with the forward op it duplicates (which would
+    keep the forward value alive until the backward). It runs before each
+    CSE of the pipelines. docs/Rationale/rematerialisation.md.
+
+    Before:
+    ```mlir
+    %r = linalg.generic {relu} ins(%h) outs(%e) loc(#fwd)
+    ...
+    %r2 = linalg.generic {relu} ins(%h) outs(%e) loc(fused<"autograd.recomputed">[#fwd])
+    ```
+    After: the second op also has `{autograd.recomputed}`, and CSE leaves it.
+  }];
+}
+
+def KilnEarlyDealloc : Pass<"kiln-early-dealloc", "::mlir::func::FuncOp"> {
+  let summary = "Free each buffer right after its last use instead of at the end of its block";
+  let description = [{
+    Ownership-based buffer deallocation frees the buffers a block allocates
+    at the end of that block, so every intermediate of a model stays alive
+    until it returns and the peak memory is the sum of all of them. This
+    pass moves each unconditional `memref.dealloc` of a `memref.alloc` of
+    the same block to just after the last op of the block that uses the
+    buffer or any value derived from it (views, casts, pointers taken from
+    it, results of ops whose regions use it). A buffer that reaches the
+    block's terminator is left alone. With rematerialisation this is what
+    frees a forward value the backward recomputes instead of reading.
+
+    It then records on each single-block function, as
+    `kiln.peak_buffer_bytes`, the most bytes its statically shaped buffers
+    hold at once in program order (an op with regions counts the buffers
+    allocated inside it for its whole duration); `kiln-compile --timing`
+    prints it for the entry. Nothing is recorded when a buffer's size is
+    dynamic.
+
+    Before:
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.generic ... outs(%a)
+    linalg.generic ins(%a) outs(%b)
+    ... many ops ...
+    memref.dealloc %a : memref<4xf32>
+    ```
+    After: the `memref.dealloc %a` follows the second `linalg.generic`.
+  }];
+}
+
 def KilnMemrefCopyToLinalg : Pass<"kiln-memref-copy-to-linalg", "::mlir::func::FuncOp"> {
   let summary = "Rewrite memref.copy into linalg.copy";
   let description = [{

@@ -11,7 +11,7 @@ func.func private @mlp(%x: tensor<8x64xf32>, %w: tensor<16x64xf32>, %b: tensor<1
 // CHECK-SAME: %[[X:.*]]: tensor<8x64xf32>, %[[W:.*]]: tensor<16x64xf32>, %[[B:.*]]: tensor<16xf32>, %[[C:.*]]: tensor<8x16xf32>)
 // CHECK: %[[Y0:.*]] = aten.linear %[[X]], %[[W]], %[[B]]
 // CHECK: %[[Y:.*]] = aten.relu %[[Y0]]
-// CHECK: %[[G:.*]] = aten.threshold_backward %[[C]], %[[Y0]]
+// CHECK: %[[G:.*]] = aten.threshold_backward %[[C]], %[[Y]]
 // CHECK: %[[GW0:.*]] = aten.permute %[[G]] {dims = array<i64: 1, 0>}
 // CHECK: %[[XT:.*]] = aten.permute %[[X]] {dims = array<i64: 1, 0>}
 // CHECK: %[[GW:.*]] = aten.linear %[[GW0]], %[[XT]] : (tensor<16x8xf32>, tensor<64x8xf32>) -> tensor<16x64xf32>
