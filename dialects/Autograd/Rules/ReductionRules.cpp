@@ -200,9 +200,184 @@ LogicalResult sumToSizeJvp(SumToSizeOp op, OpBuilder &b, ArrayRef<Value> ts,
   return success();
 }
 
+/// cumsum / cumprod along `dim` (in [0, rank)) with `v`'s type.
+template <typename OpT> Value scanAlong(OpBuilder &b, Location loc, Value v, int64_t dim) {
+  return OpT::create(b, loc, v.getType(), v, b.getI64IntegerAttr(dim), TypeAttr());
+}
+/// sum_{j >= k} v_j along `dim`: a cumsum of the flipped tensor, flipped back.
+Value reverseCumsum(OpBuilder &b, Location loc, Value v, int64_t dim) {
+  DenseI64ArrayAttr dims = b.getDenseI64ArrayAttr({dim});
+  Value flipped = FlipOp::create(b, loc, v.getType(), v, dims);
+  return FlipOp::create(b, loc, v.getType(), scanAlong<CumsumOp>(b, loc, flipped, dim), dims);
+}
+/// Elementwise a == c (broadcast), a bool tensor.
+Value equal(OpBuilder &b, Location loc, Value a, Value c) {
+  auto shape = broadcastShape(tensorType(a).getShape(), tensorType(c).getShape());
+  return EqTensorOp::create(b, loc, RankedTensorType::get(shape, b.getI1Type()), a, c);
+}
+/// `dim` of an op on `v` normalised to [0, rank).
+int64_t normalisedDim(Value v, int64_t dim) {
+  int64_t rank = tensorType(v).getRank();
+  return (dim % rank + rank) % rank;
+}
+
+/// A cumulative product along `dim` split at its first zero, which makes
+/// every later product zero: `none` marks the positions with no zero up to
+/// and including them, `first` the first zero; `safe` is x where `none`
+/// and 1 elsewhere, `before` its cumulative product (at the first zero: the
+/// product of the elements before it) and `after` the cumulative product of
+/// the elements after the first zero (1 up to it).
+struct ZeroSplit {
+  Value none, first, safe, before, after;
+};
+ZeroSplit splitAtFirstZero(OpBuilder &b, Location loc, Value x, int64_t dim) {
+  Type elem = tensorType(x).getElementType();
+  Value zero = scalarTensor(b, loc, elem, 0.0), one = scalarTensor(b, loc, elem, 1.0);
+  Value isZero = where(b, loc, equal(b, loc, x, zero), one, zero);
+  Value zerosSoFar = scanAlong<CumsumOp>(b, loc, isZero, dim);
+  ZeroSplit s;
+  s.none = equal(b, loc, zerosSoFar, zero);
+  s.first = equal(b, loc, mul(b, loc, isZero, zerosSoFar), one);
+  s.safe = where(b, loc, s.none, x, one);
+  s.before = scanAlong<CumprodOp>(b, loc, s.safe, dim);
+  s.after = scanAlong<CumprodOp>(b, loc, where(b, loc, s.none, one, where(b, loc, s.first, one, x)),
+                                 dim);
+  return s;
+}
+
+/// The cotangent of x for y = cumprod(x) along `dim` and cotangent g:
+/// dx_k = sum_{j >= k} g_j prod_{i <= j, i != k} x_i. Before the first zero
+/// that is sum_{j >= k} g_j y_j / x_k (y is zero from the first zero on); at
+/// the first zero it is the product before it times sum_{j >= k} g_j times
+/// the product of the elements after it up to j; after it, zero. No
+/// division ever meets a zero, so inputs with zeros get ATen's gradient.
+Value cumprodCotangent(OpBuilder &b, Location loc, Value x, Value y, Value g, int64_t dim) {
+  ZeroSplit s = splitAtFirstZero(b, loc, x, dim);
+  Value zero = scalarTensor(b, loc, tensorType(x).getElementType(), 0.0);
+  Value beforeZero = div(b, loc, reverseCumsum(b, loc, mul(b, loc, g, y), dim), s.safe);
+  Value atZero = mul(b, loc, s.before, reverseCumsum(b, loc, mul(b, loc, g, s.after), dim));
+  return where(b, loc, s.none, beforeZero, where(b, loc, s.first, atZero, zero));
+}
+/// The tangent of y = cumprod(x) along t: dy_j = sum_{k <= j} t_k
+/// prod_{i <= j, i != k} x_i, split at the first zero as above.
+Value cumprodTangent(OpBuilder &b, Location loc, Value x, Value y, Value t, int64_t dim) {
+  ZeroSplit s = splitAtFirstZero(b, loc, x, dim);
+  Value zero = scalarTensor(b, loc, tensorType(x).getElementType(), 0.0);
+  Value beforeZero = mul(
+      b, loc, y,
+      scanAlong<CumsumOp>(b, loc, where(b, loc, s.none, div(b, loc, t, s.safe), zero), dim));
+  Value atZero = mul(
+      b, loc,
+      scanAlong<CumsumOp>(b, loc, where(b, loc, s.first, mul(b, loc, s.before, t), zero), dim),
+      s.after);
+  return add(b, loc, beforeZero, atZero);
+}
+
+/// cumsum: the cotangent summed from the end (a reverse cumsum).
+LogicalResult cumsumVjp(CumsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
+                        SmallVectorImpl<Value> &out) {
+  if (failed(sameDtype(op)))
+    return failure();
+  out[0] = tensorType(op.getSelf()).getRank() == 0
+               ? cts[0]
+               : reverseCumsum(b, op.getLoc(), cts[0], normalisedDim(op.getSelf(), op.getDim()));
+  return success();
+}
+LogicalResult cumsumJvp(CumsumOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (ts[0])
+    out[0] = CumsumOp::create(b, op.getLoc(), op.getType(), ts[0], op.getDimAttr(),
+                              op.getDtypeAttr());
+  return success();
+}
+
+/// cumprod: see cumprodCotangent / cumprodTangent.
+LogicalResult cumprodVjp(CumprodOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
+                         SmallVectorImpl<Value> &out) {
+  if (failed(sameDtype(op)))
+    return failure();
+  Value x = op.getSelf();
+  out[0] = tensorType(x).getRank() == 0
+               ? cts[0]
+               : cumprodCotangent(b, op.getLoc(), x, op.getResult(), cts[0],
+                                  normalisedDim(x, op.getDim()));
+  return success();
+}
+LogicalResult cumprodJvp(CumprodOp op, OpBuilder &b, ArrayRef<Value> ts,
+                         SmallVectorImpl<Value> &out) {
+  if (!ts[0])
+    return success();
+  Value x = op.getSelf();
+  out[0] = tensorType(x).getRank() == 0
+               ? ts[0]
+               : cumprodTangent(b, op.getLoc(), x, op.getResult(), ts[0],
+                                normalisedDim(x, op.getDim()));
+  return success();
+}
+
+/// prod over one dim (or all, flattened): the last element of a cumulative
+/// product, so d prod / d x_k = prod_{i != k} x_i is cumprod's cotangent for
+/// a cotangent that is 1 at the last position only (zeros handled the same
+/// way). `x` is flattened to 1-d when every dim is reduced; returns the
+/// flattened input, the scan dim and those products.
+Value prodOthers(ProdDimIntOp op, OpBuilder &b, Value &flat, int64_t &dim) {
+  Location loc = op.getLoc();
+  Value x = op.getSelf();
+  SmallVector<int64_t> dims = op.getReducedDims();
+  auto ty = tensorType(x);
+  flat = x;
+  dim = dims.front();
+  if (dims.size() > 1) {
+    int64_t n = ty.hasStaticShape() ? ty.getNumElements() : ShapedType::kDynamic;
+    flat = FlattenUsingIntsOp::create(b, loc, RankedTensorType::get({n}, ty.getElementType()), x,
+                                      b.getI64IntegerAttr(0), b.getI64IntegerAttr(-1));
+    dim = 0;
+  }
+  Type elem = ty.getElementType();
+  Value zero = scalarTensor(b, loc, elem, 0.0), one = scalarTensor(b, loc, elem, 1.0);
+  Value last = equal(b, loc, reverseCumsum(b, loc, expandAs(b, loc, one, flat), dim), one);
+  Value lastOnly = where(b, loc, last, one, zero);
+  return cumprodCotangent(b, loc, flat, scanAlong<CumprodOp>(b, loc, flat, dim), lastOnly, dim);
+}
+LogicalResult prodVjp(ProdDimIntOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
+                      SmallVectorImpl<Value> &out) {
+  if (failed(sameDtype(op)))
+    return failure();
+  Location loc = op.getLoc();
+  Value x = op.getSelf();
+  if (tensorType(x).getRank() == 0) {
+    out[0] = cts[0];
+    return success();
+  }
+  Value flat;
+  int64_t dim;
+  Value others = viewAs(b, loc, prodOthers(op, b, flat, dim), x);
+  Value g = keepDims(b, loc, cts[0], x, op.getReducedDims(), op.getKeepdim());
+  out[0] = mul(b, loc, expandAs(b, loc, g, x), others);
+  return success();
+}
+LogicalResult prodJvp(ProdDimIntOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (!ts[0])
+    return success();
+  Location loc = op.getLoc();
+  Value x = op.getSelf();
+  if (tensorType(x).getRank() == 0) {
+    out[0] = ts[0];
+    return success();
+  }
+  Value flat;
+  int64_t dim;
+  Value others = viewAs(b, loc, prodOthers(op, b, flat, dim), x);
+  Value t = sumDims(b, loc, mul(b, loc, ts[0], others), op.getReducedDims(), false);
+  out[0] = viewAs(b, loc, t, op.getResult());
+  return success();
+}
+
 } // namespace
 
 void attachReductionRules(MLIRContext *ctx) {
+  CumsumOp::attachInterface<Rule<CumsumOp, cumsumVjp, cumsumJvp>>(*ctx);
+  CumprodOp::attachInterface<Rule<CumprodOp, cumprodVjp, cumprodJvp>>(*ctx);
+  ProdDimIntOp::attachInterface<Rule<ProdDimIntOp, prodVjp, prodJvp>>(*ctx);
   SumToSizeOp::attachInterface<Rule<SumToSizeOp, sumToSizeVjp, sumToSizeJvp>>(*ctx);
   SumDimIntListOp::attachInterface<Rule<SumDimIntListOp, sumVjp, sumJvp>>(*ctx);
   MeanDimOp::attachInterface<Rule<MeanDimOp, meanVjp, meanJvp>>(*ctx);

@@ -1,14 +1,14 @@
 // RUN: kiln-opt %s -split-input-file -autograd-differentiate -verify-diagnostics
 
 // An op with no reverse rule on the gradient's path is an error at the op.
-func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{cannot differentiate 'aten.cumprod': kiln has no reverse rule for it}}
-  %0 = aten.cumprod %x {dim = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
-  return %0 : tensor<4xf32>
+func.func private @f(%x: tensor<4xf32>) -> tensor<7xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.reflection_pad': kiln has no reverse rule for it}}
+  %0 = aten.reflection_pad %x {padding = array<i64: 1, 2>} : (tensor<4xf32>) -> tensor<7xf32>
+  return %0 : tensor<7xf32>
 }
-func.func @g(%x: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<4xf32>), (tensor<4xf32>) -> tensor<4xf32>, tensor<4xf32>
-  return %y, %gx : tensor<4xf32>, tensor<4xf32>
+func.func @g(%x: tensor<4xf32>, %c: tensor<7xf32>) -> (tensor<7xf32>, tensor<4xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<4xf32>), (tensor<7xf32>) -> tensor<7xf32>, tensor<4xf32>
+  return %y, %gx : tensor<7xf32>, tensor<4xf32>
 }
 
 // -----
