@@ -122,6 +122,166 @@ LogicalResult batchNormVjp(BatchNormOp op, OpBuilder &b, ArrayRef<Value> cts,
   return success();
 }
 
+/// native_batch_norm and _native_batch_norm_legit_functional. In training
+/// the statistics are the batch's, over every dim but the channel (dim 1):
+/// mu = mean(x), s = 1 / sqrt(var(x) + eps) (biased), xh = (x - mu) s,
+/// y = xh w + b; the saved mean and inverse std are mu and s, and the
+/// functional form also returns the new running statistics (1 - m) r + m mu
+/// and (1 - m) v + m var(x) N / (N - 1). Every result's cotangent is taken
+/// (usually only y has one). Without training it is inference batch norm.
+template <typename OpT> struct BatchNormParts {
+  Location loc;
+  Value x, weight, mu, s, d, xh, n; // d = x - mu; mu, s and n shaped [1, C, 1, ...]
+  SmallVector<int64_t> dims;        // every dim but 1
+  int wi = -1, bi = -1, mi = -1, vi = -1;
+  BatchNormParts(OpT op, OpBuilder &b) : loc(op.getLoc()), x(op.getInput()), weight(op.getWeight()) {
+    unsigned i = 1;
+    wi = op.getWeight() ? i++ : -1;
+    bi = op.getBias() ? i++ : -1;
+    mi = op.getRunningMean() ? i++ : -1;
+    vi = op.getRunningVar() ? i++ : -1;
+    int64_t rank = tensorType(x).getRank();
+    for (int64_t k = 0; k < rank; ++k)
+      if (k != 1)
+        dims.push_back(k);
+    mu = channel(b, op->getResult(1));
+    s = channel(b, op->getResult(2));
+    d = sub(b, loc, x, mu);
+    xh = mul(b, loc, d, s);
+    n = countOf(b, loc, x, dims);
+  }
+  /// A per-channel [C] tensor viewed as [1, C, 1, ...].
+  Value channel(OpBuilder &b, Value c) {
+    auto xt = tensorType(x);
+    SmallVector<int64_t> shape(xt.getRank(), 1);
+    shape[1] = xt.getDimSize(1);
+    SmallVector<Value> dyn;
+    if (xt.isDynamicDim(1))
+      dyn.push_back(tensor::DimOp::create(b, loc, x, 1));
+    return viewTo(b, loc, c, shape, dyn);
+  }
+};
+
+template <typename OpT>
+LogicalResult trainingBatchNormVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                                   SmallVectorImpl<Value> &out) {
+  if (!op.getTraining()) {
+    // Inference: an affine map per channel with the running statistics.
+    for (Value ct : cts.drop_front())
+      if (ct)
+        return op.emitError("cannot differentiate '")
+               << op->getName() << "' without training through its statistics";
+    BatchNormParts<OpT> p(op, b);
+    if ((p.mi >= 0 && needed[p.mi]) || (p.vi >= 0 && needed[p.vi]))
+      return op.emitError("cannot differentiate '")
+             << op->getName() << "' with respect to its running statistics";
+    if (!cts[0])
+      return success();
+    Value gx, gw, gb;
+    if (failed(batchNormGrads(op, b, cts[0], op.getInput(), op.getWeight(), op.getBias(),
+                              op.getRunningMean(), op.getRunningVar(),
+                              op.getEps().convertToDouble(), needed[0], p.wi >= 0 && needed[p.wi],
+                              p.bi >= 0 && needed[p.bi], gx, gw, gb)))
+      return failure();
+    out[0] = gx;
+    if (p.wi >= 0)
+      out[p.wi] = gw;
+    if (p.bi >= 0)
+      out[p.bi] = gb;
+    return success();
+  }
+  BatchNormParts<OpT> p(op, b);
+  Location loc = p.loc;
+  Type elem = tensorType(p.x).getElementType();
+  double m = op.getMomentum().convertToDouble();
+  Value gx;
+  auto addTo = [&](Value &acc, Value v) { acc = acc ? add(b, loc, acc, v) : v; };
+  if (Value g = cts[0]) {
+    Value gw = p.weight ? mul(b, loc, g, p.channel(b, p.weight)) : g;
+    Value centred = sub(b, loc, sub(b, loc, gw, meanDims(b, loc, gw, p.dims, true)),
+                        mul(b, loc, p.xh, meanDims(b, loc, mul(b, loc, gw, p.xh), p.dims, true)));
+    addTo(gx, mul(b, loc, p.s, centred));
+    if (p.wi >= 0 && needed[p.wi])
+      out[p.wi] = viewAs(b, loc, sumDims(b, loc, mul(b, loc, g, p.xh), p.dims, false), p.weight);
+    if (p.bi >= 0 && needed[p.bi])
+      out[p.bi] = viewAs(b, loc, sumDims(b, loc, g, p.dims, false), op.getBias());
+  }
+  // Saved mean: 1 / N per element; saved inverse std: -s^3 (x - mu) / N.
+  if (cts[1])
+    addTo(gx, div(b, loc, p.channel(b, cts[1]), p.n));
+  if (cts[2])
+    addTo(gx, div(b, loc, mul(b, loc, scale(b, loc, p.channel(b, cts[2]), -1.0),
+                              mul(b, loc, mul(b, loc, p.s, p.s), p.xh)),
+                  p.n));
+  // New running statistics: m mu and m var N / (N - 1), plus (1 - m) r.
+  if (cts.size() > 3) {
+    Value one = scalarTensor(b, loc, elem, 1.0);
+    if (cts[3]) {
+      addTo(gx, div(b, loc, scale(b, loc, p.channel(b, cts[3]), m), p.n));
+      if (needed[p.mi])
+        out[p.mi] = scale(b, loc, cts[3], 1.0 - m);
+    }
+    if (cts[4]) {
+      addTo(gx, div(b, loc, mul(b, loc, scale(b, loc, p.channel(b, cts[4]), 2.0 * m), p.d),
+                    sub(b, loc, p.n, one)));
+      if (needed[p.vi])
+        out[p.vi] = scale(b, loc, cts[4], 1.0 - m);
+    }
+  }
+  if (needed[0] && gx)
+    out[0] = gx.getType() == p.x.getType() ? gx : expandAs(b, loc, gx, p.x);
+  return success();
+}
+
+template <typename OpT>
+LogicalResult trainingBatchNormJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts,
+                                   SmallVectorImpl<Value> &out) {
+  if (!op.getTraining())
+    return op.emitError("cannot differentiate '")
+           << op->getName() << "' without training in forward mode: it has no tangent rule";
+  BatchNormParts<OpT> p(op, b);
+  Location loc = p.loc;
+  Type elem = tensorType(p.x).getElementType();
+  double m = op.getMomentum().convertToDouble();
+  auto toC = [&](Value v) { return viewAs(b, loc, v, op->getResult(1)); };
+  Value tx = ts[0];
+  Value tMu, tVar, tS; // [1, C, 1, ...]; tVar of the biased variance
+  Value ty;
+  if (tx) {
+    tMu = meanDims(b, loc, tx, p.dims, true);
+    tVar = scale(b, loc, meanDims(b, loc, mul(b, loc, p.d, tx), p.dims, true), 2.0);
+    tS = scale(b, loc, mul(b, loc, mul(b, loc, p.s, mul(b, loc, p.s, p.s)), tVar), -0.5);
+    Value tXh = add(b, loc, mul(b, loc, sub(b, loc, tx, tMu), p.s), mul(b, loc, p.d, tS));
+    ty = p.weight ? mul(b, loc, tXh, p.channel(b, p.weight)) : tXh;
+    out[1] = toC(tMu);
+    out[2] = toC(tS);
+  }
+  auto addTo = [&](Value &acc, Value v) { acc = acc ? add(b, loc, acc, v) : v; };
+  if (p.wi >= 0 && ts[p.wi])
+    addTo(ty, mul(b, loc, p.xh, p.channel(b, ts[p.wi])));
+  if (p.bi >= 0 && ts[p.bi])
+    addTo(ty, p.channel(b, ts[p.bi]));
+  if (ty)
+    out[0] = ty.getType() == p.x.getType() ? ty : expandAs(b, loc, ty, p.x);
+  if (op->getNumResults() > 3) {
+    Value rm, rv;
+    if (tMu)
+      rm = scale(b, loc, toC(tMu), m);
+    if (p.mi >= 0 && ts[p.mi])
+      addTo(rm, scale(b, loc, ts[p.mi], 1.0 - m));
+    if (tVar) {
+      Value n = p.n;
+      Value unbiased = div(b, loc, mul(b, loc, tVar, n), sub(b, loc, n, scalarTensor(b, loc, elem, 1.0)));
+      rv = scale(b, loc, toC(unbiased), m);
+    }
+    if (p.vi >= 0 && ts[p.vi])
+      addTo(rv, scale(b, loc, ts[p.vi], 1.0 - m));
+    out[3] = rm;
+    out[4] = rv;
+  }
+  return success();
+}
+
 /// The softmax dim of `op`, normalised (none for a 0-d input).
 template <typename OpT> SmallVector<int64_t> softmaxDims(OpT op) {
   int64_t rank = tensorType(op.getSelf()).getRank();
@@ -445,6 +605,12 @@ void attachNormalizationRules(MLIRContext *ctx) {
   NativeBatchNormLegitNoTrainingOp::attachInterface<
       Rule<NativeBatchNormLegitNoTrainingOp, noTrainingVjp, noTrainingJvp>>(*ctx);
   BatchNormOp::attachInterface<Rule<BatchNormOp, batchNormVjp>>(*ctx);
+  NativeBatchNormOp::attachInterface<
+      Rule<NativeBatchNormOp, trainingBatchNormVjp<NativeBatchNormOp>,
+           trainingBatchNormJvp<NativeBatchNormOp>>>(*ctx);
+  NativeBatchNormLegitFunctionalOp::attachInterface<
+      Rule<NativeBatchNormLegitFunctionalOp, trainingBatchNormVjp<NativeBatchNormLegitFunctionalOp>,
+           trainingBatchNormJvp<NativeBatchNormLegitFunctionalOp>>>(*ctx);
 }
 
 } // namespace kiln::autograd::rules

@@ -4,6 +4,8 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace kiln::aten;
 
@@ -372,9 +374,55 @@ LogicalResult prodJvp(ProdDimIntOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVe
   return success();
 }
 
+/// linalg_vector_norm, y = (sum |x|^p)^(1/p): the weights w with
+/// dy = sum(w * dx) over the reduced dims, shaped as x. For a finite p != 0,
+/// w = sign(x) |x|^(p-1) / y^(p-1), zero where x is zero and where y is zero
+/// (as ATen masks them); for p = +-inf, sign(x) shared evenly among the
+/// elements whose |x| is the extremum; for p = 0 (a count), zero.
+Value normWeights(LinalgVectorNormOp op, OpBuilder &b) {
+  Location loc = op.getLoc();
+  Value x = op.getSelf();
+  SmallVector<int64_t> dims = op.getReducedDims();
+  Type elem = tensorType(x).getElementType();
+  double p = op.getOrd().convertToDouble();
+  Value zero = scalarTensor(b, loc, elem, 0.0), one = scalarTensor(b, loc, elem, 1.0);
+  if (p == 0.0)
+    return zerosLike(b, loc, x);
+  Value absX = unary<AbsOp>(b, loc, x), signX = unary<SignOp>(b, loc, x);
+  Value y = keepDims(b, loc, op.getResult(), x, dims, op.getKeepdim());
+  if (std::isinf(p)) {
+    Value hits = where(b, loc, equal(b, loc, absX, y), one, zero);
+    return mul(b, loc, signX, div(b, loc, hits, sumDims(b, loc, hits, dims, true)));
+  }
+  auto pow = [&](Value v, double e) {
+    return PowTensorTensorOp::create(b, loc, v.getType(), v, scalarTensor(b, loc, elem, e));
+  };
+  Value scaled = where(b, loc, equal(b, loc, x, zero), zero, mul(b, loc, signX, pow(absX, p - 1)));
+  Value inv = where(b, loc, equal(b, loc, y, zero), zero, div(b, loc, one, pow(y, p - 1)));
+  return mul(b, loc, scaled, inv);
+}
+LogicalResult normVjp(LinalgVectorNormOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
+                      SmallVectorImpl<Value> &out) {
+  if (failed(sameDtype(op)))
+    return failure();
+  Value g = keepDims(b, op.getLoc(), cts[0], op.getSelf(), op.getReducedDims(), op.getKeepdim());
+  out[0] = mul(b, op.getLoc(), normWeights(op, b), g);
+  return success();
+}
+LogicalResult normJvp(LinalgVectorNormOp op, OpBuilder &b, ArrayRef<Value> ts,
+                      SmallVectorImpl<Value> &out) {
+  if (ts[0])
+    out[0] = viewAs(b, op.getLoc(),
+                    sumDims(b, op.getLoc(), mul(b, op.getLoc(), normWeights(op, b), ts[0]),
+                            op.getReducedDims(), op.getKeepdim()),
+                    op.getResult());
+  return success();
+}
+
 } // namespace
 
 void attachReductionRules(MLIRContext *ctx) {
+  LinalgVectorNormOp::attachInterface<Rule<LinalgVectorNormOp, normVjp, normJvp>>(*ctx);
   CumsumOp::attachInterface<Rule<CumsumOp, cumsumVjp, cumsumJvp>>(*ctx);
   CumprodOp::attachInterface<Rule<CumprodOp, cumprodVjp, cumprodJvp>>(*ctx);
   ProdDimIntOp::attachInterface<Rule<ProdDimIntOp, prodVjp, prodJvp>>(*ctx);
