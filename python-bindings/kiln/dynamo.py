@@ -6,9 +6,10 @@ shapes), saved as a .pt2 and compiled by kiln. Graph breaks, guards and
 recompilation are Dynamo's own. When a graph needs gradients, kiln differentiates
 it itself (its autograd dialect, kiln-compile --grad): the forward runs one
 compiled module, the backward a value-and-gradient module that recomputes the
-forward from the saved inputs. A graph kiln cannot differentiate (an op with
-no reverse rule, a mutated buffer, a gradient a parameter of the graph itself
-would need) goes through AOTAutograd instead, which hands kiln separate forward
+forward from the saved inputs (state updates such as a training batch norm's
+running statistics are applied once, by the forward). A graph kiln cannot
+differentiate (an op with no reverse rule, a gradient a parameter of the graph
+itself would need) goes through AOTAutograd instead, which hands kiln separate forward
 and backward graphs (docs/python.md).
 
 A graph kiln cannot compile (an op or dtype it does not support, a non-CPU
@@ -242,9 +243,13 @@ def _needs_grad(gm, example_inputs) -> bool:
                                            for x in example_inputs)
 
 
-def _training_function(fwd, grad, plan: _Plan, grad_slot: Dict[int, int], num_outputs: int):
+def _training_function(fwd, grad, plan: _Plan, grad_slot: Dict[int, int], num_outputs: int,
+                       mutated: Sequence[int] = ()):
     """A torch.autograd.Function running kiln's forward module, and in backward
-    its value-and-gradient module on the saved inputs and the cotangents."""
+    its value-and-gradient module on the saved inputs and the cotangents. The
+    forward applies the graph's state updates (a training batch norm's running
+    statistics) to the inputs they mutate; the backward recomputes them into
+    copies of those inputs (`mutated`), so they are applied once."""
     import torch
 
     class KilnGraph(torch.autograd.Function):
@@ -255,7 +260,7 @@ def _training_function(fwd, grad, plan: _Plan, grad_slot: Dict[int, int], num_ou
 
         @staticmethod
         def backward(ctx, *cotangents):
-            tensors = ctx.saved_tensors
+            tensors = [t.clone() if k in mutated else t for k, t in enumerate(ctx.saved_tensors)]
             outs = grad.run(list(tensors) + [c.contiguous() for c in cotangents])
             grads = outs[num_outputs:]
             return tuple(grads[grad_slot[k]] if k in grad_slot and ctx.needs_input_grad[k] else None
@@ -296,7 +301,9 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
     grad_names = [o.name for o in grad.outputs[num_outputs:]]
     grad_slot = {k: grad_names.index(f"grads/input{k}")
                  for k in range(len(plan.tensor_positions)) if f"grads/input{k}" in grad_names}
-    fn = _training_function(fwd, grad, plan, grad_slot, num_outputs)
+    # The inputs the graph writes into (Dynamo lifts buffers to inputs).
+    mutated = [k for k, v in enumerate(grad.inputs[:len(plan.tensor_positions)]) if v.mutated]
+    fn = _training_function(fwd, grad, plan, grad_slot, num_outputs, mutated)
     positions = plan.tensor_positions
     entry["compiled"] = True
     entry["reason"] = "compiled by kiln: forward, and backward by kiln's autograd dialect"

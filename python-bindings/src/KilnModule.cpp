@@ -121,6 +121,7 @@ struct ValueInfo {
   std::string dtype;
   std::vector<int64_t> dims, dimMin, dimMax;
   std::vector<std::string> symbols;
+  bool mutated = false;
 };
 
 ValueInfo toInfo(const kiln_value_info_t &i) {
@@ -129,6 +130,7 @@ ValueInfo toInfo(const kiln_value_info_t &i) {
   v.name = i.name ? i.name : "";
   v.kind = (unsigned)i.kind < 5 ? kinds[i.kind] : "?";
   v.dtype = entryOf((kiln::DType)i.dtype).name;
+  v.mutated = i.mutated != 0;
   for (size_t d = 0; d < i.rank; ++d) {
     v.dims.push_back(i.dims[d]);
     v.dimMin.push_back(i.dim_min[d]);
@@ -429,6 +431,8 @@ NB_MODULE(_kiln, m) {
       .def_ro("dim_min", &ValueInfo::dimMin)
       .def_ro("dim_max", &ValueInfo::dimMax, "-1 = unbounded")
       .def_ro("symbols", &ValueInfo::symbols)
+      .def_ro("mutated", &ValueInfo::mutated,
+              "an input the program writes into (it receives its new value after a run)")
       .def("__repr__", [](const ValueInfo &v) {
         std::string s = "ValueInfo(" + v.name + ", " + v.dtype + ", [";
         for (size_t i = 0; i < v.dims.size(); ++i)

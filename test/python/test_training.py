@@ -42,6 +42,47 @@ def test_twenty_steps_match_eager(make_opt):
     assert entries[0]["compiled"] and "autograd dialect" in entries[0]["reason"]
 
 
+class _ConvBN(torch.nn.Module):
+    """A batch norm in training mode: batch statistics, running statistics updated."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.c = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = torch.nn.BatchNorm2d(8)
+        self.l = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.l(torch.relu(self.bn(self.c(x))).mean((2, 3)))
+
+
+def test_training_batch_norm_is_differentiated_by_kiln():
+    eager = _ConvBN()
+    compiled_model = copy.deepcopy(eager)
+    compiled = torch.compile(compiled_model, backend="kiln")
+    opt_e = torch.optim.SGD(eager.parameters(), lr=0.05)
+    opt_c = torch.optim.SGD(compiled_model.parameters(), lr=0.05)
+    torch.manual_seed(1)
+    before = len(kiln.dynamo.explanations())
+    for _ in range(3):
+        x, t = torch.randn(4, 3, 8, 8), torch.randn(4, 4)
+        losses = []
+        for model, opt in ((eager, opt_e), (compiled, opt_c)):
+            loss = torch.nn.functional.mse_loss(model(x), t)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        assert losses[1] == pytest.approx(losses[0], rel=1e-4, abs=1e-5)
+    # The running statistics are updated once per step, as in eager.
+    for name in ("running_mean", "running_var", "num_batches_tracked"):
+        torch.testing.assert_close(getattr(compiled_model.bn, name), getattr(eager.bn, name),
+                                   rtol=1e-4, atol=1e-5)
+    entries = kiln.dynamo.explanations()[before:]
+    assert [e["kind"] for e in entries] == ["training"], entries  # no AOTAutograd
+    assert entries[0]["compiled"], entries[0]
+
+
 class _Repeated(torch.nn.Module):
     """Uses an op kiln has no reverse rule for (repeat)."""
 

@@ -21,14 +21,36 @@ bool isFloatTensor(Type t) {
 FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry) {
   MLIRContext *ctx = module.getContext();
   FunctionType ft = entry.getFunctionType();
+  // The user outputs, then the new values of mutated state (kiln.update: a
+  // training batch norm's running statistics, ...), which the importer puts
+  // last. The state updates stay results of the gradient entry, applied as
+  // the model applies them, and carry no gradient.
+  unsigned numOuts = 0;
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
     if (entry.getResultAttr(i, "kiln.update"))
-      return entry.emitError("--grad of a program that writes into its buffers or inputs is "
-                             "not supported yet (result ")
-             << i << " updates state)";
+      continue;
+    if (i != numOuts)
+      return entry.emitError("output ") << i << " follows a state update; updates come last";
+    ++numOuts;
     if (!isFloatTensor(ft.getResult(i)))
       return entry.emitError("--grad needs floating-point outputs; output ")
              << i << " is " << ft.getResult(i);
+  }
+  TypeRange outTypes = ft.getResults().take_front(numOuts);
+  TypeRange updateTypes = ft.getResults().drop_front(numOuts);
+  // Each update's cotangent is ignored (the primal returns it through
+  // stop_gradient); the argument it updates has its type and stands in.
+  SmallVector<unsigned> updatedArg;
+  for (unsigned i = numOuts; i < ft.getNumResults(); ++i) {
+    auto uname = entry.getResultAttrOfType<StringAttr>(i, "kiln.name");
+    unsigned a = 0;
+    for (; a < ft.getNumInputs(); ++a)
+      if (entry.getArgAttrOfType<StringAttr>(a, "kiln.name") == uname &&
+          ft.getInput(a) == ft.getResult(i))
+        break;
+    if (!uname || a == ft.getNumInputs())
+      return entry.emitError("result ") << i << " updates state that is no argument of the program";
+    updatedArg.push_back(a);
   }
   std::string name = entry.getName().str();
   OpBuilder b(ctx);
@@ -36,7 +58,7 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
 
   // The gradient entry: the same arguments, then one cotangent per output.
   SmallVector<Type> argTypes(ft.getInputs());
-  argTypes.append(ft.getResults().begin(), ft.getResults().end());
+  argTypes.append(outTypes.begin(), outTypes.end());
   SmallVector<int64_t> wrtInputs, wrtParams;
   SmallVector<std::string> inputGradNames;
   int64_t userInput = 0;
@@ -56,16 +78,17 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
   SmallVector<int64_t> wrt(wrtParams);
   wrt.append(wrtInputs);
   llvm::sort(wrt);
-  SmallVector<Type> resultTypes(ft.getResults());
+  SmallVector<Type> resultTypes(outTypes);
   for (int64_t i : wrtInputs)
     resultTypes.push_back(ft.getInput(i));
   for (int64_t i : wrtParams)
     resultTypes.push_back(ft.getInput(i));
+  resultTypes.append(updateTypes.begin(), updateTypes.end());
 
   auto gradFn = func::FuncOp::create(b, entry.getLoc(), name, b.getFunctionType(argTypes, resultTypes));
   for (unsigned i = 0; i < ft.getNumInputs(); ++i)
     gradFn.setArgAttrs(i, entry.getArgAttrDict(i));
-  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+  for (unsigned i = 0; i < numOuts; ++i) {
     // The cotangent has the output's dims: its symbols where the importer
     // recorded them (so the loader checks a dynamic batch against the
     // inputs'), else the static sizes and `?`.
@@ -85,7 +108,7 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
     gradFn.setArgAttr(a, "kiln.name", b.getStringAttr("cotangent" + std::to_string(i)));
     gradFn.setResultAttrs(i, entry.getResultAttrDict(i));
   }
-  unsigned r = ft.getNumResults();
+  unsigned r = numOuts;
   for (auto [k, i] : llvm::enumerate(wrtInputs))
     gradFn.setResultAttr(r++, "kiln.name", b.getStringAttr(inputGradNames[k]));
   for (int64_t i : wrtParams) {
@@ -93,25 +116,37 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
     gradFn.setResultAttr(r++, "kiln.name",
                          b.getStringAttr("grads/" + (pname ? pname.str() : "arg" + std::to_string(i))));
   }
+  for (unsigned i = numOuts; i < ft.getNumResults(); ++i)
+    gradFn.setResultAttrs(r++, entry.getResultAttrDict(i));
 
   // The original body becomes the private primal function.
   SymbolTable symbols(module);
   entry.setPrivate();
   if (failed(symbols.rename(entry, name + "_primal")))
     return entry.emitError("cannot rename the entry to '") << name << "_primal'";
+  if (numOuts < ft.getNumResults()) {
+    if (!llvm::hasSingleElement(entry.getBody()))
+      return entry.emitError("cannot differentiate a program with control flow");
+    auto ret = cast<func::ReturnOp>(entry.getBody().front().getTerminator());
+    OpBuilder rb(ret);
+    for (unsigned i = numOuts; i < ft.getNumResults(); ++i)
+      ret.setOperand(i, autograd::StopGradientOp::create(rb, ret.getLoc(), ret.getOperand(i)));
+  }
   Block *body = gradFn.addEntryBlock();
   b.setInsertionPointToStart(body);
   ValueRange args = body->getArguments();
   SmallVector<Type> vjpTypes(ft.getResults());
   for (int64_t i : wrt)
     vjpTypes.push_back(ft.getInput(i));
+  SmallVector<Value> cotangents(args.drop_front(ft.getNumInputs()));
+  for (unsigned a : updatedArg)
+    cotangents.push_back(args[a]);
   auto vjp = autograd::VjpOp::create(b, entry.getLoc(), vjpTypes,
                                      FlatSymbolRefAttr::get(entry.getSymNameAttr()),
-                                     args.take_front(ft.getNumInputs()),
-                                     args.drop_front(ft.getNumInputs()),
+                                     args.take_front(ft.getNumInputs()), cotangents,
                                      b.getDenseI64ArrayAttr(wrt));
   // vjp gives gradients in argument order; the entry lists inputs first.
-  SmallVector<Value> rets(vjp.getResults().take_front(ft.getNumResults()));
+  SmallVector<Value> rets(vjp.getResults().take_front(numOuts));
   auto gradOf = [&](int64_t arg) {
     return vjp.getResult(ft.getNumResults() + (llvm::find(wrt, arg) - wrt.begin()));
   };
@@ -119,6 +154,8 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
     rets.push_back(gradOf(i));
   for (int64_t i : wrtParams)
     rets.push_back(gradOf(i));
+  for (unsigned i = numOuts; i < ft.getNumResults(); ++i)
+    rets.push_back(vjp.getResult(i));
   func::ReturnOp::create(b, entry.getLoc(), rets);
   // Keep the entry's place first in the module for readers of the IR.
   gradFn->moveBefore(entry);
@@ -213,11 +250,19 @@ FailureOr<func::FuncOp> kiln::buildTrainStepEntry(ModuleOp module, func::FuncOp 
   if (failed(gradFn))
     return failure();
   func::FuncOp fn = *gradFn;
-  unsigned numOutputs = ft.getNumResults();
+  unsigned numUpdates = 0;
+  for (unsigned i = 0; i < ft.getNumResults(); ++i)
+    numUpdates += (bool)entry.getResultAttr(i, "kiln.update");
+  unsigned numOutputs = ft.getNumResults() - numUpdates;
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  // The returned gradients: outputs, input gradients, then one per parameter.
+  // The returned values: outputs, input gradients, one gradient per
+  // parameter, then the model's own state updates.
   SmallVector<Value> outs(ret.getOperands().take_front(numOutputs));
-  ValueRange paramGrads = ret.getOperands().take_back(params.size());
+  ValueRange paramGrads = ret.getOperands().drop_back(numUpdates).take_back(params.size());
+  SmallVector<Value> modelUpdates(ret.getOperands().take_back(numUpdates));
+  SmallVector<DictionaryAttr> modelUpdateAttrs;
+  for (unsigned i = fn.getNumResults() - numUpdates; i < fn.getNumResults(); ++i)
+    modelUpdateAttrs.push_back(fn.getResultAttrDict(i));
   OpBuilder b(ret);
   Location loc = fn.getLoc();
   auto scalar = [&](Type elem, double v) -> Value {
@@ -315,6 +360,7 @@ FailureOr<func::FuncOp> kiln::buildTrainStepEntry(ModuleOp module, func::FuncOp 
   }
   SmallVector<Value> results(outs);
   results.append(newParams);
+  results.append(modelUpdates);
   results.append(newBuffers);
   func::ReturnOp::create(b, ret.getLoc(), results);
   ret.erase();
@@ -331,8 +377,11 @@ FailureOr<func::FuncOp> kiln::buildTrainStepEntry(ModuleOp module, func::FuncOp 
     } else if (i < numOutputs + params.size()) {
       list.set("kiln.name", b.getStringAttr(params[i - numOutputs].second));
       list.set("kiln.update", b.getStringAttr("param"));
+    } else if (i < numOutputs + params.size() + numUpdates) {
+      list.append(modelUpdateAttrs[i - numOutputs - params.size()].getValue());
     } else {
-      list.set("kiln.name", b.getStringAttr(added[i - numOutputs - params.size()].name));
+      list.set("kiln.name",
+               b.getStringAttr(added[i - numOutputs - params.size() - numUpdates].name));
       list.set("kiln.update", b.getStringAttr("buffer"));
     }
     attrs.push_back(list.getDictionary(ctx));
