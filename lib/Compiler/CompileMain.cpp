@@ -390,6 +390,12 @@ int kilnCompileMain(int argc, char **argv) {
   func::FuncOp entry = findEntry(*module);
   if (!entry)
     return fail("'" + input + "' must have exactly one public function with a body");
+  // A model never writes into the caller's tensors (state changes are
+  // `kiln.update` results): the arguments of a .mlir entry are read-only to
+  // bufferization too, as the importer marks those of a .pt2.
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    if (!entry.getArgAttr(i, "bufferization.writable"))
+      entry.setArgAttr(i, "bufferization.writable", BoolAttr::get(&ctx, false));
 
   // --grad: differentiate the entry in the aten dialect (autograd.vjp, then
   // autograd-differentiate) after the composites are decomposed, so each

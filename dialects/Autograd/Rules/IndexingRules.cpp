@@ -169,9 +169,8 @@ LogicalResult indexPutVjp(IndexPutOp op, OpBuilder &b, ArrayRef<Value> cts, Arra
                        .getResult();
   unsigned vi = 1 + op.getIndices().size();
   if (needed[vi]) {
-    if (!op.getAccumulate())
-      return op.emitError("cannot differentiate a non-accumulating 'aten.index_put' with respect "
-                          "to its values yet (a repeated index keeps one write)");
+    // As ATen: every value gets the cotangent at its position, also when a
+    // repeated index (without accumulate) keeps only one of the writes.
     auto gathered = RankedTensorType::get(gatheredShape(op), tensorType(g).getElementType());
     Value v = IndexTensorOp::create(b, loc, gathered, g, op.getIndices(), op.getIndexDimsAttr());
     out[vi] = sumTo(b, loc, v, values.getType());
@@ -190,10 +189,58 @@ LogicalResult indexPutJvp(IndexPutOp op, OpBuilder &b, ArrayRef<Value> ts, Small
   return success();
 }
 
-/// scatter with reduce none or sum is linear in (self, src).
-LogicalResult scatterVjp(ScatterOp op, OpBuilder &b, ArrayRef<Value>, ArrayRef<bool>,
-                         SmallVectorImpl<Value> &) {
-  return op.emitError("cannot differentiate 'aten.scatter' in reverse mode yet");
+/// scatter (reduce none) and scatter_add (reduce sum) are linear in
+/// (self, src). self's cotangent is g, with the written positions zeroed
+/// where their old value does not survive (reduce none, or include_self
+/// false); src's is g gathered at the index (as ATen, also for a repeated
+/// index that reduce none writes once), zero for the elements of src beyond
+/// the index's shape, and summed for a 0-d src (scatter.value).
+LogicalResult scatterVjp(ScatterOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                         SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  StringRef reduce = op.getReduce();
+  if (reduce != "none" && reduce != "sum")
+    return op.emitError("cannot differentiate 'aten.scatter' with reduce = '")
+           << reduce << "' in reverse mode yet";
+  Value g = cts[0], index = op.getIndex(), src = op.getSrc();
+  auto gTy = tensorType(g);
+  Type elem = gTy.getElementType();
+  if (needed[0]) {
+    if (reduce == "sum" && op.getIncludeSelf()) {
+      out[0] = g;
+    } else {
+      // 1 where a value is written: a scatter of ones into zeros.
+      Value one = scalarTensor(b, loc, elem, 1.0);
+      Value written = ScatterOp::create(b, loc, g.getType(), zerosLike(b, loc, g), index, one,
+                                        op.getDimAttr(), b.getStringAttr("none"),
+                                        b.getBoolAttr(true));
+      out[0] = mul(b, loc, g, sub(b, loc, one, written));
+    }
+  }
+  if (needed[2]) {
+    auto idxTy = tensorType(index), srcTy = tensorType(src);
+    Value gathered = GatherOp::create(b, loc, RankedTensorType::get(idxTy.getShape(), elem), g,
+                                      index, op.getDimAttr());
+    if (srcTy.getRank() == 0) {
+      SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, idxTy.getRank()));
+      out[2] = sumDims(b, loc, gathered, all, false);
+    } else if (idxTy.getShape() == srcTy.getShape()) {
+      out[2] = gathered;
+    } else {
+      if (!idxTy.hasStaticShape() || !srcTy.hasStaticShape())
+        return op.emitError("cannot differentiate 'aten.scatter' with respect to a src of another "
+                            "shape than its index when a dim is dynamic");
+      // The leading block of src that the index covers; zeros beyond it.
+      SmallVector<int64_t> pad;
+      for (int64_t d = srcTy.getRank() - 1; d >= 0; --d) {
+        pad.push_back(0);
+        pad.push_back(srcTy.getDimSize(d) - idxTy.getDimSize(d));
+      }
+      out[2] = ConstantPadNdOp::create(b, loc, src.getType(), gathered,
+                                       b.getDenseI64ArrayAttr(pad), b.getF64FloatAttr(0.0));
+    }
+  }
+  return success();
 }
 LogicalResult scatterJvp(ScatterOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();

@@ -2,6 +2,9 @@
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/DenseSet.h"
+
 using namespace mlir;
 using namespace kiln::aten;
 
@@ -222,9 +225,130 @@ LogicalResult addProductJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVecto
   return success();
 }
 
+/// einsum: loops parsed from the equation, a letter per loop, the size of
+/// each loop (static where some operand has it static and not 1).
+struct EinsumLoops {
+  SmallVector<SmallVector<int64_t>> operands;
+  SmallVector<int64_t> result, size;
+  std::string letters(ArrayRef<int64_t> loops) const {
+    std::string s;
+    for (int64_t l : loops)
+      s.push_back(l < 26 ? char('a' + l) : char('A' + l - 26));
+    return s;
+  }
+};
+FailureOr<EinsumLoops> einsumLoops(EinsumOp op) {
+  EinsumLoops e;
+  int64_t numLoops = 0;
+  std::string error;
+  if (failed(op.parseEquation(e.operands, e.result, numLoops, error)))
+    return op.emitError("cannot differentiate 'aten.einsum': ") << error;
+  if (numLoops > 52)
+    return op.emitError("cannot differentiate 'aten.einsum' with more than 52 indices");
+  e.size.assign(numLoops, 1);
+  SmallVector<bool> dynamic(numLoops, false);
+  auto see = [&](ArrayRef<int64_t> loops, ArrayRef<int64_t> shape) {
+    for (auto [l, n] : llvm::zip(loops, shape)) {
+      if (n == ShapedType::kDynamic)
+        dynamic[l] = true;
+      else if (n != 1)
+        e.size[l] = n;
+    }
+  };
+  for (auto [loops, t] : llvm::zip(e.operands, op.getTensors()))
+    see(loops, tensorType(t).getShape());
+  see(e.result, tensorType(op.getResult()).getShape());
+  for (int64_t l = 0; l < numLoops; ++l)
+    if (dynamic[l] && e.size[l] == 1)
+      e.size[l] = ShapedType::kDynamic;
+  return e;
+}
+
+/// The cotangent of einsum operand k: an einsum of the output's cotangent and
+/// the other operands that produces operand k's labels; a label only operand
+/// k has (summed within it) comes back by broadcasting, and a size-1 dim that
+/// broadcast against a larger one is summed back to 1.
+LogicalResult einsumVjp(EinsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                        SmallVectorImpl<Value> &out) {
+  FailureOr<EinsumLoops> e = einsumLoops(op);
+  if (failed(e))
+    return failure();
+  Location loc = op.getLoc();
+  ValueRange ts = op.getTensors();
+  for (unsigned k = 0; k < ts.size(); ++k) {
+    if (!needed[k])
+      continue;
+    if (failed(checkSameElementType(op, ts[k], op.getResult())))
+      return failure();
+    ArrayRef<int64_t> mine = e->operands[k];
+    if (llvm::SmallDenseSet<int64_t>(mine.begin(), mine.end()).size() != mine.size())
+      return op.emitError("cannot differentiate 'aten.einsum' with respect to an operand with a "
+                          "repeated index (a diagonal) yet");
+    llvm::SmallDenseSet<int64_t> available(e->result.begin(), e->result.end());
+    SmallVector<Value> inputs{cts[0]};
+    std::string eq = e->letters(e->result);
+    for (unsigned j = 0; j < ts.size(); ++j) {
+      if (j == k)
+        continue;
+      inputs.push_back(ts[j]);
+      eq += "," + e->letters(e->operands[j]);
+      available.insert(e->operands[j].begin(), e->operands[j].end());
+    }
+    SmallVector<int64_t> kept, keptShape, fullShape;
+    auto opTy = tensorType(ts[k]);
+    for (auto [d, l] : llvm::enumerate(mine)) {
+      bool has = available.contains(l);
+      if (has) {
+        kept.push_back(l);
+        keptShape.push_back(e->size[l]);
+      }
+      fullShape.push_back(has ? e->size[l] : 1);
+    }
+    eq += "->" + e->letters(kept);
+    Type elem = opTy.getElementType();
+    Value g = EinsumOp::create(b, loc, RankedTensorType::get(keptShape, elem), inputs,
+                               b.getStringAttr(eq));
+    auto fullTy = RankedTensorType::get(fullShape, elem);
+    if (kept.size() != mine.size()) {
+      SmallVector<Value> dyn;
+      for (auto [d, l] : llvm::enumerate(mine))
+        if (fullShape[d] == ShapedType::kDynamic)
+          dyn.push_back(tensor::DimOp::create(b, loc, ts[k], d));
+      g = viewTo(b, loc, g, fullShape, dyn);
+    }
+    // Broadcast size-1 dims summed back, then labels only operand k has
+    // broadcast to its size.
+    SmallVector<int64_t> summedShape;
+    for (auto [d, l] : llvm::enumerate(mine))
+      summedShape.push_back(available.contains(l) ? opTy.getDimSize(d) : 1);
+    auto summedTy = RankedTensorType::get(summedShape, elem);
+    if (summedTy != fullTy)
+      g = sumTo(b, loc, g, summedTy);
+    out[k] = summedTy == opTy ? g : expandAs(b, loc, g, ts[k]);
+  }
+  return success();
+}
+/// Multilinear: the tangent is the sum over operands of the einsum with that
+/// operand replaced by its tangent.
+LogicalResult einsumJvp(EinsumOp op, OpBuilder &b, ArrayRef<Value> tangents,
+                        SmallVectorImpl<Value> &out) {
+  Value sum;
+  for (unsigned k = 0; k < tangents.size(); ++k) {
+    if (!tangents[k])
+      continue;
+    SmallVector<Value> inputs(op.getTensors());
+    inputs[k] = tangents[k];
+    Value t = EinsumOp::create(b, op.getLoc(), op.getType(), inputs, op.getEquationAttr());
+    sum = sum ? add(b, op.getLoc(), sum, t) : t;
+  }
+  out[0] = sum;
+  return success();
+}
+
 } // namespace
 
 void attachLinalgRules(MLIRContext *ctx) {
+  EinsumOp::attachInterface<Rule<EinsumOp, einsumVjp, einsumJvp>>(*ctx);
   MmOp::attachInterface<Rule<MmOp, productVjp<MmOp>, productJvp<MmOp>>>(*ctx);
   BmmOp::attachInterface<Rule<BmmOp, productVjp<BmmOp>, productJvp<BmmOp>>>(*ctx);
   MvOp::attachInterface<Rule<MvOp, productVjp<MvOp>, productJvp<MvOp>>>(*ctx);

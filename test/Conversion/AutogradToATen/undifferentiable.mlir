@@ -62,3 +62,30 @@ func.func @g(%x: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf
   %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<4xf32>), (tensor<4xf32>) -> tensor<4xf32>, tensor<4xf32>
   return %y, %gx : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// einsum with respect to an operand with a repeated index (its diagonal).
+func.func private @f(%x: tensor<3x3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.einsum' with respect to an operand with a repeated index (a diagonal) yet}}
+  %0 = aten.einsum "ii->i" (%x) : (tensor<3x3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func @g(%x: tensor<3x3xf32>, %c: tensor<3xf32>) -> (tensor<3xf32>, tensor<3x3xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<3x3xf32>), (tensor<3xf32>) -> tensor<3xf32>, tensor<3x3xf32>
+  return %y, %gx : tensor<3xf32>, tensor<3x3xf32>
+}
+
+// -----
+
+// scatter_reduce with a reduction that is not linear.
+func.func private @f(%x: tensor<3xf32>, %s: tensor<2xf32>) -> tensor<3xf32> {
+  %i = arith.constant dense<[0, 2]> : tensor<2xi64>
+  // expected-error @+1 {{cannot differentiate 'aten.scatter' with reduce = 'prod' in reverse mode yet}}
+  %0 = aten.scatter %x, %i, %s {dim = 0 : i64, reduce = "prod"} : (tensor<3xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func @g(%x: tensor<3xf32>, %s: tensor<2xf32>, %c: tensor<3xf32>) -> (tensor<3xf32>, tensor<2xf32>) {
+  %y, %gs = autograd.vjp @f(%x, %s) cotangents(%c) wrt [1] : (tensor<3xf32>, tensor<2xf32>), (tensor<3xf32>) -> tensor<3xf32>, tensor<2xf32>
+  return %y, %gs : tensor<3xf32>, tensor<2xf32>
+}
