@@ -135,6 +135,8 @@ void kiln::buildGPUHostToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createGpuToLLVMConversionPass());
+  // Dispatcher ops between kernels (see kiln-gpu-device-buffers).
+  pm.addPass(kiln::createLowerRuntimeCalls());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

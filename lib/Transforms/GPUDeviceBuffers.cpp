@@ -81,6 +81,12 @@ bool isDeviceCall(func::CallOp call) {
   return callee && callee->hasAttr("kiln.device_call");
 }
 
+/// An op the runtime's dispatcher runs on the host (`aten.call_runtime` on
+/// buffers). On the GPU path its operands and results are device buffers:
+/// the runtime's kiln_rt_call_op_device copies them across around the call.
+/// Matched by name: this pass stays free of kiln's ATen dialect.
+bool isHostRuntimeCall(Operation *op) { return op->getName().getStringRef() == "aten.call_runtime"; }
+
 struct KilnGPUDeviceBuffersPass
     : kiln::impl::KilnGPUDeviceBuffersBase<KilnGPUDeviceBuffersPass> {
   LogicalResult runOnFunction(func::FuncOp func) {
@@ -123,6 +129,15 @@ struct KilnGPUDeviceBuffersPass
         for (Value v : call.getOperands())
           markCaptured(v);
     });
+    func.walk([&](Operation *op) {
+      if (!isHostRuntimeCall(op))
+        return;
+      op->setAttr("kiln.device_call", UnitAttr::get(op->getContext()));
+      for (Value v : op->getOperands())
+        markCaptured(v);
+      for (Value v : op->getResults())
+        markCaptured(v);
+    });
 
     // 3. The host never reads or writes device memory: besides kernels, host
     // code may only take views, sizes and metadata of device buffers, free
@@ -136,11 +151,13 @@ struct KilnGPUDeviceBuffersPass
         return WalkResult::advance();
       if (auto call = dyn_cast<func::CallOp>(op); call && isDeviceCall(call))
         return WalkResult::advance();
+      if (isHostRuntimeCall(op))
+        return WalkResult::advance();
       for (Value operand : op->getOperands())
         if (isa<MemRefType>(operand.getType()) && device.contains(rootBuffer(operand))) {
           op->emitOpError("reads or writes a device buffer on the host: the GPU path runs "
-                          "every computation in a kernel and cannot compile this op for "
-                          "the GPU");
+                          "every computation in a kernel or a runtime call and cannot "
+                          "compile this op for the GPU");
           return WalkResult::interrupt();
         }
       return WalkResult::advance();

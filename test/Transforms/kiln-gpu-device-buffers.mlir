@@ -88,3 +88,40 @@ func.func @library(%a: memref<4x4xf32>) {
   memref.dealloc %b : memref<4x4xf32>
   return
 }
+
+// -----
+
+// A dispatcher op between kernels (aten.call_runtime on buffers) takes and
+// returns device buffers: the runtime copies them across around the call.
+// The pass marks it for the lowering that calls kiln_rt_call_op_device.
+// CHECK-LABEL: func.func @host_call
+// CHECK: %[[IN:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: gpu.launch
+// CHECK: %[[R:.*]] = aten.call_runtime "kilntest::scaled_gelu"(%[[IN]]) {args = [memref<4xf32>, 2.000000e+00], kiln.device_call}
+// CHECK: gpu.launch
+// CHECK: memref.load %[[R]]
+// CHECK: gpu.dealloc %[[IN]]
+// CHECK: gpu.dealloc %[[R]]
+func.func @host_call(%x: memref<4xf32>) -> memref<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %in = memref.alloc() : memref<4xf32>
+  %out = memref.alloc() : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %x[%bx] : memref<4xf32>
+    memref.store %v, %in[%bx] : memref<4xf32>
+    gpu.terminator
+  }
+  %r = aten.call_runtime "kilntest::scaled_gelu"(%in) {args = [memref<4xf32>, 2.0 : f64]} : (memref<4xf32>) -> memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %r[%bx] : memref<4xf32>
+    memref.store %v, %out[%bx] : memref<4xf32>
+    gpu.terminator
+  }
+  memref.dealloc %in : memref<4xf32>
+  memref.dealloc %r : memref<4xf32>
+  return %out : memref<4xf32>
+}

@@ -97,6 +97,8 @@ def main():
     kiln_run = os.path.join(root, "bin", "kiln-run")
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = os.path.join(root, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
+    plugin_dir = os.path.join(root, "lib", "plugins")
+    plugins = sorted(os.path.join(plugin_dir, f) for f in os.listdir(plugin_dir)) if os.path.isdir(plugin_dir) else []
     rng = np.random.default_rng(20251123)
     rows, failed = [], 0
     for case in sorted(os.listdir(os.path.join(root, "models"))):
@@ -110,12 +112,13 @@ def main():
             rows.append((case, args.rtol, float("nan"), float("nan"), float("nan"), float("nan"), float("nan"),
                          "FAIL"))
             continue
-        wopt, gopt = [], []
+        # Plugins pack.sh carried: custom ops run through the dispatcher.
+        wopt = [a for p in plugins for a in ("--plugin", p)]
         if os.path.exists(os.path.join(mdir, "weights.txt")):
             with open(os.path.join(mdir, "weights.txt")) as f:
                 weights = os.path.join(repo, f.read().strip())
-            wopt = ["--weights", weights]
-            gopt = ["--weights", weights]
+            wopt += ["--weights", weights]
+        gopt = list(wopt)
         # A synthetic case (test/gpu/cases) has no PyTorch numbers: its sample
         # is drawn from inputs.json and its reference is kiln's CPU build.
         spec = None

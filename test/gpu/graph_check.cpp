@@ -1,12 +1,12 @@
 // kiln-gpu-graph-check — a GPU model's CUDA graph replays compute what its kernels compute.
 //
 // usage: kiln-gpu-graph-check MODEL.so INPUT.npy... -- EXPECTED.npy... [--rtol R] [--atol A] [--random K]
-//                             [--weights F.pt2]
+//                             [--weights F.pt2] [--plugin LIB.so]...
 //
 // 1. The sample inputs, three runs with CUDA graphs (the first captures, the
 //    others replay): each run's outputs against EXPECTED (PyTorch's).
-// 2. K fresh random inputs (normal, the samples' shapes; integer inputs keep
-//    their sample values), each run with graphs (a replay) and without: the
+// 2. K fresh random inputs (normal, the samples' shapes; integer inputs are
+//    the sample's values shuffled), each run with graphs (a replay) and without: the
 //    outputs must be identical (same kernels, same order), and must differ
 //    from the previous input's (the replay really reads the new inputs).
 // 3. A replay on a caller's stream with inputs and outputs on the GPU.
@@ -15,6 +15,7 @@
 #include "kiln/kiln.h"
 #include "kiln/npy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -96,6 +97,7 @@ double worst(const std::vector<double> &a, const std::vector<double> &b, double 
 int main(int argc, char **argv) {
   std::vector<std::string> inputs, expected;
   std::string model, weights;
+  std::vector<std::string> plugins;
   double rtol = 1e-4, atol = 1e-5;
   int randoms = 3;
   bool afterDashes = false;
@@ -106,6 +108,7 @@ int main(int argc, char **argv) {
     else if (a == "--atol" && i + 1 < argc) atol = std::atof(argv[++i]);
     else if (a == "--random" && i + 1 < argc) randoms = std::atoi(argv[++i]);
     else if (a == "--weights" && i + 1 < argc) weights = argv[++i];
+    else if (a == "--plugin" && i + 1 < argc) plugins.push_back(argv[++i]);
     else if (model.empty()) model = a;
     else (afterDashes ? expected : inputs).push_back(a);
   }
@@ -115,20 +118,28 @@ int main(int argc, char **argv) {
   kiln_model_options_t mo;
   kiln_model_options_init(&mo);
   if (!weights.empty()) mo.weights_path = weights.c_str();
+  std::vector<const char *> pluginPaths;
+  for (const std::string &p : plugins) pluginPaths.push_back(p.c_str());
+  mo.plugin_paths = pluginPaths.data();
+  mo.num_plugins = pluginPaths.size();
   check(kiln_model_load(model.c_str(), &mo, &m), "loading the model");
   if (kiln_model_device(m) != KILN_DEVICE_CUDA) die(2, "'" + model + "' is not a CUDA model");
 
   std::vector<kiln::Tensor> samples;
   std::vector<kiln_tensor_t> in;
-  for (const std::string &p : inputs) {
-    samples.push_back(kiln::readNpy(p));
-    in.push_back(wrap(samples.back()));
-  }
   std::vector<std::vector<double>> want;
-  for (const std::string &p : expected) {
-    kiln_tensor_t t = wrap(kiln::readNpy(p));
-    want.push_back(values(t));
-    kiln_tensor_release(t);
+  try {
+    for (const std::string &p : inputs) {
+      samples.push_back(kiln::readNpy(p));
+      in.push_back(wrap(samples.back()));
+    }
+    for (const std::string &p : expected) {
+      kiln_tensor_t t = wrap(kiln::readNpy(p));
+      want.push_back(values(t));
+      kiln_tensor_release(t);
+    }
+  } catch (const std::exception &e) {
+    die(2, e.what());
   }
   int failures = 0;
   auto report = [&](bool ok, const std::string &line) {
@@ -152,8 +163,18 @@ int main(int argc, char **argv) {
     std::vector<kiln_tensor_t> rin;
     for (const kiln::Tensor &s : samples) {
       kiln::Tensor t = s.clone();
-      if (t.dtype() == kiln::DType::Float32)
+      if (t.dtype() == kiln::DType::Float32) {
         for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = normal(rng);
+      } else {
+        // Integer inputs (token ids, masks) are the sample's values shuffled:
+        // still valid for the model, but a new input.
+        size_t es = kiln::dtypeSize(t.dtype());
+        auto *bytes = static_cast<unsigned char *>(t.rawData());
+        for (int64_t i = t.numel() - 1; i > 0; --i) {
+          int64_t j = (int64_t)(rng() % (uint64_t)(i + 1));
+          std::swap_ranges(bytes + i * es, bytes + (i + 1) * es, bytes + j * es);
+        }
+      }
       rin.push_back(wrap(t));
     }
     Outputs replay = run(m, rin, true), plain = run(m, rin, false);

@@ -27,6 +27,14 @@ for l in $(ldd "$build/bin/kiln-run" "$build/lib/libkiln_runtime.so.0" | awk '/=
   esac
 done
 cp "$src/test/gpu/check.py" "$out/"
+# The example plugin (kilntest::scaled_gelu): the custom_op case's op runs on
+# the host between kernels through the runtime's dispatcher.
+plugin=()
+if [ -f "$build/lib/libkiln_example_ops.so" ]; then
+  mkdir -p "$out/lib/plugins"
+  cp "$build/lib/libkiln_example_ops.so" "$out/lib/plugins/"
+  plugin=(--plugin "$build/lib/libkiln_example_ops.so")
+fi
 compiled=0
 declare -A seen
 for case_dir in $(for c in "${corpora[@]}"; do ls -d "$c"/*/; done); do
@@ -40,17 +48,17 @@ for case_dir in $(for c in "${corpora[@]}"; do ls -d "$c"/*/; done); do
     mkdir -p "$dst"
     # The CPU build is check.py's differential reference; a case without one
     # (e.g. an op only a plugin provides) is still compiled for CUDA.
-    "$build/bin/kiln-compile" "$case_dir/$variant.pt2" --weights=external --cpu=x86-64-v2 -o "$dst/cpu.so" \
+    "$build/bin/kiln-compile" "$case_dir/$variant.pt2" "${plugin[@]}" --weights=external --cpu=x86-64-v2 -o "$dst/cpu.so" \
       2>/dev/null || echo "pack: $name does not compile for the CPU"
     # cuda.so multiplies in plain float32 (--cuda-tf32=none), so PyTorch's
     # float32 tolerances apply; cuda-tf32.so is the default build (TF32
     # convolutions, as PyTorch's defaults), kept where it differs.
-    if ! "$build/bin/kiln-compile" "$case_dir/$variant.pt2" --weights=external --target=cuda "$arch" --cuda-tf32=none \
+    if ! "$build/bin/kiln-compile" "$case_dir/$variant.pt2" "${plugin[@]}" --weights=external --target=cuda "$arch" --cuda-tf32=none \
         -o "$dst/cuda.so" 2>"$dst/compile-error.txt"; then
       echo "pack: $name FAILS to compile for CUDA:"; cat "$dst/compile-error.txt"; continue
     fi
     rm -f "$dst/compile-error.txt"
-    "$build/bin/kiln-compile" "$case_dir/$variant.pt2" --weights=external --target=cuda "$arch" -o "$dst/cuda-tf32.so"
+    "$build/bin/kiln-compile" "$case_dir/$variant.pt2" "${plugin[@]}" --weights=external --target=cuda "$arch" -o "$dst/cuda-tf32.so"
     if cmp -s "$dst/cuda.so" "$dst/cuda-tf32.so"; then rm "$dst/cuda-tf32.so"; fi
     realpath --relative-to="$src" "$case_dir/$variant.pt2" > "$dst/weights.txt"
     cp "$case_dir"/input*.npy "$case_dir"/output*.npy "$dst/"

@@ -19,6 +19,9 @@ pack=$(cd "$1" && pwd)
 repo=$(cd "${2:-$pack/../..}" && pwd)
 export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 kiln_run=$pack/bin/kiln-run
+# Plugins pack.sh carried (custom ops that run on the host between kernels).
+plugins=()
+for p in "$pack"/lib/plugins/*.so; do [ -f "$p" ] && plugins+=(--plugin "$p"); done
 pass=0 total=0
 for dir in "$pack"/models/*/; do
   case=$(basename "$dir")
@@ -31,7 +34,7 @@ for dir in "$pack"/models/*/; do
   # 224x224 images: PyTorch itself needs rtol 1e-3 across devices for these CNNs.
   rtol=1e-4
   case $case in squeezenet1_1*|mobilenet_v3_small*) rtol=1e-3 ;; esac
-  args=("$dir/cuda.so" --device cuda --weights "$repo/$(cat "$dir/weights.txt")" --rtol "$rtol" --atol 1e-5)
+  args=("$dir/cuda.so" "${plugins[@]}" --device cuda --weights "$repo/$(cat "$dir/weights.txt")" --rtol "$rtol" --atol 1e-5)
   for f in "$dir"/input*.npy; do args+=(--input "$f"); done
   for f in "$dir"/output*.npy; do args+=(--expect "$f"); done
   ok=1 detail=""

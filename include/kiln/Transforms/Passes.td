@@ -260,7 +260,11 @@ def KilnGPUDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::ModuleOp"> {
     device buffer or a function argument (arguments are device buffers) on
     the host is an error naming the op; calls of functions marked
     `kiln.device_call` (the runtime's GPU library entry points) are device
-    uses. Vendor-neutral.
+    uses. An `aten.call_runtime` (a dispatcher op the runtime runs on the
+    host) takes and returns device buffers too: the pass marks it
+    `kiln.device_call`, and its lowering calls the runtime's
+    `kiln_rt_call_op_device`, which copies operands to the host and results
+    back around the call. Vendor-neutral.
 
     Before: `%b = memref.alloc() : memref<4xf32>` used by a `gpu.launch`
     After:  `%b = gpu.alloc () : memref<4xf32>`

@@ -152,8 +152,10 @@ struct CallRuntimeLowering : ConvertOpToLLVMPattern<CallRuntimeOp> {
       resultDescTypes.push_back(descTy);
     }
 
-    auto callee = LLVM::lookupOrCreateFn(rw, module, "kiln_rt_call_op", {ptr, i64, ptr, i64, ptr},
-                                         i32);
+    // On the GPU path the operands and results are device buffers: the
+    // runtime's device variant copies them across around the call.
+    StringRef entry = op->hasAttr("kiln.device_call") ? "kiln_rt_call_op_device" : "kiln_rt_call_op";
+    auto callee = LLVM::lookupOrCreateFn(rw, module, entry, {ptr, i64, ptr, i64, ptr}, i32);
     if (failed(callee))
       return failure();
     Value name = globalString(op.getCallee());

@@ -44,6 +44,15 @@ typedef struct kiln_rt_value {
 int32_t kiln_rt_call_op(const char *qualified_name, int64_t nargs, kiln_rt_value *args,
                         int64_t nresults, kiln_rt_value *results);
 
+/* What a GPU model calls instead: the same records, but tensor descriptors
+ * point to device memory of the running call's stream. The runtime waits for
+ * the stream, copies the operands to the host, calls kiln_rt_call_op, and
+ * hands back results in fresh device buffers from its caching allocator (the
+ * model frees them as its own). Fails while the call is being captured as a
+ * GPU graph. Outside a GPU model's call it is kiln_rt_call_op. */
+int32_t kiln_rt_call_op_device(const char *qualified_name, int64_t nargs, kiln_rt_value *args,
+                               int64_t nresults, kiln_rt_value *results);
+
 /* A name "ns::op#backward" calls the op's registered autograd formula
  * instead (what kiln-compile --grad emits for ops run through the runtime):
  * args are the forward call's arguments, then its results, then one

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compiles every exported model under the given folders for ROCm and checks each result.
 
-usage: compile-all.py --arch gfxNNN --out DIR FOLDER...
+usage: compile-all.py --arch gfxNNN --out DIR [--plugin LIB]... FOLDER...
 
 For each model*.pt2 below each FOLDER (sorted): kiln-compile --target=rocm
 to a .so and, with --emit=llvm, to its host LLVM IR; then
@@ -11,7 +11,8 @@ is compiled for the CPU: if that fails too, the model is beyond what kiln
 compiles at all (an op without a lowering), which is reported and is not a
 ROCm failure; if the CPU compile succeeds, the ROCm backend is at fault.
 Prints one line per model (PASS / NOT-COMPILED-FOR-CPU-EITHER / FAIL) and
-exits 1 if any failed. kiln-compile comes from PATH.
+exits 1 if any failed. kiln-compile comes from PATH. Every compile loads the
+--plugin libraries (custom ops, which run on the host between kernels).
 """
 import argparse
 import glob
@@ -35,24 +36,26 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--plugin", action="append", default=[])
     ap.add_argument("folders", nargs="+")
     a = ap.parse_args()
+    plugins = [x for p in a.plugin for x in ("--plugin", p)]
     os.makedirs(a.out, exist_ok=True)
     failed = 0
     for folder in a.folders:
         for pt2 in sorted(glob.glob(os.path.join(folder, "*", "model*.pt2"))):
             name = os.path.basename(os.path.dirname(pt2)) + os.path.basename(pt2)[len("model"):-len(".pt2")]
             base = os.path.join(a.out, name)
-            rc, out = run(["kiln-compile", pt2, "--target=rocm", "--gpu-arch=" + a.arch, "-o", base + ".so"])
+            rc, out = run(["kiln-compile", pt2, *plugins, "--target=rocm", "--gpu-arch=" + a.arch, "-o", base + ".so"])
             if rc != 0:
-                crc, cout = run(["kiln-compile", pt2, "--emit=obj", "-o", base + ".cpu.o"])
+                crc, cout = run(["kiln-compile", pt2, *plugins, "--emit=obj", "-o", base + ".cpu.o"])
                 if crc != 0:
                     print("NOT-COMPILED-FOR-CPU-EITHER %s: %s" % (name, first_line(cout)))
                 else:
                     failed += 1
                     print("FAIL %s: compiles for the CPU but not for ROCm: %s" % (name, out))
                 continue
-            rc, out = run(["kiln-compile", pt2, "--target=rocm", "--gpu-arch=" + a.arch, "--emit=llvm",
+            rc, out = run(["kiln-compile", pt2, *plugins, "--target=rocm", "--gpu-arch=" + a.arch, "--emit=llvm",
                            "-o", base + ".ll"])
             if rc != 0:
                 failed += 1

@@ -123,3 +123,16 @@ TEST(RtCall, ErrorsAreReportedNotThrown) {
   EXPECT_STREQ(kiln_rt_last_error(), "");
   std::free((void *)out.w[0]);
 }
+
+// Outside a GPU model's call, the device variant is the host bridge.
+TEST(RtCall, DeviceVariantOutsideAGPUCallRunsOnTheHost) {
+  float y[4] = {1, 2, 3, 4};
+  Desc dy(y, {4});
+  kiln_rt_value args[3] = {tensorValue(dy, 1), tensorValue(dy, 1), intValue(2)};
+  Desc sum(1);
+  kiln_rt_value res[1] = {tensorValue(sum, 1)};
+  ASSERT_EQ(kiln_rt_call_op_device("aten::add.Tensor", 3, args, 1, res), 0) << kiln_rt_last_error();
+  EXPECT_FLOAT_EQ(((float *)sum.w[1])[0], 3);
+  EXPECT_FLOAT_EQ(((float *)sum.w[1])[3], 12);
+  std::free((void *)sum.w[0]);
+}
