@@ -66,11 +66,43 @@ Value asGemmArg(OpBuilder &b, Location loc, Value buffer) {
   return memref::CastOp::create(b, loc, gemmArgType(type.getElementType()), buffer);
 }
 
-/// `buffer` (identity layout) with each group of `groups` dims merged.
+/// `buffer` with each group of `groups` dims merged (identity layout, or
+/// strides that allow it: see usableAsIs).
 Value collapse(OpBuilder &b, Location loc, Value buffer, ArrayRef<ReassociationIndices> groups) {
   if (groups.size() == static_cast<size_t>(cast<MemRefType>(buffer.getType()).getRank()))
     return buffer;
   return memref::CollapseShapeOp::create(b, loc, buffer, groups);
+}
+
+/// Whether the GEMM can read `type` (grouped by `groups`) in place: its
+/// groups collapse into single dims and its rows are contiguous (the runtime
+/// takes any row and batch stride). Otherwise it reads a contiguous copy.
+bool usableAsIs(MemRefType type, ArrayRef<ReassociationIndices> groups) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() || strides.back() != 1)
+    return false;
+  return groups.size() == static_cast<size_t>(type.getRank()) ||
+         memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups);
+}
+
+/// A fresh contiguous buffer holding strided view `view`'s elements, filled
+/// by one parallel `linalg.generic` (a generated copy kernel).
+Value contiguousCopy(OpBuilder &b, Location loc, Value view) {
+  auto type = cast<MemRefType>(view.getType());
+  SmallVector<Value> dynamicSizes;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      dynamicSizes.push_back(memref::DimOp::create(b, loc, view, i));
+  auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
+  Value copy = memref::AllocOp::create(b, loc, contiguous, dynamicSizes, b.getI64IntegerAttr(64));
+  AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+  linalg::GenericOp::create(b, loc, ValueRange{view}, ValueRange{copy}, ArrayRef<AffineMap>{id, id},
+                            SmallVector<utils::IteratorType>(type.getRank(), utils::IteratorType::parallel),
+                            [](OpBuilder &nb, Location l, ValueRange args) { linalg::YieldOp::create(nb, l, args[0]); });
+  return copy;
 }
 
 /// Bits of the runtime GEMM's `flags` argument (runtime/src/cuda/Blas.cpp).
@@ -153,7 +185,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
   /// Success if `op`'s operands are buffers the runtime's GEMM takes (inputs
   /// of one element type, an output of a type gemmName pairs with it), with
   /// identity layouts (the input's only if `identityInput`).
-  LogicalResult checkOperands(linalg::LinalgOp op, bool identityInput) {
+  LogicalResult checkOperands(linalg::LinalgOp op, bool identityInput, bool stridedInputs = false) {
     Type inElem;
     for (OpOperand &operand : op->getOpOperands()) {
       auto type = dyn_cast<MemRefType>(operand.get().getType());
@@ -167,7 +199,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       } else if (!inElem || !gemmName(inElem, type.getElementType())) {
         return failure();
       }
-      if (!type.getLayout().isIdentity() && (identityInput || &operand != op.getDpsInputOperand(0)))
+      if (!type.getLayout().isIdentity() && (isInit || !stridedInputs) &&
+          (identityInput || &operand != op.getDpsInputOperand(0)))
         return failure();
     }
     return success();
@@ -256,7 +289,9 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty() ||
         op.getNumLoops() != dims->batch.size() + dims->m.size() + dims->n.size() + dims->k.size())
       return failure();
-    if (failed(checkOperands(op, /*identityInput=*/true)))
+    // A strided input (a transposed or sliced view, such as attention's
+    // values after the head split) is copied to a contiguous buffer first.
+    if (failed(checkOperands(op, /*identityInput=*/true, /*stridedInputs=*/true)))
       return failure();
     // Reads operand `operand`'s map as a list of loops.
     auto loopsOf = [&](OpOperand *operand) -> std::optional<SmallVector<unsigned>> {
@@ -432,9 +467,16 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       }
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
-      callGemm(rewriter, loc, module, g.A.transposed, g.B.transposed, flags,
-               collapse(rewriter, loc, g.A.buffer, g.aGroups), collapse(rewriter, loc, g.B.buffer, g.bGroups),
-               collapse(rewriter, loc, C, g.cGroups));
+      SmallVector<Value> copies;
+      auto operand = [&](Value v, ArrayRef<ReassociationIndices> groups) {
+        return usableAsIs(cast<MemRefType>(v.getType()), groups) ? v
+                                                                 : copies.emplace_back(contiguousCopy(rewriter, loc, v));
+      };
+      Value A = operand(g.A.buffer, g.aGroups), B = operand(g.B.buffer, g.bGroups);
+      callGemm(rewriter, loc, module, g.A.transposed, g.B.transposed, flags, collapse(rewriter, loc, A, g.aGroups),
+               collapse(rewriter, loc, B, g.bGroups), collapse(rewriter, loc, C, g.cGroups));
+      for (Value copy : copies)
+        memref::DeallocOp::create(rewriter, loc, copy);
       rewriter.eraseOp(op);
     }
     for (auto &[op, m] : convs)

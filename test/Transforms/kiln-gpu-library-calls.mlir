@@ -50,15 +50,12 @@ func.func @bmm_at(%a: memref<8x512x256xf32>, %b: memref<8x512x384xf32>, %c: memr
 }
 
 // Left as linalg: a small static matmul (8x16x64 multiply-adds), a dynamic
-// one whose static part is small (the dynamic MLP's layer), f64, and a
-// strided operand.
+// one whose static part is small (the dynamic MLP's layer), and f64.
 // CHECK-LABEL: func.func @small
 // CHECK: linalg.matmul
 // CHECK-LABEL: func.func @dynamic_small
 // CHECK: linalg.matmul
 // CHECK-LABEL: func.func @f64
-// CHECK: linalg.matmul
-// CHECK-LABEL: func.func @strided
 // CHECK: linalg.matmul
 // With no size limit, the small and dynamic ones go to the library too.
 // ALL-LABEL: func.func @small
@@ -77,10 +74,6 @@ func.func @dynamic_small(%a: memref<?x64xf32>, %b: memref<64x16xf32>, %c: memref
 }
 func.func @f64(%a: memref<512x512xf64>, %b: memref<512x512xf64>, %c: memref<512x512xf64>) {
   linalg.matmul ins(%a, %b : memref<512x512xf64>, memref<512x512xf64>) outs(%c : memref<512x512xf64>)
-  return
-}
-func.func @strided(%a: memref<512x512xf32, strided<[1024, 1]>>, %b: memref<512x512xf32>, %c: memref<512x512xf32>) {
-  linalg.matmul ins(%a, %b : memref<512x512xf32, strided<[1024, 1]>>, memref<512x512xf32>) outs(%c : memref<512x512xf32>)
   return
 }
 
@@ -329,6 +322,44 @@ func.func @mixed_inputs(%x: memref<256x512xbf16>, %w: memref<512x128xf32>, %c: m
     %p = arith.mulf %ea, %b : f32
     %s = arith.addf %o, %p : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// A strided operand whose rows are contiguous is read in place (its row
+// stride is the leading dimension); one whose batch dims do not merge
+// (attention's values after the head split: [batch, heads, seq, dim] viewed
+// from [batch, seq, heads, dim]) is copied to a contiguous buffer first.
+// CHECK-LABEL: func.func @strided
+// CHECK-NOT: memref.alloc
+// CHECK: %[[A:.*]] = memref.expand_shape %arg0 {{.*}} into memref<1x512x512xf32, strided<[524288, 1024, 1]>>
+// CHECK: %[[A3:.*]] = memref.cast %[[A]]
+// CHECK: call @kiln_gpu_gemm_f32({{.*}}, %[[A3]],
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @strided(%a: memref<512x512xf32, strided<[1024, 1]>>, %b: memref<512x512xf32>, %c: memref<512x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<512x512xf32, strided<[1024, 1]>>, memref<512x512xf32>) outs(%c : memref<512x512xf32>)
+  return
+}
+// CHECK-LABEL: func.func @head_split
+// CHECK: %[[COPY:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x12x128x64xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg1 : memref<2x12x128x64xf32, strided<[98304, 64, 768, 1]>>) outs(%[[COPY]] : memref<2x12x128x64xf32>)
+// CHECK: %[[V:.*]] = memref.collapse_shape %[[COPY]] {{\[}}[0, 1], [2], [3]]
+// CHECK: %[[V3:.*]] = memref.cast %[[V]]
+// CHECK: call @kiln_gpu_gemm_f32({{.*}}, %[[V3]],
+// CHECK: memref.dealloc %[[COPY]]
+func.func @head_split(%p: memref<2x12x128x128xf32>, %v: memref<2x12x128x64xf32, strided<[98304, 64, 768, 1]>>,
+                      %c: memref<2x12x128x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, h, m, n, k) -> (b, h, m, k)>,
+                                   affine_map<(b, h, m, n, k) -> (b, h, k, n)>,
+                                   affine_map<(b, h, m, n, k) -> (b, h, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : memref<2x12x128x128xf32>, memref<2x12x128x64xf32, strided<[98304, 64, 768, 1]>>)
+      outs(%c : memref<2x12x128x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %0 = arith.mulf %x, %y : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
   }
   return
 }

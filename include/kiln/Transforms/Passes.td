@@ -168,8 +168,11 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
   let description = [{
     A linalg op on buffers that is a (batched) matrix product, C[b, m, n] +=
     A * B with A stored (m, k) or (k, m) and B (k, n) or (n, k), all of one
-    element type (f32, bf16 or f16), identity layouts, becomes a call of
-    `kiln_gpu_gemm_<type>(transA, transB, A, B, C)` on rank-3 views; the
+    element type (f32, bf16 or f16), becomes a call of
+    `kiln_gpu_gemm_<type>(transA, transB, A, B, C)` on rank-3 views (C with
+    an identity layout; an input whose rows are contiguous and whose groups
+    of dims merge is read in place with its strides, any other strided input
+    is first copied to a contiguous buffer by a generated kernel); the
     runtime runs it on the call's stream, accumulating in float32 (with
     cuBLAS on CUDA: runtime/src/cuda/Blas.cpp). A 2-D convolution in NCHW /
     FCHW layout (any loop order, stride and dilation; ungrouped) becomes the
