@@ -46,6 +46,7 @@ struct GemmOperand {
 /// C, how its dims group into (batch, rows, cols) or (rows, cols).
 struct GemmMatch {
   GemmOperand A, B;
+  Type widened; ///< float32 where mixed inputs multiply in float32 (narrower ones are widened copies)
   SmallVector<ReassociationIndices> aGroups, bGroups, cGroups;
 };
 
@@ -88,20 +89,26 @@ bool usableAsIs(MemRefType type, ArrayRef<ReassociationIndices> groups) {
          memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups);
 }
 
-/// A fresh contiguous buffer holding strided view `view`'s elements, filled
-/// by one parallel `linalg.generic` (a generated copy kernel).
-Value contiguousCopy(OpBuilder &b, Location loc, Value view) {
+/// A fresh contiguous buffer of `elem` holding strided view `view`'s
+/// elements (extended to `elem` if narrower), filled by one parallel
+/// `linalg.generic` (a generated copy kernel).
+Value contiguousCopy(OpBuilder &b, Location loc, Value view, Type elem) {
   auto type = cast<MemRefType>(view.getType());
   SmallVector<Value> dynamicSizes;
   for (int64_t i = 0; i < type.getRank(); ++i)
     if (type.isDynamicDim(i))
       dynamicSizes.push_back(memref::DimOp::create(b, loc, view, i));
-  auto contiguous = MemRefType::get(type.getShape(), type.getElementType());
+  auto contiguous = MemRefType::get(type.getShape(), elem);
   Value copy = memref::AllocOp::create(b, loc, contiguous, dynamicSizes, b.getI64IntegerAttr(64));
   AffineMap id = b.getMultiDimIdentityMap(type.getRank());
   linalg::GenericOp::create(b, loc, ValueRange{view}, ValueRange{copy}, ArrayRef<AffineMap>{id, id},
                             SmallVector<utils::IteratorType>(type.getRank(), utils::IteratorType::parallel),
-                            [](OpBuilder &nb, Location l, ValueRange args) { linalg::YieldOp::create(nb, l, args[0]); });
+                            [&](OpBuilder &nb, Location l, ValueRange args) {
+                              Value v = args[0];
+                              if (v.getType() != elem)
+                                v = arith::ExtFOp::create(nb, l, elem, v);
+                              linalg::YieldOp::create(nb, l, v);
+                            });
   return copy;
 }
 
@@ -185,7 +192,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
   /// Success if `op`'s operands are buffers the runtime's GEMM takes (inputs
   /// of one element type, an output of a type gemmName pairs with it), with
   /// identity layouts (the input's only if `identityInput`).
-  LogicalResult checkOperands(linalg::LinalgOp op, bool identityInput, bool stridedInputs = false) {
+  LogicalResult checkOperands(linalg::LinalgOp op, bool identityInput, bool stridedInputs = false,
+                              Type *widenedTo = nullptr) {
     Type inElem;
     for (OpOperand &operand : op->getOpOperands()) {
       auto type = dyn_cast<MemRefType>(operand.get().getType());
@@ -193,8 +201,15 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
         return failure();
       bool isInit = op.isDpsInit(&operand);
       if (!isInit) {
-        if (inElem && type.getElementType() != inElem)
-          return failure();
+        if (inElem && type.getElementType() != inElem) {
+          // Mixed float inputs multiplied in float32 (a 16-bit one extended
+          // in the body): with `widenedTo`, a float32 GEMM on a widened copy.
+          Type f32 = Float32Type::get(op->getContext());
+          if (!widenedTo || !isWidenedProduct(op, f32))
+            return failure();
+          *widenedTo = inElem = f32;
+          continue;
+        }
         inElem = type.getElementType();
       } else if (!inElem || !gemmName(inElem, type.getElementType())) {
         return failure();
@@ -204,6 +219,25 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
         return failure();
     }
     return success();
+  }
+
+  /// Whether `op` multiplies its inputs in `f32`: every input is a float of
+  /// at most 32 bits, the body extends each narrower one to `f32` (its only
+  /// use) and never narrows an `f32` one, and the output is `f32`.
+  static bool isWidenedProduct(linalg::LinalgOp op, Type f32) {
+    if (cast<MemRefType>(op.getDpsInitOperand(0)->get().getType()).getElementType() != f32)
+      return false;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto elem = dyn_cast<FloatType>(cast<MemRefType>(in->get().getType()).getElementType());
+      if (!elem || elem.getWidth() > 32)
+        return false;
+      for (Operation *user : op.getMatchingBlockArgument(in).getUsers()) {
+        if (elem == f32 ? isa<arith::TruncFOp>(user)
+                        : !isa<arith::ExtFOp>(user) || user->getResult(0).getType() != f32)
+          return false;
+      }
+    }
+    return true;
   }
 
   /// A problem of fewer than `min-macs` multiply-adds (a dynamic loop
@@ -291,7 +325,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       return failure();
     // A strided input (a transposed or sliced view, such as attention's
     // values after the head split) is copied to a contiguous buffer first.
-    if (failed(checkOperands(op, /*identityInput=*/true, /*stridedInputs=*/true)))
+    Type widened;
+    if (failed(checkOperands(op, /*identityInput=*/true, /*stridedInputs=*/true, &widened)))
       return failure();
     // Reads operand `operand`'s map as a list of loops.
     auto loopsOf = [&](OpOperand *operand) -> std::optional<SmallVector<unsigned>> {
@@ -322,6 +357,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
         bl.take_front(nb) != batch)
       return failure();
     GemmMatch g;
+    g.widened = widened;
     g.A.buffer = op.getDpsInputOperand(0)->get();
     g.B.buffer = op.getDpsInputOperand(1)->get();
     ArrayRef<unsigned> aRest = al.drop_front(nb), bRest = bl.drop_front(nb), k;
@@ -469,8 +505,11 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       Location loc = op.getLoc();
       SmallVector<Value> copies;
       auto operand = [&](Value v, ArrayRef<ReassociationIndices> groups) {
-        return usableAsIs(cast<MemRefType>(v.getType()), groups) ? v
-                                                                 : copies.emplace_back(contiguousCopy(rewriter, loc, v));
+        auto type = cast<MemRefType>(v.getType());
+        Type elem = g.widened ? g.widened : type.getElementType();
+        return elem == type.getElementType() && usableAsIs(type, groups)
+                   ? v
+                   : copies.emplace_back(contiguousCopy(rewriter, loc, v, elem));
       };
       Value A = operand(g.A.buffer, g.aGroups), B = operand(g.B.buffer, g.bGroups);
       callGemm(rewriter, loc, module, g.A.transposed, g.B.transposed, flags, collapse(rewriter, loc, A, g.aGroups),

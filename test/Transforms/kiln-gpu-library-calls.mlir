@@ -363,3 +363,45 @@ func.func @head_split(%p: memref<2x12x128x128xf32>, %v: memref<2x12x128x64xf32, 
   }
   return
 }
+
+// Mixed inputs multiplied in float32 (attention's float32 probabilities
+// times bfloat16 values, extended in the body) become a float32 GEMM on a
+// widened copy of the bfloat16 operand: the same products and sums.
+// CHECK-LABEL: func.func @widened
+// CHECK: %[[W:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x128x64xf32>
+// CHECK: linalg.generic {{.*}} ins(%arg1 : memref<4x128x64xbf16>) outs(%[[W]] : memref<4x128x64xf32>)
+// CHECK: arith.extf
+// CHECK: %[[W3:.*]] = memref.cast %[[W]]
+// CHECK: call @kiln_gpu_gemm_f32({{.*}}, %[[W3]],
+// CHECK: memref.dealloc %[[W]]
+// A body that narrows the float32 input first is not a float32 product.
+// CHECK-LABEL: func.func @narrowed
+// CHECK-NOT: call @kiln_gpu_gemm
+// CHECK: return
+func.func @widened(%p: memref<4x128x128xf32>, %v: memref<4x128x64xbf16>, %c: memref<4x128x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, k, n)>,
+                                   affine_map<(b, m, n, k) -> (b, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : memref<4x128x128xf32>, memref<4x128x64xbf16>) outs(%c : memref<4x128x64xf32>) {
+  ^bb0(%x: f32, %y: bf16, %acc: f32):
+    %0 = arith.extf %y : bf16 to f32
+    %1 = arith.mulf %x, %0 : f32
+    %2 = arith.addf %acc, %1 : f32
+    linalg.yield %2 : f32
+  }
+  return
+}
+func.func @narrowed(%p: memref<4x128x128xf32>, %v: memref<4x128x64xbf16>, %c: memref<4x128x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, k, n)>,
+                                   affine_map<(b, m, n, k) -> (b, m, n)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : memref<4x128x128xf32>, memref<4x128x64xbf16>) outs(%c : memref<4x128x64xf32>) {
+  ^bb0(%x: f32, %y: bf16, %acc: f32):
+    %0 = arith.truncf %x : f32 to bf16
+    %1 = arith.mulf %0, %y : bf16
+    %2 = arith.extf %1 : bf16 to f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}

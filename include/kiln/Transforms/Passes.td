@@ -172,7 +172,10 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     `kiln_gpu_gemm_<type>(transA, transB, A, B, C)` on rank-3 views (C with
     an identity layout; an input whose rows are contiguous and whose groups
     of dims merge is read in place with its strides, any other strided input
-    is first copied to a contiguous buffer by a generated kernel); the
+    is first copied to a contiguous buffer by a generated kernel). Mixed
+    float inputs that the body multiplies in f32 (a bf16 or f16 input
+    extended to f32, an f32 output) become an f32 GEMM on a widened copy of
+    the narrower input: the same products and sums. The
     runtime runs it on the call's stream, accumulating in float32 (with
     cuBLAS on CUDA: runtime/src/cuda/Blas.cpp). A 2-D convolution in NCHW /
     FCHW layout (any loop order, stride and dilation; ungrouped) becomes the
