@@ -2,6 +2,8 @@
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 using namespace mlir;
 using namespace kiln::aten;
 
@@ -257,9 +259,43 @@ LogicalResult scatterJvp(ScatterOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVe
   return success();
 }
 
+/// repeat: the result is self tiled r_d times along dim d (self padded with
+/// leading 1s to the repeats' length); each element of self receives the sum
+/// of its copies: g viewed as [r_0, s_0, r_1, s_1, ...] summed over the r_d.
+LogicalResult repeatVjp(RepeatOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                        SmallVectorImpl<Value> &out) {
+  if (!needed[0])
+    return success();
+  Location loc = op.getLoc();
+  Value x = op.getSelf();
+  auto xTy = tensorType(x);
+  ArrayRef<int64_t> reps = op.getRepeats();
+  int64_t lead = (int64_t)reps.size() - xTy.getRank();
+  SmallVector<int64_t> split, tiles;
+  SmallVector<Value> dyn;
+  for (auto [d, r] : llvm::enumerate(reps)) {
+    int64_t xd = (int64_t)d - lead;
+    int64_t s = xd < 0 ? 1 : xTy.getDimSize(xd);
+    split.push_back(r);
+    split.push_back(s);
+    tiles.push_back(2 * d);
+    if (s == ShapedType::kDynamic)
+      dyn.push_back(tensor::DimOp::create(b, loc, x, xd));
+  }
+  Value g = viewTo(b, loc, cts[0], split, dyn);
+  out[0] = viewAs(b, loc, sumDims(b, loc, g, tiles, false), x);
+  return success();
+}
+LogicalResult repeatJvp(RepeatOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (ts[0])
+    out[0] = RepeatOp::create(b, op.getLoc(), op.getType(), ts[0], op.getRepeatsAttr());
+  return success();
+}
+
 } // namespace
 
 void attachIndexingRules(MLIRContext *ctx) {
+  RepeatOp::attachInterface<Rule<RepeatOp, repeatVjp, repeatJvp>>(*ctx);
   IndexPutOp::attachInterface<Rule<IndexPutOp, indexPutVjp, indexPutJvp>>(*ctx);
   ScatterOp::attachInterface<Rule<ScatterOp, scatterVjp, scatterJvp>>(*ctx);
   IndexTensorOp::attachInterface<Rule<IndexTensorOp, indexVjp, indexJvp>>(*ctx);
