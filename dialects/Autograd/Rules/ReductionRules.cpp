@@ -164,6 +164,44 @@ LogicalResult varJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<V
   return success();
 }
 
+/// var_mean / std_mean: the var (std) rule for the first result's
+/// cotangent plus the mean rule for the second's.
+template <typename OpT, bool IsStd>
+LogicalResult varMeanVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                         SmallVectorImpl<Value> &out) {
+  if (failed(sameDtype(op)))
+    return failure();
+  Location loc = op.getLoc();
+  Value x = op.getSelf();
+  SmallVector<int64_t> dims = op.getReducedDims();
+  Value gx;
+  if (cts[0]) {
+    SmallVector<Value> part(1);
+    if (failed(varVjp<OpT, IsStd>(op, b, {cts[0]}, needed, part)))
+      return failure();
+    gx = part[0];
+  }
+  if (cts[1]) {
+    Value g = keepDims(b, loc, cts[1], x, dims, op.getKeepdim());
+    Value m = expandAs(b, loc, div(b, loc, g, countOf(b, loc, x, dims)), x);
+    gx = gx ? add(b, loc, gx, m) : m;
+  }
+  out[0] = gx;
+  return success();
+}
+template <typename OpT, bool IsStd>
+LogicalResult varMeanJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (!ts[0])
+    return success();
+  SmallVector<Value> part(1);
+  if (failed(varJvp<OpT, IsStd>(op, b, ts, part)))
+    return failure();
+  out[0] = part[0];
+  out[1] = MeanDimOp::create(b, op.getLoc(), op.getMean().getType(), ts[0], op.getDimAttr(),
+                             op.getKeepdimAttr(), TypeAttr());
+  return success();
+}
+
 /// logsumexp: softmax of the input per unit of cotangent.
 Value logsumexpWeights(LogsumexpOp op, OpBuilder &b) {
   Location loc = op.getLoc();
@@ -438,6 +476,10 @@ void attachReductionRules(MLIRContext *ctx) {
   StdCorrectionOp::attachInterface<Rule<StdCorrectionOp, varVjp<StdCorrectionOp, true>,
                                         varJvp<StdCorrectionOp, true>>>(*ctx);
   LogsumexpOp::attachInterface<Rule<LogsumexpOp, logsumexpVjp, logsumexpJvp>>(*ctx);
+  VarMeanCorrectionOp::attachInterface<Rule<VarMeanCorrectionOp, varMeanVjp<VarMeanCorrectionOp, false>,
+                                            varMeanJvp<VarMeanCorrectionOp, false>>>(*ctx);
+  StdMeanCorrectionOp::attachInterface<Rule<StdMeanCorrectionOp, varMeanVjp<StdMeanCorrectionOp, true>,
+                                            varMeanJvp<StdMeanCorrectionOp, true>>>(*ctx);
 }
 
 } // namespace kiln::autograd::rules
