@@ -292,9 +292,89 @@ LogicalResult repeatJvp(RepeatOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVect
   return success();
 }
 
+/// The reflection, replication and circular pads gather each padded dim
+/// independently, so their adjoint goes dim by dim: the cotangent's middle
+/// part is the input's, and each border part is added back where it was
+/// read from (reflected: flipped, one in from the edge; replicated: summed
+/// into the edge element; circular: the opposite end).
+template <typename OpT>
+LogicalResult gatherPadVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                           SmallVectorImpl<Value> &out) {
+  if (!needed[0])
+    return success();
+  Location loc = op.getLoc();
+  Value x = op.getSelf(), g = cts[0];
+  auto xTy = tensorType(x);
+  int64_t rank = xTy.getRank();
+  ArrayRef<int64_t> pads = op.getPadding();
+  auto slice = [&](Value v, int64_t dim, int64_t lo, int64_t hi) -> Value {
+    SmallVector<int64_t> shape(tensorType(v).getShape());
+    shape[dim] = hi - lo;
+    return SliceTensorOp::create(b, loc, RankedTensorType::get(shape, xTy.getElementType()), v,
+                                 ValueRange{}, b.getDenseI64ArrayAttr({lo, hi}),
+                                 b.getI64IntegerAttr(dim), b.getI64IntegerAttr(1));
+  };
+  auto padAt = [&](Value v, int64_t dim, int64_t lo, int64_t hi) -> Value {
+    SmallVector<int64_t> pad(2 * (rank - dim), 0), shape(tensorType(v).getShape());
+    pad[2 * (rank - 1 - dim)] = lo;
+    pad[2 * (rank - 1 - dim) + 1] = hi;
+    shape[dim] += lo + hi;
+    return ConstantPadNdOp::create(b, loc, RankedTensorType::get(shape, xTy.getElementType()), v,
+                                   b.getDenseI64ArrayAttr(pad), b.getF64FloatAttr(0.0));
+  };
+  auto flip = [&](Value v, int64_t dim) -> Value {
+    return FlipOp::create(b, loc, v.getType(), v, b.getDenseI64ArrayAttr({dim}));
+  };
+  for (size_t k = 0; 2 * k + 1 < pads.size(); ++k) {
+    int64_t dim = rank - 1 - (int64_t)k, lo = pads[2 * k], hi = pads[2 * k + 1];
+    int64_t n = xTy.getDimSize(dim);
+    if (n == ShapedType::kDynamic || lo < 0 || hi < 0)
+      return op.emitError("cannot differentiate '")
+             << op->getName() << "' over a dynamic dim or with negative padding yet";
+    Value grad = slice(g, dim, lo, lo + n);
+    if (lo > 0) {
+      Value left = slice(g, dim, 0, lo);
+      Value back;
+      if (isa<ReflectionPadOp>(op))
+        back = padAt(flip(left, dim), dim, 1, n - 1 - lo);
+      else if (isa<ReplicationPadOp>(op))
+        back = padAt(sumDims(b, loc, left, {dim}, true), dim, 0, n - 1);
+      else
+        back = padAt(left, dim, n - lo, 0);
+      grad = add(b, loc, grad, back);
+    }
+    if (hi > 0) {
+      Value right = slice(g, dim, lo + n, lo + n + hi);
+      Value back;
+      if (isa<ReflectionPadOp>(op))
+        back = padAt(flip(right, dim), dim, n - 1 - hi, 1);
+      else if (isa<ReplicationPadOp>(op))
+        back = padAt(sumDims(b, loc, right, {dim}, true), dim, n - 1, 0);
+      else
+        back = padAt(right, dim, 0, n - hi);
+      grad = add(b, loc, grad, back);
+    }
+    g = grad;
+  }
+  out[0] = g;
+  return success();
+}
+template <typename OpT>
+LogicalResult gatherPadJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (ts[0])
+    out[0] = OpT::create(b, op.getLoc(), op.getType(), ts[0], op.getPaddingAttr());
+  return success();
+}
+
 } // namespace
 
 void attachIndexingRules(MLIRContext *ctx) {
+  ReflectionPadOp::attachInterface<
+      Rule<ReflectionPadOp, gatherPadVjp<ReflectionPadOp>, gatherPadJvp<ReflectionPadOp>>>(*ctx);
+  ReplicationPadOp::attachInterface<
+      Rule<ReplicationPadOp, gatherPadVjp<ReplicationPadOp>, gatherPadJvp<ReplicationPadOp>>>(*ctx);
+  CircularPadOp::attachInterface<
+      Rule<CircularPadOp, gatherPadVjp<CircularPadOp>, gatherPadJvp<CircularPadOp>>>(*ctx);
   RepeatOp::attachInterface<Rule<RepeatOp, repeatVjp, repeatJvp>>(*ctx);
   IndexPutOp::attachInterface<Rule<IndexPutOp, indexPutVjp, indexPutJvp>>(*ctx);
   ScatterOp::attachInterface<Rule<ScatterOp, scatterVjp, scatterJvp>>(*ctx);

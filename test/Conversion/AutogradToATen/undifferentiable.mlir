@@ -1,14 +1,14 @@
 // RUN: kiln-opt %s -split-input-file -autograd-differentiate -verify-diagnostics
 
 // An op with no reverse rule on the gradient's path is an error at the op.
-func.func private @f(%x: tensor<4xf32>) -> tensor<7xf32> {
-  // expected-error @+1 {{cannot differentiate 'aten.reflection_pad': kiln has no reverse rule for it}}
-  %0 = aten.reflection_pad %x {padding = array<i64: 1, 2>} : (tensor<4xf32>) -> tensor<7xf32>
-  return %0 : tensor<7xf32>
+func.func private @f(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.upsample_bicubic2d': kiln has no reverse rule for it}}
+  %0 = aten.upsample_bicubic2d %x {output_size = array<i64: 8, 8>, scales = array<f64: 2.0, 2.0>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
+  return %0 : tensor<1x2x8x8xf32>
 }
-func.func @g(%x: tensor<4xf32>, %c: tensor<7xf32>) -> (tensor<7xf32>, tensor<4xf32>) {
-  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<4xf32>), (tensor<7xf32>) -> tensor<7xf32>, tensor<4xf32>
-  return %y, %gx : tensor<7xf32>, tensor<4xf32>
+func.func @g(%x: tensor<1x2x4x4xf32>, %c: tensor<1x2x8x8xf32>) -> (tensor<1x2x8x8xf32>, tensor<1x2x4x4xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<1x2x4x4xf32>), (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>, tensor<1x2x4x4xf32>
+  return %y, %gx : tensor<1x2x8x8xf32>, tensor<1x2x4x4xf32>
 }
 
 // -----
