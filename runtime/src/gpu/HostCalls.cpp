@@ -22,11 +22,6 @@
 #include <string>
 #include <vector>
 
-namespace kiln::gpu {
-void *allocateForKernel(const Backend &b, size_t nbytes, void *stream);
-void releaseForKernel(const Backend &b, void *p);
-} // namespace kiln::gpu
-
 using namespace kiln;
 using namespace kiln::gpu;
 

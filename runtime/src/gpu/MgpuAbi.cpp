@@ -21,11 +21,6 @@
 #include <mutex>
 #include <unordered_map>
 
-namespace kiln::gpu {
-void *allocateForKernel(const Backend &b, size_t nbytes, void *stream);
-void releaseForKernel(const Backend &b, void *p);
-} // namespace kiln::gpu
-
 using namespace kiln;
 using namespace kiln::gpu;
 

@@ -154,6 +154,12 @@ void synchronizeDevice(const Backend &b);
 /// same size, ordered on `stream`.
 void copyInto(const Backend &b, const Tensor &dst, const Tensor &src, void *stream);
 
+/// Raw device memory from the caching allocator, in the order of `stream`:
+/// what generated code allocates (mgpuMemAlloc) and the buffers the runtime
+/// hands to it (results of host calls); release with releaseForKernel.
+void *allocateForKernel(const Backend &b, size_t nbytes, void *stream);
+void releaseForKernel(const Backend &b, void *p);
+
 /// The public functions of kiln/gpu.h, on a backend.
 void *threadStream(const Backend &b);
 void synchronize(const Backend &b, void *stream);
