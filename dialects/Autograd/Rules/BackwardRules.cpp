@@ -87,6 +87,9 @@ void attachBackwardRules(MLIRContext *ctx) {
   MaxPool2dWithIndicesBackwardOp::attachInterface<
       Rule<MaxPool2dWithIndicesBackwardOp, noVjp<MaxPool2dWithIndicesBackwardOp>,
            linearInFirstJvp<MaxPool2dWithIndicesBackwardOp>>>(*ctx);
+  AvgPool2dBackwardOp::attachInterface<
+      Rule<AvgPool2dBackwardOp, noVjp<AvgPool2dBackwardOp>, linearInFirstJvp<AvgPool2dBackwardOp>>>(
+      *ctx);
   AdaptiveAvgPool2dBackwardOp::attachInterface<
       Rule<AdaptiveAvgPool2dBackwardOp, noVjp<AdaptiveAvgPool2dBackwardOp>,
            linearInFirstJvp<AdaptiveAvgPool2dBackwardOp>>>(*ctx);

@@ -95,9 +95,29 @@ LogicalResult adaptiveAvgVjp(AdaptiveAvgPool2dOp op, OpBuilder &b, ArrayRef<Valu
   return success();
 }
 
+/// avg_pool2d is linear: its adjoint is avg_pool2d_backward with the same
+/// windows and divisor, its tangent the pooled tangent.
+LogicalResult avgPoolVjp(AvgPool2dOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
+                         SmallVectorImpl<Value> &out) {
+  if (!isFloatTensor(op.getSelf().getType()))
+    return op.emitError("cannot differentiate 'aten.avg_pool2d' of an integer tensor");
+  out[0] = AvgPool2dBackwardOp::create(b, op.getLoc(), op.getSelf().getType(), cts[0], op.getSelf(),
+                                       op.getKernelSizeAttr(), op.getStrideAttr(),
+                                       op.getPaddingAttr(), op.getCeilModeAttr(),
+                                       op.getCountIncludePadAttr(), op.getDivisorOverrideAttr());
+  return success();
+}
+LogicalResult avgPoolJvp(AvgPool2dOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  out[0] = AvgPool2dOp::create(b, op.getLoc(), op.getType(), ts[0], op.getKernelSizeAttr(),
+                               op.getStrideAttr(), op.getPaddingAttr(), op.getCeilModeAttr(),
+                               op.getCountIncludePadAttr(), op.getDivisorOverrideAttr());
+  return success();
+}
+
 } // namespace
 
 void attachPoolingRules(MLIRContext *ctx) {
+  AvgPool2dOp::attachInterface<Rule<AvgPool2dOp, avgPoolVjp, avgPoolJvp>>(*ctx);
   MaxPool2dOp::attachInterface<Rule<MaxPool2dOp, maxPoolVjp, maxPoolJvp>>(*ctx);
   MaxPool2dWithIndicesOp::attachInterface<
       Rule<MaxPool2dWithIndicesOp, maxPoolWithIndicesVjp, maxPoolWithIndicesJvp>>(*ctx);
