@@ -13,6 +13,7 @@ void kiln::autograd::registerATenGradientRules(mlir::DialectRegistry &registry) 
     rules::attachConvolutionRules(ctx);
     rules::attachNormalizationRules(ctx);
     rules::attachPoolingRules(ctx);
+    rules::attachResamplingRules(ctx);
     rules::attachReductionRules(ctx);
     rules::attachShapeRules(ctx);
     rules::attachIndexingRules(ctx);

@@ -24,6 +24,7 @@ void attachLinalgRules(mlir::MLIRContext *ctx);
 void attachConvolutionRules(mlir::MLIRContext *ctx);
 void attachNormalizationRules(mlir::MLIRContext *ctx);
 void attachPoolingRules(mlir::MLIRContext *ctx);
+void attachResamplingRules(mlir::MLIRContext *ctx);
 void attachReductionRules(mlir::MLIRContext *ctx);
 void attachShapeRules(mlir::MLIRContext *ctx);
 void attachIndexingRules(mlir::MLIRContext *ctx);
