@@ -191,71 +191,221 @@ LogicalResult indexPutJvp(IndexPutOp op, OpBuilder &b, ArrayRef<Value> ts, Small
   return success();
 }
 
+/// The elements of src a scatter reads, shaped as its index: a 0-d src
+/// (scatter.value) expanded, a larger one's leading block.
+FailureOr<Value> srcAtIndex(ScatterOp op, OpBuilder &b, Value src) {
+  Location loc = op.getLoc();
+  Value index = op.getIndex();
+  auto idxTy = tensorType(index), srcTy = tensorType(src);
+  if (srcTy.getRank() == 0)
+    return expandAs(b, loc, src, index);
+  if (idxTy.getShape() == srcTy.getShape())
+    return src;
+  if (!idxTy.hasStaticShape() || !srcTy.hasStaticShape())
+    return op.emitError("cannot differentiate 'aten.scatter' with respect to a src of another "
+                        "shape than its index when a dim is dynamic");
+  Value v = src;
+  SmallVector<int64_t> shape(srcTy.getShape());
+  for (int64_t d = 0; d < srcTy.getRank(); ++d) {
+    if (shape[d] == idxTy.getDimSize(d))
+      continue;
+    shape[d] = idxTy.getDimSize(d);
+    v = SliceTensorOp::create(b, loc, RankedTensorType::get(shape, srcTy.getElementType()), v,
+                              ValueRange{}, b.getDenseI64ArrayAttr({0, shape[d]}),
+                              b.getI64IntegerAttr(d), b.getI64IntegerAttr(1));
+  }
+  return v;
+}
+
+/// The cotangent of src from one shaped as the index: summed for a 0-d src,
+/// zeros beyond the index's block of a larger src.
+FailureOr<Value> srcFromIndex(ScatterOp op, OpBuilder &b, Value gathered) {
+  Location loc = op.getLoc();
+  Value src = op.getSrc();
+  auto idxTy = tensorType(op.getIndex()), srcTy = tensorType(src);
+  if (srcTy.getRank() == 0) {
+    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, idxTy.getRank()));
+    return sumDims(b, loc, gathered, all, false);
+  }
+  if (idxTy.getShape() == srcTy.getShape())
+    return gathered;
+  if (!idxTy.hasStaticShape() || !srcTy.hasStaticShape())
+    return op.emitError("cannot differentiate 'aten.scatter' with respect to a src of another "
+                        "shape than its index when a dim is dynamic");
+  // The leading block of src that the index covers; zeros beyond it.
+  SmallVector<int64_t> pad;
+  for (int64_t d = srcTy.getRank() - 1; d >= 0; --d) {
+    pad.push_back(0);
+    pad.push_back(srcTy.getDimSize(d) - idxTy.getDimSize(d));
+  }
+  return ConstantPadNdOp::create(b, loc, src.getType(), gathered, b.getDenseI64ArrayAttr(pad),
+                                 b.getF64FloatAttr(0.0))
+      .getResult();
+}
+
+/// Building blocks of the scatter rules, for one scatter op.
+struct ScatterParts {
+  ScatterOp op;
+  OpBuilder &b;
+  Location loc;
+  Value index;
+  Type elem;
+  ScatterParts(ScatterOp op, OpBuilder &b)
+      : op(op), b(b), loc(op.getLoc()), index(op.getIndex()),
+        elem(tensorType(op.getResult()).getElementType()) {}
+  Value scalar(double v) { return scalarTensor(b, loc, elem, v); }
+  /// v at the index along the scatter's dim (shaped as the index).
+  Value gather(Value v) {
+    return GatherOp::create(b, loc,
+                            RankedTensorType::get(tensorType(index).getShape(),
+                                                  tensorType(v).getElementType()),
+                            v, index, op.getDimAttr());
+  }
+  Value scatter(Value self, Value src, StringRef reduce, bool includeSelf) {
+    return ScatterOp::create(b, loc, self.getType(), self, index, src, op.getDimAttr(),
+                             b.getStringAttr(reduce), b.getBoolAttr(includeSelf));
+  }
+  Value eq(Value a, Value c) {
+    auto shape = broadcastShape(tensorType(a).getShape(), tensorType(c).getShape());
+    return EqTensorOp::create(b, loc, RankedTensorType::get(shape, b.getI1Type()), a, c);
+  }
+  Value asElem(Value mask) {
+    return ToCopyOp::create(b, loc, RankedTensorType::get(tensorType(mask).getShape(), elem), mask);
+  }
+  /// g with the positions the scatter writes zeroed (their old value does
+  /// not survive): 1 - (ones scattered into zeros).
+  Value unwritten(Value g) {
+    Value one = scalar(1.0);
+    Value written = scatter(zerosLike(b, loc, g), one, "none", true);
+    return mul(b, loc, g, sub(b, loc, one, written));
+  }
+};
+
+/// The cotangents of self and of the src elements read (shaped as the
+/// index) of scatter_reduce with prod, mean, amax or amin, given the
+/// result's cotangent g, with ATen's conventions: mean divides by the number
+/// of values combined; amax/amin share the gradient evenly among the self
+/// and src values equal to the result; prod divides the product by each
+/// factor, with a single zero factor getting the product of the others and
+/// several zeros giving zero. Without include_self, the written positions of
+/// self get none.
+void scatterReducePartials(ScatterParts &p, Value g, Value srcI, Value &gSelf, Value &gSrcI) {
+  ScatterOp op = p.op;
+  OpBuilder &b = p.b;
+  Location loc = p.loc;
+  StringRef reduce = op.getReduce();
+  bool incl = op.getIncludeSelf();
+  Value self = op.getSelf(), result = op.getResult();
+  Value one = p.scalar(1.0), zero = p.scalar(0.0);
+  if (reduce == "mean") {
+    Value base = incl ? expandAs(b, loc, one, g) : zerosLike(b, loc, g);
+    Value n = p.scatter(base, expandAs(b, loc, one, p.index), "sum", true);
+    n = MaximumOp::create(b, loc, TypeRange{n.getType()}, ValueRange{n, one});
+    Value gd = div(b, loc, g, n);
+    gSelf = incl ? gd : p.unwritten(gd);
+    gSrcI = p.gather(gd);
+    return;
+  }
+  if (reduce == "amax" || reduce == "amin") {
+    Value selfIs = p.asElem(p.eq(self, result));
+    Value srcIs = p.asElem(p.eq(srcI, p.gather(result)));
+    Value n = p.scatter(selfIs, srcIs, "sum", true);
+    Value gd = div(b, loc, g, n);
+    gSelf = mul(b, loc, selfIs, gd);
+    if (!incl)
+      gSelf = p.unwritten(gSelf);
+    gSrcI = mul(b, loc, srcIs, p.gather(gd));
+    return;
+  }
+  // prod
+  Value maskedSelf = where(b, loc, p.eq(self, zero), one, self);
+  Value maskedSelfResult = p.scatter(maskedSelf, srcI, "prod", incl);
+  gSelf = div(b, loc, mul(b, loc, g, maskedSelfResult), maskedSelf);
+  if (!incl)
+    gSelf = p.unwritten(gSelf);
+  Value srcZero = p.eq(srcI, zero);
+  Value zeros = p.gather(p.scatter(zerosLike(b, loc, self), p.asElem(srcZero), "sum", true));
+  Value single = LogicalAndOp::create(b, loc, TypeRange{srcZero.getType()}, ValueRange{srcZero, p.eq(zeros, one)});
+  Value maskedSrcResult = p.scatter(self, where(b, loc, single, one, srcI), "prod", incl);
+  gSrcI = where(b, loc, single, p.gather(mul(b, loc, g, maskedSrcResult)),
+                div(b, loc, p.gather(mul(b, loc, g, result)), where(b, loc, srcZero, one, srcI)));
+}
+
 /// scatter (reduce none) and scatter_add (reduce sum) are linear in
 /// (self, src). self's cotangent is g, with the written positions zeroed
 /// where their old value does not survive (reduce none, or include_self
 /// false); src's is g gathered at the index (as ATen, also for a repeated
 /// index that reduce none writes once), zero for the elements of src beyond
-/// the index's shape, and summed for a 0-d src (scatter.value).
+/// the index's shape, and summed for a 0-d src (scatter.value). The other
+/// reductions go through scatterReducePartials.
 LogicalResult scatterVjp(ScatterOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
                          SmallVectorImpl<Value> &out) {
-  Location loc = op.getLoc();
+  ScatterParts p(op, b);
   StringRef reduce = op.getReduce();
-  if (reduce != "none" && reduce != "sum")
-    return op.emitError("cannot differentiate 'aten.scatter' with reduce = '")
-           << reduce << "' in reverse mode yet";
-  Value g = cts[0], index = op.getIndex(), src = op.getSrc();
-  auto gTy = tensorType(g);
-  Type elem = gTy.getElementType();
-  if (needed[0]) {
-    if (reduce == "sum" && op.getIncludeSelf()) {
-      out[0] = g;
-    } else {
-      // 1 where a value is written: a scatter of ones into zeros.
-      Value one = scalarTensor(b, loc, elem, 1.0);
-      Value written = ScatterOp::create(b, loc, g.getType(), zerosLike(b, loc, g), index, one,
-                                        op.getDimAttr(), b.getStringAttr("none"),
-                                        b.getBoolAttr(true));
-      out[0] = mul(b, loc, g, sub(b, loc, one, written));
+  Value g = cts[0];
+  if (reduce != "none" && reduce != "sum") {
+    if (!isFloatTensor(op.getType()))
+      return op.emitError("cannot differentiate 'aten.scatter' of an integer tensor");
+    FailureOr<Value> srcI = srcAtIndex(op, b, op.getSrc());
+    if (failed(srcI))
+      return failure();
+    Value gSelf, gSrcI;
+    scatterReducePartials(p, g, *srcI, gSelf, gSrcI);
+    if (needed[0])
+      out[0] = gSelf;
+    if (needed[2]) {
+      FailureOr<Value> gSrc = srcFromIndex(op, b, gSrcI);
+      if (failed(gSrc))
+        return failure();
+      out[2] = *gSrc;
     }
+    return success();
   }
+  if (needed[0])
+    out[0] = reduce == "sum" && op.getIncludeSelf() ? g : p.unwritten(g);
   if (needed[2]) {
-    auto idxTy = tensorType(index), srcTy = tensorType(src);
-    Value gathered = GatherOp::create(b, loc, RankedTensorType::get(idxTy.getShape(), elem), g,
-                                      index, op.getDimAttr());
-    if (srcTy.getRank() == 0) {
-      SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, idxTy.getRank()));
-      out[2] = sumDims(b, loc, gathered, all, false);
-    } else if (idxTy.getShape() == srcTy.getShape()) {
-      out[2] = gathered;
-    } else {
-      if (!idxTy.hasStaticShape() || !srcTy.hasStaticShape())
-        return op.emitError("cannot differentiate 'aten.scatter' with respect to a src of another "
-                            "shape than its index when a dim is dynamic");
-      // The leading block of src that the index covers; zeros beyond it.
-      SmallVector<int64_t> pad;
-      for (int64_t d = srcTy.getRank() - 1; d >= 0; --d) {
-        pad.push_back(0);
-        pad.push_back(srcTy.getDimSize(d) - idxTy.getDimSize(d));
-      }
-      out[2] = ConstantPadNdOp::create(b, loc, src.getType(), gathered,
-                                       b.getDenseI64ArrayAttr(pad), b.getF64FloatAttr(0.0));
-    }
+    FailureOr<Value> gSrc = srcFromIndex(op, b, p.gather(g));
+    if (failed(gSrc))
+      return failure();
+    out[2] = *gSrc;
   }
   return success();
 }
+/// none, sum and mean are linear: the tangents are scattered the same way.
+/// prod, amax and amin: the tangent of self times its partial derivative
+/// plus the src tangents times theirs, added at the index (the partials are
+/// the reverse rule's cotangents for a cotangent of ones).
 LogicalResult scatterJvp(ScatterOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();
   StringRef reduce = op.getReduce();
   if (!ts[0] && !ts[2])
     return success();
-  if (reduce != "none" && reduce != "sum")
-    return op.emitError("cannot differentiate 'aten.scatter' with reduce = '")
-           << reduce << "' in forward mode yet";
-  Value self = ts[0] ? ts[0] : zerosLike(b, loc, op.getSelf());
-  Value src = ts[2] ? ts[2] : zerosLike(b, loc, op.getSrc());
-  out[0] = ScatterOp::create(b, loc, op.getType(), self, op.getIndex(), src, op.getDimAttr(),
-                             op.getReduceAttr(), op.getIncludeSelfAttr());
+  if (reduce == "none" || reduce == "sum" || reduce == "mean") {
+    Value self = ts[0] ? ts[0] : zerosLike(b, loc, op.getSelf());
+    Value src = ts[2] ? ts[2] : zerosLike(b, loc, op.getSrc());
+    out[0] = ScatterOp::create(b, loc, op.getType(), self, op.getIndex(), src, op.getDimAttr(),
+                               op.getReduceAttr(), op.getIncludeSelfAttr());
+    return success();
+  }
+  if (!isFloatTensor(op.getType()))
+    return op.emitError("cannot differentiate 'aten.scatter' of an integer tensor");
+  ScatterParts p(op, b);
+  FailureOr<Value> srcI = srcAtIndex(op, b, op.getSrc());
+  if (failed(srcI))
+    return failure();
+  Value dSelf, dSrcI;
+  scatterReducePartials(p, expandAs(b, loc, p.scalar(1.0), op.getResult()), *srcI, dSelf, dSrcI);
+  Value t;
+  if (ts[0])
+    t = mul(b, loc, ts[0], dSelf);
+  if (ts[2]) {
+    FailureOr<Value> tI = srcAtIndex(op, b, ts[2]);
+    if (failed(tI))
+      return failure();
+    Value added = p.scatter(zerosLike(b, loc, op.getResult()), mul(b, loc, *tI, dSrcI), "sum", true);
+    t = t ? add(b, loc, t, added) : added;
+  }
+  out[0] = t;
   return success();
 }
 

@@ -2,6 +2,7 @@
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -267,7 +268,10 @@ FailureOr<EinsumLoops> einsumLoops(EinsumOp op) {
 /// The cotangent of einsum operand k: an einsum of the output's cotangent and
 /// the other operands that produces operand k's labels; a label only operand
 /// k has (summed within it) comes back by broadcasting, and a size-1 dim that
-/// broadcast against a larger one is summed back to 1.
+/// broadcast against a larger one is summed back to 1. A label operand k
+/// repeats (a diagonal, as in "ii->i") is first treated as one dim; the
+/// result is then placed on the diagonal by an einsum with an identity
+/// matrix per further occurrence (zeros off it).
 LogicalResult einsumVjp(EinsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
                         SmallVectorImpl<Value> &out) {
   FailureOr<EinsumLoops> e = einsumLoops(op);
@@ -280,10 +284,20 @@ LogicalResult einsumVjp(EinsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
       continue;
     if (failed(checkSameElementType(op, ts[k], op.getResult())))
       return failure();
-    ArrayRef<int64_t> mine = e->operands[k];
-    if (llvm::SmallDenseSet<int64_t>(mine.begin(), mine.end()).size() != mine.size())
+    auto opTy = tensorType(ts[k]);
+    Type elem = opTy.getElementType();
+    // The operand's distinct labels, in order of first occurrence.
+    SmallVector<int64_t> mine, mineShape;
+    for (auto [d, l] : llvm::enumerate(e->operands[k]))
+      if (!llvm::is_contained(mine, l)) {
+        mine.push_back(l);
+        mineShape.push_back(opTy.getDimSize(d));
+      }
+    bool diagonal = mine.size() != e->operands[k].size();
+    if (diagonal && !opTy.hasStaticShape())
       return op.emitError("cannot differentiate 'aten.einsum' with respect to an operand with a "
-                          "repeated index (a diagonal) yet");
+                          "repeated index (a diagonal) and a dynamic dim yet");
+    auto mineTy = RankedTensorType::get(mineShape, elem);
     llvm::SmallDenseSet<int64_t> available(e->result.begin(), e->result.end());
     SmallVector<Value> inputs{cts[0]};
     std::string eq = e->letters(e->result);
@@ -295,8 +309,7 @@ LogicalResult einsumVjp(EinsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
       available.insert(e->operands[j].begin(), e->operands[j].end());
     }
     SmallVector<int64_t> kept, keptShape, fullShape;
-    auto opTy = tensorType(ts[k]);
-    for (auto [d, l] : llvm::enumerate(mine)) {
+    for (int64_t l : mine) {
       bool has = available.contains(l);
       if (has) {
         kept.push_back(l);
@@ -305,7 +318,6 @@ LogicalResult einsumVjp(EinsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
       fullShape.push_back(has ? e->size[l] : 1);
     }
     eq += "->" + e->letters(kept);
-    Type elem = opTy.getElementType();
     Value g = EinsumOp::create(b, loc, RankedTensorType::get(keptShape, elem), inputs,
                                b.getStringAttr(eq));
     auto fullTy = RankedTensorType::get(fullShape, elem);
@@ -320,11 +332,41 @@ LogicalResult einsumVjp(EinsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
     // broadcast to its size.
     SmallVector<int64_t> summedShape;
     for (auto [d, l] : llvm::enumerate(mine))
-      summedShape.push_back(available.contains(l) ? opTy.getDimSize(d) : 1);
+      summedShape.push_back(available.contains(l) ? mineShape[d] : 1);
     auto summedTy = RankedTensorType::get(summedShape, elem);
     if (summedTy != fullTy)
       g = sumTo(b, loc, g, summedTy);
-    out[k] = summedTy == opTy ? g : expandAs(b, loc, g, ts[k]);
+    if (!diagonal) {
+      out[k] = summedTy == opTy ? g : expandAs(b, loc, g, ts[k]);
+      continue;
+    }
+    if (summedTy != mineTy)
+      g = ExpandOp::create(b, loc, mineTy, g, ValueRange{}, b.getDenseI64ArrayAttr(mineShape));
+    // Each further occurrence of a label gets a fresh letter tied to the
+    // first by an identity matrix.
+    int64_t fresh = (int64_t)e->size.size();
+    SmallVector<Value> diagInputs{g};
+    std::string diagEq = e->letters(mine);
+    SmallVector<int64_t> outLabels;
+    llvm::SmallDenseSet<int64_t> seen;
+    for (auto [d, l] : llvm::enumerate(e->operands[k])) {
+      if (seen.insert(l).second) {
+        outLabels.push_back(l);
+        continue;
+      }
+      if (fresh >= 52)
+        return op.emitError("cannot differentiate 'aten.einsum' with more than 52 indices");
+      int64_t n = opTy.getDimSize(d);
+      auto eyeTy = RankedTensorType::get({n, n}, elem);
+      SmallVector<Attribute> eye;
+      for (int64_t i = 0; i < n * n; ++i)
+        eye.push_back(b.getFloatAttr(elem, i / n == i % n ? 1.0 : 0.0));
+      diagInputs.push_back(arith::ConstantOp::create(b, loc, DenseElementsAttr::get(eyeTy, eye)));
+      diagEq += "," + e->letters({l, fresh});
+      outLabels.push_back(fresh++);
+    }
+    diagEq += "->" + e->letters(outLabels);
+    out[k] = EinsumOp::create(b, loc, opTy, diagInputs, b.getStringAttr(diagEq));
   }
   return success();
 }

@@ -227,4 +227,101 @@ LogicalResult checkSameElementType(Operation *op, Value operand, Value result) {
   return success();
 }
 
+Value scatterTaps(OpBuilder &b, Location loc, Value g, int64_t dim, int64_t in, int64_t taps,
+                  ArrayRef<int64_t> index, ArrayRef<double> weight) {
+  auto gTy = tensorType(g);
+  int64_t rank = gTy.getRank(), out = gTy.getDimSize(dim);
+  Type elem = gTy.getElementType();
+  SmallVector<Value> dyn = dynamicDims(b, loc, g);
+  auto shapeWith = [&](ArrayRef<int64_t> mid) {
+    SmallVector<int64_t> s(gTy.getShape().take_front(dim));
+    llvm::append_range(s, mid);
+    llvm::append_range(s, gTy.getShape().drop_front(dim + 1));
+    return s;
+  };
+  // Weighted copies of g, one per tap: [..., taps, out, ...] viewed flat.
+  SmallVector<int64_t> wShape(rank + 1, 1);
+  wShape[dim] = taps;
+  wShape[dim + 1] = out;
+  auto wTy = RankedTensorType::get(wShape, elem);
+  const llvm::fltSemantics &sem = cast<FloatType>(elem).getFloatSemantics();
+  SmallVector<APFloat> ws;
+  for (double w : weight) {
+    APFloat f(w);
+    bool lost;
+    f.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+    ws.push_back(f);
+  }
+  Value wc = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(wTy, ws));
+  Value copies = mul(b, loc, viewTo(b, loc, g, shapeWith({1, out}), dyn), wc);
+  SmallVector<int64_t> flat = shapeWith({taps * out});
+  copies = viewTo(b, loc, copies, flat, dyn);
+  // Reads outside the input go to one extra position, sliced off after.
+  bool outside = llvm::is_contained(index, -1);
+  int64_t padded = in + (outside ? 1 : 0);
+  SmallVector<int64_t> idx;
+  for (int64_t i : index)
+    idx.push_back(i < 0 ? in : i);
+  SmallVector<int64_t> iShape(rank, 1);
+  iShape[dim] = taps * out;
+  auto iTy = RankedTensorType::get(iShape, b.getI64Type());
+  Value ic = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(iTy, ArrayRef<int64_t>(idx)));
+  Value indices = aten::ExpandOp::create(b, loc, RankedTensorType::get(flat, b.getI64Type()), ic,
+                                         dyn, b.getDenseI64ArrayAttr(flat));
+  auto paddedTy = RankedTensorType::get(shapeWith({padded}), elem);
+  Value zeros = paddedTy.hasStaticShape()
+                    ? arith::ConstantOp::create(
+                          b, loc, DenseElementsAttr::get(paddedTy, b.getFloatAttr(elem, 0.0)))
+                          .getResult()
+                    : aten::ExpandOp::create(b, loc, paddedTy, scalarTensor(b, loc, elem, 0.0),
+                                             dyn, b.getDenseI64ArrayAttr(paddedTy.getShape()))
+                          .getResult();
+  Value sum = aten::ScatterOp::create(b, loc, paddedTy, zeros, indices, copies,
+                                      b.getI64IntegerAttr(dim), b.getStringAttr("sum"),
+                                      b.getBoolAttr(true));
+  if (!outside)
+    return sum;
+  return aten::SliceTensorOp::create(b, loc, RankedTensorType::get(shapeWith({in}), elem), sum,
+                                     ValueRange{}, b.getDenseI64ArrayAttr({0, in}),
+                                     b.getI64IntegerAttr(dim), b.getI64IntegerAttr(1));
+}
+
+Value flattenLast(OpBuilder &b, Location loc, Value v, int64_t n) {
+  auto ty = tensorType(v);
+  int64_t r = ty.getRank();
+  SmallVector<int64_t> shape(ty.getShape().drop_back(n));
+  int64_t prod = 1;
+  for (int64_t d = r - n; d < r; ++d)
+    prod = (prod == kDyn || ty.isDynamicDim(d)) ? kDyn : prod * ty.getDimSize(d);
+  shape.push_back(prod);
+  SmallVector<Value> dyn;
+  for (int64_t d = 0; d < r - n; ++d)
+    if (ty.isDynamicDim(d))
+      dyn.push_back(tensor::DimOp::create(b, loc, v, d));
+  if (prod == kDyn) {
+    Value p = tensor::DimOp::create(b, loc, v, r - n);
+    for (int64_t d = r - n + 1; d < r; ++d)
+      p = arith::MulIOp::create(b, loc, p, tensor::DimOp::create(b, loc, v, d));
+    dyn.push_back(p);
+  }
+  return viewTo(b, loc, v, shape, dyn);
+}
+
+Value gatherFlat(OpBuilder &b, Location loc, Value t, Value indices, Value result, int64_t n) {
+  Value tf = flattenLast(b, loc, t, n), idf = flattenLast(b, loc, indices, n);
+  auto gTy = RankedTensorType::get(tensorType(idf).getShape(), tensorType(t).getElementType());
+  Value g = aten::GatherOp::create(b, loc, gTy, tf, idf,
+                                   b.getI64IntegerAttr(tensorType(t).getRank() - n));
+  return viewAs(b, loc, g, result);
+}
+
+Value scatterFlat(OpBuilder &b, Location loc, Value g, Value indices, Value like, int64_t n) {
+  Value zeros = flattenLast(b, loc, zerosLike(b, loc, like), n);
+  Value gf = flattenLast(b, loc, g, n), idf = flattenLast(b, loc, indices, n);
+  Value sum = aten::ScatterOp::create(b, loc, zeros.getType(), zeros, idf, gf,
+                                      b.getI64IntegerAttr(tensorType(like).getRank() - n),
+                                      b.getStringAttr("sum"), b.getBoolAttr(true));
+  return viewAs(b, loc, sum, like);
+}
+
 } // namespace kiln::autograd::rules

@@ -75,6 +75,22 @@ bool isFloatTensor(Type t);
 /// (a rule cannot yet convert a gradient back to another dtype).
 LogicalResult checkSameElementType(Operation *op, Value operand, Value result);
 
+/// The adjoint, along `dim`, of a map that reads each output position o of
+/// that dim as sum_k weight[k*out+o] * x[index[k*out+o]] (index -1: no read):
+/// the cotangent `g` (static size `out` along `dim`) scatter-added at the
+/// read positions, giving size `in` along `dim`. Interpolation and window
+/// averages are separable, so their adjoints chain one call per spatial dim.
+Value scatterTaps(OpBuilder &b, Location loc, Value g, int64_t dim, int64_t in, int64_t taps,
+                  ArrayRef<int64_t> index, ArrayRef<double> weight);
+/// `v` with its last `n` dims flattened into one.
+Value flattenLast(OpBuilder &b, Location loc, Value v, int64_t n);
+/// The elements of `t` at flat offsets `indices` within its last `n` dims
+/// (max pooling's argmax): a gather shaped as `result`.
+Value gatherFlat(OpBuilder &b, Location loc, Value t, Value indices, Value result, int64_t n);
+/// The adjoint of gatherFlat: `g` (indices' shape) added at the flat
+/// offsets `indices` within the last `n` dims of zeros shaped as `like`.
+Value scatterFlat(OpBuilder &b, Location loc, Value g, Value indices, Value like, int64_t n);
+
 /// Adapts a family's rule functions to the interface. `Vjp` is
 /// LogicalResult(OpT, OpBuilder &, ArrayRef<Value>, ArrayRef<bool>,
 /// SmallVectorImpl<Value> &); `Jvp` (optional) is LogicalResult(OpT,

@@ -1,14 +1,14 @@
 // RUN: kiln-opt %s -split-input-file -autograd-differentiate -verify-diagnostics
 
 // An op with no reverse rule on the gradient's path is an error at the op.
-func.func private @f(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
-  // expected-error @+1 {{cannot differentiate 'aten.upsample_bicubic2d': kiln has no reverse rule for it}}
-  %0 = aten.upsample_bicubic2d %x {output_size = array<i64: 8, 8>, scales = array<f64: 2.0, 2.0>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
-  return %0 : tensor<1x2x8x8xf32>
+func.func private @f(%x: tensor<3x4xf32>) -> tensor<3x3x2xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.unfold': kiln has no reverse rule for it}}
+  %0 = aten.unfold %x {dimension = 1 : i64, size = 2 : i64, step = 1 : i64} : (tensor<3x4xf32>) -> tensor<3x3x2xf32>
+  return %0 : tensor<3x3x2xf32>
 }
-func.func @g(%x: tensor<1x2x4x4xf32>, %c: tensor<1x2x8x8xf32>) -> (tensor<1x2x8x8xf32>, tensor<1x2x4x4xf32>) {
-  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<1x2x4x4xf32>), (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>, tensor<1x2x4x4xf32>
-  return %y, %gx : tensor<1x2x8x8xf32>, tensor<1x2x4x4xf32>
+func.func @g(%x: tensor<3x4xf32>, %c: tensor<3x3x2xf32>) -> (tensor<3x3x2xf32>, tensor<3x4xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<3x4xf32>), (tensor<3x3x2xf32>) -> tensor<3x3x2xf32>, tensor<3x4xf32>
+  return %y, %gx : tensor<3x3x2xf32>, tensor<3x4xf32>
 }
 
 // -----
@@ -65,27 +65,38 @@ func.func @g(%x: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf
 
 // -----
 
-// einsum with respect to an operand with a repeated index (its diagonal).
-func.func private @f(%x: tensor<3x3xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{cannot differentiate 'aten.einsum' with respect to an operand with a repeated index (a diagonal) yet}}
-  %0 = aten.einsum "ii->i" (%x) : (tensor<3x3xf32>) -> tensor<3xf32>
-  return %0 : tensor<3xf32>
+// einsum with respect to a diagonal whose size is only known at run time.
+func.func private @f(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.einsum' with respect to an operand with a repeated index (a diagonal) and a dynamic dim yet}}
+  %0 = aten.einsum "ii->i" (%x) : (tensor<?x?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
 }
-func.func @g(%x: tensor<3x3xf32>, %c: tensor<3xf32>) -> (tensor<3xf32>, tensor<3x3xf32>) {
-  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<3x3xf32>), (tensor<3xf32>) -> tensor<3xf32>, tensor<3x3xf32>
-  return %y, %gx : tensor<3xf32>, tensor<3x3xf32>
+func.func @g(%x: tensor<?x?xf32>, %c: tensor<?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<?x?xf32>), (tensor<?xf32>) -> tensor<?xf32>, tensor<?x?xf32>
+  return %y, %gx : tensor<?xf32>, tensor<?x?xf32>
 }
 
 // -----
 
-// scatter_reduce with a reduction that is not linear.
-func.func private @f(%x: tensor<3xf32>, %s: tensor<2xf32>) -> tensor<3xf32> {
-  %i = arith.constant dense<[0, 2]> : tensor<2xi64>
-  // expected-error @+1 {{cannot differentiate 'aten.scatter' with reduce = 'prod' in reverse mode yet}}
-  %0 = aten.scatter %x, %i, %s {dim = 0 : i64, reduce = "prod"} : (tensor<3xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<3xf32>
-  return %0 : tensor<3xf32>
+// Interpolation and 3-d average pooling need static spatial sizes.
+func.func private @f(%x: tensor<1x2x?x4xf32>) -> tensor<1x2x?x8xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.upsample_bilinear2d' with a dynamic spatial size yet}}
+  %0 = aten.upsample_bilinear2d %x {scales = array<f64: 2.0, 2.0>} : (tensor<1x2x?x4xf32>) -> tensor<1x2x?x8xf32>
+  return %0 : tensor<1x2x?x8xf32>
 }
-func.func @g(%x: tensor<3xf32>, %s: tensor<2xf32>, %c: tensor<3xf32>) -> (tensor<3xf32>, tensor<2xf32>) {
-  %y, %gs = autograd.vjp @f(%x, %s) cotangents(%c) wrt [1] : (tensor<3xf32>, tensor<2xf32>), (tensor<3xf32>) -> tensor<3xf32>, tensor<2xf32>
-  return %y, %gs : tensor<3xf32>, tensor<2xf32>
+func.func @g(%x: tensor<1x2x?x4xf32>, %c: tensor<1x2x?x8xf32>) -> (tensor<1x2x?x8xf32>, tensor<1x2x?x4xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<1x2x?x4xf32>), (tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32>, tensor<1x2x?x4xf32>
+  return %y, %gx : tensor<1x2x?x8xf32>, tensor<1x2x?x4xf32>
+}
+
+// -----
+
+func.func private @f(%x: tensor<1x2x?x4x4xf32>) -> tensor<1x2x?x2x2xf32> {
+  // expected-error @+1 {{cannot differentiate 'aten.avg_pool3d' with a dynamic spatial size yet}}
+  %0 = aten.avg_pool3d %x {kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>, padding = array<i64: 0, 0, 0>} : (tensor<1x2x?x4x4xf32>) -> tensor<1x2x?x2x2xf32>
+  return %0 : tensor<1x2x?x2x2xf32>
+}
+func.func @g(%x: tensor<1x2x?x4x4xf32>, %c: tensor<1x2x?x2x2xf32>) -> (tensor<1x2x?x2x2xf32>, tensor<1x2x?x4x4xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<1x2x?x4x4xf32>), (tensor<1x2x?x2x2xf32>) -> tensor<1x2x?x2x2xf32>, tensor<1x2x?x4x4xf32>
+  return %y, %gx : tensor<1x2x?x2x2xf32>, tensor<1x2x?x4x4xf32>
 }

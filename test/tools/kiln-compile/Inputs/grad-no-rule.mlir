@@ -1,4 +1,4 @@
-func.func @forward(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32> {
-  %0 = aten.upsample_bicubic2d %x {output_size = array<i64: 8, 8>, scales = array<f64: 2.0, 2.0>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
-  return %0 : tensor<1x2x8x8xf32>
+func.func @forward(%x: tensor<3x4xf32>) -> tensor<3x3x2xf32> {
+  %0 = aten.unfold %x {dimension = 1 : i64, size = 2 : i64, step = 1 : i64} : (tensor<3x4xf32>) -> tensor<3x3x2xf32>
+  return %0 : tensor<3x3x2xf32>
 }
