@@ -560,7 +560,8 @@ int kilnCompileMain(int argc, char **argv) {
       buildCPUPipeline(pm);
     if (failed(pm.run(*module)))
       return fail("compilation of '" + input + "' failed (see the errors above)");
-    // The entry's peak buffer bytes, recorded by kiln-early-dealloc (CPU).
+    // The entry's peak buffer bytes, recorded by kiln-early-dealloc (CPU and
+    // GPU pipelines; on a GPU, device and host buffers together).
     if (Operation *fn = SymbolTable::lookupSymbolIn(*module, entryName)) {
       auto peak = fn->getAttrOfType<IntegerAttr>("kiln.peak_buffer_bytes");
       if (timing && peak)

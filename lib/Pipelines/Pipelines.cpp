@@ -95,6 +95,13 @@ void kiln::buildLinalgToGPUPipeline(OpPassManager &pm, const GPUPipelineOptions 
     libOpts.tf32Matmuls = options.tf32Matmuls;
     pm.addPass(kiln::createKilnGPULibraryCalls(libOpts));
   }
+  // Free each buffer after its last use here too: the frees become
+  // gpu.dealloc, queued on the call's stream after the kernels that read the
+  // buffer (gpu-async-region), and the runtime's caching allocator hands a
+  // freed block only to later work on the same stream, so the peak is what is
+  // alive at once. After the library calls, so their im2col and copy buffers
+  // count.
+  pm.nest<func::FuncOp>().addPass(kiln::createKilnEarlyDealloc());
   kiln::KilnMapLinalgToGPUOptions mapOpts;
   mapOpts.blockSize = options.blockSize;
   mapOpts.subgroupSize = options.subgroupSize;

@@ -265,17 +265,21 @@ __attribute__((visibility("default"))) void *mgpuMemAlloc(uint64_t sizeBytes, vo
     if (!p) fail("the model allocated differently while its graph was captured");
     return p;
   }
-  if (AllocationRecorder *rec = AllocationRecorder::current()) rec->record(sizeBytes);
   try {
-    return allocateForKernel(current(), sizeBytes, streamOf(stream));
+    void *p = allocateForKernel(current(), sizeBytes, streamOf(stream));
+    if (AllocationRecorder *rec = AllocationRecorder::current()) rec->record(sizeBytes, p);
+    return p;
   } catch (const std::exception &e) {
     fail(e.what());
     return nullptr;
   }
 }
 
+// Frees come right after a buffer's last use (kiln-early-dealloc); the
+// caching allocator hands the block only to later work on the same stream.
 __attribute__((visibility("default"))) void mgpuMemFree(void *ptr, void * /*stream*/) {
   if (PoolScope *pool = PoolScope::current(); pool && pool->owns(ptr)) return;  // the graph's memory
+  if (AllocationRecorder *rec = AllocationRecorder::current(); rec && ptr) rec->recordFree(ptr);
   if (ptr) releaseForKernel(current(), ptr);
 }
 

@@ -212,19 +212,31 @@ LaunchScope *LaunchScope::current() { return tlsLaunch; }
 AllocationRecorder::AllocationRecorder() : prev_(tlsRecorder) { tlsRecorder = this; }
 AllocationRecorder::~AllocationRecorder() { tlsRecorder = prev_; }
 AllocationRecorder *AllocationRecorder::current() { return tlsRecorder; }
+void AllocationRecorder::record(size_t n, void *p) {
+  events_.push_back({n, -1});
+  live_.emplace_back(p, allocations_++);
+}
+void AllocationRecorder::recordFree(void *p) {
+  for (size_t i = live_.size(); i-- > 0;)
+    if (live_[i].first == p) {
+      events_.push_back({0, live_[i].second});
+      live_.erase(live_.begin() + i);
+      return;
+    }
+}
 
-PoolScope::PoolScope(std::vector<std::shared_ptr<Storage>> blocks)
-    : prev_(tlsPool), blocks_(std::move(blocks)) {
+PoolScope::PoolScope(std::vector<std::shared_ptr<Storage>> blocks, PoolPlan plan)
+    : prev_(tlsPool), blocks_(std::move(blocks)), plan_(std::move(plan)) {
   tlsPool = this;
 }
 PoolScope::~PoolScope() { tlsPool = prev_; }
 PoolScope *PoolScope::current() { return tlsPool; }
 void *PoolScope::take(size_t n) {
-  if (next_ >= blocks_.size() || blocks_[next_]->nbytes() != n) {
+  if (next_ >= plan_.blockOf.size() || plan_.allocBytes[next_] != n || plan_.blockOf[next_] >= blocks_.size()) {
     failed_ = true;
     return nullptr;
   }
-  return blocks_[next_++]->data();
+  return blocks_[plan_.blockOf[next_++]]->data();
 }
 bool PoolScope::owns(void *p) const {
   for (const auto &b : blocks_)

@@ -3,6 +3,7 @@
 #define KILN_GPU_RUNTIME_H
 
 #include "Backend.h"
+#include "PoolPlan.h"
 #include "kiln/gpu.h"
 #include "kiln/kiln.h"
 
@@ -74,35 +75,39 @@ private:
   std::string error_;
 };
 
-/// While alive, logs on this thread the sizes the generated code allocates,
-/// in order (what a graph of the same call will need).
+/// While alive, logs on this thread the allocations and frees the generated
+/// code makes, in order (what a graph of the same call will need).
 class AllocationRecorder {
 public:
   AllocationRecorder();
   ~AllocationRecorder();
   AllocationRecorder(const AllocationRecorder &) = delete;
   AllocationRecorder &operator=(const AllocationRecorder &) = delete;
-  const std::vector<size_t> &sizes() const { return sizes_; }
+  const std::vector<PoolEvent> &events() const { return events_; }
   static AllocationRecorder *current();
-  void record(size_t n) { sizes_.push_back(n); }
+  void record(size_t n, void *p);
+  void recordFree(void *p);
 
 private:
   AllocationRecorder *prev_;
-  std::vector<size_t> sizes_;
+  std::vector<PoolEvent> events_;
+  std::vector<std::pair<void *, int64_t>> live_;
+  int64_t allocations_ = 0;
 };
 
 /// While alive, the generated code's allocations on this thread are served
-/// in order from `blocks` (a graph's private memory, sized as an
-/// AllocationRecorder logged them) and its frees are ignored: no driver call
-/// happens while a stream is captured.
+/// in order from `blocks` (a graph's private memory, laid out by `plan`:
+/// a block freed earlier in the call serves a later allocation) and its frees
+/// are ignored: no driver call happens while a stream is captured.
 class PoolScope {
 public:
-  explicit PoolScope(std::vector<std::shared_ptr<Storage>> blocks);
+  PoolScope(std::vector<std::shared_ptr<Storage>> blocks, PoolPlan plan);
   ~PoolScope();
   PoolScope(const PoolScope &) = delete;
   PoolScope &operator=(const PoolScope &) = delete;
   static PoolScope *current();
-  /// The next block if it has `n` bytes; null (and failed()) otherwise.
+  /// The block of the next allocation if the plan has it with `n` bytes;
+  /// null (and failed()) otherwise.
   void *take(size_t n);
   bool failed() const { return failed_; }
   bool owns(void *p) const;
@@ -111,6 +116,7 @@ public:
 private:
   PoolScope *prev_;
   std::vector<std::shared_ptr<Storage>> blocks_;
+  PoolPlan plan_;
   size_t next_ = 0;
   bool failed_ = false;
 };

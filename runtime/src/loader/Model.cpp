@@ -338,13 +338,16 @@ std::vector<int64_t> Model::callEntry(const std::vector<Tensor> &args, std::map<
   return result;
 }
 
-void Model::captureGraph(const std::vector<size_t> &allocations, void *stream) const {
+void Model::captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream) const {
   GraphCache &g = *graphs_;
   g.tried = true;
   const gpu::Backend &b = gpu::backend(manifest_.device);
   try {
+    // The graph's own memory: blocks freed early in the call serve later
+    // allocations of the same call.
+    gpu::PoolPlan plan = gpu::planPool(events);
     std::vector<std::shared_ptr<Storage>> blocks;
-    for (size_t n : allocations) blocks.push_back(gpu::allocateStorage(b, n, stream));
+    for (size_t n : plan.blockBytes) blocks.push_back(gpu::allocateStorage(b, n, stream));
     std::vector<Tensor> args(manifest_.args.size()), inputs;
     for (size_t ai : paramArgs_) args[ai] = weights_[ai];
     for (size_t i = 0; i < inputArgs_.size(); ++i) {
@@ -353,7 +356,7 @@ void Model::captureGraph(const std::vector<size_t> &allocations, void *stream) c
       inputs.push_back(gpu::emptyDevice(b, sizes, input(i).dtype, stream));
       args[inputArgs_[i]] = inputs.back();
     }
-    gpu::PoolScope pool(blocks);
+    gpu::PoolScope pool(blocks, std::move(plan));
     std::vector<int64_t> result;
     std::map<int64_t, bool> argAllocations;
     auto graph = std::make_unique<gpu::Graph>(b, stream, [&] {
@@ -472,13 +475,13 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   }
   std::string deviceError;
   std::vector<int64_t> result;
-  std::vector<size_t> allocations;
+  std::vector<gpu::PoolEvent> allocations;
   {
     gpu::AllocationRecorder recorder;
     gpu::LaunchScope scope(*b, stream);
     result = callEntry(args, argAllocations);
     deviceError = scope.error();
-    allocations = recorder.sizes();
+    allocations = recorder.events();
   }
   std::vector<Tensor> outs = collectOutputs(result, bound, argAllocations, stream, deviceError, nullptr);
   // The first successful run of a static-shape model captures its graph for

@@ -3,6 +3,7 @@
 #define KILN_LOADER_MODEL_H
 
 #include "Manifest.h"
+#include "../gpu/PoolPlan.h"
 #include "kiln/model_format.h"
 #include "kiln/tensor.h"
 
@@ -72,8 +73,9 @@ private:
   /// Calls the entry on `args`; returns the result block and notes each
   /// argument's allocation.
   std::vector<int64_t> callEntry(const std::vector<Tensor> &args, std::map<int64_t, bool> &argAllocations) const;
-  /// Captures the graph of one call that allocates `allocations` (graphs_ locked).
-  void captureGraph(const std::vector<size_t> &allocations, void *stream) const;
+  /// Captures the graph of one call that allocates and frees as `events`
+  /// (graphs_ locked).
+  void captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream) const;
   struct GraphCache;
   /// Outputs of one entry call from its result block.
   std::vector<Tensor> collectOutputs(const std::vector<int64_t> &result, const std::vector<int64_t> &bound,
