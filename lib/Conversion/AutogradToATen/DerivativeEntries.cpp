@@ -3,7 +3,12 @@
 // Each entry is built from the vjp/jvp transforms: the Jacobian row by row
 // (one vjp per output element, in an scf.for), the Hessian of sum(output)
 // row by row (one jvp of the gradient per input element) and the
-// Hessian-vector product as one jvp of the gradient.
+// Hessian-vector product as one jvp of the gradient. A model that updates
+// state (a training batch norm's running statistics) returns the updates of
+// its one forward evaluation after everything else, as torch.func does for a
+// functional_call of the module: the state changes once per call, and the
+// derivatives are those of the output only (the primal returns the updates
+// through stop_gradient).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Conversion/AutogradToATen.h"
@@ -35,6 +40,14 @@ struct Model {
   RankedTensorType out;
   SmallVector<int64_t> wrt;       // argument numbers of the float user inputs
   SmallVector<int64_t> userIndex; // their numbers among all user inputs
+  unsigned numResults = 1;        // the output, then the state updates
+  SmallVector<Value> updatedArgs(Block *body) const {
+    SmallVector<Value> v;
+    for (unsigned a : updatedArg)
+      v.push_back(body->getArgument(a));
+    return v;
+  }
+  SmallVector<unsigned> updatedArg; // the argument each update writes
 };
 
 FailureOr<Model> checkModel(func::FuncOp entry, StringRef flag, bool needStatic) {
@@ -42,13 +55,34 @@ FailureOr<Model> checkModel(func::FuncOp entry, StringRef flag, bool needStatic)
   m.entry = entry;
   m.name = entry.getName().str();
   FunctionType ft = entry.getFunctionType();
-  if (ft.getNumResults() != 1 || !isFloatTensor(ft.getResult(0)))
+  unsigned numOuts = 0;
+  for (unsigned i = 0; i < ft.getNumResults(); ++i)
+    if (!entry.getResultAttr(i, "kiln.update"))
+      ++numOuts;
+  if (numOuts != 1 || entry.getResultAttr(0, "kiln.update") || !isFloatTensor(ft.getResult(0)))
     return entry.emitError(flag) << " needs a model with one floating-point tensor output; it has "
-                                 << ft.getNumResults() << " outputs";
-  if (entry.getResultAttr(0, "kiln.update"))
-    return entry.emitError(flag) << " of a program that writes into its buffers or inputs is not "
-                                    "supported";
+                                 << numOuts << " outputs";
   m.out = cast<RankedTensorType>(ft.getResult(0));
+  m.numResults = ft.getNumResults();
+  for (unsigned i = 1; i < ft.getNumResults(); ++i) {
+    auto uname = entry.getResultAttrOfType<StringAttr>(i, "kiln.name");
+    unsigned a = 0;
+    for (; a < ft.getNumInputs(); ++a)
+      if (uname && entry.getArgAttrOfType<StringAttr>(a, "kiln.name") == uname &&
+          ft.getInput(a) == ft.getResult(i))
+        break;
+    if (!uname || a == ft.getNumInputs())
+      return entry.emitError("result ") << i << " updates state that is no argument of the program";
+    m.updatedArg.push_back(a);
+  }
+  if (m.numResults > 1) {
+    if (!llvm::hasSingleElement(entry.getBody()))
+      return entry.emitError("cannot differentiate a program with control flow");
+    auto ret = cast<func::ReturnOp>(entry.getBody().front().getTerminator());
+    OpBuilder rb(ret);
+    for (unsigned i = 1; i < m.numResults; ++i)
+      ret.setOperand(i, autograd::StopGradientOp::create(rb, ret.getLoc(), ret.getOperand(i)));
+  }
   int64_t user = 0;
   for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
     auto kind = entry.getArgAttrOfType<StringAttr>(i, "kiln.kind");
@@ -71,15 +105,22 @@ FailureOr<Model> checkModel(func::FuncOp entry, StringRef flag, bool needStatic)
 }
 
 /// Renames the model's function to the private `<name>_primal` and returns a
-/// new public function `<name>` of type `type` placed before it, with the
-/// model's argument attributes on its first arguments.
+/// new public function `<name>` of type `type` (its results, then the
+/// model's state updates) placed before it, with the model's argument
+/// attributes on its first arguments.
 func::FuncOp makeEntry(OpBuilder &b, Model &m, FunctionType type) {
   MLIRContext *ctx = b.getContext();
   b.setInsertionPoint(m.entry);
-  auto fn = func::FuncOp::create(b, m.entry.getLoc(), m.name, type);
+  SmallVector<Type> results(type.getResults());
+  FunctionType ft = m.entry.getFunctionType();
+  results.append(ft.getResults().begin() + 1, ft.getResults().end());
+  auto fn = func::FuncOp::create(b, m.entry.getLoc(), m.name,
+                                 b.getFunctionType(type.getInputs(), results));
   for (unsigned i = 0; i < m.entry.getNumArguments(); ++i)
     fn.setArgAttrs(i, m.entry.getArgAttrDict(i));
   fn.setResultAttrs(0, m.entry.getResultAttrDict(0));
+  for (unsigned i = 1; i < m.numResults; ++i)
+    fn.setResultAttrs(type.getNumResults() + i - 1, m.entry.getResultAttrDict(i));
   SymbolTable symbols(m.entry->getParentOfType<ModuleOp>());
   m.entry.setPrivate();
   (void)symbols.rename(m.entry, m.name + "_primal");
@@ -87,13 +128,33 @@ func::FuncOp makeEntry(OpBuilder &b, Model &m, FunctionType type) {
   return fn;
 }
 
-/// The model's output at `args`: a forward-mode transform with nothing
-/// differentiated (its zero tangent is dead code).
+/// The model's results (output, then state updates) at `args`: a
+/// forward-mode transform with nothing differentiated (its zero tangents
+/// are dead code).
+SmallVector<Value> forwardResults(OpBuilder &b, Location loc, Model &m, ValueRange args) {
+  TypeRange res = m.entry.getFunctionType().getResults();
+  SmallVector<Type> types(res);
+  types.append(res.begin(), res.end());
+  auto y = autograd::JvpOp::create(b, loc, types, FlatSymbolRefAttr::get(m.entry.getSymNameAttr()),
+                                   args, ValueRange{}, b.getDenseI64ArrayAttr({}));
+  return SmallVector<Value>(y.getResults().take_front(m.numResults));
+}
 Value forwardOutput(OpBuilder &b, Location loc, Model &m, ValueRange args) {
-  auto y = autograd::JvpOp::create(b, loc, TypeRange{m.out, m.out},
-                                   FlatSymbolRefAttr::get(m.entry.getSymNameAttr()), args,
-                                   ValueRange{}, b.getDenseI64ArrayAttr({}));
-  return y.getResult(0);
+  return forwardResults(b, loc, m, args)[0];
+}
+/// The vjp of the model at the arguments of `body` with cotangent `ct` for
+/// its output (the state updates' cotangents are ignored: the arguments
+/// they update stand in); results: the model's, then the gradients.
+autograd::VjpOp modelVjp(OpBuilder &b, Location loc, Model &m, Block *body, Value ct) {
+  FunctionType ft = m.entry.getFunctionType();
+  SmallVector<Type> types(ft.getResults());
+  for (int64_t i : m.wrt)
+    types.push_back(ft.getInput(i));
+  SmallVector<Value> cts{ct};
+  llvm::append_range(cts, m.updatedArgs(body));
+  return autograd::VjpOp::create(b, loc, types, FlatSymbolRefAttr::get(m.entry.getSymNameAttr()),
+                                 body->getArguments().take_front(ft.getNumInputs()), cts,
+                                 b.getDenseI64ArrayAttr(m.wrt));
 }
 
 /// A private function `<name>_grad` with the model's arguments returning the
@@ -126,10 +187,10 @@ func::FuncOp makeGradFn(OpBuilder &b, Model &m) {
         dyn.push_back(tensor::DimOp::create(b, loc, y, d));
     ones = aten::ExpandOp::create(b, loc, m.out, one, dyn, b.getDenseI64ArrayAttr(m.out.getShape()));
   }
-  auto vjp = autograd::VjpOp::create(b, loc, results, FlatSymbolRefAttr::get(m.entry.getSymNameAttr()),
-                                     body->getArguments(), ValueRange{ones},
-                                     b.getDenseI64ArrayAttr(m.wrt));
-  func::ReturnOp::create(b, loc, vjp.getResults());
+  auto vjp = modelVjp(b, loc, m, body, ones);
+  SmallVector<Value> rets{vjp.getResult(0)};
+  llvm::append_range(rets, vjp.getResults().drop_front(m.numResults));
+  func::ReturnOp::create(b, loc, rets);
   return fn;
 }
 
@@ -215,24 +276,20 @@ FailureOr<func::FuncOp> kiln::buildJacobianEntry(ModuleOp module, func::FuncOp e
   }
   Value lb = arith::ConstantIndexOp::create(b, loc, 0), ub = arith::ConstantIndexOp::create(b, loc, n),
         one = arith::ConstantIndexOp::create(b, loc, 1);
-  SmallVector<Type> vjpTypes{m.out};
-  for (int64_t i : m.wrt)
-    vjpTypes.push_back(ft.getInput(i));
   auto loop = scf::ForOp::create(
       b, loc, lb, ub, one, inits, [&](OpBuilder &lb2, Location l, Value k, ValueRange acc) {
         Value ct = oneHot(lb2, l, m.out, k);
-        auto vjp = autograd::VjpOp::create(lb2, l, vjpTypes,
-                                           FlatSymbolRefAttr::get(m.entry.getSymNameAttr()),
-                                           body->getArguments(), ValueRange{ct},
-                                           lb2.getDenseI64ArrayAttr(m.wrt));
+        auto vjp = modelVjp(lb2, l, m, body, ct);
         SmallVector<Value> next;
         for (unsigned j = 0; j < m.wrt.size(); ++j)
-          next.push_back(insertRow(lb2, l, acc[j], vjp.getResult(j + 1), k));
+          next.push_back(insertRow(lb2, l, acc[j], vjp.getResult(m.numResults + j), k));
         scf::YieldOp::create(lb2, l, next);
       });
-  SmallVector<Value> rets{forwardOutput(b, loc, m, body->getArguments())};
+  SmallVector<Value> fwd = forwardResults(b, loc, m, body->getArguments());
+  SmallVector<Value> rets{fwd[0]};
   for (unsigned j = 0; j < m.wrt.size(); ++j)
     rets.push_back(viewAs(b, loc, loop.getResult(j), cast<RankedTensorType>(results[j + 1]).getShape()));
+  rets.append(fwd.begin() + 1, fwd.end());
   func::ReturnOp::create(b, loc, rets);
   return fn;
 }
@@ -265,7 +322,8 @@ FailureOr<func::FuncOp> kiln::buildHessianEntry(ModuleOp module, func::FuncOp en
   SmallVector<Type> jvpTypes(gradFn.getFunctionType().getResults());
   jvpTypes.append(gradFn.getFunctionType().getResults().begin(),
                   gradFn.getFunctionType().getResults().end());
-  SmallVector<Value> rets{forwardOutput(b, loc, m, body->getArguments())};
+  SmallVector<Value> fwd = forwardResults(b, loc, m, body->getArguments());
+  SmallVector<Value> rets{fwd[0]};
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
   for (unsigned j = 0; j < w; ++j) {
     // Row l of block (j, i) is the tangent of gradient i along the l-th basis
@@ -292,6 +350,7 @@ FailureOr<func::FuncOp> kiln::buildHessianEntry(ModuleOp module, func::FuncOp en
       rets.push_back(viewAs(b, loc, loop.getResult(i),
                             cast<RankedTensorType>(results[1 + j * w + i]).getShape()));
   }
+  rets.append(fwd.begin() + 1, fwd.end());
   func::ReturnOp::create(b, loc, rets);
   return fn;
 }
@@ -338,6 +397,11 @@ FailureOr<func::FuncOp> kiln::buildHvpEntry(ModuleOp module, func::FuncOp entry)
   unsigned w = m.wrt.size();
   for (unsigned i = 0; i < w; ++i)
     rets.push_back(jvp.getResult(1 + w + 1 + i));
+  if (m.numResults > 1) {
+    SmallVector<Value> fwd =
+        forwardResults(b, loc, m, body->getArguments().take_front(ft.getNumInputs()));
+    rets.append(fwd.begin() + 1, fwd.end());
+  }
   func::ReturnOp::create(b, loc, rets);
   return fn;
 }

@@ -165,14 +165,29 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
 FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry) {
   MLIRContext *ctx = module.getContext();
   FunctionType ft = entry.getFunctionType();
+  // The user outputs, then the state updates (as for --grad): the updates
+  // are those of the primal computation, returned after the tangents and
+  // applied as the model applies them; they have no tangent.
+  unsigned numOuts = 0;
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
     if (entry.getResultAttr(i, "kiln.update"))
-      return entry.emitError("--jvp of a program that writes into its buffers or inputs is "
-                             "not supported yet (result ")
-             << i << " updates state)";
+      continue;
+    if (i != numOuts)
+      return entry.emitError("output ") << i << " follows a state update; updates come last";
+    ++numOuts;
     if (!isFloatTensor(ft.getResult(i)))
       return entry.emitError("--jvp needs floating-point outputs; output ")
              << i << " is " << ft.getResult(i);
+  }
+  TypeRange outTypes = ft.getResults().take_front(numOuts);
+  for (unsigned i = numOuts; i < ft.getNumResults(); ++i) {
+    auto uname = entry.getResultAttrOfType<StringAttr>(i, "kiln.name");
+    bool found = false;
+    for (unsigned a = 0; a < ft.getNumInputs() && !found; ++a)
+      found = uname && entry.getArgAttrOfType<StringAttr>(a, "kiln.name") == uname &&
+              ft.getInput(a) == ft.getResult(i);
+    if (!found)
+      return entry.emitError("result ") << i << " updates state that is no argument of the program";
   }
   std::string name = entry.getName().str();
   OpBuilder b(ctx);
@@ -196,8 +211,9 @@ FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry)
   SmallVector<Type> argTypes(ft.getInputs());
   for (int64_t i : wrt)
     argTypes.push_back(ft.getInput(i));
-  SmallVector<Type> resultTypes(ft.getResults());
-  resultTypes.append(ft.getResults().begin(), ft.getResults().end());
+  SmallVector<Type> resultTypes(outTypes);
+  resultTypes.append(outTypes.begin(), outTypes.end());
+  resultTypes.append(ft.getResults().begin() + numOuts, ft.getResults().end());
   auto jvpFn = func::FuncOp::create(b, entry.getLoc(), name, b.getFunctionType(argTypes, resultTypes));
   for (unsigned i = 0; i < ft.getNumInputs(); ++i)
     jvpFn.setArgAttrs(i, entry.getArgAttrDict(i));
@@ -210,23 +226,42 @@ FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry)
     list.set("bufferization.writable", b.getBoolAttr(false));
     jvpFn.setArgAttrs(a, list.getDictionary(ctx));
   }
-  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+  for (unsigned i = 0; i < numOuts; ++i) {
     jvpFn.setResultAttrs(i, entry.getResultAttrDict(i));
-    jvpFn.setResultAttr(ft.getNumResults() + i, "kiln.name",
+    jvpFn.setResultAttr(numOuts + i, "kiln.name",
                         b.getStringAttr("tangents/output" + std::to_string(i)));
   }
+  for (unsigned i = numOuts; i < ft.getNumResults(); ++i)
+    jvpFn.setResultAttrs(numOuts + i, entry.getResultAttrDict(i));
   SymbolTable symbols(module);
   entry.setPrivate();
   if (failed(symbols.rename(entry, name + "_primal")))
     return entry.emitError("cannot rename the entry to '") << name << "_primal'";
+  if (numOuts < ft.getNumResults()) {
+    if (!llvm::hasSingleElement(entry.getBody()))
+      return entry.emitError("cannot differentiate a program with control flow");
+    auto ret = cast<func::ReturnOp>(entry.getBody().front().getTerminator());
+    OpBuilder rb(ret);
+    for (unsigned i = numOuts; i < ft.getNumResults(); ++i)
+      ret.setOperand(i, autograd::StopGradientOp::create(rb, ret.getLoc(), ret.getOperand(i)));
+  }
   Block *body = jvpFn.addEntryBlock();
   b.setInsertionPointToStart(body);
   ValueRange args = body->getArguments();
-  auto jvp = autograd::JvpOp::create(b, entry.getLoc(), resultTypes,
+  SmallVector<Type> jvpTypes(ft.getResults());
+  jvpTypes.append(ft.getResults().begin(), ft.getResults().end());
+  auto jvp = autograd::JvpOp::create(b, entry.getLoc(), jvpTypes,
                                      FlatSymbolRefAttr::get(entry.getSymNameAttr()),
                                      args.take_front(ft.getNumInputs()),
                                      args.drop_front(ft.getNumInputs()), b.getDenseI64ArrayAttr(wrt));
-  func::ReturnOp::create(b, entry.getLoc(), jvp.getResults());
+  // Outputs, their tangents, then the updates.
+  unsigned numResults = ft.getNumResults();
+  SmallVector<Value> rets(jvp.getResults().take_front(numOuts));
+  for (unsigned i = 0; i < numOuts; ++i)
+    rets.push_back(jvp.getResult(numResults + i));
+  for (unsigned i = numOuts; i < numResults; ++i)
+    rets.push_back(jvp.getResult(i));
+  func::ReturnOp::create(b, entry.getLoc(), rets);
   jvpFn->moveBefore(entry);
   return jvpFn;
 }
