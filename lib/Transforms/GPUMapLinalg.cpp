@@ -367,6 +367,372 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerToSubgroupRows(RewriterBase &re
   return {outer, inner};
 }
 
+/// How one op of a row group (see RowGroup) runs for its row.
+enum class RowKind {
+  Row,       ///< loops: the rows only; every lane computes the row's value
+  Elements,  ///< loops: the rows, then one parallel loop over the row's elements
+  Reduction, ///< loops: the rows, then one reduction loop over the row's elements
+};
+
+/// A run of linalg ops (generalized, loops in GPU order) that share their
+/// leading `numRows` parallel loops ("rows") and touch each row's data only
+/// for that row: one subgroup per row runs them all in one kernel. A lane
+/// owns the row elements lane, lane + subgroupSize, ... in every op, so an
+/// element written by one op is read back by the same lane; a row-level
+/// value (a reduction's result, a mean, a reciprocal) is kept in registers,
+/// identical in every lane, and lane 0 stores it.
+struct RowGroup {
+  SmallVector<linalg::GenericOp> ops;
+  SmallVector<RowKind> kinds;
+  SmallVector<std::optional<SubgroupPlan>> plans;
+  unsigned numRows = 0;
+};
+
+/// The memref `v` is a view of (a function argument or an allocation).
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+bool isRowMap(AffineMap map, unsigned numRows) {
+  if (map.getNumResults() != numRows)
+    return false;
+  for (unsigned i = 0; i < numRows; ++i)
+    if (map.getResult(i) != getAffineDimExpr(i, map.getContext()))
+      return false;
+  return true;
+}
+
+bool isElementMap(AffineMap map, unsigned numRows) {
+  return map.getNumDims() == numRows + 1 && map.getNumResults() == numRows + 1 && map.isIdentity();
+}
+
+/// The map reads the same elements for every row (a weight, a bias).
+bool isBroadcastMap(AffineMap map, unsigned numRows) {
+  for (unsigned i = 0; i < numRows; ++i)
+    if (map.isFunctionOfDim(i))
+      return false;
+  return true;
+}
+
+/// How `op` runs in a group of `numRows` rows whose elements number
+/// `rowLength` (static loop sizes `rowSizes`), or none if it cannot.
+std::optional<RowKind> classifyRowOp(linalg::GenericOp op, unsigned numRows, ArrayRef<int64_t> rowSizes,
+                                     int64_t rowLength) {
+  unsigned numLoops = op.getNumLoops(), numParallel = op.getNumParallelLoops();
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  if (numLoops < numRows || ArrayRef<int64_t>(sizes).take_front(numRows) != rowSizes)
+    return std::nullopt;
+  RowKind kind;
+  if (numLoops == numRows && numParallel == numRows)
+    kind = RowKind::Row;
+  else if (numLoops == numRows + 1 && sizes.back() == rowLength)
+    kind = numParallel == numLoops ? RowKind::Elements : RowKind::Reduction;
+  else
+    return std::nullopt;
+  if (kind == RowKind::Reduction && numParallel != numRows)
+    return std::nullopt;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    bool isOutput = op.isDpsInit(&operand);
+    bool row = isRowMap(map, numRows), element = kind != RowKind::Row && isElementMap(map, numRows);
+    if (isOutput) {
+      // Elementwise ops write their elements; the others write row values.
+      if (kind == RowKind::Elements ? !element : !row)
+        return std::nullopt;
+    } else if (!row && !element && !isBroadcastMap(map, numRows)) {
+      return std::nullopt;
+    }
+  }
+  return kind;
+}
+
+/// Whether `op` may join the run: nothing but pure ops between it and the
+/// previous member, its row values read from memory are never written by the
+/// group (a lane could otherwise read another lane's newer value), buffers it
+/// writes are not read broadcast, and no buffer is seen through two views.
+bool joinsRowGroup(linalg::GenericOp op, RowKind kind, RowGroup &group,
+                   llvm::SmallDenseSet<Value> &rowValuesInRegisters, llvm::SmallDenseSet<Value> &rowValuesFromMemory,
+                   llvm::SmallDenseSet<Value> &broadcastRead, llvm::SmallDenseSet<Value> &written,
+                   llvm::DenseMap<Value, Value> &viewOfRoot) {
+  unsigned numRows = group.numRows;
+  auto sameView = [&](Value v) {
+    auto [it, inserted] = viewOfRoot.try_emplace(rootBuffer(v), v);
+    return inserted || it->second == v;
+  };
+  llvm::SmallDenseSet<Value> newFromMemory, newInRegisters, newBroadcast, newWritten;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value v = operand.get();
+    if (!isa<MemRefType>(v.getType()))
+      continue;
+    if (!sameView(v))
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    bool isOutput = op.isDpsInit(&operand);
+    bool reads = !isOutput || op.payloadUsesValueFromOperand(&operand) || kind == RowKind::Reduction;
+    bool row = isRowMap(map, numRows);
+    if (reads && row && !rowValuesInRegisters.contains(v))
+      newFromMemory.insert(v);
+    if (reads && !row && !(kind != RowKind::Row && isElementMap(map, numRows)))
+      newBroadcast.insert(v);
+    if (isOutput) {
+      newWritten.insert(rootBuffer(v));
+      if (row)
+        newInRegisters.insert(v);
+    }
+  }
+  for (Value v : newWritten)
+    if (broadcastRead.contains(v) || llvm::any_of(newBroadcast, [&](Value b) { return rootBuffer(b) == v; }))
+      return false;
+  for (Value v : newBroadcast)
+    if (written.contains(rootBuffer(v)))
+      return false;
+  for (Value v : newInRegisters)
+    if (rowValuesFromMemory.contains(v) || newFromMemory.contains(v))
+      return false;
+  for (Value v : newFromMemory)
+    rowValuesFromMemory.insert(v);
+  for (Value v : newInRegisters)
+    rowValuesInRegisters.insert(v);
+  for (Value v : newBroadcast)
+    broadcastRead.insert(rootBuffer(v));
+  for (Value v : newWritten)
+    written.insert(v);
+  return true;
+}
+
+/// Groups `ops` (generalized, loops in GPU order, in program order) into row
+/// groups: each row reduction with a subgroup plan seeds one, which takes in
+/// the compatible ops right before and after it (at least two ops in all).
+std::vector<RowGroup> formRowGroups(ArrayRef<linalg::GenericOp> ops, int64_t subgroupSize) {
+  std::vector<RowGroup> groups;
+  llvm::SmallDenseSet<Operation *> taken;
+  // Only side-effect-free ops (allocations, views, constants) may sit between
+  // two members: the group runs where its last member was.
+  auto onlyPureBetween = [](Operation *first, Operation *second) {
+    if (first->getBlock() != second->getBlock())
+      return false;
+    for (Operation *o = first->getNextNode(); o && o != second; o = o->getNextNode()) {
+      if (isa<memref::AllocOp>(o) || isPure(o))
+        continue;
+      return false;
+    }
+    return true;
+  };
+  for (size_t seedIndex = 0; seedIndex < ops.size(); ++seedIndex) {
+    linalg::GenericOp seed = ops[seedIndex];
+    if (taken.contains(seed))
+      continue;
+    std::optional<SubgroupPlan> seedPlan = planSubgroupReduction(seed, subgroupSize);
+    if (!seedPlan)
+      continue;
+    RowGroup group;
+    group.numRows = seed.getNumParallelLoops();
+    SmallVector<int64_t> sizes = seed.getStaticLoopRanges();
+    if (llvm::any_of(sizes, ShapedType::isDynamic))
+      continue;
+    SmallVector<int64_t> rowSizes(sizes.begin(), sizes.begin() + group.numRows);
+    int64_t rowLength = sizes.back();
+    // The earliest op that may start the run.
+    size_t first = seedIndex;
+    while (first > 0 && !taken.contains(ops[first - 1]) &&
+           onlyPureBetween(ops[first - 1], ops[first]) &&
+           classifyRowOp(ops[first - 1], group.numRows, rowSizes, rowLength))
+      --first;
+    // Walk forward from there, the seed included, while ops may join.
+    llvm::SmallDenseSet<Value> inRegisters, fromMemory, broadcastRead, written;
+    llvm::DenseMap<Value, Value> viewOfRoot;
+    for (size_t i = first; i < ops.size(); ++i) {
+      linalg::GenericOp op = ops[i];
+      if (taken.contains(op) || (i > first && !onlyPureBetween(ops[i - 1], op)))
+        break;
+      std::optional<RowKind> kind = classifyRowOp(op, group.numRows, rowSizes, rowLength);
+      std::optional<SubgroupPlan> plan;
+      if (kind == RowKind::Reduction && !(plan = planSubgroupReduction(op, subgroupSize)))
+        kind = std::nullopt;
+      if (!kind || !joinsRowGroup(op, *kind, group, inRegisters, fromMemory, broadcastRead, written, viewOfRoot)) {
+        if (i <= seedIndex) {
+          // An op before the seed cannot join: restart the run after it.
+          group.ops.clear();
+          group.kinds.clear();
+          group.plans.clear();
+          inRegisters.clear();
+          fromMemory.clear();
+          broadcastRead.clear();
+          written.clear();
+          viewOfRoot.clear();
+          if (i == seedIndex)
+            break;
+          continue;
+        }
+        break;
+      }
+      group.ops.push_back(op);
+      group.kinds.push_back(*kind);
+      group.plans.push_back(plan);
+    }
+    if (group.ops.size() < 2 || !llvm::is_contained(group.ops, seed))
+      continue;
+    for (linalg::GenericOp op : group.ops)
+      taken.insert(op);
+    groups.push_back(std::move(group));
+  }
+  return groups;
+}
+
+/// Emits `group` as one scf.parallel (block) { scf.parallel (lane, r) } nest
+/// where its last op was, and erases its ops: row `block * rows + r` runs
+/// every op in order (see RowGroup).
+std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter, RowGroup &group,
+                                                          int64_t subgroupSize, int64_t rows) {
+  linalg::GenericOp last = group.ops.back();
+  Location loc = last.getLoc();
+  rewriter.setInsertionPoint(last);
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v).getResult(); };
+  SmallVector<int64_t> sizes = group.ops.front().getStaticLoopRanges();
+  unsigned numRows = group.numRows;
+  int64_t totalRows = 1;
+  for (unsigned d = 0; d < numRows; ++d)
+    totalRows *= sizes[d];
+  // The row length: the seed's, shared by every op with an element loop.
+  int64_t rowLength = 0;
+  for (linalg::GenericOp op : group.ops)
+    if (op.getNumLoops() == numRows + 1)
+      rowLength = op.getStaticLoopRanges().back();
+  Value c0 = cst(0), c1 = cst(1), cRows = cst(rows), cLanes = cst(subgroupSize), cLength = cst(rowLength);
+  Value numRowsV = cst(totalRows);
+  auto outer = scf::ParallelOp::create(rewriter, loc, ValueRange{c0}, ValueRange{cst(llvm::divideCeil(totalRows, rows))},
+                                       ValueRange{c1});
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(outer.getBody()->getTerminator());
+  auto inner = scf::ParallelOp::create(rewriter, loc, ValueRange{c0, c0}, ValueRange{cLanes, cRows},
+                                       ValueRange{c1, c1});
+  rewriter.setInsertionPoint(inner.getBody()->getTerminator());
+  Value lane = inner.getInductionVars()[0];
+  Value row = arith::AddIOp::create(rewriter, loc,
+                                    arith::MulIOp::create(rewriter, loc, outer.getInductionVars()[0], cRows),
+                                    inner.getInductionVars()[1]);
+  Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, row, numRowsV);
+  auto ifRow = scf::IfOp::create(rewriter, loc, inRange, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(ifRow.thenBlock());
+  SmallVector<Value> rowIvs(numRows);
+  Value rest = row;
+  for (int d = numRows - 1; d >= 0; --d) {
+    rowIvs[d] = d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, cst(sizes[d])).getResult();
+    if (d > 0)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, cst(sizes[d]));
+  }
+  Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
+  // Each row value written so far in the group, by the buffer that holds it.
+  llvm::DenseMap<Value, Value> rowValue;
+  auto read = [&](linalg::GenericOp op, OpOperand &operand, ValueRange ivs) -> Value {
+    if (auto it = rowValue.find(operand.get()); it != rowValue.end() &&
+                                                isRowMap(op.getMatchingIndexingMap(&operand), numRows))
+      return it->second;
+    return loadOperand(rewriter, loc, op, operand, ivs);
+  };
+  // A row buffer allocated for the group alone (only the group and its
+  // deallocation use it) need not be stored at all.
+  llvm::SmallPtrSet<Operation *, 8> members;
+  for (linalg::GenericOp op : group.ops)
+    members.insert(op);
+  auto groupOnly = [&](Value buffer) {
+    return buffer.getDefiningOp<memref::AllocOp>() && llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+             return members.contains(user) || isa<memref::DeallocOp>(user);
+           });
+  };
+  auto storeRowValues = [&](linalg::GenericOp op, ArrayRef<Value> values) {
+    if (llvm::all_of(op.getDpsInits(), groupOnly))
+      return;
+    auto ifLane0 = scf::IfOp::create(rewriter, loc, isLane0, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard store(rewriter);
+    rewriter.setInsertionPointToStart(ifLane0.thenBlock());
+    for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), values))
+      if (!groupOnly(out.get()))
+        memref::StoreOp::create(rewriter, loc, v, out.get(), rowIvs);
+  };
+  for (auto [op, kind, plan] : llvm::zip(group.ops, group.kinds, group.plans)) {
+    switch (kind) {
+    case RowKind::Row: {
+      SmallVector<Value> args;
+      for (OpOperand &operand : op->getOpOperands()) {
+        bool isOutput = op.isDpsInit(&operand);
+        if (isOutput && !op.payloadUsesValueFromOperand(&operand)) {
+          unsigned i = operand.getOperandNumber() - op.getNumDpsInputs();
+          args.push_back(ub::PoisonOp::create(rewriter, loc, op.getRegionOutputArgs()[i].getType()));
+          continue;
+        }
+        args.push_back(read(op, operand, rowIvs));
+      }
+      SmallVector<Value> values = emitBody(rewriter, op, args, rowIvs);
+      for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), values))
+        rowValue[out.get()] = v;
+      storeRowValues(op, values);
+      break;
+    }
+    case RowKind::Elements: {
+      auto forOp = scf::ForOp::create(rewriter, loc, lane, cLength, cLanes);
+      OpBuilder::InsertionGuard body(rewriter);
+      rewriter.setInsertionPointToStart(forOp.getBody());
+      SmallVector<Value> ivs(rowIvs);
+      ivs.push_back(forOp.getInductionVar());
+      SmallVector<Value> args;
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (op.isDpsInit(&operand) && !op.payloadUsesValueFromOperand(&operand)) {
+          unsigned i = operand.getOperandNumber() - op.getNumDpsInputs();
+          args.push_back(ub::PoisonOp::create(rewriter, loc, op.getRegionOutputArgs()[i].getType()));
+          continue;
+        }
+        args.push_back(read(op, operand, ivs));
+      }
+      for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), emitBody(rewriter, op, args, ivs)))
+        memref::StoreOp::create(rewriter, loc, v, out.get(), ivs);
+      break;
+    }
+    case RowKind::Reduction: {
+      SmallVector<Value> neutral;
+      for (TypedAttr attr : plan->neutral)
+        neutral.push_back(arith::ConstantOp::create(rewriter, loc, attr));
+      auto forOp = scf::ForOp::create(rewriter, loc, lane, cLength, cLanes, neutral);
+      {
+        OpBuilder::InsertionGuard body(rewriter);
+        rewriter.setInsertionPointToStart(forOp.getBody());
+        SmallVector<Value> ivs(rowIvs);
+        ivs.push_back(forOp.getInductionVar());
+        SmallVector<Value> args;
+        for (OpOperand *in : op.getDpsInputOperands())
+          args.push_back(read(op, *in, ivs));
+        llvm::append_range(args, forOp.getRegionIterArgs());
+        scf::YieldOp::create(rewriter, loc, emitBody(rewriter, op, args, ivs));
+      }
+      SmallVector<Value> totals(forOp.getResults());
+      Value width = arith::ConstantIntOp::create(rewriter, loc, subgroupSize, 32);
+      for (int64_t offset = subgroupSize / 2; offset >= 1; offset /= 2) {
+        Value off = arith::ConstantIntOp::create(rewriter, loc, offset, 32);
+        for (auto [i, total] : llvm::enumerate(totals)) {
+          Value other =
+              gpu::ShuffleOp::create(rewriter, loc, total, off, width, gpu::ShuffleMode::XOR).getResult(0);
+          total = combine(rewriter, plan->combiners[i], total, other);
+        }
+      }
+      SmallVector<Value> values;
+      for (auto [i, out] : llvm::enumerate(op.getDpsInitsMutable())) {
+        values.push_back(combine(rewriter, plan->combiners[i], read(op, out, rowIvs), totals[i]));
+        rowValue[out.get()] = values.back();
+      }
+      storeRowValues(op, values);
+      break;
+    }
+    }
+  }
+  for (linalg::GenericOp op : llvm::reverse(group.ops))
+    rewriter.eraseOp(op);
+  return {outer, inner};
+}
+
 gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *ctx, gpu::Processor p) {
   AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
   return gpu::ParallelLoopDimMappingAttr::get(ctx, p, id, id);
@@ -375,11 +741,9 @@ gpu::ParallelLoopDimMappingAttr mapTo(MLIRContext *ctx, gpu::Processor p) {
 struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalgToGPUPass> {
   using Base::Base;
 
-  /// Lowers one linalg op to a mapped scf.parallel nest; emits an error and
-  /// fails if it cannot.
-  LogicalResult mapOp(IRRewriter &rewriter, linalg::LinalgOp op) {
-    MLIRContext *ctx = op->getContext();
-    Location loc = op.getLoc();
+  /// Generalizes `op` with its loops in GPU order (see gpuLoopOrder); emits
+  /// an error and fails if it cannot.
+  FailureOr<linalg::GenericOp> prepareOp(IRRewriter &rewriter, linalg::LinalgOp op) {
     if (!op.hasPureBufferSemantics())
       return op->emitOpError("must be bufferized before it is mapped to the GPU");
     rewriter.setInsertionPoint(op);
@@ -397,6 +761,14 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
         return generic.emitOpError("cannot reorder its loops for the GPU");
       generic = *g;
     }
+    return generic;
+  }
+
+  /// Lowers one prepared op to a mapped scf.parallel nest; emits an error and
+  /// fails if it cannot.
+  LogicalResult mapOp(IRRewriter &rewriter, linalg::GenericOp generic) {
+    MLIRContext *ctx = generic->getContext();
+    Location loc = generic.getLoc();
     unsigned numParallel = generic.getNumParallelLoops();
     if (subgroupReductions && subgroupSize > 1 && llvm::isPowerOf2_64(subgroupSize)) {
       if (std::optional<SubgroupPlan> plan = planSubgroupReduction(generic, subgroupSize)) {
@@ -461,8 +833,32 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : ops)
-      if (failed(mapOp(rewriter, op)))
+    SmallVector<linalg::GenericOp> generics;
+    for (linalg::LinalgOp op : ops) {
+      FailureOr<linalg::GenericOp> generic = prepareOp(rewriter, op);
+      if (failed(generic))
+        return signalPassFailure();
+      generics.push_back(*generic);
+    }
+    bool subgroups = subgroupReductions && subgroupSize > 1 && llvm::isPowerOf2_64(subgroupSize);
+    llvm::SmallDenseSet<Operation *> grouped;
+    if (subgroups && fuseRows) {
+      int64_t rows = std::max<int64_t>(1, blockSize / subgroupSize);
+      for (RowGroup &group : formRowGroups(generics, subgroupSize)) {
+        for (linalg::GenericOp op : group.ops)
+          grouped.insert(op);
+        Location loc = group.ops.back().getLoc();
+        auto [outer, inner] = lowerRowGroup(rewriter, group, subgroupSize, rows);
+        MLIRContext *ctx = &getContext();
+        if (failed(gpu::setMappingAttr(outer, {mapTo(ctx, gpu::Processor::BlockX)})) ||
+            failed(gpu::setMappingAttr(inner, {mapTo(ctx, gpu::Processor::ThreadX), mapTo(ctx, gpu::Processor::ThreadY)}))) {
+          emitError(loc, "cannot set the GPU mapping");
+          return signalPassFailure();
+        }
+      }
+    }
+    for (linalg::GenericOp op : generics)
+      if (!grouped.contains(op.getOperation()) && failed(mapOp(rewriter, op)))
         return signalPassFailure();
 
     // Mapped loops become gpu.launch (upstream convert-parallel-loops-to-gpu).

@@ -133,7 +133,16 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     `gpu.shuffle xor` combines the lanes, and lane 0 folds in the output's
     initial value and stores (`subgroup-reductions=false` turns this off). An
     op with no parallel loop (a full reduction to a scalar) runs in a single
-    thread. Vendor-neutral: the
+    thread. With `fuse-rows` (the default), such a row reduction and the
+    consecutive ops around it that read and write only its rows (an op over
+    the rows, over the rows and their elements, or another row reduction of
+    the same length; weights read the same for every row) run as one kernel:
+    one subgroup per row runs them in order, each lane owning the same
+    elements of the row in every op, and row values (sums, means, reciprocal
+    standard deviations) stay in registers, identical in every lane, lane 0
+    storing them. A layer norm (mean, variance, normalize, with the residual
+    add before it) or a softmax becomes one launch instead of five to seven.
+    Vendor-neutral: the
     CUDA and ROCm paths share it.
 
     Before: `linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%a) outs(%b)`
@@ -156,6 +165,11 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
            "Reduce each output element of a row reduction (one reduction loop, read "
            "contiguously, at least a subgroup long) with a whole subgroup: lanes take "
            "strided parts, then combine through shuffles">,
+    Option<"fuseRows", "fuse-rows", "bool", "true",
+           "Run a row reduction together with the ops around it that touch only its "
+           "rows (layer norm, softmax: fills, elementwise producers and consumers, "
+           "further reductions) as one kernel, one subgroup per row, row values in "
+           "registers (needs subgroup-reductions)">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",

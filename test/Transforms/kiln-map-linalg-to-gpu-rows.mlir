@@ -1,0 +1,163 @@
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize)" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{fuse-rows=false}),canonicalize)" | FileCheck %s --check-prefix=OFF
+
+#row = affine_map<(i, k) -> (i)>
+#elt = affine_map<(i, k) -> (i, k)>
+#r1 = affine_map<(i) -> (i)>
+
+// A softmax over rows of 768 (max, exp of the difference, sum, divide) runs as
+// one kernel: one 32-lane subgroup per row, 8 rows a block. The row maximum
+// and the row sum stay in registers: the later ops read the shuffled totals,
+// never the buffers, and the scratch buffers only the group uses are never
+// stored.
+// CHECK-LABEL: func.func @softmax
+// CHECK-DAG: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[LANE:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %c8, %{{.*}} = %c1)
+// CHECK: %[[PMAX:.*]] = scf.for %{{.*}} = %[[LANE]] to %c768 step %c32 iter_args(%{{.*}} = %[[NEG]]) -> (f32)
+// CHECK-COUNT-4: gpu.shuffle xor
+// CHECK: %[[LAST:.*]], %{{.*}} = gpu.shuffle xor
+// CHECK: %[[MAX:.*]] = arith.maximumf %{{.*}}, %[[LAST]]
+// CHECK: scf.for %[[K:.*]] = %[[LANE]] to %c768 step %c32 {
+// CHECK: %[[X:.*]] = memref.load %arg0[%{{.*}}, %[[K]]]
+// CHECK: arith.subf %[[X]], %[[MAX]]
+// CHECK: math.exp
+// CHECK: memref.store %{{.*}}, %arg1[%{{.*}}, %[[K]]]
+// CHECK: %[[PSUM:.*]] = scf.for %{{.*}} = %[[LANE]] to %c768 step %c32 iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: scf.for %[[K2:.*]] = %[[LANE]] to %c768 step %c32 {
+// CHECK: memref.load %arg1[%{{.*}}, %[[K2]]]
+// CHECK: arith.divf
+// CHECK: memref.store %{{.*}}, %arg1[%{{.*}}, %[[K2]]]
+// CHECK-NOT: gpu.launch
+// CHECK: return
+// Without fuse-rows each op is its own launch (2 fills, 2 reductions, 2 elementwise ops).
+// OFF-LABEL: func.func @softmax
+// OFF-COUNT-6: gpu.launch blocks
+// OFF-NOT: gpu.launch blocks
+// OFF: return
+func.func @softmax(%x: memref<128x768xf32>, %y: memref<128x768xf32>) {
+  %neg = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %max = memref.alloc() : memref<128xf32>
+  linalg.fill ins(%neg : f32) outs(%max : memref<128xf32>)
+  linalg.generic {indexing_maps = [#elt, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<128x768xf32>) outs(%max : memref<128xf32>) {
+  ^bb0(%a: f32, %m: f32):
+    %r = arith.maximumf %m, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#elt, #row, #elt], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : memref<128x768xf32>, memref<128xf32>) outs(%y : memref<128x768xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  }
+  %sum = memref.alloc() : memref<128xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<128xf32>)
+  linalg.generic {indexing_maps = [#elt, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%y : memref<128x768xf32>) outs(%sum : memref<128xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %r = arith.addf %s, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#row, #elt], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : memref<128xf32>) outs(%y : memref<128x768xf32>) {
+  ^bb0(%s: f32, %o: f32):
+    %q = arith.divf %o, %s : f32
+    linalg.yield %q : f32
+  }
+  memref.dealloc %max : memref<128xf32>
+  memref.dealloc %sum : memref<128xf32>
+  return
+}
+
+// A row value the caller gets back is stored, by lane 0 only; a weight read
+// the same for every row is loaded at the element's index.
+// CHECK-LABEL: func.func @mean_scaled
+// CHECK: gpu.launch
+// CHECK: %[[L0:.*]] = arith.cmpi eq, %{{.*}}, %c0 : index
+// CHECK: scf.for
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: scf.if %[[L0]] {
+// CHECK-NEXT: memref.store %{{.*}}, %arg2[
+// CHECK: memref.load %arg1[%{{.*}}] : memref<64xf32>
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @mean_scaled(%x: memref<8x64xf32>, %w: memref<64xf32>, %mean: memref<8xf32>, %y: memref<8x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%mean : memref<8xf32>)
+  linalg.generic {indexing_maps = [#elt, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x64xf32>) outs(%mean : memref<8xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %r = arith.addf %s, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#r1, #r1], iterator_types = ["parallel"]}
+      ins(%mean : memref<8xf32>) outs(%mean : memref<8xf32>) {
+  ^bb0(%s: f32, %o: f32):
+    %c = arith.constant 64.0 : f32
+    %m = arith.divf %s, %c : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#elt, #row, affine_map<(i, k) -> (k)>, #elt], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean, %w : memref<8x64xf32>, memref<8xf32>, memref<64xf32>) outs(%y : memref<8x64xf32>) {
+  ^bb0(%a: f32, %m: f32, %s: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %e = arith.mulf %d, %s : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// A reduction whose initial value is the caller's (no fill in the run) and
+// whose result a later op of the run would overwrite in place is not fused:
+// a lane could read another lane's newer value. Each op keeps its own launch.
+// CHECK-LABEL: func.func @init_from_memory
+// CHECK-COUNT-2: gpu.launch blocks
+// CHECK-NOT: gpu.launch blocks
+// CHECK: return
+func.func @init_from_memory(%x: memref<8x64xf32>, %acc: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#elt, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x64xf32>) outs(%acc : memref<8xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %r = arith.addf %s, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#r1, #r1], iterator_types = ["parallel"]}
+      ins(%acc : memref<8xf32>) outs(%acc : memref<8xf32>) {
+  ^bb0(%s: f32, %o: f32):
+    %m = math.sqrt %s : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// Ops that read another row's data (a transposed read) or with a side effect
+// between them (a call) end the run.
+// CHECK-LABEL: func.func @not_rows
+// CHECK-COUNT-3: gpu.launch blocks
+// CHECK-NOT: gpu.launch blocks
+// CHECK: return
+func.func private @opaque(memref<64x64xf32>)
+func.func @not_rows(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<64xf32>)
+  call @opaque(%x) : (memref<64x64xf32>) -> ()
+  linalg.generic {indexing_maps = [#elt, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<64x64xf32>) outs(%sum : memref<64xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %r = arith.addf %s, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (k, i)>, #row, #elt], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : memref<64x64xf32>, memref<64xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %sum : memref<64xf32>
+  return
+}
