@@ -626,6 +626,21 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
       rest = arith::DivUIOp::create(rewriter, loc, rest, cst(sizes[d]));
   }
   Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
+  // The loop over a lane's elements lane, lane + subgroupSize, ...: where the
+  // row length is a multiple of the subgroup, it counts a static number of
+  // steps, which the device compiler unrolls, issuing the loads together.
+  bool evenRows = rowLength % subgroupSize == 0;
+  auto elementLoop = [&](ValueRange inits) {
+    if (!evenRows)
+      return scf::ForOp::create(rewriter, loc, lane, cLength, cLanes, inits);
+    return scf::ForOp::create(rewriter, loc, c0, cst(rowLength / subgroupSize), c1, inits);
+  };
+  auto elementIndex = [&](scf::ForOp loop) -> Value {
+    if (!evenRows)
+      return loop.getInductionVar();
+    return arith::AddIOp::create(rewriter, loc, arith::MulIOp::create(rewriter, loc, loop.getInductionVar(), cLanes),
+                                 lane);
+  };
   // Each row value written so far in the group, by the buffer that holds it.
   llvm::DenseMap<Value, Value> rowValue;
   auto read = [&](linalg::GenericOp op, OpOperand &operand, ValueRange ivs) -> Value {
@@ -674,11 +689,11 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
       break;
     }
     case RowKind::Elements: {
-      auto forOp = scf::ForOp::create(rewriter, loc, lane, cLength, cLanes);
+      scf::ForOp forOp = elementLoop({});
       OpBuilder::InsertionGuard body(rewriter);
       rewriter.setInsertionPointToStart(forOp.getBody());
       SmallVector<Value> ivs(rowIvs);
-      ivs.push_back(forOp.getInductionVar());
+      ivs.push_back(elementIndex(forOp));
       SmallVector<Value> args;
       for (OpOperand &operand : op->getOpOperands()) {
         if (op.isDpsInit(&operand) && !op.payloadUsesValueFromOperand(&operand)) {
@@ -696,12 +711,12 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
       SmallVector<Value> neutral;
       for (TypedAttr attr : plan->neutral)
         neutral.push_back(arith::ConstantOp::create(rewriter, loc, attr));
-      auto forOp = scf::ForOp::create(rewriter, loc, lane, cLength, cLanes, neutral);
+      scf::ForOp forOp = elementLoop(neutral);
       {
         OpBuilder::InsertionGuard body(rewriter);
         rewriter.setInsertionPointToStart(forOp.getBody());
         SmallVector<Value> ivs(rowIvs);
-        ivs.push_back(forOp.getInductionVar());
+        ivs.push_back(elementIndex(forOp));
         SmallVector<Value> args;
         for (OpOperand *in : op.getDpsInputOperands())
           args.push_back(read(op, *in, ivs));

@@ -14,18 +14,25 @@
 // CHECK-DAG: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[LANE:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %c8, %{{.*}} = %c1)
-// CHECK: %[[PMAX:.*]] = scf.for %{{.*}} = %[[LANE]] to %c768 step %c32 iter_args(%{{.*}} = %[[NEG]]) -> (f32)
+// A row of 768 is 24 steps of 32 lanes: lane + 32 * step, a static trip count.
+// CHECK: %[[PMAX:.*]] = scf.for %[[J:.*]] = %c0 to %c24 step %c1 iter_args(%{{.*}} = %[[NEG]]) -> (f32)
+// CHECK: %[[J32:.*]] = arith.muli %[[J]], %c32
+// CHECK: %[[E:.*]] = arith.addi %[[J32]], %[[LANE]]
+// CHECK: memref.load %arg0[%{{.*}}, %[[E]]]
 // CHECK-COUNT-4: gpu.shuffle xor
 // CHECK: %[[LAST:.*]], %{{.*}} = gpu.shuffle xor
 // CHECK: %[[MAX:.*]] = arith.maximumf %{{.*}}, %[[LAST]]
-// CHECK: scf.for %[[K:.*]] = %[[LANE]] to %c768 step %c32 {
+// CHECK: scf.for %[[J2:.*]] = %c0 to %c24 step %c1 {
+// CHECK: %[[J232:.*]] = arith.muli %[[J2]], %c32
+// CHECK: %[[K:.*]] = arith.addi %[[J232]], %[[LANE]]
 // CHECK: %[[X:.*]] = memref.load %arg0[%{{.*}}, %[[K]]]
 // CHECK: arith.subf %[[X]], %[[MAX]]
 // CHECK: math.exp
 // CHECK: memref.store %{{.*}}, %arg1[%{{.*}}, %[[K]]]
-// CHECK: %[[PSUM:.*]] = scf.for %{{.*}} = %[[LANE]] to %c768 step %c32 iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
+// CHECK: %[[PSUM:.*]] = scf.for %{{.*}} = %c0 to %c24 step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
 // CHECK-COUNT-5: gpu.shuffle xor
-// CHECK: scf.for %[[K2:.*]] = %[[LANE]] to %c768 step %c32 {
+// CHECK: scf.for %{{.*}} = %c0 to %c24 step %c1 {
+// CHECK: %[[K2:.*]] = arith.addi
 // CHECK: memref.load %arg1[%{{.*}}, %[[K2]]]
 // CHECK: arith.divf
 // CHECK: memref.store %{{.*}}, %arg1[%{{.*}}, %[[K2]]]
@@ -159,5 +166,32 @@ func.func @not_rows(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
     linalg.yield %d : f32
   }
   memref.dealloc %sum : memref<64xf32>
+  return
+}
+
+// A row length that is not a multiple of the subgroup (100) keeps the
+// strided loop lane, lane + 32, ... below 100.
+// CHECK-LABEL: func.func @uneven
+// CHECK: gpu.launch {{.*}} threads(%[[LANE:[^,]*]],
+// CHECK: scf.for %{{.*}} = %[[LANE]] to %c100 step %c32 iter_args(
+// CHECK-NOT: gpu.launch blocks
+// CHECK: return
+func.func @uneven(%x: memref<16x100xf32>, %y: memref<16x100xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<16xf32>)
+  linalg.generic {indexing_maps = [#elt, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<16x100xf32>) outs(%sum : memref<16xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %r = arith.addf %s, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#elt, #row, #elt], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : memref<16x100xf32>, memref<16xf32>) outs(%y : memref<16x100xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %sum : memref<16xf32>
   return
 }
