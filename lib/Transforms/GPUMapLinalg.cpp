@@ -628,18 +628,28 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
   Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
   // The loop over a lane's elements lane, lane + subgroupSize, ...: where the
   // row length is a multiple of the subgroup, it counts a static number of
-  // steps, which the device compiler unrolls, issuing the loads together.
+  // steps, `unroll` at a time, each chunk loading all its elements before
+  // computing and storing any (an elementwise op's element depends on its own
+  // inputs only), so a lane has that many loads in flight.
   bool evenRows = rowLength % subgroupSize == 0;
+  int64_t steps = evenRows ? rowLength / subgroupSize : 0, unroll = 1;
+  for (int64_t u : {8, 4, 2})
+    if (evenRows && steps % u == 0) {
+      unroll = u;
+      break;
+    }
   auto elementLoop = [&](ValueRange inits) {
     if (!evenRows)
       return scf::ForOp::create(rewriter, loc, lane, cLength, cLanes, inits);
-    return scf::ForOp::create(rewriter, loc, c0, cst(rowLength / subgroupSize), c1, inits);
+    return scf::ForOp::create(rewriter, loc, c0, cst(steps), cst(unroll), inits);
   };
-  auto elementIndex = [&](scf::ForOp loop) -> Value {
+  auto elementIndex = [&](scf::ForOp loop, int64_t u) -> Value {
     if (!evenRows)
       return loop.getInductionVar();
-    return arith::AddIOp::create(rewriter, loc, arith::MulIOp::create(rewriter, loc, loop.getInductionVar(), cLanes),
-                                 lane);
+    Value step = loop.getInductionVar();
+    if (u > 0)
+      step = arith::AddIOp::create(rewriter, loc, step, cst(u));
+    return arith::AddIOp::create(rewriter, loc, arith::MulIOp::create(rewriter, loc, step, cLanes), lane);
   };
   // Each row value written so far in the group, by the buffer that holds it.
   llvm::DenseMap<Value, Value> rowValue;
@@ -659,15 +669,16 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
              return members.contains(user) || isa<memref::DeallocOp>(user);
            });
   };
-  auto storeRowValues = [&](linalg::GenericOp op, ArrayRef<Value> values) {
-    if (llvm::all_of(op.getDpsInits(), groupOnly))
-      return;
-    auto ifLane0 = scf::IfOp::create(rewriter, loc, isLane0, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard store(rewriter);
-    rewriter.setInsertionPointToStart(ifLane0.thenBlock());
-    for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), values))
-      if (!groupOnly(out.get()))
-        memref::StoreOp::create(rewriter, loc, v, out.get(), rowIvs);
+  // Row buffers in the order the group first writes them; each is stored
+  // once, its last value, at the end (the group never reads back from memory
+  // a row buffer it writes).
+  SmallVector<Value> rowBuffers;
+  auto setRowValues = [&](linalg::GenericOp op, ArrayRef<Value> values) {
+    for (auto [out, v] : llvm::zip(op.getDpsInits(), values)) {
+      if (!rowValue.count(out))
+        rowBuffers.push_back(out);
+      rowValue[out] = v;
+    }
   };
   for (auto [op, kind, plan] : llvm::zip(group.ops, group.kinds, group.plans)) {
     switch (kind) {
@@ -682,29 +693,30 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
         }
         args.push_back(read(op, operand, rowIvs));
       }
-      SmallVector<Value> values = emitBody(rewriter, op, args, rowIvs);
-      for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), values))
-        rowValue[out.get()] = v;
-      storeRowValues(op, values);
+      setRowValues(op, emitBody(rewriter, op, args, rowIvs));
       break;
     }
     case RowKind::Elements: {
       scf::ForOp forOp = elementLoop({});
       OpBuilder::InsertionGuard body(rewriter);
       rewriter.setInsertionPointToStart(forOp.getBody());
-      SmallVector<Value> ivs(rowIvs);
-      ivs.push_back(elementIndex(forOp));
-      SmallVector<Value> args;
-      for (OpOperand &operand : op->getOpOperands()) {
-        if (op.isDpsInit(&operand) && !op.payloadUsesValueFromOperand(&operand)) {
-          unsigned i = operand.getOperandNumber() - op.getNumDpsInputs();
-          args.push_back(ub::PoisonOp::create(rewriter, loc, op.getRegionOutputArgs()[i].getType()));
-          continue;
+      SmallVector<SmallVector<Value>> ivs, args;
+      for (int64_t u = 0; u < unroll; ++u) {
+        ivs.emplace_back(rowIvs);
+        ivs.back().push_back(elementIndex(forOp, u));
+        args.emplace_back();
+        for (OpOperand &operand : op->getOpOperands()) {
+          if (op.isDpsInit(&operand) && !op.payloadUsesValueFromOperand(&operand)) {
+            unsigned i = operand.getOperandNumber() - op.getNumDpsInputs();
+            args.back().push_back(ub::PoisonOp::create(rewriter, loc, op.getRegionOutputArgs()[i].getType()));
+            continue;
+          }
+          args.back().push_back(read(op, operand, ivs.back()));
         }
-        args.push_back(read(op, operand, ivs));
       }
-      for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), emitBody(rewriter, op, args, ivs)))
-        memref::StoreOp::create(rewriter, loc, v, out.get(), ivs);
+      for (int64_t u = 0; u < unroll; ++u)
+        for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), emitBody(rewriter, op, args[u], ivs[u])))
+          memref::StoreOp::create(rewriter, loc, v, out.get(), ivs[u]);
       break;
     }
     case RowKind::Reduction: {
@@ -715,13 +727,21 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
       {
         OpBuilder::InsertionGuard body(rewriter);
         rewriter.setInsertionPointToStart(forOp.getBody());
-        SmallVector<Value> ivs(rowIvs);
-        ivs.push_back(elementIndex(forOp));
-        SmallVector<Value> args;
-        for (OpOperand *in : op.getDpsInputOperands())
-          args.push_back(read(op, *in, ivs));
-        llvm::append_range(args, forOp.getRegionIterArgs());
-        scf::YieldOp::create(rewriter, loc, emitBody(rewriter, op, args, ivs));
+        SmallVector<SmallVector<Value>> ivs, args;
+        for (int64_t u = 0; u < unroll; ++u) {
+          ivs.emplace_back(rowIvs);
+          ivs.back().push_back(elementIndex(forOp, u));
+          args.emplace_back();
+          for (OpOperand *in : op.getDpsInputOperands())
+            args.back().push_back(read(op, *in, ivs.back()));
+        }
+        SmallVector<Value> accs(forOp.getRegionIterArgs());
+        for (int64_t u = 0; u < unroll; ++u) {
+          SmallVector<Value> all(args[u]);
+          llvm::append_range(all, accs);
+          accs = emitBody(rewriter, op, all, ivs[u]);
+        }
+        scf::YieldOp::create(rewriter, loc, accs);
       }
       SmallVector<Value> totals(forOp.getResults());
       Value width = arith::ConstantIntOp::create(rewriter, loc, subgroupSize, 32);
@@ -734,14 +754,19 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
         }
       }
       SmallVector<Value> values;
-      for (auto [i, out] : llvm::enumerate(op.getDpsInitsMutable())) {
+      for (auto [i, out] : llvm::enumerate(op.getDpsInitsMutable()))
         values.push_back(combine(rewriter, plan->combiners[i], read(op, out, rowIvs), totals[i]));
-        rowValue[out.get()] = values.back();
-      }
-      storeRowValues(op, values);
+      setRowValues(op, values);
       break;
     }
     }
+  }
+  SmallVector<Value> stored = llvm::filter_to_vector(rowBuffers, [&](Value b) { return !groupOnly(b); });
+  if (!stored.empty()) {
+    auto ifLane0 = scf::IfOp::create(rewriter, loc, isLane0, /*withElseRegion=*/false);
+    rewriter.setInsertionPointToStart(ifLane0.thenBlock());
+    for (Value buffer : stored)
+      memref::StoreOp::create(rewriter, loc, rowValue[buffer], buffer, rowIvs);
   }
   for (linalg::GenericOp op : llvm::reverse(group.ops))
     rewriter.eraseOp(op);

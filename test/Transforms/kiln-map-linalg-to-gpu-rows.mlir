@@ -14,24 +14,29 @@
 // CHECK-DAG: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[LANE:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %c8, %{{.*}} = %c1)
-// A row of 768 is 24 steps of 32 lanes: lane + 32 * step, a static trip count.
-// CHECK: %[[PMAX:.*]] = scf.for %[[J:.*]] = %c0 to %c24 step %c1 iter_args(%{{.*}} = %[[NEG]]) -> (f32)
+// A row of 768 is 24 steps of 32 lanes: lane + 32 * step, a static trip
+// count, taken 8 steps at a time with the 8 loads first.
+// CHECK: %[[PMAX:.*]] = scf.for %[[J:.*]] = %c0 to %c24 step %c8 iter_args(%{{.*}} = %[[NEG]]) -> (f32)
 // CHECK: %[[J32:.*]] = arith.muli %[[J]], %c32
 // CHECK: %[[E:.*]] = arith.addi %[[J32]], %[[LANE]]
 // CHECK: memref.load %arg0[%{{.*}}, %[[E]]]
+// CHECK-COUNT-7: memref.load %arg0
+// CHECK-COUNT-8: arith.maximumf
+// CHECK: scf.yield
 // CHECK-COUNT-4: gpu.shuffle xor
 // CHECK: %[[LAST:.*]], %{{.*}} = gpu.shuffle xor
 // CHECK: %[[MAX:.*]] = arith.maximumf %{{.*}}, %[[LAST]]
-// CHECK: scf.for %[[J2:.*]] = %c0 to %c24 step %c1 {
+// CHECK: scf.for %[[J2:.*]] = %c0 to %c24 step %c8 {
 // CHECK: %[[J232:.*]] = arith.muli %[[J2]], %c32
 // CHECK: %[[K:.*]] = arith.addi %[[J232]], %[[LANE]]
 // CHECK: %[[X:.*]] = memref.load %arg0[%{{.*}}, %[[K]]]
+// CHECK-COUNT-7: memref.load %arg0
 // CHECK: arith.subf %[[X]], %[[MAX]]
 // CHECK: math.exp
 // CHECK: memref.store %{{.*}}, %arg1[%{{.*}}, %[[K]]]
-// CHECK: %[[PSUM:.*]] = scf.for %{{.*}} = %c0 to %c24 step %c1 iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
+// CHECK: %[[PSUM:.*]] = scf.for %{{.*}} = %c0 to %c24 step %c8 iter_args(%{{.*}} = %[[ZERO]]) -> (f32)
 // CHECK-COUNT-5: gpu.shuffle xor
-// CHECK: scf.for %{{.*}} = %c0 to %c24 step %c1 {
+// CHECK: scf.for %{{.*}} = %c0 to %c24 step %c8 {
 // CHECK: %[[K2:.*]] = arith.addi
 // CHECK: memref.load %arg1[%{{.*}}, %[[K2]]]
 // CHECK: arith.divf
@@ -80,16 +85,19 @@ func.func @softmax(%x: memref<128x768xf32>, %y: memref<128x768xf32>) {
   return
 }
 
-// A row value the caller gets back is stored, by lane 0 only; a weight read
-// the same for every row is loaded at the element's index.
+// A row value the caller gets back is stored once, its last value (the mean,
+// not the sum or the fill's zero), by lane 0 only, after the ops; a weight
+// read the same for every row is loaded at the element's index.
 // CHECK-LABEL: func.func @mean_scaled
 // CHECK: gpu.launch
 // CHECK: %[[L0:.*]] = arith.cmpi eq, %{{.*}}, %c0 : index
-// CHECK: scf.for
+// CHECK-NOT: memref.store %{{.*}}, %arg2
 // CHECK-COUNT-5: gpu.shuffle xor
-// CHECK: scf.if %[[L0]] {
-// CHECK-NEXT: memref.store %{{.*}}, %arg2[
+// CHECK: %[[MEAN:.*]] = arith.divf
+// CHECK-NOT: memref.store %{{.*}}, %arg2
 // CHECK: memref.load %arg1[%{{.*}}] : memref<64xf32>
+// CHECK: scf.if %[[L0]] {
+// CHECK-NEXT: memref.store %[[MEAN]], %arg2[
 // CHECK-NOT: gpu.launch
 // CHECK: return
 func.func @mean_scaled(%x: memref<8x64xf32>, %w: memref<64xf32>, %mean: memref<8xf32>, %y: memref<8x64xf32>) {
