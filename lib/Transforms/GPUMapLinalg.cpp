@@ -510,13 +510,14 @@ bool joinsRowGroup(linalg::GenericOp op, RowKind kind, RowGroup &group,
 std::vector<RowGroup> formRowGroups(ArrayRef<linalg::GenericOp> ops, int64_t subgroupSize) {
   std::vector<RowGroup> groups;
   llvm::SmallDenseSet<Operation *> taken;
-  // Only side-effect-free ops (allocations, views, constants) may sit between
-  // two members: the group runs where its last member was.
+  // Only side-effect-free ops (allocations, views, constants) and frees may
+  // sit between two members: the group runs where its last member was, and
+  // the frees move after it.
   auto onlyPureBetween = [](Operation *first, Operation *second) {
     if (first->getBlock() != second->getBlock())
       return false;
     for (Operation *o = first->getNextNode(); o && o != second; o = o->getNextNode()) {
-      if (isa<memref::AllocOp>(o) || isPure(o))
+      if (isa<memref::AllocOp, memref::DeallocOp>(o) || isPure(o))
         continue;
       return false;
     }
@@ -768,6 +769,14 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
     for (Value buffer : stored)
       memref::StoreOp::create(rewriter, loc, rowValue[buffer], buffer, rowIvs);
   }
+  // Buffers freed between the first and the last op are freed after the
+  // group's kernel instead.
+  SmallVector<Operation *> frees;
+  for (Operation *o = group.ops.front()->getNextNode(); o && o != last.getOperation(); o = o->getNextNode())
+    if (isa<memref::DeallocOp>(o))
+      frees.push_back(o);
+  for (Operation *free : llvm::reverse(frees))
+    rewriter.moveOpAfter(free, outer);
   for (linalg::GenericOp op : llvm::reverse(group.ops))
     rewriter.eraseOp(op);
   return {outer, inner};

@@ -203,3 +203,40 @@ func.func @uneven(%x: memref<16x100xf32>, %y: memref<16x100xf32>) {
   memref.dealloc %sum : memref<16xf32>
   return
 }
+
+// A buffer freed between two ops of the run (after its last use) is freed
+// after the run's one kernel.
+// CHECK-LABEL: func.func @freed_between
+// CHECK: gpu.launch blocks
+// CHECK: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.dealloc %[[T:.*]] : memref<16x64xf32>
+// CHECK-NOT: gpu.launch blocks
+// CHECK: return
+func.func @freed_between(%x: memref<16x64xf32>, %y: memref<16x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<16x64xf32>
+  linalg.generic {indexing_maps = [#elt, #elt], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<16x64xf32>) outs(%t : memref<16x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  %sum = memref.alloc() : memref<16xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<16xf32>)
+  linalg.generic {indexing_maps = [#elt, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%t : memref<16x64xf32>) outs(%sum : memref<16xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %r = arith.addf %s, %a : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %t : memref<16x64xf32>
+  linalg.generic {indexing_maps = [#elt, #row, #elt], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : memref<16x64xf32>, memref<16xf32>) outs(%y : memref<16x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %sum : memref<16xf32>
+  return
+}
