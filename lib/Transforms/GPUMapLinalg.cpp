@@ -284,6 +284,92 @@ Value combine(OpBuilder &b, Operation *combiner, Value acc, Value value) {
   return b.clone(*combiner, map)->getResult(0);
 }
 
+/// The loop over the row elements a lane owns: lane, lane + subgroupSize, ...
+/// below the row length. Where the length is a static multiple of the
+/// subgroup, it counts a static number of steps, `unroll` at a time, and each
+/// chunk loads all its elements before using any (an elementwise op's or a
+/// reduction step's element depends on its own inputs only), so a lane has
+/// that many loads in flight; otherwise it strides one element at a time.
+struct LaneLoop {
+  Value lane, length, lanes;
+  int64_t steps = 0, unroll = 1; ///< steps == 0: the strided form
+
+  LaneLoop(OpBuilder &b, Location loc, Value lane, OpFoldResult length, int64_t subgroupSize) : lane(lane) {
+    this->length = getValueOrCreateConstantIndexOp(b, loc, length);
+    lanes = arith::ConstantIndexOp::create(b, loc, subgroupSize);
+    std::optional<int64_t> n = getConstantIntValue(length);
+    if (!n || *n % subgroupSize != 0)
+      return;
+    steps = *n / subgroupSize;
+    for (int64_t u : {8, 4, 2})
+      if (steps % u == 0) {
+        unroll = u;
+        break;
+      }
+  }
+
+  scf::ForOp create(OpBuilder &b, Location loc, ValueRange inits) const {
+    if (steps == 0)
+      return scf::ForOp::create(b, loc, lane, length, lanes, inits);
+    return scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                              arith::ConstantIndexOp::create(b, loc, steps),
+                              arith::ConstantIndexOp::create(b, loc, unroll), inits);
+  }
+
+  /// The element index of chunk member `u` in iteration `loop`.
+  Value index(OpBuilder &b, Location loc, scf::ForOp loop, int64_t u) const {
+    if (steps == 0)
+      return loop.getInductionVar();
+    Value step = loop.getInductionVar();
+    if (u > 0)
+      step = arith::AddIOp::create(b, loc, step, arith::ConstantIndexOp::create(b, loc, u));
+    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, step, lanes), lane);
+  }
+};
+
+/// Reduces the row at `rowIvs` of `op` (loops: parallel, then the one
+/// reduction loop) across a subgroup: each lane accumulates its elements
+/// (`loop`) from the combiners' neutral elements, reading inputs through
+/// `read`, then a butterfly of xor shuffles combines the lanes. Returns the
+/// totals, identical in every lane (each step combines the same two values).
+SmallVector<Value> reduceOnSubgroup(OpBuilder &b, Location loc, linalg::GenericOp op, const SubgroupPlan &plan,
+                                    const LaneLoop &loop, ArrayRef<Value> rowIvs, int64_t subgroupSize,
+                                    function_ref<Value(OpOperand &, ValueRange)> read) {
+  SmallVector<Value> neutral;
+  for (TypedAttr attr : plan.neutral)
+    neutral.push_back(arith::ConstantOp::create(b, loc, attr));
+  scf::ForOp forOp = loop.create(b, loc, neutral);
+  {
+    OpBuilder::InsertionGuard body(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    SmallVector<SmallVector<Value>> ivs, args;
+    for (int64_t u = 0; u < loop.unroll; ++u) {
+      ivs.emplace_back(rowIvs);
+      ivs.back().push_back(loop.index(b, loc, forOp, u));
+      args.emplace_back();
+      for (OpOperand *in : op.getDpsInputOperands())
+        args.back().push_back(read(*in, ivs.back()));
+    }
+    SmallVector<Value> accs(forOp.getRegionIterArgs());
+    for (int64_t u = 0; u < loop.unroll; ++u) {
+      SmallVector<Value> all(args[u]);
+      llvm::append_range(all, accs);
+      accs = emitBody(b, op, all, ivs[u]);
+    }
+    scf::YieldOp::create(b, loc, accs);
+  }
+  SmallVector<Value> totals(forOp.getResults());
+  Value width = arith::ConstantIntOp::create(b, loc, subgroupSize, 32);
+  for (int64_t offset = subgroupSize / 2; offset >= 1; offset /= 2) {
+    Value off = arith::ConstantIntOp::create(b, loc, offset, 32);
+    for (auto [i, total] : llvm::enumerate(totals)) {
+      Value other = gpu::ShuffleOp::create(b, loc, total, off, width, gpu::ShuffleMode::XOR).getResult(0);
+      total = combine(b, plan.combiners[i], total, other);
+    }
+  }
+  return totals;
+}
+
 /// Replaces row reduction `op` (see planSubgroupReduction) with
 /// scf.parallel (block) { scf.parallel (lane, r) { ... } }: row
 /// `block * rows + r` of the collapsed parallel loops is reduced by the
@@ -329,33 +415,12 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerToSubgroupRows(RewriterBase &re
     if (d > 0)
       rest = arith::DivUIOp::create(rewriter, loc, rest, sizes[d]);
   }
-  // Each lane's partial results.
-  SmallVector<Value> neutral;
-  for (TypedAttr attr : plan.neutral)
-    neutral.push_back(arith::ConstantOp::create(rewriter, loc, attr));
-  Value kUb = value(ranges[numLoops - 1].size);
-  auto forOp = scf::ForOp::create(rewriter, loc, lane, kUb, cLanes, neutral);
-  {
-    OpBuilder::InsertionGuard body(rewriter);
-    rewriter.setInsertionPointToStart(forOp.getBody());
-    ivs.push_back(forOp.getInductionVar());
-    SmallVector<Value> args;
-    for (OpOperand *in : op.getDpsInputOperands())
-      args.push_back(loadOperand(rewriter, loc, op, *in, ivs));
-    llvm::append_range(args, forOp.getRegionIterArgs());
-    scf::YieldOp::create(rewriter, loc, emitBody(rewriter, op, args, ivs));
-    ivs.pop_back();
-  }
-  // Butterfly across the subgroup: after it every lane holds the total.
-  SmallVector<Value> totals(forOp.getResults());
-  Value width = arith::ConstantIntOp::create(rewriter, loc, subgroupSize, 32);
-  for (int64_t offset = subgroupSize / 2; offset >= 1; offset /= 2) {
-    Value off = arith::ConstantIntOp::create(rewriter, loc, offset, 32);
-    for (auto [i, total] : llvm::enumerate(totals)) {
-      Value other = gpu::ShuffleOp::create(rewriter, loc, total, off, width, gpu::ShuffleMode::XOR).getResult(0);
-      total = combine(rewriter, plan.combiners[i], total, other);
-    }
-  }
+  // Each lane's partial results, then the butterfly: every lane holds the totals.
+  LaneLoop loop(rewriter, loc, lane, ranges[numLoops - 1].size, subgroupSize);
+  SmallVector<Value> totals =
+      reduceOnSubgroup(rewriter, loc, op, plan, loop, ivs, subgroupSize, [&](OpOperand &in, ValueRange at) {
+        return loadOperand(rewriter, loc, op, in, at);
+      });
   Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
   auto ifLane0 = scf::IfOp::create(rewriter, loc, isLane0, /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(ifLane0.thenBlock());
@@ -603,7 +668,7 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
   for (linalg::GenericOp op : group.ops)
     if (op.getNumLoops() == numRows + 1)
       rowLength = op.getStaticLoopRanges().back();
-  Value c0 = cst(0), c1 = cst(1), cRows = cst(rows), cLanes = cst(subgroupSize), cLength = cst(rowLength);
+  Value c0 = cst(0), c1 = cst(1), cRows = cst(rows), cLanes = cst(subgroupSize);
   Value numRowsV = cst(totalRows);
   auto outer = scf::ParallelOp::create(rewriter, loc, ValueRange{c0}, ValueRange{cst(llvm::divideCeil(totalRows, rows))},
                                        ValueRange{c1});
@@ -627,31 +692,7 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
       rest = arith::DivUIOp::create(rewriter, loc, rest, cst(sizes[d]));
   }
   Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
-  // The loop over a lane's elements lane, lane + subgroupSize, ...: where the
-  // row length is a multiple of the subgroup, it counts a static number of
-  // steps, `unroll` at a time, each chunk loading all its elements before
-  // computing and storing any (an elementwise op's element depends on its own
-  // inputs only), so a lane has that many loads in flight.
-  bool evenRows = rowLength % subgroupSize == 0;
-  int64_t steps = evenRows ? rowLength / subgroupSize : 0, unroll = 1;
-  for (int64_t u : {8, 4, 2})
-    if (evenRows && steps % u == 0) {
-      unroll = u;
-      break;
-    }
-  auto elementLoop = [&](ValueRange inits) {
-    if (!evenRows)
-      return scf::ForOp::create(rewriter, loc, lane, cLength, cLanes, inits);
-    return scf::ForOp::create(rewriter, loc, c0, cst(steps), cst(unroll), inits);
-  };
-  auto elementIndex = [&](scf::ForOp loop, int64_t u) -> Value {
-    if (!evenRows)
-      return loop.getInductionVar();
-    Value step = loop.getInductionVar();
-    if (u > 0)
-      step = arith::AddIOp::create(rewriter, loc, step, cst(u));
-    return arith::AddIOp::create(rewriter, loc, arith::MulIOp::create(rewriter, loc, step, cLanes), lane);
-  };
+  LaneLoop loop(rewriter, loc, lane, rewriter.getIndexAttr(rowLength), subgroupSize);
   // Each row value written so far in the group, by the buffer that holds it.
   llvm::DenseMap<Value, Value> rowValue;
   auto read = [&](linalg::GenericOp op, OpOperand &operand, ValueRange ivs) -> Value {
@@ -698,13 +739,13 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
       break;
     }
     case RowKind::Elements: {
-      scf::ForOp forOp = elementLoop({});
+      scf::ForOp forOp = loop.create(rewriter, loc, {});
       OpBuilder::InsertionGuard body(rewriter);
       rewriter.setInsertionPointToStart(forOp.getBody());
       SmallVector<SmallVector<Value>> ivs, args;
-      for (int64_t u = 0; u < unroll; ++u) {
+      for (int64_t u = 0; u < loop.unroll; ++u) {
         ivs.emplace_back(rowIvs);
-        ivs.back().push_back(elementIndex(forOp, u));
+        ivs.back().push_back(loop.index(rewriter, loc, forOp, u));
         args.emplace_back();
         for (OpOperand &operand : op->getOpOperands()) {
           if (op.isDpsInit(&operand) && !op.payloadUsesValueFromOperand(&operand)) {
@@ -715,45 +756,16 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
           args.back().push_back(read(op, operand, ivs.back()));
         }
       }
-      for (int64_t u = 0; u < unroll; ++u)
+      for (int64_t u = 0; u < loop.unroll; ++u)
         for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), emitBody(rewriter, op, args[u], ivs[u])))
           memref::StoreOp::create(rewriter, loc, v, out.get(), ivs[u]);
       break;
     }
     case RowKind::Reduction: {
-      SmallVector<Value> neutral;
-      for (TypedAttr attr : plan->neutral)
-        neutral.push_back(arith::ConstantOp::create(rewriter, loc, attr));
-      scf::ForOp forOp = elementLoop(neutral);
-      {
-        OpBuilder::InsertionGuard body(rewriter);
-        rewriter.setInsertionPointToStart(forOp.getBody());
-        SmallVector<SmallVector<Value>> ivs, args;
-        for (int64_t u = 0; u < unroll; ++u) {
-          ivs.emplace_back(rowIvs);
-          ivs.back().push_back(elementIndex(forOp, u));
-          args.emplace_back();
-          for (OpOperand *in : op.getDpsInputOperands())
-            args.back().push_back(read(op, *in, ivs.back()));
-        }
-        SmallVector<Value> accs(forOp.getRegionIterArgs());
-        for (int64_t u = 0; u < unroll; ++u) {
-          SmallVector<Value> all(args[u]);
-          llvm::append_range(all, accs);
-          accs = emitBody(rewriter, op, all, ivs[u]);
-        }
-        scf::YieldOp::create(rewriter, loc, accs);
-      }
-      SmallVector<Value> totals(forOp.getResults());
-      Value width = arith::ConstantIntOp::create(rewriter, loc, subgroupSize, 32);
-      for (int64_t offset = subgroupSize / 2; offset >= 1; offset /= 2) {
-        Value off = arith::ConstantIntOp::create(rewriter, loc, offset, 32);
-        for (auto [i, total] : llvm::enumerate(totals)) {
-          Value other =
-              gpu::ShuffleOp::create(rewriter, loc, total, off, width, gpu::ShuffleMode::XOR).getResult(0);
-          total = combine(rewriter, plan->combiners[i], total, other);
-        }
-      }
+      linalg::GenericOp reduction = op;
+      SmallVector<Value> totals =
+          reduceOnSubgroup(rewriter, loc, reduction, *plan, loop, rowIvs, subgroupSize,
+                           [&](OpOperand &in, ValueRange at) { return read(reduction, in, at); });
       SmallVector<Value> values;
       for (auto [i, out] : llvm::enumerate(op.getDpsInitsMutable()))
         values.push_back(combine(rewriter, plan->combiners[i], read(op, out, rowIvs), totals[i]));

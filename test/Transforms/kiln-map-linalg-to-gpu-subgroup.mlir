@@ -32,7 +32,13 @@ func.func @small(%a: memref<20xf32>, %b: memref<20xf32>) {
 // WARP-DAG: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
 // WARP: gpu.launch blocks({{.*}}) in (%{{.*}} = %c16, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[LANE:.*]], %[[R:.*]], %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %c8, %{{.*}} = %c1)
 // WARP: scf.if
-// WARP: %[[P:.*]] = scf.for %{{.*}} = %[[LANE]] to %c768 step %c32 iter_args(%{{.*}} = %[[NEG]]) -> (f32)
+// A static row of 768 is 24 steps of 32 lanes, taken 8 at a time, the 8
+// loads first (lane + 32 * step).
+// WARP: %[[P:.*]] = scf.for %[[S:.*]] = %c0 to %c24 step %c8 iter_args(%{{.*}} = %[[NEG]]) -> (f32)
+// WARP: %[[S32:.*]] = arith.muli %[[S]], %c32
+// WARP: arith.addi %[[S32]], %[[LANE]]
+// WARP-COUNT-8: memref.load %arg0
+// WARP-COUNT-8: arith.maximumf
 // WARP: gpu.shuffle xor %[[P]], %c16_i32, %c32_i32 : f32
 // WARP: arith.maximumf
 // WARP-COUNT-4: gpu.shuffle xor
@@ -44,6 +50,7 @@ func.func @small(%a: memref<20xf32>, %b: memref<20xf32>) {
 // A 64-wide wavefront shuffles over 64 lanes (6 steps), 4 rows a block.
 // WAVE64-LABEL: func.func @row_max
 // WAVE64: threads({{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c4, %{{.*}} = %c1)
+// WAVE64: scf.for %{{.*}} = %c0 to %c12 step %c4 iter_args(
 // WAVE64: gpu.shuffle xor %{{.*}}, %c32_i32, %c64_i32 : f32
 // WAVE64-COUNT-5: gpu.shuffle xor
 // With subgroup-reductions=false it is one thread per row again.
