@@ -3,6 +3,7 @@
 // kiln-compile INPUT(.pt2|.mlir) -o OUT [--target=cpu|cuda|rocm] [--emit=so|obj|mlir|llvm]
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
 //              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-gemm=cublas|kernel]
+//              [--cuda-attention=fused|decomposed]
 //              [--cuda-tf32=conv|all|none] [--cuda-toolkit=DIR] [--rocm-path=DIR]
 //              [--grad|--jvp|--jacobian|--hessian|--hvp|--train-step=sgd|adamw [--lr=R]
 //               [--momentum=M] [--betas=B1,B2] [--eps=E] [--weight-decay=W]]
@@ -169,6 +170,16 @@ int kilnCompileMain(int argc, char **argv) {
                                 cl::desc("Large matmuls and convolutions for --target=cuda: cublas (the "
                                          "runtime loads cuBLAS, default) or kernel (generated)"),
                                 cl::init("cublas"), cl::cat(cat));
+  cl::opt<std::string> cudaAttention(
+      "cuda-attention",
+      cl::desc("scaled_dot_product_attention for --target=cuda: fused (the runtime's fused kernel where it "
+               "applies; the default when kiln was built with nvcc) or decomposed (generated kernels)"),
+#ifdef KILN_HAVE_SDPA_KERNELS
+      cl::init("fused"),
+#else
+      cl::init("decomposed"),
+#endif
+      cl::cat(cat));
   cl::opt<std::string> cudaTf32("cuda-tf32",
                                 cl::desc("Where float32 GEMMs of --target=cuda may use TF32: conv "
                                          "(convolutions, PyTorch's default), all, or none"),
@@ -301,6 +312,14 @@ int kilnCompileMain(int argc, char **argv) {
     if (cudaGemm != "cublas" && cudaGemm != "kernel")
       return fail("--cuda-gemm must be 'cublas' or 'kernel', got '" + cudaGemm + "'");
     cudaOpts.cublas = cudaGemm == "cublas";
+    if (cudaAttention != "fused" && cudaAttention != "decomposed")
+      return fail("--cuda-attention must be 'fused' or 'decomposed', got '" + cudaAttention + "'");
+#ifndef KILN_HAVE_SDPA_KERNELS
+    if (cudaAttention == "fused")
+      return fail("--cuda-attention=fused needs the runtime's fused attention kernels, which this kiln was "
+                  "built without (no nvcc in KILN_CUDA_TOOLKIT when it was configured)");
+#endif
+    cudaOpts.fusedAttention = cudaAttention == "fused";
     if (cudaTf32 != "conv" && cudaTf32 != "all" && cudaTf32 != "none")
       return fail("--cuda-tf32 must be 'conv', 'all' or 'none', got '" + cudaTf32 + "'");
     cudaOpts.tf32 = cudaTf32;

@@ -19,14 +19,18 @@
 
 using namespace mlir;
 
-void kiln::buildLowerToLinalgPipeline(OpPassManager &pm) {
+void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention) {
   // Autograd transforms first (kiln-compile --grad has already run it): it
   // also drops the stop_gradient markers the importer puts on detach.
   pm.addPass(kiln::createAutogradDifferentiate());
+  OpPassManager &early = pm.nest<func::FuncOp>();
+  early.addPass(createCanonicalizerPass());
+  early.addPass(aten::createATenDecomposeComposites());
+  early.addPass(createCanonicalizerPass());
+  // CUDA: attention the runtime's fused kernel runs becomes its call.
+  if (fusedAttention)
+    pm.addPass(kiln::createKilnGPUFusedAttention());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  fpm.addPass(createCanonicalizerPass());
-  fpm.addPass(aten::createATenDecomposeComposites());
-  fpm.addPass(createCanonicalizerPass());
   fpm.addPass(kiln::createConvertATenToLinalg());
   fpm.addPass(createCanonicalizerPass());
   // Recomputations (autograd-differentiate remat) must survive CSE.

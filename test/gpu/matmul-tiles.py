@@ -8,7 +8,8 @@ Here: writes one aten-dialect module per case (square, ragged edges, k
 shorter than a tile step, batched, broadcast batch, transposed operands,
 dynamic rows, every size dynamic, float16, float64, int64), seeded random
 inputs and numpy's float64 results (rounded to the output dtype), and
-compiles each for CUDA (generated kernels only: --cuda-gemm=kernel) and for
+compiles each for CUDA (generated kernels only: --cuda-gemm=kernel
+--cuda-attention=decomposed) and for
 the CPU. Each CPU build is run here against numpy's results (so the
 references are known right before anything travels); with --families, the
 corpus's products and attention families (PyTorch's own outputs) are packed
@@ -97,8 +98,9 @@ def cases():
 
 
 # Generated kernels for every product: with the default (cuBLAS for large
-# float32 matmuls) most cases here would never reach the tiled kernels.
-GEMM = ["--cuda-gemm=kernel"]
+# float32 matmuls) most cases here would never reach the tiled kernels, and
+# the attention family's products would run in the fused attention kernel.
+GEMM = ["--cuda-gemm=kernel", "--cuda-attention=decomposed"]
 
 NP_DTYPE = {"f32": np.float32, "f16": np.float16, "i64": np.int64, "f64": np.float64}
 TOL = {"f32": ("1e-4", "1e-4"), "f16": ("1e-2", "1e-2"), "i64": ("0", "0"),

@@ -34,6 +34,29 @@ def ConvertATenToLinalg : Pass<"convert-aten-to-linalg", "::mlir::func::FuncOp">
                            "::mlir::scf::SCFDialect", "::mlir::bufferization::BufferizationDialect"];
 }
 
+def KilnGPUFusedAttention : Pass<"kiln-gpu-fused-attention", "::mlir::ModuleOp"> {
+  let summary = "scaled_dot_product_attention as a call of the CUDA runtime's fused attention kernel";
+  let description = [{
+    Runs before convert-aten-to-linalg in the CUDA pipeline (kiln-compile
+    --target=cuda, `--cuda-attention=fused`). Each
+    `aten.scaled_dot_product_attention` with dropout_p = 0, float32,
+    bfloat16 or float16 operands of one rank from 2 to 4, static head sizes
+    up to 128 and a bool or same-typed additive mask (or none) becomes a call
+    of `kiln_gpu_sdpa_<type>[_boolmask|_addmask](q, k, v, [mask,] out,
+    causal, group, scale)` (runtime/src/cuda/Attention.cpp) on rank-4
+    strided buffers: `bufferization.to_buffer` (read-only) of each operand,
+    a `memref.alloc` for the result, `bufferization.to_tensor` of it after
+    the call. An operand made by `aten.permute` is passed as a
+    `memref.transpose` view of the permute's source, an `aten.expand`ed
+    mask as its source (the runtime broadcasts size-1 dims), and a result
+    whose only use is an `aten.permute` is written in the permuted layout.
+    Other attention ops are left for the decomposition.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def LowerRuntimeCalls : Pass<"kiln-lower-runtime-calls", "::mlir::ModuleOp"> {
   let summary = "Lower aten.call_runtime on buffers to calls of kiln_rt_call_op";
   let description = [{

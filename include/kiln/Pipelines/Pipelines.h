@@ -6,8 +6,10 @@
 #include "mlir/Pass/PassOptions.h"
 
 namespace kiln {
-/// aten -> linalg on tensors, fused (`kiln-lower-to-linalg`).
-void buildLowerToLinalgPipeline(mlir::OpPassManager &pm);
+/// aten -> linalg on tensors, fused (`kiln-lower-to-linalg`). With
+/// `fusedAttention` (CUDA), attention the runtime's fused kernel runs becomes
+/// its call first (kiln-gpu-fused-attention).
+void buildLowerToLinalgPipeline(mlir::OpPassManager &pm, bool fusedAttention = false);
 /// linalg on tensors -> bufferized loops -> LLVM dialect (`kiln-linalg-to-llvm`).
 void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm);
 /// Options of the vendor-neutral GPU lowering.

@@ -35,6 +35,10 @@ struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
                            llvm::cl::desc("Where float32 GEMMs may use TF32: conv (PyTorch's "
                                           "default), all, or none"),
                            llvm::cl::init("conv")};
+  Option<bool> fusedAttention{*this, "fused-attention",
+                              llvm::cl::desc("scaled_dot_product_attention through the runtime's fused "
+                                             "kernel (kiln-gpu-fused-attention) where it applies"),
+                              llvm::cl::init(false)};
 };
 
 /// aten -> linalg -> kernels in one gpu.module -> NVVM -> a GPU binary

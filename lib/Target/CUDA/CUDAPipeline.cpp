@@ -28,7 +28,7 @@ using namespace mlir;
 namespace kiln {
 
 void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
-  buildLowerToLinalgPipeline(pm);
+  buildLowerToLinalgPipeline(pm, options.fusedAttention);
   GPUPipelineOptions gpuOpts;
   gpuOpts.blockSize = options.blockSize;
   gpuOpts.libraryGemm = options.cublas;

@@ -65,6 +65,7 @@ std::string resolve(void *lib, Driver &d) {
   KILN_CU_SYM(cuGraphExecDestroy, "cuGraphExecDestroy")
   KILN_CU_SYM(cuGraphDestroy, "cuGraphDestroy")
 #undef KILN_CU_SYM
+  d.cuFuncSetAttribute = reinterpret_cast<decltype(d.cuFuncSetAttribute)>(::dlsym(lib, "cuFuncSetAttribute"));
   return "";
 }
 

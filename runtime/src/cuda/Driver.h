@@ -34,6 +34,7 @@ constexpr unsigned CU_EVENT_DEFAULT = 0;
 constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
 constexpr int CU_JIT_OPTIMIZATION_LEVEL = 7;
 constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 
 /// Entry points of libcuda that kiln calls.
 struct Driver {
@@ -79,6 +80,9 @@ struct Driver {
   CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
   CUresult (*cuGraphExecDestroy)(CUgraphExec);
   CUresult (*cuGraphDestroy)(CUgraph);
+  /// Optional (null where the driver lacks it): raises a kernel's dynamic
+  /// shared memory limit past 48 KiB (the fused attention kernels).
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
 };
 
 /// The driver with device 0's primary context current on the calling thread.

@@ -1,0 +1,288 @@
+//===- FusedAttention.cpp - scaled_dot_product_attention as a fused-kernel call of the CUDA runtime ===//
+//
+// kiln-gpu-fused-attention (CUDA pipeline, before the aten-to-linalg
+// lowering) turns each scaled_dot_product_attention the runtime's fused
+// kernel can run into a call of kiln_gpu_sdpa_<type>[_boolmask|_addmask]
+// (runtime/src/cuda/Attention.cpp) on buffers: read-only views of the
+// operands go in, a fresh buffer comes out and becomes a tensor again. A
+// permuted operand (the heads split out of a projection, [B, S, H, E] ->
+// [B, H, S, E]) is passed as a strided view of its source, and a result
+// whose only use permutes it back is written in that layout, so neither
+// side is copied. Attention the kernel does not cover keeps the
+// decomposition of Attention.cpp. Design: docs/Rationale/gpu-fused-attention.md.
+//
+//===----------------------------------------------------------------------===//
+#include "Utils.h"
+#include "kiln/Conversion/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <cmath>
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNGPUFUSEDATTENTION
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln::aten;
+
+namespace {
+
+/// Head sizes (E and Ev) up to this run fused (the kernels' largest tile).
+constexpr int64_t kMaxHeadSize = 128;
+
+/// The rank-4 fully dynamic strided memref of `elem` the runtime takes.
+MemRefType callArgType(Type elem) {
+  int64_t d = ShapedType::kDynamic;
+  return MemRefType::get({d, d, d, d}, elem, StridedLayoutAttr::get(elem.getContext(), d, {d, d, d, d}));
+}
+
+/// `shape` x `elem` with a fully dynamic strided layout (any buffer casts to it).
+MemRefType stridedType(ArrayRef<int64_t> shape, Type elem) {
+  int64_t d = ShapedType::kDynamic;
+  return MemRefType::get(shape, elem,
+                         StridedLayoutAttr::get(elem.getContext(), d, SmallVector<int64_t>(shape.size(), d)));
+}
+
+/// `v` with leading unit dims up to rank 4.
+Value toRank4(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank(), extra = 4 - rank;
+  if (extra == 0)
+    return v;
+  SmallVector<int64_t> shape(extra, 1);
+  llvm::append_range(shape, type.getShape());
+  SmallVector<ReassociationIndices> reassoc;
+  ReassociationIndices first;
+  for (int64_t i = 0; i <= extra; ++i)
+    first.push_back(i);
+  reassoc.push_back(first);
+  for (int64_t i = 1; i < rank; ++i)
+    reassoc.push_back({extra + i});
+  SmallVector<OpFoldResult> sizes(extra, b.getIndexAttr(1));
+  llvm::append_range(sizes, kiln::detail::getSizes(b, loc, v));
+  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), v, reassoc,
+                                       sizes);
+}
+
+struct Match {
+  Type elem;
+  int32_t group = 1;
+  double scale;
+  enum { None, Bool, Add } mask = None;
+};
+
+/// Whether the fused kernel computes `op` exactly as aten does; why not otherwise.
+FailureOr<Match> match(ScaledDotProductAttentionOp op, std::string &why) {
+  auto fail = [&](const char *reason) {
+    why = reason;
+    return failure();
+  };
+  if (op.getDropoutP().convertToDouble() != 0.0)
+    return fail("dropout_p != 0");
+  auto q = cast<RankedTensorType>(op.getQuery().getType()), k = cast<RankedTensorType>(op.getKey().getType()),
+       v = cast<RankedTensorType>(op.getValue().getType());
+  auto out = dyn_cast<RankedTensorType>(op.getType());
+  Match m;
+  m.elem = q.getElementType();
+  if (!m.elem.isF32() && !m.elem.isBF16() && !m.elem.isF16())
+    return fail("not float32, bfloat16 or float16");
+  if (k.getElementType() != m.elem || v.getElementType() != m.elem || !out || out.getElementType() != m.elem)
+    return fail("mixed element types");
+  int64_t rank = q.getRank();
+  if (rank < 2 || rank > 4 || k.getRank() != rank || v.getRank() != rank || out.getRank() != rank)
+    return fail("not query, key, value and result of one rank from 2 to 4");
+  int64_t e = q.getDimSize(rank - 1), ev = v.getDimSize(rank - 1);
+  if (ShapedType::isDynamic(e) || ShapedType::isDynamic(ev) || e < 1 || ev < 1 || e > kMaxHeadSize ||
+      ev > kMaxHeadSize)
+    return fail("head sizes not static or above 128");
+  m.scale = op.getScale() ? op.getScale()->convertToDouble() : 1.0 / std::sqrt(static_cast<double>(e));
+  if (op.getEnableGqa() && rank >= 3) {
+    int64_t hq = q.getDimSize(rank - 3), hk = k.getDimSize(rank - 3);
+    if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hk) || hk < 1 || hq % hk)
+      return fail("grouped-query heads not static");
+    m.group = static_cast<int32_t>(hq / hk);
+  }
+  if (Value mask = op.getAttnMask()) {
+    auto mt = cast<RankedTensorType>(mask.getType());
+    if (mt.getRank() < 1 || mt.getRank() > 4)
+      return fail("mask rank not 1 to 4");
+    if (mt.getElementType().isInteger(1))
+      m.mask = Match::Bool;
+    else if (mt.getElementType() == m.elem)
+      m.mask = Match::Add;
+    else
+      return fail("mask neither bool nor of the query's type");
+  }
+  return m;
+}
+
+/// Strips an aten.permute off a rank-4 operand: its source and the
+/// permutation (result dim i is source dim perm[i]), or `v` and none.
+std::pair<Value, SmallVector<int64_t>> peelPermute(Value v) {
+  if (auto p = v.getDefiningOp<PermuteOp>())
+    if (cast<RankedTensorType>(p.getType()).getRank() == 4)
+      return {p.getSelf(), SmallVector<int64_t>(p.getDims())};
+  return {v, {}};
+}
+
+/// `buf` viewed with its dims permuted (view dim i = `buf` dim perm[i]) as
+/// the call's rank-4 type: a reinterpret_cast of its own metadata (a view
+/// the GPU passes see through, unlike memref.transpose).
+Value permutedView(OpBuilder &b, Location loc, Value buf, ArrayRef<int64_t> perm) {
+  auto md = memref::ExtractStridedMetadataOp::create(b, loc, buf);
+  SmallVector<OpFoldResult> sizes, strides;
+  for (int64_t i : perm) {
+    sizes.push_back(md.getSizes()[i]);
+    strides.push_back(md.getStrides()[i]);
+  }
+  return memref::ReinterpretCastOp::create(b, loc, callArgType(cast<MemRefType>(buf.getType()).getElementType()),
+                                           buf, OpFoldResult(md.getOffset()), sizes, strides);
+}
+
+struct KilnGPUFusedAttentionPass : kiln::impl::KilnGPUFusedAttentionBase<KilnGPUFusedAttentionPass> {
+  using Base::Base;
+
+  int64_t nextOperand = 0;
+
+  func::FuncOp callee(ModuleOp module, const Match &m) {
+    std::string name = "kiln_gpu_sdpa_";
+    name += m.elem.isF32() ? "f32" : m.elem.isBF16() ? "bf16" : "f16";
+    if (m.mask != Match::None)
+      name += m.mask == Match::Bool ? "_boolmask" : "_addmask";
+    if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
+      return f;
+    // void kiln_gpu_sdpa_<type>[_<mask>](q, k, v, [mask,] out, i32 causal,
+    // i32 group, f32 scale): runtime/src/cuda/Attention.cpp.
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    MemRefType arg = callArgType(m.elem);
+    SmallVector<Type> args{arg, arg, arg};
+    if (m.mask != Match::None)
+      args.push_back(callArgType(m.mask == Match::Bool ? mb.getI1Type() : m.elem));
+    args.append({arg, mb.getI32Type(), mb.getI32Type(), mb.getF32Type()});
+    auto f = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(args, {}));
+    f.setPrivate();
+    f->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+    f->setAttr("kiln.device_call", mb.getUnitAttr());
+    return f;
+  }
+
+  /// A read-only rank-4 view of tensor `v` for the call (a permuted operand
+  /// as a transposed view of its source). Each to_buffer carries its own
+  /// marker, so CSE never merges two calls' reads into one: one-shot
+  /// bufferization sees each read where its call stands.
+  Value operandView(OpBuilder &b, Location loc, Value v, bool peel) {
+    auto [src, perm] = peel ? peelPermute(v) : std::pair<Value, SmallVector<int64_t>>{v, {}};
+    if (perm.empty())
+      src = toRank4(b, loc, v);
+    auto type = cast<RankedTensorType>(src.getType());
+    auto toBuffer = bufferization::ToBufferOp::create(b, loc, stridedType(type.getShape(), type.getElementType()),
+                                                      src, /*read_only=*/true);
+    toBuffer->setAttr("kiln.fused_attention_operand", b.getI64IntegerAttr(nextOperand++));
+    if (!perm.empty())
+      return permutedView(b, loc, toBuffer, perm);
+    return memref::CastOp::create(b, loc, callArgType(type.getElementType()), toBuffer);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<ScaledDotProductAttentionOp> ops;
+    module.walk([&](ScaledDotProductAttentionOp op) { ops.push_back(op); });
+    IRRewriter b(&getContext());
+    for (ScaledDotProductAttentionOp op : ops) {
+      std::string why;
+      FailureOr<Match> m = match(op, why);
+      if (failed(m))
+        continue;
+      Location loc = op.getLoc();
+      b.setInsertionPoint(op);
+      auto outType = cast<RankedTensorType>(op.getType());
+      bool rank4 = outType.getRank() == 4;
+      Value q = operandView(b, loc, op.getQuery(), rank4), k = operandView(b, loc, op.getKey(), rank4),
+            v = operandView(b, loc, op.getValue(), rank4);
+      Value mask;
+      if (Value mt = op.getAttnMask()) {
+        // An expanded mask is read through its size-1 dims (the runtime broadcasts them).
+        if (auto ex = mt.getDefiningOp<ExpandOp>())
+          if (cast<RankedTensorType>(ex.getSelf().getType()).getRank() == cast<RankedTensorType>(mt.getType()).getRank())
+            mt = ex.getSelf();
+        mask = operandView(b, loc, mt, /*peel=*/false);
+      }
+
+      // The result's sizes: batch dims and L as the query's (batch dims
+      // broadcast: a static size of the result wins), Ev static.
+      Value q4 = toRank4(b, loc, op.getQuery());
+      SmallVector<OpFoldResult> qSizes = kiln::detail::getSizes(b, loc, q4);
+      SmallVector<int64_t> shape4(4 - outType.getRank(), 1);
+      llvm::append_range(shape4, outType.getShape());
+      SmallVector<OpFoldResult> outSizes;
+      for (int64_t i = 0; i < 4; ++i)
+        outSizes.push_back(ShapedType::isDynamic(shape4[i]) ? qSizes[i] : b.getIndexAttr(shape4[i]));
+
+      // Written in the layout of a permute that is the result's only use.
+      PermuteOp back;
+      if (rank4 && op->hasOneUse())
+        back = dyn_cast<PermuteOp>(*op->getUsers().begin());
+      SmallVector<OpFoldResult> allocSizes = outSizes;
+      if (back)
+        for (int64_t i = 0; i < 4; ++i)
+          allocSizes[i] = outSizes[back.getDims()[i]];
+      SmallVector<int64_t> allocShape;
+      SmallVector<Value> dynamic;
+      dispatchIndexOpFoldResults(allocSizes, dynamic, allocShape);
+      auto allocType = MemRefType::get(allocShape, m->elem);
+      Value buffer = memref::AllocOp::create(b, loc, allocType, dynamic, b.getI64IntegerAttr(64));
+      Value outView;
+      if (back) {
+        // view dim j = buffer dim inverse[j], where buffer dim i = view dim dims[i].
+        SmallVector<int64_t> inverse(4);
+        for (int64_t i = 0; i < 4; ++i)
+          inverse[back.getDims()[i]] = i;
+        outView = permutedView(b, loc, buffer, inverse);
+      } else {
+        outView = memref::CastOp::create(b, loc, callArgType(m->elem), buffer);
+      }
+
+      SmallVector<Value> args{q, k, v};
+      if (mask)
+        args.push_back(mask);
+      args.push_back(outView);
+      args.push_back(arith::ConstantIntOp::create(b, loc, op.getIsCausal() ? 1 : 0, 32));
+      args.push_back(arith::ConstantIntOp::create(b, loc, m->group, 32));
+      args.push_back(arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(static_cast<float>(m->scale))));
+      func::CallOp::create(b, loc, callee(module, *m), args);
+
+      auto tensorOf = [&](RankedTensorType t) {
+        return bufferization::ToTensorOp::create(b, loc, RankedTensorType::get(allocShape, m->elem), buffer,
+                                                 /*restrict=*/true, /*writable=*/true)
+            .getResult();
+      };
+      if (back) {
+        auto backType = cast<RankedTensorType>(back.getType());
+        Value t = kiln::detail::castTo(b, loc, tensorOf(backType), backType);
+        b.replaceOp(back, t);
+        b.eraseOp(op);
+      } else {
+        Value t = tensorOf(outType);
+        if (outType.getRank() < 4) {
+          SmallVector<ReassociationIndices> reassoc;
+          ReassociationIndices first;
+          int64_t extra = 4 - outType.getRank();
+          for (int64_t i = 0; i <= extra; ++i)
+            first.push_back(i);
+          reassoc.push_back(first);
+          for (int64_t i = extra + 1; i < 4; ++i)
+            reassoc.push_back({i});
+          t = tensor::CollapseShapeOp::create(b, loc, t, reassoc);
+        }
+        b.replaceOp(op, kiln::detail::castTo(b, loc, t, outType));
+      }
+    }
+  }
+};
+
+} // namespace

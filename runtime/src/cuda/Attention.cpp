@@ -1,0 +1,171 @@
+// kiln runtime — the fused attention entry points of compiled models (kiln_gpu_sdpa_*), launching AttentionKernels.cu.
+//
+// kiln-gpu-fused-attention turns scaled_dot_product_attention on CUDA into
+// calls of kiln_gpu_sdpa_{f32,bf16,f16}[_boolmask|_addmask] (C ABI through
+// MLIR's C interface: rank-4 memref descriptors, any strides). They launch
+// one kernel of the fatbin nvcc built with the runtime (embedded bytes,
+// loaded once through the driver API) on the call's stream, so the call can
+// be captured in a CUDA graph. A runtime built without nvcc has the entry
+// points but no kernels: they fail with a message saying so.
+#include "AttentionParams.h"
+#include "Driver.h"
+
+#include "../gpu/Backend.h"
+#include "../gpu/Runtime.h"
+#include "../loader/Error.h"
+
+#include <cmath>
+#include <mutex>
+#include <string>
+
+#ifdef KILN_HAVE_SDPA_KERNELS
+namespace {
+const unsigned char kSdpaFatbin[] = {
+#include "AttentionKernels.fatbin.inc"
+};
+} // namespace
+#endif
+
+namespace {
+
+using namespace kiln::cuda;
+using kiln::gpu::LaunchScope;
+
+/// A rank-4 memref descriptor (MLIR's C interface) of any element type.
+struct Desc4 {
+  char *allocated, *aligned;
+  int64_t offset, sizes[4], strides[4];
+};
+
+enum ElemType { F32 = 0, BF16 = 1, F16 = 2 };
+constexpr int kHeadSizes[] = {32, 64, 128};
+
+/// The kernels, loaded once from the embedded fatbin.
+struct Kernels {
+  CUmodule module = nullptr;
+  CUfunction fn[3][3] = {};  ///< [ElemType][head size index]
+  std::string error;
+};
+
+const Kernels &kernels() {
+  static Kernels k;
+  static std::once_flag once;
+  std::call_once(once, [] {
+#ifndef KILN_HAVE_SDPA_KERNELS
+    k.error = "this kiln runtime was built without its fused attention kernels (no nvcc when it was built); "
+              "compile the model with --cuda-attention=decomposed, or use a runtime built with the CUDA toolkit";
+#else
+    const Driver &d = driver();
+    if (CUresult r = d.cuModuleLoadData(&k.module, kSdpaFatbin)) {
+      k.error = "cannot load the fused attention kernels: " + errorString(r);
+      return;
+    }
+    const char *types[] = {"f32", "bf16", "f16"};
+    for (int t = 0; t < 3; ++t)
+      for (int i = 0; i < 3; ++i) {
+        std::string name = std::string("kiln_sdpa_") + types[t] + "_d" + std::to_string(kHeadSizes[i]);
+        if (CUresult r = d.cuModuleGetFunction(&k.fn[t][i], k.module, name.c_str())) {
+          k.error = "the fused attention kernel " + name + " is missing: " + errorString(r);
+          return;
+        }
+        int smem = static_cast<int>(kiln_sdpa_smem_bytes(t == F32 ? 4 : 2, kHeadSizes[i]));
+        if (smem > 48 * 1024) {
+          CUresult r = d.cuFuncSetAttribute
+                           ? d.cuFuncSetAttribute(k.fn[t][i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
+                           : 1;
+          if (r) {
+            k.error = "the fused attention kernel " + name + " cannot get " + std::to_string(smem) +
+                      " bytes of shared memory" + (d.cuFuncSetAttribute ? ": " + errorString(r) : std::string());
+            return;
+          }
+        }
+      }
+#endif
+  });
+  return k;
+}
+
+/// Runs out = attention(q, k, v, mask) on the call's stream (see AttentionParams.h).
+void sdpa(const char *name, ElemType type, int maskKind, Desc4 *q, Desc4 *k, Desc4 *v, Desc4 *mask, Desc4 *out,
+          int32_t causal, int32_t group, float scale) {
+  LaunchScope *scope = LaunchScope::current();
+  if (!scope || scope->failed()) return;
+  if (scope->backend().type() != kiln::DeviceType::CUDA)
+    return scope->fail(std::string(name) + " runs on CUDA only, not on " + scope->backend().name());
+  auto bad = [&](const std::string &why) { scope->fail(std::string(name) + ": " + why); };
+  try {
+    const int64_t B = out->sizes[0], H = out->sizes[1], L = out->sizes[2], Ev = out->sizes[3];
+    const int64_t S = k->sizes[2], E = q->sizes[3];
+    if (group < 1 || H % group) return bad("the query heads do not split into groups of " + std::to_string(group));
+    // Each operand's [batch, heads] broadcast to the output's (stride 0 where of size 1).
+    auto shape = [&](const char *what, Desc4 *d, int64_t b, int64_t h, int64_t r, int64_t c, long long *s) {
+      const int64_t want[4] = {b, h, r, c};
+      for (int i = 0; i < 4; ++i) {
+        if (d->sizes[i] != want[i] && !(d->sizes[i] == 1 && (i < 2 || d == mask))) {
+          bad(std::string(what) + " has size " + std::to_string(d->sizes[i]) + " in dim " + std::to_string(i) +
+              ", expected " + std::to_string(want[i]));
+          return false;
+        }
+        s[i] = d->sizes[i] == 1 && want[i] != 1 ? 0 : d->strides[i];
+      }
+      return true;
+    };
+    kiln_sdpa_params p{};
+    if (!shape("the query", q, B, H, L, E, p.qs) || !shape("the key", k, B, H / group, S, E, p.ks) ||
+        !shape("the value", v, B, H / group, S, Ev, p.vs) || !shape("the output", out, B, H, L, Ev, p.os) ||
+        (mask && !shape("the mask", mask, B, H, L, S, p.ms)))
+      return;
+    if (B == 0 || H == 0 || L == 0 || Ev == 0) return;
+    int hi = E <= 32 && Ev <= 32 ? 0 : E <= 64 && Ev <= 64 ? 1 : E <= 128 && Ev <= 128 ? 2 : -1;
+    if (hi < 0) return bad("head sizes above 128 are not supported (E = " + std::to_string(E) +
+                           ", Ev = " + std::to_string(Ev) + ")");
+    const int rows = type == F32 ? KILN_SDPA_ROWS_32 : KILN_SDPA_ROWS_16;
+    const int64_t blocks = B * H * ((L + rows - 1) / rows);
+    if (L > INT32_MAX || S > INT32_MAX || B > INT32_MAX || H > INT32_MAX || blocks > INT32_MAX)
+      return bad("the problem is too large for one launch");
+    const Kernels &kn = kernels();
+    if (!kn.error.empty()) return bad(kn.error);
+    size_t elem = type == F32 ? 4 : 2;
+    auto at = [](Desc4 *d, size_t bytes) { return d->aligned + d->offset * bytes; };
+    p.q = at(q, elem);
+    p.k = at(k, elem);
+    p.v = at(v, elem);
+    p.out = at(out, elem);
+    p.mask = mask ? at(mask, maskKind == KILN_SDPA_MASK_BOOL ? 1 : elem) : nullptr;
+    p.maskKind = mask ? maskKind : KILN_SDPA_MASK_NONE;
+    p.B = static_cast<int>(B), p.H = static_cast<int>(H), p.L = static_cast<int>(L), p.S = static_cast<int>(S);
+    p.E = static_cast<int>(E), p.Ev = static_cast<int>(Ev), p.group = group, p.causal = causal != 0;
+    p.scaleLog2 = static_cast<float>(static_cast<double>(scale) * 1.4426950408889634);
+    void *args[] = {&p};
+    const Driver &d = driver();
+    unsigned smem = kiln_sdpa_smem_bytes(static_cast<int>(elem), kHeadSizes[hi]);
+    if (CUresult r = d.cuLaunchKernel(kn.fn[type][hi], static_cast<unsigned>(blocks), 1, 1, 128, 1, 1, smem,
+                                      static_cast<CUstream>(scope->stream()), args, nullptr))
+      bad("launching the fused attention kernel (" + std::to_string(blocks) + " blocks of 128 threads, " +
+          std::to_string(smem) + " bytes of shared memory) failed: " + errorString(r));
+  } catch (const std::exception &e) {
+    scope->fail(e.what());
+  }
+}
+
+} // namespace
+
+#define KILN_GPU_SDPA(suffix, type)                                                                              \
+  extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_sdpa_##suffix(                   \
+      Desc4 *q, Desc4 *k, Desc4 *v, Desc4 *out, int32_t causal, int32_t group, float scale) {                     \
+    sdpa("kiln_gpu_sdpa_" #suffix, type, KILN_SDPA_MASK_NONE, q, k, v, nullptr, out, causal, group, scale);       \
+  }                                                                                                              \
+  extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_sdpa_##suffix##_boolmask(         \
+      Desc4 *q, Desc4 *k, Desc4 *v, Desc4 *mask, Desc4 *out, int32_t causal, int32_t group, float scale) {        \
+    sdpa("kiln_gpu_sdpa_" #suffix "_boolmask", type, KILN_SDPA_MASK_BOOL, q, k, v, mask, out, causal, group,      \
+         scale);                                                                                                 \
+  }                                                                                                              \
+  extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_sdpa_##suffix##_addmask(          \
+      Desc4 *q, Desc4 *k, Desc4 *v, Desc4 *mask, Desc4 *out, int32_t causal, int32_t group, float scale) {        \
+    sdpa("kiln_gpu_sdpa_" #suffix "_addmask", type, KILN_SDPA_MASK_ADD, q, k, v, mask, out, causal, group,        \
+         scale);                                                                                                 \
+  }
+KILN_GPU_SDPA(f32, F32)
+KILN_GPU_SDPA(bf16, BF16)
+KILN_GPU_SDPA(f16, F16)
+#undef KILN_GPU_SDPA

@@ -1,0 +1,34 @@
+// kiln runtime — the parameters of the fused attention kernels, shared by AttentionKernels.cu and Attention.cpp.
+#ifndef KILN_CUDA_ATTENTION_PARAMS_H
+#define KILN_CUDA_ATTENTION_PARAMS_H
+
+/// How a kernel reads `mask`.
+enum { KILN_SDPA_MASK_NONE = 0, KILN_SDPA_MASK_BOOL = 1, KILN_SDPA_MASK_ADD = 2 };
+
+/// One attention call, passed by value to the kernel. Operands are viewed as
+/// [batch, heads, rows, cols] with element strides (0 where broadcast): q
+/// [B, H, L, E], k [., H/group, S, E], v [., H/group, S, Ev], mask [., ., L, S]
+/// (bytes, nonzero = take part, or additive values of the input type), out
+/// [B, H, L, Ev].
+struct kiln_sdpa_params {
+  const void *q, *k, *v, *mask;
+  void *out;
+  long long qs[4], ks[4], vs[4], ms[4], os[4];
+  int B, H, L, S, E, Ev, group, maskKind, causal;
+  float scaleLog2;  ///< scale * log2(e)
+};
+
+/// Rows (queries) per block of the 16-bit and float32 kernels.
+#define KILN_SDPA_ROWS_16 64
+#define KILN_SDPA_ROWS_32 16
+
+/// Dynamic shared memory of the kernel for elements of `bytes` bytes and padded head size `d`.
+static inline unsigned kiln_sdpa_smem_bytes(int bytes, int d) {
+  if (bytes == 2) {  // Q, K, V tiles (row pitch d + 8), S (64 + 4 floats), P (64 + 8), O (d + 4 floats)
+    return (unsigned)((64 + 2 * 64) * (d + 8) * 2 + 64 * (64 + 4) * 4 + 64 * (64 + 8) * 2 + 64 * (d + 4) * 4);
+  }
+  // float32: Q (16 x (d + 1)), K (32 x (d + 1)), V (32 x d), P (16 x 33)
+  return (unsigned)((16 * (d + 1) + 32 * (d + 1) + 32 * d + 16 * 33) * 4);
+}
+
+#endif // KILN_CUDA_ATTENTION_PARAMS_H

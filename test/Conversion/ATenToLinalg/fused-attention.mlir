@@ -1,0 +1,98 @@
+// RUN: kiln-opt %s --kiln-gpu-fused-attention | FileCheck %s
+
+// kiln-gpu-fused-attention: attention the CUDA runtime's fused kernel runs
+// becomes a call of kiln_gpu_sdpa_<type>[_boolmask|_addmask] on rank-4
+// strided buffers; the rest keeps the aten op (the decomposition).
+
+// CHECK-DAG: func.func private @kiln_gpu_sdpa_bf16_boolmask(memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xi1, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xbf16, strided<[?, ?, ?, ?], offset: ?>>, i32, i32, f32) attributes {kiln.device_call, llvm.emit_c_interface}
+// CHECK-DAG: func.func private @kiln_gpu_sdpa_f32(memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>, i32, i32, f32) attributes {kiln.device_call, llvm.emit_c_interface}
+// CHECK-DAG: func.func private @kiln_gpu_sdpa_f16_addmask(
+
+// BERT's layout: heads split out of [B, S, H, E] by a permute are read in
+// place through a reinterpret_cast of the source's own strides; the expanded
+// mask is read through its size-1 dims; the result is written straight into
+// the [B, L, H, Ev] layout its permute asks for (no copy either side).
+// CHECK-LABEL: func.func @bert
+// CHECK-SAME: (%[[X:.*]]: tensor<2x16x4x64xbf16>, %[[Y:.*]]: tensor<2x16x4x64xbf16>, %[[Z:.*]]: tensor<2x16x4x64xbf16>, %[[M:.*]]: tensor<2x1x1x16xi1>)
+// CHECK: %[[XB:.*]] = bufferization.to_buffer %[[X]] read_only {kiln.fused_attention_operand = {{[0-9]+}} : i64} : tensor<2x16x4x64xbf16> to memref<2x16x4x64xbf16, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: %[[XBASE:.*]], %[[XOFF:.*]], %[[XS:.*]]:4, %[[XST:.*]]:4 = memref.extract_strided_metadata %[[XB]]
+// CHECK: %[[QV:.*]] = memref.reinterpret_cast %[[XB]] to offset: [%[[XOFF]]], sizes: [%[[XS]]#0, %[[XS]]#2, %[[XS]]#1, %[[XS]]#3], strides: [%[[XST]]#0, %[[XST]]#2, %[[XST]]#1, %[[XST]]#3]
+// CHECK: bufferization.to_buffer %[[Y]] read_only
+// CHECK: bufferization.to_buffer %[[Z]] read_only
+// CHECK: %[[MB:.*]] = bufferization.to_buffer %[[M]] read_only {{.*}} : tensor<2x1x1x16xi1> to memref<2x1x1x16xi1, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: %[[MV:.*]] = memref.cast %[[MB]]
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x4x64xbf16>
+// CHECK: memref.extract_strided_metadata %[[OUT]]
+// CHECK: %[[OV:.*]] = memref.reinterpret_cast %[[OUT]]
+// CHECK-DAG: %[[NOCAUSAL:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[GROUP1:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK: call @kiln_gpu_sdpa_bf16_boolmask(%[[QV]], %{{.*}}, %{{.*}}, %[[MV]], %[[OV]], %[[NOCAUSAL]], %[[GROUP1]], %[[SCALE]])
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[OUT]] restrict writable : memref<2x16x4x64xbf16> to tensor<2x16x4x64xbf16>
+// CHECK: return %[[T]]
+func.func @bert(%x: tensor<2x16x4x64xbf16>, %y: tensor<2x16x4x64xbf16>, %z: tensor<2x16x4x64xbf16>, %m: tensor<2x1x1x16xi1>) -> tensor<2x16x4x64xbf16> {
+  %q = aten.permute %x {dims = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x64xbf16>) -> tensor<2x4x16x64xbf16>
+  %k = aten.permute %y {dims = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x64xbf16>) -> tensor<2x4x16x64xbf16>
+  %v = aten.permute %z {dims = array<i64: 0, 2, 1, 3>} : (tensor<2x16x4x64xbf16>) -> tensor<2x4x16x64xbf16>
+  %me = aten.expand %m[2, -1, 16, 16] : tensor<2x1x1x16xi1> -> tensor<2x1x16x16xi1>
+  %a = aten.scaled_dot_product_attention %q, %k, %v mask %me {scale = 1.250000e-01 : f64} : (tensor<2x4x16x64xbf16>, tensor<2x4x16x64xbf16>, tensor<2x4x16x64xbf16>, tensor<2x1x16x16xi1>) -> tensor<2x4x16x64xbf16>
+  %o = aten.permute %a {dims = array<i64: 0, 2, 1, 3>} : (tensor<2x4x16x64xbf16>) -> tensor<2x16x4x64xbf16>
+  return %o : tensor<2x16x4x64xbf16>
+}
+
+// Rank 3 with a dynamic batch, causal, default scale 1/sqrt(40): operands
+// gain a leading unit dim, the result buffer takes the query's batch size.
+// CHECK-LABEL: func.func @causal3
+// CHECK-SAME: (%[[Q:.*]]: tensor<?x7x40xf32>
+// CHECK: tensor.expand_shape %[[Q]] {{\[\[}}0, 1], [2], [3]] output_shape [1, %{{.*}}, 7, 40] : tensor<?x7x40xf32> into tensor<1x?x7x40xf32>
+// CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<1x?x7x24xf32>
+// CHECK-DAG: %[[CAUSAL:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 0.158113882 : f32
+// CHECK: call @kiln_gpu_sdpa_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CAUSAL]], %{{.*}}, %[[SCALE]])
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2], [3]] : tensor<1x?x7x24xf32> into tensor<?x7x24xf32>
+func.func @causal3(%q: tensor<?x7x40xf32>, %k: tensor<?x9x40xf32>, %v: tensor<?x9x24xf32>) -> tensor<?x7x24xf32> {
+  %a = aten.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<?x7x40xf32>, tensor<?x9x40xf32>, tensor<?x9x24xf32>) -> tensor<?x7x24xf32>
+  return %a : tensor<?x7x24xf32>
+}
+
+// Grouped-query heads (8 query heads over 2): group 4; a 2-D additive mask
+// of the query's type gains leading unit dims.
+// CHECK-LABEL: func.func @addmask_gqa
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] output_shape [1, 1, 5, 6] : tensor<5x6xf16> into tensor<1x1x5x6xf16>
+// CHECK: %[[GROUP:.*]] = arith.constant 4 : i32
+// CHECK: call @kiln_gpu_sdpa_f16_addmask(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[GROUP]], %{{.*}})
+func.func @addmask_gqa(%q: tensor<1x8x5x32xf16>, %k: tensor<1x2x6x32xf16>, %v: tensor<1x2x6x32xf16>, %m: tensor<5x6xf16>) -> tensor<1x8x5x32xf16> {
+  %a = aten.scaled_dot_product_attention %q, %k, %v mask %m {enable_gqa = true} : (tensor<1x8x5x32xf16>, tensor<1x2x6x32xf16>, tensor<1x2x6x32xf16>, tensor<5x6xf16>) -> tensor<1x8x5x32xf16>
+  return %a : tensor<1x8x5x32xf16>
+}
+
+// One mask for two calls: each call reads it through a to_buffer of its own
+// (distinct markers keep CSE from merging them).
+// CHECK-LABEL: func.func @shared_mask
+// CHECK: bufferization.to_buffer %[[SM:[^ ]*]] read_only {kiln.fused_attention_operand = [[A:[0-9]+]] : i64} : tensor<1x1x8x8xi1>
+// CHECK: call @kiln_gpu_sdpa_bf16_boolmask
+// CHECK: bufferization.to_buffer %[[SM]] read_only {kiln.fused_attention_operand = {{[0-9]+}} : i64} : tensor<1x1x8x8xi1>
+// CHECK: call @kiln_gpu_sdpa_bf16_boolmask
+func.func @shared_mask(%q: tensor<1x2x8x32xbf16>, %m: tensor<1x1x8x8xi1>) -> tensor<1x2x8x32xbf16> {
+  %a = aten.scaled_dot_product_attention %q, %q, %q mask %m : (tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>, tensor<1x1x8x8xi1>) -> tensor<1x2x8x32xbf16>
+  %b = aten.scaled_dot_product_attention %a, %q, %q mask %m : (tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>, tensor<1x1x8x8xi1>) -> tensor<1x2x8x32xbf16>
+  return %b : tensor<1x2x8x32xbf16>
+}
+
+// What the kernel does not take keeps the aten op: head sizes above 128,
+// float64, a dynamic head size, rank 5.
+// CHECK-LABEL: func.func @fallbacks
+// CHECK-NOT: call @kiln_gpu_sdpa
+// CHECK-COUNT-4: aten.scaled_dot_product_attention
+// CHECK-NOT: call @kiln_gpu_sdpa
+// CHECK: return
+func.func @fallbacks(%big: tensor<1x2x5x256xf32>, %d: tensor<1x2x5x32xf64>, %dyn: tensor<1x2x5x?xf32>,
+                     %r5: tensor<1x1x2x5x32xf32>)
+    -> (tensor<1x2x5x256xf32>, tensor<1x2x5x32xf64>, tensor<1x2x5x?xf32>, tensor<1x1x2x5x32xf32>) {
+  %0 = aten.scaled_dot_product_attention %big, %big, %big : (tensor<1x2x5x256xf32>, tensor<1x2x5x256xf32>, tensor<1x2x5x256xf32>) -> tensor<1x2x5x256xf32>
+  %1 = aten.scaled_dot_product_attention %d, %d, %d : (tensor<1x2x5x32xf64>, tensor<1x2x5x32xf64>, tensor<1x2x5x32xf64>) -> tensor<1x2x5x32xf64>
+  %2 = aten.scaled_dot_product_attention %dyn, %dyn, %dyn {scale = 0.5 : f64} : (tensor<1x2x5x?xf32>, tensor<1x2x5x?xf32>, tensor<1x2x5x?xf32>) -> tensor<1x2x5x?xf32>
+  %4 = aten.scaled_dot_product_attention %r5, %r5, %r5 : (tensor<1x1x2x5x32xf32>, tensor<1x1x2x5x32xf32>, tensor<1x1x2x5x32xf32>) -> tensor<1x1x2x5x32xf32>
+  return %0, %1, %2, %4 : tensor<1x2x5x256xf32>, tensor<1x2x5x32xf64>, tensor<1x2x5x?xf32>, tensor<1x1x2x5x32xf32>
+}
