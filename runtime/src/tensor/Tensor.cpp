@@ -125,6 +125,7 @@ Tensor Tensor::view(std::shared_ptr<Storage> storage, int64_t offset, std::vecto
 int64_t Tensor::numel() const { return numelOf(sizes_); }
 
 bool Tensor::isContiguous() const {
+  if (numel() == 0) return true;  // no element to lay out (as PyTorch)
   int64_t expected = 1;
   for (size_t i = sizes_.size(); i-- > 0;) {
     if (sizes_[i] == 1) continue;

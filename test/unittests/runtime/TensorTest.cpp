@@ -39,6 +39,15 @@ TEST(Tensor, DTypeNames) {
   EXPECT_STREQ(kiln_dtype_name((kiln_dtype_t)99), "?");
 }
 
+TEST(Tensor, NoElementsIsContiguousWhateverTheStrides) {
+  // A [2, 0, 8, 32] result (attention over zero heads) as a device buffer
+  // may carry any strides: with no element it is contiguous, as in PyTorch.
+  Tensor t = Tensor::empty({4}, DType::Float32);
+  Tensor none = Tensor::view(t.storage(), 0, {2, 0, 8, 32}, {1, 1, 1, 1}, DType::Float32);
+  EXPECT_EQ(none.numel(), 0);
+  EXPECT_TRUE(none.isContiguous());
+}
+
 TEST(Tensor, TransposedViewMadeContiguous) {
   Tensor t = Tensor::empty({2, 3}, DType::Int32);
   std::iota(t.data<int32_t>(), t.data<int32_t>() + 6, 0);
