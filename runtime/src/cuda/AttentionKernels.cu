@@ -63,26 +63,52 @@ template <typename T> __device__ __forceinline__ Tile tileOf(const kiln_sdpa_par
   return t;
 }
 
-/// One logit in the log2 domain: scale * s (+ mask), -inf where the key is
-/// past the end, in the causal future or masked out.
-template <typename T>
-__device__ __forceinline__ float logit(const kiln_sdpa_params &p, const Tile &t, float s, int qi, int kj) {
+/// One logit in the log2 domain: scale * s plus the staged mask `bias`
+/// (already in log2 units), -inf where the key is past the end or in the
+/// causal future.
+__device__ __forceinline__ float logit(const kiln_sdpa_params &p, float s, float bias, int qi, int kj) {
   if (kj >= p.S || qi >= p.L || (p.causal && kj > qi)) return kNegInf;
-  float x = s * p.scaleLog2;
-  if (p.maskKind == KILN_SDPA_MASK_BOOL) {
-    if (!t.mask[qi * p.ms[2] + kj * p.ms[3]]) return kNegInf;
-  } else if (p.maskKind == KILN_SDPA_MASK_ADD) {
-    x += toFloat(reinterpret_cast<const T *>(t.mask)[qi * p.ms[2] + kj * p.ms[3]]) * kLog2e;
+  return s * p.scaleLog2 + bias;
+}
+
+/// Stages the mask of query rows [q0, q0 + ROWS) and keys [k0, k0 + KEYS)
+/// in shared memory as additive values of T (0 or -inf for a bool mask), so
+/// its global loads go out with the key and value tiles' instead of one by
+/// one inside the softmax. Outside the problem: 0 (logit() masks those).
+template <typename T, int ROWS, int KEYS, int THREADS>
+__device__ __forceinline__ void loadMask(T *dst, int ld, const kiln_sdpa_params &p, const Tile &t, int k0) {
+  for (int idx = threadIdx.x; idx < ROWS * KEYS; idx += THREADS) {
+    const int r = idx / KEYS, c = idx % KEYS, qi = t.q0 + r, kj = k0 + c;
+    float v = 0.0f;
+    if (qi < p.L && kj < p.S) {
+      const long long at = qi * p.ms[2] + kj * p.ms[3];
+      v = p.maskKind == KILN_SDPA_MASK_BOOL ? (t.mask[at] ? 0.0f : kNegInf)
+                                            : toFloat(reinterpret_cast<const T *>(t.mask)[at]);
+    }
+    dst[r * ld + c] = fromFloat<T>(v);
   }
-  return x;
 }
 
 /// Loads rows [r0, r0 + rows) of a [n, width] operand (strides s2, s3) into
 /// shared memory rows of `ld` elements, zero past n and past width (to D).
+/// Rows that are contiguous, 16-byte aligned and a whole number of 16-byte
+/// chunks wide move 16 bytes a thread; any other layout element by element.
 template <typename T, int D, int ROWS, int THREADS>
 __device__ __forceinline__ void loadTile(T *dst, int ld, const char *src, long long s2, long long s3, int r0, int n,
                                          int width) {
   const T *base = reinterpret_cast<const T *>(src);
+  constexpr int V = 16 / sizeof(T);  // elements per 16-byte chunk
+  const bool vec = s3 == 1 && s2 % V == 0 && width % V == 0 && reinterpret_cast<unsigned long long>(base) % 16 == 0 &&
+                   (ld * sizeof(T)) % 16 == 0;
+  if (vec) {
+    for (int idx = threadIdx.x; idx < ROWS * (D / V); idx += THREADS) {
+      int r = idx / (D / V), d = (idx % (D / V)) * V, row = r0 + r;
+      uint4 x = make_uint4(0, 0, 0, 0);
+      if (row < n && d < width) x = *reinterpret_cast<const uint4 *>(base + row * s2 + d);
+      *reinterpret_cast<uint4 *>(dst + r * ld + d) = x;
+    }
+    return;
+  }
   for (int idx = threadIdx.x; idx < ROWS * D; idx += THREADS) {
     int r = idx / D, d = idx % D, row = r0 + r;
     dst[r * ld + d] = row < n && d < width ? base[row * s2 + d * s3] : fromFloat<T>(0.0f);
@@ -115,15 +141,23 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, w0 = warp * 16;
   loadTile<T, D, kRows16, 32 * kWarps16>(sQ, LDH, t.q, p.qs[2], p.qs[3], t.q0, p.L, p.E);
   for (int idx = lane; idx < 16 * D; idx += 32) sO[(w0 + idx / D) * LDO + idx % D] = 0.0f;
-  float m[16], l[16];
+  // The running max and sum of row w0 + lane / 2 (both lanes of a pair hold them).
+  float m = kNegInf, l = 0.0f;
+
+  // This warp's 16 query rows stay in registers as WMMA fragments.
+  __syncthreads();
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];
 #pragma unroll
-  for (int r = 0; r < 16; ++r) m[r] = kNegInf, l[r] = 0.0f;
+  for (int kk = 0; kk < D / 16; ++kk) wmma::load_matrix_sync(qf[kk], sQ + w0 * LDH + kk * 16, LDH);
 
   const int end = keyEnd(p, t.q0, kRows16);
   for (int k0 = 0; k0 < end; k0 += kKeys16) {
     __syncthreads();  // the previous tile's K and V are no longer read
     loadTile<T, D, kKeys16, 32 * kWarps16>(sK, LDH, t.k, p.ks[2], p.ks[3], k0, p.S, p.E);
     loadTile<T, D, kKeys16, 32 * kWarps16>(sV, LDH, t.v, p.vs[2], p.vs[3], k0, p.S, p.Ev);
+    // The mask goes where P will be: each lane reads its entries and then
+    // overwrites them with probabilities.
+    if (p.maskKind != KILN_SDPA_MASK_NONE) loadMask<T, kRows16, kKeys16, 32 * kWarps16>(sP, LDP, p, t, k0);
     __syncthreads();
 
     // S = Q K^T for this warp's 16 rows.
@@ -133,31 +167,41 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
       wmma::fill_fragment(acc, 0.0f);
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;
         wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> b;
-        wmma::load_matrix_sync(a, sQ + w0 * LDH + kk * 16, LDH);
         wmma::load_matrix_sync(b, sK + n * 16 * LDH + kk * 16, LDH);
-        wmma::mma_sync(acc, a, b, acc);
+        wmma::mma_sync(acc, qf[kk], b, acc);
       }
       wmma::store_matrix_sync(sS + w0 * LDS + n * 16, acc, LDS, wmma::mem_row_major);
     }
     __syncwarp();
 
-    // Online softmax, one row at a time across the warp (two keys a lane).
+    // Online softmax: lanes 2r and 2r + 1 share row r, each taking every
+    // other key of the tile; the pair meets through one shuffle for the max
+    // and one for the sum, and rescales its row of O.
+    {
+      const int r = lane >> 1, half = lane & 1, R = w0 + r, qi = t.q0 + R;
+      float x[kKeys16 / 2], mx = kNegInf;
 #pragma unroll
-    for (int r = 0; r < 16; ++r) {
-      const int R = w0 + r, qi = t.q0 + R;
-      float x0 = logit<T>(p, t, sS[R * LDS + lane], qi, k0 + lane);
-      float x1 = logit<T>(p, t, sS[R * LDS + lane + 32], qi, k0 + lane + 32);
-      float mNew = fmaxf(m[r], warpMax(fmaxf(x0, x1)));
-      float alpha = mNew == kNegInf ? 1.0f : exp2f(m[r] - mNew);
-      float p0 = x0 == kNegInf ? 0.0f : exp2f(x0 - mNew);
-      float p1 = x1 == kNegInf ? 0.0f : exp2f(x1 - mNew);
-      l[r] = l[r] * alpha + warpSum(p0 + p1);
-      m[r] = mNew;
-      sP[R * LDP + lane] = fromFloat<T>(p0);
-      sP[R * LDP + lane + 32] = fromFloat<T>(p1);
-      for (int e = lane; e < D; e += 32) sO[R * LDO + e] *= alpha;
+      for (int i = 0; i < kKeys16 / 2; ++i) {
+        const int c = half + 2 * i;
+        const float bias = p.maskKind != KILN_SDPA_MASK_NONE ? toFloat(sP[R * LDP + c]) * kLog2e : 0.0f;
+        x[i] = logit(p, sS[R * LDS + c], bias, qi, k0 + c);
+        mx = fmaxf(mx, x[i]);
+      }
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      const float mNew = fmaxf(m, mx);
+      const float alpha = mNew == kNegInf ? 1.0f : exp2f(m - mNew);
+      float sum = 0.0f;
+#pragma unroll
+      for (int i = 0; i < kKeys16 / 2; ++i) {
+        const float pr = x[i] == kNegInf ? 0.0f : exp2f(x[i] - mNew);
+        sum += pr;
+        sP[R * LDP + half + 2 * i] = fromFloat<T>(pr);
+      }
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      l = l * alpha + sum;
+      m = mNew;
+      for (int e = half; e < D; e += 2) sO[R * LDO + e] *= alpha;
     }
     __syncwarp();
 
@@ -184,8 +228,9 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
 #pragma unroll
   for (int r = 0; r < 16; ++r) {
     const int R = w0 + r, qi = t.q0 + R;
+    const float lr = __shfl_sync(0xffffffffu, l, 2 * r);
     if (qi >= p.L) continue;
-    float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    float inv = lr > 0.0f ? 1.0f / lr : 0.0f;
     for (int e = lane; e < p.Ev; e += 32) out[qi * p.os[2] + e * p.os[3]] = fromFloat<T>(sO[R * LDO + e] * inv);
   }
 }
@@ -220,6 +265,7 @@ __device__ void attention32(const kiln_sdpa_params &p, unsigned char *smem) {
     __syncthreads();
     loadTile<float, D, kKeys32, 32 * kWarps32>(sK, LDK, t.k, p.ks[2], p.ks[3], k0, p.S, p.E);
     loadTile<float, D, kKeys32, 32 * kWarps32>(sV, LDV, t.v, p.vs[2], p.vs[3], k0, p.S, p.Ev);
+    if (p.maskKind != KILN_SDPA_MASK_NONE) loadMask<float, kRows32, kKeys32, 32 * kWarps32>(sP, LDP, p, t, k0);
     __syncthreads();
 
     float s[RW];
@@ -235,7 +281,8 @@ __device__ void attention32(const kiln_sdpa_params &p, unsigned char *smem) {
 #pragma unroll
     for (int r = 0; r < RW; ++r) {
       const int R = w0 + r, qi = t.q0 + R;
-      float x = logit<float>(p, t, s[r], qi, k0 + lane);
+      const float bias = p.maskKind != KILN_SDPA_MASK_NONE ? sP[R * LDP + lane] * kLog2e : 0.0f;
+      float x = logit(p, s[r], bias, qi, k0 + lane);
       float mNew = fmaxf(m[r], warpMax(x));
       alpha[r] = mNew == kNegInf ? 1.0f : exp2f(m[r] - mNew);
       float pr = x == kNegInf ? 0.0f : exp2f(x - mNew);
