@@ -9,6 +9,8 @@ exports it to supply kiln's weights by name, and runs it in PyTorch.
 Nothing is downloaded.
 """
 import hashlib
+import importlib.util
+import os
 
 import torch
 import torch.nn as nn
@@ -32,6 +34,22 @@ class LastHiddenState(nn.Module):
 
     def forward(self, input_ids, attention_mask):
         return self.m(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+
+def cudnn_env(env):
+    """Points kiln's runtime at the cuDNN of PyTorch's pip packages (for the
+    convolutions) unless KILN_CUDNN is already set."""
+    if env.get("KILN_CUDNN"):
+        return env
+    try:
+        spec = importlib.util.find_spec("nvidia.cudnn")
+        lib = os.path.join(list(spec.submodule_search_locations)[0], "lib")
+    except Exception:
+        return env
+    if os.path.exists(os.path.join(lib, "libcudnn.so.9")):
+        env["KILN_CUDNN"] = os.path.join(lib, "libcudnn.so.9")
+        env["LD_LIBRARY_PATH"] = env.get("LD_LIBRARY_PATH", "") + ":" + lib
+    return env
 
 
 def build(name):

@@ -12,7 +12,7 @@ gpu_models.export(m, inputs, f"{d}/w.pt2")
 ins = []
 for k, x in enumerate(inputs):
     p = f"{d}/in{k}.npy"; np.save(p, (x.float() if x.is_floating_point() else x).numpy()); ins += ["--input", p]
-env = dict(os.environ, LD_LIBRARY_PATH="lib")
+env = gpu_models.cudnn_env(dict(os.environ, LD_LIBRARY_PATH="lib"))
 cmd = ["ncu", "--csv", "--metrics", "gpu__time_duration.sum", "./bin/kiln-run", f"{name}/model.so", "--device", "cuda",
        "--weights", f"{d}/w.pt2", *ins, "--no-cuda-graphs"]
 p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)

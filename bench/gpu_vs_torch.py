@@ -180,6 +180,7 @@ def main():
     pack = os.path.abspath(args.pack)
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = os.path.join(pack, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
+    gpu_models.cudnn_env(env)
 
     def log(s):
         print(s, file=sys.stderr, flush=True)

@@ -4,6 +4,7 @@
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
 //              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-gemm=cublas|kernel]
 //              [--cuda-attention=fused|decomposed]
+//              [--cuda-conv=cudnn|gemm|kernel]
 //              [--cuda-tf32=conv|all|none] [--cuda-toolkit=DIR] [--rocm-path=DIR]
 //              [--grad|--jvp|--jacobian|--hessian|--hvp|--train-step=sgd|adamw [--lr=R]
 //               [--momentum=M] [--betas=B1,B2] [--eps=E] [--weight-decay=W]]
@@ -167,8 +168,8 @@ int kilnCompileMain(int argc, char **argv) {
                "or ptx (compiled by the driver at load)"),
       cl::init("fatbin"), cl::cat(cat));
   cl::opt<std::string> cudaGemm("cuda-gemm",
-                                cl::desc("Large matmuls and convolutions for --target=cuda: cublas (the "
-                                         "runtime loads cuBLAS, default) or kernel (generated)"),
+                                cl::desc("Large matmuls for --target=cuda: cublas (the runtime loads "
+                                         "cuBLAS, default) or kernel (generated)"),
                                 cl::init("cublas"), cl::cat(cat));
   cl::opt<std::string> cudaAttention(
       "cuda-attention",
@@ -180,6 +181,10 @@ int kilnCompileMain(int argc, char **argv) {
       cl::init("decomposed"),
 #endif
       cl::cat(cat));
+  cl::opt<std::string> cudaConv("cuda-conv",
+                                cl::desc("Large convolutions for --target=cuda: cudnn (the runtime loads "
+                                         "cuDNN, default), gemm (im2col and cuBLAS) or kernel (generated)"),
+                                cl::init("cudnn"), cl::cat(cat));
   cl::opt<std::string> cudaTf32("cuda-tf32",
                                 cl::desc("Where float32 GEMMs of --target=cuda may use TF32: conv "
                                          "(convolutions, PyTorch's default), all, or none"),
@@ -320,6 +325,11 @@ int kilnCompileMain(int argc, char **argv) {
                   "built without (no nvcc in KILN_CUDA_TOOLKIT when it was configured)");
 #endif
     cudaOpts.fusedAttention = cudaAttention == "fused";
+    if (cudaConv != "cudnn" && cudaConv != "gemm" && cudaConv != "kernel")
+      return fail("--cuda-conv must be 'cudnn', 'gemm' or 'kernel', got '" + cudaConv + "'");
+    if (cudaConv == "gemm" && cudaGemm != "cublas")
+      return fail("--cuda-conv=gemm runs convolutions as cuBLAS GEMMs: it needs --cuda-gemm=cublas");
+    cudaOpts.conv = cudaConv;
     if (cudaTf32 != "conv" && cudaTf32 != "all" && cudaTf32 != "none")
       return fail("--cuda-tf32 must be 'conv', 'all' or 'none', got '" + cudaTf32 + "'");
     cudaOpts.tf32 = cudaTf32;

@@ -93,10 +93,15 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
 
 void kiln::buildLinalgToGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
   addBufferizationPasses(pm);
-  if (options.libraryGemm) {
+  std::string convs = options.convs;
+  if (convs == "gemm" && !options.libraryGemm)
+    convs = "kernel";
+  if (options.libraryGemm || convs != "kernel") {
     kiln::KilnGPULibraryCallsOptions libOpts;
     libOpts.tf32Convs = options.tf32Convs;
     libOpts.tf32Matmuls = options.tf32Matmuls;
+    libOpts.gemms = options.libraryGemm;
+    libOpts.convs = convs;
     pm.addPass(kiln::createKilnGPULibraryCalls(libOpts));
   }
   // Free each buffer after its last use here too: the frees become

@@ -1,4 +1,4 @@
-//===- GPULibraryCalls.cpp - large matmuls and convolutions as GEMM calls of the GPU runtime ===//
+//===- GPULibraryCalls.cpp - large matmuls and convolutions as calls of the GPU runtime's libraries ===//
 #include "kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -185,6 +185,78 @@ struct ConvMatch {
   int64_t stride[2], dilation[2];
   bool direct = false;
 };
+
+/// A convolution for the runtime's cuDNN call: out[n, (g,) f, o..] +=
+/// in[n, (g,) c, o_i*s_i + k_i*d_i ..] * w[(g,) f, c, k..] with 1 to 3
+/// spatial dims, grouped when the channels come split into (groups, C/G).
+struct DnnConvMatch {
+  Value input, filter, output;
+  bool grouped = false;
+  int64_t groups = 1;
+  SmallVector<int64_t> stride, dilation, padding;
+  /// When the input is a zero-padded copy of `source` (see matchPadding):
+  /// the ops that pad it, erased once the call reads `source` instead.
+  Value source;
+  SmallVector<Operation *> padOps;
+  /// Frees of `source`'s buffer between the copy and the convolution: moved after it.
+  SmallVector<Operation *> movedFrees;
+};
+
+/// Bits of the runtime convolution's `flags` argument (runtime/src/cuda/Dnn.cpp).
+constexpr int32_t kConvTF32 = 1, kConvOverwrite = 2;
+
+/// The rank-5 fully dynamic strided memref of `elem` the runtime's convolution takes.
+MemRefType convArgType(Type elem) {
+  MLIRContext *ctx = elem.getContext();
+  int64_t d = ShapedType::kDynamic;
+  return MemRefType::get({d, d, d, d, d}, elem, StridedLayoutAttr::get(ctx, d, {d, d, d, d, d}));
+}
+
+/// `buffer` (N, C, spatial..) with unit dims after C up to rank 5, as the
+/// runtime's argument type.
+Value asConvArg(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t rank = type.getRank();
+  if (rank < 5) {
+    SmallVector<int64_t> shape{type.getDimSize(0), type.getDimSize(1)};
+    SmallVector<ReassociationIndices> groups{{0}, {1}};
+    for (int64_t i = rank; i < 5; ++i) {
+      shape.push_back(1);
+      groups[1].push_back(static_cast<int64_t>(shape.size()) - 1);
+    }
+    for (int64_t i = 2; i < rank; ++i) {
+      shape.push_back(type.getDimSize(i));
+      groups.push_back({static_cast<int64_t>(shape.size()) - 1});
+    }
+    buffer = memref::ExpandShapeOp::create(b, loc, shape, buffer, groups);
+  }
+  return memref::CastOp::create(b, loc, convArgType(type.getElementType()), buffer);
+}
+
+/// The reassociation of a rank-`rank` (.., G, X/G, ..) view that merges
+/// dims `first` and `first + 1` (the groups and the channels per group).
+SmallVector<ReassociationIndices> mergedChannels(int64_t rank, int64_t first) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i == first + 1)
+      groups.back().push_back(i);
+    else
+      groups.push_back({i});
+  }
+  return groups;
+}
+
+/// Whether linalg op `op` copies its one input into its one output (a
+/// linalg.copy, or an all-parallel generic with identity maps yielding the input).
+bool isCopy(linalg::LinalgOp op) {
+  if (isa<linalg::CopyOp>(op.getOperation()))
+    return true;
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 || op.getNumParallelLoops() != op.getNumLoops() ||
+      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  auto yield = dyn_cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  return yield && yield.getNumOperands() == 1 && yield.getOperand(0) == op.getBlock()->getArgument(0);
+}
 
 struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibraryCallsPass> {
   using Base::Base;
@@ -481,20 +553,294 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     rewriter.eraseOp(op);
   }
 
+  /// The convolution if `op` is one the runtime's cuDNN call computes.
+  FailureOr<DnnConvMatch> matchDnnConv(linalg::LinalgOp op) {
+    if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+        !linalg::isaConvolutionOpInterface(op) || failed(checkOperands(op, /*identityInput=*/false)) ||
+        !bigEnough(op))
+      return failure();
+    auto dimsOf = [&](OpOperand *operand, SmallVector<unsigned> &dims) {
+      for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults()) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        if (!d)
+          return false;
+        dims.push_back(d.getPosition());
+      }
+      return true;
+    };
+    SmallVector<unsigned> out, w;
+    if (!dimsOf(op.getDpsInitOperand(0), out) || !dimsOf(op.getDpsInputOperand(1), w) || out.size() != w.size() ||
+        out.size() < 3 || w[0] != out[1])
+      return failure();
+    DnnConvMatch m;
+    // Grouped: out (n, g, f, o..), w (g, f, c, k..); else out (n, f, o..), w (f, c, k..).
+    m.grouped = w[1] == out[2];
+    unsigned lead = m.grouped ? 3 : 2;
+    int64_t k = static_cast<int64_t>(out.size()) - lead;
+    if (k < 1 || k > 3)
+      return failure();
+    unsigned n = out[0], c = w[lead - 1];
+    llvm::SmallDenseSet<unsigned> loops(out.begin(), out.end());
+    loops.insert(w.begin(), w.end());
+    if (loops.size() != op.getNumLoops() || loops.size() != lead + 1 + 2 * k)
+      return failure();
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    for (unsigned l : loops) {
+      bool reduction = l == c || llvm::is_contained(ArrayRef<unsigned>(w).drop_front(lead), l);
+      if ((iters[l] == utils::IteratorType::reduction) != reduction)
+        return failure();
+    }
+    AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    MLIRContext *ctx = op.getContext();
+    if (in.getNumResults() != out.size() || in.getResult(0) != getAffineDimExpr(n, ctx) ||
+        in.getResult(lead - 1) != getAffineDimExpr(c, ctx) ||
+        (m.grouped && in.getResult(1) != getAffineDimExpr(out[1], ctx)))
+      return failure();
+    unsigned numLoops = op.getNumLoops();
+    for (int64_t i = 0; i < k; ++i) {
+      AffineExpr e = in.getResult(lead + i);
+      unsigned o = out[lead + i], kk = w[lead + i];
+      int64_t s = coefficient(e, o, numLoops), d = coefficient(e, kk, numLoops);
+      if (s <= 0 || d <= 0)
+        return failure();
+      auto diff = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
+          e - (getAffineDimExpr(o, ctx) * s + getAffineDimExpr(kk, ctx) * d), numLoops, 0));
+      if (!diff || diff.getValue() != 0)
+        return failure();
+      m.stride.push_back(s);
+      m.dilation.push_back(d);
+    }
+    m.input = op.getDpsInputOperand(0)->get();
+    m.filter = op.getDpsInputOperand(1)->get();
+    m.output = op.getDpsInitOperand(0)->get();
+    auto wType = cast<MemRefType>(m.filter.getType());
+    if (m.grouped) {
+      if (wType.isDynamicDim(0))
+        return failure();
+      m.groups = wType.getDimSize(0);
+    }
+    m.padding.assign(k, 0);
+    if (matchPadding(op, m))
+      return m;
+    // A grouped input is read as (N, C, ..): its channels must merge in place
+    // (the filter and output have identity layouts).
+    auto inType = cast<MemRefType>(m.input.getType());
+    if (m.grouped && !inType.getLayout().isIdentity() &&
+        !memref::CollapseShapeOp::isGuaranteedCollapsible(inType, mergedChannels(k + 3, 1)))
+      return failure();
+    return m;
+  }
+
+  /// If the convolution's input (through the expand_shape that splits its
+  /// groups) is a buffer that is zeroed, then has `source` copied into its
+  /// interior, padded equally on both sides of each spatial dim and used by
+  /// nothing else, records `source`, the padding and the ops to erase. The
+  /// copy must come before `op` in its block with nothing in between
+  /// touching `source`'s buffer but frees (moved after the call).
+  bool matchPadding(linalg::LinalgOp op, DnnConvMatch &m) {
+    Value in = m.input;
+    Operation *expand = nullptr;
+    if (m.grouped) {
+      auto e = in.getDefiningOp<memref::ExpandShapeOp>();
+      if (!e || !e->hasOneUse())
+        return false;
+      expand = e;
+      in = e.getSrc();
+    }
+    auto alloc = in.getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != op->getBlock())
+      return false;
+    Operation *fill = nullptr, *copy = nullptr;
+    memref::SubViewOp sub;
+    SmallVector<Operation *> frees;
+    for (Operation *user : alloc->getUsers()) {
+      if (user == op.getOperation() || user == expand)
+        continue;
+      if (isa<memref::DeallocOp>(user)) {
+        frees.push_back(user);
+      } else if (auto s = dyn_cast<memref::SubViewOp>(user); s && !sub && s->hasOneUse()) {
+        sub = s;
+      } else if (auto lin = dyn_cast<linalg::LinalgOp>(user);
+                 lin && !fill && lin.getNumDpsInits() == 1 && lin.getDpsInitOperand(0)->get() == in && isZeroFill(lin)) {
+        fill = user;
+      } else {
+        return false;
+      }
+    }
+    if (!fill || !sub)
+      return false;
+    auto cp = dyn_cast<linalg::LinalgOp>(*sub->getUsers().begin());
+    if (!cp || !isCopy(cp) || cp.getDpsInitOperand(0)->get() != sub.getResult() ||
+        cp->getBlock() != op->getBlock() || !cp->isBeforeInBlock(op) || !fill->isBeforeInBlock(cp))
+      return false;
+    copy = cp;
+    Value source = cp.getDpsInputOperand(0)->get();
+    auto srcType = dyn_cast<MemRefType>(source.getType());
+    auto padType = cast<MemRefType>(in.getType());
+    int64_t rank = padType.getRank(), k = rank - 2;
+    if (!srcType || srcType.getRank() != rank || srcType.getElementType() != padType.getElementType() ||
+        static_cast<int64_t>(m.stride.size()) != k)
+      return false;
+    // Offsets (0, 0, p..), unit strides, sizes (N, C, S..) with P = S + 2p.
+    SmallVector<OpFoldResult> offsets = sub.getMixedOffsets(), sizes = sub.getMixedSizes(),
+                              steps = sub.getMixedStrides();
+    SmallVector<int64_t> pad;
+    unsigned dynamicIndex = 0;
+    for (int64_t i = 0; i < rank; ++i) {
+      std::optional<int64_t> off = getConstantIntValue(offsets[i]), step = getConstantIntValue(steps[i]);
+      if (!off || !step || *step != 1)
+        return false;
+      if (i < 2) {
+        // The whole of a batch or channel dim: the same static size, or the
+        // alloc's own dynamic size.
+        OpFoldResult whole = padType.isDynamicDim(i) ? OpFoldResult(alloc.getDynamicSizes()[dynamicIndex++])
+                                                     : OpFoldResult(IntegerAttr::get(IndexType::get(op.getContext()),
+                                                                                     padType.getDimSize(i)));
+        if (*off != 0 || !isEqualConstantIntOrValue(sizes[i], whole))
+          return false;
+        continue;
+      }
+      std::optional<int64_t> size = getConstantIntValue(sizes[i]);
+      if (!size || padType.isDynamicDim(i) || padType.getDimSize(i) != *size + 2 * *off)
+        return false;
+      pad.push_back(*off);
+    }
+    // Nothing between the copy and the convolution may touch the source.
+    Value root = rootBuffer(source);
+    SmallVector<Operation *> moved;
+    for (Operation *o = copy->getNextNode(); o && o != op.getOperation(); o = o->getNextNode()) {
+      bool touches = false;
+      o->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          touches |= rootBuffer(v) == root;
+      });
+      if (!touches)
+        continue;
+      if (!isa<memref::DeallocOp>(o) || o->getOperand(0) != root)
+        return false;
+      moved.push_back(o);
+    }
+    m.source = source;
+    m.padding = pad;
+    m.padOps = {copy, sub, fill};
+    if (expand)
+      m.padOps.push_back(expand);
+    m.padOps.append(frees);
+    m.padOps.push_back(alloc);
+    m.movedFrees = moved;
+    return true;
+  }
+
+  /// The runtime's convolution for element type `elem`, declared once in the module.
+  func::FuncOp convCallee(ModuleOp module, Type elem) {
+    std::string name = elem.isF32() ? "kiln_gpu_conv_f32" : elem.isBF16() ? "kiln_gpu_conv_bf16" : "kiln_gpu_conv_f16";
+    if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
+      return f;
+    // void kiln_gpu_conv_<type>(i32 flags, i64 groups, i64 s0, s1, s2, p0,
+    // p1, p2, d0, d1, d2, x, w, y): y = conv(x, w) + y (y not read with
+    // kConvOverwrite), rank-5 (N, C, D, H, W) views, in the order of the
+    // call's stream; see runtime/src/cuda/Dnn.cpp.
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    Type arg = convArgType(elem);
+    SmallVector<Type> inputs{mb.getI32Type()};
+    inputs.append(10, mb.getI64Type());
+    inputs.append({arg, arg, arg});
+    auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(inputs, {}));
+    callee.setPrivate();
+    callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+    callee->setAttr("kiln.device_call", mb.getUnitAttr());
+    return callee;
+  }
+
+  /// Replaces convolution `op` by a call of the runtime's cuDNN convolution.
+  void rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg::LinalgOp op, DnnConvMatch &m) {
+    Type elem = cast<MemRefType>(m.filter.getType()).getElementType();
+    Type outElem = cast<MemRefType>(m.output.getType()).getElementType();
+    int32_t flags = tf32Convs && elem.isF32() ? kConvTF32 : 0;
+    bool overwrite = false;
+    if (Operation *zero = zeroFillBefore(op, m.output)) {
+      rewriter.eraseOp(zero);
+      overwrite = true;
+    }
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    int64_t k = static_cast<int64_t>(m.stride.size());
+    // (N, G, C/G, ..) -> (N, C, ..) and (G, F/G, C/G, ..) -> (F, C/G, ..).
+    auto merged = [&](Value v, int64_t first) {
+      return m.grouped ? collapse(rewriter, loc, v, mergedChannels(k + 3, first)) : v;
+    };
+    Value x = m.source ? m.source : merged(m.input, 1);
+    Value w = merged(m.filter, 0), y = merged(m.output, 1);
+    // A 16-bit convolution into a float32 accumulator: cuDNN writes a
+    // 16-bit result, which one generated kernel widens into the accumulator.
+    Value narrow;
+    if (outElem != elem) {
+      auto yType = cast<MemRefType>(y.getType());
+      SmallVector<Value> dynamicSizes;
+      for (int64_t i = 0; i < yType.getRank(); ++i)
+        if (yType.isDynamicDim(i))
+          dynamicSizes.push_back(memref::DimOp::create(rewriter, loc, y, i));
+      narrow = memref::AllocOp::create(rewriter, loc, MemRefType::get(yType.getShape(), elem), dynamicSizes,
+                                       rewriter.getI64IntegerAttr(64));
+    }
+    if (overwrite || narrow)
+      flags |= kConvOverwrite;
+    SmallVector<Value> args{arith::ConstantIntOp::create(rewriter, loc, flags, 32),
+                            arith::ConstantIntOp::create(rewriter, loc, m.groups, 64)};
+    // Per list, 3 - k leading unit dims (stride 1, padding 0, dilation 1).
+    for (auto [list, unit] : {std::pair<ArrayRef<int64_t>, int64_t>{m.stride, 1}, {m.padding, 0}, {m.dilation, 1}})
+      for (int64_t i = k; i < 3 + k; ++i)
+        args.push_back(arith::ConstantIntOp::create(rewriter, loc, i < 3 ? unit : list[i - 3], 64));
+    args.append({asConvArg(rewriter, loc, x), asConvArg(rewriter, loc, w),
+                 asConvArg(rewriter, loc, narrow ? narrow : y)});
+    func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
+    if (narrow) {
+      auto yType = cast<MemRefType>(y.getType());
+      AffineMap id = rewriter.getMultiDimIdentityMap(yType.getRank());
+      linalg::GenericOp::create(
+          rewriter, loc, ValueRange{narrow}, ValueRange{y}, ArrayRef<AffineMap>{id, id},
+          SmallVector<utils::IteratorType>(yType.getRank(), utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            Value v = arith::ExtFOp::create(nb, l, outElem, a[0]);
+            if (!overwrite)
+              v = arith::AddFOp::create(nb, l, a[1], v);
+            linalg::YieldOp::create(nb, l, v);
+          });
+      memref::DeallocOp::create(rewriter, loc, narrow);
+    }
+    for (Operation *free : llvm::reverse(m.movedFrees))
+      free->moveAfter(op);
+    rewriter.eraseOp(op);
+    for (Operation *dead : m.padOps)
+      rewriter.eraseOp(dead);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::pair<linalg::LinalgOp, GemmMatch>> gemms;
-    SmallVector<std::pair<linalg::LinalgOp, ConvMatch>> convs;
+    SmallVector<std::pair<linalg::LinalgOp, GemmMatch>> gemmOps;
+    SmallVector<std::pair<linalg::LinalgOp, ConvMatch>> convOps;
+    SmallVector<std::pair<linalg::LinalgOp, DnnConvMatch>, 4> dnnConvs;
+    if (convs != "cudnn" && convs != "gemm" && convs != "kernel") {
+      module.emitError() << "kiln-gpu-library-calls: convs must be cudnn, gemm or kernel, not '" << convs << "'";
+      return signalPassFailure();
+    }
     module.walk([&](linalg::LinalgOp op) {
       if (op->getParentOfType<gpu::LaunchOp>() || op->getParentOfType<gpu::GPUModuleOp>())
         return;
-      if (auto match = matchGemm(op); succeeded(match))
-        gemms.emplace_back(op, *match);
-      else if (auto conv = matchConv(op); succeeded(conv))
-        convs.emplace_back(op, *conv);
+      if (gemms) {
+        if (auto match = matchGemm(op); succeeded(match))
+          return (void)gemmOps.emplace_back(op, *match);
+      }
+      if (convs == "cudnn") {
+        if (auto conv = matchDnnConv(op); succeeded(conv))
+          dnnConvs.emplace_back(op, *conv);
+      } else if (convs == "gemm") {
+        if (auto conv = matchConv(op); succeeded(conv))
+          convOps.emplace_back(op, *conv);
+      }
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[op, g] : gemms) {
+    for (auto &[op, g] : gemmOps) {
       Value C = op.getDpsInitOperand(0)->get();
       int32_t flags = tf32Matmuls ? kGemmTF32 : 0;
       if (Operation *zero = zeroFillBefore(op, C)) {
@@ -518,8 +864,10 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
         memref::DeallocOp::create(rewriter, loc, copy);
       rewriter.eraseOp(op);
     }
-    for (auto &[op, m] : convs)
+    for (auto &[op, m] : convOps)
       rewriteConv(rewriter, module, op, m);
+    for (auto &[op, m] : dnnConvs)
+      rewriteDnnConv(rewriter, module, op, m);
   }
 };
 

@@ -26,6 +26,7 @@ repository root ROOT (default: DIR/../..). Prints one line per check and a
 table; exits 1 if anything fails. Needs only Python 3 and numpy.
 """
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -34,6 +35,22 @@ import sys
 import tempfile
 
 import numpy as np
+
+
+def cudnn_env(env):
+    """Points kiln's runtime at the cuDNN of PyTorch's pip packages (for the
+    convolutions) unless KILN_CUDNN is already set."""
+    if env.get("KILN_CUDNN"):
+        return env
+    try:
+        spec = importlib.util.find_spec("nvidia.cudnn")
+        lib = os.path.join(list(spec.submodule_search_locations)[0], "lib")
+    except Exception:
+        return env
+    if os.path.exists(os.path.join(lib, "libcudnn.so.9")):
+        env["KILN_CUDNN"] = os.path.join(lib, "libcudnn.so.9")
+        env["LD_LIBRARY_PATH"] = env.get("LD_LIBRARY_PATH", "") + ":" + lib
+    return env
 
 
 def run(cmd, env):
@@ -63,8 +80,10 @@ def sample_sets(model_dir):
     sets = []
     for d in [model_dir] + sorted(os.path.join(model_dir, s) for s in os.listdir(model_dir)
                                   if s.startswith("batch")):
-        ins = sorted(f for f in os.listdir(d) if re.fullmatch(r"input\d+\.npy", f))
-        outs = sorted(f for f in os.listdir(d) if re.fullmatch(r"output\d+\.npy", f))
+        # In numeric order: input10 comes after input9.
+        number = lambda f: int(re.search(r"\d+", f).group())
+        ins = sorted((f for f in os.listdir(d) if re.fullmatch(r"input\d+\.npy", f)), key=number)
+        outs = sorted((f for f in os.listdir(d) if re.fullmatch(r"output\d+\.npy", f)), key=number)
         if ins:
             sets.append((os.path.relpath(d, model_dir), [os.path.join(d, f) for f in ins],
                          [os.path.join(d, f) for f in outs]))
@@ -97,6 +116,7 @@ def main():
     kiln_run = os.path.join(root, "bin", "kiln-run")
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = os.path.join(root, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
+    cudnn_env(env)
     plugin_dir = os.path.join(root, "lib", "plugins")
     plugins = sorted(os.path.join(plugin_dir, f) for f in os.listdir(plugin_dir)) if os.path.isdir(plugin_dir) else []
     rng = np.random.default_rng(20251123)

@@ -11,13 +11,21 @@
 # A case that did not compile for CUDA is a FAIL line with the compiler's
 # first error.
 #   test/gpu/run-corpus.sh PACK_DIR [REPO_ROOT]
-# Needs nothing but bash and the packed kiln-run (no Python). REPO_ROOT (the
+# Needs nothing but bash and the packed kiln-run; with python3 there, the
+# cuDNN of PyTorch's pip packages is found for the convolutions (unless
+# KILN_CUDNN is set or the loader finds libcudnn.so.9). REPO_ROOT (the
 # checkout whose test/data/corpus holds the .pt2 archives the models read
 # their weights from) defaults to PACK_DIR/../..
 set -uo pipefail
 pack=$(cd "$1" && pwd)
 repo=$(cd "${2:-$pack/../..}" && pwd)
 export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -z "${KILN_CUDNN:-}" ]; then
+  cudnn=$(python3 -c 'import importlib.util as u; s = u.find_spec("nvidia.cudnn"); print(list(s.submodule_search_locations)[0] + "/lib")' 2>/dev/null) || cudnn=""
+  if [ -n "$cudnn" ] && [ -f "$cudnn/libcudnn.so.9" ]; then
+    export KILN_CUDNN=$cudnn/libcudnn.so.9 LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$cudnn"
+  fi
+fi
 kiln_run=$pack/bin/kiln-run
 # Plugins pack.sh carried (custom ops that run on the host between kernels).
 plugins=()
@@ -35,8 +43,8 @@ for dir in "$pack"/models/*/; do
   rtol=1e-4
   case $case in squeezenet1_1*|mobilenet_v3_small*) rtol=1e-3 ;; esac
   args=("$dir/cuda.so" "${plugins[@]}" --device cuda --weights "$repo/$(cat "$dir/weights.txt")" --rtol "$rtol" --atol 1e-5)
-  for f in "$dir"/input*.npy; do args+=(--input "$f"); done
-  for f in "$dir"/output*.npy; do args+=(--expect "$f"); done
+  for f in $(ls -v "$dir"/input*.npy); do args+=(--input "$f"); done
+  for f in $(ls -v "$dir"/output*.npy); do args+=(--expect "$f"); done
   ok=1 detail=""
   for mode in graphs no-graphs; do
     extra=(); [ $mode == no-graphs ] && extra=(--no-cuda-graphs)

@@ -20,8 +20,13 @@ struct GPUPipelineOptions : mlir::PassPipelineOptions<GPUPipelineOptions> {
                                llvm::cl::desc("Threads in lockstep (warp, wavefront)"),
                                llvm::cl::init(32)};
   Option<bool> libraryGemm{*this, "library-gemm",
-                           llvm::cl::desc("Large matmuls and convolutions call the runtime's GEMM"),
+                           llvm::cl::desc("Large matmuls (and, with convs=gemm, convolutions) call the "
+                                          "runtime's GEMM"),
                            llvm::cl::init(false)};
+  Option<std::string> convs{*this, "convs",
+                            llvm::cl::desc("Large convolutions: cudnn (the runtime's cuDNN call), gemm "
+                                           "(im2col and the runtime's GEMM, with library-gemm) or kernel"),
+                            llvm::cl::init("gemm")};
   Option<bool> tileContractions{
       *this, "tile-contractions",
       llvm::cl::desc("Contractions as workgroup-tiled kernels (kiln-gpu-tile-contractions); "

@@ -29,8 +29,12 @@ struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("Device code optimisation level"),
                             llvm::cl::init(3)};
   Option<bool> cublas{*this, "cublas",
-                      llvm::cl::desc("Large matmuls and convolutions through cuBLAS (the runtime loads it)"),
+                      llvm::cl::desc("Large matmuls through cuBLAS (the runtime loads it)"),
                       llvm::cl::init(true)};
+  Option<std::string> conv{*this, "conv",
+                           llvm::cl::desc("Large convolutions: cudnn (the runtime loads cuDNN), gemm "
+                                          "(im2col and cuBLAS; needs cublas) or kernel (generated)"),
+                           llvm::cl::init("cudnn")};
   Option<std::string> tf32{*this, "tf32",
                            llvm::cl::desc("Where float32 GEMMs may use TF32: conv (PyTorch's "
                                           "default), all, or none"),

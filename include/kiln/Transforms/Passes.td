@@ -178,7 +178,7 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
 }
 
 def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
-  let summary = "Run large matmuls and convolutions through the GPU runtime's GEMM (cuBLAS)";
+  let summary = "Run large matmuls and convolutions through the GPU runtime's libraries (cuBLAS, cuDNN)";
   let description = [{
     A linalg op on buffers that is a (batched) matrix product, C[b, m, n] +=
     A * B with A stored (m, k) or (k, m) and B (k, n) or (n, k), all of one
@@ -210,6 +210,21 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     treats its operands as device buffers. Runs before
     `kiln-map-linalg-to-gpu`.
 
+    With `convs=cudnn`, every large convolution in NCHW / F(C/G) layout
+    instead (1- to 3-d, any stride and dilation, grouped and depthwise
+    included: a grouped one as linalg has its channels split into (G, C/G))
+    becomes a call of `kiln_gpu_conv_<type>(flags, groups, s0, s1, s2, p0,
+    p1, p2, d0, d1, d2, x, w, y)` on rank-5 (N, C, D, H, W) views (unit
+    dims in front of fewer spatial dims; stride s, padding p and dilation d
+    per spatial dim), which the runtime runs with cuDNN
+    (runtime/src/cuda/Dnn.cpp). An input zero-padded just before (a zeroed
+    buffer, then a copy into its interior) by the same amount on both sides
+    of each spatial dim is read unpadded, the padding passed to the call,
+    and the padded buffer goes away. A bf16 or f16 convolution into a
+    float32 accumulator (kiln's lowering) writes a 16-bit result that one
+    generated kernel adds to (or, zero-filled, stores into) the accumulator.
+    Flags as for the GEMM: TF32 (1, float32 with `tf32-convs`), overwrite (2).
+
     Before: `linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%c : ...)`
     After:  `func.call @kiln_gpu_gemm_f32(%c0_i32, %c0_i32, %a3, %b3, %c3)`
   }];
@@ -222,6 +237,11 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
            "float32 convolutions may multiply in TF32 (PyTorch's cudnn.allow_tf32)">,
     Option<"tf32Matmuls", "tf32-matmuls", "bool", "false",
            "float32 matmuls may multiply in TF32 (PyTorch's cuda.matmul.allow_tf32)">,
+    Option<"gemms", "gemms", "bool", "true",
+           "Large matmuls become GEMM calls (false: they stay linalg)">,
+    Option<"convs", "convs", "std::string", "\"gemm\"",
+           "Convolutions: cudnn (kiln_gpu_conv_<type> calls), gemm (im2col and a GEMM call, "
+           "ungrouped 2-d NCHW only) or kernel (left as linalg)">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];

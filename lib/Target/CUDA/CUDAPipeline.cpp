@@ -32,6 +32,7 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   GPUPipelineOptions gpuOpts;
   gpuOpts.blockSize = options.blockSize;
   gpuOpts.libraryGemm = options.cublas;
+  gpuOpts.convs = options.conv;
   gpuOpts.tf32Convs = options.tf32 == "conv" || options.tf32 == "all";
   gpuOpts.tf32Matmuls = options.tf32 == "all";
   buildLinalgToGPUPipeline(pm, gpuOpts);

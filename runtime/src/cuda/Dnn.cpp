@@ -1,0 +1,287 @@
+// kiln runtime — the GPU convolution entry points of compiled models, over cuDNN 9 loaded at run time.
+//
+// kiln-gpu-library-calls turns convolutions into calls of
+// kiln_gpu_conv_{f32,bf16,f16} (C ABI through MLIR's C interface: rank-5
+// (N, C, D, H, W) memref descriptors, 1-d and 2-d convolutions with unit
+// leading spatial dims). Each runs cudnnConvolutionForward on the call's
+// stream with an algorithm chosen by cuDNN's heuristics (no kernel is run to
+// choose it, so the call can be captured in a CUDA graph); descriptors and
+// the algorithm are cached per shape; the workspace comes from the runtime's
+// allocator in the stream's order (a graph's reserved memory while captured).
+#include "Driver.h"
+
+#include "../gpu/Backend.h"
+#include "../gpu/Runtime.h"
+
+#include <array>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared);
+extern "C" void mgpuMemFree(void *ptr, void *stream);
+
+namespace {
+
+using namespace kiln::cuda;
+using kiln::gpu::LaunchScope;
+
+using cudnnHandle_t = struct cudnnContext *;
+using cudnnTensorDescriptor_t = struct cudnnTensorStruct *;
+using cudnnFilterDescriptor_t = struct cudnnFilterStruct *;
+using cudnnConvolutionDescriptor_t = struct cudnnConvolutionStruct *;
+using cudnnStatus_t = int;
+// Enumerators of cuDNN 9's ABI (cudnn_graph.h, cudnn_cnn.h).
+constexpr int CUDNN_DATA_FLOAT = 0, CUDNN_DATA_HALF = 2, CUDNN_DATA_BFLOAT16 = 9, CUDNN_TENSOR_NCHW = 0,
+              CUDNN_CROSS_CORRELATION = 1, CUDNN_TENSOR_OP_MATH = 1, CUDNN_FMA_MATH = 3, CUDNN_DEFAULT_MATH = 0;
+
+/// cudnnConvolutionFwdAlgoPerf_t.
+struct FwdAlgoPerf {
+  int algo;
+  cudnnStatus_t status;
+  float time;
+  size_t memory;
+  int determinism;
+  int mathType;
+  int reserved[3];
+};
+
+struct Cudnn {
+  cudnnStatus_t (*create)(cudnnHandle_t *);
+  cudnnStatus_t (*setStream)(cudnnHandle_t, CUstream);
+  const char *(*errorString)(cudnnStatus_t);
+  size_t (*version)();
+  cudnnStatus_t (*createTensor)(cudnnTensorDescriptor_t *);
+  cudnnStatus_t (*setTensorNd)(cudnnTensorDescriptor_t, int, int, const int *, const int *);
+  cudnnStatus_t (*createFilter)(cudnnFilterDescriptor_t *);
+  cudnnStatus_t (*setFilterNd)(cudnnFilterDescriptor_t, int, int, int, const int *);
+  cudnnStatus_t (*createConv)(cudnnConvolutionDescriptor_t *);
+  cudnnStatus_t (*setConvNd)(cudnnConvolutionDescriptor_t, int, const int *, const int *, const int *, int, int);
+  cudnnStatus_t (*setConvGroups)(cudnnConvolutionDescriptor_t, int);
+  cudnnStatus_t (*setConvMath)(cudnnConvolutionDescriptor_t, int);
+  cudnnStatus_t (*getFwdAlgo)(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
+                              cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, int *, FwdAlgoPerf *);
+  cudnnStatus_t (*getFwdAlgoMax)(cudnnHandle_t, int *);
+  cudnnStatus_t (*getFwdWorkspace)(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
+                                   cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, size_t *);
+  cudnnStatus_t (*forward)(cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,
+                           cudnnFilterDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, void *, size_t,
+                           const void *, cudnnTensorDescriptor_t, void *);
+  std::string error;  ///< why cuDNN cannot be used
+};
+
+const Cudnn &cudnn() {
+  static Cudnn c;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string tried;
+    void *lib = nullptr;
+    const char *env = std::getenv("KILN_CUDNN");
+    for (const char *name : {env, "libcudnn.so.9", "/usr/local/cuda/lib64/libcudnn.so.9", "libcudnn.so"}) {
+      if (!name || !*name) continue;
+      if ((lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+      tried += std::string(tried.empty() ? "" : ", ") + name;
+    }
+    if (!lib) {
+      c.error = "this model runs its convolutions with cuDNN, but no cuDNN 9 library loads (tried " + tried +
+                "; set KILN_CUDNN to libcudnn.so.9, or compile with --cuda-conv=gemm or --cuda-conv=kernel)";
+      return;
+    }
+#define KILN_CUDNN_SYM(field, symbol)                                                                 \
+  if (!(c.field = reinterpret_cast<decltype(c.field)>(::dlsym(lib, symbol)))) {                      \
+    c.error = std::string("the cuDNN library lacks ") + symbol + " (kiln needs cuDNN 9)";            \
+    return;                                                                                          \
+  }
+    KILN_CUDNN_SYM(create, "cudnnCreate")
+    KILN_CUDNN_SYM(setStream, "cudnnSetStream")
+    KILN_CUDNN_SYM(errorString, "cudnnGetErrorString")
+    KILN_CUDNN_SYM(version, "cudnnGetVersion")
+    KILN_CUDNN_SYM(createTensor, "cudnnCreateTensorDescriptor")
+    KILN_CUDNN_SYM(setTensorNd, "cudnnSetTensorNdDescriptor")
+    KILN_CUDNN_SYM(createFilter, "cudnnCreateFilterDescriptor")
+    KILN_CUDNN_SYM(setFilterNd, "cudnnSetFilterNdDescriptor")
+    KILN_CUDNN_SYM(createConv, "cudnnCreateConvolutionDescriptor")
+    KILN_CUDNN_SYM(setConvNd, "cudnnSetConvolutionNdDescriptor")
+    KILN_CUDNN_SYM(setConvGroups, "cudnnSetConvolutionGroupCount")
+    KILN_CUDNN_SYM(setConvMath, "cudnnSetConvolutionMathType")
+    KILN_CUDNN_SYM(getFwdAlgo, "cudnnGetConvolutionForwardAlgorithm_v7")
+    KILN_CUDNN_SYM(getFwdAlgoMax, "cudnnGetConvolutionForwardAlgorithmMaxCount")
+    KILN_CUDNN_SYM(getFwdWorkspace, "cudnnGetConvolutionForwardWorkspaceSize")
+    KILN_CUDNN_SYM(forward, "cudnnConvolutionForward")
+#undef KILN_CUDNN_SYM
+    if (size_t v = c.version(); v < 90000 || v >= 100000)
+      c.error = "the cuDNN library loaded is version " + std::to_string(v) + "; kiln needs cuDNN 9";
+  });
+  return c;
+}
+
+/// Bits of the convolution entry points' `flags` (lib/Transforms/GPULibraryCalls.cpp).
+constexpr int32_t kConvTF32 = 1, kConvOverwrite = 2;
+
+/// The largest workspace an algorithm may ask for.
+constexpr size_t kMaxWorkspace = size_t(256) << 20;
+
+/// A rank-5 memref descriptor (MLIR's C interface) of any element type.
+struct Desc5 {
+  char *allocated, *aligned;
+  int64_t offset, sizes[5], strides[5];
+};
+
+/// The descriptors and algorithm of one convolution shape (kept for the
+/// process's life: models are few, their shapes fewer).
+struct Plan {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  int algo = 0;
+  size_t workspace = 0;
+};
+
+/// This thread's cuDNN handle (its stream set per call).
+struct Handle {
+  cudnnHandle_t handle = nullptr;
+};
+
+std::string statusText(const Cudnn &c, cudnnStatus_t s) { return c.errorString(s); }
+
+/// out = conv(x, w) (or out += with no kConvOverwrite) on the call's stream.
+/// x and y are (N, C, D, H, W) with any strides, w (F, C/groups, KD, KH, KW)
+/// contiguous; params are stride, padding and dilation per spatial dim.
+void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64_t groups,
+          const std::array<int64_t, 9> &params, Desc5 *X, Desc5 *W, Desc5 *Y) {
+  LaunchScope *scope = LaunchScope::current();
+  if (!scope || scope->failed()) return;
+  if (scope->backend().type() != kiln::DeviceType::CUDA)
+    return scope->fail(std::string(name) + " runs on CUDA only, not on " + scope->backend().name());
+  try {
+    const Cudnn &c = cudnn();
+    if (!c.error.empty()) return scope->fail(c.error);
+    for (int64_t s : Y->sizes)
+      if (s == 0) return;  // an empty output
+    if (X->sizes[1] == 0) {  // no input channels: the sums are empty
+      if (!(flags & kConvOverwrite)) return;
+      if (Y->strides[4] != 1 || Y->strides[0] != Y->sizes[1] * Y->sizes[2] * Y->sizes[3] * Y->sizes[4])
+        return scope->fail(std::string(name) + ": an empty convolution into a non-contiguous output");
+      const kiln::gpu::Backend &be = kiln::gpu::cudaBackend();
+      void *p = Y->aligned + Y->offset * elemBytes;
+      size_t count = static_cast<size_t>(Y->sizes[0] * Y->strides[0]);
+      kiln::gpu::Result r = elemBytes == 4 ? be.memsetD32(p, 0, count, scope->stream())
+                                           : be.memsetD16(p, 0, count, scope->stream());
+      if (r) scope->fail(std::string(name) + ": zeroing the output: " + be.errorString(r));
+      return;
+    }
+    if (W->strides[4] != 1 || W->strides[3] != W->sizes[4] || W->strides[2] != W->sizes[3] * W->strides[3] ||
+        W->strides[1] != W->sizes[2] * W->strides[2] || W->strides[0] != W->sizes[1] * W->strides[1])
+      return scope->fail(std::string(name) + ": the filter is not contiguous");
+    // A 2-d (or 1-d) convolution is given with a unit depth: cuDNN runs it as
+    // 4-d tensors, whose kernels are faster than the 5-d ones.
+    bool flat = X->sizes[2] == 1 && W->sizes[2] == 1 && Y->sizes[2] == 1 && params[3] == 0;
+    int first = flat ? 3 : 2, nb = 5 - (first - 2);
+    const bool tf32 = flags & kConvTF32;
+    int math = dataType != CUDNN_DATA_FLOAT ? CUDNN_TENSOR_OP_MATH : tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+    auto fits = [](int64_t v) { return v >= 0 && v <= INT32_MAX; };
+    std::vector<int64_t> key{dataType, math, nb, groups};
+    for (Desc5 *d : {X, W, Y})
+      for (int i = 0; i < 5; ++i) {
+        if (!fits(d->sizes[i]) || !fits(d->strides[i]))
+          return scope->fail(std::string(name) + ": a size or stride exceeds cuDNN's 32-bit range");
+        key.push_back(d->sizes[i]);
+        if (d != W) key.push_back(d->strides[i]);
+      }
+    key.insert(key.end(), params.begin(), params.end());
+
+    static std::mutex mu;
+    static std::map<std::vector<int64_t>, Plan> plans;
+    thread_local Handle h;
+    std::lock_guard<std::mutex> lock(mu);
+    auto check = [&](cudnnStatus_t s, const char *what) {
+      if (s) throw std::runtime_error(std::string(name) + ": " + what + ": " + statusText(c, s));
+    };
+    if (!h.handle) {
+      driver();  // the primary context current on this thread, for cuDNN too
+      cudnnHandle_t handle = nullptr;
+      check(c.create(&handle), "cudnnCreate");
+      h.handle = handle;
+    }
+    check(c.setStream(h.handle, static_cast<CUstream>(scope->stream())), "cudnnSetStream");
+    auto it = plans.find(key);
+    if (it == plans.end()) {
+      Plan p;
+      int xd[5], xs[5], wd[5], yd[5], ys[5], pad[3], stride[3], dil[3];
+      for (int i = 0, j = 0; i < 5; ++i) {
+        if (i == 2 && flat) continue;
+        xd[j] = X->sizes[i], xs[j] = X->strides[i], wd[j] = W->sizes[i], yd[j] = Y->sizes[i], ys[j] = Y->strides[i];
+        ++j;
+      }
+      for (int i = first - 2, j = 0; i < 3; ++i, ++j)
+        stride[j] = static_cast<int>(params[i]), pad[j] = static_cast<int>(params[3 + i]),
+        dil[j] = static_cast<int>(params[6 + i]);
+      check(c.createTensor(&p.x), "cudnnCreateTensorDescriptor");
+      check(c.setTensorNd(p.x, dataType, nb, xd, xs), "the input's descriptor");
+      check(c.createTensor(&p.y), "cudnnCreateTensorDescriptor");
+      check(c.setTensorNd(p.y, dataType, nb, yd, ys), "the output's descriptor");
+      check(c.createFilter(&p.w), "cudnnCreateFilterDescriptor");
+      check(c.setFilterNd(p.w, dataType, CUDNN_TENSOR_NCHW, nb, wd), "the filter's descriptor");
+      check(c.createConv(&p.conv), "cudnnCreateConvolutionDescriptor");
+      check(c.setConvNd(p.conv, nb - 2, pad, stride, dil, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+            "the convolution's descriptor");
+      check(c.setConvGroups(p.conv, static_cast<int>(groups)), "cudnnSetConvolutionGroupCount");
+      check(c.setConvMath(p.conv, math), "cudnnSetConvolutionMathType");
+      int count = 0;
+      check(c.getFwdAlgoMax(h.handle, &count), "cudnnGetConvolutionForwardAlgorithmMaxCount");
+      std::vector<FwdAlgoPerf> perf(std::max(count, 1));
+      int returned = 0;
+      check(c.getFwdAlgo(h.handle, p.x, p.w, p.conv, p.y, static_cast<int>(perf.size()), &returned, perf.data()),
+            "cudnnGetConvolutionForwardAlgorithm_v7");
+      // The heuristics' best algorithm that works with this math type and a
+      // workspace of at most kMaxWorkspace.
+      bool found = false;
+      for (int i = 0; i < returned && !found; ++i) {
+        const FwdAlgoPerf &a = perf[i];
+        if (a.status || a.memory > kMaxWorkspace) continue;
+        if (math == CUDNN_FMA_MATH && a.mathType != CUDNN_FMA_MATH && a.mathType != CUDNN_DEFAULT_MATH) continue;
+        size_t bytes = 0;
+        if (c.getFwdWorkspace(h.handle, p.x, p.w, p.conv, p.y, a.algo, &bytes) || bytes > kMaxWorkspace) continue;
+        p.algo = a.algo, p.workspace = bytes, found = true;
+        if (math != CUDNN_FMA_MATH) check(c.setConvMath(p.conv, a.mathType), "cudnnSetConvolutionMathType");
+      }
+      if (!found)
+        return scope->fail(std::string(name) + ": cuDNN has no algorithm for this convolution (" +
+                           std::to_string(nb - 2) + "-d, " + std::to_string(groups) + " groups)");
+      it = plans.emplace(std::move(key), p).first;
+    }
+    const Plan &p = it->second;
+    void *ws = p.workspace ? mgpuMemAlloc(p.workspace, scope->stream(), false) : nullptr;
+    if (p.workspace && (!ws || scope->failed())) return;
+    const float one = 1.0f, beta = flags & kConvOverwrite ? 0.0f : 1.0f;
+    cudnnStatus_t s = c.forward(h.handle, &one, p.x, X->aligned + X->offset * elemBytes, p.w,
+                                W->aligned + W->offset * elemBytes, p.conv, p.algo, ws, p.workspace, &beta, p.y,
+                                Y->aligned + Y->offset * elemBytes);
+    if (ws) mgpuMemFree(ws, scope->stream());
+    if (s)
+      scope->fail(std::string("cuDNN convolution ") + name + " (input " + std::to_string(X->sizes[0]) + "x" +
+                  std::to_string(X->sizes[1]) + "x" + std::to_string(X->sizes[2]) + "x" +
+                  std::to_string(X->sizes[3]) + "x" + std::to_string(X->sizes[4]) + ", " +
+                  std::to_string(Y->sizes[1]) + " filters, " + std::to_string(groups) + " groups) failed: " +
+                  statusText(c, s));
+  } catch (const std::exception &e) {
+    scope->fail(e.what());
+  }
+}
+
+} // namespace
+
+#define KILN_GPU_CONV(suffix, dataType, bytes)                                                          \
+  extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_conv_##suffix(            \
+      int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1,          \
+      int64_t p2, int64_t d0, int64_t d1, int64_t d2, Desc5 *X, Desc5 *W, Desc5 *Y) {                      \
+    conv("kiln_gpu_conv_" #suffix, dataType, bytes, flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, \
+         W, Y);                                                                                            \
+  }
+KILN_GPU_CONV(f32, CUDNN_DATA_FLOAT, 4)
+KILN_GPU_CONV(bf16, CUDNN_DATA_BFLOAT16, 2)
+KILN_GPU_CONV(f16, CUDNN_DATA_HALF, 2)
+#undef KILN_GPU_CONV

@@ -1,0 +1,194 @@
+// RUN: kiln-opt %s --kiln-gpu-library-calls="convs=cudnn" --cse | FileCheck %s
+// RUN: kiln-opt %s --kiln-gpu-library-calls="convs=cudnn tf32-convs=true" --cse | FileCheck %s --check-prefix=TF32
+// RUN: kiln-opt %s --kiln-gpu-library-calls="convs=kernel" | FileCheck %s --check-prefix=KERNEL
+// RUN: not kiln-opt %s --kiln-gpu-library-calls="convs=winograd" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: kiln-gpu-library-calls: convs must be cudnn, gemm or kernel, not 'winograd'
+// KERNEL-NOT: kiln_gpu_conv
+
+// One declaration per element type of the runtime's convolution (flags,
+// groups, strides, paddings and dilations of three spatial dims, x, w, y),
+// on rank-5 strided views, marked as a device call.
+// CHECK-DAG: func.func private @kiln_gpu_conv_f32(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, memref<?x?x?x?x?xf32, strided<[?, ?, ?, ?, ?], offset: ?>>, memref<?x?x?x?x?xf32, strided<[?, ?, ?, ?, ?], offset: ?>>, memref<?x?x?x?x?xf32, strided<[?, ?, ?, ?, ?], offset: ?>>) attributes {kiln.device_call, llvm.emit_c_interface}
+// CHECK-DAG: func.func private @kiln_gpu_conv_bf16(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, memref<?x?x?x?x?xbf16, strided<[?, ?, ?, ?, ?], offset: ?>>, memref<?x?x?x?x?xbf16, strided<[?, ?, ?, ?, ?], offset: ?>>, memref<?x?x?x?x?xbf16, strided<[?, ?, ?, ?, ?], offset: ?>>) attributes {kiln.device_call, llvm.emit_c_interface}
+
+// A 3x3 convolution over a zero-padded copy of its input, into a zeroed
+// output: the call reads the input itself with padding 1, overwrites the
+// output (flags 2; 3 with TF32), and the padded buffer, its fill and its
+// copy go away. The input's free between the copy and the convolution
+// moves after the call.
+// CHECK-LABEL: func.func @padded
+// CHECK: %[[SRC:.*]] = memref.alloc() : memref<1x16x56x56xf32>
+// CHECK-NEXT: linalg.copy ins(%arg0 : memref<1x16x56x56xf32>) outs(%[[SRC]] : memref<1x16x56x56xf32>)
+// CHECK-NOT: linalg
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: %[[X5:.*]] = memref.expand_shape %[[SRC]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 16, 1, 56, 56] : memref<1x16x56x56xf32> into memref<1x16x1x56x56xf32>
+// CHECK: %[[X:.*]] = memref.cast %[[X5]]
+// CHECK: %[[W5:.*]] = memref.expand_shape %arg1 {{\[\[}}0], [1, 2], [3], [4]] output_shape [32, 16, 1, 3, 3]
+// CHECK: %[[W:.*]] = memref.cast %[[W5]]
+// CHECK: %[[Y5:.*]] = memref.expand_shape %arg2 {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 32, 1, 56, 56]
+// CHECK: %[[Y:.*]] = memref.cast %[[Y5]]
+// CHECK: call @kiln_gpu_conv_f32(%[[FLAGS]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ZERO]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[X]], %[[W]], %[[Y]])
+// CHECK-NEXT: memref.dealloc %[[SRC]]
+// CHECK-NOT: linalg
+// CHECK: return
+// TF32-LABEL: func.func @padded
+// TF32: %[[FLAGS:.*]] = arith.constant 3 : i32
+// TF32: call @kiln_gpu_conv_f32(%[[FLAGS]],
+func.func @padded(%in: memref<1x16x56x56xf32>, %w: memref<32x16x3x3xf32>, %out: memref<1x32x56x56xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %src = memref.alloc() : memref<1x16x56x56xf32>
+  linalg.copy ins(%in : memref<1x16x56x56xf32>) outs(%src : memref<1x16x56x56xf32>)
+  %pad = memref.alloc() : memref<1x16x58x58xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<1x16x58x58xf32>)
+  %sub = memref.subview %pad[0, 0, 1, 1] [1, 16, 56, 56] [1, 1, 1, 1] : memref<1x16x58x58xf32> to memref<1x16x56x56xf32, strided<[53824, 3364, 58, 1], offset: 59>>
+  linalg.copy ins(%src : memref<1x16x56x56xf32>) outs(%sub : memref<1x16x56x56xf32, strided<[53824, 3364, 58, 1], offset: 59>>)
+  memref.dealloc %src : memref<1x16x56x56xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x32x56x56xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, f, oh, c, kh, kw, ow) -> (n, c, oh + kh, ow + kw)>,
+                                   affine_map<(n, f, oh, c, kh, kw, ow) -> (f, c, kh, kw)>,
+                                   affine_map<(n, f, oh, c, kh, kw, ow) -> (n, f, oh, ow)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
+      ins(%pad, %w : memref<1x16x58x58xf32>, memref<32x16x3x3xf32>) outs(%out : memref<1x32x56x56xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %pad : memref<1x16x58x58xf32>
+  return
+}
+
+// A depthwise convolution as kiln lowers it: channels split into (groups,
+// C/G) by expand_shape, stride 2, the input padded by 1 (with a dynamic
+// batch). The call takes 16 groups and the (N, C, ..) buffers: the
+// unpadded input, the filter (F, C/G, ..) and the output merged back.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-NOT: linalg.map
+// CHECK: %[[W4:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] : memref<16x1x1x3x3xf32> into memref<16x1x3x3xf32>
+// CHECK: %[[Y4:.*]] = memref.collapse_shape %[[OUT:.*]] {{\[\[}}0], [1, 2], [3], [4]] : memref<?x16x1x28x28xf32> into memref<?x16x28x28xf32>
+// CHECK-DAG: %[[G:.*]] = arith.constant 16 : i64
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK: memref.expand_shape %arg0 {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, 16, 1, 56, 56] : memref<?x16x56x56xf32> into memref<?x16x1x56x56xf32>
+// CHECK: call @kiln_gpu_conv_f32(%{{.*}}, %[[G]], %[[ONE]], %[[TWO]], %[[TWO]], %{{.*}}, %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]],
+// CHECK-NOT: linalg
+// CHECK: return
+func.func @depthwise(%in: memref<?x16x56x56xf32>, %w: memref<16x1x3x3xf32>) -> memref<?x16x1x28x28xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %in, %c0 : memref<?x16x56x56xf32>
+  %pad = memref.alloc(%n) : memref<?x16x58x58xf32>
+  linalg.map outs(%pad : memref<?x16x58x58xf32>)
+    (%init: f32) {
+      linalg.yield %zero : f32
+    }
+  %sub = memref.subview %pad[0, 0, 1, 1] [%n, 16, 56, 56] [1, 1, 1, 1] : memref<?x16x58x58xf32> to memref<?x16x56x56xf32, strided<[53824, 3364, 58, 1], offset: 59>>
+  linalg.copy ins(%in : memref<?x16x56x56xf32>) outs(%sub : memref<?x16x56x56xf32, strided<[53824, 3364, 58, 1], offset: 59>>)
+  %xg = memref.expand_shape %pad [[0], [1, 2], [3], [4]] output_shape [%n, 16, 1, 58, 58] : memref<?x16x58x58xf32> into memref<?x16x1x58x58xf32>
+  %wg = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [16, 1, 1, 3, 3] : memref<16x1x3x3xf32> into memref<16x1x1x3x3xf32>
+  %out = memref.alloc(%n) : memref<?x16x1x28x28xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%zero : f32) outs(%out : memref<?x16x1x28x28xf32>) {
+  ^bb0(%z: f32, %o: f32):
+    linalg.yield %z : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6, d4 * 2 + d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>,
+                                   affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%xg, %wg : memref<?x16x1x58x58xf32>, memref<16x1x1x3x3xf32>) outs(%out : memref<?x16x1x28x28xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %pad : memref<?x16x58x58xf32>
+  return %out : memref<?x16x1x28x28xf32>
+}
+
+// A bf16 convolution into a float32 accumulator that holds a bias: cuDNN
+// writes a bf16 result (overwrite, and no TF32 for 16-bit types), which
+// one generated kernel widens and adds to the accumulator.
+// CHECK-LABEL: func.func @bf16_bias
+// CHECK: %[[T:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x64x14x14xbf16>
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 2 : i32
+// CHECK: %[[TC:.*]] = memref.expand_shape %[[T]]
+// CHECK: %[[TA:.*]] = memref.cast %[[TC]]
+// CHECK: call @kiln_gpu_conv_bf16(%[[FLAGS]], {{.*}}, %[[TA]])
+// CHECK: linalg.generic {{.*}} ins(%[[T]] : memref<2x64x14x14xbf16>) outs(%arg2 : memref<2x64x14x14xf32>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: arith.addf
+// CHECK: memref.dealloc %[[T]]
+// TF32-LABEL: func.func @bf16_bias
+// TF32: %[[FLAGS:.*]] = arith.constant 2 : i32
+// TF32: call @kiln_gpu_conv_bf16(%[[FLAGS]],
+func.func @bf16_bias(%in: memref<2x32x32x32xbf16>, %w: memref<64x32x3x3xbf16>, %out: memref<2x64x14x14xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh * 2 + kh * 2, ow * 2 + kw * 2)>,
+                                   affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>,
+                                   affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %w : memref<2x32x32x32xbf16>, memref<64x32x3x3xbf16>) outs(%out : memref<2x64x14x14xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %o: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// 1-d (stride 2, dilation 3, 2 groups) and 3-d (strides 1, 2, 2)
+// convolutions: the 1-d one gets two unit dims in front of its length.
+// CHECK-LABEL: func.func @conv1d
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[THREE:.*]] = arith.constant 3 : i64
+// CHECK: memref.expand_shape %{{.*}} {{\[\[}}0], [1, 2, 3], [4]] output_shape [4, 8, 1, 1, 1000]
+// CHECK: call @kiln_gpu_conv_f32(%{{.*}}, %[[TWO]], %{{.*}}, %{{.*}}, %[[TWO]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[THREE]],
+// CHECK-LABEL: func.func @conv3d
+// CHECK-NOT: memref.expand_shape
+// CHECK: %[[X:.*]] = memref.cast %arg0
+// CHECK: call @kiln_gpu_conv_f32(%{{.*}}, %{{.*}}, %[[ONE:.*]], %[[TWO:.*]], %[[TWO]], {{.*}}, %[[X]],
+func.func @conv1d(%in: memref<4x8x1000xf32>, %w: memref<16x4x5xf32>, %out: memref<4x2x8x492xf32>) {
+  %xg = memref.expand_shape %in [[0], [1, 2], [3]] output_shape [4, 2, 4, 1000] : memref<4x8x1000xf32> into memref<4x2x4x1000xf32>
+  %wg = memref.expand_shape %w [[0, 1], [2], [3]] output_shape [2, 8, 4, 5] : memref<16x4x5xf32> into memref<2x8x4x5xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, g, f, o, c, k) -> (n, g, c, o * 2 + k * 3)>,
+                                   affine_map<(n, g, f, o, c, k) -> (g, f, c, k)>,
+                                   affine_map<(n, g, f, o, c, k) -> (n, g, f, o)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%xg, %wg : memref<4x2x4x1000xf32>, memref<2x8x4x5xf32>) outs(%out : memref<4x2x8x492xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @conv3d(%in: memref<2x8x8x16x16xf32>, %w: memref<8x8x3x3x3xf32>, %out: memref<2x8x6x7x7xf32>) {
+  linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : tensor<3xi64>, strides = dense<[1, 2, 2]> : tensor<3xi64>}
+      ins(%in, %w : memref<2x8x8x16x16xf32>, memref<8x8x3x3x3xf32>) outs(%out : memref<2x8x6x7x7xf32>)
+  return
+}
+
+// Padding that differs between the two sides of a dim (1 before, 2 after)
+// is not cuDNN's: the call reads the padded buffer, whose fill and copy stay.
+// CHECK-LABEL: func.func @asymmetric
+// CHECK: linalg.fill
+// CHECK: linalg.copy
+// CHECK: %[[P:.*]] = memref.expand_shape %[[PAD:.*]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 16, 1, 59, 59]
+// CHECK: call @kiln_gpu_conv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[Z:.*]], %[[Z]], %[[Z]],
+func.func @asymmetric(%in: memref<1x16x56x56xf32>, %w: memref<32x16x3x3xf32>, %out: memref<1x32x57x57xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %pad = memref.alloc() : memref<1x16x59x59xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<1x16x59x59xf32>)
+  %sub = memref.subview %pad[0, 0, 1, 1] [1, 16, 56, 56] [1, 1, 1, 1] : memref<1x16x59x59xf32> to memref<1x16x56x56xf32, strided<[55696, 3481, 59, 1], offset: 60>>
+  linalg.copy ins(%in : memref<1x16x56x56xf32>) outs(%sub : memref<1x16x56x56xf32, strided<[55696, 3481, 59, 1], offset: 60>>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%pad, %w : memref<1x16x59x59xf32>, memref<32x16x3x3xf32>) outs(%out : memref<1x32x57x57xf32>)
+  memref.dealloc %pad : memref<1x16x59x59xf32>
+  return
+}
