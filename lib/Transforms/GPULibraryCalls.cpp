@@ -146,14 +146,34 @@ bool isZeroFill(linalg::LinalgOp op) {
   return matchPattern(v, m_AnyZeroFloat());
 }
 
+/// Whether linalg op `op` copies its one input into its one output (a
+/// linalg.copy, or an all-parallel generic with identity maps yielding the input).
+bool isCopy(linalg::LinalgOp op) {
+  if (isa<linalg::CopyOp>(op.getOperation()))
+    return true;
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 || op.getNumParallelLoops() != op.getNumLoops() ||
+      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  auto yield = dyn_cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+  return yield && yield.getNumOperands() == 1 && yield.getOperand(0) == op.getBlock()->getArgument(0);
+}
+
 /// The op that zero-fills `buffer` before `op` in its block with nothing in
 /// between touching `buffer` or a view of it, or null: the GEMM may then
-/// overwrite `buffer` instead of adding to it, and the fill goes away.
+/// overwrite `buffer` instead of adding to it, and the fill goes away. A
+/// copy of another buffer that is zero-filled the same way (bufferization
+/// shares one zeroed tensor among several accumulators) counts as a fill.
 Operation *zeroFillBefore(Operation *op, Value buffer) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     auto lin = dyn_cast<linalg::LinalgOp>(prev);
-    if (lin && lin.getNumDpsInits() == 1 && lin.getDpsInitOperand(0)->get() == buffer)
-      return isZeroFill(lin) ? prev : nullptr;
+    if (lin && lin.getNumDpsInits() == 1 && lin.getDpsInitOperand(0)->get() == buffer) {
+      if (isZeroFill(lin))
+        return prev;
+      if (isCopy(lin) && lin.getDpsInputOperand(0)->get() != buffer &&
+          zeroFillBefore(prev, lin.getDpsInputOperand(0)->get()))
+        return prev;
+      return nullptr;
+    }
     bool touches = false;
     prev->walk([&](Operation *o) {
       for (Value v : o->getOperands())
@@ -244,18 +264,6 @@ SmallVector<ReassociationIndices> mergedChannels(int64_t rank, int64_t first) {
       groups.push_back({i});
   }
   return groups;
-}
-
-/// Whether linalg op `op` copies its one input into its one output (a
-/// linalg.copy, or an all-parallel generic with identity maps yielding the input).
-bool isCopy(linalg::LinalgOp op) {
-  if (isa<linalg::CopyOp>(op.getOperation()))
-    return true;
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 || op.getNumParallelLoops() != op.getNumLoops() ||
-      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
-    return false;
-  auto yield = dyn_cast<linalg::YieldOp>(op.getBlock()->getTerminator());
-  return yield && yield.getNumOperands() == 1 && yield.getOperand(0) == op.getBlock()->getArgument(0);
 }
 
 struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibraryCallsPass> {
@@ -731,6 +739,51 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     return true;
   }
 
+  /// Whether `buffer`, written by `op`, is an allocation of `op`'s block
+  /// that afterwards is only freed or read as an input of linalg.generic ops
+  /// after `op` in that block; collects those uses.
+  static bool onlyReadAfter(linalg::LinalgOp op, Value buffer, SmallVector<OpOperand *> &uses) {
+    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != op->getBlock())
+      return false;
+    for (OpOperand &use : buffer.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == op.getOperation())
+        continue;
+      if (user->getBlock() != op->getBlock() || !op->isBeforeInBlock(user))
+        return false;
+      auto generic = dyn_cast<linalg::GenericOp>(user);
+      if (!isa<memref::DeallocOp>(user) && (!generic || generic.isDpsInit(&use)))
+        return false;
+      uses.push_back(&use);
+    }
+    return true;
+  }
+
+  /// Erases buffers allocated and then only written (by linalg ops whose one
+  /// output they are) and freed: the zero fills that calls overwriting their
+  /// output no longer need.
+  static void eraseWriteOnlyBuffers(ModuleOp module, IRRewriter &rewriter) {
+    SmallVector<memref::AllocOp> allocs;
+    module.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+    for (memref::AllocOp alloc : allocs) {
+      Value buffer = alloc.getResult();
+      bool writeOnly = llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+        if (isa<memref::DeallocOp>(user))
+          return true;
+        auto lin = dyn_cast<linalg::LinalgOp>(user);
+        return lin && lin->getNumResults() == 0 && lin.getNumDpsInits() == 1 &&
+               lin.getDpsInitOperand(0)->get() == buffer &&
+               llvm::none_of(lin.getDpsInputOperands(), [&](OpOperand *in) { return in->get() == buffer; });
+      });
+      if (!writeOnly)
+        continue;
+      for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+        rewriter.eraseOp(user);
+      rewriter.eraseOp(alloc);
+    }
+  }
+
   /// The runtime's convolution for element type `elem`, declared once in the module.
   func::FuncOp convCallee(ModuleOp module, Type elem) {
     std::string name = elem.isF32() ? "kiln_gpu_conv_f32" : elem.isBF16() ? "kiln_gpu_conv_bf16" : "kiln_gpu_conv_f16";
@@ -772,16 +825,22 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     Value x = m.source ? m.source : merged(m.input, 1);
     Value w = merged(m.filter, 0), y = merged(m.output, 1);
     // A 16-bit convolution into a float32 accumulator: cuDNN writes a
-    // 16-bit result, which one generated kernel widens into the accumulator.
+    // 16-bit result of the accumulator's shape. Where the accumulator starts
+    // at zero and only generic ops read it afterwards, they read the 16-bit
+    // result instead (widening it themselves); otherwise one generated
+    // kernel widens it into the accumulator.
     Value narrow;
+    SmallVector<OpOperand *> readers;
+    bool retarget = false;
     if (outElem != elem) {
-      auto yType = cast<MemRefType>(y.getType());
+      auto outType = cast<MemRefType>(m.output.getType());
       SmallVector<Value> dynamicSizes;
-      for (int64_t i = 0; i < yType.getRank(); ++i)
-        if (yType.isDynamicDim(i))
-          dynamicSizes.push_back(memref::DimOp::create(rewriter, loc, y, i));
-      narrow = memref::AllocOp::create(rewriter, loc, MemRefType::get(yType.getShape(), elem), dynamicSizes,
+      for (int64_t i = 0; i < outType.getRank(); ++i)
+        if (outType.isDynamicDim(i))
+          dynamicSizes.push_back(memref::DimOp::create(rewriter, loc, m.output, i));
+      narrow = memref::AllocOp::create(rewriter, loc, MemRefType::get(outType.getShape(), elem), dynamicSizes,
                                        rewriter.getI64IntegerAttr(64));
+      retarget = overwrite && onlyReadAfter(op, m.output, readers);
     }
     if (overwrite || narrow)
       flags |= kConvOverwrite;
@@ -792,14 +851,28 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       for (int64_t i = k; i < 3 + k; ++i)
         args.push_back(arith::ConstantIntOp::create(rewriter, loc, i < 3 ? unit : list[i - 3], 64));
     args.append({asConvArg(rewriter, loc, x), asConvArg(rewriter, loc, w),
-                 asConvArg(rewriter, loc, narrow ? narrow : y)});
+                 asConvArg(rewriter, loc, narrow ? merged(narrow, 1) : y)});
     func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
-    if (narrow) {
-      auto yType = cast<MemRefType>(y.getType());
-      AffineMap id = rewriter.getMultiDimIdentityMap(yType.getRank());
+    if (retarget) {
+      for (OpOperand *use : readers) {
+        if (isa<memref::DeallocOp>(use->getOwner())) {
+          use->set(narrow);
+          continue;
+        }
+        auto generic = cast<linalg::GenericOp>(use->getOwner());
+        BlockArgument arg = generic.getMatchingBlockArgument(use);
+        use->set(narrow);
+        arg.setType(elem);
+        OpBuilder b = OpBuilder::atBlockBegin(generic.getBody());
+        Value wide = arith::ExtFOp::create(b, generic.getLoc(), outElem, arg);
+        arg.replaceAllUsesExcept(wide, wide.getDefiningOp());
+      }
+    } else if (narrow) {
+      auto outType = cast<MemRefType>(m.output.getType());
+      AffineMap id = rewriter.getMultiDimIdentityMap(outType.getRank());
       linalg::GenericOp::create(
-          rewriter, loc, ValueRange{narrow}, ValueRange{y}, ArrayRef<AffineMap>{id, id},
-          SmallVector<utils::IteratorType>(yType.getRank(), utils::IteratorType::parallel),
+          rewriter, loc, ValueRange{narrow}, ValueRange{m.output}, ArrayRef<AffineMap>{id, id},
+          SmallVector<utils::IteratorType>(outType.getRank(), utils::IteratorType::parallel),
           [&](OpBuilder &nb, Location l, ValueRange a) {
             Value v = arith::ExtFOp::create(nb, l, outElem, a[0]);
             if (!overwrite)
@@ -810,7 +883,10 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     }
     for (Operation *free : llvm::reverse(m.movedFrees))
       free->moveAfter(op);
+    Value oldOutput = m.output;
     rewriter.eraseOp(op);
+    if (retarget && oldOutput.use_empty())
+      rewriter.eraseOp(oldOutput.getDefiningOp());
     for (Operation *dead : m.padOps)
       rewriter.eraseOp(dead);
   }
@@ -868,6 +944,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       rewriteConv(rewriter, module, op, m);
     for (auto &[op, m] : dnnConvs)
       rewriteDnnConv(rewriter, module, op, m);
+    eraseWriteOnlyBuffers(module, rewriter);
   }
 };
 

@@ -192,3 +192,81 @@ func.func @asymmetric(%in: memref<1x16x56x56xf32>, %w: memref<32x16x3x3xf32>, %o
   memref.dealloc %pad : memref<1x16x59x59xf32>
   return
 }
+
+// A bf16 convolution into a float32 accumulator that bufferization zeroed
+// by copying a shared zero buffer: the copy counts as a zero fill, and as
+// only generic ops read the accumulator afterwards, cuDNN's bf16 result
+// replaces it: the reader takes the bf16 buffer and widens each element
+// itself (no widening kernel, no float32 buffer), and the freed
+// accumulator's free frees the bf16 buffer. The zero buffer, now only
+// written, goes away.
+// CHECK-LABEL: func.func @bf16_zeroed
+// CHECK-NOT: linalg.copy
+// CHECK-NOT: memref<2x64x14x14xf32>
+// CHECK: %[[T:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x64x14x14xbf16>
+// CHECK: call @kiln_gpu_conv_bf16(
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[T]] : memref<2x64x14x14xbf16>) outs(%arg2 : memref<2x64x14x14xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[IN]] : bf16 to f32
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[W]]
+// CHECK-NEXT: arith.truncf %[[R]] : f32 to bf16
+// CHECK: memref.dealloc %[[T]] : memref<2x64x14x14xbf16>
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @bf16_zeroed(%in: memref<2x32x32x32xbf16>, %w: memref<64x32x3x3xbf16>, %res: memref<2x64x14x14xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<2x64x14x14xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<2x64x14x14xf32>)
+  %acc = memref.alloc() : memref<2x64x14x14xf32>
+  linalg.copy ins(%z : memref<2x64x14x14xf32>) outs(%acc : memref<2x64x14x14xf32>)
+  memref.dealloc %z : memref<2x64x14x14xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh * 2 + kh * 2, ow * 2 + kw * 2)>,
+                                   affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>,
+                                   affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %w : memref<2x32x32x32xbf16>, memref<64x32x3x3xbf16>) outs(%acc : memref<2x64x14x14xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %o: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc : memref<2x64x14x14xf32>) outs(%res : memref<2x64x14x14xbf16>) {
+  ^bb0(%a: f32, %o: bf16):
+    %r = arith.maximumf %a, %zero : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %acc : memref<2x64x14x14xf32>
+  return
+}
+
+// An accumulator that something other than a generic op's input reads
+// afterwards (here a copy) keeps the widening kernel.
+// CHECK-LABEL: func.func @bf16_kept
+// CHECK: call @kiln_gpu_conv_bf16(
+// CHECK-NEXT: linalg.generic {{.*}} ins(%{{.*}} : memref<2x64x14x14xbf16>) outs(%[[ACC:.*]] : memref<2x64x14x14xf32>)
+// CHECK: linalg.copy ins(%[[ACC]]
+func.func @bf16_kept(%in: memref<2x32x32x32xbf16>, %w: memref<64x32x3x3xbf16>, %res: memref<2x64x14x14xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<2x64x14x14xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<2x64x14x14xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh * 2 + kh * 2, ow * 2 + kw * 2)>,
+                                   affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>,
+                                   affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %w : memref<2x32x32x32xbf16>, memref<64x32x3x3xbf16>) outs(%acc : memref<2x64x14x14xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %o: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %yf = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xf, %yf : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.copy ins(%acc : memref<2x64x14x14xf32>) outs(%res : memref<2x64x14x14xf32>)
+  memref.dealloc %acc : memref<2x64x14x14xf32>
+  return
+}
