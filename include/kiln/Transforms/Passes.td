@@ -221,9 +221,13 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     buffer, then a copy into its interior) by the same amount on both sides
     of each spatial dim is read unpadded, the padding passed to the call,
     and the padded buffer goes away. A bf16 or f16 convolution into a
-    float32 accumulator (kiln's lowering) writes a 16-bit result that one
-    generated kernel adds to (or, zero-filled, stores into) the accumulator.
-    Flags as for the GEMM: TF32 (1, float32 with `tf32-convs`), overwrite (2).
+    float32 accumulator (kiln's lowering) writes a 16-bit result: where the
+    accumulator was zeroed and only linalg.generic ops read it afterwards,
+    they read the 16-bit result instead (each widening its element), else
+    one generated kernel adds it to (or, zeroed, stores it into) the
+    accumulator. Flags as for the GEMM: TF32 (1, float32 with `tf32-convs`),
+    overwrite (2). A zero fill may also be a copy of a zeroed buffer; buffers
+    left only written (such a zero buffer) are removed.
 
     Before: `linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%c : ...)`
     After:  `func.call @kiln_gpu_gemm_f32(%c0_i32, %c0_i32, %a3, %b3, %c3)`
