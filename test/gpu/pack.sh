@@ -66,13 +66,14 @@ for case_dir in $(for c in "${corpora[@]}"; do ls -d "$c"/*/; done); do
   done
 done
 # Synthetic cases (an aten .mlir and the shapes of its random inputs), built
-# with cuBLAS GEMMs and with generated GEMM kernels.
+# with cuBLAS GEMMs and with generated GEMM kernels, in plain float32
+# (--cuda-tf32=none: check.py's 1e-4 tolerance assumes no TF32).
 for case_dir in "$src"/test/gpu/cases/*/; do
   case=$(basename "$case_dir"); dst="$out/models/$case"
   mkdir -p "$dst"
   "$build/bin/kiln-compile" "$case_dir/model.mlir" --cpu=x86-64-v2 -o "$dst/cpu.so"
-  "$build/bin/kiln-compile" "$case_dir/model.mlir" --target=cuda "$arch" -o "$dst/cuda.so"
-  "$build/bin/kiln-compile" "$case_dir/model.mlir" --target=cuda "$arch" --cuda-gemm=kernel \
+  "$build/bin/kiln-compile" "$case_dir/model.mlir" --target=cuda "$arch" --cuda-tf32=none -o "$dst/cuda.so"
+  "$build/bin/kiln-compile" "$case_dir/model.mlir" --target=cuda "$arch" --cuda-tf32=none --cuda-gemm=kernel \
     -o "$dst/cuda-kernel-gemm.so"
   cp "$case_dir/inputs.json" "$dst/"
   compiled=$((compiled + 1))
