@@ -8,6 +8,7 @@
 // choose it, so the call can be captured in a CUDA graph); descriptors and
 // the algorithm are cached per shape; the workspace comes from the runtime's
 // allocator in the stream's order (a graph's reserved memory while captured).
+#include "CudnnApi.h"
 #include "Driver.h"
 
 #include "../gpu/Backend.h"
@@ -27,51 +28,8 @@ extern "C" void mgpuMemFree(void *ptr, void *stream);
 namespace {
 
 using namespace kiln::cuda;
+using namespace kiln::cuda::dnn;
 using kiln::gpu::LaunchScope;
-
-using cudnnHandle_t = struct cudnnContext *;
-using cudnnTensorDescriptor_t = struct cudnnTensorStruct *;
-using cudnnFilterDescriptor_t = struct cudnnFilterStruct *;
-using cudnnConvolutionDescriptor_t = struct cudnnConvolutionStruct *;
-using cudnnStatus_t = int;
-// Enumerators of cuDNN 9's ABI (cudnn_graph.h, cudnn_cnn.h).
-constexpr int CUDNN_DATA_FLOAT = 0, CUDNN_DATA_HALF = 2, CUDNN_DATA_BFLOAT16 = 9, CUDNN_TENSOR_NCHW = 0,
-              CUDNN_CROSS_CORRELATION = 1, CUDNN_TENSOR_OP_MATH = 1, CUDNN_FMA_MATH = 3, CUDNN_DEFAULT_MATH = 0;
-
-/// cudnnConvolutionFwdAlgoPerf_t.
-struct FwdAlgoPerf {
-  int algo;
-  cudnnStatus_t status;
-  float time;
-  size_t memory;
-  int determinism;
-  int mathType;
-  int reserved[3];
-};
-
-struct Cudnn {
-  cudnnStatus_t (*create)(cudnnHandle_t *);
-  cudnnStatus_t (*setStream)(cudnnHandle_t, CUstream);
-  const char *(*errorString)(cudnnStatus_t);
-  size_t (*version)();
-  cudnnStatus_t (*createTensor)(cudnnTensorDescriptor_t *);
-  cudnnStatus_t (*setTensorNd)(cudnnTensorDescriptor_t, int, int, const int *, const int *);
-  cudnnStatus_t (*createFilter)(cudnnFilterDescriptor_t *);
-  cudnnStatus_t (*setFilterNd)(cudnnFilterDescriptor_t, int, int, int, const int *);
-  cudnnStatus_t (*createConv)(cudnnConvolutionDescriptor_t *);
-  cudnnStatus_t (*setConvNd)(cudnnConvolutionDescriptor_t, int, const int *, const int *, const int *, int, int);
-  cudnnStatus_t (*setConvGroups)(cudnnConvolutionDescriptor_t, int);
-  cudnnStatus_t (*setConvMath)(cudnnConvolutionDescriptor_t, int);
-  cudnnStatus_t (*getFwdAlgo)(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
-                              cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, int *, FwdAlgoPerf *);
-  cudnnStatus_t (*getFwdAlgoMax)(cudnnHandle_t, int *);
-  cudnnStatus_t (*getFwdWorkspace)(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
-                                   cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, size_t *);
-  cudnnStatus_t (*forward)(cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,
-                           cudnnFilterDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, void *, size_t,
-                           const void *, cudnnTensorDescriptor_t, void *);
-  std::string error;  ///< why cuDNN cannot be used
-};
 
 const Cudnn &cudnn() {
   static Cudnn c;
