@@ -2,6 +2,7 @@
 #include "kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/AffineExpr.h"
@@ -9,6 +10,8 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNGPULIBRARYCALLS
@@ -113,7 +116,7 @@ Value contiguousCopy(OpBuilder &b, Location loc, Value view, Type elem) {
 }
 
 /// Bits of the runtime GEMM's `flags` argument (runtime/src/cuda/Blas.cpp).
-constexpr int32_t kGemmTF32 = 1, kGemmOverwrite = 2;
+constexpr int32_t kGemmTF32 = 1, kGemmOverwrite = 2, kGemmReLU = 4;
 
 /// The buffer `v` is a view of (through view-like ops), or `v` itself.
 Value rootBuffer(Value v) {
@@ -184,6 +187,72 @@ Operation *zeroFillBefore(Operation *op, Value buffer) {
   }
   return nullptr;
 }
+
+/// Whether `op` or an op nested in it uses `root` or a view of it.
+bool touches(Operation *op, Value root) {
+  bool found = false;
+  op->walk([&](Operation *o) {
+    for (Value v : o->getOperands())
+      found |= rootBuffer(v) == root;
+  });
+  return found;
+}
+
+/// The nearest op before (`forward` false) or after `op` in its block that
+/// touches buffer `root` (or a view of it), or null.
+Operation *nearestToucher(Operation *op, Value root, bool forward) {
+  for (Operation *o = forward ? op->getNextNode() : op->getPrevNode(); o;
+       o = forward ? o->getNextNode() : o->getPrevNode())
+    if (touches(o, root))
+      return o;
+  return nullptr;
+}
+
+/// Whether no op strictly between `from` and `to` (one block, `from` first)
+/// touches any of `roots`.
+bool untouchedBetween(Operation *from, Operation *to, ArrayRef<Value> roots) {
+  for (Operation *o = from->getNextNode(); o && o != to; o = o->getNextNode())
+    for (Value r : roots)
+      if (touches(o, r))
+        return false;
+  return true;
+}
+
+/// Whether `op` writes every element of its one init `buffer` (all parallel
+/// loops, identity output map) without reading its old contents.
+bool overwritesWhole(Operation *op, Value buffer) {
+  auto lin = dyn_cast<linalg::LinalgOp>(op);
+  if (!lin || lin.getNumDpsInits() != 1 || lin->getNumResults() != 0 || lin.getDpsInitOperand(0)->get() != buffer ||
+      lin.getNumParallelLoops() != lin.getNumLoops() ||
+      !lin.getMatchingIndexingMap(lin.getDpsInitOperand(0)).isIdentity() ||
+      !lin.getMatchingBlockArgument(lin.getDpsInitOperand(0)).use_empty())
+    return false;
+  return llvm::none_of(lin.getDpsInputOperands(), [&](OpOperand *in) { return rootBuffer(in->get()) == buffer; });
+}
+
+/// Whether the contents of buffer `c` (a local allocation) are never read
+/// after `op`: the next op touching it overwrites it whole or frees it, or
+/// nothing touches it again.
+bool deadAfter(Operation *op, Value c) {
+  if (!c.getDefiningOp<memref::AllocOp>() || c.getDefiningOp()->getBlock() != op->getBlock())
+    return false;
+  Operation *next = nearestToucher(op, c, /*forward=*/true);
+  if (!next)
+    return true;
+  if (auto dealloc = dyn_cast<memref::DeallocOp>(next))
+    return dealloc.getMemref() == c;
+  return overwritesWhole(next, c);
+}
+
+/// The value `v` is if it is `arith.extf` of something, else `v`.
+Value stripExt(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    return ext.getIn();
+  return v;
+}
+
+/// Whether `v` is a floating-point zero constant (either sign).
+bool isZero(Value v) { return matchPattern(v, m_AnyZeroFloat()); }
 
 /// The coefficient of loop `d` in affine expression `e` (linear in the loops).
 int64_t coefficient(AffineExpr e, unsigned d, unsigned numLoops) {
@@ -265,6 +334,19 @@ SmallVector<ReassociationIndices> mergedChannels(int64_t rank, int64_t first) {
   }
   return groups;
 }
+
+/// What of a GEMM's neighbours folds into its call (see matchEpilogue).
+struct Epilogue {
+  Operation *biasFill = nullptr; ///< the broadcast that initialised C, erased
+  Value bias;                    ///< the bias vector ([N..]) of D's element type, or one to widen to float32
+  bool biasCopy = false;         ///< bias is to be widened to a contiguous float32 copy
+  Operation *consumer = nullptr; ///< the op that read C, erased (D is its output) or retyped
+  bool eraseConsumer = false;
+  Operation *hoist = nullptr;    ///< the allocation of D, moved before the GEMM
+  bool relu = false;
+  Value D;     ///< where the GEMM writes (C, the consumer's output, or null: a fresh buffer)
+  Type dElem;  ///< D's element type
+};
 
 struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibraryCallsPass> {
   using Base::Base;
@@ -479,6 +561,260 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     g.bGroups = g.B.transposed ? groups(nn, nk) : groups(nk, nn);
     g.cGroups = groups(nm, nn);
     return g;
+  }
+
+  /// The bias vector X if `fill` initialises every element of `c` (all
+  /// parallel loops, identity output map) with X[n..]: X indexed by the
+  /// loops of C's column group in order, the body yielding X's element
+  /// (extended to C's type if narrower). Null otherwise.
+  static Value biasOf(Operation *fill, Value c, const GemmMatch &g) {
+    auto lin = dyn_cast<linalg::LinalgOp>(fill);
+    if (!lin || !lin.hasPureBufferSemantics() || lin.getNumDpsInputs() != 1 || !overwritesWhole(fill, c))
+      return {};
+    OpOperand *in = lin.getDpsInputOperand(0);
+    auto xType = dyn_cast<MemRefType>(in->get().getType());
+    int64_t rank = cast<MemRefType>(c.getType()).getRank();
+    int64_t nn = static_cast<int64_t>(g.cGroups.back().size());
+    AffineMap map = lin.getMatchingIndexingMap(in);
+    if (!xType || xType.getRank() != nn || map.getNumResults() != nn)
+      return {};
+    for (int64_t i = 0; i < nn; ++i)
+      if (map.getResult(i) != getAffineDimExpr(rank - nn + i, fill->getContext()))
+        return {};
+    auto yield = cast<linalg::YieldOp>(lin.getBlock()->getTerminator());
+    if (yield.getNumOperands() != 1 || stripExt(yield.getOperand(0)) != lin.getMatchingBlockArgument(in))
+      return {};
+    return in->get();
+  }
+
+  /// The bias X (read by `fill`, which runs before `gemm`) as a contiguous
+  /// vector of `want`: X itself, or the vector Y an elementwise op widened
+  /// into X (`X = extf(Y)`, a linear layer's bf16 bias for its float32
+  /// product), provided neither changes before `gemm`. Null if neither is.
+  static Value biasIn(Value x, Operation *fill, Operation *gemm, Type want) {
+    auto contiguous = [&](Value v) {
+      auto t = cast<MemRefType>(v.getType());
+      return t.getElementType() == want && t.getLayout().isIdentity();
+    };
+    if (!untouchedBetween(fill, gemm, {rootBuffer(x)}))
+      return {};
+    if (contiguous(x))
+      return x;
+    auto w = dyn_cast_or_null<linalg::LinalgOp>(nearestToucher(fill, rootBuffer(x), /*forward=*/false));
+    if (!w || !w.hasPureBufferSemantics() || w.getNumDpsInputs() != 1 || !overwritesWhole(w, x))
+      return {};
+    OpOperand *in = w.getDpsInputOperand(0);
+    auto yield = cast<linalg::YieldOp>(w.getBlock()->getTerminator());
+    if (!isa<MemRefType>(in->get().getType()) || !w.getMatchingIndexingMap(in).isIdentity() ||
+        yield.getNumOperands() != 1 || stripExt(yield.getOperand(0)) != w.getMatchingBlockArgument(in) ||
+        !contiguous(in->get()) || !untouchedBetween(w, gemm, {rootBuffer(in->get())}))
+      return {};
+    return in->get();
+  }
+
+  /// `v` without a rounding `arith.truncf` to `t` (round to nearest even),
+  /// or null if it is not one.
+  static Value unround(Value v, Type t) {
+    auto tr = v.getDefiningOp<arith::TruncFOp>();
+    return tr && tr.getType() == t && !tr.getRoundingmodeAttr() ? tr.getIn() : Value();
+  }
+
+  /// Whether `v` is max(x, 0) (`arith.maximumf` or `maxnumf`, either
+  /// operand order); sets `x`.
+  static bool isRelu(Value v, Value &x) {
+    Operation *op = v.getDefiningOp();
+    if (!op || !isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
+      return false;
+    if (isZero(op->getOperand(1)))
+      x = op->getOperand(0);
+    else if (isZero(op->getOperand(0)))
+      x = op->getOperand(1);
+    else
+      return false;
+    return true;
+  }
+
+  /// Whether the body of `l` yields, for `c` (its block argument of the
+  /// GEMM's result), only c (`t` null), round(c) (to `t`) or the ReLU of
+  /// either (in any of the forms kiln lowers it to: max in float32 on c or
+  /// on the rounded value, or max in `t`); sets `relu`. ReLU commutes with
+  /// rounding, so each equals rounding once after the GEMM's ReLU.
+  static bool isCopyBody(linalg::LinalgOp l, BlockArgument c, Type t, bool &relu) {
+    auto yield = cast<linalg::YieldOp>(l.getBlock()->getTerminator());
+    if (yield.getNumOperands() != 1)
+      return false;
+    Value v = yield.getOperand(0), x;
+    relu = false;
+    if (!t) {
+      if (v == c)
+        return true;
+      return (relu = isRelu(v, x)) && x == c;
+    }
+    if (isRelu(v, x))  // max in t of round(c)
+      return (relu = true) && unround(x, t) == c;
+    v = unround(v, t);
+    if (!v || v == c)
+      return v == c;
+    if (!(relu = isRelu(v, x)))
+      return false;
+    x = stripExt(x);
+    return x == c || unround(x, t) == c;
+  }
+
+  /// What folds into GEMM `op` (C its output): a bias broadcast that
+  /// initialised C just before (biasOf), and the one op that reads C next,
+  /// when C is dead after it. That op goes away if it only copies C (rounded
+  /// to the operands' bf16/f16 type where the product of such operands is
+  /// float32, with a ReLU where there is a bias), the GEMM writing its output
+  /// instead; if it only reads C rounded to that type, the GEMM writes a
+  /// fresh buffer of that type, which the op reads instead.
+  Epilogue matchEpilogue(linalg::LinalgOp op, const GemmMatch &g, const llvm::DenseSet<Operation *> &calls) {
+    Epilogue ep;
+    Value C = op.getDpsInitOperand(0)->get();
+    auto cType = cast<MemRefType>(C.getType());
+    ep.D = C;
+    ep.dElem = cType.getElementType();
+    // C's contents before the GEMM: a bias or zeros, else nothing folds.
+    Operation *prev = nearestToucher(op, C, /*forward=*/false);
+    Value x = prev ? biasOf(prev, C, g) : Value();
+    if (!x && !(prev && zeroFillBefore(op, C) == prev))
+      return ep;
+    // The rounding: the product of bf16 or f16 operands in float32.
+    Type t, f32 = Float32Type::get(op->getContext());
+    Type aElem = cast<MemRefType>(g.A.buffer.getType()).getElementType();
+    if (!g.widened && ep.dElem == f32 && (aElem.isBF16() || aElem.isF16()) &&
+        cast<MemRefType>(g.B.buffer.getType()).getElementType() == aElem)
+      t = aElem;
+    Operation *next = nearestToucher(op, C, /*forward=*/true);
+    auto l = dyn_cast_or_null<linalg::LinalgOp>(next);
+    if (l && !calls.contains(next) && l.hasPureBufferSemantics()) {
+      OpOperand *in = nullptr;
+      for (OpOperand *o : l.getDpsInputOperands())
+        if (o->get() == C)
+          in = o;
+      // Uses of C (or views of it) by the consumer, and whether C's
+      // contents die with it: then the consumer's read is the only one.
+      int64_t uses = llvm::count_if(next->getOperands(), [&](Value v) { return rootBuffer(v) == C; });
+      bool dies = uses == 1 && deadAfter(next, C);
+      if (in) {
+        BlockArgument arg = l.getMatchingBlockArgument(in);
+        bool relu = false;
+        if (l.getNumDpsInputs() == 1 && l.getNumDpsInits() == 1 && l->getNumResults() == 0 &&
+            l.getNumParallelLoops() == l.getNumLoops() && l.getMatchingIndexingMap(in).isIdentity() &&
+            l.getMatchingIndexingMap(l.getDpsInitOperand(0)).isIdentity() && isCopyBody(l, arg, t, relu) &&
+            (!relu || x)) {
+          Value out = l.getDpsInitOperand(0)->get();
+          auto outType = cast<MemRefType>(out.getType());
+          Type want = t ? t : ep.dElem;
+          Value root = rootBuffer(out);
+          // In place (a float32 ReLU over C itself), or into another buffer.
+          bool inPlace = out == C && uses == 2;
+          if ((inPlace || dies) && outType.getElementType() == want && usableAsIs(outType, g.cGroups) &&
+              root != rootBuffer(g.A.buffer) && root != rootBuffer(g.B.buffer) && (!x || root != rootBuffer(x)) &&
+              untouchedBetween(op, next, {root})) {
+            // An output allocated after the GEMM is allocated before it.
+            Operation *def = out.getDefiningOp();
+            bool before = !def || def->getBlock() != op->getBlock() || def->isBeforeInBlock(op);
+            if (!before && isa<memref::AllocOp>(def) && llvm::all_of(def->getOperands(), [&](Value v) {
+                  Operation *d = v.getDefiningOp();
+                  return !d || d->getBlock() != op->getBlock() || d->isBeforeInBlock(op);
+                }))
+              ep.hoist = def;
+            if (before || ep.hoist) {
+              ep.consumer = next;
+              ep.eraseConsumer = true;
+              ep.relu = relu;
+              ep.D = out;
+              ep.dElem = want;
+            }
+          }
+        }
+        if (!ep.consumer && t && dies && !arg.use_empty() &&
+            llvm::all_of(arg.getUsers(), [&](Operation *u) { return u->getNumResults() == 1 && unround(u->getResult(0), t) == arg; })) {
+          ep.consumer = next;
+          ep.D = Value();
+          ep.dElem = t;
+        }
+      }
+    }
+    if (!x)
+      return ep;
+    // The bias in D's type (cuBLASLt's bias is of D's type); a float32 D
+    // may take a widened copy; otherwise D stays float32.
+    ep.bias = biasIn(x, prev, op, ep.dElem);
+    if (!ep.bias && ep.dElem != f32) {
+      ep.consumer = ep.hoist = nullptr;
+      ep.eraseConsumer = ep.relu = false;
+      ep.D = C;
+      ep.dElem = f32;
+      ep.bias = biasIn(x, prev, op, f32);
+    }
+    if (!ep.bias && ep.dElem == cType.getElementType() && ep.dElem == f32 && untouchedBetween(prev, op, {rootBuffer(x)})) {
+      ep.bias = x;
+      ep.biasCopy = true;
+    }
+    if (ep.bias)
+      ep.biasFill = prev;
+    else  // no bias of D's type: the fill stays, and so does the rest
+      ep = Epilogue{.D = C, .dElem = cType.getElementType()};
+    return ep;
+  }
+
+  /// The runtime's epilogue GEMM (cuBLASLt) for operands of type `ab` and
+  /// a result of type `d`, declared once in the module:
+  /// void kiln_gpu_gemm_lt_<type>(i32 transA, i32 transB, i32 flags, A, B,
+  /// D, bias): D[b] = op(A[b]) * op(B[b]) (+ D[b] without kGemmOverwrite)
+  /// + bias[n] (ReLU'd with kGemmReLU), accumulating in float32 and rounding
+  /// once into D's type; see runtime/src/cuda/Blas.cpp.
+  func::FuncOp gemmLtCallee(ModuleOp module, Type ab, Type d) {
+    std::string name = std::string("kiln_gpu_gemm_lt_") + (gemmName(ab, d) + strlen("kiln_gpu_gemm_"));
+    if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
+      return f;
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    int64_t dyn = ShapedType::kDynamic;
+    Type i32 = mb.getI32Type(), arg = gemmArgType(ab), res = gemmArgType(d),
+         bias = MemRefType::get({dyn}, d, StridedLayoutAttr::get(mb.getContext(), dyn, {dyn}));
+    auto callee = func::FuncOp::create(mb, module.getLoc(), name,
+                                       mb.getFunctionType({i32, i32, i32, arg, arg, res, bias}, {}));
+    callee.setPrivate();
+    callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+    callee->setAttr("kiln.device_call", mb.getUnitAttr());
+    return callee;
+  }
+
+  /// Drops every local buffer nothing reads: its allocation, its frees and
+  /// the linalg ops that only write it (the float32 products and widened
+  /// biases the epilogues made dead).
+  static void dropUnreadBuffers(ModuleOp module, IRRewriter &rewriter) {
+    auto onlyWrites = [](Operation *user, Value buffer) {
+      auto lin = dyn_cast<linalg::LinalgOp>(user);
+      if (!lin || lin.getNumDpsInits() != 1 || lin->getNumResults() != 0 ||
+          lin.getDpsInitOperand(0)->get() != buffer ||
+          llvm::any_of(lin.getDpsInputOperands(), [&](OpOperand *in) { return in->get() == buffer; }))
+        return false;
+      bool pure = true;
+      lin.getBlock()->walk([&](Operation *o) { pure &= isPure(o) || isa<memref::LoadOp>(o); });
+      return pure;
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      SmallVector<memref::AllocOp> allocs;
+      module.walk([&](memref::AllocOp a) {
+        if (!a->getParentOfType<gpu::LaunchOp>() && !a->getParentOfType<gpu::GPUModuleOp>())
+          allocs.push_back(a);
+      });
+      for (memref::AllocOp a : allocs) {
+        llvm::SetVector<Operation *> users;
+        for (Operation *u : a->getUsers())
+          users.insert(u);
+        if (!llvm::all_of(users, [&](Operation *u) { return isa<memref::DeallocOp>(u) || onlyWrites(u, a); }))
+          continue;
+        for (Operation *u : users)
+          rewriter.eraseOp(u);
+        rewriter.eraseOp(a);
+        changed = true;
+      }
+    }
   }
 
   /// The runtime's GEMM for operands of type `ab` and a result of type `c`,
@@ -916,13 +1252,28 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       }
     });
     IRRewriter rewriter(&getContext());
+    llvm::DenseSet<Operation *> calls;
+    for (auto &[op, g] : gemmOps)
+      calls.insert(op);
+    for (auto &[op, m] : convOps)
+      calls.insert(op);
+    for (auto &[op, m] : dnnConvs)
+      calls.insert(op);
     for (auto &[op, g] : gemmOps) {
       Value C = op.getDpsInitOperand(0)->get();
       int32_t flags = tf32Matmuls ? kGemmTF32 : 0;
-      if (Operation *zero = zeroFillBefore(op, C)) {
+      Epilogue ep{.D = C, .dElem = cast<MemRefType>(C.getType()).getElementType()};
+      if (epilogues)
+        ep = matchEpilogue(op, g, calls);
+      if (ep.biasFill) {
+        rewriter.eraseOp(ep.biasFill);
+        flags |= kGemmOverwrite | (ep.relu ? kGemmReLU : 0);
+      } else if (Operation *zero = zeroFillBefore(op, C)) {
         rewriter.eraseOp(zero);
         flags |= kGemmOverwrite;
       }
+      if (ep.hoist)
+        rewriter.moveOpBefore(ep.hoist, op);
       rewriter.setInsertionPoint(op);
       Location loc = op.getLoc();
       SmallVector<Value> copies;
@@ -934,16 +1285,66 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
                    : copies.emplace_back(contiguousCopy(rewriter, loc, v, elem));
       };
       Value A = operand(g.A.buffer, g.aGroups), B = operand(g.B.buffer, g.bGroups);
-      callGemm(rewriter, loc, module, g.A.transposed, g.B.transposed, flags, collapse(rewriter, loc, A, g.aGroups),
-               collapse(rewriter, loc, B, g.bGroups), collapse(rewriter, loc, C, g.cGroups));
+      Value D = ep.D;
+      if (!D) {  // a fresh buffer of the rounded type, read by the consumer
+        auto cType = cast<MemRefType>(C.getType());
+        D = memref::AllocOp::create(rewriter, loc, MemRefType::get(cType.getShape(), ep.dElem),
+                                    C.getDefiningOp<memref::AllocOp>().getDynamicSizes(),
+                                    rewriter.getI64IntegerAttr(64));
+      }
+      Value a = collapse(rewriter, loc, A, g.aGroups), b = collapse(rewriter, loc, B, g.bGroups),
+            d = collapse(rewriter, loc, D, g.cGroups);
+      if (ep.bias) {
+        Value bias = ep.biasCopy ? copies.emplace_back(contiguousCopy(rewriter, loc, ep.bias, ep.dElem)) : ep.bias;
+        int64_t rank = cast<MemRefType>(bias.getType()).getRank();
+        if (rank != 1) {
+          ReassociationIndices all;
+          for (int64_t i = 0; i < rank; ++i)
+            all.push_back(i);
+          bias = memref::CollapseShapeOp::create(rewriter, loc, bias, SmallVector<ReassociationIndices>{all});
+        }
+        int64_t dyn = ShapedType::kDynamic;
+        bias = memref::CastOp::create(
+            rewriter, loc, MemRefType::get({dyn}, ep.dElem, StridedLayoutAttr::get(&getContext(), dyn, {dyn})), bias);
+        Type ab = cast<MemRefType>(a.getType()).getElementType();
+        func::CallOp::create(rewriter, loc, gemmLtCallee(module, ab, ep.dElem),
+                             ValueRange{arith::ConstantIntOp::create(rewriter, loc, g.A.transposed, 32),
+                                        arith::ConstantIntOp::create(rewriter, loc, g.B.transposed, 32),
+                                        arith::ConstantIntOp::create(rewriter, loc, flags, 32),
+                                        asGemmArg(rewriter, loc, a), asGemmArg(rewriter, loc, b),
+                                        asGemmArg(rewriter, loc, d), bias});
+      } else {
+        callGemm(rewriter, loc, module, g.A.transposed, g.B.transposed, flags, a, b, d);
+      }
       for (Value copy : copies)
         memref::DeallocOp::create(rewriter, loc, copy);
       rewriter.eraseOp(op);
+      if (ep.consumer && ep.eraseConsumer) {
+        rewriter.eraseOp(ep.consumer);
+      } else if (ep.consumer) {
+        // The consumer reads D (rounded already) where it read C.
+        auto l = cast<linalg::LinalgOp>(ep.consumer);
+        for (OpOperand *in : l.getDpsInputOperands()) {
+          if (in->get() != C)
+            continue;
+          BlockArgument arg = l.getMatchingBlockArgument(in);
+          rewriter.modifyOpInPlace(ep.consumer, [&] { in->set(D); });
+          for (Operation *round : llvm::to_vector(arg.getUsers())) {
+            rewriter.replaceAllUsesWith(round->getResult(0), arg);
+            rewriter.eraseOp(round);
+          }
+          arg.setType(ep.dElem);
+        }
+        rewriter.setInsertionPointAfter(ep.consumer);
+        memref::DeallocOp::create(rewriter, loc, D);
+      }
     }
     for (auto &[op, m] : convOps)
       rewriteConv(rewriter, module, op, m);
     for (auto &[op, m] : dnnConvs)
       rewriteDnnConv(rewriter, module, op, m);
+    if (epilogues)
+      dropUnreadBuffers(module, rewriter);
     eraseWriteOnlyBuffers(module, rewriter);
   }
 };

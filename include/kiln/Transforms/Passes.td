@@ -229,6 +229,17 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     overwrite (2). A zero fill may also be a copy of a zeroed buffer; buffers
     left only written (such a zero buffer) are removed.
 
+    With `epilogues` (the default), a GEMM whose output was initialised
+    just before by a broadcast of a vector along its rows (a linear layer's
+    bias) becomes `kiln_gpu_gemm_lt_<type>(transA, transB, flags, A, B, D,
+    bias)` (cuBLASLt's bias epilogue; the broadcast goes away). When the one
+    op that reads the float32 product of bf16/f16 operands uses it only
+    rounded to that type, the GEMM writes that type directly: into the
+    op's output where the op is only the rounding (and a ReLU, flag 4),
+    which then goes away, else into a fresh buffer the op reads instead.
+    Buffers nothing reads any more (the float32 product, the widened bias)
+    are dropped with the ops that wrote them.
+
     Before: `linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%c : ...)`
     After:  `func.call @kiln_gpu_gemm_f32(%c0_i32, %c0_i32, %a3, %b3, %c3)`
   }];
@@ -246,6 +257,8 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     Option<"convs", "convs", "std::string", "\"gemm\"",
            "Convolutions: cudnn (kiln_gpu_conv_<type> calls), gemm (im2col and a GEMM call, "
            "ungrouped 2-d NCHW only) or kernel (left as linalg)">,
+    Option<"epilogues", "epilogues", "bool", "true",
+           "Fold a GEMM's bias broadcast, its rounding to bf16/f16 and a ReLU into the call">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Packs a numerical check of kiln's GEMMs with fused epilogues (cuBLASLt).
+
+usage: gemm-epilogues.py BUILD_DIR OUT_DIR [--gpu-arch=sm_NN]     (here, with LLVM)
+       OUT_DIR/run.sh                                            (on the GPU machine)
+
+Here: writes one aten-dialect module per case (linear layers with a bias, in
+float32, bfloat16 and float16, on 2-d and 3-d activations, with dynamic rows,
+the weight stored either way, followed by nothing, a ReLU or an erf GELU, and
+addmm), seeded random inputs and numpy's float64 results (the product and
+bias summed in float64, then the activation, each result rounded to the
+output dtype as PyTorch rounds a bf16/f16 linear's output once), compiles
+each for CUDA (the default: cuBLAS/cuBLASLt) and for the CPU, and runs each
+CPU build here against numpy's results. bf16 values travel as float32 .npy
+files holding bf16 numbers exactly (kiln-run's convention). kiln-run, the
+runtime and the libraries they need are copied in, as test/gpu/pack.sh does.
+Exits 1 if a CPU check fails, 2 if a compile fails.
+
+There: OUT_DIR/run.sh runs every CUDA build with kiln-run --device cuda
+--expect (with CUDA graphs, and without for the dynamic cases), prints one
+line per run and exits 1 if any is off.
+"""
+import argparse
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+# Elementwise tolerances: float32 sums in another order; one bf16/f16 ulp
+# of the rounded output (the GPU and numpy may round a sum that lies near a
+# rounding boundary to different neighbours).
+TOL = {"f32": ("1e-4", "1e-4"), "bf16": ("1e-2", "1e-2"), "f16": ("2e-3", "2e-3")}
+
+
+def round_bf16(x):
+    """float64 -> nearest bf16 (ties to even), as float32."""
+    f = np.asarray(x, np.float64).astype(np.float32)
+    u = f.view(np.uint32).astype(np.uint64)
+    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16
+    return u.astype(np.uint32).view(np.float32)
+
+
+def to_dtype(x, dtype):
+    if dtype == "bf16":
+        return round_bf16(x)
+    return np.asarray(x).astype({"f32": np.float32, "f16": np.float16}[dtype])
+
+
+def relu(x):
+    return np.maximum(x, 0)
+
+
+def gelu(x):
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
+def linear(name, dtype, rows, k, n, act=None, w_kn=False, runs=None):
+    """act(x @ w^T + b) (w stored [n, k]), or x @ w + b with w_kn (w [k, n])."""
+    t = dtype
+    xs = "x".join("?" if r is None else str(r) for r in rows)
+    out = f"{xs}x{n}x{t}"
+    w_shape = f"{k}x{n}" if w_kn else f"{n}x{k}"
+    if w_kn:
+        body = f"""  %p = aten.matmul %x, %w : (tensor<{xs}x{k}x{t}>, tensor<{w_shape}x{t}>) -> tensor<{out}>
+  %0 = aten.add_tensor %p, %b : (tensor<{out}>, tensor<{n}x{t}>) -> tensor<{out}>"""
+    else:
+        body = f"""  %0 = aten.linear %x, %w, %b : (tensor<{xs}x{k}x{t}>, tensor<{w_shape}x{t}>, tensor<{n}x{t}>) -> tensor<{out}>"""
+    last = "%0"
+    if act:
+        body += f"\n  %1 = aten.{act} %0 : tensor<{out}>"
+        last = "%1"
+    text = f"""func.func @main(%x: tensor<{xs}x{k}x{t}>, %w: tensor<{w_shape}x{t}>, %b: tensor<{n}x{t}>) -> tensor<{out}> {{
+{body}
+  return {last} : tensor<{out}>
+}}"""
+    shapes = [[tuple(r if r is not None else rr for r, rr in zip(rows, run)) + (k,),
+               (k, n) if w_kn else (n, k), (n,)] for run in (runs or [rows])]
+
+    def ref(x, w, b):
+        # PyTorch rounds a bf16/f16 linear's output (a matmul's before the
+        # addition), then applies the activation.
+        if w_kn:
+            y = to_dtype(to_dtype(x @ w, dtype).astype(np.float64) + b, dtype).astype(np.float64)
+        else:
+            y = to_dtype(x @ w.T + b, dtype).astype(np.float64)
+        return {"relu": relu, "gelu": gelu, None: lambda v: v}[act](y)
+    return dict(name=name, dtype=dtype, text=text, shapes=shapes, ref=ref, weight=1, k=k)
+
+
+def addmm(name, dtype, m, k, n):
+    t = dtype
+    text = f"""func.func @main(%b: tensor<{n}x{t}>, %x: tensor<{m}x{k}x{t}>, %w: tensor<{k}x{n}x{t}>) -> tensor<{m}x{n}x{t}> {{
+  %0 = aten.addmm %b, %x, %w : (tensor<{n}x{t}>, tensor<{m}x{k}x{t}>, tensor<{k}x{n}x{t}>) -> tensor<{m}x{n}x{t}>
+  return %0 : tensor<{m}x{n}x{t}>
+}}"""
+    return dict(name=name, dtype=dtype, text=text, shapes=[[(n,), (m, k), (k, n)]],
+                ref=lambda b, x, w: x @ w + b, weight=2, k=k)
+
+
+def cases():
+    return [
+        linear("linear_f32_3d", "f32", (2, 64), 384, 512),
+        linear("linear_f32_relu", "f32", (128,), 512, 1024, act="relu"),
+        linear("linear_bf16_3d", "bf16", (2, 64), 512, 1024),
+        linear("linear_bf16_relu", "bf16", (256,), 512, 1024, act="relu"),
+        linear("linear_bf16_gelu", "bf16", (2, 64), 512, 1024, act="gelu"),
+        linear("linear_f16_relu_dynamic", "f16", (None,), 512, 1024, act="relu", runs=[(1,), (77,), (300,)]),
+        linear("matmul_add_f16_w_kn", "f16", (2, 100), 384, 640, w_kn=True),
+        addmm("addmm_f32", "f32", 200, 300, 500),
+    ]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("out")
+    ap.add_argument("--gpu-arch", default="sm_90")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    out = os.path.abspath(a.out)
+    shutil.rmtree(out, ignore_errors=True)
+    for d in ("bin", "lib", "cases"):
+        os.makedirs(os.path.join(out, d))
+    shutil.copy(os.path.join(build, "bin", "kiln-run"), os.path.join(out, "bin"))
+    shutil.copy(os.path.realpath(os.path.join(build, "lib", "libkiln_runtime.so.0")),
+                os.path.join(out, "lib", "libkiln_runtime.so.0"))
+    ldd = sh(["ldd", os.path.join(build, "bin", "kiln-run"), os.path.join(build, "lib", "libkiln_runtime.so.0")])
+    for line in ldd.stdout.splitlines():
+        parts = line.split("=>")
+        if len(parts) != 2 or not parts[1].split():
+            continue
+        lib = parts[1].split()[0]
+        base = os.path.basename(lib)
+        if not base.startswith(("libc.so", "libm.so", "libstdc++", "libgcc_s", "ld-linux", "libkiln_runtime")):
+            shutil.copy(os.path.realpath(lib), os.path.join(out, "lib", base))
+
+    compile_ = os.path.join(build, "bin", "kiln-compile")
+    run = os.path.join(build, "bin", "kiln-run")
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(build, "lib"))
+    rng = np.random.default_rng(20261124)
+    lines = ["#!/usr/bin/env bash",
+             "# Written by test/gpu/gemm-epilogues.py: each case's CUDA build against its expected outputs.",
+             "here=$(cd \"$(dirname \"$0\")\" && pwd)", "export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}",
+             "failed=0", "check() {  # name, then kiln-run's arguments",
+             "  local name=$1; shift",
+             "  if out=$(\"$here/bin/kiln-run\" \"$@\" --device cuda 2>&1); then",
+             "    echo \"PASS $name: $(echo \"$out\" | grep -o 'max abs error [^:]*' | sort -g -k4 | tail -1)\"",
+             "  else echo \"FAIL $name:\"; echo \"$out\" | tail -5; return 1; fi", "}", "cd \"$here\""]
+    cpu_failed = 0
+    for case in cases():
+        d = os.path.join(out, "cases", case["name"])
+        os.makedirs(d)
+        mlir = os.path.join(d, "model.mlir")
+        with open(mlir, "w") as f:
+            f.write(case["text"] + "\n")
+        for target, so in (("cuda", "cuda.so"), ("cpu", "cpu.so")):
+            cmd = [compile_, mlir, "-o", os.path.join(d, so)]
+            if target == "cuda":
+                cmd += ["--target=cuda", "--gpu-arch=" + a.gpu_arch]
+            p = sh(cmd)
+            if p.returncode != 0:
+                print(f"COMPILE-FAIL {case['name']} ({target}): {p.stdout}{p.stderr}")
+                sys.exit(2)
+        dt = case["dtype"]
+        rtol, atol = TOL[dt]
+        for i, shapes in enumerate(case["shapes"]):
+            # Unit-variance products: the weight scaled by 1/sqrt(k).
+            ins = [to_dtype(rng.standard_normal(size=s) / (math.sqrt(case["k"]) if j == case["weight"] else 1.0), dt)
+                   for j, s in enumerate(shapes)]
+            want = to_dtype(case["ref"](*[np.asarray(x, np.float64) for x in ins]), dt)
+            args = []
+            for j, x in enumerate(ins):
+                np.save(os.path.join(d, f"input{i}_{j}.npy"), x)
+                args += ["--input", f"cases/{case['name']}/input{i}_{j}.npy"]
+            np.save(os.path.join(d, f"expect{i}.npy"), want)
+            args += ["--expect", f"cases/{case['name']}/expect{i}.npy", "--rtol", rtol, "--atol", atol]
+            label = case["name"] + ("" if len(case["shapes"]) == 1 else "[" + "x".join(map(str, shapes[0])) + "]")
+            p = sh([run, os.path.join(d, "cpu.so")] + args, cwd=out, env=env)
+            status = "ok" if p.returncode == 0 else "MISMATCH"
+            if p.returncode != 0:
+                cpu_failed = 1
+                print(p.stdout + p.stderr)
+            print(f"cpu {status} {label}")
+            lines.append(f"check {label} cases/{case['name']}/cuda.so "
+                         + " ".join(f'"{x}"' for x in args) + " || failed=1")
+            lines.append(f"check {label}/no-graphs cases/{case['name']}/cuda.so "
+                         + " ".join(f'"{x}"' for x in args) + " --no-cuda-graphs || failed=1")
+        os.remove(os.path.join(d, "cpu.so"))
+    lines += ["exit $failed"]
+    with open(os.path.join(out, "run.sh"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.chmod(os.path.join(out, "run.sh"), 0o755)
+    print(f"packed {len(os.listdir(os.path.join(out, 'cases')))} cases in {out}")
+    sys.exit(cpu_failed)
+
+
+if __name__ == "__main__":
+    main()
