@@ -102,14 +102,14 @@ def addmm(name, dtype, m, k, n):
 
 def cases():
     return [
-        linear("linear_f32_3d", "f32", (2, 64), 384, 512),
-        linear("linear_f32_relu", "f32", (128,), 512, 1024, act="relu"),
-        linear("linear_bf16_3d", "bf16", (2, 64), 512, 1024),
-        linear("linear_bf16_relu", "bf16", (256,), 512, 1024, act="relu"),
-        linear("linear_bf16_gelu", "bf16", (2, 64), 512, 1024, act="gelu"),
-        linear("linear_f16_relu_dynamic", "f16", (None,), 512, 1024, act="relu", runs=[(1,), (77,), (300,)]),
-        linear("matmul_add_f16_w_kn", "f16", (2, 100), 384, 640, w_kn=True),
-        addmm("addmm_f32", "f32", 200, 300, 500),
+        linear("linear_f32_3d", "f32", (2, 64), 256, 384),
+        linear("linear_f32_relu", "f32", (96,), 256, 512, act="relu"),
+        linear("linear_bf16_3d", "bf16", (2, 48), 256, 512),
+        linear("linear_bf16_relu", "bf16", (96,), 256, 512, act="relu"),
+        linear("linear_bf16_gelu", "bf16", (2, 48), 256, 512, act="gelu"),
+        linear("linear_f16_relu_dynamic", "f16", (None,), 256, 512, act="relu", runs=[(1,), (77,), (200,)]),
+        linear("matmul_add_f16_w_kn", "f16", (2, 50), 192, 320, w_kn=True),
+        addmm("addmm_f32", "f32", 100, 200, 300),
     ]
 
 
