@@ -674,6 +674,11 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     auto cType = cast<MemRefType>(C.getType());
     ep.D = C;
     ep.dElem = cType.getElementType();
+    // A reduction of unknown (possibly zero) length keeps C's initial
+    // contents as they are: an empty product leaves the bias in place.
+    for (auto [range, iter] : llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+      if (iter == utils::IteratorType::reduction && (ShapedType::isDynamic(range) || range == 0))
+        return ep;
     // C's contents before the GEMM: a bias or zeros, else nothing folds.
     Operation *prev = nearestToucher(op, C, /*forward=*/false);
     Value x = prev ? biasOf(prev, C, g) : Value();

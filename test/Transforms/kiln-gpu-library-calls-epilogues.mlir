@@ -339,3 +339,24 @@ func.func @second_user(%x: memref<256x512xbf16>, %w: memref<128x512xbf16>, %b: m
   memref.dealloc %c : memref<256x128xf32>
   return
 }
+
+// Not folded: a reduction of dynamic length (it may be empty, which leaves
+// the bias as the output).
+// CHECK-LABEL: func.func @dynamic_k(
+// CHECK: linalg.generic {{.*}} ins(%arg2 : memref<512xf32>)
+// CHECK-NOT: kiln_gpu_gemm_lt
+// CHECK: call @kiln_gpu_gemm_f32(
+func.func @dynamic_k(%x: memref<128x?xf32>, %w: memref<512x?xf32>, %b: memref<512xf32>) -> memref<128x512xf32> {
+  %c = memref.alloc() {alignment = 64 : i64} : memref<128x512xf32>
+  linalg.generic {indexing_maps = [#bias2, #id2], iterator_types = ["parallel", "parallel"]} ins(%b : memref<512xf32>) outs(%c : memref<128x512xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [#x2, #w2, #o2], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<128x?xf32>, memref<512x?xf32>) outs(%c : memref<128x512xf32>) {
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %0 = arith.mulf %a, %bb : f32
+    %1 = arith.addf %o, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return %c : memref<128x512xf32>
+}
