@@ -370,6 +370,51 @@ SmallVector<Value> reduceOnSubgroup(OpBuilder &b, Location loc, linalg::GenericO
   return totals;
 }
 
+/// The loops of a subgroup-per-row kernel: scf.parallel (block) {
+/// scf.parallel (lane, r) { if (row < rows of `sizes`) { ... } } }, row
+/// `block * rows + r` of the collapsed row loops. Leaves the builder inside
+/// the guard (callers hold an InsertionGuard). The guard is uniform across a
+/// subgroup, so every lane of a row reaches its shuffles.
+struct SubgroupRowNest {
+  scf::ParallelOp outer, inner;
+  Value lane;
+  SmallVector<Value> rowIvs; ///< the row's indices, innermost loop fastest
+};
+
+SubgroupRowNest createSubgroupRowNest(RewriterBase &rewriter, Location loc, ArrayRef<OpFoldResult> rowSizes,
+                                      int64_t subgroupSize, int64_t rows) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v).getResult(); };
+  Value c0 = cst(0), c1 = cst(1), cRows = cst(rows), cLanes = cst(subgroupSize);
+  SmallVector<Value> sizes;
+  Value numRows = c1;
+  for (OpFoldResult size : rowSizes) {
+    sizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, size));
+    numRows = arith::MulIOp::create(rewriter, loc, numRows, sizes.back());
+  }
+  Value numBlocks = arith::CeilDivUIOp::create(rewriter, loc, numRows, cRows);
+  SubgroupRowNest nest;
+  nest.outer = scf::ParallelOp::create(rewriter, loc, ValueRange{c0}, ValueRange{numBlocks}, ValueRange{c1});
+  rewriter.setInsertionPoint(nest.outer.getBody()->getTerminator());
+  nest.inner = scf::ParallelOp::create(rewriter, loc, ValueRange{c0, c0}, ValueRange{cLanes, cRows},
+                                       ValueRange{c1, c1});
+  rewriter.setInsertionPoint(nest.inner.getBody()->getTerminator());
+  nest.lane = nest.inner.getInductionVars()[0];
+  Value row = arith::AddIOp::create(rewriter, loc,
+                                    arith::MulIOp::create(rewriter, loc, nest.outer.getInductionVars()[0], cRows),
+                                    nest.inner.getInductionVars()[1]);
+  Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, row, numRows);
+  auto ifRow = scf::IfOp::create(rewriter, loc, inRange, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(ifRow.thenBlock());
+  nest.rowIvs.resize(sizes.size());
+  Value rest = row;
+  for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
+    nest.rowIvs[d] = d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, sizes[d]).getResult();
+    if (d > 0)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, sizes[d]);
+  }
+  return nest;
+}
+
 /// Replaces row reduction `op` (see planSubgroupReduction) with
 /// scf.parallel (block) { scf.parallel (lane, r) { ... } }: row
 /// `block * rows + r` of the collapsed parallel loops is reduced by the
@@ -384,37 +429,14 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerToSubgroupRows(RewriterBase &re
   Location loc = op.getLoc();
   unsigned numParallel = op.getNumParallelLoops(), numLoops = op.getNumLoops();
   SmallVector<Range> ranges = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc);
-  auto value = [&](OpFoldResult r) { return getValueOrCreateConstantIndexOp(rewriter, loc, r); };
-  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v).getResult(); };
-  Value c0 = cst(0), c1 = cst(1), cRows = cst(rows), cLanes = cst(subgroupSize);
-  SmallVector<Value> sizes;
-  Value numRows = c1;
-  for (unsigned d = 0; d < numParallel; ++d) {
-    sizes.push_back(value(ranges[d].size));
-    numRows = arith::MulIOp::create(rewriter, loc, numRows, sizes.back());
-  }
-  Value numBlocks = arith::CeilDivUIOp::create(rewriter, loc, numRows, cRows);
-  auto outer = scf::ParallelOp::create(rewriter, loc, ValueRange{c0}, ValueRange{numBlocks}, ValueRange{c1});
+  SmallVector<OpFoldResult> rowSizes;
+  for (unsigned d = 0; d < numParallel; ++d)
+    rowSizes.push_back(ranges[d].size);
   OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(outer.getBody()->getTerminator());
-  auto inner = scf::ParallelOp::create(rewriter, loc, ValueRange{c0, c0}, ValueRange{cLanes, cRows},
-                                       ValueRange{c1, c1});
-  rewriter.setInsertionPoint(inner.getBody()->getTerminator());
-  Value lane = inner.getInductionVars()[0];
-  Value row = arith::AddIOp::create(rewriter, loc,
-                                    arith::MulIOp::create(rewriter, loc, outer.getInductionVars()[0], cRows),
-                                    inner.getInductionVars()[1]);
-  Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, row, numRows);
-  auto ifRow = scf::IfOp::create(rewriter, loc, inRange, /*withElseRegion=*/false);
-  rewriter.setInsertionPointToStart(ifRow.thenBlock());
-  // The row's parallel indices, innermost loop fastest.
-  SmallVector<Value> ivs(numParallel);
-  Value rest = row;
-  for (int d = numParallel - 1; d >= 0; --d) {
-    ivs[d] = d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, sizes[d]).getResult();
-    if (d > 0)
-      rest = arith::DivUIOp::create(rewriter, loc, rest, sizes[d]);
-  }
+  SubgroupRowNest nest = createSubgroupRowNest(rewriter, loc, rowSizes, subgroupSize, rows);
+  auto [outer, inner, lane, rowIvs] = nest;
+  SmallVector<Value> ivs(rowIvs);
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
   // Each lane's partial results, then the butterfly: every lane holds the totals.
   LaneLoop loop(rewriter, loc, lane, ranges[numLoops - 1].size, subgroupSize);
   SmallVector<Value> totals =
@@ -660,37 +682,18 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
   auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v).getResult(); };
   SmallVector<int64_t> sizes = group.ops.front().getStaticLoopRanges();
   unsigned numRows = group.numRows;
-  int64_t totalRows = 1;
-  for (unsigned d = 0; d < numRows; ++d)
-    totalRows *= sizes[d];
   // The row length: the seed's, shared by every op with an element loop.
   int64_t rowLength = 0;
   for (linalg::GenericOp op : group.ops)
     if (op.getNumLoops() == numRows + 1)
       rowLength = op.getStaticLoopRanges().back();
-  Value c0 = cst(0), c1 = cst(1), cRows = cst(rows), cLanes = cst(subgroupSize);
-  Value numRowsV = cst(totalRows);
-  auto outer = scf::ParallelOp::create(rewriter, loc, ValueRange{c0}, ValueRange{cst(llvm::divideCeil(totalRows, rows))},
-                                       ValueRange{c1});
+  SmallVector<OpFoldResult> rowSizes;
+  for (unsigned d = 0; d < numRows; ++d)
+    rowSizes.push_back(rewriter.getIndexAttr(sizes[d]));
   OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(outer.getBody()->getTerminator());
-  auto inner = scf::ParallelOp::create(rewriter, loc, ValueRange{c0, c0}, ValueRange{cLanes, cRows},
-                                       ValueRange{c1, c1});
-  rewriter.setInsertionPoint(inner.getBody()->getTerminator());
-  Value lane = inner.getInductionVars()[0];
-  Value row = arith::AddIOp::create(rewriter, loc,
-                                    arith::MulIOp::create(rewriter, loc, outer.getInductionVars()[0], cRows),
-                                    inner.getInductionVars()[1]);
-  Value inRange = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, row, numRowsV);
-  auto ifRow = scf::IfOp::create(rewriter, loc, inRange, /*withElseRegion=*/false);
-  rewriter.setInsertionPointToStart(ifRow.thenBlock());
-  SmallVector<Value> rowIvs(numRows);
-  Value rest = row;
-  for (int d = numRows - 1; d >= 0; --d) {
-    rowIvs[d] = d == 0 ? rest : arith::RemUIOp::create(rewriter, loc, rest, cst(sizes[d])).getResult();
-    if (d > 0)
-      rest = arith::DivUIOp::create(rewriter, loc, rest, cst(sizes[d]));
-  }
+  SubgroupRowNest nest = createSubgroupRowNest(rewriter, loc, rowSizes, subgroupSize, rows);
+  auto [outer, inner, lane, rowIvs] = nest;
+  Value c0 = cst(0);
   Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
   LaneLoop loop(rewriter, loc, lane, rewriter.getIndexAttr(rowLength), subgroupSize);
   // Each row value written so far in the group, by the buffer that holds it.
