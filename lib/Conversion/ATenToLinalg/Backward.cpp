@@ -172,6 +172,8 @@ struct SumToSizeLowering : OpConversionPattern<SumToSizeOp> {
 ///   grad_bias[f]  = sum_{n,oh,ow} g[n,f,oh,ow]
 ///   grad_weight[grp*Fg+fl, cl, kh, kw] = sum_{n,oh,ow} g[n,grp*Fg+fl,oh,ow] *
 ///                                        xpad[n, grp*Cg+cl, oh*s+kh*d, ow*s+kw*d]
+///   (8 or more output channels per group: computed channels-last, the
+///   output channel innermost, and transposed back)
 ///   grad_input[n, grp*Cg+cl, h, w] = sum_{fl,kh,kw} P[n, grp*Fg+fl, h+kh*d, w+kw*d] *
 ///                                    weight[grp*Fg+fl, cl, KH-1-kh, KW-1-kw]
 /// where P is g spread out by the stride and padded by (K-1)*d - pad (a
@@ -210,7 +212,47 @@ struct ConvolutionBackwardLowering : OpConversionPattern<ConvolutionBackwardOp> 
                        })
                        .getResult(0);
     }
-    if (mask[1]) {
+    if (mask[1] && Fg >= 8) {
+      // g transposed to [N, OH, OW, F], then iteration (grp, cl, kh, kw, n,
+      // oh, ow, fl) into [G, Cg, KH, KW, Fg]: the innermost loop runs along
+      // the output channels, contiguous in both g and the result, so it
+      // vectorises with x's element broadcast; each result element sums
+      // over (n, oh, ow). (With the reduction along a row of g innermost,
+      // one weight-gradient element at a time, convnet's gradient took 2.2
+      // ms instead of 1.0, docs/autograd.md.)
+      Value xpad = padSpatial(rewriter, loc, x, p, p, 0.0);
+      SmallVector<OpFoldResult> gs = getSizes(rewriter, loc, g);
+      Value gtInit = emptyTensor(rewriter, loc, {gs[0], gs[2], gs[3], gs[1]}, elem);
+      Value gT = linalg::TransposeOp::create(rewriter, loc, g, gtInit,
+                                             ArrayRef<int64_t>{0, 2, 3, 1})
+                     .getResult()[0];
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t v : {G, Cg, KH, KW, Fg})
+        sizes.push_back(rewriter.getIndexAttr(v));
+      Value init = filledTensor(rewriter, loc, sizes, elem, 0.0);
+      SmallVector<AffineMap> maps{
+          AffineMap::get(8, 0, {d(4), d(5), d(6), d(0) * Fg + d(7)}, ctx),
+          AffineMap::get(8, 0, {d(4), d(0) * Cg + d(1), d(5) * s[0] + d(2) * dl[0],
+                                d(6) * s[1] + d(3) * dl[1]}, ctx),
+          AffineMap::get(8, 0, {d(0), d(1), d(2), d(3), d(7)}, ctx)};
+      SmallVector<IteratorType> iters(4, IteratorType::parallel);
+      iters.append(3, IteratorType::reduction);
+      iters.push_back(IteratorType::parallel);
+      Value gwT = linalg::GenericOp::create(
+                      rewriter, loc, init.getType(), ValueRange{gT, xpad}, ValueRange{init}, maps,
+                      iters,
+                      [&](OpBuilder &b, Location l, ValueRange a) {
+                        Value m = arith::MulFOp::create(b, l, a[0], a[1]);
+                        linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], m)});
+                      })
+                      .getResult(0);
+      Value gwInit = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{G, Fg, Cg, KH, KW}, elem);
+      Value gw = linalg::TransposeOp::create(rewriter, loc, gwT, gwInit,
+                                             ArrayRef<int64_t>{0, 4, 1, 2, 3})
+                     .getResult()[0];
+      results[1] = tensor::CollapseShapeOp::create(
+          rewriter, loc, gw, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+    } else if (mask[1]) {
       Value xpad = padSpatial(rewriter, loc, x, p, p, 0.0);
       // Iteration (grp, fl, cl, kh, kw, n, oh, ow) into [G, Fg, Cg, KH, KW].
       SmallVector<OpFoldResult> sizes;

@@ -76,6 +76,23 @@ func.func @convolution_backward_weight_only(%g: tensor<2x4x8x8xf32>, %x: tensor<
 
 // -----
 
+// With 8 or more output channels per group the weight gradient runs
+// channels-last: g transposed to [N, OH, OW, F], the output channel the
+// innermost (parallel) loop after the (n, oh, ow) reduction, and the
+// [G, Cg, KH, KW, Fg] result transposed back.
+// CHECK-LABEL: func.func @convolution_backward_weight_channels_last
+// CHECK: tensor.pad
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x16x8x8xf32>) outs(%{{.*}} : tensor<2x8x8x16xf32>) permutation = [0, 2, 3, 1]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]{{.*}}ins(%{{.*}}, %{{.*}} : tensor<2x8x8x16xf32>, tensor<2x3x10x10xf32>) outs(%{{.*}} : tensor<1x3x3x3x16xf32>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x3x3x3x16xf32>) outs(%{{.*}} : tensor<1x16x3x3x3xf32>) permutation = [0, 4, 1, 2, 3]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2], [3], [4]] : tensor<1x16x3x3x3xf32> into tensor<16x3x3x3xf32>
+func.func @convolution_backward_weight_channels_last(%g: tensor<2x16x8x8xf32>, %x: tensor<2x3x8x8xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<16x3x3x3xf32> {
+  %0:3 = aten.convolution_backward %g, %x, %w {dilation = array<i64: 1, 1>, output_mask = array<i1: false, true, false>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x16x8x8xf32>, tensor<2x3x8x8xf32>, tensor<16x3x3x3xf32>) -> (tensor<2x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>)
+  return %0#1 : tensor<16x3x3x3xf32>
+}
+
+// -----
+
 // Each input element gathers from the windows whose argmax it is.
 // CHECK-LABEL: func.func @max_pool2d_with_indices_backward
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
