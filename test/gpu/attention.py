@@ -65,6 +65,19 @@ def cases():
             case(f"bert_layout_{dt}", dt, 2, 4, 128, 128, 64, mask=("bool", "expand"), permuted=True),
             case(f"kv_broadcast_{dt}", dt, 3, 2, 17, 19, 64, kv_batch=1, mask=("add", "1hls")),
         ]
+    for dt in ("bf16", "f16"):
+        # The 16-bit kernel's edges: a head size of 96 and 2048 keys (many
+        # key tiles, ragged queries); blocks of 128 query rows (chosen when
+        # they still give each SM two blocks) with ragged key tiles, masks,
+        # causal rows and grouped heads; permuted heads of 20 and 12 whose
+        # rows are 16-byte aligned for some heads only (cp.async and element
+        # loads in one launch, partial 16-byte chunks).
+        out += [
+            case(f"e96_long_{dt}", dt, 1, 2, 300, 2048, 96, mask=("bool", "b1ls")),
+            case(f"w8_addmask_{dt}", dt, 2, 17, 1030, 333, 64, mask=("add", "ls")),
+            case(f"w8_causal_gqa_{dt}", dt, 2, 20, 900, 1000, 128, Hk=4, gqa=True, causal=True),
+            case(f"permuted_e20_{dt}", dt, 2, 4, 70, 90, 20, 12, permuted=True),
+        ]
     out += [
         case("dynamic_batch_bf16", "bf16", 0, 2, 64, 64, 64, dynamic_batch=[1, 3], causal=True),
         case("no_heads_f32", "f32", 2, 0, 8, 8, 32),

@@ -11,13 +11,10 @@
 // Design notes: docs/Rationale/gpu-fused-attention.md. Launched by Attention.cpp.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <mma.h>
 
 #include "AttentionParams.h"
 
 namespace {
-
-using namespace nvcuda;
 
 constexpr float kNegInf = -__builtin_huge_valf();
 constexpr float kLog2e = 1.4426950408889634f;
@@ -123,115 +120,273 @@ __device__ __forceinline__ int keyEnd(const kiln_sdpa_params &p, int q0, int row
 }
 
 // ---------------------------------------------------------------------------
-// 16-bit inputs: tensor cores (WMMA 16x16x16, float32 accumulation).
-// 4 warps, each owning 16 query rows; key tiles of 64.
-constexpr int kWarps16 = 4, kRows16 = 16 * kWarps16, kKeys16 = 64;
+// 16-bit inputs: tensor cores through mma.sync.m16n8k16 (float32
+// accumulation), FlashAttention-2's scheme. Each warp owns 16 query rows; S
+// and the output O stay in registers in the accumulator layout (lane holds
+// rows lane/4 and lane/4 + 8, columns 2 (lane%4) and 2 (lane%4) + 1 of each
+// 8-wide n-tile), the softmax runs there (a row's four lanes meet through
+// two shuffles), and P, rounded to T, is the A operand of P V as it is. K
+// and V tiles of kKeys16 keys come through shared memory by cp.async, two
+// buffers deep, and are read by ldmatrix (.trans for V).
+constexpr int kKeys16 = 64;
 
-template <typename T, int D>
+using u32 = unsigned;
+
+__device__ __forceinline__ u32 smemAddr(const void *p) { return static_cast<u32>(__cvta_generic_to_shared(p)); }
+
+/// Copies `bytes` (0..16) of `src` to the 16 bytes at `dst`, zero-filling the rest.
+__device__ __forceinline__ void cpAsync16(void *dst, const void *src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smemAddr(dst)), "l"(src), "r"(bytes));
+}
+__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cpAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
+__device__ __forceinline__ void ldmatrixX4(u32 (&r)[4], const void *p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smemAddr(p)));
+}
+__device__ __forceinline__ void ldmatrixX4Trans(u32 (&r)[4], const void *p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smemAddr(p)));
+}
+
+/// c += a b for one m16n8k16 tile (a row-major 16x16, b column-major 16x8).
+template <typename T> __device__ __forceinline__ void mma16816(float (&c)[4], const u32 (&a)[4], u32 b0, u32 b1);
+template <> __device__ __forceinline__ void mma16816<__nv_bfloat16>(float (&c)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+template <> __device__ __forceinline__ void mma16816<__half>(float (&c)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/// Two floats rounded to T, `lo` in the low half (the lower column of an A fragment).
+template <typename T> __device__ __forceinline__ u32 pack2(float lo, float hi);
+template <> __device__ __forceinline__ u32 pack2<__nv_bfloat16>(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<u32 *>(&v);
+}
+template <> __device__ __forceinline__ u32 pack2<__half>(float lo, float hi) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<u32 *>(&v);
+}
+
+/// Whether rows of an operand can move as 16-byte chunks: contiguous, each
+/// row starting 16-byte aligned.
+template <typename T> __device__ __forceinline__ bool rowsVectorizable(const char *base, long long s2, long long s3) {
+  constexpr int V = 16 / sizeof(T);
+  return s3 == 1 && s2 % V == 0 && reinterpret_cast<unsigned long long>(base) % 16 == 0;
+}
+
+/// Starts loading rows [r0, r0 + ROWS) of a [n, width] operand into shared
+/// rows of LD elements (columns up to D; zero past n and past width): by
+/// cp.async 16 bytes a thread when `vec`, else element by element (plain
+/// loads, done on return).
+template <typename T, int D, int LD, int ROWS, int THREADS>
+__device__ __forceinline__ void loadTile16(T *dst, const char *src, long long s2, long long s3, int r0, int n,
+                                           int width, bool vec) {
+  const T *base = reinterpret_cast<const T *>(src);
+  constexpr int V = 16 / sizeof(T), C = D / V;
+  if (vec) {
+#pragma unroll
+    for (int it = 0; it < (ROWS * C + THREADS - 1) / THREADS; ++it) {
+      const int idx = it * THREADS + threadIdx.x;
+      if (ROWS * C % THREADS != 0 && idx >= ROWS * C) break;
+      const int r = idx / C, c = (idx % C) * V, row = r0 + r;
+      const int bytes = row < n && c < width ? min(V, width - c) * (int)sizeof(T) : 0;
+      cpAsync16(dst + r * LD + c, bytes ? base + row * s2 + c : base, bytes);
+    }
+    return;
+  }
+  for (int idx = threadIdx.x; idx < ROWS * D; idx += THREADS) {
+    const int r = idx / D, d = idx % D, row = r0 + r;
+    dst[r * LD + d] = row < n && d < width ? base[row * s2 + d * s3] : fromFloat<T>(0.0f);
+  }
+}
+
+/// Shared memory (kiln_sdpa_smem_bytes): Q (16 WARPS rows), then two
+/// buffers of K and two of V (kKeys16 rows each), rows of D + 8 elements (16
+/// bytes of padding put ldmatrix's eight row addresses on distinct banks).
+template <typename T, int D, int WARPS>
 __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
-  constexpr int LDH = D + 8, LDS = kKeys16 + 4, LDP = kKeys16 + 8, LDO = D + 4;
+  static_assert(kKeys16 == KILN_SDPA_KEYS_16, "AttentionParams.h sizes shared memory for these key tiles");
+  constexpr int ROWS = 16 * WARPS, THREADS = 32 * WARPS, LD = D + 8, KN = kKeys16, NT = KN / 8;
   T *sQ = reinterpret_cast<T *>(smem);
-  T *sK = sQ + kRows16 * LDH;
-  T *sV = sK + kKeys16 * LDH;
-  float *sS = reinterpret_cast<float *>(sV + kKeys16 * LDH);
-  T *sP = reinterpret_cast<T *>(sS + kRows16 * LDS);
-  float *sO = reinterpret_cast<float *>(sP + kRows16 * LDP);
+  T *sK = sQ + ROWS * LD;          // two buffers of KN rows
+  T *sV = sK + 2 * KN * LD;        // two buffers of KN rows
 
-  const Tile t = tileOf<T>(p, kRows16);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, w0 = warp * 16;
-  loadTile<T, D, kRows16, 32 * kWarps16>(sQ, LDH, t.q, p.qs[2], p.qs[3], t.q0, p.L, p.E);
-  for (int idx = lane; idx < 16 * D; idx += 32) sO[(w0 + idx / D) * LDO + idx % D] = 0.0f;
-  // The running max and sum of row w0 + lane / 2 (both lanes of a pair hold them).
-  float m = kNegInf, l = 0.0f;
+  // Blocks go query tile by query tile over every (batch, head); causal
+  // attention starts with the last (costliest) tiles.
+  const int qTiles = (p.L + ROWS - 1) / ROWS;
+  const long long BH = (long long)p.B * p.H;
+  int qt = static_cast<int>(blockIdx.x / BH);
+  const long long bh = blockIdx.x % BH;
+  if (p.causal) qt = qTiles - 1 - qt;
+  const int b = static_cast<int>(bh / p.H), h = static_cast<int>(bh % p.H), hk = h / p.group;
+  const int q0 = qt * ROWS;
+  const char *gq = static_cast<const char *>(p.q) + (b * p.qs[0] + h * p.qs[1]) * (long long)sizeof(T);
+  const char *gk = static_cast<const char *>(p.k) + (b * p.ks[0] + hk * p.ks[1]) * (long long)sizeof(T);
+  const char *gv = static_cast<const char *>(p.v) + (b * p.vs[0] + hk * p.vs[1]) * (long long)sizeof(T);
+  const long long maskBytes = p.maskKind == KILN_SDPA_MASK_BOOL ? 1 : (long long)sizeof(T);
+  const char *gm = p.maskKind != KILN_SDPA_MASK_NONE
+                       ? static_cast<const char *>(p.mask) + (b * p.ms[0] + h * p.ms[1]) * maskBytes
+                       : nullptr;
+  const bool vecQ = rowsVectorizable<T>(gq, p.qs[2], p.qs[3]);
+  const bool vecK = rowsVectorizable<T>(gk, p.ks[2], p.ks[3]);
+  const bool vecV = rowsVectorizable<T>(gv, p.vs[2], p.vs[3]);
 
-  // This warp's 16 query rows stay in registers as WMMA fragments.
-  __syncthreads();
-  wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
+  const int w0 = warp * 16, qw = q0 + w0;  // this warp's first row (block-local, global)
+  const int row0 = qw + g, row1 = row0 + 8; // this lane's two query rows
+
+  int end = p.S;
+  if (p.causal) end = min(end, q0 + ROWS);
+  const int nTiles = (end + KN - 1) / KN;
+
+  // Prologue: Q and the first K/V tile in one group.
+  loadTile16<T, D, LD, ROWS, THREADS>(sQ, gq, p.qs[2], p.qs[3], q0, p.L, p.E, vecQ);
+  if (nTiles > 0) {
+    loadTile16<T, D, LD, KN, THREADS>(sK, gk, p.ks[2], p.ks[3], 0, p.S, p.E, vecK);
+    loadTile16<T, D, LD, KN, THREADS>(sV, gv, p.vs[2], p.vs[3], 0, p.S, p.Ev, vecV);
+  }
+  cpAsyncCommit();
+
+  float o[D / 8][4];
 #pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) wmma::load_matrix_sync(qf[kk], sQ + w0 * LDH + kk * 16, LDH);
+  for (int n = 0; n < D / 8; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  // Running max (log2 domain) and this lane's share of the running sum of rows row0, row1.
+  float m0 = kNegInf, m1 = kNegInf, l0 = 0.0f, l1 = 0.0f;
 
-  const int end = keyEnd(p, t.q0, kRows16);
-  for (int k0 = 0; k0 < end; k0 += kKeys16) {
-    __syncthreads();  // the previous tile's K and V are no longer read
-    loadTile<T, D, kKeys16, 32 * kWarps16>(sK, LDH, t.k, p.ks[2], p.ks[3], k0, p.S, p.E);
-    loadTile<T, D, kKeys16, 32 * kWarps16>(sV, LDH, t.v, p.vs[2], p.vs[3], k0, p.S, p.Ev);
-    // The mask goes where P will be: each lane reads its entries and then
-    // overwrites them with probabilities.
-    if (p.maskKind != KILN_SDPA_MASK_NONE) loadMask<T, kRows16, kKeys16, 32 * kWarps16>(sP, LDP, p, t, k0);
+  for (int j = 0; j < nTiles; ++j) {
+    const int k0 = j * KN, buf = j & 1;
+    // The next tile goes to the other buffer, whose last reader (tile j - 1)
+    // has passed the barrier at the end of the previous iteration.
+    if (j + 1 < nTiles) {
+      loadTile16<T, D, LD, KN, THREADS>(sK + (buf ^ 1) * KN * LD, gk, p.ks[2], p.ks[3], k0 + KN, p.S, p.E, vecK);
+      loadTile16<T, D, LD, KN, THREADS>(sV + (buf ^ 1) * KN * LD, gv, p.vs[2], p.vs[3], k0 + KN, p.S, p.Ev, vecV);
+    }
+    cpAsyncCommit();
+    // A warp whose rows all lie before the tile (causal) has nothing to add.
+    const bool active = !(p.causal && k0 > qw + 15);
+
+    cpAsyncWait<1>();  // everything but the group just committed: Q and tile j
     __syncthreads();
+    const T *tK = sK + buf * KN * LD, *tV = sV + buf * KN * LD;
 
-    // S = Q K^T for this warp's 16 rows.
+    if (active) {
+      // S = Q K^T (16 x KN for this warp).
+      float s[NT][4];
 #pragma unroll
-    for (int n = 0; n < kKeys16 / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::fill_fragment(acc, 0.0f);
+      for (int n = 0; n < NT; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk) {
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> b;
-        wmma::load_matrix_sync(b, sK + n * 16 * LDH + kk * 16, LDH);
-        wmma::mma_sync(acc, qf[kk], b, acc);
+        u32 a[4];
+        ldmatrixX4(a, sQ + (w0 + (lane & 15)) * LD + kk * 16 + (lane >> 4) * 8);
+#pragma unroll
+        for (int np = 0; np < NT / 2; ++np) {
+          u32 bk[4];
+          ldmatrixX4(bk, tK + (np * 16 + (lane & 7) + ((lane >> 4) << 3)) * LD + kk * 16 + ((lane >> 3) & 1) * 8);
+          mma16816<T>(s[2 * np], a, bk[0], bk[1]);
+          mma16816<T>(s[2 * np + 1], a, bk[2], bk[3]);
+        }
       }
-      wmma::store_matrix_sync(sS + w0 * LDS + n * 16, acc, LDS, wmma::mem_row_major);
-    }
-    __syncwarp();
 
-    // Online softmax: lanes 2r and 2r + 1 share row r, each taking every
-    // other key of the tile; the pair meets through one shuffle for the max
-    // and one for the sum, and rescales its row of O.
-    {
-      const int r = lane >> 1, half = lane & 1, R = w0 + r, qi = t.q0 + R;
-      float x[kKeys16 / 2], mx = kNegInf;
+      // Logits (log2 domain), -inf past the keys' end and in the causal future.
+      const bool edge = k0 + KN > p.S || (p.causal && k0 + KN - 1 > qw);
+      float mx0 = kNegInf, mx1 = kNegInf;
 #pragma unroll
-      for (int i = 0; i < kKeys16 / 2; ++i) {
-        const int c = half + 2 * i;
-        const float bias = p.maskKind != KILN_SDPA_MASK_NONE ? toFloat(sP[R * LDP + c]) * kLog2e : 0.0f;
-        x[i] = logit(p, sS[R * LDS + c], bias, qi, k0 + c);
-        mx = fmaxf(mx, x[i]);
-      }
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      const float mNew = fmaxf(m, mx);
-      const float alpha = mNew == kNegInf ? 1.0f : exp2f(m - mNew);
-      float sum = 0.0f;
+      for (int n = 0; n < NT; ++n)
 #pragma unroll
-      for (int i = 0; i < kKeys16 / 2; ++i) {
-        const float pr = x[i] == kNegInf ? 0.0f : exp2f(x[i] - mNew);
-        sum += pr;
-        sP[R * LDP + half + 2 * i] = fromFloat<T>(pr);
+        for (int e = 0; e < 4; ++e) {
+          const int qi = e < 2 ? row0 : row1, kj = k0 + n * 8 + 2 * t4 + (e & 1);
+          float x = s[n][e] * p.scaleLog2;
+          if (gm && qi < p.L && kj < p.S) {
+            const long long at = qi * p.ms[2] + kj * p.ms[3];
+            x += p.maskKind == KILN_SDPA_MASK_BOOL ? (gm[at] ? 0.0f : kNegInf)
+                                                   : toFloat(reinterpret_cast<const T *>(gm)[at]) * kLog2e;
+          }
+          if (edge && (kj >= p.S || (p.causal && kj > qi))) x = kNegInf;
+          s[n][e] = x;
+          if (e < 2) mx0 = fmaxf(mx0, x);
+          else mx1 = fmaxf(mx1, x);
+        }
+      mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
+      mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
+      mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
+      mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+      const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
+      // A row with every key so far masked keeps max -inf: its factor is 1,
+      // its probabilities 0 (exp2(-inf - 0)).
+      const float alpha0 = n0 == kNegInf ? 1.0f : exp2f(m0 - n0), alpha1 = n1 == kNegInf ? 1.0f : exp2f(m1 - n1);
+      const float base0 = n0 == kNegInf ? 0.0f : n0, base1 = n1 == kNegInf ? 0.0f : n1;
+      m0 = n0, m1 = n1;
+      float sum0 = 0.0f, sum1 = 0.0f;
+#pragma unroll
+      for (int n = 0; n < NT; ++n) {
+        s[n][0] = exp2f(s[n][0] - base0), s[n][1] = exp2f(s[n][1] - base0);
+        s[n][2] = exp2f(s[n][2] - base1), s[n][3] = exp2f(s[n][3] - base1);
+        sum0 += s[n][0] + s[n][1];
+        sum1 += s[n][2] + s[n][3];
       }
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      l = l * alpha + sum;
-      m = mNew;
-      for (int e = half; e < D; e += 2) sO[R * LDO + e] *= alpha;
-    }
-    __syncwarp();
+      l0 = l0 * alpha0 + sum0;
+      l1 = l1 * alpha1 + sum1;
+#pragma unroll
+      for (int n = 0; n < D / 8; ++n) o[n][0] *= alpha0, o[n][1] *= alpha0, o[n][2] *= alpha1, o[n][3] *= alpha1;
 
-    // O += P V.
+      // O += P V: the accumulators of n-tiles 2kk and 2kk + 1, rounded to T,
+      // are the A fragment of keys [16 kk, 16 kk + 16).
 #pragma unroll
-    for (int n = 0; n < D / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::load_matrix_sync(acc, sO + w0 * LDO + n * 16, LDO, wmma::mem_row_major);
+      for (int kk = 0; kk < KN / 16; ++kk) {
+        const u32 a[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]), pack2<T>(s[2 * kk][2], s[2 * kk][3]),
+                          pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]), pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
 #pragma unroll
-      for (int kk = 0; kk < kKeys16 / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> b;
-        wmma::load_matrix_sync(a, sP + w0 * LDP + kk * 16, LDP);
-        wmma::load_matrix_sync(b, sV + kk * 16 * LDH + n * 16, LDH);
-        wmma::mma_sync(acc, a, b, acc);
+        for (int dp = 0; dp < D / 16; ++dp) {
+          u32 bv[4];
+          ldmatrixX4Trans(bv, tV + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD + dp * 16 + (lane >> 4) * 8);
+          mma16816<T>(o[2 * dp], a, bv[0], bv[1]);
+          mma16816<T>(o[2 * dp + 1], a, bv[2], bv[3]);
+        }
       }
-      wmma::store_matrix_sync(sO + w0 * LDO + n * 16, acc, LDO, wmma::mem_row_major);
     }
-    __syncwarp();
+    __syncthreads();  // tile j's buffer is free for tile j + 2
   }
+  cpAsyncWait<0>();
   __syncwarp();
 
-  T *out = reinterpret_cast<T *>(t.out);
+  // Normalise, stage this warp's rows as T in its own rows of sQ, and write
+  // them out 16 bytes a lane where the output's rows allow.
+  l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+  l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+  l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+  l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+  const float inv0 = l0 > 0.0f ? 1.0f / l0 : 0.0f, inv1 = l1 > 0.0f ? 1.0f / l1 : 0.0f;
+  T *stage = sQ + w0 * LD;
 #pragma unroll
-  for (int r = 0; r < 16; ++r) {
-    const int R = w0 + r, qi = t.q0 + R;
-    const float lr = __shfl_sync(0xffffffffu, l, 2 * r);
-    if (qi >= p.L) continue;
-    float inv = lr > 0.0f ? 1.0f / lr : 0.0f;
-    for (int e = lane; e < p.Ev; e += 32) out[qi * p.os[2] + e * p.os[3]] = fromFloat<T>(sO[R * LDO + e] * inv);
+  for (int n = 0; n < D / 8; ++n) {
+    *reinterpret_cast<u32 *>(stage + g * LD + n * 8 + 2 * t4) = pack2<T>(o[n][0] * inv0, o[n][1] * inv0);
+    *reinterpret_cast<u32 *>(stage + (g + 8) * LD + n * 8 + 2 * t4) = pack2<T>(o[n][2] * inv1, o[n][3] * inv1);
+  }
+  __syncwarp();
+  T *out = reinterpret_cast<T *>(static_cast<char *>(p.out) + (b * p.os[0] + h * p.os[1]) * (long long)sizeof(T));
+  const bool vecO = rowsVectorizable<T>(reinterpret_cast<const char *>(out), p.os[2], p.os[3]);
+  constexpr int V = 16 / sizeof(T), C = D / V;
+#pragma unroll
+  for (int idx = lane; idx < 16 * C; idx += 32) {
+    const int r = idx / C, c = (idx % C) * V, qi = qw + r;
+    if (qi >= p.L || c >= p.Ev) continue;
+    const T *src = stage + r * LD + c;
+    if (vecO && c + V <= p.Ev) {
+      *reinterpret_cast<uint4 *>(out + qi * p.os[2] + c) = *reinterpret_cast<const uint4 *>(src);
+    } else {
+      for (int e = 0; e < V && c + e < p.Ev; ++e) out[qi * p.os[2] + (c + e) * p.os[3]] = src[e];
+    }
   }
 }
 
@@ -326,24 +481,31 @@ __device__ void attention32(const kiln_sdpa_params &p, unsigned char *smem) {
 
 } // namespace
 
-// Entry points, one per input type and padded head size D (E, Ev <= D).
+// Entry points, one per input type and padded head size D (E, Ev <= D), and
+// for 16-bit types per block size (4 or 8 warps: 64 or 128 query rows).
 // Their shared-memory sizes are kiln_sdpa_smem_bytes() (AttentionParams.h).
-#define KILN_SDPA_16(name, T, D)                                                                  \
-  extern "C" __global__ void __launch_bounds__(32 * kWarps16) name(kiln_sdpa_params p) {         \
+#define KILN_SDPA_16(name, T, D, W)                                                               \
+  extern "C" __global__ void __launch_bounds__(32 * W) name(kiln_sdpa_params p) {                 \
     extern __shared__ __align__(128) unsigned char smem[];                                        \
-    attention16<T, D>(p, smem);                                                                   \
+    attention16<T, D, W>(p, smem);                                                                \
   }
 #define KILN_SDPA_32(name, D)                                                                     \
   extern "C" __global__ void __launch_bounds__(32 * kWarps32) name(kiln_sdpa_params p) {         \
     extern __shared__ __align__(128) unsigned char smem[];                                        \
     attention32<D>(p, smem);                                                                      \
   }
-KILN_SDPA_16(kiln_sdpa_bf16_d32, __nv_bfloat16, 32)
-KILN_SDPA_16(kiln_sdpa_bf16_d64, __nv_bfloat16, 64)
-KILN_SDPA_16(kiln_sdpa_bf16_d128, __nv_bfloat16, 128)
-KILN_SDPA_16(kiln_sdpa_f16_d32, __half, 32)
-KILN_SDPA_16(kiln_sdpa_f16_d64, __half, 64)
-KILN_SDPA_16(kiln_sdpa_f16_d128, __half, 128)
+KILN_SDPA_16(kiln_sdpa_bf16_d32, __nv_bfloat16, 32, 4)
+KILN_SDPA_16(kiln_sdpa_bf16_d64, __nv_bfloat16, 64, 4)
+KILN_SDPA_16(kiln_sdpa_bf16_d128, __nv_bfloat16, 128, 4)
+KILN_SDPA_16(kiln_sdpa_bf16_d32_w8, __nv_bfloat16, 32, 8)
+KILN_SDPA_16(kiln_sdpa_bf16_d64_w8, __nv_bfloat16, 64, 8)
+KILN_SDPA_16(kiln_sdpa_bf16_d128_w8, __nv_bfloat16, 128, 8)
+KILN_SDPA_16(kiln_sdpa_f16_d32, __half, 32, 4)
+KILN_SDPA_16(kiln_sdpa_f16_d64, __half, 64, 4)
+KILN_SDPA_16(kiln_sdpa_f16_d128, __half, 128, 4)
+KILN_SDPA_16(kiln_sdpa_f16_d32_w8, __half, 32, 8)
+KILN_SDPA_16(kiln_sdpa_f16_d64_w8, __half, 64, 8)
+KILN_SDPA_16(kiln_sdpa_f16_d128_w8, __half, 128, 8)
 KILN_SDPA_32(kiln_sdpa_f32_d32, 32)
 KILN_SDPA_32(kiln_sdpa_f32_d64, 64)
 KILN_SDPA_32(kiln_sdpa_f32_d128, 128)
