@@ -40,13 +40,10 @@ struct Desc4 {
 enum ElemType { F32 = 0, BF16 = 1, F16 = 2 };
 constexpr int kHeadSizes[] = {32, 64, 128};
 
-/// Block sizes of the 16-bit kernels: 4 warps (64 query rows) and 8 (128).
-constexpr int kWarps16[] = {4, 8};
-
 /// The kernels, loaded once from the embedded fatbin.
 struct Kernels {
   CUmodule module = nullptr;
-  CUfunction fn[3][3][2] = {};  ///< [ElemType][head size index][16-bit block size index]
+  CUfunction fn[3][3] = {};  ///< [ElemType][head size index]
   std::string error;
 };
 
@@ -65,27 +62,24 @@ const Kernels &kernels() {
     }
     const char *types[] = {"f32", "bf16", "f16"};
     for (int t = 0; t < 3; ++t)
-      for (int i = 0; i < 3; ++i)
-        for (int w = 0; w < (t == F32 ? 1 : 2); ++w) {
-          std::string name = std::string("kiln_sdpa_") + types[t] + "_d" + std::to_string(kHeadSizes[i]) +
-                             (w ? "_w" + std::to_string(kWarps16[w]) : std::string());
-          CUfunction &fn = k.fn[t][i][w];
-          if (CUresult r = d.cuModuleGetFunction(&fn, k.module, name.c_str())) {
-            k.error = "the fused attention kernel " + name + " is missing: " + errorString(r);
+      for (int i = 0; i < 3; ++i) {
+        std::string name = std::string("kiln_sdpa_") + types[t] + "_d" + std::to_string(kHeadSizes[i]);
+        if (CUresult r = d.cuModuleGetFunction(&k.fn[t][i], k.module, name.c_str())) {
+          k.error = "the fused attention kernel " + name + " is missing: " + errorString(r);
+          return;
+        }
+        int smem = static_cast<int>(kiln_sdpa_smem_bytes(t == F32 ? 4 : 2, kHeadSizes[i]));
+        if (smem > 48 * 1024) {
+          CUresult r = d.cuFuncSetAttribute
+                           ? d.cuFuncSetAttribute(k.fn[t][i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
+                           : 1;
+          if (r) {
+            k.error = "the fused attention kernel " + name + " cannot get " + std::to_string(smem) +
+                      " bytes of shared memory" + (d.cuFuncSetAttribute ? ": " + errorString(r) : std::string());
             return;
           }
-          int smem = static_cast<int>(kiln_sdpa_smem_bytes(t == F32 ? 4 : 2, kHeadSizes[i], kWarps16[w]));
-          if (smem > 48 * 1024) {
-            CUresult r = d.cuFuncSetAttribute
-                             ? d.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
-                             : 1;
-            if (r) {
-              k.error = "the fused attention kernel " + name + " cannot get " + std::to_string(smem) +
-                        " bytes of shared memory" + (d.cuFuncSetAttribute ? ": " + errorString(r) : std::string());
-              return;
-            }
-          }
         }
+      }
 #endif
   });
   return k;
@@ -125,17 +119,12 @@ void sdpa(const char *name, ElemType type, int maskKind, Desc4 *q, Desc4 *k, Des
     int hi = E <= 32 && Ev <= 32 ? 0 : E <= 64 && Ev <= 64 ? 1 : E <= 128 && Ev <= 128 ? 2 : -1;
     if (hi < 0) return bad("head sizes above 128 are not supported (E = " + std::to_string(E) +
                            ", Ev = " + std::to_string(Ev) + ")");
-    const Kernels &kn = kernels();
-    if (!kn.error.empty()) return bad(kn.error);
-    // 16-bit: 128 query rows a block where that still gives every SM two
-    // blocks (K/V tiles then serve twice the rows), else 64.
-    int wi = 0;
-    if (type != F32 && B * H * ((L + 127) / 128) >= 2 * static_cast<int64_t>(deviceInfo().multiprocessors)) wi = 1;
-    const int rows = type == F32 ? KILN_SDPA_ROWS_32 : KILN_SDPA_ROWS_PER_WARP_16 * kWarps16[wi];
-    const int threads = type == F32 ? 128 : 32 * kWarps16[wi];
+    const int rows = type == F32 ? KILN_SDPA_ROWS_32 : KILN_SDPA_ROWS_16;
     const int64_t blocks = B * H * ((L + rows - 1) / rows);
     if (L > INT32_MAX || S > INT32_MAX || B > INT32_MAX || H > INT32_MAX || blocks > INT32_MAX)
       return bad("the problem is too large for one launch");
+    const Kernels &kn = kernels();
+    if (!kn.error.empty()) return bad(kn.error);
     size_t elem = type == F32 ? 4 : 2;
     auto at = [](Desc4 *d, size_t bytes) { return d->aligned + d->offset * bytes; };
     p.q = at(q, elem);
@@ -149,12 +138,11 @@ void sdpa(const char *name, ElemType type, int maskKind, Desc4 *q, Desc4 *k, Des
     p.scaleLog2 = static_cast<float>(static_cast<double>(scale) * 1.4426950408889634);
     void *args[] = {&p};
     const Driver &d = driver();
-    unsigned smem = kiln_sdpa_smem_bytes(static_cast<int>(elem), kHeadSizes[hi], kWarps16[wi]);
-    if (CUresult r = d.cuLaunchKernel(kn.fn[type][hi][wi], static_cast<unsigned>(blocks), 1, 1,
-                                      static_cast<unsigned>(threads), 1, 1, smem,
+    unsigned smem = kiln_sdpa_smem_bytes(static_cast<int>(elem), kHeadSizes[hi]);
+    if (CUresult r = d.cuLaunchKernel(kn.fn[type][hi], static_cast<unsigned>(blocks), 1, 1, 128, 1, 1, smem,
                                       static_cast<CUstream>(scope->stream()), args, nullptr))
-      bad("launching the fused attention kernel (" + std::to_string(blocks) + " blocks of " + std::to_string(threads) +
-          " threads, " + std::to_string(smem) + " bytes of shared memory) failed: " + errorString(r));
+      bad("launching the fused attention kernel (" + std::to_string(blocks) + " blocks of 128 threads, " +
+          std::to_string(smem) + " bytes of shared memory) failed: " + errorString(r));
   } catch (const std::exception &e) {
     scope->fail(e.what());
   }

@@ -128,9 +128,16 @@ __device__ __forceinline__ int keyEnd(const kiln_sdpa_params &p, int q0, int row
 // two shuffles), and P, rounded to T, is the A operand of P V as it is. K
 // and V tiles of kKeys16 keys come through shared memory by cp.async, two
 // buffers deep, and are read by ldmatrix (.trans for V).
-constexpr int kKeys16 = 64;
+constexpr int kWarps16 = KILN_SDPA_ROWS_16 / 16, kKeys16 = KILN_SDPA_KEYS_16;
 
 using u32 = unsigned;
+
+/// 2^x by the special-function unit (relative error about 2^-22; -inf gives 0).
+__device__ __forceinline__ float fastExp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
 
 __device__ __forceinline__ u32 smemAddr(const void *p) { return static_cast<u32>(__cvta_generic_to_shared(p)); }
 
@@ -193,15 +200,18 @@ template <typename T, int D, int LD, int ROWS, int THREADS>
 __device__ __forceinline__ void loadTile16(T *dst, const char *src, long long s2, long long s3, int r0, int n,
                                            int width, bool vec) {
   const T *base = reinterpret_cast<const T *>(src);
-  constexpr int V = 16 / sizeof(T), C = D / V;
+  constexpr int V = 16 / sizeof(T), C = D / V, STEP = THREADS / C;
+  static_assert(THREADS % C == 0 && ROWS % STEP == 0, "whole rows per pass");
   if (vec) {
+    // Each thread moves column chunk c of rows rb, rb + STEP, ...
+    const int c = (threadIdx.x % C) * V, rb = threadIdx.x / C;
+    const int bytes = c < width ? min(V, width - c) * (int)sizeof(T) : 0;
+    const T *from = base + c + (r0 + rb) * s2;
 #pragma unroll
-    for (int it = 0; it < (ROWS * C + THREADS - 1) / THREADS; ++it) {
-      const int idx = it * THREADS + threadIdx.x;
-      if (ROWS * C % THREADS != 0 && idx >= ROWS * C) break;
-      const int r = idx / C, c = (idx % C) * V, row = r0 + r;
-      const int bytes = row < n && c < width ? min(V, width - c) * (int)sizeof(T) : 0;
-      cpAsync16(dst + r * LD + c, bytes ? base + row * s2 + c : base, bytes);
+    for (int it = 0; it < ROWS / STEP; ++it) {
+      const int r = rb + it * STEP;
+      const bool in = bytes && r0 + r < n;
+      cpAsync16(dst + r * LD + c, in ? from + it * STEP * s2 : base, in ? bytes : 0);
     }
     return;
   }
@@ -211,23 +221,89 @@ __device__ __forceinline__ void loadTile16(T *dst, const char *src, long long s2
   }
 }
 
+/// Applies the mask of key tile [k0, k0 + 8 NT) to this lane's logits `s`
+/// (log2 domain, accumulator layout: rows row0 and row0 + 8, whose mask rows
+/// start at mr0 and mr1, null past the queries' end): -inf where a bool mask
+/// is false, plus log2(e) times an additive mask. `pairs`: the lane's two
+/// adjacent keys of each n-tile are adjacent and aligned in both mask rows,
+/// so one load reads them.
+template <typename T, int NT>
+__device__ __forceinline__ void applyMask(float (&s)[NT][4], const kiln_sdpa_params &p, const char *mr0,
+                                          const char *mr1, int k0, int t4, bool pairs) {
+  const int kb = k0 + 2 * t4;
+  const bool whole = k0 + 8 * NT <= p.S;
+  if (p.maskKind == KILN_SDPA_MASK_BOOL) {
+    if (pairs && whole) {
+#pragma unroll
+      for (int n = 0; n < NT; ++n) {
+        const int kj = kb + n * 8;
+        if (mr0) {
+          const unsigned short v = *reinterpret_cast<const unsigned short *>(mr0 + kj);
+          s[n][0] = v & 0xffu ? s[n][0] : kNegInf;
+          s[n][1] = v >> 8 ? s[n][1] : kNegInf;
+        }
+        if (mr1) {
+          const unsigned short v = *reinterpret_cast<const unsigned short *>(mr1 + kj);
+          s[n][2] = v & 0xffu ? s[n][2] : kNegInf;
+          s[n][3] = v >> 8 ? s[n][3] : kNegInf;
+        }
+      }
+      return;
+    }
+#pragma unroll
+    for (int n = 0; n < NT; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const char *r = e < 2 ? mr0 : mr1;
+        const int kj = kb + n * 8 + (e & 1);
+        if (r && kj < p.S && !r[kj * p.ms[3]]) s[n][e] = kNegInf;
+      }
+    return;
+  }
+  const T *a0 = reinterpret_cast<const T *>(mr0), *a1 = reinterpret_cast<const T *>(mr1);
+  if (pairs && whole) {
+#pragma unroll
+    for (int n = 0; n < NT; ++n) {
+      const int kj = kb + n * 8;
+      if (a0) {
+        const T *v = a0 + kj;
+        s[n][0] = fmaf(toFloat(v[0]), kLog2e, s[n][0]);
+        s[n][1] = fmaf(toFloat(v[1]), kLog2e, s[n][1]);
+      }
+      if (a1) {
+        const T *v = a1 + kj;
+        s[n][2] = fmaf(toFloat(v[0]), kLog2e, s[n][2]);
+        s[n][3] = fmaf(toFloat(v[1]), kLog2e, s[n][3]);
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int n = 0; n < NT; ++n)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const T *r = e < 2 ? a0 : a1;
+      const int kj = kb + n * 8 + (e & 1);
+      if (r && kj < p.S) s[n][e] = fmaf(toFloat(r[kj * p.ms[3]]), kLog2e, s[n][e]);
+    }
+}
+
 /// Shared memory (kiln_sdpa_smem_bytes): Q (16 WARPS rows), then two
-/// buffers of K and two of V (kKeys16 rows each), rows of D + 8 elements (16
+/// buffers of K and two of V (KN rows each), rows of D + 8 elements (16
 /// bytes of padding put ldmatrix's eight row addresses on distinct banks).
-template <typename T, int D, int WARPS>
+template <typename T, int D, int WARPS, int KN = kKeys16>
 __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
-  static_assert(kKeys16 == KILN_SDPA_KEYS_16, "AttentionParams.h sizes shared memory for these key tiles");
-  constexpr int ROWS = 16 * WARPS, THREADS = 32 * WARPS, LD = D + 8, KN = kKeys16, NT = KN / 8;
+  constexpr int ROWS = 16 * WARPS, THREADS = 32 * WARPS, LD = D + 8, NT = KN / 8;
   T *sQ = reinterpret_cast<T *>(smem);
   T *sK = sQ + ROWS * LD;          // two buffers of KN rows
   T *sV = sK + 2 * KN * LD;        // two buffers of KN rows
 
   // Blocks go query tile by query tile over every (batch, head); causal
   // attention starts with the last (costliest) tiles.
-  const int qTiles = (p.L + ROWS - 1) / ROWS;
-  const long long BH = (long long)p.B * p.H;
+  // (The host checks that the block count fits in 31 bits.)
+  const unsigned qTiles = (p.L + ROWS - 1) / ROWS, BH = (unsigned)p.B * p.H;
   int qt = static_cast<int>(blockIdx.x / BH);
-  const long long bh = blockIdx.x % BH;
+  const unsigned bh = blockIdx.x % BH;
   if (p.causal) qt = qTiles - 1 - qt;
   const int b = static_cast<int>(bh / p.H), h = static_cast<int>(bh % p.H), hk = h / p.group;
   const int q0 = qt * ROWS;
@@ -245,13 +321,21 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
   const int w0 = warp * 16, qw = q0 + w0;  // this warp's first row (block-local, global)
   const int row0 = qw + g, row1 = row0 + 8; // this lane's two query rows
+  // Their mask rows (null past the queries' end), and whether a lane's two
+  // adjacent keys can be read with one load.
+  const char *mr0 = gm && row0 < p.L ? gm + row0 * p.ms[2] * maskBytes : nullptr;
+  const char *mr1 = gm && row1 < p.L ? gm + row1 * p.ms[2] * maskBytes : nullptr;
+  const bool pairs = p.ms[3] == 1 && reinterpret_cast<unsigned long long>(mr0) % (2 * maskBytes) == 0 &&
+                     reinterpret_cast<unsigned long long>(mr1) % (2 * maskBytes) == 0;
 
   int end = p.S;
   if (p.causal) end = min(end, q0 + ROWS);
   const int nTiles = (end + KN - 1) / KN;
 
-  // Prologue: Q and the first K/V tile in one group.
+  // Prologue: Q and the first K/V tile in one group; the warp's Q fragments
+  // move to registers once they have landed.
   loadTile16<T, D, LD, ROWS, THREADS>(sQ, gq, p.qs[2], p.qs[3], q0, p.L, p.E, vecQ);
+  u32 qf[D / 16][4];
   if (nTiles > 0) {
     loadTile16<T, D, LD, KN, THREADS>(sK, gk, p.ks[2], p.ks[3], 0, p.S, p.E, vecK);
     loadTile16<T, D, LD, KN, THREADS>(sV, gv, p.vs[2], p.vs[3], 0, p.S, p.Ev, vecV);
@@ -279,6 +363,10 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
     cpAsyncWait<1>();  // everything but the group just committed: Q and tile j
     __syncthreads();
     const T *tK = sK + buf * KN * LD, *tV = sV + buf * KN * LD;
+    if (j == 0) {
+#pragma unroll
+      for (int kk = 0; kk < D / 16; ++kk) ldmatrixX4(qf[kk], sQ + (w0 + (lane & 15)) * LD + kk * 16 + (lane >> 4) * 8);
+    }
 
     if (active) {
       // S = Q K^T (16 x KN for this warp).
@@ -287,36 +375,37 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
       for (int n = 0; n < NT; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk) {
-        u32 a[4];
-        ldmatrixX4(a, sQ + (w0 + (lane & 15)) * LD + kk * 16 + (lane >> 4) * 8);
 #pragma unroll
         for (int np = 0; np < NT / 2; ++np) {
           u32 bk[4];
           ldmatrixX4(bk, tK + (np * 16 + (lane & 7) + ((lane >> 4) << 3)) * LD + kk * 16 + ((lane >> 3) & 1) * 8);
-          mma16816<T>(s[2 * np], a, bk[0], bk[1]);
-          mma16816<T>(s[2 * np + 1], a, bk[2], bk[3]);
+          mma16816<T>(s[2 * np], qf[kk], bk[0], bk[1]);
+          mma16816<T>(s[2 * np + 1], qf[kk], bk[2], bk[3]);
         }
       }
 
-      // Logits (log2 domain), -inf past the keys' end and in the causal future.
-      const bool edge = k0 + KN > p.S || (p.causal && k0 + KN - 1 > qw);
-      float mx0 = kNegInf, mx1 = kNegInf;
+      // Logits (log2 domain): scaled, masked, -inf past the keys' end and in
+      // the causal future (only tiles at those edges check).
 #pragma unroll
       for (int n = 0; n < NT; ++n)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int qi = e < 2 ? row0 : row1, kj = k0 + n * 8 + 2 * t4 + (e & 1);
-          float x = s[n][e] * p.scaleLog2;
-          if (gm && qi < p.L && kj < p.S) {
-            const long long at = qi * p.ms[2] + kj * p.ms[3];
-            x += p.maskKind == KILN_SDPA_MASK_BOOL ? (gm[at] ? 0.0f : kNegInf)
-                                                   : toFloat(reinterpret_cast<const T *>(gm)[at]) * kLog2e;
+        for (int e = 0; e < 4; ++e) s[n][e] *= p.scaleLog2;
+      if (gm) applyMask<T, NT>(s, p, mr0, mr1, k0, t4, pairs);
+      if (k0 + KN > p.S || (p.causal && k0 + KN - 1 > qw)) {
+#pragma unroll
+        for (int n = 0; n < NT; ++n)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int qi = e < 2 ? row0 : row1, kj = k0 + n * 8 + 2 * t4 + (e & 1);
+            if (kj >= p.S || (p.causal && kj > qi)) s[n][e] = kNegInf;
           }
-          if (edge && (kj >= p.S || (p.causal && kj > qi))) x = kNegInf;
-          s[n][e] = x;
-          if (e < 2) mx0 = fmaxf(mx0, x);
-          else mx1 = fmaxf(mx1, x);
-        }
+      }
+      float mx0 = kNegInf, mx1 = kNegInf;
+#pragma unroll
+      for (int n = 0; n < NT; ++n) {
+        mx0 = fmaxf(mx0, fmaxf(s[n][0], s[n][1]));
+        mx1 = fmaxf(mx1, fmaxf(s[n][2], s[n][3]));
+      }
       mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));
       mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
       mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
@@ -324,14 +413,14 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
       const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
       // A row with every key so far masked keeps max -inf: its factor is 1,
       // its probabilities 0 (exp2(-inf - 0)).
-      const float alpha0 = n0 == kNegInf ? 1.0f : exp2f(m0 - n0), alpha1 = n1 == kNegInf ? 1.0f : exp2f(m1 - n1);
+      const float alpha0 = n0 == kNegInf ? 1.0f : fastExp2(m0 - n0), alpha1 = n1 == kNegInf ? 1.0f : fastExp2(m1 - n1);
       const float base0 = n0 == kNegInf ? 0.0f : n0, base1 = n1 == kNegInf ? 0.0f : n1;
       m0 = n0, m1 = n1;
       float sum0 = 0.0f, sum1 = 0.0f;
 #pragma unroll
       for (int n = 0; n < NT; ++n) {
-        s[n][0] = exp2f(s[n][0] - base0), s[n][1] = exp2f(s[n][1] - base0);
-        s[n][2] = exp2f(s[n][2] - base1), s[n][3] = exp2f(s[n][3] - base1);
+        s[n][0] = fastExp2(s[n][0] - base0), s[n][1] = fastExp2(s[n][1] - base0);
+        s[n][2] = fastExp2(s[n][2] - base1), s[n][3] = fastExp2(s[n][3] - base1);
         sum0 += s[n][0] + s[n][1];
         sum1 += s[n][2] + s[n][3];
       }
@@ -481,8 +570,7 @@ __device__ void attention32(const kiln_sdpa_params &p, unsigned char *smem) {
 
 } // namespace
 
-// Entry points, one per input type and padded head size D (E, Ev <= D), and
-// for 16-bit types per block size (4 or 8 warps: 64 or 128 query rows).
+// Entry points, one per input type and padded head size D (E, Ev <= D).
 // Their shared-memory sizes are kiln_sdpa_smem_bytes() (AttentionParams.h).
 #define KILN_SDPA_16(name, T, D, W)                                                               \
   extern "C" __global__ void __launch_bounds__(32 * W) name(kiln_sdpa_params p) {                 \
@@ -494,18 +582,12 @@ __device__ void attention32(const kiln_sdpa_params &p, unsigned char *smem) {
     extern __shared__ __align__(128) unsigned char smem[];                                        \
     attention32<D>(p, smem);                                                                      \
   }
-KILN_SDPA_16(kiln_sdpa_bf16_d32, __nv_bfloat16, 32, 4)
-KILN_SDPA_16(kiln_sdpa_bf16_d64, __nv_bfloat16, 64, 4)
-KILN_SDPA_16(kiln_sdpa_bf16_d128, __nv_bfloat16, 128, 4)
-KILN_SDPA_16(kiln_sdpa_bf16_d32_w8, __nv_bfloat16, 32, 8)
-KILN_SDPA_16(kiln_sdpa_bf16_d64_w8, __nv_bfloat16, 64, 8)
-KILN_SDPA_16(kiln_sdpa_bf16_d128_w8, __nv_bfloat16, 128, 8)
-KILN_SDPA_16(kiln_sdpa_f16_d32, __half, 32, 4)
-KILN_SDPA_16(kiln_sdpa_f16_d64, __half, 64, 4)
-KILN_SDPA_16(kiln_sdpa_f16_d128, __half, 128, 4)
-KILN_SDPA_16(kiln_sdpa_f16_d32_w8, __half, 32, 8)
-KILN_SDPA_16(kiln_sdpa_f16_d64_w8, __half, 64, 8)
-KILN_SDPA_16(kiln_sdpa_f16_d128_w8, __half, 128, 8)
+KILN_SDPA_16(kiln_sdpa_bf16_d32, __nv_bfloat16, 32, kWarps16)
+KILN_SDPA_16(kiln_sdpa_bf16_d64, __nv_bfloat16, 64, kWarps16)
+KILN_SDPA_16(kiln_sdpa_bf16_d128, __nv_bfloat16, 128, kWarps16)
+KILN_SDPA_16(kiln_sdpa_f16_d32, __half, 32, kWarps16)
+KILN_SDPA_16(kiln_sdpa_f16_d64, __half, 64, kWarps16)
+KILN_SDPA_16(kiln_sdpa_f16_d128, __half, 128, kWarps16)
 KILN_SDPA_32(kiln_sdpa_f32_d32, 32)
 KILN_SDPA_32(kiln_sdpa_f32_d64, 64)
 KILN_SDPA_32(kiln_sdpa_f32_d128, 128)

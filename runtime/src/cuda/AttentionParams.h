@@ -18,17 +18,16 @@ struct kiln_sdpa_params {
   float scaleLog2;  ///< scale * log2(e)
 };
 
-/// Query rows per warp and keys per tile of the 16-bit kernels (4 or 8
-/// warps a block), and rows per block of the float32 kernels.
-#define KILN_SDPA_ROWS_PER_WARP_16 16
+/// Query rows per block (16 a warp) and keys per tile of the 16-bit kernels;
+/// rows per block of the float32 kernels.
+#define KILN_SDPA_ROWS_16 64
 #define KILN_SDPA_KEYS_16 64
 #define KILN_SDPA_ROWS_32 16
 
-/// Dynamic shared memory of the kernel for elements of `bytes` bytes, padded
-/// head size `d` and (16-bit) `warps` warps a block.
-static inline unsigned kiln_sdpa_smem_bytes(int bytes, int d, int warps) {
-  if (bytes == 2)  // Q (16 rows a warp), two K and two V tiles; rows of d + 8 elements
-    return (unsigned)((KILN_SDPA_ROWS_PER_WARP_16 * warps + 4 * KILN_SDPA_KEYS_16) * (d + 8) * 2);
+/// Dynamic shared memory of the kernel for elements of `bytes` bytes and padded head size `d`.
+static inline unsigned kiln_sdpa_smem_bytes(int bytes, int d) {
+  if (bytes == 2)  // Q, two K and two V tiles; rows of d + 8 elements
+    return (unsigned)((KILN_SDPA_ROWS_16 + 4 * KILN_SDPA_KEYS_16) * (d + 8) * 2);
   // float32: Q (16 x (d + 1)), K (32 x (d + 1)), V (32 x d), P (16 x 33)
   return (unsigned)((16 * (d + 1) + 32 * (d + 1) + 32 * d + 16 * 33) * 4);
 }
