@@ -8,7 +8,9 @@ Here: writes one aten-dialect module per case over a grid of dtypes (float32,
 bfloat16, float16), shapes (ragged L, S, E != Ev, several key tiles, every
 padded head size 32/64/128), bool and additive masks (with fully masked
 rows, broadcast dims, expanded masks), is_causal with L != S, explicit
-scales, grouped-query heads, rank-3 operands, a dynamic batch, batch dims
+scales, grouped-query heads, rank-3 operands, the 16-bit kernel's edges
+(2048 keys, head size 96, many query tiles, rows aligned for 16-byte copies
+in some heads only), a dynamic batch, batch dims
 the keys broadcast, and BERT's layout (heads split out of a projection by
 a permute and merged back), plus cases the fused kernel does not take (head
 size 256, float64), which must keep the decomposition. Each is compiled for
@@ -67,15 +69,15 @@ def cases():
         ]
     for dt in ("bf16", "f16"):
         # The 16-bit kernel's edges: a head size of 96 and 2048 keys (many
-        # key tiles, ragged queries); blocks of 128 query rows (chosen when
-        # they still give each SM two blocks) with ragged key tiles, masks,
-        # causal rows and grouped heads; permuted heads of 20 and 12 whose
-        # rows are 16-byte aligned for some heads only (cp.async and element
-        # loads in one launch, partial 16-byte chunks).
+        # key tiles, ragged queries); many query tiles with a ragged last key
+        # tile and an additive mask; causal rows over grouped heads of 128
+        # (warps with no keys left in a tile); permuted heads of 20 and 12
+        # whose rows are 16-byte aligned for some heads only (cp.async and
+        # element loads in one launch, partial 16-byte chunks).
         out += [
             case(f"e96_long_{dt}", dt, 1, 2, 300, 2048, 96, mask=("bool", "b1ls")),
-            case(f"w8_addmask_{dt}", dt, 2, 17, 1030, 333, 64, mask=("add", "ls")),
-            case(f"w8_causal_gqa_{dt}", dt, 2, 20, 900, 1000, 128, Hk=4, gqa=True, causal=True),
+            case(f"many_tiles_addmask_{dt}", dt, 2, 17, 1030, 333, 64, mask=("add", "ls")),
+            case(f"causal_gqa_d128_{dt}", dt, 2, 20, 900, 1000, 128, Hk=4, gqa=True, causal=True),
             case(f"permuted_e20_{dt}", dt, 2, 4, 70, 90, 20, 12, permuted=True),
         ]
     out += [

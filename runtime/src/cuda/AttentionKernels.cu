@@ -6,8 +6,9 @@
 // the keys and values in tiles through shared memory, keeping each row's
 // running maximum and sum (log2 domain) and its output accumulator, so no
 // L x S matrix ever reaches global memory. 16-bit types multiply on tensor
-// cores (WMMA, float32 accumulation; the probabilities are rounded to the
-// input type for the second product); float32 runs plain float32 FMAs.
+// cores (mma.sync, float32 accumulation, S, P and O in registers; the
+// probabilities are rounded to the input type for the second product);
+// float32 runs plain float32 FMAs.
 // Design notes: docs/Rationale/gpu-fused-attention.md. Launched by Attention.cpp.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
