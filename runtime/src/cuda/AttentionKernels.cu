@@ -573,21 +573,30 @@ __device__ void attention32(const kiln_sdpa_params &p, unsigned char *smem) {
 
 // Entry points, one per input type and padded head size D (E, Ev <= D).
 // Their shared-memory sizes are kiln_sdpa_smem_bytes() (AttentionParams.h).
-#define KILN_SDPA_16(name, T, D, W)                                                               \
-  extern "C" __global__ void __launch_bounds__(32 * W) name(kiln_sdpa_params p) {                 \
+#define KILN_SDPA_16_BODY(name, T, D, W, BOUNDS)                                                  \
+  extern "C" __global__ void BOUNDS name(kiln_sdpa_params p) {                                    \
     extern __shared__ __align__(128) unsigned char smem[];                                        \
     attention16<T, D, W>(p, smem);                                                                \
   }
+#define KILN_SDPA_16(name, T, D, W) KILN_SDPA_16_BODY(name, T, D, W, __launch_bounds__(32 * W))
+// On sm_90, 16-bit D = 64 is held to 128 registers, four blocks an SM (no
+// spills there; 8% faster at 2048 tokens, the same at BERT's shape). sm_80
+// would spill at that cap.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define KILN_SDPA_16_D64(name, T) KILN_SDPA_16_BODY(name, T, 64, kWarps16, __launch_bounds__(32 * kWarps16, 4))
+#else
+#define KILN_SDPA_16_D64(name, T) KILN_SDPA_16(name, T, 64, kWarps16)
+#endif
 #define KILN_SDPA_32(name, D)                                                                     \
   extern "C" __global__ void __launch_bounds__(32 * kWarps32) name(kiln_sdpa_params p) {         \
     extern __shared__ __align__(128) unsigned char smem[];                                        \
     attention32<D>(p, smem);                                                                      \
   }
 KILN_SDPA_16(kiln_sdpa_bf16_d32, __nv_bfloat16, 32, kWarps16)
-KILN_SDPA_16(kiln_sdpa_bf16_d64, __nv_bfloat16, 64, kWarps16)
+KILN_SDPA_16_D64(kiln_sdpa_bf16_d64, __nv_bfloat16)
 KILN_SDPA_16(kiln_sdpa_bf16_d128, __nv_bfloat16, 128, kWarps16)
 KILN_SDPA_16(kiln_sdpa_f16_d32, __half, 32, kWarps16)
-KILN_SDPA_16(kiln_sdpa_f16_d64, __half, 64, kWarps16)
+KILN_SDPA_16_D64(kiln_sdpa_f16_d64, __half)
 KILN_SDPA_16(kiln_sdpa_f16_d128, __half, 128, kWarps16)
 KILN_SDPA_32(kiln_sdpa_f32_d32, 32)
 KILN_SDPA_32(kiln_sdpa_f32_d64, 64)
