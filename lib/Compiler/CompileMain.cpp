@@ -4,7 +4,7 @@
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
 //              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-gemm=cublas|kernel]
 //              [--cuda-attention=fused|decomposed]
-//              [--cuda-conv=cudnn|gemm|kernel]
+//              [--cuda-conv=cudnn|gemm|kernel] [--conv-layout=auto|nhwc|nchw]
 //              [--cuda-tf32=conv|all|none] [--cuda-toolkit=DIR] [--rocm-path=DIR]
 //              [--grad|--jvp|--jacobian|--hessian|--hvp|--train-step=sgd|adamw [--lr=R]
 //               [--momentum=M] [--betas=B1,B2] [--eps=E] [--weight-decay=W]]
@@ -185,6 +185,11 @@ int kilnCompileMain(int argc, char **argv) {
                                 cl::desc("Large convolutions for --target=cuda: cudnn (the runtime loads "
                                          "cuDNN, default), gemm (im2col and cuBLAS) or kernel (generated)"),
                                 cl::init("cudnn"), cl::cat(cat));
+  cl::opt<std::string> convLayout("conv-layout",
+                                  cl::desc("Layout of 2-d convolutions and the ops around them: auto (nhwc "
+                                           "for --target=cuda with cuDNN convolutions, else nchw), nhwc "
+                                           "(channels last) or nchw"),
+                                  cl::init("auto"), cl::cat(cat));
   cl::opt<std::string> cudaTf32("cuda-tf32",
                                 cl::desc("Where float32 GEMMs of --target=cuda may use TF32: conv "
                                          "(convolutions, PyTorch's default), all, or none"),
@@ -330,6 +335,7 @@ int kilnCompileMain(int argc, char **argv) {
     if (cudaConv == "gemm" && cudaGemm != "cublas")
       return fail("--cuda-conv=gemm runs convolutions as cuBLAS GEMMs: it needs --cuda-gemm=cublas");
     cudaOpts.conv = cudaConv;
+    cudaOpts.channelsLast = convLayout == "nhwc" || (convLayout == "auto" && cudaConv == "cudnn");
     if (cudaTf32 != "conv" && cudaTf32 != "all" && cudaTf32 != "none")
       return fail("--cuda-tf32 must be 'conv', 'all' or 'none', got '" + cudaTf32 + "'");
     cudaOpts.tf32 = cudaTf32;
@@ -342,6 +348,10 @@ int kilnCompileMain(int argc, char **argv) {
     return fail("this kiln-compile was built without the CUDA backend (configure with "
                 "-DKILN_ENABLE_CUDA=ON and a CUDA toolkit)");
 #endif
+  if (convLayout != "auto" && convLayout != "nhwc" && convLayout != "nchw")
+    return fail("--conv-layout must be 'auto', 'nhwc' or 'nchw', got '" + convLayout + "'");
+  if (convLayout == "nhwc" && target == "rocm")
+    return fail("--conv-layout=nhwc is for --target=cpu and --target=cuda");
   if (weightsMode != "embed" && weightsMode != "external")
     return fail("--weights must be 'embed' or 'external', got '" + weightsMode + "'");
   bool embed = weightsMode == "embed";
@@ -586,7 +596,7 @@ int kilnCompileMain(int argc, char **argv) {
       buildROCmPipeline(pm, rocmOpts);
     else
 #endif
-      buildCPUPipeline(pm);
+      buildCPUPipeline(pm, convLayout == "nhwc");
     if (failed(pm.run(*module)))
       return fail("compilation of '" + input + "' failed (see the errors above)");
     // The entry's peak buffer bytes, recorded by kiln-early-dealloc (CPU and
@@ -597,7 +607,24 @@ int kilnCompileMain(int argc, char **argv) {
         llvm::errs() << "  peak buffer bytes: " << peak.getInt()
                      << " (the most the entry's own buffers hold at once)\n";
     }
-    module->walk([](Operation *op) { op->removeAttr("kiln.peak_buffer_bytes"); });
+    // Weights the entry takes permuted (kiln-channels-last): the runtime
+    // permutes them once, at load, as the manifest's `layout` lines say.
+    if (Operation *fn = SymbolTable::lookupSymbolIn(*module, entryName))
+      if (auto layouts = fn->getAttrOfType<DictionaryAttr>("kiln.weight_layouts")) {
+        std::string lines;
+        for (NamedAttribute l : layouts) {
+          lines += "layout " + l.getName().str();
+          for (int64_t p : cast<DenseI64ArrayAttr>(l.getValue()).asArrayRef())
+            lines += " " + std::to_string(p);
+          lines += "\n";
+        }
+        size_t end = manifest->rfind("end\n");
+        manifest->insert(end == std::string::npos ? manifest->size() : end, lines);
+      }
+    module->walk([](Operation *op) {
+      op->removeAttr("kiln.peak_buffer_bytes");
+      op->removeAttr("kiln.weight_layouts");
+    });
   }
 
   // 4. LLVM IR, the model ABI, optimisation, object code, link.

@@ -19,7 +19,7 @@
 
 using namespace mlir;
 
-void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention) {
+void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bool channelsLast) {
   // Autograd transforms first (kiln-compile --grad has already run it): it
   // also drops the stop_gradient markers the importer puts on detach.
   pm.addPass(kiln::createAutogradDifferentiate());
@@ -33,6 +33,10 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(kiln::createConvertATenToLinalg());
   fpm.addPass(createCanonicalizerPass());
+  if (channelsLast) {
+    fpm.addPass(kiln::createKilnChannelsLast());
+    fpm.addPass(createCanonicalizerPass());
+  }
   // Recomputations (autograd-differentiate remat) must survive CSE.
   fpm.addPass(kiln::createKilnKeepRecomputed());
   fpm.addPass(createCSEPass());
@@ -158,8 +162,8 @@ void kiln::buildGPUHostToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void kiln::buildCPUPipeline(OpPassManager &pm) {
-  buildLowerToLinalgPipeline(pm);
+void kiln::buildCPUPipeline(OpPassManager &pm, bool channelsLast) {
+  buildLowerToLinalgPipeline(pm, /*fusedAttention=*/false, channelsLast);
   buildLinalgToLLVMPipeline(pm);
 }
 

@@ -289,6 +289,10 @@ struct DnnConvMatch {
   SmallVector<Operation *> padOps;
   /// Frees of `source`'s buffer between the copy and the convolution: moved after it.
   SmallVector<Operation *> movedFrees;
+  /// Channels last (N, spatial.., C), (F, k.., C) and (N, o.., F), not
+  /// grouped: the dim of each operand at each position of the channels-first
+  /// order the call takes; empty when the operands are channels-first.
+  SmallVector<int64_t> channelsLast;
 };
 
 /// Bits of the runtime convolution's `flags` argument (runtime/src/cuda/Dnn.cpp).
@@ -302,9 +306,27 @@ MemRefType convArgType(Type elem) {
 }
 
 /// `buffer` (N, C, spatial..) with unit dims after C up to rank 5, as the
-/// runtime's argument type.
-Value asConvArg(OpBuilder &b, Location loc, Value buffer) {
+/// runtime's argument type. With `perm` (channels last), position i of that
+/// order is `buffer`'s dim perm[i]: a view of its own strided metadata.
+Value asConvArg(OpBuilder &b, Location loc, Value buffer, ArrayRef<int64_t> perm = {}) {
   auto type = cast<MemRefType>(buffer.getType());
+  if (!perm.empty()) {
+    auto md = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+    SmallVector<OpFoldResult> sizes, strides;
+    for (int64_t i = 0; i < static_cast<int64_t>(perm.size()); ++i) {
+      // Unit spatial dims after C, strided as a packed layout would be.
+      if (i == 2)
+        for (int64_t u = perm.size(); u < 5; ++u) {
+          sizes.push_back(b.getIndexAttr(1));
+          strides.push_back(OpFoldResult(
+              arith::MulIOp::create(b, loc, md.getSizes()[perm[2]], md.getStrides()[perm[2]]).getResult()));
+        }
+      sizes.push_back(md.getSizes()[perm[i]]);
+      strides.push_back(md.getStrides()[perm[i]]);
+    }
+    return memref::ReinterpretCastOp::create(b, loc, convArgType(type.getElementType()), buffer,
+                                             OpFoldResult(md.getOffset()), sizes, strides);
+  }
   int64_t rank = type.getRank();
   if (rank < 5) {
     SmallVector<int64_t> shape{type.getDimSize(0), type.getDimSize(1)};
@@ -919,9 +941,30 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     };
     SmallVector<unsigned> out, w;
     if (!dimsOf(op.getDpsInitOperand(0), out) || !dimsOf(op.getDpsInputOperand(1), w) || out.size() != w.size() ||
-        out.size() < 3 || w[0] != out[1])
+        out.size() < 3)
       return failure();
     DnnConvMatch m;
+    AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    SmallVector<AffineExpr> inResults(in.getResults());
+    if (w[0] != out[1]) {
+      // Channels last: read every operand in the channels-first order.
+      int64_t rank = static_cast<int64_t>(out.size());
+      if (w[0] != out.back() || in.getNumResults() != out.size())
+        return failure();
+      m.channelsLast = {0, rank - 1};
+      for (int64_t i = 1; i < rank - 1; ++i)
+        m.channelsLast.push_back(i);
+      auto permute = [&](auto &list) {
+        auto copy = list;
+        for (auto [i, p] : llvm::enumerate(m.channelsLast))
+          list[i] = copy[p];
+      };
+      permute(out);
+      permute(w);
+      permute(inResults);
+      if (w[1] == out[2])
+        return failure();
+    }
     // Grouped: out (n, g, f, o..), w (g, f, c, k..); else out (n, f, o..), w (f, c, k..).
     m.grouped = w[1] == out[2];
     unsigned lead = m.grouped ? 3 : 2;
@@ -939,15 +982,14 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       if ((iters[l] == utils::IteratorType::reduction) != reduction)
         return failure();
     }
-    AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
     MLIRContext *ctx = op.getContext();
-    if (in.getNumResults() != out.size() || in.getResult(0) != getAffineDimExpr(n, ctx) ||
-        in.getResult(lead - 1) != getAffineDimExpr(c, ctx) ||
-        (m.grouped && in.getResult(1) != getAffineDimExpr(out[1], ctx)))
+    if (inResults.size() != out.size() || inResults[0] != getAffineDimExpr(n, ctx) ||
+        inResults[lead - 1] != getAffineDimExpr(c, ctx) ||
+        (m.grouped && inResults[1] != getAffineDimExpr(out[1], ctx)))
       return failure();
     unsigned numLoops = op.getNumLoops();
     for (int64_t i = 0; i < k; ++i) {
-      AffineExpr e = in.getResult(lead + i);
+      AffineExpr e = inResults[lead + i];
       unsigned o = out[lead + i], kk = w[lead + i];
       int64_t s = coefficient(e, o, numLoops), d = coefficient(e, kk, numLoops);
       if (s <= 0 || d <= 0)
@@ -1030,7 +1072,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     if (!srcType || srcType.getRank() != rank || srcType.getElementType() != padType.getElementType() ||
         static_cast<int64_t>(m.stride.size()) != k)
       return false;
-    // Offsets (0, 0, p..), unit strides, sizes (N, C, S..) with P = S + 2p.
+    // Offsets (0, 0, p..), unit strides, sizes (N, C, S..) with P = S + 2p
+    // (channels last: (0, p.., 0) and (N, S.., C)).
     SmallVector<OpFoldResult> offsets = sub.getMixedOffsets(), sizes = sub.getMixedSizes(),
                               steps = sub.getMixedStrides();
     SmallVector<int64_t> pad;
@@ -1039,7 +1082,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       std::optional<int64_t> off = getConstantIntValue(offsets[i]), step = getConstantIntValue(steps[i]);
       if (!off || !step || *step != 1)
         return false;
-      if (i < 2) {
+      bool whole = m.channelsLast.empty() ? i < 2 : i == 0 || i == rank - 1;
+      if (whole) {
         // The whole of a batch or channel dim: the same static size, or the
         // alloc's own dynamic size.
         OpFoldResult whole = padType.isDynamicDim(i) ? OpFoldResult(alloc.getDynamicSizes()[dynamicIndex++])
@@ -1191,8 +1235,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     for (auto [list, unit] : {std::pair<ArrayRef<int64_t>, int64_t>{m.stride, 1}, {m.padding, 0}, {m.dilation, 1}})
       for (int64_t i = k; i < 3 + k; ++i)
         args.push_back(arith::ConstantIntOp::create(rewriter, loc, i < 3 ? unit : list[i - 3], 64));
-    args.append({asConvArg(rewriter, loc, x), asConvArg(rewriter, loc, w),
-                 asConvArg(rewriter, loc, narrow ? merged(narrow, 1) : y)});
+    args.append({asConvArg(rewriter, loc, x, m.channelsLast), asConvArg(rewriter, loc, w, m.channelsLast),
+                 asConvArg(rewriter, loc, narrow ? merged(narrow, 1) : y, m.channelsLast)});
     func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
     if (retarget) {
       for (OpOperand *use : readers) {

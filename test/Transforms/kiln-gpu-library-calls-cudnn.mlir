@@ -270,3 +270,40 @@ func.func @bf16_kept(%in: memref<2x32x32x32xbf16>, %w: memref<64x32x3x3xbf16>, %
   memref.dealloc %acc : memref<2x64x14x14xf32>
   return
 }
+
+// Channels last (kiln-channels-last's convolutions): input (N, H, W, C),
+// filter (F, KH, KW, C), output (N, OH, OW, F), the input zero-padded in H
+// and W. The call takes each operand viewed in the channels-first order it
+// expects, through a reinterpret_cast of the buffer's own metadata with a
+// unit depth after C; the padding folds into the call as in NCHW.
+// CHECK-LABEL: func.func @channels_last
+// CHECK: %[[SRC:.*]] = memref.alloc() : memref<2x56x56x16xbf16>
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: %[[XB:.*]], %[[XO:.*]], %[[XS:.*]]:4, %[[XT:.*]]:4 = memref.extract_strided_metadata %[[SRC]]
+// CHECK: %[[XU:.*]] = arith.muli %[[XS]]#1, %[[XT]]#1
+// CHECK: %[[X:.*]] = memref.reinterpret_cast %[[SRC]] to offset: [%[[XO]]], sizes: [%[[XS]]#0, %[[XS]]#3, 1, %[[XS]]#1, %[[XS]]#2], strides: [%[[XT]]#0, %[[XT]]#3, %[[XU]], %[[XT]]#1, %[[XT]]#2]
+// CHECK: %[[WB:.*]], %[[WO:.*]], %[[WS:.*]]:4, %[[WT:.*]]:4 = memref.extract_strided_metadata %arg1
+// CHECK: %[[W:.*]] = memref.reinterpret_cast %arg1 to offset: [%[[WO]]], sizes: [%[[WS]]#0, %[[WS]]#3, 1, %[[WS]]#1, %[[WS]]#2]
+// CHECK: %[[YB:.*]], %[[YO:.*]], %[[YS:.*]]:4, %[[YT:.*]]:4 = memref.extract_strided_metadata %arg2
+// CHECK: %[[Y:.*]] = memref.reinterpret_cast %arg2 to offset: [%[[YO]]], sizes: [%[[YS]]#0, %[[YS]]#3, 1, %[[YS]]#1, %[[YS]]#2]
+// CHECK: call @kiln_gpu_conv_bf16(%[[FLAGS]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ZERO]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[X]], %[[W]], %[[Y]])
+// CHECK-NOT: linalg
+// CHECK: return
+func.func @channels_last(%in: memref<2x56x56x16xbf16>, %w: memref<32x3x3x16xbf16>, %out: memref<2x56x56x32xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %src = memref.alloc() : memref<2x56x56x16xbf16>
+  linalg.copy ins(%in : memref<2x56x56x16xbf16>) outs(%src : memref<2x56x56x16xbf16>)
+  %pad = memref.alloc() : memref<2x58x58x16xbf16>
+  linalg.fill ins(%zero : bf16) outs(%pad : memref<2x58x58x16xbf16>)
+  %sub = memref.subview %pad[0, 1, 1, 0] [2, 56, 56, 16] [1, 1, 1, 1] : memref<2x58x58x16xbf16> to memref<2x56x56x16xbf16, strided<[53824, 928, 16, 1], offset: 944>>
+  linalg.copy ins(%src : memref<2x56x56x16xbf16>) outs(%sub : memref<2x56x56x16xbf16, strided<[53824, 928, 16, 1], offset: 944>>)
+  linalg.fill ins(%zero : bf16) outs(%out : memref<2x56x56x32xbf16>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%pad, %w : memref<2x58x58x16xbf16>, memref<32x3x3x16xbf16>) outs(%out : memref<2x56x56x32xbf16>)
+  memref.dealloc %pad : memref<2x58x58x16xbf16>
+  memref.dealloc %src : memref<2x56x56x16xbf16>
+  return
+}

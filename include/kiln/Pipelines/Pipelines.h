@@ -8,8 +8,11 @@
 namespace kiln {
 /// aten -> linalg on tensors, fused (`kiln-lower-to-linalg`). With
 /// `fusedAttention` (CUDA), attention the runtime's fused kernel runs becomes
-/// its call first (kiln-gpu-fused-attention).
-void buildLowerToLinalgPipeline(mlir::OpPassManager &pm, bool fusedAttention = false);
+/// its call first (kiln-gpu-fused-attention). With `channelsLast` (CUDA with
+/// cuDNN), 2-d convolutions and the ops around them run in NHWC
+/// (kiln-channels-last).
+void buildLowerToLinalgPipeline(mlir::OpPassManager &pm, bool fusedAttention = false,
+                                bool channelsLast = false);
 /// linalg on tensors -> bufferized loops -> LLVM dialect (`kiln-linalg-to-llvm`).
 void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm);
 /// Options of the vendor-neutral GPU lowering.
@@ -49,7 +52,7 @@ void buildGPUKernelLoweringPrologue(mlir::OpPassManager &pm);
 /// launches as calls of the mgpu* runtime functions (`kiln-gpu-host-to-llvm`).
 void buildGPUHostToLLVMPipeline(mlir::OpPassManager &pm);
 /// The whole CPU path, aten -> LLVM dialect (`kiln-cpu-pipeline`).
-void buildCPUPipeline(mlir::OpPassManager &pm);
+void buildCPUPipeline(mlir::OpPassManager &pm, bool channelsLast = false);
 /// Registers the pipelines above by name with MLIR's pass registry.
 void registerPipelines();
 } // namespace kiln

@@ -39,6 +39,10 @@ struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
                            llvm::cl::desc("Where float32 GEMMs may use TF32: conv (PyTorch's "
                                           "default), all, or none"),
                            llvm::cl::init("conv")};
+  Option<bool> channelsLast{*this, "channels-last",
+                            llvm::cl::desc("2-d convolutions and the ops around them run on NHWC tensors "
+                                           "(kiln-channels-last; for cuDNN's fast kernels)"),
+                            llvm::cl::init(true)};
   Option<bool> fusedAttention{*this, "fused-attention",
                               llvm::cl::desc("scaled_dot_product_attention through the runtime's fused "
                                              "kernel (kiln-gpu-fused-attention) where it applies"),

@@ -111,6 +111,32 @@ def KilnVectorFriendlyLoops : Pass<"kiln-vector-friendly-loops", "::mlir::func::
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect"];
 }
 
+def KilnChannelsLast : Pass<"kiln-channels-last", "::mlir::func::FuncOp"> {
+  let summary = "Run 2-d convolutions and the ops around them on NHWC tensors";
+  let description = [{
+    Rewrites each `linalg.conv_2d_nchw_fchw` on tensors as a
+    `linalg.conv_2d_nhwc_fhwc` between transposes, then moves the transposes
+    until they cancel:
+    - an elementwise `linalg.generic` whose full-size inputs are all NHWC
+      tensors transposed to NCHW runs in NHWC (its loops permuted, inputs
+      broadcast along some dims re-indexed);
+    - `tensor.pad` and `linalg.pooling_nchw_{max,sum}` of such a tensor run in
+      NHWC;
+    - any other `linalg.generic` (a reduction over H and W) reads the NHWC
+      tensor through its indexing map;
+    - transposes of transposes, of `tensor.empty`, of `linalg.fill` and of
+      broadcasts fold.
+    A 4-d weight of the entry (`kiln.kind` other than input, not updated)
+    whose only readers are transposes to NHWC becomes an argument of the
+    permuted shape, and the entry's `kiln.weight_layouts` dictionary maps its
+    name to the permutation, which kiln-compile writes into the manifest for
+    the runtime to apply once, when it loads the weights.
+    The CUDA pipeline runs it when convolutions go to cuDNN, whose NHWC
+    kernels are the fast ones on tensor cores.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Turn each linalg op on buffers into parallel loops mapped to GPU blocks and threads";
   let description = [{

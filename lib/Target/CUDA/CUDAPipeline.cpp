@@ -28,7 +28,7 @@ using namespace mlir;
 namespace kiln {
 
 void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
-  buildLowerToLinalgPipeline(pm, options.fusedAttention);
+  buildLowerToLinalgPipeline(pm, options.fusedAttention, options.channelsLast);
   GPUPipelineOptions gpuOpts;
   gpuOpts.blockSize = options.blockSize;
   gpuOpts.libraryGemm = options.cublas;

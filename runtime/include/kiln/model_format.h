@@ -43,6 +43,12 @@
  *        state-dict name) or user input (kind input) the program mutates in
  *        place; after a run the loader writes it into the model's copy of
  *        the weight, or into the caller's input tensor. Follows every `out`.
+ *   layout <name> <p0> <p1> ...
+ *        the entry takes weight <name> (an earlier `arg` line) permuted: its
+ *        dim i is dim p_i of the state-dict tensor, packed. The loader checks
+ *        the weight against the `arg` line, then permutes it once, at load
+ *        (kiln-compile writes these for the NHWC filters of convolutions on
+ *        CUDA, docs/cuda.md).
  *   end
  * A GPU model's argument and result descriptors point to device memory,
  * its outputs come from the runtime's caching device allocator (the mgpu*

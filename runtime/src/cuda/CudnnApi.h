@@ -15,7 +15,7 @@ using cudnnFilterDescriptor_t = struct cudnnFilterStruct *;
 using cudnnConvolutionDescriptor_t = struct cudnnConvolutionStruct *;
 using cudnnStatus_t = int;
 // Enumerators of cuDNN 9's ABI (cudnn_graph.h, cudnn_cnn.h).
-constexpr int CUDNN_DATA_FLOAT = 0, CUDNN_DATA_HALF = 2, CUDNN_DATA_BFLOAT16 = 9, CUDNN_TENSOR_NCHW = 0,
+constexpr int CUDNN_DATA_FLOAT = 0, CUDNN_DATA_HALF = 2, CUDNN_DATA_BFLOAT16 = 9, CUDNN_TENSOR_NCHW = 0, CUDNN_TENSOR_NHWC = 1,
               CUDNN_CROSS_CORRELATION = 1, CUDNN_TENSOR_OP_MATH = 1, CUDNN_FMA_MATH = 3, CUDNN_DEFAULT_MATH = 0;
 
 /// cudnnConvolutionFwdAlgoPerf_t.

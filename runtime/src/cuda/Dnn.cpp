@@ -15,6 +15,8 @@
 #include "../gpu/Runtime.h"
 
 #include <array>
+#include <initializer_list>
+#include <iterator>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <map>
@@ -105,9 +107,21 @@ struct Handle {
 
 std::string statusText(const Cudnn &c, cudnnStatus_t s) { return c.errorString(s); }
 
+/// Whether `d`'s dims, taken in `order` from outermost to innermost, are
+/// packed (unit dims may have any stride).
+bool packedIn(const Desc5 *d, std::initializer_list<int> order) {
+  int64_t expect = 1;
+  for (auto it = std::rbegin(order); it != std::rend(order); ++it) {
+    if (d->sizes[*it] != 1 && d->strides[*it] != expect) return false;
+    expect *= d->sizes[*it];
+  }
+  return true;
+}
+
 /// out = conv(x, w) (or out += with no kConvOverwrite) on the call's stream.
 /// x and y are (N, C, D, H, W) with any strides, w (F, C/groups, KD, KH, KW)
-/// contiguous; params are stride, padding and dilation per spatial dim.
+/// packed in that order or channels last (F, KD, KH, KW, C/groups); params
+/// are stride, padding and dilation per spatial dim.
 void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64_t groups,
           const std::array<int64_t, 9> &params, Desc5 *X, Desc5 *W, Desc5 *Y) {
   LaunchScope *scope = LaunchScope::current();
@@ -131,9 +145,9 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
       if (r) scope->fail(std::string(name) + ": zeroing the output: " + be.errorString(r));
       return;
     }
-    if (W->strides[4] != 1 || W->strides[3] != W->sizes[4] || W->strides[2] != W->sizes[3] * W->strides[3] ||
-        W->strides[1] != W->sizes[2] * W->strides[2] || W->strides[0] != W->sizes[1] * W->strides[1])
-      return scope->fail(std::string(name) + ": the filter is not contiguous");
+    const bool filterLast = !packedIn(W, {0, 1, 2, 3, 4});
+    if (filterLast && !packedIn(W, {0, 2, 3, 4, 1}))
+      return scope->fail(std::string(name) + ": the filter is neither packed channels-first nor channels-last");
     // A 2-d (or 1-d) convolution is given with a unit depth: cuDNN runs it as
     // 4-d tensors, whose kernels are faster than the 5-d ones.
     bool flat = X->sizes[2] == 1 && W->sizes[2] == 1 && Y->sizes[2] == 1 && params[3] == 0;
@@ -141,7 +155,7 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
     const bool tf32 = flags & kConvTF32;
     int math = dataType != CUDNN_DATA_FLOAT ? CUDNN_TENSOR_OP_MATH : tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
     auto fits = [](int64_t v) { return v >= 0 && v <= INT32_MAX; };
-    std::vector<int64_t> key{dataType, math, nb, groups};
+    std::vector<int64_t> key{dataType, math, nb, groups, filterLast};
     for (Desc5 *d : {X, W, Y})
       for (int i = 0; i < 5; ++i) {
         if (!fits(d->sizes[i]) || !fits(d->strides[i]))
@@ -182,7 +196,8 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
       check(c.createTensor(&p.y), "cudnnCreateTensorDescriptor");
       check(c.setTensorNd(p.y, dataType, nb, yd, ys), "the output's descriptor");
       check(c.createFilter(&p.w), "cudnnCreateFilterDescriptor");
-      check(c.setFilterNd(p.w, dataType, CUDNN_TENSOR_NCHW, nb, wd), "the filter's descriptor");
+      check(c.setFilterNd(p.w, dataType, filterLast ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, nb, wd),
+            "the filter's descriptor");
       check(c.createConv(&p.conv), "cudnnCreateConvolutionDescriptor");
       check(c.setConvNd(p.conv, nb - 2, pad, stride, dil, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
             "the convolution's descriptor");

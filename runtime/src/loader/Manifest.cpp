@@ -221,6 +221,23 @@ Manifest parseManifest(const std::string &text) {
         if (!m.updates.empty()) fail(lineNo, raw, "'out' after an 'update' line (updates come last)");
         m.outputs.push_back(std::move(v));
       }
+    } else if (kw == "layout") {
+      if (tok.size() < 2) fail(lineNo, raw, "expected 'layout <name> <p0> <p1> ...'");
+      auto it = std::find_if(m.args.begin(), m.args.end(),
+                             [&](const ManifestValue &a) { return a.isWeight() && a.name == tok[1]; });
+      if (it == m.args.end()) fail(lineNo, raw, "layout of '" + tok[1] + "', which is no earlier weight arg");
+      if (!it->layout.empty()) fail(lineNo, raw, "a second layout of '" + tok[1] + "'");
+      if (tok.size() - 2 != it->dims.size())
+        fail(lineNo, raw, "layout of '" + tok[1] + "' has " + std::to_string(tok.size() - 2) +
+                              " entries for a weight of rank " + std::to_string(it->dims.size()));
+      std::vector<bool> seen(it->dims.size(), false);
+      for (size_t i = 2; i < tok.size(); ++i) {
+        int64_t p;
+        if (!parseInt(tok[i], p) || p < 0 || p >= (int64_t)seen.size() || seen[p])
+          fail(lineNo, raw, "layout of '" + tok[1] + "' is not a permutation of its dims");
+        seen[p] = true;
+        it->layout.push_back(p);
+      }
     } else if (kw == "end") {
       if (tok.size() != 1) fail(lineNo, raw, "'end' takes no operands");
       sawEnd = true;

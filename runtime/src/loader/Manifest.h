@@ -34,6 +34,9 @@ struct ManifestValue {
   DType dtype = DType::Float32;
   std::vector<ManifestDim> dims;
   int64_t offset = -1, nbytes = -1;  ///< embedded weight location, -1 if absent
+  /// From a `layout` line: the entry takes the weight permuted (its dim i is
+  /// dim layout[i] of the state-dict tensor); empty: as it is.
+  std::vector<int64_t> layout;
   int line = 0;
   bool isWeight() const {
     return kind == ValueKind::Param || kind == ValueKind::Buffer || kind == ValueKind::Constant;

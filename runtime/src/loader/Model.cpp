@@ -221,6 +221,18 @@ void Model::bindWeights(const ModelOptions &options, const void *blob, size_t bl
                       "' expects " + dtypeName(v.dtype) + " " + shapeToString(sizes));
     weights_[ai] = t;
   }
+  // Weights the entry takes permuted: one packed copy in that order.
+  for (size_t ai : paramArgs_) {
+    const ManifestValue &v = manifest_.args[ai];
+    if (v.layout.empty()) continue;
+    const Tensor &t = weights_[ai];
+    std::vector<int64_t> sizes, strides;
+    for (int64_t p : v.layout) {
+      sizes.push_back(t.size(p));
+      strides.push_back(t.stride(p));
+    }
+    weights_[ai] = Tensor::view(t.storage(), t.offset(), sizes, strides, t.dtype()).clone();
+  }
 }
 
 Model::~Model() {

@@ -69,6 +69,7 @@ TEST(CudnnHeaders, ConstantsHaveCudnnsValues) {
   EXPECT_EQ(dnn::CUDNN_DATA_HALF, static_cast<int>(::CUDNN_DATA_HALF));
   EXPECT_EQ(dnn::CUDNN_DATA_BFLOAT16, static_cast<int>(::CUDNN_DATA_BFLOAT16));
   EXPECT_EQ(dnn::CUDNN_TENSOR_NCHW, static_cast<int>(::CUDNN_TENSOR_NCHW));
+  EXPECT_EQ(dnn::CUDNN_TENSOR_NHWC, static_cast<int>(::CUDNN_TENSOR_NHWC));
   EXPECT_EQ(dnn::CUDNN_CROSS_CORRELATION, static_cast<int>(::CUDNN_CROSS_CORRELATION));
   EXPECT_EQ(dnn::CUDNN_DEFAULT_MATH, static_cast<int>(::CUDNN_DEFAULT_MATH));
   EXPECT_EQ(dnn::CUDNN_TENSOR_OP_MATH, static_cast<int>(::CUDNN_TENSOR_OP_MATH));

@@ -68,6 +68,14 @@ TEST(Manifest, ExternalWeightsNeedNoOffsets) {
   EXPECT_EQ(m.args[0].offset, -1);
 }
 
+TEST(Manifest, LayoutPermutesAWeight) {
+  Manifest m = parseManifest("kiln-manifest 1\nweights external\narg param conv.weight f32 4 8 3 5 5\n"
+                             "arg param b f32 1 8\narg input x f32 4 1 3 5 5\nout y f32 1 8\n"
+                             "layout conv.weight 0 2 3 1\nend\n");
+  EXPECT_EQ(m.args[0].layout, (std::vector<int64_t>{0, 2, 3, 1}));
+  EXPECT_TRUE(m.args[1].layout.empty());
+}
+
 namespace {
 struct Bad {
   const char *body;   // lines after the header (line 2 onwards)
@@ -138,6 +146,13 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"arg input x f32 1 4\nupdate input x i64 1 4\nend\n", "another dtype or rank", 3},
         Bad{"arg input x f32 1 4\nupdate input x f32 1 4\nupdate input x f32 1 4\nend\n",
             "'x' is updated twice", 4},
+        Bad{"layout\nend\n", "expected 'layout <name> <p0> <p1> ...'", 2},
+        Bad{"weights external\nlayout w 1 0\narg param w f32 2 3 4\nend\n", "no earlier weight arg", 3},
+        Bad{"weights external\narg input w f32 2 3 4\nlayout w 1 0\nend\n", "no earlier weight arg", 4},
+        Bad{"weights external\narg param w f32 2 3 4\nlayout w 1 0 2\nend\n", "has 3 entries for a weight of rank 2", 4},
+        Bad{"weights external\narg param w f32 2 3 4\nlayout w 1 1\nend\n", "not a permutation", 4},
+        Bad{"weights external\narg param w f32 2 3 4\nlayout w 0 2\nend\n", "not a permutation", 4},
+        Bad{"weights external\narg param w f32 2 3 4\nlayout w 1 0\nlayout w 1 0\nend\n", "a second layout", 5},
         Bad{"end\nname late\n", "content after 'end'", 3},
         Bad{"end now\n", "'end' takes no operands", 2},
         Bad{"kiln-manifest 1\nend\n", "duplicate 'kiln-manifest'", 2},

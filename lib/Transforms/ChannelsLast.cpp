@@ -1,0 +1,404 @@
+//===- ChannelsLast.cpp - 2-d convolutions and their neighbours in NHWC ----===//
+//
+// Rewrites each 2-d NCHW convolution on tensors as an NHWC one between two
+// transposes, then moves the transposes through the ops around it until they
+// meet and cancel: elementwise ops, pads and poolings run in NHWC, reductions
+// read NHWC through their indexing maps, and a filter that is an argument of
+// the entry becomes an argument the runtime passes already permuted
+// (`kiln.weight_layouts`). docs/Rationale/gpu-channels-last.md says why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNCHANNELSLAST
+#include "kiln/Transforms/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// NCHW -> NHWC: the NHWC tensor's dim i is the NCHW tensor's dim kToLast[i].
+constexpr int64_t kToLast[4] = {0, 2, 3, 1};
+/// NHWC -> NCHW.
+constexpr int64_t kToFirst[4] = {0, 3, 1, 2};
+
+/// `v` transposed by `perm` (linalg.transpose semantics: result dim i is
+/// input dim perm[i]).
+Value transposeOf(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v), permuted;
+  for (int64_t p : perm)
+    permuted.push_back(sizes[p]);
+  Value init = tensor::EmptyOp::create(b, loc, permuted, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, v, init, perm)->getResult(0);
+}
+
+/// The tensor `v` is a transpose of by `perm`, or null.
+Value transposedFrom(Value v, ArrayRef<int64_t> perm) {
+  auto t = v.getDefiningOp<linalg::TransposeOp>();
+  if (!t || t.getPermutation() != perm)
+    return {};
+  return t.getInput();
+}
+
+/// The map that reads x where `map` read transpose(x, perm): result
+/// perm[i] of the new map is result i of `map`.
+AffineMap throughTranspose(AffineMap map, ArrayRef<int64_t> perm) {
+  SmallVector<AffineExpr> results(map.getNumResults());
+  for (auto [i, p] : llvm::enumerate(perm))
+    results[p] = map.getResult(i);
+  return AffineMap::get(map.getNumDims(), map.getNumSymbols(), results, map.getContext());
+}
+
+/// The value `pad` pads with, when it is one defined outside the pad.
+Value padValue(tensor::PadOp pad) {
+  Value v = pad.getConstantPaddingValue();
+  return v && v.getParentRegion() != &pad.getRegion() ? v : Value();
+}
+
+bool isPermutationMap(AffineMap map) { return map.getNumResults() == map.getNumDims() && map.isPermutation(); }
+
+/// conv_2d_nchw_fchw(x, w, init) ->
+///   transpose(conv_2d_nhwc_fhwc(transpose(x), transpose(w), transpose(init))).
+struct ConvToNHWC : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "not on tensors");
+    Location loc = op.getLoc();
+    Value x = transposeOf(rewriter, loc, op.getInputs()[0], kToLast);
+    Value w = transposeOf(rewriter, loc, op.getInputs()[1], kToLast);
+    Value init = transposeOf(rewriter, loc, op.getOutputs()[0], kToLast);
+    Value y = linalg::Conv2DNhwcFhwcOp::create(rewriter, loc, init.getType(), ValueRange{x, w}, ValueRange{init},
+                                               op.getStrides(), op.getDilations())
+                  .getResult(0);
+    rewriter.replaceOp(op, transposeOf(rewriter, loc, y, kToFirst));
+    return success();
+  }
+};
+
+/// pooling_nchw_{max,sum}(transpose_to_nchw(x), window, init) ->
+///   transpose(pooling_nhwc_{max,sum}(x, window, transpose(init))).
+template <typename NCHW, typename NHWC> struct PoolToNHWC : OpRewritePattern<NCHW> {
+  using OpRewritePattern<NCHW>::OpRewritePattern;
+  LogicalResult matchAndRewrite(NCHW op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "not on tensors");
+    Value x = transposedFrom(op.getInputs()[0], kToFirst);
+    if (!x)
+      return rewriter.notifyMatchFailure(op, "the input is not an NHWC tensor transposed");
+    Location loc = op.getLoc();
+    Value init = transposeOf(rewriter, loc, op.getOutputs()[0], kToLast);
+    Value y = NHWC::create(rewriter, loc, init.getType(), ValueRange{x, op.getInputs()[1]}, ValueRange{init},
+                           op.getStrides(), op.getDilations())
+                  .getResult(0);
+    rewriter.replaceOp(op, transposeOf(rewriter, loc, y, kToFirst));
+    return success();
+  }
+};
+
+/// transpose(transpose(x, p), q) -> x, or one transpose.
+struct TransposeOfTranspose : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<linalg::TransposeOp>();
+    if (!inner)
+      return failure();
+    ArrayRef<int64_t> p = inner.getPermutation(), q = op.getPermutation();
+    SmallVector<int64_t> r;
+    bool identity = true;
+    for (auto [i, qi] : llvm::enumerate(q)) {
+      r.push_back(p[qi]);
+      identity &= r.back() == static_cast<int64_t>(i);
+    }
+    if (identity)
+      rewriter.replaceOp(op, inner.getInput());
+    else
+      rewriter.replaceOp(op, transposeOf(rewriter, op.getLoc(), inner.getInput(), r));
+    return success();
+  }
+};
+
+/// transpose(tensor.empty) -> tensor.empty of the permuted sizes;
+/// transpose(fill(c, init)) -> fill(c, transpose(init)).
+struct TransposeOfInit : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op, PatternRewriter &rewriter) const override {
+    Value in = op.getInput();
+    Location loc = op.getLoc();
+    if (auto empty = in.getDefiningOp<tensor::EmptyOp>()) {
+      SmallVector<OpFoldResult> sizes = empty.getMixedSizes(), permuted;
+      for (int64_t p : op.getPermutation())
+        permuted.push_back(sizes[p]);
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, permuted, empty.getType().getElementType());
+      return success();
+    }
+    if (auto fill = in.getDefiningOp<linalg::FillOp>(); fill && fill.hasPureTensorSemantics() && fill->hasOneUse()) {
+      Value init = transposeOf(rewriter, loc, fill.getOutputs()[0], op.getPermutation());
+      rewriter.replaceOp(op, linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], init).getResult(0));
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// tensor.pad(transpose_to_nchw(x)) -> transpose_to_nchw(tensor.pad(x)).
+struct PadOfTranspose : OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::PadOp op, PatternRewriter &rewriter) const override {
+    Value x = transposedFrom(op.getSource(), kToFirst);
+    Value value = padValue(op);
+    if (!x || !value)
+      return failure();
+    SmallVector<OpFoldResult> low = op.getMixedLowPad(), high = op.getMixedHighPad(), l2(4), h2(4);
+    for (auto [i, p] : llvm::enumerate(kToFirst)) {
+      l2[p] = low[i];
+      h2[p] = high[i];
+    }
+    Location loc = op.getLoc();
+    Value padded = tensor::PadOp::create(rewriter, loc, Type(), x, l2, h2, value, op.getNofold());
+    rewriter.replaceOp(op, transposeOf(rewriter, loc, padded, kToFirst));
+    return success();
+  }
+};
+
+/// transpose_to_nhwc(tensor.pad(x)) -> tensor.pad(transpose_to_nhwc(x)) for
+/// an x not itself transposed from NHWC (PadOfTranspose's case): the
+/// convolution's zero padding stays a pad of its input, which the cuDNN call
+/// folds into its own padding.
+struct TransposeOfPad : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op, PatternRewriter &rewriter) const override {
+    auto pad = op.getInput().getDefiningOp<tensor::PadOp>();
+    if (op.getPermutation() != ArrayRef<int64_t>(kToLast) || !pad || !pad->hasOneUse() ||
+        !padValue(pad) || transposedFrom(pad.getSource(), kToFirst))
+      return failure();
+    SmallVector<OpFoldResult> low = pad.getMixedLowPad(), high = pad.getMixedHighPad(), l2, h2;
+    for (int64_t p : kToLast) {
+      l2.push_back(low[p]);
+      h2.push_back(high[p]);
+    }
+    Location loc = op.getLoc();
+    Value x = transposeOf(rewriter, loc, pad.getSource(), kToLast);
+    rewriter.replaceOp(op, tensor::PadOp::create(rewriter, loc, Type(), x, l2, h2, padValue(pad),
+                                                 pad.getNofold())
+                               .getResult());
+    return success();
+  }
+};
+
+/// Whether every iterator of `op` is parallel and every output map the identity.
+bool isElementwise(linalg::GenericOp op) {
+  return op.getNumLoops() == 4 && op.getNumReductionLoops() == 0 &&
+         llvm::all_of(op.getDpsInitsMutable(),
+                      [&](OpOperand &o) { return op.getMatchingIndexingMap(&o).isIdentity(); });
+}
+
+/// `op` again with its loops permuted so that its outputs are NHWC: loop
+/// d_i of `op` is loop e_perm[i] of the result, with perm = kToFirst. Each
+/// input `in` is read through transposedFrom(in) where that is given (the
+/// NHWC tensor), and the outputs' inits through fresh transposes.
+Operation *inNHWC(PatternRewriter &rewriter, linalg::GenericOp op, ArrayRef<Value> nhwcInputs) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  SmallVector<AffineExpr> sub;
+  for (int64_t p : kToFirst)
+    sub.push_back(getAffineDimExpr(p, ctx));
+  AffineMap substitution = AffineMap::get(4, 0, sub, ctx);
+  SmallVector<Value> inputs, inits;
+  SmallVector<AffineMap> maps;
+  for (auto [i, operand] : llvm::enumerate(op.getDpsInputOperands())) {
+    AffineMap map = op.getMatchingIndexingMap(operand).compose(substitution);
+    if (nhwcInputs[i]) {
+      inputs.push_back(nhwcInputs[i]);
+      maps.push_back(throughTranspose(map, kToFirst));
+    } else {
+      inputs.push_back(operand->get());
+      maps.push_back(map);
+    }
+  }
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    inits.push_back(transposeOf(rewriter, loc, init.get(), kToLast));
+    maps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
+  }
+  SmallVector<Type> types;
+  for (Value v : inits)
+    types.push_back(v.getType());
+  auto generic = linalg::GenericOp::create(rewriter, loc, types, inputs, inits, maps, op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
+  // linalg.index d_i is now loop perm[i].
+  SmallVector<linalg::IndexOp> indices;
+  generic.getRegion().walk([&](linalg::IndexOp index) { indices.push_back(index); });
+  for (linalg::IndexOp index : indices) {
+    rewriter.setInsertionPoint(index);
+    rewriter.replaceOpWithNewOp<linalg::IndexOp>(index, kToFirst[index.getDim()]);
+  }
+  rewriter.setInsertionPointAfter(generic);
+  SmallVector<Value> results;
+  for (Value r : generic.getResults())
+    results.push_back(transposeOf(rewriter, loc, r, kToFirst));
+  rewriter.replaceOp(op, results);
+  return generic;
+}
+
+/// Whether elementwise `op` can run in NHWC: every full-size input is an
+/// NHWC tensor transposed to NCHW (inputs broadcast along some dims are only
+/// re-indexed), and at least one is. `nhwc` gets each input's NHWC tensor or null.
+bool runsInNHWC(linalg::GenericOp op, SmallVectorImpl<Value> &nhwc) {
+  if (!op.hasPureTensorSemantics() || !isElementwise(op))
+    return false;
+  bool any = false;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    Value x = map.isIdentity() ? transposedFrom(in->get(), kToFirst) : Value();
+    if (!x && isPermutationMap(map))
+      return false;
+    any |= static_cast<bool>(x);
+    nhwc.push_back(x);
+  }
+  return any;
+}
+
+/// An elementwise op over NCHW tensors transposed from NHWC ones runs in NHWC.
+struct ElementwiseToNHWC : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
+    SmallVector<Value> nhwc;
+    if (!runsInNHWC(op, nhwc))
+      return rewriter.notifyMatchFailure(op, "not elementwise over NHWC tensors");
+    inNHWC(rewriter, op, nhwc);
+    return success();
+  }
+};
+
+/// transpose_to_nhwc(elementwise op of inputs broadcast along some dims) ->
+/// the op computed in NHWC (the initial value of a biased convolution).
+struct BroadcastToNHWC : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp op, PatternRewriter &rewriter) const override {
+    auto generic = op.getInput().getDefiningOp<linalg::GenericOp>();
+    if (op.getPermutation() != ArrayRef<int64_t>(kToLast) || !generic || !generic.hasPureTensorSemantics() ||
+        !isElementwise(generic) || generic.getNumDpsInits() != 1)
+      return failure();
+    // Read by this transpose alone (and by tensor.dim: its dynamic sizes).
+    for (Operation *user : generic->getUsers())
+      if (user != op.getOperation() && !isa<tensor::DimOp>(user))
+        return failure();
+    for (OpOperand *in : generic.getDpsInputOperands())
+      if (generic.getMatchingIndexingMap(in).getNumResults() >= 4)
+        return failure();
+    Operation *nhwc = inNHWC(rewriter, generic, SmallVector<Value>(generic.getNumDpsInputs(), Value()));
+    // inNHWC replaced the op by transpose_to_nchw(nhwc): this transpose undoes it.
+    rewriter.replaceOp(op, nhwc->getResult(0));
+    return success();
+  }
+};
+
+/// Any other generic op reads an NHWC tensor through its indexing map
+/// instead of through a transpose: a reduction over H and W, say, or an
+/// elementwise op with another full-size input in NCHW.
+struct ReadThroughMap : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
+    SmallVector<Value> nhwc;
+    if (!op.hasPureTensorSemantics() || runsInNHWC(op, nhwc))
+      return failure();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<Value> inputs;
+    bool changed = false;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      Value x = transposedFrom(in->get(), kToFirst);
+      inputs.push_back(x ? x : in->get());
+      if (x) {
+        maps[in->getOperandNumber()] = throughTranspose(maps[in->getOperandNumber()], kToFirst);
+        changed = true;
+      }
+    }
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getInputsMutable().assign(inputs);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    return success();
+  }
+};
+
+/// The entry's weights whose only readers are transposes to NHWC become
+/// arguments passed in NHWC, recorded in kiln.weight_layouts for the
+/// manifest (the runtime permutes them once, at load).
+void permuteWeightArguments(func::FuncOp fn) {
+  MLIRContext *ctx = fn.getContext();
+  llvm::StringSet<> updated;
+  for (unsigned r = 0; r < fn.getNumResults(); ++r)
+    if (fn.getResultAttr(r, "kiln.update"))
+      if (auto name = fn.getResultAttrOfType<StringAttr>(r, "kiln.name"))
+        updated.insert(name.getValue());
+  NamedAttrList layouts;
+  if (auto old = fn->getAttrOfType<DictionaryAttr>("kiln.weight_layouts"))
+    layouts.append(old.getValue());
+  SmallVector<Type> argTypes(fn.getArgumentTypes());
+  for (BlockArgument arg : fn.getArguments()) {
+    auto kind = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.kind");
+    auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.name");
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!kind || kind.getValue() == "input" || !name || updated.contains(name.getValue()) || !type ||
+        type.getRank() != 4 || !type.hasStaticShape() || arg.use_empty() || layouts.get(name.getValue()))
+      continue;
+    bool allTransposed = llvm::all_of(arg.getUsers(), [](Operation *user) {
+      auto t = dyn_cast<linalg::TransposeOp>(user);
+      return t && t.getPermutation() == ArrayRef<int64_t>(kToLast);
+    });
+    if (!allTransposed)
+      continue;
+    SmallVector<int64_t> shape;
+    for (int64_t p : kToLast)
+      shape.push_back(type.getDimSize(p));
+    auto permuted = RankedTensorType::get(shape, type.getElementType());
+    arg.setType(permuted);
+    argTypes[arg.getArgNumber()] = permuted;
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+      user->getResult(0).replaceAllUsesWith(arg);
+      user->erase();
+    }
+    layouts.set(name, DenseI64ArrayAttr::get(ctx, kToLast));
+  }
+  if (layouts.empty())
+    return;
+  fn.setType(FunctionType::get(ctx, argTypes, fn.getResultTypes()));
+  fn->setAttr("kiln.weight_layouts", layouts.getDictionary(ctx));
+}
+
+struct KilnChannelsLastPass : kiln::impl::KilnChannelsLastBase<KilnChannelsLastPass> {
+  using KilnChannelsLastBase::KilnChannelsLastBase;
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    MLIRContext *ctx = &getContext();
+    // First every op that can run in NHWC does; only then do the transposes
+    // left fold into their readers' maps (folding one earlier would keep an
+    // elementwise op whose other input was yet to become NHWC in NCHW).
+    RewritePatternSet patterns(ctx);
+    patterns.add<ConvToNHWC, PoolToNHWC<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
+                 PoolToNHWC<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>, TransposeOfTranspose,
+                 TransposeOfInit, PadOfTranspose, TransposeOfPad, ElementwiseToNHWC, BroadcastToNHWC>(ctx);
+    if (failed(applyPatternsGreedily(fn, std::move(patterns))))
+      return signalPassFailure();
+    RewritePatternSet folds(ctx);
+    folds.add<ReadThroughMap>(ctx);
+    if (failed(applyPatternsGreedily(fn, std::move(folds))))
+      return signalPassFailure();
+    permuteWeightArguments(fn);
+  }
+};
+
+} // namespace

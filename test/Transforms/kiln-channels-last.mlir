@@ -1,0 +1,125 @@
+// RUN: kiln-opt %s --kiln-channels-last --canonicalize | FileCheck %s
+
+// A stem convolution, batch norm and ReLU, max pooling, a 1x1 convolution,
+// a residual add and a sum over H and W. Every op runs in NHWC: the only
+// transpose left is the one of the entry's input, whose zero padding is then
+// a pad of the NHWC tensor (it folds into the cuDNN call later); the
+// filters become arguments in (F, KH, KW, C) order, listed in
+// kiln.weight_layouts; the per-channel scale is read along the last dim;
+// the reduction reads the NHWC tensor through its map.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[LAST:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+// CHECK-LABEL: func.func @block(
+// CHECK-SAME: %[[W1:.*]]: tensor<8x3x3x4xf32> {kiln.kind = "param", kiln.name = "c1.weight"}
+// CHECK-SAME: %[[SCALE:.*]]: tensor<8xf32>
+// CHECK-SAME: %[[W2:.*]]: tensor<8x1x1x8xf32> {kiln.kind = "param", kiln.name = "c2.weight"}
+// CHECK-SAME: %[[X:.*]]: tensor<2x4x16x16xf32> {kiln.kind = "input", kiln.name = "x"}
+// CHECK-SAME: attributes {kiln.weight_layouts = {c1.weight = array<i64: 0, 2, 3, 1>, c2.weight = array<i64: 0, 2, 3, 1>}}
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<2x4x16x16xf32>) outs(%{{.*}} : tensor<2x16x16x4xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[XP:.*]] = tensor.pad %[[XT]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[C1:.*]] = linalg.conv_2d_nhwc_fhwc {{.*}} ins(%[[XP]], %[[W1]] : tensor<2x18x18x4xf32>, tensor<8x3x3x4xf32>) outs(%{{.*}} : tensor<2x16x16x8xf32>)
+// CHECK: %[[BN:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[LAST]], #[[ID]]], {{.*}} ins(%[[C1]], %[[SCALE]] : tensor<2x16x16x8xf32>, tensor<8xf32>)
+// CHECK: %[[PP:.*]] = tensor.pad %[[BN]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[MP:.*]] = linalg.pooling_nhwc_max {{.*}} ins(%[[PP]], %{{.*}} : tensor<2x18x18x8xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<2x8x8x8xf32>)
+// CHECK: %[[C2:.*]] = linalg.conv_2d_nhwc_fhwc {{.*}} ins(%[[MP]], %[[W2]] : tensor<2x8x8x8xf32>, tensor<8x1x1x8xf32>)
+// CHECK: %[[ADD:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]]], {{.*}} ins(%[[C2]], %[[MP]] : tensor<2x8x8x8xf32>, tensor<2x8x8x8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[READ]], #{{.*}}], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[ADD]] : tensor<2x8x8x8xf32>) outs(%{{.*}} : tensor<2x8xf32>)
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[SUM]]
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @block(%w1: tensor<8x4x3x3xf32> {kiln.kind = "param", kiln.name = "c1.weight"},
+                 %scale: tensor<8xf32> {kiln.kind = "param", kiln.name = "bn.weight"},
+                 %w2: tensor<8x8x1x1xf32> {kiln.kind = "param", kiln.name = "c2.weight"},
+                 %x: tensor<2x4x16x16xf32> {kiln.kind = "input", kiln.name = "x"}) -> tensor<2x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %px = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<2x4x16x16xf32> to tensor<2x4x18x18xf32>
+  %e0 = tensor.empty() : tensor<2x8x16x16xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32>
+  %c1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%px, %w1 : tensor<2x4x18x18xf32>, tensor<8x4x3x3xf32>) outs(%f0 : tensor<2x8x16x16xf32>) -> tensor<2x8x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x8x16x16xf32>
+  %bn = linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c1, %scale : tensor<2x8x16x16xf32>, tensor<8xf32>) outs(%e1 : tensor<2x8x16x16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    %r = arith.maximumf %m, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x16x16xf32>
+  %pp = tensor.pad %bn low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %ninf : f32
+  } : tensor<2x8x16x16xf32> to tensor<2x8x18x18xf32>
+  %e2 = tensor.empty() : tensor<2x8x8x8xf32>
+  %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %mp = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%pp, %win : tensor<2x8x18x18xf32>, tensor<3x3xf32>) outs(%f2 : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
+  %e3 = tensor.empty() : tensor<2x8x8x8xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
+  %c2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%mp, %w2 : tensor<2x8x8x8xf32>, tensor<8x8x1x1xf32>) outs(%f3 : tensor<2x8x8x8xf32>) -> tensor<2x8x8x8xf32>
+  %e4 = tensor.empty() : tensor<2x8x8x8xf32>
+  %add = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c2, %mp : tensor<2x8x8x8xf32>, tensor<2x8x8x8xf32>) outs(%e4 : tensor<2x8x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8x8x8xf32>
+  %e5 = tensor.empty() : tensor<2x8xf32>
+  %f5 = linalg.fill ins(%zero : f32) outs(%e5 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%add : tensor<2x8x8x8xf32>) outs(%f5 : tensor<2x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<2x8xf32>
+  return %sum : tensor<2x8xf32>
+}
+
+// A dynamic batch, a biased convolution and an add of an NCHW input:
+// - the bias broadcast that initialises the convolution is computed in NHWC;
+// - the add has a full-size input in NCHW, so it stays NCHW and reads the
+//   convolution's NHWC result through its map;
+// - the filter, also returned, keeps its layout and is transposed in the
+//   program (no kiln.weight_layouts).
+// CHECK-LABEL: func.func @mixed(
+// CHECK-SAME: %[[W:.*]]: tensor<6x4x1x1xf32> {kiln.kind = "param", kiln.name = "w"}
+// CHECK-SAME: %[[B:.*]]: tensor<6xf32>
+// CHECK-SAME: %[[X:[a-z0-9]*]]: tensor<?x4x5x5xf32>
+// CHECK-SAME: %[[Y:[a-z0-9]*]]: tensor<?x6x5x5xf32>
+// CHECK-NOT: kiln.weight_layouts
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<?x4x5x5xf32>) outs(%{{.*}} : tensor<?x5x5x4xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W]] : tensor<6x4x1x1xf32>) outs(%{{.*}} : tensor<6x1x1x4xf32>) permutation = [0, 2, 3, 1]
+// CHECK: %[[BIAS:.*]] = linalg.generic {indexing_maps = [#[[LAST]], #[[ID]]], {{.*}} ins(%[[B]] : tensor<6xf32>) outs(%{{.*}} : tensor<?x5x5x6xf32>)
+// CHECK: %[[C:.*]] = linalg.conv_2d_nhwc_fhwc {{.*}} ins(%[[XT]], %[[WT]] : tensor<?x5x5x4xf32>, tensor<6x1x1x4xf32>) outs(%[[BIAS]] : tensor<?x5x5x6xf32>)
+// CHECK: %[[ADD:.*]] = linalg.generic {indexing_maps = [#[[READ]], #[[ID]], #[[ID]]], {{.*}} ins(%[[C]], %[[Y]] : tensor<?x5x5x6xf32>, tensor<?x6x5x5xf32>) outs(%{{.*}} : tensor<?x6x5x5xf32>)
+// CHECK: return %[[ADD]], %[[W]]
+func.func @mixed(%w: tensor<6x4x1x1xf32> {kiln.kind = "param", kiln.name = "w"},
+                 %b: tensor<6xf32> {kiln.kind = "param", kiln.name = "b"},
+                 %x: tensor<?x4x5x5xf32> {kiln.kind = "input", kiln.name = "x"},
+                 %y: tensor<?x6x5x5xf32> {kiln.kind = "input", kiln.name = "y"}) -> (tensor<?x6x5x5xf32>, tensor<6x4x1x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4x5x5xf32>
+  %e0 = tensor.empty(%n) : tensor<?x6x5x5xf32>
+  %bias = linalg.generic {indexing_maps = [#ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%b : tensor<6xf32>) outs(%e0 : tensor<?x6x5x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<?x6x5x5xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<?x4x5x5xf32>, tensor<6x4x1x1xf32>) outs(%bias : tensor<?x6x5x5xf32>) -> tensor<?x6x5x5xf32>
+  %e1 = tensor.empty(%n) : tensor<?x6x5x5xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %y : tensor<?x6x5x5xf32>, tensor<?x6x5x5xf32>) outs(%e1 : tensor<?x6x5x5xf32>) {
+  ^bb0(%a: f32, %v: f32, %o: f32):
+    %s = arith.addf %a, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<?x6x5x5xf32>
+  return %sum, %w : tensor<?x6x5x5xf32>, tensor<6x4x1x1xf32>
+}
