@@ -335,7 +335,10 @@ int kilnCompileMain(int argc, char **argv) {
     if (cudaConv == "gemm" && cudaGemm != "cublas")
       return fail("--cuda-conv=gemm runs convolutions as cuBLAS GEMMs: it needs --cuda-gemm=cublas");
     cudaOpts.conv = cudaConv;
-    cudaOpts.channelsLast = convLayout == "nhwc" || (convLayout == "auto" && cudaConv == "cudnn");
+    if (convLayout == "nhwc" && cudaConv != "cudnn")
+      return fail("--conv-layout=nhwc on CUDA needs --cuda-conv=cudnn (the im2col GEMM and generated "
+                  "convolutions are NCHW)");
+    cudaOpts.channelsLast = convLayout != "nchw";
     if (cudaTf32 != "conv" && cudaTf32 != "all" && cudaTf32 != "none")
       return fail("--cuda-tf32 must be 'conv', 'all' or 'none', got '" + cudaTf32 + "'");
     cudaOpts.tf32 = cudaTf32;

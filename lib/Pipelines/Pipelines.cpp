@@ -19,7 +19,7 @@
 
 using namespace mlir;
 
-void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bool channelsLast) {
+void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bool channelsLast, bool gpu) {
   // Autograd transforms first (kiln-compile --grad has already run it): it
   // also drops the stop_gradient markers the importer puts on detach.
   pm.addPass(kiln::createAutogradDifferentiate());
@@ -40,7 +40,9 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bo
   // Recomputations (autograd-differentiate remat) must survive CSE.
   fpm.addPass(kiln::createKilnKeepRecomputed());
   fpm.addPass(createCSEPass());
-  fpm.addPass(kiln::createKilnFuseElementwise());
+  kiln::KilnFuseElementwiseOptions fuseOpts;
+  fuseOpts.recomputeBroadcasts = gpu;
+  fpm.addPass(kiln::createKilnFuseElementwise(fuseOpts));
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(kiln::createKilnVectorFriendlyLoops());
 }
@@ -163,7 +165,7 @@ void kiln::buildGPUHostToLLVMPipeline(OpPassManager &pm) {
 }
 
 void kiln::buildCPUPipeline(OpPassManager &pm, bool channelsLast) {
-  buildLowerToLinalgPipeline(pm, /*fusedAttention=*/false, channelsLast);
+  buildLowerToLinalgPipeline(pm, /*fusedAttention=*/false, channelsLast, /*gpu=*/false);
   buildLinalgToLLVMPipeline(pm);
 }
 

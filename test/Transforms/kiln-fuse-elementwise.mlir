@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(kiln-fuse-elementwise))' | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(kiln-fuse-elementwise{recompute-broadcasts=true}))' | FileCheck %s --check-prefix=RECOMPUTE
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #bias = affine_map<(d0, d1) -> (d1)>
@@ -264,4 +265,94 @@ func.func @shared_broadcast_fused(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> (
     linalg.yield %r : f32
   } -> tensor<8x16xf32>
   return %s, %p : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+#vec = affine_map<(d0) -> (d0)>
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+#pool = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+
+// A batch norm: its per-channel scale and shift, computed from its weights,
+// feed the elementwise op that applies them through a broadcast. Without
+// recompute-broadcasts they stay a kernel of their own; with it the apply
+// op recomputes them per element (one generic), but a reduction reading a
+// broadcast producer, or a producer with a second user, is left alone.
+// CHECK-LABEL: func.func @batch_norm
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]
+// CHECK: math.rsqrt
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK-NOT: math.rsqrt
+// CHECK: return
+// RECOMPUTE-LABEL: func.func @batch_norm
+// RECOMPUTE-SAME: (%[[X:.*]]: tensor<2x8x4x4xf32>, %[[VAR:.*]]: tensor<8xf32>, %[[G:.*]]: tensor<8xf32>)
+// RECOMPUTE-NOT: iterator_types = ["parallel"]}
+// RECOMPUTE: %[[Y:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X]], %[[VAR]], %[[G]] : tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>)
+// RECOMPUTE: math.rsqrt
+// RECOMPUTE: arith.mulf
+// RECOMPUTE: linalg.yield
+// RECOMPUTE: return %[[Y]]
+func.func @batch_norm(%x: tensor<2x8x4x4xf32>, %var: tensor<8xf32>, %g: tensor<8xf32>) -> tensor<2x8x4x4xf32> {
+  %eps = arith.constant 1.0e-5 : f32
+  %e0 = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#vec, #vec, #vec], iterator_types = ["parallel"]} ins(%var, %g : tensor<8xf32>, tensor<8xf32>) outs(%e0 : tensor<8xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %a = arith.addf %v, %eps : f32
+    %r = math.rsqrt %a : f32
+    %m = arith.mulf %w, %r : f32
+    linalg.yield %m : f32
+  } -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<2x8x4x4xf32>
+  %y = linalg.generic {indexing_maps = [#nchw, #ch, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %s : tensor<2x8x4x4xf32>, tensor<8xf32>) outs(%e1 : tensor<2x8x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x4x4xf32>
+  return %y : tensor<2x8x4x4xf32>
+}
+
+// RECOMPUTE-LABEL: func.func @reduction_keeps_its_producer
+// RECOMPUTE: math.rsqrt
+// RECOMPUTE: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// RECOMPUTE-NOT: math.rsqrt
+// RECOMPUTE: return
+func.func @reduction_keeps_its_producer(%x: tensor<2x8x4x4xf32>, %var: tensor<8xf32>) -> tensor<2x8xf32> {
+  %e0 = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%var : tensor<8xf32>) outs(%e0 : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.rsqrt %v : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<2x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y = linalg.generic {indexing_maps = [#nchw, #ch, #pool], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x, %s : tensor<2x8x4x4xf32>, tensor<8xf32>) outs(%f : tensor<2x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %t = arith.addf %m, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// RECOMPUTE-LABEL: func.func @shared_producer
+// RECOMPUTE: math.rsqrt
+// RECOMPUTE: iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// RECOMPUTE-NOT: math.rsqrt
+// RECOMPUTE: return
+func.func @shared_producer(%x: tensor<2x8x4x4xf32>, %var: tensor<8xf32>) -> (tensor<2x8x4x4xf32>, tensor<8xf32>) {
+  %e0 = tensor.empty() : tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%var : tensor<8xf32>) outs(%e0 : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.rsqrt %v : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<2x8x4x4xf32>
+  %y = linalg.generic {indexing_maps = [#nchw, #ch, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %s : tensor<2x8x4x4xf32>, tensor<8xf32>) outs(%e1 : tensor<2x8x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x4x4xf32>
+  return %y, %s : tensor<2x8x4x4xf32>, tensor<8xf32>
 }

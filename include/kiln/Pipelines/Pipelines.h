@@ -10,9 +10,11 @@ namespace kiln {
 /// `fusedAttention` (CUDA), attention the runtime's fused kernel runs becomes
 /// its call first (kiln-gpu-fused-attention). With `channelsLast` (CUDA with
 /// cuDNN), 2-d convolutions and the ops around them run in NHWC
-/// (kiln-channels-last).
+/// (kiln-channels-last). With `gpu`, elementwise kernels recompute the small
+/// computations they read through broadcasts (kiln-fuse-elementwise's
+/// recompute-broadcasts) rather than launch them apart.
 void buildLowerToLinalgPipeline(mlir::OpPassManager &pm, bool fusedAttention = false,
-                                bool channelsLast = false);
+                                bool channelsLast = false, bool gpu = false);
 /// linalg on tensors -> bufferized loops -> LLVM dialect (`kiln-linalg-to-llvm`).
 void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm);
 /// Options of the vendor-neutral GPU lowering.

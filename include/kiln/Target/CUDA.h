@@ -40,8 +40,8 @@ struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
                                           "default), all, or none"),
                            llvm::cl::init("conv")};
   Option<bool> channelsLast{*this, "channels-last",
-                            llvm::cl::desc("2-d convolutions and the ops around them run on NHWC tensors "
-                                           "(kiln-channels-last; for cuDNN's fast kernels)"),
+                            llvm::cl::desc("With conv=cudnn, 2-d convolutions and the ops around them run "
+                                           "on NHWC tensors (kiln-channels-last; cuDNN's fast kernels are NHWC)"),
                             llvm::cl::init(true)};
   Option<bool> fusedAttention{*this, "fused-attention",
                               llvm::cl::desc("scaled_dot_product_attention through the runtime's fused "

@@ -20,7 +20,18 @@ def KilnFuseElementwise : Pass<"kiln-fuse-elementwise", "::mlir::func::FuncOp"> 
     %y = linalg.generic {mul by 2} ins(%r) outs(%e1)
     ```
     After: one linalg.generic computing `2 * max(x, 0)`.
+
+    With `recompute-broadcasts` (the GPU pipelines), an all-parallel
+    consumer also absorbs a small elementwise producer (at most 16 pure ops,
+    no other user) that it reads through a broadcast, recomputing it per
+    element: a batch norm's per-channel scale and shift, computed from its
+    weights, then cost a few instructions in the kernel that applies them
+    instead of a launch of their own.
   }];
+  let options = [
+    Option<"recomputeBroadcasts", "recompute-broadcasts", "bool", "false",
+           "Let elementwise consumers recompute small producers they read through broadcasts">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect"];
 }
 

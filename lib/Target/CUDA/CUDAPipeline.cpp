@@ -28,7 +28,10 @@ using namespace mlir;
 namespace kiln {
 
 void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
-  buildLowerToLinalgPipeline(pm, options.fusedAttention, options.channelsLast);
+  // NHWC convolutions are for cuDNN: the im2col GEMM and the generated
+  // kernels expect NCHW.
+  buildLowerToLinalgPipeline(pm, options.fusedAttention, options.channelsLast && options.conv == "cudnn",
+                             /*gpu=*/true);
   GPUPipelineOptions gpuOpts;
   gpuOpts.blockSize = options.blockSize;
   gpuOpts.libraryGemm = options.cublas;

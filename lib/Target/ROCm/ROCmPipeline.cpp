@@ -34,7 +34,7 @@ namespace kiln {
 static bool isWave64(StringRef chip) { return chip.starts_with("gfx9") || chip.starts_with("gfx8"); }
 
 void buildROCmPipeline(OpPassManager &pm, const ROCmPipelineOptions &options) {
-  buildLowerToLinalgPipeline(pm);
+  buildLowerToLinalgPipeline(pm, /*fusedAttention=*/false, /*channelsLast=*/false, /*gpu=*/true);
   std::string chip = options.chip;
   bool wave64 = isWave64(chip);
   GPUPipelineOptions gpuOpts;
