@@ -35,6 +35,8 @@
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #ifdef KILN_ENABLE_CUDA
@@ -50,7 +52,7 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::math::MathDialect, mlir::affine::AffineDialect,
                   mlir::scf::SCFDialect, mlir::memref::MemRefDialect,
                   mlir::bufferization::BufferizationDialect, mlir::cf::ControlFlowDialect,
-                  mlir::LLVM::LLVMDialect, mlir::gpu::GPUDialect>();
+                  mlir::LLVM::LLVMDialect, mlir::gpu::GPUDialect, mlir::vector::VectorDialect>();
   // Derivative rules of the aten ops (dialects/Autograd/Rules).
   autograd::registerATenGradientRules(registry);
   // Bufferization and deallocation models of the upstream dialects kiln lowers to.
@@ -73,6 +75,7 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerConvertMathToLLVMInterface(registry);
   mlir::registerConvertMemRefToLLVMInterface(registry);
   mlir::ub::registerConvertUBToLLVMInterface(registry);
+  mlir::vector::registerConvertVectorToLLVMInterface(registry);
 #ifdef KILN_ENABLE_CUDA
   registerCUDADialects(registry);
 #endif

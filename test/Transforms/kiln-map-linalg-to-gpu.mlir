@@ -1,9 +1,16 @@
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize,cse)" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{vector-bytes=0}),canonicalize,cse)" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize,cse)" | FileCheck %s --check-prefix=VEC
 // RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{block-size=128}),canonicalize)" | FileCheck %s --check-prefix=B128
 
-// An elementwise op: its two parallel loops become one linear index over 400
-// elements, 256 threads a block, guarded by the element count, split back
-// into (row, column) with the column fastest.
+// An elementwise op with one element a thread (vector-bytes=0; the vectors
+// of the default are kiln-map-linalg-to-gpu-vector.mlir): its two parallel
+// loops become one linear index over 400 elements, 256 threads a block,
+// guarded by the element count, split back into (row, column) with the
+// column fastest. By default the buffer is viewed as 400 contiguous
+// elements and each of 100 threads takes 4 float32.
+// VEC-LABEL: func.func @relu
+// VEC: arith.cmpi ult, %{{.*}}, %c100
+// VEC: vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<400xf32>, vector<4xf32>
 // CHECK-LABEL: func.func @relu
 // CHECK-DAG: %[[C100:.*]] = arith.constant 100 : index
 // CHECK-DAG: %[[C400:.*]] = arith.constant 400 : index
@@ -123,7 +130,11 @@ func.func @total(%a: memref<128xf32>, %b: memref<f32>) {
   return
 }
 
-// linalg.index reads the thread's loop position (one block of 64 threads).
+// linalg.index reads the thread's loop position (one block of 64 threads;
+// by default each of 25 threads takes two i64, vector<2xi64>).
+// VEC-LABEL: func.func @iota
+// VEC: arith.cmpi ult, %{{.*}}, %c25
+// VEC: vector.store %{{.*}}, %arg0[%{{.*}}] {alignment = 16 : i64} : memref<50xi64>, vector<2xi64>
 // CHECK-LABEL: func.func @iota
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c64,
 // CHECK: arith.cmpi ult, %[[T]], %c50

@@ -207,11 +207,16 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
            "rows (layer norm, softmax: fills, elementwise producers and consumers, "
            "further reductions) as one kernel, one subgroup per row, row values in "
            "registers (needs subgroup-reductions)">,
+    Option<"vectorBytes", "vector-bytes", "int64_t", "16",
+           "Widest load or store of an elementwise kernel's thread, in bytes (a power of "
+           "two; 0 or 1 turns vectorisation off): where the innermost loops are static and "
+           "contiguous in every operand that uses them, each thread handles a vector of "
+           "up to 8 elements with one load or store per operand">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::ub::UBDialect"];
+                           "::mlir::ub::UBDialect", "::mlir::vector::VectorDialect"];
 }
 
 def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {

@@ -57,8 +57,9 @@ void buildROCmPipeline(OpPassManager &pm, const ROCmPipelineOptions &options) {
   // Only these dialects contribute their generic LLVM lowerings; math ops
   // with a device-library implementation (tanh, ...) then always become ocml
   // calls. Left open, another loaded dialect's patterns can lower math.tanh to
-  // an LLVM intrinsic the AMDGPU backend has no lowering for.
-  rocdl.allowedDialects = {"arith", "cf", "func", "index", "math", "memref", "ub"};
+  // an LLVM intrinsic the AMDGPU backend has no lowering for. vector: the
+  // vectorised loads and stores of elementwise kernels (kiln-map-linalg-to-gpu).
+  rocdl.allowedDialects = {"arith", "cf", "func", "index", "math", "memref", "ub", "vector"};
   kpm.addPass(createConvertGpuOpsToROCDLOps(rocdl));
   kpm.addPass(createCanonicalizerPass());
   kpm.addPass(createCSEPass());
