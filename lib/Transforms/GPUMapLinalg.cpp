@@ -8,6 +8,7 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -367,6 +368,33 @@ std::optional<VectorPlan> planVectorElementwise(linalg::GenericOp op, int64_t ma
   return best;
 }
 
+/// i1: whether every vector that starts at a multiple of the vector's
+/// elements along the last dim of `buffer` (unit stride) is aligned to
+/// `align` bytes: its first element (aligned pointer plus offset) and its
+/// other dynamic strides, as the kernel runs (static strides are checked
+/// when the width is chosen).
+Value vectorsAligned(OpBuilder &b, Location loc, Value buffer, int64_t align) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t bytes = packedElementBytes(type.getElementType());
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value mask = cst(align - 1), cBytes = cst(bytes), c0 = cst(0);
+  auto isAligned = [&](Value byteCount) {
+    Value low = arith::AndIOp::create(b, loc, byteCount, mask);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low, c0).getResult();
+  };
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value ok = isAligned(
+      arith::AddIOp::create(b, loc, ptr, arith::MulIOp::create(b, loc, meta.getOffset(), cBytes)));
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)type.getStridesAndOffset(strides, offset);
+  for (unsigned d = 0; d + 1 < strides.size(); ++d)
+    if (ShapedType::isDynamic(strides[d]))
+      ok = arith::AndIOp::create(b, loc, ok, isAligned(arith::MulIOp::create(b, loc, meta.getStrides()[d], cBytes)));
+  return ok;
+}
+
 /// Replaces elementwise `op` with an scf.parallel over its loops before the
 /// run and one loop over the run's vectors (see VectorPlan): each iteration
 /// loads `width` elements of each operand along the run with one aligned
@@ -462,32 +490,10 @@ scf::ParallelOp lowerToVectorThreadLoops(RewriterBase &rewriter, linalg::Generic
   // Every vector aligned: each view's first element, and its dynamic
   // strides outside the run.
   Value aligned = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
-  for (OpOperand &operand : op->getOpOperands()) {
-    unsigned i = operand.getOperandNumber();
-    if (!plan.alongRun[i])
-      continue;
-    auto type = cast<MemRefType>(views[i].getType());
-    int64_t bytes = packedElementBytes(type.getElementType());
-    Value mask = cst(alignOf(operand) - 1), cBytes = cst(bytes);
-    auto isAligned = [&](Value elements) {
-      Value b = arith::MulIOp::create(rewriter, loc, elements, cBytes);
-      Value low = arith::AndIOp::create(rewriter, loc, b, mask);
-      return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, low, c0).getResult();
-    };
-    auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, views[i]);
-    Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, views[i]);
-    Value start = arith::AddIOp::create(rewriter, loc, ptr,
-                                        arith::MulIOp::create(rewriter, loc, meta.getOffset(), cBytes));
-    Value low = arith::AndIOp::create(rewriter, loc, start, mask);
-    aligned = arith::AndIOp::create(rewriter, loc, aligned,
-                                    arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, low, c0));
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    (void)type.getStridesAndOffset(strides, offset);
-    for (unsigned d = 0; d + 1 < strides.size(); ++d)
-      if (ShapedType::isDynamic(strides[d]))
-        aligned = arith::AndIOp::create(rewriter, loc, aligned, isAligned(meta.getStrides()[d]));
-  }
+  for (OpOperand &operand : op->getOpOperands())
+    if (plan.alongRun[operand.getOperandNumber()])
+      aligned = arith::AndIOp::create(rewriter, loc, aligned,
+                                      vectorsAligned(rewriter, loc, views[operand.getOperandNumber()], alignOf(operand)));
   auto ifAligned = scf::IfOp::create(rewriter, loc, aligned, /*withElseRegion=*/true);
   {
     // Vectors: load, run the body per element, store.
@@ -603,29 +609,42 @@ Value combine(OpBuilder &b, Operation *combiner, Value acc, Value value) {
   return b.clone(*combiner, map)->getResult(0);
 }
 
-/// The loop over the row elements a lane owns: lane, lane + subgroupSize, ...
-/// below the row length. Where the length is a static multiple of the
-/// subgroup, it counts a static number of steps, `unroll` at a time, and each
-/// chunk loads all its elements before using any (an elementwise op's or a
-/// reduction step's element depends on its own inputs only), so a lane has
-/// that many loads in flight; otherwise it strides one element at a time.
+/// The loop over the row elements a lane owns. With `width` 1: lane, lane +
+/// subgroupSize, ... below the row length; where the length is a static
+/// multiple of the subgroup, it counts a static number of steps, `unroll` at
+/// a time, and each chunk loads all its elements before using any (an
+/// elementwise op's or a reduction step's element depends on its own inputs
+/// only), so a lane has that many loads in flight; otherwise it strides one
+/// element at a time. With `width` > 1 (the length a static multiple of
+/// subgroupSize * width) a lane owns vectors of `width` consecutive
+/// elements instead: vector lane, lane + subgroupSize, ..., `unroll` vectors
+/// an iteration. An iteration's elements are its slots: slot s is element
+/// s % width of its vector s / width.
 struct LaneLoop {
   Value lane, length, lanes;
   int64_t steps = 0, unroll = 1; ///< steps == 0: the strided form
+  int64_t width = 1;
 
-  LaneLoop(OpBuilder &b, Location loc, Value lane, OpFoldResult length, int64_t subgroupSize) : lane(lane) {
+  LaneLoop(OpBuilder &b, Location loc, Value lane, OpFoldResult length, int64_t subgroupSize, int64_t width = 1)
+      : lane(lane), width(width) {
     this->length = getValueOrCreateConstantIndexOp(b, loc, length);
     lanes = arith::ConstantIndexOp::create(b, loc, subgroupSize);
     std::optional<int64_t> n = getConstantIntValue(length);
-    if (!n || *n % subgroupSize != 0)
-      return;
-    steps = *n / subgroupSize;
-    for (int64_t u : {8, 4, 2})
-      if (steps % u == 0) {
+    if (!n || *n % (subgroupSize * width) != 0) {
+      this->width = 1;
+      if (!n || *n % subgroupSize != 0)
+        return;
+    }
+    steps = *n / (subgroupSize * this->width);
+    // Up to 8 elements, or up to 32 in vectors, in flight per lane.
+    for (int64_t u : {8, 4, 3, 2})
+      if (steps % u == 0 && (this->width == 1 ? u != 3 : u * this->width <= 32)) {
         unroll = u;
         break;
       }
   }
+
+  int64_t slots() const { return unroll * width; }
 
   scf::ForOp create(OpBuilder &b, Location loc, ValueRange inits) const {
     if (steps == 0)
@@ -635,14 +654,26 @@ struct LaneLoop {
                               arith::ConstantIndexOp::create(b, loc, unroll), inits);
   }
 
-  /// The element index of chunk member `u` in iteration `loop`.
-  Value index(OpBuilder &b, Location loc, scf::ForOp loop, int64_t u) const {
+  /// The first element of vector `u` (the element itself with width 1) in
+  /// iteration `loop`.
+  Value vectorStart(OpBuilder &b, Location loc, scf::ForOp loop, int64_t u) const {
     if (steps == 0)
       return loop.getInductionVar();
     Value step = loop.getInductionVar();
     if (u > 0)
       step = arith::AddIOp::create(b, loc, step, arith::ConstantIndexOp::create(b, loc, u));
-    return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, step, lanes), lane);
+    Value v = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, step, lanes), lane);
+    if (width == 1)
+      return v;
+    return arith::MulIOp::create(b, loc, v, arith::ConstantIndexOp::create(b, loc, width));
+  }
+
+  /// The element index of slot `slot` in iteration `loop`.
+  Value index(OpBuilder &b, Location loc, scf::ForOp loop, int64_t slot) const {
+    Value start = vectorStart(b, loc, loop, slot / width);
+    if (slot % width == 0)
+      return start;
+    return arith::AddIOp::create(b, loc, start, arith::ConstantIndexOp::create(b, loc, slot % width));
   }
 };
 
@@ -653,7 +684,7 @@ struct LaneLoop {
 /// totals, identical in every lane (each step combines the same two values).
 SmallVector<Value> reduceOnSubgroup(OpBuilder &b, Location loc, linalg::GenericOp op, const SubgroupPlan &plan,
                                     const LaneLoop &loop, ArrayRef<Value> rowIvs, int64_t subgroupSize,
-                                    function_ref<Value(OpOperand &, ValueRange)> read) {
+                                    function_ref<Value(OpOperand &, ValueRange, int64_t)> read) {
   SmallVector<Value> neutral;
   for (TypedAttr attr : plan.neutral)
     neutral.push_back(arith::ConstantOp::create(b, loc, attr));
@@ -662,15 +693,15 @@ SmallVector<Value> reduceOnSubgroup(OpBuilder &b, Location loc, linalg::GenericO
     OpBuilder::InsertionGuard body(b);
     b.setInsertionPointToStart(forOp.getBody());
     SmallVector<SmallVector<Value>> ivs, args;
-    for (int64_t u = 0; u < loop.unroll; ++u) {
+    for (int64_t u = 0; u < loop.slots(); ++u) {
       ivs.emplace_back(rowIvs);
       ivs.back().push_back(loop.index(b, loc, forOp, u));
       args.emplace_back();
       for (OpOperand *in : op.getDpsInputOperands())
-        args.back().push_back(read(*in, ivs.back()));
+        args.back().push_back(read(*in, ivs.back(), u));
     }
     SmallVector<Value> accs(forOp.getRegionIterArgs());
-    for (int64_t u = 0; u < loop.unroll; ++u) {
+    for (int64_t u = 0; u < loop.slots(); ++u) {
       SmallVector<Value> all(args[u]);
       llvm::append_range(all, accs);
       accs = emitBody(b, op, all, ivs[u]);
@@ -759,7 +790,7 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerToSubgroupRows(RewriterBase &re
   // Each lane's partial results, then the butterfly: every lane holds the totals.
   LaneLoop loop(rewriter, loc, lane, ranges[numLoops - 1].size, subgroupSize);
   SmallVector<Value> totals =
-      reduceOnSubgroup(rewriter, loc, op, plan, loop, ivs, subgroupSize, [&](OpOperand &in, ValueRange at) {
+      reduceOnSubgroup(rewriter, loc, op, plan, loop, ivs, subgroupSize, [&](OpOperand &in, ValueRange at, int64_t) {
         return loadOperand(rewriter, loc, op, in, at);
       });
   Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
@@ -990,11 +1021,70 @@ std::vector<RowGroup> formRowGroups(ArrayRef<linalg::GenericOp> ops, int64_t sub
   return groups;
 }
 
+/// The vector width of `group`'s element loops (see LaneLoop) and the
+/// buffers read or written along them with their alignments: every memref
+/// an op of the group indexes by the element loop must hold it as its last
+/// dim, with unit stride and elements of whole bytes; the widest power of
+/// two up to 8 elements and `maxBytes` of the narrowest of them whose
+/// vectors tile the row across the subgroup and stay aligned where strides
+/// and offsets are static. 1 (one element a lane) otherwise.
+int64_t rowGroupWidth(const RowGroup &group, int64_t rowLength, int64_t subgroupSize, int64_t maxBytes,
+                      llvm::MapVector<Value, int64_t> &buffers) {
+  buffers.clear();
+  if (maxBytes < 2)
+    return 1;
+  unsigned numRows = group.numRows;
+  int64_t minBytes = maxBytes;
+  for (linalg::GenericOp op : group.ops) {
+    if (op.getNumLoops() != numRows + 1)
+      continue;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (!type || !map.isFunctionOfDim(numRows))
+        continue;
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      int64_t bytes = packedElementBytes(type.getElementType());
+      if (!bytes || failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
+          map.getResults().back() != getAffineDimExpr(numRows, op.getContext()) ||
+          llvm::any_of(map.getResults().drop_back(), [&](AffineExpr e) { return e.isFunctionOfDim(numRows); }))
+        return 1;
+      minBytes = std::min(minBytes, bytes);
+      buffers.insert({operand.get(), 0});
+    }
+  }
+  auto alignedStatically = [&](int64_t width) {
+    for (auto &[buffer, align] : buffers) {
+      auto type = cast<MemRefType>(buffer.getType());
+      int64_t bytes = packedElementBytes(type.getElementType());
+      align = std::min(maxBytes, width * bytes);
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      (void)type.getStridesAndOffset(strides, offset);
+      for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
+        if (!ShapedType::isDynamic(stride) && (stride * bytes) % align != 0)
+          return false;
+      if (!ShapedType::isDynamic(offset) && (offset * bytes) % align != 0)
+        return false;
+    }
+    return true;
+  };
+  if (buffers.empty())
+    return 1;
+  int64_t width = std::min<int64_t>(8, llvm::bit_floor(static_cast<uint64_t>(maxBytes / minBytes)));
+  while (width >= 2 && (rowLength % (subgroupSize * width) != 0 || !alignedStatically(width)))
+    width /= 2;
+  if (width < 2)
+    buffers.clear();
+  return std::max<int64_t>(width, 1);
+}
+
 /// Emits `group` as one scf.parallel (block) { scf.parallel (lane, r) } nest
 /// where its last op was, and erases its ops: row `block * rows + r` runs
 /// every op in order (see RowGroup).
 std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter, RowGroup &group,
-                                                          int64_t subgroupSize, int64_t rows) {
+                                                          int64_t subgroupSize, int64_t rows, int64_t vectorBytes) {
   linalg::GenericOp last = group.ops.back();
   Location loc = last.getLoc();
   rewriter.setInsertionPoint(last);
@@ -1011,18 +1101,11 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
     rowSizes.push_back(rewriter.getIndexAttr(sizes[d]));
   OpBuilder::InsertionGuard guard(rewriter);
   SubgroupRowNest nest = createSubgroupRowNest(rewriter, loc, rowSizes, subgroupSize, rows);
-  auto [outer, inner, lane, rowIvs] = nest;
+  scf::ParallelOp outer = nest.outer, inner = nest.inner;
+  Value lane = nest.lane;
+  SmallVector<Value> rowIvs = nest.rowIvs;
   Value c0 = cst(0);
   Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
-  LaneLoop loop(rewriter, loc, lane, rewriter.getIndexAttr(rowLength), subgroupSize);
-  // Each row value written so far in the group, by the buffer that holds it.
-  llvm::DenseMap<Value, Value> rowValue;
-  auto read = [&](linalg::GenericOp op, OpOperand &operand, ValueRange ivs) -> Value {
-    if (auto it = rowValue.find(operand.get()); it != rowValue.end() &&
-                                                isRowMap(op.getMatchingIndexingMap(&operand), numRows))
-      return it->second;
-    return loadOperand(rewriter, loc, op, operand, ivs);
-  };
   // A row buffer allocated for the group alone (only the group and its
   // deallocation use it) need not be stored at all.
   llvm::SmallPtrSet<Operation *, 8> members;
@@ -1033,75 +1116,146 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
              return members.contains(user) || isa<memref::DeallocOp>(user);
            });
   };
-  // Row buffers in the order the group first writes them; each is stored
-  // once, its last value, at the end (the group never reads back from memory
-  // a row buffer it writes).
-  SmallVector<Value> rowBuffers;
-  auto setRowValues = [&](linalg::GenericOp op, ArrayRef<Value> values) {
-    for (auto [out, v] : llvm::zip(op.getDpsInits(), values)) {
-      if (!rowValue.count(out))
-        rowBuffers.push_back(out);
-      rowValue[out] = v;
-    }
-  };
-  for (auto [op, kind, plan] : llvm::zip(group.ops, group.kinds, group.plans)) {
-    switch (kind) {
-    case RowKind::Row: {
-      SmallVector<Value> args;
-      for (OpOperand &operand : op->getOpOperands()) {
-        bool isOutput = op.isDpsInit(&operand);
-        if (isOutput && !op.payloadUsesValueFromOperand(&operand)) {
-          unsigned i = operand.getOperandNumber() - op.getNumDpsInputs();
-          args.push_back(ub::PoisonOp::create(rewriter, loc, op.getRegionOutputArgs()[i].getType()));
-          continue;
-        }
-        args.push_back(read(op, operand, rowIvs));
+  llvm::MapVector<Value, int64_t> vectorBuffers;
+  int64_t width = rowGroupWidth(group, rowLength, subgroupSize, vectorBytes, vectorBuffers);
+  // Emits every op of the group for the row, each lane's elements as `loop`
+  // gives them, and lane 0's stores of the row values read after the group.
+  auto emitGroup = [&](const LaneLoop &loop) {
+    OpBuilder::InsertionGuard emitting(rewriter);
+    // Each row value written so far in the group, by the buffer that holds it.
+    llvm::DenseMap<Value, Value> rowValue;
+    auto read = [&](linalg::GenericOp op, OpOperand &operand, ValueRange ivs) -> Value {
+      if (auto it = rowValue.find(operand.get()); it != rowValue.end() &&
+                                                  isRowMap(op.getMatchingIndexingMap(&operand), numRows))
+        return it->second;
+      return loadOperand(rewriter, loc, op, operand, ivs);
+    };
+    // The vectors the current op's loop body has loaded, by (buffer, vector).
+    llvm::DenseMap<std::pair<Value, int64_t>, Value> loaded;
+    // The element at loop slot `slot` (indices `ivs`): from a vector of the
+    // buffer where the op reads it along the element loop.
+    auto readSlot = [&](linalg::GenericOp op, OpOperand &operand, ValueRange ivs, int64_t slot) -> Value {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (loop.width == 1 || !isa<MemRefType>(operand.get().getType()) || !map.isFunctionOfDim(numRows))
+        return read(op, operand, ivs);
+      int64_t e = slot % loop.width;
+      Value &vec = loaded[{operand.get(), slot / loop.width}];
+      if (!vec) {
+        SmallVector<Value> at(ivs);
+        if (e > 0)
+          at.back() = arith::SubIOp::create(rewriter, loc, at.back(), cst(e));
+        vec = vector::LoadOp::create(rewriter, loc, VectorType::get({loop.width}, getElementTypeOrSelf(operand.get().getType())),
+                                     operand.get(), indicesAt(rewriter, loc, map, at), /*nontemporal=*/false,
+                                     llvm::MaybeAlign(vectorBuffers.lookup(operand.get())));
       }
-      setRowValues(op, emitBody(rewriter, op, args, rowIvs));
-      break;
-    }
-    case RowKind::Elements: {
-      scf::ForOp forOp = loop.create(rewriter, loc, {});
-      OpBuilder::InsertionGuard body(rewriter);
-      rewriter.setInsertionPointToStart(forOp.getBody());
-      SmallVector<SmallVector<Value>> ivs, args;
-      for (int64_t u = 0; u < loop.unroll; ++u) {
-        ivs.emplace_back(rowIvs);
-        ivs.back().push_back(loop.index(rewriter, loc, forOp, u));
-        args.emplace_back();
+      return vector::ExtractOp::create(rewriter, loc, vec, ArrayRef<int64_t>{e});
+    };
+    // Row buffers in the order the group first writes them; each is stored
+    // once, its last value, at the end (the group never reads back from memory
+    // a row buffer it writes).
+    SmallVector<Value> rowBuffers;
+    auto setRowValues = [&](linalg::GenericOp op, ArrayRef<Value> values) {
+      for (auto [out, v] : llvm::zip(op.getDpsInits(), values)) {
+        if (!rowValue.count(out))
+          rowBuffers.push_back(out);
+        rowValue[out] = v;
+      }
+    };
+    for (auto [op, kind, plan] : llvm::zip(group.ops, group.kinds, group.plans)) {
+      switch (kind) {
+      case RowKind::Row: {
+        SmallVector<Value> args;
         for (OpOperand &operand : op->getOpOperands()) {
-          if (op.isDpsInit(&operand) && !op.payloadUsesValueFromOperand(&operand)) {
+          bool isOutput = op.isDpsInit(&operand);
+          if (isOutput && !op.payloadUsesValueFromOperand(&operand)) {
             unsigned i = operand.getOperandNumber() - op.getNumDpsInputs();
-            args.back().push_back(ub::PoisonOp::create(rewriter, loc, op.getRegionOutputArgs()[i].getType()));
+            args.push_back(ub::PoisonOp::create(rewriter, loc, op.getRegionOutputArgs()[i].getType()));
             continue;
           }
-          args.back().push_back(read(op, operand, ivs.back()));
+          args.push_back(read(op, operand, rowIvs));
         }
+        setRowValues(op, emitBody(rewriter, op, args, rowIvs));
+        break;
       }
-      for (int64_t u = 0; u < loop.unroll; ++u)
-        for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), emitBody(rewriter, op, args[u], ivs[u])))
-          memref::StoreOp::create(rewriter, loc, v, out.get(), ivs[u]);
-      break;
+      case RowKind::Elements: {
+        loaded.clear();
+        scf::ForOp forOp = loop.create(rewriter, loc, {});
+        OpBuilder::InsertionGuard body(rewriter);
+        rewriter.setInsertionPointToStart(forOp.getBody());
+        SmallVector<SmallVector<Value>> ivs, args;
+        for (int64_t u = 0; u < loop.slots(); ++u) {
+          ivs.emplace_back(rowIvs);
+          ivs.back().push_back(loop.index(rewriter, loc, forOp, u));
+          args.emplace_back();
+          for (OpOperand &operand : op->getOpOperands()) {
+            if (op.isDpsInit(&operand) && !op.payloadUsesValueFromOperand(&operand)) {
+              unsigned i = operand.getOperandNumber() - op.getNumDpsInputs();
+              args.back().push_back(ub::PoisonOp::create(rewriter, loc, op.getRegionOutputArgs()[i].getType()));
+              continue;
+            }
+            args.back().push_back(readSlot(op, operand, ivs.back(), u));
+          }
+        }
+        SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
+        for (int64_t u = 0; u < loop.slots(); ++u)
+          for (auto [i, v] : llvm::enumerate(emitBody(rewriter, op, args[u], ivs[u]))) {
+            if (loop.width == 1)
+              memref::StoreOp::create(rewriter, loc, v, op.getDpsInits()[i], ivs[u]);
+            else
+              results[i].push_back(v);
+          }
+        // Vectors: each output's elements of a vector stored together.
+        for (auto [i, elements] : llvm::enumerate(results)) {
+          Value out = op.getDpsInits()[i];
+          for (int64_t u = 0; u < loop.unroll && loop.width > 1; ++u) {
+            ArrayRef<Value> part = ArrayRef<Value>(elements).slice(u * loop.width, loop.width);
+            Value vec = vector::FromElementsOp::create(
+                rewriter, loc, VectorType::get({loop.width}, part.front().getType()), part);
+            vector::StoreOp::create(rewriter, loc, vec, out, ivs[u * loop.width], /*nontemporal=*/false,
+                                    llvm::MaybeAlign(vectorBuffers.lookup(out)));
+          }
+        }
+        break;
+      }
+      case RowKind::Reduction: {
+        linalg::GenericOp reduction = op;
+        loaded.clear();
+        SmallVector<Value> totals = reduceOnSubgroup(
+            rewriter, loc, reduction, *plan, loop, rowIvs, subgroupSize,
+            [&](OpOperand &in, ValueRange at, int64_t slot) { return readSlot(reduction, in, at, slot); });
+        SmallVector<Value> values;
+        for (auto [i, out] : llvm::enumerate(op.getDpsInitsMutable()))
+          values.push_back(combine(rewriter, plan->combiners[i], read(op, out, rowIvs), totals[i]));
+        setRowValues(op, values);
+        break;
+      }
+      }
     }
-    case RowKind::Reduction: {
-      linalg::GenericOp reduction = op;
-      SmallVector<Value> totals =
-          reduceOnSubgroup(rewriter, loc, reduction, *plan, loop, rowIvs, subgroupSize,
-                           [&](OpOperand &in, ValueRange at) { return read(reduction, in, at); });
-      SmallVector<Value> values;
-      for (auto [i, out] : llvm::enumerate(op.getDpsInitsMutable()))
-        values.push_back(combine(rewriter, plan->combiners[i], read(op, out, rowIvs), totals[i]));
-      setRowValues(op, values);
-      break;
+    SmallVector<Value> stored = llvm::filter_to_vector(rowBuffers, [&](Value b) { return !groupOnly(b); });
+    if (!stored.empty()) {
+      auto ifLane0 = scf::IfOp::create(rewriter, loc, isLane0, /*withElseRegion=*/false);
+      rewriter.setInsertionPointToStart(ifLane0.thenBlock());
+      for (Value buffer : stored)
+        memref::StoreOp::create(rewriter, loc, rowValue[buffer], buffer, rowIvs);
     }
-    }
-  }
-  SmallVector<Value> stored = llvm::filter_to_vector(rowBuffers, [&](Value b) { return !groupOnly(b); });
-  if (!stored.empty()) {
-    auto ifLane0 = scf::IfOp::create(rewriter, loc, isLane0, /*withElseRegion=*/false);
-    rewriter.setInsertionPointToStart(ifLane0.thenBlock());
-    for (Value buffer : stored)
-      memref::StoreOp::create(rewriter, loc, rowValue[buffer], buffer, rowIvs);
+  };
+  // Vectors where every buffer the group reads or writes along the row is
+  // aligned for them (known statically but for base pointers, dynamic
+  // offsets and strides, checked here; the same in every lane of the
+  // launch); one element a lane otherwise.
+  LaneLoop vectors(rewriter, loc, lane, rewriter.getIndexAttr(rowLength), subgroupSize, width);
+  LaneLoop elements(rewriter, loc, lane, rewriter.getIndexAttr(rowLength), subgroupSize);
+  if (vectors.width == 1) {
+    emitGroup(elements);
+  } else {
+    Value aligned = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    for (auto [buffer, align] : vectorBuffers)
+      aligned = arith::AndIOp::create(rewriter, loc, aligned, vectorsAligned(rewriter, loc, buffer, align));
+    auto ifAligned = scf::IfOp::create(rewriter, loc, aligned, /*withElseRegion=*/true);
+    rewriter.setInsertionPointToStart(ifAligned.thenBlock());
+    emitGroup(vectors);
+    rewriter.setInsertionPointToStart(ifAligned.elseBlock());
+    emitGroup(elements);
   }
   // Buffers freed between the first and the last op are freed after the
   // group's kernel instead.
@@ -1239,7 +1393,7 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
         for (linalg::GenericOp op : group.ops)
           grouped.insert(op);
         Location loc = group.ops.back().getLoc();
-        auto [outer, inner] = lowerRowGroup(rewriter, group, subgroupSize, rows);
+        auto [outer, inner] = lowerRowGroup(rewriter, group, subgroupSize, rows, vectorBytes);
         MLIRContext *ctx = &getContext();
         if (failed(gpu::setMappingAttr(outer, {mapTo(ctx, gpu::Processor::BlockX)})) ||
             failed(gpu::setMappingAttr(inner, {mapTo(ctx, gpu::Processor::ThreadX), mapTo(ctx, gpu::Processor::ThreadY)}))) {

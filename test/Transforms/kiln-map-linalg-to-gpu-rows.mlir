@@ -1,4 +1,5 @@
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize)" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{vector-bytes=0}),canonicalize)" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize,cse)" | FileCheck %s --check-prefix=VEC
 // RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{fuse-rows=false}),canonicalize)" | FileCheck %s --check-prefix=OFF
 
 #row = affine_map<(i, k) -> (i)>
@@ -240,3 +241,85 @@ func.func @freed_between(%x: memref<16x64xf32>, %y: memref<16x64xf32>) {
   memref.dealloc %sum : memref<16xf32>
   return
 }
+
+// With vectors (the default; the checks above use vector-bytes=0 for one
+// element a lane): a bf16 residual add, a row sum and a scaled normalize
+// over rows of 768. Every buffer the group reads or writes along the row
+// holds it as its last dim with unit stride, so each lane owns vectors of 8
+// bf16 (16 bytes): vector lane, lane + 32, lane + 64 (768 = 3 x 32 x 8), all
+// three loaded at once. The base pointers are checked in the kernel; if one
+// is misaligned, the group runs with one element a lane instead (the same
+// code as with vector-bytes=0), so every lane of the launch takes the same
+// branch and reaches the shuffles. The row sum stays in registers; lane 0
+// stores it.
+// VEC-LABEL: func.func @layernorm_bf16
+// VEC: gpu.launch blocks({{.*}}) in (%{{.*}} = %c2, {{.*}}) threads(%[[LANE:.*]], %[[R:.*]], %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %c8,
+// VEC: %[[ROW:.*]] = arith.addi %{{.*}}, %[[R]] : index
+// VEC: %[[LANE0:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// VEC: memref.extract_aligned_pointer_as_index %arg0
+// VEC: memref.extract_aligned_pointer_as_index %arg1
+// VEC: memref.extract_aligned_pointer_as_index %arg3
+// VEC: memref.extract_aligned_pointer_as_index %arg2
+// VEC: %[[P:.*]] = memref.extract_aligned_pointer_as_index %arg5
+// VEC: %[[LOW:.*]] = arith.andi %[[P]], %c15
+// VEC: %[[OK5:.*]] = arith.cmpi eq, %[[LOW]], %c0
+// VEC: %[[OK:.*]] = arith.andi %{{.*}}, %[[OK5]] : i1
+// VEC: scf.if %[[OK]] {
+// VEC:   %[[V0:.*]] = arith.muli %[[LANE]], %c8 : index
+// VEC:   vector.load %arg0[%[[ROW]], %[[V0]]] {alignment = 16 : i64} : memref<16x768xbf16>, vector<8xbf16>
+// VEC:   vector.load %arg1[%[[ROW]], %[[V0]]] {alignment = 16 : i64} : memref<16x768xbf16>, vector<8xbf16>
+// VEC:   %[[L1:.*]] = arith.addi %[[LANE]], %c32 : index
+// VEC:   %[[V1:.*]] = arith.muli %[[L1]], %c8 : index
+// VEC:   vector.load %arg0[%[[ROW]], %[[V1]]]
+// VEC:   %[[L2:.*]] = arith.addi %[[LANE]], %c64 : index
+// VEC:   %[[V2:.*]] = arith.muli %[[L2]], %c8 : index
+// VEC:   vector.load %arg0[%[[ROW]], %[[V2]]]
+// VEC:   vector.store %{{.*}}, %arg3[%[[ROW]], %[[V0]]] {alignment = 16 : i64} : memref<16x768xbf16>, vector<8xbf16>
+// VEC:   vector.store %{{.*}}, %arg3[%[[ROW]], %[[V1]]]
+// VEC:   vector.store %{{.*}}, %arg3[%[[ROW]], %[[V2]]]
+// VEC:   vector.load %arg3[%[[ROW]], %[[V0]]]
+// VEC-COUNT-5: gpu.shuffle xor
+// VEC:   vector.load %arg2[%[[V0]]] {alignment = 16 : i64} : memref<768xbf16>, vector<8xbf16>
+// VEC:   vector.store %{{.*}}, %arg5[%[[ROW]], %[[V2]]] {alignment = 16 : i64} : memref<16x768xbf16>, vector<8xbf16>
+// VEC:   scf.if %[[LANE0]] {
+// VEC:     memref.store %{{.*}}, %arg4[%[[ROW]]] : memref<16xf32>
+// VEC: } else {
+// VEC-NOT: vector.load
+// VEC:   scf.for %{{.*}} = %c0 to %c24 step %c8 {
+// VEC:     memref.load %arg0[%[[ROW]], %{{.*}}] : memref<16x768xbf16>
+// VEC-COUNT-5: gpu.shuffle xor
+// VEC:   scf.if %[[LANE0]] {
+// VEC:     memref.store %{{.*}}, %arg4[%[[ROW]]] : memref<16xf32>
+// VEC: gpu.terminator
+func.func @layernorm_bf16(%x: memref<16x768xbf16>, %r: memref<16x768xbf16>, %g: memref<768xbf16>,
+                          %s: memref<16x768xbf16>, %sum: memref<16xf32>, %y: memref<16x768xbf16>) {
+  %z = arith.constant 0.0 : f32
+  %n = arith.constant 768.0 : f32
+  linalg.generic {indexing_maps = [#elt, #elt, #elt], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r : memref<16x768xbf16>, memref<16x768xbf16>) outs(%s : memref<16x768xbf16>) {
+  ^bb0(%a: bf16, %b: bf16, %o: bf16):
+    %t = arith.addf %a, %b : bf16
+    linalg.yield %t : bf16
+  }
+  linalg.fill ins(%z : f32) outs(%sum : memref<16xf32>)
+  linalg.generic {indexing_maps = [#elt, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%s : memref<16x768xbf16>) outs(%sum : memref<16xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %e = arith.extf %a : bf16 to f32
+    %t = arith.addf %e, %acc : f32
+    linalg.yield %t : f32
+  }
+  linalg.generic {indexing_maps = [#elt, #row, affine_map<(i, k) -> (k)>, #elt], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %sum, %g : memref<16x768xbf16>, memref<16xf32>, memref<768xbf16>) outs(%y : memref<16x768xbf16>) {
+  ^bb0(%a: bf16, %m: f32, %gg: bf16, %o: bf16):
+    %e = arith.extf %a : bf16 to f32
+    %mean = arith.divf %m, %n : f32
+    %d = arith.subf %e, %mean : f32
+    %ge = arith.extf %gg : bf16 to f32
+    %p = arith.mulf %d, %ge : f32
+    %t = arith.truncf %p : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
+}
+
