@@ -179,7 +179,13 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     standard deviations) stay in registers, identical in every lane, lane 0
     storing them. A layer norm (mean, variance, normalize, with the residual
     add before it) or a softmax becomes one launch instead of five to seven.
-    Vendor-neutral: the
+    With `vector-bytes` (16 by default), an elementwise op whose innermost
+    loops are static and packed with unit stride in every operand that uses
+    them gives each thread a vector of up to 8 consecutive elements (one
+    aligned vector.load/store per such operand), and a row group whose
+    buffers hold the row that way gives each lane vectors of the row; the
+    kernel checks the base pointers' alignment and falls back to one element
+    at a time where a vector would be misaligned. Vendor-neutral: the
     CUDA and ROCm paths share it.
 
     Before: `linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%a) outs(%b)`
