@@ -66,6 +66,17 @@ Value padValue(tensor::PadOp pad) {
   return v && v.getParentRegion() != &pad.getRegion() ? v : Value();
 }
 
+/// `pad` applied to `source`, the NHWC form of its NCHW source: the same
+/// padding value, the low and high pads permuted to NHWC.
+Value padInNHWC(OpBuilder &b, Location loc, tensor::PadOp pad, Value source) {
+  SmallVector<OpFoldResult> low = pad.getMixedLowPad(), high = pad.getMixedHighPad(), l2, h2;
+  for (int64_t p : kToLast) {
+    l2.push_back(low[p]);
+    h2.push_back(high[p]);
+  }
+  return tensor::PadOp::create(b, loc, Type(), source, l2, h2, padValue(pad), pad.getNofold()).getResult();
+}
+
 bool isPermutationMap(AffineMap map) { return map.getNumResults() == map.getNumDims() && map.isPermutation(); }
 
 /// conv_2d_nchw_fchw(x, w, init) ->
@@ -157,17 +168,10 @@ struct PadOfTranspose : OpRewritePattern<tensor::PadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::PadOp op, PatternRewriter &rewriter) const override {
     Value x = transposedFrom(op.getSource(), kToFirst);
-    Value value = padValue(op);
-    if (!x || !value)
+    if (!x || !padValue(op))
       return failure();
-    SmallVector<OpFoldResult> low = op.getMixedLowPad(), high = op.getMixedHighPad(), l2(4), h2(4);
-    for (auto [i, p] : llvm::enumerate(kToFirst)) {
-      l2[p] = low[i];
-      h2[p] = high[i];
-    }
     Location loc = op.getLoc();
-    Value padded = tensor::PadOp::create(rewriter, loc, Type(), x, l2, h2, value, op.getNofold());
-    rewriter.replaceOp(op, transposeOf(rewriter, loc, padded, kToFirst));
+    rewriter.replaceOp(op, transposeOf(rewriter, loc, padInNHWC(rewriter, loc, op, x), kToFirst));
     return success();
   }
 };
@@ -183,16 +187,8 @@ struct TransposeOfPad : OpRewritePattern<linalg::TransposeOp> {
     if (op.getPermutation() != ArrayRef<int64_t>(kToLast) || !pad || !pad->hasOneUse() ||
         !padValue(pad) || transposedFrom(pad.getSource(), kToFirst))
       return failure();
-    SmallVector<OpFoldResult> low = pad.getMixedLowPad(), high = pad.getMixedHighPad(), l2, h2;
-    for (int64_t p : kToLast) {
-      l2.push_back(low[p]);
-      h2.push_back(high[p]);
-    }
     Location loc = op.getLoc();
-    Value x = transposeOf(rewriter, loc, pad.getSource(), kToLast);
-    rewriter.replaceOp(op, tensor::PadOp::create(rewriter, loc, Type(), x, l2, h2, padValue(pad),
-                                                 pad.getNofold())
-                               .getResult());
+    rewriter.replaceOp(op, padInNHWC(rewriter, loc, pad, transposeOf(rewriter, loc, pad.getSource(), kToLast)));
     return success();
   }
 };
