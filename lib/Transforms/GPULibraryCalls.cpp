@@ -298,6 +298,18 @@ struct DnnConvMatch {
 /// Bits of the runtime convolution's `flags` argument (runtime/src/cuda/Dnn.cpp).
 constexpr int32_t kConvTF32 = 1, kConvOverwrite = 2;
 
+/// The loop of each dim of `operand` in `op`'s indexing map, when every
+/// result is a plain loop dim.
+bool loopsOf(linalg::LinalgOp op, OpOperand *operand, SmallVectorImpl<unsigned> &loops) {
+  for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults()) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d)
+      return false;
+    loops.push_back(d.getPosition());
+  }
+  return true;
+}
+
 /// The rank-5 fully dynamic strided memref of `elem` the runtime's convolution takes.
 MemRefType convArgType(Type elem) {
   MLIRContext *ctx = elem.getContext();
@@ -439,17 +451,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
         op.getNumLoops() != 7 || !linalg::isaConvolutionOpInterface(op) ||
         failed(checkOperands(op, /*identityInput=*/false)) || !bigEnough(op))
       return failure();
-    auto dimsOf = [&](OpOperand *operand, SmallVector<unsigned> &dims) {
-      for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults()) {
-        auto d = dyn_cast<AffineDimExpr>(e);
-        if (!d)
-          return false;
-        dims.push_back(d.getPosition());
-      }
-      return true;
-    };
     SmallVector<unsigned> out, w;
-    if (!dimsOf(op.getDpsInitOperand(0), out) || !dimsOf(op.getDpsInputOperand(1), w) || out.size() != 4 ||
+    if (!loopsOf(op, op.getDpsInitOperand(0), out) || !loopsOf(op, op.getDpsInputOperand(1), w) || out.size() != 4 ||
         w.size() != 4 || w[0] != out[1])
       return failure();
     unsigned n = out[0], oh = out[2], ow = out[3], c = w[1], kh = w[2], kw = w[3];
@@ -930,17 +933,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
         !linalg::isaConvolutionOpInterface(op) || failed(checkOperands(op, /*identityInput=*/false)) ||
         !bigEnough(op))
       return failure();
-    auto dimsOf = [&](OpOperand *operand, SmallVector<unsigned> &dims) {
-      for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults()) {
-        auto d = dyn_cast<AffineDimExpr>(e);
-        if (!d)
-          return false;
-        dims.push_back(d.getPosition());
-      }
-      return true;
-    };
     SmallVector<unsigned> out, w;
-    if (!dimsOf(op.getDpsInitOperand(0), out) || !dimsOf(op.getDpsInputOperand(1), w) || out.size() != w.size() ||
+    if (!loopsOf(op, op.getDpsInitOperand(0), out) || !loopsOf(op, op.getDpsInputOperand(1), w) || out.size() != w.size() ||
         out.size() < 3)
       return failure();
     DnnConvMatch m;
