@@ -10,6 +10,8 @@
 
 #include "CudnnApi.h"
 
+#include "AbiShape.h"
+
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -19,29 +21,7 @@ namespace {
 
 namespace dnn = kiln::cuda::dnn;
 
-template <typename F> struct Sig;
-template <typename R, typename... A> struct Sig<R (*)(A...)> {
-  using Ret = R;
-  using Args = std::tuple<A...>;
-};
-
-template <typename T, typename U, size_t... I>
-constexpr bool sameSizes(std::index_sequence<I...>) {
-  return ((sizeof(std::tuple_element_t<I, T>) == sizeof(std::tuple_element_t<I, U>)) && ...);
-}
-
-/// Same arity, and each parameter and the result of the same size (handles,
-/// enums and int results are passed alike in the x86-64 ABI).
-template <typename Kiln, typename Cudnn> constexpr bool sameShape() {
-  using K = Sig<Kiln>;
-  using C = Sig<Cudnn>;
-  constexpr size_t n = std::tuple_size_v<typename K::Args>;
-  if constexpr (n != std::tuple_size_v<typename C::Args>)
-    return false;
-  else
-    return sizeof(typename K::Ret) == sizeof(typename C::Ret) &&
-           sameSizes<typename K::Args, typename C::Args>(std::make_index_sequence<n>{});
-}
+using kiln::test::sameShape;
 
 #define KILN_CHECK_ENTRY(field, symbol)                                                           \
   static_assert(sameShape<decltype(dnn::Cudnn::field), decltype(&::symbol)>(),                   \
