@@ -3,6 +3,9 @@
 include(CMakePackageConfigHelpers)
 set(KILN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)
 
+install(TARGETS kiln_abi EXPORT KilnTargets)
+install(DIRECTORY runtime/abi/kiln DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+
 if(KILN_BUILD_RUNTIME)
   install(TARGETS kiln_runtime EXPORT KilnTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kiln/abi/dtypes.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -67,20 +69,7 @@ KILN_API const char *kiln_status_code_name(kiln_status_code_t code);
 
 /* ---------------------------------------------------------------- dtypes */
 
-/// Element types, in the same order as kiln::DType.
-typedef enum kiln_dtype_t {
-  KILN_DTYPE_F32 = 0,
-  KILN_DTYPE_F64 = 1,
-  KILN_DTYPE_F16 = 2,
-  KILN_DTYPE_BF16 = 3,
-  KILN_DTYPE_I64 = 4,
-  KILN_DTYPE_I32 = 5,
-  KILN_DTYPE_I16 = 6,
-  KILN_DTYPE_I8 = 7,
-  KILN_DTYPE_U8 = 8,
-  KILN_DTYPE_BOOL = 9,
-  KILN_DTYPE_FORCE_32BIT = 0x7fffffff /* not a dtype: keeps any int value well-defined */
-} kiln_dtype_t;
+/* kiln_dtype_t and its KILN_DTYPE_* codes: kiln/abi/dtypes.h. */
 
 /// Bytes per element (0 for an unknown value). Thread-safe.
 KILN_API size_t kiln_dtype_size(kiln_dtype_t dtype);

@@ -8,6 +8,7 @@
 // PyTorch's default for matmuls), with a workspace set up front so the call
 // can be captured in a CUDA graph.
 #include "Driver.h"
+#include "kiln/abi/gpu_calls.h"
 
 #include "../gpu/Backend.h"
 #include "../gpu/Runtime.h"
@@ -95,8 +96,8 @@ struct Handle {
 
 constexpr size_t kWorkspaceBytes = 32u << 20;
 
-/// Bits of the GEMM entry points' `flags` (lib/Transforms/GPULibraryCalls.cpp).
-constexpr int32_t kGemmTF32 = 1, kGemmOverwrite = 2;
+/// Bits of the GEMM entry points' `flags` (kiln/abi/gpu_calls.h).
+constexpr int32_t kGemmTF32 = KILN_GPU_GEMM_TF32, kGemmOverwrite = KILN_GPU_GEMM_OVERWRITE;
 
 /// A rank-3 memref descriptor (MLIR's C interface) of any element type.
 struct Desc3 {
@@ -266,7 +267,7 @@ const CublasLt &cublasLt() {
 }
 
 /// Bit of the epilogue GEMMs' `flags`: ReLU after the bias.
-constexpr int32_t kGemmReLU = 4;
+constexpr int32_t kGemmReLU = KILN_GPU_GEMM_RELU;
 
 /// A rank-1 memref descriptor (the bias vector).
 struct Desc1 {

@@ -9,6 +9,7 @@
 // the algorithm are cached per shape; the workspace comes from the runtime's
 // allocator in the stream's order (a graph's reserved memory while captured).
 #include "CudnnApi.h"
+#include "kiln/abi/gpu_calls.h"
 #include "Driver.h"
 
 #include "../gpu/Backend.h"
@@ -78,8 +79,8 @@ const Cudnn &cudnn() {
   return c;
 }
 
-/// Bits of the convolution entry points' `flags` (lib/Transforms/GPULibraryCalls.cpp).
-constexpr int32_t kConvTF32 = 1, kConvOverwrite = 2;
+/// Bits of the convolution entry points' `flags` (kiln/abi/gpu_calls.h).
+constexpr int32_t kConvTF32 = KILN_GPU_CONV_TF32, kConvOverwrite = KILN_GPU_CONV_OVERWRITE;
 
 /// The largest workspace an algorithm may ask for.
 constexpr size_t kMaxWorkspace = size_t(256) << 20;

@@ -1,5 +1,6 @@
 // kiln runtime — dtypes, storage and tensors.
 #include "kiln/tensor.h"
+#include "kiln/abi/dtypes.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +10,14 @@
 
 namespace kiln {
 
+// kiln::DType is numbered as the ABI's kiln_dtype_t (what compiled code passes).
+static_assert((int)DType::Float32 == KILN_DTYPE_F32 && (int)DType::Float64 == KILN_DTYPE_F64 &&
+              (int)DType::Float16 == KILN_DTYPE_F16 && (int)DType::BFloat16 == KILN_DTYPE_BF16 &&
+              (int)DType::Int64 == KILN_DTYPE_I64 && (int)DType::Int32 == KILN_DTYPE_I32 &&
+              (int)DType::Int16 == KILN_DTYPE_I16 && (int)DType::Int8 == KILN_DTYPE_I8 &&
+              (int)DType::UInt8 == KILN_DTYPE_U8 && (int)DType::Bool == KILN_DTYPE_BOOL,
+              "kiln::DType must follow kiln_dtype_t's codes");
+
 namespace {
 struct DTypeInfo {
   const char *name, *torchName;
@@ -16,11 +25,11 @@ struct DTypeInfo {
   bool isFloat;
 };
 const DTypeInfo kDTypes[kNumDTypes] = {
-    {"f32", "torch.float32", 4, true},  {"f64", "torch.float64", 8, true},
-    {"f16", "torch.float16", 2, true},  {"bf16", "torch.bfloat16", 2, true},
-    {"i64", "torch.int64", 8, false},   {"i32", "torch.int32", 4, false},
-    {"i16", "torch.int16", 2, false},   {"i8", "torch.int8", 1, false},
-    {"u8", "torch.uint8", 1, false},    {"bool", "torch.bool", 1, false},
+    {KILN_DTYPE_TOKEN_F32, "torch.float32", 4, true},   {KILN_DTYPE_TOKEN_F64, "torch.float64", 8, true},
+    {KILN_DTYPE_TOKEN_F16, "torch.float16", 2, true},   {KILN_DTYPE_TOKEN_BF16, "torch.bfloat16", 2, true},
+    {KILN_DTYPE_TOKEN_I64, "torch.int64", 8, false},    {KILN_DTYPE_TOKEN_I32, "torch.int32", 4, false},
+    {KILN_DTYPE_TOKEN_I16, "torch.int16", 2, false},    {KILN_DTYPE_TOKEN_I8, "torch.int8", 1, false},
+    {KILN_DTYPE_TOKEN_U8, "torch.uint8", 1, false},     {KILN_DTYPE_TOKEN_BOOL, "torch.bool", 1, false},
 };
 } // namespace
 

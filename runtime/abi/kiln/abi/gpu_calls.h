@@ -1,0 +1,65 @@
+/* kiln ABI — the GPU library calls a compiled model makes into the runtime.
+ *
+ * Plain C. kiln-compile --target=cuda turns large matmuls, convolutions and
+ * attention into calls of these functions (lib/Transforms/GPULibraryCalls.cpp,
+ * lib/Conversion/ATenToLinalg/FusedAttention.cpp); the runtime defines them
+ * over cuBLAS/cuBLASLt, cuDNN and its own attention kernels
+ * (runtime/src/cuda/Blas.cpp, Dnn.cpp, Attention.cpp). A model declares each
+ * with MLIR's C interface, so the symbol the runtime exports is the name
+ * below prefixed with "_mlir_ciface_". Operands are memref descriptors
+ * (kiln/abi/model_format.h) of device memory; each call runs on the model
+ * call's stream.
+ */
+#ifndef KILN_ABI_GPU_CALLS_H
+#define KILN_ABI_GPU_CALLS_H
+
+/* The prefix of the symbol the runtime exports for a name below. */
+#define KILN_GPU_CALL_SYMBOL_PREFIX "_mlir_ciface_"
+
+/* void kiln_gpu_gemm_<type>(i32 transA, i32 transB, i32 flags, A, B, C):
+ * C[b] = op(A[b]) op(B[b]) (+ C[b] without KILN_GPU_GEMM_OVERWRITE), rank-3
+ * row-major operands, accumulating in float32. <type> is that of A and B,
+ * then C's when it differs (bf16_f32, f16_f32). */
+#define KILN_GPU_GEMM_PREFIX "kiln_gpu_gemm_"
+/* void kiln_gpu_gemm_lt_<type>(i32 transA, i32 transB, i32 flags, A, B, D,
+ * bias): as kiln_gpu_gemm_<type>, plus bias[n] (then a ReLU with
+ * KILN_GPU_GEMM_RELU), through cuBLASLt's epilogues. */
+#define KILN_GPU_GEMM_LT_PREFIX "kiln_gpu_gemm_lt_"
+/* void kiln_gpu_conv_<type>(i32 flags, i64 groups, i64 s0, s1, s2, p0, p1,
+ * p2, d0, d1, d2, x, w, y): y = conv(x, w) (+ y without
+ * KILN_GPU_CONV_OVERWRITE), rank-5 (N, C, D, H, W) views. */
+#define KILN_GPU_CONV_PREFIX "kiln_gpu_conv_"
+/* void kiln_gpu_sdpa_<type>[<mask>](q, k, v, [mask,] out, i32 causal,
+ * i32 group, f32 scale): fused scaled_dot_product_attention over rank-4
+ * (batch, heads, sequence, head size) views. */
+#define KILN_GPU_SDPA_PREFIX "kiln_gpu_sdpa_"
+#define KILN_GPU_SDPA_BOOL_MASK_SUFFIX "_boolmask" /* a bool mask: attend where true */
+#define KILN_GPU_SDPA_ADD_MASK_SUFFIX "_addmask"   /* a float mask added to the scores */
+
+/* Bits of the GEMMs' `flags`. */
+enum kiln_gpu_gemm_flags {
+  KILN_GPU_GEMM_TF32 = 1,      /* float32 operands may multiply in TF32 */
+  KILN_GPU_GEMM_OVERWRITE = 2, /* C (or D) is written, not accumulated into */
+  KILN_GPU_GEMM_RELU = 4       /* epilogue GEMMs: ReLU after the bias */
+};
+
+/* Bits of the convolutions' `flags`. */
+enum kiln_gpu_conv_flags {
+  KILN_GPU_CONV_TF32 = 1,     /* float32 operands may multiply in TF32 */
+  KILN_GPU_CONV_OVERWRITE = 2 /* y is written, not accumulated into */
+};
+
+/* Every function above, for checks that the runtime defines what the
+ * compiler may call: X(name) for each full name. */
+#define KILN_GPU_CALLS(X)                                                                  \
+  X("kiln_gpu_gemm_f32") X("kiln_gpu_gemm_bf16") X("kiln_gpu_gemm_f16")                    \
+  X("kiln_gpu_gemm_bf16_f32") X("kiln_gpu_gemm_f16_f32")                                   \
+  X("kiln_gpu_gemm_lt_f32") X("kiln_gpu_gemm_lt_bf16") X("kiln_gpu_gemm_lt_f16")           \
+  X("kiln_gpu_gemm_lt_bf16_f32") X("kiln_gpu_gemm_lt_f16_f32")                             \
+  X("kiln_gpu_conv_f32") X("kiln_gpu_conv_bf16") X("kiln_gpu_conv_f16")                    \
+  X("kiln_gpu_sdpa_f32") X("kiln_gpu_sdpa_bf16") X("kiln_gpu_sdpa_f16")                    \
+  X("kiln_gpu_sdpa_f32_boolmask") X("kiln_gpu_sdpa_bf16_boolmask")                         \
+  X("kiln_gpu_sdpa_f16_boolmask") X("kiln_gpu_sdpa_f32_addmask")                           \
+  X("kiln_gpu_sdpa_bf16_addmask") X("kiln_gpu_sdpa_f16_addmask")
+
+#endif /* KILN_ABI_GPU_CALLS_H */

@@ -1,0 +1,90 @@
+/* kiln ABI — the contract between a compiled model `.so` and the runtime loader.
+ *
+ * Plain C, no MLIR/LLVM: the compiler (lib/Target/CPU) writes what this header
+ * describes and the runtime (runtime/src/loader) reads it. Part of the ABI
+ * header set (runtime/abi, CMake target kiln_abi), the only runtime headers
+ * the compiler sees.
+ *
+ * A model shared object exports three symbols:
+ *
+ *   const char kiln_model_manifest[];   NUL-terminated text manifest, see below
+ *   void kiln_model_entry(void **args); the packed entry point
+ *   const unsigned char kiln_model_weights[];  64-byte aligned weight blob
+ *                                       (absent when compiled with --weights=external)
+ *
+ * Packed entry: args[0] points to the result block, args[1 + i] points to the
+ * memref descriptor of argument i (arguments in manifest `arg` order:
+ * parameters, buffers, constants, then user inputs, as in the graph signature).
+ * A rank-r memref descriptor is, in 8-byte words:
+ *     { void *allocated; void *aligned; int64_t offset;
+ *       int64_t sizes[r]; int64_t strides[r]; }
+ * The result block is the descriptors of every output, then of every
+ * update, back to back, in manifest order (word size 3 + 2*r each). Output buffers are allocated by the
+ * generated code with malloc/aligned_alloc: the caller owns `allocated` and
+ * releases it with free() unless it equals the `allocated` pointer of an
+ * argument descriptor it passed in (an output that aliases an argument).
+ * The generated code never writes to argument buffers and keeps no global
+ * mutable state, so concurrent calls are safe; state a program mutates comes
+ * back as `update` results, which the loader applies.
+ *
+ * Manifest (version 1): lines of whitespace-separated tokens.
+ *   kiln-manifest 1
+ *   name <model-name>
+ *   weights embedded|external
+ *   device cuda|hip <arch>                optional (default: the CPU): the code runs on an
+ *                                         NVIDIA (cuda, sm_90) or AMD (hip, gfx90a) GPU of
+ *                                         that architecture; see below
+ *   sym <symbol> <min> <max>              one per symbolic dim (max -1 = unbounded)
+ *   arg <kind> <name> <dtype> <rank> <dim>... [<offset> <nbytes>]
+ *        kind: param|buffer|constant|input; for param/buffer/constant the
+ *        name is the state-dict name (e.g. l1.weight) and, with embedded
+ *        weights, offset/nbytes locate the data in kiln_model_weights.
+ *   out <name> <dtype> <rank> <dim>...
+ *   update <kind> <name> <dtype> <rank> <dim>...
+ *        the new value of a weight (kind param|buffer|constant, the
+ *        state-dict name) or user input (kind input) the program mutates in
+ *        place; after a run the loader writes it into the model's copy of
+ *        the weight, or into the caller's input tensor. Follows every `out`.
+ *   layout <name> <p0> <p1> ...
+ *        the entry takes weight <name> (an earlier `arg` line) permuted: its
+ *        dim i is dim p_i of the state-dict tensor, packed. The loader checks
+ *        the weight against the `arg` line, then permutes it once, at load
+ *        (kiln-compile writes these for the NHWC filters of convolutions on
+ *        CUDA, docs/cuda.md).
+ *   end
+ * A GPU model's argument and result descriptors point to device memory,
+ * its outputs come from the runtime's caching device allocator (the mgpu*
+ * functions of runtime/src/gpu, which the model's host code calls), and
+ * its constructor loads its embedded kernels; the loader sets the backend
+ * and the stream and collects errors around each call (docs/cuda.md,
+ * docs/rocm.md).
+ * A model compiled with kiln-compile --grad (docs/autograd.md) uses the same
+ * lines: its cotangents are `arg input cotangent<i>` after the user inputs,
+ * and its gradients are `out grads/input<i>` and `out grads/<param name>`
+ * after the model's outputs.
+ * A <dim> is a decimal size, a symbol name declared by `sym`, or `?`
+ * (dynamic, no known range). <dtype>: f32 f64 f16 bf16 i64 i32 i16 i8 u8 bool
+ * (the KILN_DTYPE_TOKEN_* of kiln/abi/dtypes.h). The names of inputs and
+ * outputs that --grad and its siblings add are in kiln/abi/io_names.h.
+ */
+#ifndef KILN_ABI_MODEL_FORMAT_H
+#define KILN_ABI_MODEL_FORMAT_H
+
+#include "kiln/abi/dtypes.h"
+#include "kiln/abi/io_names.h"
+
+#define KILN_MANIFEST_VERSION 1
+#define KILN_SYM_MANIFEST "kiln_model_manifest"
+#define KILN_SYM_ENTRY "kiln_model_entry"
+#define KILN_SYM_WEIGHTS "kiln_model_weights"
+#define KILN_WEIGHT_ALIGNMENT 64
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef void (*kiln_model_entry_fn)(void **args);
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_ABI_MODEL_FORMAT_H */
