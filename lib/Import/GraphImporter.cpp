@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImporterImpl.h"
+#include "ATen/IR/AttrNames.h"
 
 #include "Autograd/IR/AutogradDialect.h"
 #include "kiln/Import/RuntimeOps.h"
@@ -449,6 +450,9 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
   auto op = aten::CallRuntimeOp::create(b, loc, *types, operands,
                                         b.getStringAttr(info->qualifiedName),
                                         b.getArrayAttr(args));
+  // What the autograd rules need to know, so they never ask the runtime.
+  if (std::string bw = runtimeBackwardCallee(*info); !bw.empty())
+    op->setAttr(attrs::kRuntimeBackward, b.getStringAttr(bw));
   if (failed(bindResults(node, op)))
     return failure();
   return true;
@@ -715,23 +719,23 @@ FailureOr<ImportedProgram> GraphImporter::run() {
   for (auto [i, a] : llvm::enumerate(args)) {
     argVars.push_back(newVar(entry->getArgument(i)));
     varOf[a.valueName] = argVars.back();
-    func.setArgAttr(i, "kiln.kind", b.getStringAttr(a.kind));
-    func.setArgAttr(i, "kiln.name", b.getStringAttr(a.stateName));
+    func.setArgAttr(i, kiln::attrs::kKind, b.getStringAttr(a.kind));
+    func.setArgAttr(i, kiln::attrs::kName, b.getStringAttr(a.stateName));
     // Per-dim size or symbol name, for the runtime's input checks.
-    func.setArgAttr(i, "kiln.dims", dimsOf(a.valueName));
+    func.setArgAttr(i, kiln::attrs::kDims, dimsOf(a.valueName));
     // Inputs and weights are read-only to the generated code.
     func.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
   }
   for (auto [i, n] : llvm::enumerate(outNames)) {
-    func.setResultAttr(i, "kiln.name", b.getStringAttr(n));
+    func.setResultAttr(i, kiln::attrs::kName, b.getStringAttr(n));
     // Sizes and symbols of the output (what a --grad cotangent must match).
-    func.setResultAttr(i, "kiln.dims", dimsOf(n));
+    func.setResultAttr(i, kiln::attrs::kDims, dimsOf(n));
   }
   SmallVector<NamedAttribute> symAttrs;
   for (auto &kv : symbols)
     symAttrs.push_back(b.getNamedAttr(
         kv.first(), b.getDenseI64ArrayAttr({kv.second.first, kv.second.second})));
-  module->setAttr("kiln.symbols", b.getDictionaryAttr(symAttrs));
+  module->setAttr(kiln::attrs::kSymbols, b.getDictionaryAttr(symAttrs));
 
   // Nodes.
   registerHandlers();
@@ -792,8 +796,8 @@ FailureOr<ImportedProgram> GraphImporter::run() {
     if (u.value.getType() != argTy)
       u.value = tensor::CastOp::create(b, archiveLoc, argTy, u.value);
     unsigned idx = func.getNumResults();
-    NamedAttribute attrs[] = {b.getNamedAttr("kiln.update", b.getStringAttr(target->kind)),
-                              b.getNamedAttr("kiln.name", b.getStringAttr(u.stateName))};
+    NamedAttribute attrs[] = {b.getNamedAttr(kiln::attrs::kUpdate, b.getStringAttr(target->kind)),
+                              b.getNamedAttr(kiln::attrs::kName, b.getStringAttr(u.stateName))};
     func.insertResult(idx, argTy, b.getDictionaryAttr(attrs));
     results.push_back(u.value);
   }

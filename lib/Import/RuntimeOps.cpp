@@ -1,80 +1,88 @@
 //===- RuntimeOps.cpp - the compiler's window on the runtime dispatcher ---===//
 //
-// Built with exceptions (the runtime's C++ API may throw); nothing escapes.
+// Over the runtime's C query API (kiln/abi/query.h): no runtime C++ header,
+// no exception.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Import/RuntimeOps.h"
 
-#include "kiln/dispatcher.h"
-#include "kiln/schema.h"
+#include "ATen/IR/ATenDialect.h"
+#include "ATen/IR/AttrNames.h"
+#include "kiln/abi/query.h"
+#include "kiln/abi/rt_call.h"
+
+#include "mlir/IR/Builders.h"
 
 namespace kiln {
 
 bool loadRuntimePlugin(const std::string &path, std::string &err) {
-  try {
-    return loadPlugin(path, err);
-  } catch (const std::exception &e) {
-    err = e.what();
-    return false;
-  }
+  const char *why = nullptr;
+  if (kiln_query_load_plugin(path.c_str(), &why) == 0)
+    return true;
+  err = why ? why : "unknown error";
+  return false;
 }
 
-static std::optional<RuntimeDefault> convertDefault(const IValue &v) {
+static std::optional<RuntimeDefault> convertDefault(const kiln_query_arg &a) {
   RuntimeDefault d;
-  if (v.isNone()) {
-    d.kind = RuntimeDefault::None;
-  } else if (v.isBool()) {
-    d.kind = RuntimeDefault::Bool;
-    d.i = v.toBool();
-  } else if (v.isInt()) {
-    d.kind = RuntimeDefault::Int;
-    d.i = v.toInt();
-  } else if (v.isDouble()) {
-    d.kind = RuntimeDefault::Float;
-    d.f = v.toDouble();
-  } else if (v.isIntList()) {
+  switch (a.default_kind) {
+  case KILN_QUERY_DEFAULT_NONE: d.kind = RuntimeDefault::None; break;
+  case KILN_QUERY_DEFAULT_BOOL: d.kind = RuntimeDefault::Bool; d.i = a.i; break;
+  case KILN_QUERY_DEFAULT_INT: d.kind = RuntimeDefault::Int; d.i = a.i; break;
+  case KILN_QUERY_DEFAULT_FLOAT: d.kind = RuntimeDefault::Float; d.f = a.f; break;
+  case KILN_QUERY_DEFAULT_INT_LIST:
     d.kind = RuntimeDefault::IntList;
-    d.ints = v.toIntList();
-  } else if (v.isDoubleList()) {
+    d.ints.assign(a.ints, a.ints + a.count);
+    break;
+  case KILN_QUERY_DEFAULT_FLOAT_LIST:
     d.kind = RuntimeDefault::FloatList;
-    d.floats = v.toDoubleList();
-  } else if (v.isString()) {
-    d.kind = RuntimeDefault::String;
-    d.s = v.toString();
-  } else {
-    return std::nullopt;
+    d.floats.assign(a.floats, a.floats + a.count);
+    break;
+  case KILN_QUERY_DEFAULT_STRING: d.kind = RuntimeDefault::String; d.s = a.str; break;
+  default: return std::nullopt;
   }
   return d;
 }
 
 std::optional<RuntimeOpInfo> lookupRuntimeOp(const std::string &qualifiedName) {
-  try {
-    OperatorHandle op = Dispatcher::get().findOp(qualifiedName);
-    if (!op.valid() || !op.hasSchema())
-      return std::nullopt;
-    const FunctionSchema &schema = op.schema();
-    RuntimeOpInfo info;
-    info.qualifiedName = schema.qualifiedName();
-    for (const Argument &a : schema.arguments) {
-      RuntimeArgInfo arg;
-      arg.name = a.name;
-      arg.type = a.type->str();
-      arg.isTensor = a.type->isTensorLike();
-      if (a.defaultValue)
-        arg.defaultValue = convertDefault(*a.defaultValue);
-      info.arguments.push_back(std::move(arg));
-    }
-    info.numReturns = schema.returns.size();
-    for (const Argument &r : schema.returns)
-      info.allReturnsTensors &= r.type->isTensor();
-    info.hasFake = op.hasFake();
-    info.hasBackward = (bool)op.backward();
-    for (DispatchKey k : op.registeredKeys())
-      info.kernelKeys.push_back(dispatchKeyName(k));
-    return info;
-  } catch (const std::exception &) {
+  kiln_query_op *op = nullptr;
+  if (kiln_query_find_op(qualifiedName.c_str(), &op) != 0 || !op)
     return std::nullopt;
+  RuntimeOpInfo info;
+  info.qualifiedName = op->qualified_name;
+  for (int64_t i = 0; i < op->num_args; ++i) {
+    const kiln_query_arg &a = op->args[i];
+    RuntimeArgInfo arg;
+    arg.name = a.name;
+    arg.type = a.type;
+    arg.isTensor = a.is_tensor != 0;
+    arg.defaultValue = convertDefault(a);
+    info.arguments.push_back(std::move(arg));
   }
+  info.numReturns = static_cast<unsigned>(op->num_returns);
+  info.allReturnsTensors = op->all_returns_tensors != 0;
+  info.hasFake = op->has_fake != 0;
+  info.hasBackward = op->has_backward != 0;
+  for (int64_t i = 0; i < op->num_kernel_keys; ++i)
+    info.kernelKeys.push_back(op->kernel_keys[i]);
+  kiln_query_op_free(op);
+  return info;
+}
+
+std::string runtimeBackwardCallee(const RuntimeOpInfo &info) {
+  return info.hasBackward ? info.qualifiedName + KILN_RT_BACKWARD_SUFFIX : std::string();
+}
+
+void recordRuntimeOpFacts(mlir::Operation *root) {
+  root->walk([](aten::CallRuntimeOp op) {
+    if (op->hasAttr(attrs::kRuntimeBackward))
+      return;
+    std::optional<RuntimeOpInfo> info = lookupRuntimeOp(op.getCallee().str());
+    if (!info || !info->hasBackward)
+      return;
+    op->setAttr(attrs::kRuntimeBackward,
+                mlir::StringAttr::get(op.getContext(), runtimeBackwardCallee(*info)));
+  });
 }
 
 } // namespace kiln

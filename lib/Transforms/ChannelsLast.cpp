@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Transforms/Passes.h"
+#include "ATen/IR/AttrNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -337,16 +338,16 @@ void permuteWeightArguments(func::FuncOp fn) {
   MLIRContext *ctx = fn.getContext();
   llvm::StringSet<> updated;
   for (unsigned r = 0; r < fn.getNumResults(); ++r)
-    if (fn.getResultAttr(r, "kiln.update"))
-      if (auto name = fn.getResultAttrOfType<StringAttr>(r, "kiln.name"))
+    if (fn.getResultAttr(r, kiln::attrs::kUpdate))
+      if (auto name = fn.getResultAttrOfType<StringAttr>(r, kiln::attrs::kName))
         updated.insert(name.getValue());
   NamedAttrList layouts;
-  if (auto old = fn->getAttrOfType<DictionaryAttr>("kiln.weight_layouts"))
+  if (auto old = fn->getAttrOfType<DictionaryAttr>(kiln::attrs::kWeightLayouts))
     layouts.append(old.getValue());
   SmallVector<Type> argTypes(fn.getArgumentTypes());
   for (BlockArgument arg : fn.getArguments()) {
-    auto kind = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.kind");
-    auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "kiln.name");
+    auto kind = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kiln::attrs::kKind);
+    auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kiln::attrs::kName);
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!kind || kind.getValue() == "input" || !name || updated.contains(name.getValue()) || !type ||
         type.getRank() != 4 || !type.hasStaticShape() || arg.use_empty() || layouts.get(name.getValue()))
@@ -372,7 +373,7 @@ void permuteWeightArguments(func::FuncOp fn) {
   if (layouts.empty())
     return;
   fn.setType(FunctionType::get(ctx, argTypes, fn.getResultTypes()));
-  fn->setAttr("kiln.weight_layouts", layouts.getDictionary(ctx));
+  fn->setAttr(kiln::attrs::kWeightLayouts, layouts.getDictionary(ctx));
 }
 
 struct KilnChannelsLastPass : kiln::impl::KilnChannelsLastBase<KilnChannelsLastPass> {

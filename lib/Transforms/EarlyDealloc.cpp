@@ -1,5 +1,6 @@
 //===- EarlyDealloc.cpp - free buffers right after their last use --------===//
 #include "kiln/Transforms/Passes.h"
+#include "ATen/IR/AttrNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -107,7 +108,7 @@ struct KilnEarlyDeallocPass : kiln::impl::KilnEarlyDeallocBase<KilnEarlyDeallocP
     func::FuncOp fn = getOperation();
     if (!fn.isExternal() && llvm::hasSingleElement(fn.getBody()))
       if (int64_t peak = peakBytes(fn.getBody().front()); peak >= 0)
-        fn->setAttr("kiln.peak_buffer_bytes",
+        fn->setAttr(kiln::attrs::kPeakBufferBytes,
                     IntegerAttr::get(IntegerType::get(fn.getContext(), 64), peak));
   }
 };

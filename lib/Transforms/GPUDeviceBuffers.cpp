@@ -1,5 +1,6 @@
 //===- GPUDeviceBuffers.cpp - buffers that kernels touch live on the device -===//
 #include "kiln/Transforms/Passes.h"
+#include "ATen/IR/AttrNames.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -78,7 +79,7 @@ void sinkConstantChain(gpu::LaunchOp launch, Value v) {
 /// order (declared with `kiln.device_call`).
 bool isDeviceCall(func::CallOp call) {
   auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
-  return callee && callee->hasAttr("kiln.device_call");
+  return callee && callee->hasAttr(kiln::attrs::kDeviceCall);
 }
 
 /// An op the runtime's dispatcher runs on the host (`aten.call_runtime` on
@@ -132,7 +133,7 @@ struct KilnGPUDeviceBuffersPass
     func.walk([&](Operation *op) {
       if (!isHostRuntimeCall(op))
         return;
-      op->setAttr("kiln.device_call", UnitAttr::get(op->getContext()));
+      op->setAttr(kiln::attrs::kDeviceCall, UnitAttr::get(op->getContext()));
       for (Value v : op->getOperands())
         markCaptured(v);
       for (Value v : op->getResults())

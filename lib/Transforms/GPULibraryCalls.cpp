@@ -1,5 +1,7 @@
 //===- GPULibraryCalls.cpp - large matmuls and convolutions as calls of the GPU runtime's libraries ===//
 #include "kiln/Transforms/Passes.h"
+#include "kiln/abi/gpu_calls.h"
+#include "ATen/IR/AttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -28,13 +30,13 @@ namespace {
 /// their final rounding); null for any other pair.
 const char *gemmName(Type ab, Type c) {
   if (ab != c)
-    return !c.isF32() ? nullptr : ab.isBF16() ? "kiln_gpu_gemm_bf16_f32" : ab.isF16() ? "kiln_gpu_gemm_f16_f32" : nullptr;
+    return !c.isF32() ? nullptr : ab.isBF16() ? KILN_GPU_GEMM_PREFIX "bf16_f32" : ab.isF16() ? KILN_GPU_GEMM_PREFIX "f16_f32" : nullptr;
   if (c.isF32())
-    return "kiln_gpu_gemm_f32";
+    return KILN_GPU_GEMM_PREFIX "f32";
   if (c.isBF16())
-    return "kiln_gpu_gemm_bf16";
+    return KILN_GPU_GEMM_PREFIX "bf16";
   if (c.isF16())
-    return "kiln_gpu_gemm_f16";
+    return KILN_GPU_GEMM_PREFIX "f16";
   return nullptr;
 }
 
@@ -115,8 +117,9 @@ Value contiguousCopy(OpBuilder &b, Location loc, Value view, Type elem) {
   return copy;
 }
 
-/// Bits of the runtime GEMM's `flags` argument (runtime/src/cuda/Blas.cpp).
-constexpr int32_t kGemmTF32 = 1, kGemmOverwrite = 2, kGemmReLU = 4;
+/// Bits of the runtime GEMM's `flags` argument (kiln/abi/gpu_calls.h).
+constexpr int32_t kGemmTF32 = KILN_GPU_GEMM_TF32, kGemmOverwrite = KILN_GPU_GEMM_OVERWRITE,
+                  kGemmReLU = KILN_GPU_GEMM_RELU;
 
 /// The buffer `v` is a view of (through view-like ops), or `v` itself.
 Value rootBuffer(Value v) {
@@ -295,8 +298,8 @@ struct DnnConvMatch {
   SmallVector<int64_t> channelsLast;
 };
 
-/// Bits of the runtime convolution's `flags` argument (runtime/src/cuda/Dnn.cpp).
-constexpr int32_t kConvTF32 = 1, kConvOverwrite = 2;
+/// Bits of the runtime convolution's `flags` argument (kiln/abi/gpu_calls.h).
+constexpr int32_t kConvTF32 = KILN_GPU_CONV_TF32, kConvOverwrite = KILN_GPU_CONV_OVERWRITE;
 
 /// The loop of each dim of `operand` in `op`'s indexing map, when every
 /// result is a plain loop dim.
@@ -797,7 +800,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
   /// + bias[n] (ReLU'd with kGemmReLU), accumulating in float32 and rounding
   /// once into D's type; see runtime/src/cuda/Blas.cpp.
   func::FuncOp gemmLtCallee(ModuleOp module, Type ab, Type d) {
-    std::string name = std::string("kiln_gpu_gemm_lt_") + (gemmName(ab, d) + strlen("kiln_gpu_gemm_"));
+    std::string name = std::string(KILN_GPU_GEMM_LT_PREFIX) + (gemmName(ab, d) + strlen(KILN_GPU_GEMM_PREFIX));
     if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
       return f;
     OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
@@ -808,7 +811,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
                                        mb.getFunctionType({i32, i32, i32, arg, arg, res, bias}, {}));
     callee.setPrivate();
     callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-    callee->setAttr("kiln.device_call", mb.getUnitAttr());
+    callee->setAttr(kiln::attrs::kDeviceCall, mb.getUnitAttr());
     return callee;
   }
 
@@ -864,7 +867,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
         func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType({i32, i32, i32, arg, arg, res}, {}));
     callee.setPrivate();
     callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-    callee->setAttr("kiln.device_call", mb.getUnitAttr());
+    callee->setAttr(kiln::attrs::kDeviceCall, mb.getUnitAttr());
     return callee;
   }
 
@@ -1165,7 +1168,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
 
   /// The runtime's convolution for element type `elem`, declared once in the module.
   func::FuncOp convCallee(ModuleOp module, Type elem) {
-    std::string name = elem.isF32() ? "kiln_gpu_conv_f32" : elem.isBF16() ? "kiln_gpu_conv_bf16" : "kiln_gpu_conv_f16";
+    std::string name = std::string(KILN_GPU_CONV_PREFIX) + (elem.isF32() ? "f32" : elem.isBF16() ? "bf16" : "f16");
     if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
       return f;
     // void kiln_gpu_conv_<type>(i32 flags, i64 groups, i64 s0, s1, s2, p0,
@@ -1180,7 +1183,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(inputs, {}));
     callee.setPrivate();
     callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-    callee->setAttr("kiln.device_call", mb.getUnitAttr());
+    callee->setAttr(kiln::attrs::kDeviceCall, mb.getUnitAttr());
     return callee;
   }
 

@@ -1,5 +1,6 @@
 // kiln-run — option parsing, model execution through the C ABI, comparison and benchmarking.
 #include "KilnRun.h"
+#include "kiln/abi/io_names.h"
 
 #include "kiln/gpu.h"
 #include "kiln/dispatcher.h"
@@ -23,8 +24,9 @@
 namespace kiln::run {
 
 std::string usage() {
-  return R"(usage: kiln-run MODEL.so [--input F.npy]... [--cotangent F.npy]... [--output-dir DIR]
-                [--expect F.npy]... [--expect-grads DIR]
+  return R"(usage: kiln-run MODEL.so [--input F.npy]... [--cotangent F.npy|--tangent F.npy]...
+                [--output-dir DIR] [--expect F.npy]... [--expect-grads DIR] [--expect-params DIR]
+                [--gradcheck [--gradcheck-range LO,HI]]
                 [--rtol R] [--atol A] [--torch-tolerances] [--runs N] [--bench N]
                 [--weights F.pt2] [--plugin LIB.so]... [--device cpu|cuda|hip]
                 [--no-cuda-graphs]
@@ -694,11 +696,11 @@ void setElement(Tensor &t, int64_t i, double v) {
 int gradcheck(Executable &exe, const Options &o, const std::vector<bool> &isGrad, std::ostream &out) {
   size_t numGrads = std::count(isGrad.begin(), isGrad.end(), true);
   size_t primal = exe.numOutputs() - numGrads;
-  bool forward = exe.outputLabel(primal).rfind("tangents/", 0) == 0;
+  bool forward = exe.outputLabel(primal).rfind(KILN_TANGENTS_PREFIX, 0) == 0;
   // Inputs the check perturbs: all but the seeds (cotangent<i> / tangent<i>).
   size_t userInputs = 0;
   while (userInputs < exe.numInputs() &&
-         exe.inputLabel(userInputs).rfind(forward ? "tangent" : "cotangent", 0) != 0)
+         exe.inputLabel(userInputs).rfind(forward ? KILN_TANGENT_PREFIX : KILN_COTANGENT_PREFIX, 0) != 0)
     ++userInputs;
   std::mt19937_64 rng(0);
   auto randomTensor = [&](const std::vector<int64_t> &dims, DType dt, double lo, double hi,
@@ -769,7 +771,7 @@ int gradcheck(Executable &exe, const Options &o, const std::vector<bool> &isGrad
   size_t checked = 0;
   for (size_t j = primal; j < exe.numOutputs(); ++j) {
     std::string label = exe.outputLabel(j);
-    if (label.rfind("grads/input", 0) != 0) continue;
+    if (label.rfind(KILN_GRADS_INPUT_PREFIX, 0) != 0) continue;
     size_t k = std::stoul(label.substr(11));
     Tensor g = analytic[j].contiguous();
     Tensor &x = inputs[k];
@@ -820,7 +822,7 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   size_t numGrads = 0;
   for (size_t i = 0; i < exe->numOutputs(); ++i) {
     std::string label = exe->outputLabel(i);
-    for (const char *prefix : {"grads/", "tangents/", "jacobian/", "hessian/", "hvp/"})
+    for (const char *prefix : {KILN_GRADS_PREFIX, KILN_TANGENTS_PREFIX, KILN_JACOBIAN_PREFIX, KILN_HESSIAN_PREFIX, KILN_HVP_PREFIX})
       isGrad[i] = isGrad[i] || label.rfind(prefix, 0) == 0;
     numGrads += isGrad[i];
   }
@@ -837,7 +839,7 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     // The seeds of a --grad model or a --train-step: inputs named cotangent<i>.
     size_t numCotangents = 0;
     for (size_t i = 0; i < exe->numInputs(); ++i)
-      numCotangents += exe->inputLabel(i).rfind("cotangent", 0) == 0;
+      numCotangents += exe->inputLabel(i).rfind(KILN_COTANGENT_PREFIX, 0) == 0;
     if (!numCotangents)
       usageError("'" + o.model + "' takes no cotangents: --cotangent needs a model compiled with "
                  "kiln-compile --grad or --train-step");
@@ -920,7 +922,8 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   if (!o.expectGrads.empty()) {
     std::map<std::string, size_t> byName;
     for (size_t i = 0; i < outputs.size(); ++i)
-      if (exe->outputLabel(i).rfind("grads/", 0) == 0) byName[exe->outputLabel(i).substr(6)] = i;
+      if (exe->outputLabel(i).rfind(KILN_GRADS_PREFIX, 0) == 0)
+        byName[exe->outputLabel(i).substr(sizeof(KILN_GRADS_PREFIX) - 1)] = i;
     std::error_code ec;
     std::vector<std::string> files;
     for (const auto &entry : std::filesystem::directory_iterator(o.expectGrads, ec))
@@ -930,7 +933,7 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     size_t compared = 0;
     for (const std::string &f : files) {
       std::string stem = f.substr(0, f.size() - 4);
-      if (stem.rfind("cotangent", 0) == 0) continue;
+      if (stem.rfind(KILN_COTANGENT_PREFIX, 0) == 0) continue;
       std::string path = (std::filesystem::path(o.expectGrads) / f).string();
       auto it = byName.find(stem);
       if (it == byName.end()) {

@@ -2,16 +2,17 @@
 //
 // An op the runtime's dispatcher runs (aten.call_runtime, e.g. a plugin's
 // custom op) is differentiated with the autograd formula registered with the
-// dispatcher: a second runtime call, "<op>#backward" (kiln/rt_call.h), takes
-// the forward call's arguments, its results and their cotangents, and gives
-// one gradient per tensor argument.
+// dispatcher: a second runtime call, "<op>#backward" (kiln/abi/rt_call.h),
+// takes the forward call's arguments, its results and their cotangents, and
+// gives one gradient per tensor argument. The importer records that call's
+// name on the op (kiln.runtime_backward) when the dispatcher has a formula;
+// the rule reads it and never asks the runtime.
 //
 //===----------------------------------------------------------------------===//
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
-#include "kiln/Import/RuntimeOps.h"
-#include "kiln/rt_call.h"
+#include "ATen/IR/AttrNames.h"
 
 using namespace mlir;
 using namespace kiln::aten;
@@ -22,11 +23,10 @@ namespace {
 LogicalResult callRuntimeVjp(CallRuntimeOp op, OpBuilder &b, ArrayRef<Value> cts,
                              ArrayRef<bool> needed, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();
-  std::string callee = op.getCallee().str();
-  std::optional<RuntimeOpInfo> info = lookupRuntimeOp(callee);
-  if (!info || !info->hasBackward)
+  auto backward = op->getAttrOfType<StringAttr>(kiln::attrs::kRuntimeBackward);
+  if (!backward || backward.getValue().empty())
     return op.emitError("cannot differentiate '")
-           << callee << "': the runtime's dispatcher has no autograd formula for it "
+           << op.getCallee() << "': the runtime's dispatcher has no autograd formula for it "
            << "(register one with register_autograd in its plugin)";
   SmallVector<Value> operands(op.getOperands());
   SmallVector<Attribute> args(op.getArgs().begin(), op.getArgs().end());
@@ -39,7 +39,7 @@ LogicalResult callRuntimeVjp(CallRuntimeOp op, OpBuilder &b, ArrayRef<Value> cts
     args.push_back(TypeAttr::get(r.getType()));
   }
   auto bw = CallRuntimeOp::create(b, loc, op.getOperandTypes(), operands,
-                                  b.getStringAttr(callee + KILN_RT_BACKWARD_SUFFIX),
+                                  backward,
                                   b.getArrayAttr(args));
   for (unsigned i = 0; i < op->getNumOperands(); ++i)
     if (needed[i])

@@ -2,12 +2,16 @@
 //
 // The compiler learns about custom ops (and ATen ops it cannot lower) from the
 // runtime's dispatcher, in-process: plugins passed with --plugin register
-// their schemas and fake functions there. This header is exception-free so
-// compiler code (built without exceptions) can use it.
+// their schemas and fake functions there. It asks through the runtime's C
+// query API (kiln/abi/query.h) only, never the dispatcher's C++ headers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_IMPORT_RUNTIMEOPS_H
 #define KILN_IMPORT_RUNTIMEOPS_H
+
+namespace mlir {
+class Operation;
+}
 
 #include <cstdint>
 #include <optional>
@@ -49,6 +53,13 @@ struct RuntimeOpInfo {
 bool loadRuntimePlugin(const std::string &path, std::string &err);
 /// The dispatcher's view of "ns::name" / "ns::name.overload", if defined.
 std::optional<RuntimeOpInfo> lookupRuntimeOp(const std::string &qualifiedName);
+/// The runtime call that computes the gradients of `info`'s op
+/// ("ns::op#backward"), or "" if the dispatcher has no autograd formula.
+std::string runtimeBackwardCallee(const RuntimeOpInfo &info);
+/// Records on each aten.call_runtime under `root` what the autograd rules
+/// need to know of it (kiln.runtime_backward), as the importer does for the
+/// calls it makes; for modules that come as .mlir text.
+void recordRuntimeOpFacts(mlir::Operation *root);
 
 } // namespace kiln
 

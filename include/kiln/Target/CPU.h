@@ -22,7 +22,7 @@ struct WeightLayout {
   uint64_t totalBytes = 0;
 };
 
-/// Builds the text manifest (runtime/include/kiln/model_format.h) from the
+/// Builds the text manifest (runtime/abi/kiln/abi/model_format.h) from the
 /// imported @forward (argument attributes kiln.kind/kiln.name/kiln.dims) and
 /// lays out the weights. Fails with a diagnostic if a weight's byte size does
 /// not match its type. A non-empty `device` ("cuda sm_90") adds a `device`

@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Utils.h"
+#include "kiln/abi/gpu_calls.h"
+#include "ATen/IR/AttrNames.h"
 #include "kiln/Conversion/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -150,10 +152,10 @@ struct KilnGPUFusedAttentionPass : kiln::impl::KilnGPUFusedAttentionBase<KilnGPU
   int64_t nextOperand = 0;
 
   func::FuncOp callee(ModuleOp module, const Match &m) {
-    std::string name = "kiln_gpu_sdpa_";
+    std::string name = KILN_GPU_SDPA_PREFIX;
     name += m.elem.isF32() ? "f32" : m.elem.isBF16() ? "bf16" : "f16";
     if (m.mask != Match::None)
-      name += m.mask == Match::Bool ? "_boolmask" : "_addmask";
+      name += m.mask == Match::Bool ? KILN_GPU_SDPA_BOOL_MASK_SUFFIX : KILN_GPU_SDPA_ADD_MASK_SUFFIX;
     if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
       return f;
     // void kiln_gpu_sdpa_<type>[_<mask>](q, k, v, [mask,] out, i32 causal,
@@ -167,7 +169,7 @@ struct KilnGPUFusedAttentionPass : kiln::impl::KilnGPUFusedAttentionBase<KilnGPU
     auto f = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(args, {}));
     f.setPrivate();
     f->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-    f->setAttr("kiln.device_call", mb.getUnitAttr());
+    f->setAttr(kiln::attrs::kDeviceCall, mb.getUnitAttr());
     return f;
   }
 
@@ -182,7 +184,7 @@ struct KilnGPUFusedAttentionPass : kiln::impl::KilnGPUFusedAttentionBase<KilnGPU
     auto type = cast<RankedTensorType>(src.getType());
     auto toBuffer = bufferization::ToBufferOp::create(b, loc, stridedType(type.getShape(), type.getElementType()),
                                                       src, /*read_only=*/true);
-    toBuffer->setAttr("kiln.fused_attention_operand", b.getI64IntegerAttr(nextOperand++));
+    toBuffer->setAttr(kiln::attrs::kFusedAttentionOperand, b.getI64IntegerAttr(nextOperand++));
     if (!perm.empty())
       return permutedView(b, loc, toBuffer, perm);
     return memref::CastOp::create(b, loc, callArgType(type.getElementType()), toBuffer);

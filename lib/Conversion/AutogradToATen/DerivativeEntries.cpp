@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Conversion/AutogradToATen.h"
+#include "kiln/abi/io_names.h"
+#include "ATen/IR/AttrNames.h"
 
 #include "ATen/IR/ATenDialect.h"
 #include "Autograd/IR/AutogradDialect.h"
@@ -57,18 +59,18 @@ FailureOr<Model> checkModel(func::FuncOp entry, StringRef flag, bool needStatic)
   FunctionType ft = entry.getFunctionType();
   unsigned numOuts = 0;
   for (unsigned i = 0; i < ft.getNumResults(); ++i)
-    if (!entry.getResultAttr(i, "kiln.update"))
+    if (!entry.getResultAttr(i, kiln::attrs::kUpdate))
       ++numOuts;
-  if (numOuts != 1 || entry.getResultAttr(0, "kiln.update") || !isFloatTensor(ft.getResult(0)))
+  if (numOuts != 1 || entry.getResultAttr(0, kiln::attrs::kUpdate) || !isFloatTensor(ft.getResult(0)))
     return entry.emitError(flag) << " needs a model with one floating-point tensor output; it has "
                                  << numOuts << " outputs";
   m.out = cast<RankedTensorType>(ft.getResult(0));
   m.numResults = ft.getNumResults();
   for (unsigned i = 1; i < ft.getNumResults(); ++i) {
-    auto uname = entry.getResultAttrOfType<StringAttr>(i, "kiln.name");
+    auto uname = entry.getResultAttrOfType<StringAttr>(i, kiln::attrs::kName);
     unsigned a = 0;
     for (; a < ft.getNumInputs(); ++a)
-      if (uname && entry.getArgAttrOfType<StringAttr>(a, "kiln.name") == uname &&
+      if (uname && entry.getArgAttrOfType<StringAttr>(a, kiln::attrs::kName) == uname &&
           ft.getInput(a) == ft.getResult(i))
         break;
     if (!uname || a == ft.getNumInputs())
@@ -85,7 +87,7 @@ FailureOr<Model> checkModel(func::FuncOp entry, StringRef flag, bool needStatic)
   }
   int64_t user = 0;
   for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
-    auto kind = entry.getArgAttrOfType<StringAttr>(i, "kiln.kind");
+    auto kind = entry.getArgAttrOfType<StringAttr>(i, kiln::attrs::kKind);
     if (kind && kind.getValue() != "input")
       continue;
     if (isFloatTensor(ft.getInput(i))) {
@@ -242,7 +244,7 @@ SmallVector<int64_t> concat(ArrayRef<int64_t> a, ArrayRef<int64_t> c) {
 
 /// Sets the name of result `i` of `fn`.
 void nameResult(OpBuilder &b, func::FuncOp fn, unsigned i, const std::string &name) {
-  fn.setResultAttr(i, "kiln.name", b.getStringAttr(name));
+  fn.setResultAttr(i, kiln::attrs::kName, b.getStringAttr(name));
 }
 
 } // namespace
@@ -263,7 +265,7 @@ FailureOr<func::FuncOp> kiln::buildJacobianEntry(ModuleOp module, func::FuncOp e
         cast<RankedTensorType>(ft.getInput(i)).getElementType()));
   func::FuncOp fn = makeEntry(b, m, b.getFunctionType(ft.getInputs(), results));
   for (auto [k, u] : llvm::enumerate(m.userIndex))
-    nameResult(b, fn, k + 1, "jacobian/input" + std::to_string(u));
+    nameResult(b, fn, k + 1, KILN_JACOBIAN_INPUT_PREFIX + std::to_string(u));
   Block *body = fn.addEntryBlock();
   b.setInsertionPointToStart(body);
   // Row k of each Jacobian is the gradient of output element k: one vjp with
@@ -315,7 +317,7 @@ FailureOr<func::FuncOp> kiln::buildHessianEntry(ModuleOp module, func::FuncOp en
   for (unsigned j = 0; j < w; ++j)
     for (unsigned i = 0; i < w; ++i)
       nameResult(b, fn, 1 + j * w + i,
-                 "hessian/input" + std::to_string(m.userIndex[j]) + "_input" +
+                 KILN_HESSIAN_INPUT_PREFIX + std::to_string(m.userIndex[j]) + "_input" +
                      std::to_string(m.userIndex[i]));
   Block *body = fn.addEntryBlock();
   b.setInsertionPointToStart(body);
@@ -378,11 +380,11 @@ FailureOr<func::FuncOp> kiln::buildHvpEntry(ModuleOp module, func::FuncOp entry)
     unsigned a = ft.getNumInputs() + k;
     DictionaryAttr attrs = m.entry.getArgAttrDict(i);
     NamedAttrList list(attrs ? attrs : DictionaryAttr::get(ctx));
-    list.set("kiln.kind", b.getStringAttr("input"));
-    list.set("kiln.name", b.getStringAttr("tangent" + std::to_string(m.userIndex[k])));
+    list.set(kiln::attrs::kKind, b.getStringAttr("input"));
+    list.set(kiln::attrs::kName, b.getStringAttr(KILN_TANGENT_PREFIX + std::to_string(m.userIndex[k])));
     list.set("bufferization.writable", b.getBoolAttr(false));
     fn.setArgAttrs(a, list.getDictionary(ctx));
-    nameResult(b, fn, 1 + k, "hvp/input" + std::to_string(m.userIndex[k]));
+    nameResult(b, fn, 1 + k, KILN_HVP_INPUT_PREFIX + std::to_string(m.userIndex[k]));
   }
   Block *body = fn.addEntryBlock();
   b.setInsertionPointToStart(body);

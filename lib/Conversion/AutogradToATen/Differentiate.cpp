@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ATen/IR/ATenDialect.h"
+#include "ATen/IR/AttrNames.h"
 #include "Autograd/IR/AutogradDialect.h"
 #include "Autograd/IR/Recompute.h"
 #include "kiln/Conversion/Passes.h"
@@ -467,9 +468,9 @@ struct AutogradDifferentiatePass
     });
     if (anyReverse) {
       Builder b(getOperation()->getContext());
-      getOperation()->setAttr("kiln.saved_activation_bytes", b.getI64IntegerAttr(savedAfter));
+      getOperation()->setAttr(kiln::attrs::kSavedActivationBytes, b.getI64IntegerAttr(savedAfter));
       if (remat)
-        getOperation()->setAttr("kiln.saved_activation_bytes_before_remat",
+        getOperation()->setAttr(kiln::attrs::kSavedActivationBytesBeforeRemat,
                                 b.getI64IntegerAttr(savedBefore));
     }
   }

@@ -1,5 +1,7 @@
 //===- GradEntry.cpp - the value-and-gradient entry of kiln-compile --grad ===//
 #include "kiln/Conversion/AutogradToATen.h"
+#include "kiln/abi/io_names.h"
+#include "ATen/IR/AttrNames.h"
 
 #include "ATen/IR/ATenDialect.h"
 #include "Autograd/IR/AutogradDialect.h"
@@ -27,7 +29,7 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
   // the model applies them, and carry no gradient.
   unsigned numOuts = 0;
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
-    if (entry.getResultAttr(i, "kiln.update"))
+    if (entry.getResultAttr(i, kiln::attrs::kUpdate))
       continue;
     if (i != numOuts)
       return entry.emitError("output ") << i << " follows a state update; updates come last";
@@ -42,10 +44,10 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
   // stop_gradient); the argument it updates has its type and stands in.
   SmallVector<unsigned> updatedArg;
   for (unsigned i = numOuts; i < ft.getNumResults(); ++i) {
-    auto uname = entry.getResultAttrOfType<StringAttr>(i, "kiln.name");
+    auto uname = entry.getResultAttrOfType<StringAttr>(i, kiln::attrs::kName);
     unsigned a = 0;
     for (; a < ft.getNumInputs(); ++a)
-      if (entry.getArgAttrOfType<StringAttr>(a, "kiln.name") == uname &&
+      if (entry.getArgAttrOfType<StringAttr>(a, kiln::attrs::kName) == uname &&
           ft.getInput(a) == ft.getResult(i))
         break;
     if (!uname || a == ft.getNumInputs())
@@ -63,12 +65,12 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
   SmallVector<std::string> inputGradNames;
   int64_t userInput = 0;
   for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
-    auto kind = entry.getArgAttrOfType<StringAttr>(i, "kiln.kind");
+    auto kind = entry.getArgAttrOfType<StringAttr>(i, kiln::attrs::kKind);
     StringRef k = kind ? kind.getValue() : "input";
     if (k == "input") {
       if (isFloatTensor(ft.getInput(i))) {
         wrtInputs.push_back(i);
-        inputGradNames.push_back("grads/input" + std::to_string(userInput));
+        inputGradNames.push_back(KILN_GRADS_INPUT_PREFIX + std::to_string(userInput));
       }
       ++userInput;
     } else if (k == "param" && isFloatTensor(ft.getInput(i))) {
@@ -92,7 +94,7 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
     // The cotangent has the output's dims: its symbols where the importer
     // recorded them (so the loader checks a dynamic batch against the
     // inputs'), else the static sizes and `?`.
-    ArrayAttr dimsAttr = entry.getResultAttrOfType<ArrayAttr>(i, "kiln.dims");
+    ArrayAttr dimsAttr = entry.getResultAttrOfType<ArrayAttr>(i, kiln::attrs::kDims);
     if (!dimsAttr) {
       auto rt = cast<RankedTensorType>(ft.getResult(i));
       SmallVector<Attribute> dims;
@@ -103,18 +105,18 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
     }
     unsigned a = ft.getNumInputs() + i;
     gradFn.setArgAttr(a, "bufferization.writable", b.getBoolAttr(false));
-    gradFn.setArgAttr(a, "kiln.dims", dimsAttr);
-    gradFn.setArgAttr(a, "kiln.kind", b.getStringAttr("input"));
-    gradFn.setArgAttr(a, "kiln.name", b.getStringAttr("cotangent" + std::to_string(i)));
+    gradFn.setArgAttr(a, kiln::attrs::kDims, dimsAttr);
+    gradFn.setArgAttr(a, kiln::attrs::kKind, b.getStringAttr("input"));
+    gradFn.setArgAttr(a, kiln::attrs::kName, b.getStringAttr(KILN_COTANGENT_PREFIX + std::to_string(i)));
     gradFn.setResultAttrs(i, entry.getResultAttrDict(i));
   }
   unsigned r = numOuts;
   for (auto [k, i] : llvm::enumerate(wrtInputs))
-    gradFn.setResultAttr(r++, "kiln.name", b.getStringAttr(inputGradNames[k]));
+    gradFn.setResultAttr(r++, kiln::attrs::kName, b.getStringAttr(inputGradNames[k]));
   for (int64_t i : wrtParams) {
-    auto pname = entry.getArgAttrOfType<StringAttr>(i, "kiln.name");
-    gradFn.setResultAttr(r++, "kiln.name",
-                         b.getStringAttr("grads/" + (pname ? pname.str() : "arg" + std::to_string(i))));
+    auto pname = entry.getArgAttrOfType<StringAttr>(i, kiln::attrs::kName);
+    gradFn.setResultAttr(r++, kiln::attrs::kName,
+                         b.getStringAttr(pname ? KILN_GRADS_PREFIX + pname.str() : KILN_GRADS_ARG_PREFIX + std::to_string(i)));
   }
   for (unsigned i = numOuts; i < ft.getNumResults(); ++i)
     gradFn.setResultAttrs(r++, entry.getResultAttrDict(i));
@@ -170,7 +172,7 @@ FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry)
   // applied as the model applies them; they have no tangent.
   unsigned numOuts = 0;
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
-    if (entry.getResultAttr(i, "kiln.update"))
+    if (entry.getResultAttr(i, kiln::attrs::kUpdate))
       continue;
     if (i != numOuts)
       return entry.emitError("output ") << i << " follows a state update; updates come last";
@@ -181,10 +183,10 @@ FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry)
   }
   TypeRange outTypes = ft.getResults().take_front(numOuts);
   for (unsigned i = numOuts; i < ft.getNumResults(); ++i) {
-    auto uname = entry.getResultAttrOfType<StringAttr>(i, "kiln.name");
+    auto uname = entry.getResultAttrOfType<StringAttr>(i, kiln::attrs::kName);
     bool found = false;
     for (unsigned a = 0; a < ft.getNumInputs() && !found; ++a)
-      found = uname && entry.getArgAttrOfType<StringAttr>(a, "kiln.name") == uname &&
+      found = uname && entry.getArgAttrOfType<StringAttr>(a, kiln::attrs::kName) == uname &&
               ft.getInput(a) == ft.getResult(i);
     if (!found)
       return entry.emitError("result ") << i << " updates state that is no argument of the program";
@@ -197,12 +199,12 @@ FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry)
   SmallVector<std::string> tangentNames;
   int64_t userInput = 0;
   for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
-    auto kind = entry.getArgAttrOfType<StringAttr>(i, "kiln.kind");
+    auto kind = entry.getArgAttrOfType<StringAttr>(i, kiln::attrs::kKind);
     if (kind && kind.getValue() != "input")
       continue;
     if (isFloatTensor(ft.getInput(i))) {
       wrt.push_back(i);
-      tangentNames.push_back("tangent" + std::to_string(userInput));
+      tangentNames.push_back(KILN_TANGENT_PREFIX + std::to_string(userInput));
     }
     ++userInput;
   }
@@ -221,15 +223,15 @@ FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry)
     unsigned a = ft.getNumInputs() + k;
     DictionaryAttr attrs = entry.getArgAttrDict(i);
     NamedAttrList list(attrs ? attrs : DictionaryAttr::get(ctx));
-    list.set("kiln.kind", b.getStringAttr("input"));
-    list.set("kiln.name", b.getStringAttr(tangentNames[k]));
+    list.set(kiln::attrs::kKind, b.getStringAttr("input"));
+    list.set(kiln::attrs::kName, b.getStringAttr(tangentNames[k]));
     list.set("bufferization.writable", b.getBoolAttr(false));
     jvpFn.setArgAttrs(a, list.getDictionary(ctx));
   }
   for (unsigned i = 0; i < numOuts; ++i) {
     jvpFn.setResultAttrs(i, entry.getResultAttrDict(i));
-    jvpFn.setResultAttr(numOuts + i, "kiln.name",
-                        b.getStringAttr("tangents/output" + std::to_string(i)));
+    jvpFn.setResultAttr(numOuts + i, kiln::attrs::kName,
+                        b.getStringAttr(KILN_TANGENTS_OUTPUT_PREFIX + std::to_string(i)));
   }
   for (unsigned i = numOuts; i < ft.getNumResults(); ++i)
     jvpFn.setResultAttrs(numOuts + i, entry.getResultAttrDict(i));
@@ -274,8 +276,8 @@ FailureOr<func::FuncOp> kiln::buildTrainStepEntry(ModuleOp module, func::FuncOp 
   // Parameters and their names, before the entry is rebuilt.
   SmallVector<std::pair<unsigned, std::string>> params;
   for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
-    auto kind = entry.getArgAttrOfType<StringAttr>(i, "kiln.kind");
-    auto name = entry.getArgAttrOfType<StringAttr>(i, "kiln.name");
+    auto kind = entry.getArgAttrOfType<StringAttr>(i, kiln::attrs::kKind);
+    auto name = entry.getArgAttrOfType<StringAttr>(i, kiln::attrs::kName);
     if (kind && kind.getValue() == "param" && isFloatTensor(ft.getInput(i)))
       params.push_back({i, name ? name.str() : "arg" + std::to_string(i)});
   }
@@ -287,7 +289,7 @@ FailureOr<func::FuncOp> kiln::buildTrainStepEntry(ModuleOp module, func::FuncOp 
   func::FuncOp fn = *gradFn;
   unsigned numUpdates = 0;
   for (unsigned i = 0; i < ft.getNumResults(); ++i)
-    numUpdates += (bool)entry.getResultAttr(i, "kiln.update");
+    numUpdates += (bool)entry.getResultAttr(i, kiln::attrs::kUpdate);
   unsigned numOutputs = ft.getNumResults() - numUpdates;
   auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
   // The returned values: outputs, input gradients, one gradient per
@@ -324,9 +326,9 @@ FailureOr<func::FuncOp> kiln::buildTrainStepEntry(ModuleOp module, func::FuncOp 
     SmallVector<Attribute> dims;
     for (int64_t d : type.getShape())
       dims.push_back(b.getI64IntegerAttr(d));
-    fn.setArgAttr(a, "kiln.dims", b.getArrayAttr(dims));
-    fn.setArgAttr(a, "kiln.kind", b.getStringAttr("buffer"));
-    fn.setArgAttr(a, "kiln.name", b.getStringAttr(name));
+    fn.setArgAttr(a, kiln::attrs::kDims, b.getArrayAttr(dims));
+    fn.setArgAttr(a, kiln::attrs::kKind, b.getStringAttr("buffer"));
+    fn.setArgAttr(a, kiln::attrs::kName, b.getStringAttr(name));
     added.push_back({name, type});
     return fn.getArgument(a);
   };
@@ -410,14 +412,14 @@ FailureOr<func::FuncOp> kiln::buildTrainStepEntry(ModuleOp module, func::FuncOp 
       if (resultAttrs[i])
         list.append(resultAttrs[i].getValue());
     } else if (i < numOutputs + params.size()) {
-      list.set("kiln.name", b.getStringAttr(params[i - numOutputs].second));
-      list.set("kiln.update", b.getStringAttr("param"));
+      list.set(kiln::attrs::kName, b.getStringAttr(params[i - numOutputs].second));
+      list.set(kiln::attrs::kUpdate, b.getStringAttr("param"));
     } else if (i < numOutputs + params.size() + numUpdates) {
       list.append(modelUpdateAttrs[i - numOutputs - params.size()].getValue());
     } else {
-      list.set("kiln.name",
+      list.set(kiln::attrs::kName,
                b.getStringAttr(added[i - numOutputs - params.size() - numUpdates].name));
-      list.set("kiln.update", b.getStringAttr("buffer"));
+      list.set(kiln::attrs::kUpdate, b.getStringAttr("buffer"));
     }
     attrs.push_back(list.getDictionary(ctx));
   }

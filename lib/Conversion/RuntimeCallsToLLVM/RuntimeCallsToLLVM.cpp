@@ -1,5 +1,6 @@
 //===- RuntimeCallsToLLVM.cpp - aten.call_runtime to kiln_rt_call_op ------===//
 #include "ATen/IR/ATenDialect.h"
+#include "ATen/IR/AttrNames.h"
 #include "kiln/Conversion/Passes.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -8,7 +9,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-#include "runtime/include/kiln/rt_call.h"
+#include "kiln/abi/rt_call.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_LOWERRUNTIMECALLS
@@ -19,20 +20,20 @@ using namespace mlir;
 using kiln::aten::CallRuntimeOp;
 
 namespace {
-/// kiln_dtype_t code of an element type (runtime/include/kiln/kiln.h order).
+/// kiln_dtype_t code of an element type (kiln/abi/dtypes.h).
 FailureOr<int64_t> dtypeCode(Type t) {
-  if (t.isF32()) return 0;
-  if (t.isF64()) return 1;
-  if (t.isF16()) return 2;
-  if (t.isBF16()) return 3;
-  if (t.isInteger(1)) return 9;
+  if (t.isF32()) return KILN_DTYPE_F32;
+  if (t.isF64()) return KILN_DTYPE_F64;
+  if (t.isF16()) return KILN_DTYPE_F16;
+  if (t.isBF16()) return KILN_DTYPE_BF16;
+  if (t.isInteger(1)) return KILN_DTYPE_BOOL;
   if (auto it = dyn_cast<IntegerType>(t)) {
-    if (it.isUnsigned() && it.getWidth() == 8) return 8;
+    if (it.isUnsigned() && it.getWidth() == 8) return KILN_DTYPE_U8;
     switch (it.getWidth()) {
-    case 64: return 4;
-    case 32: return 5;
-    case 16: return 6;
-    case 8: return 7;
+    case 64: return KILN_DTYPE_I64;
+    case 32: return KILN_DTYPE_I32;
+    case 16: return KILN_DTYPE_I16;
+    case 8: return KILN_DTYPE_I8;
     }
   }
   return failure();
@@ -154,7 +155,7 @@ struct CallRuntimeLowering : ConvertOpToLLVMPattern<CallRuntimeOp> {
 
     // On the GPU path the operands and results are device buffers: the
     // runtime's device variant copies them across around the call.
-    StringRef entry = op->hasAttr("kiln.device_call") ? "kiln_rt_call_op_device" : "kiln_rt_call_op";
+    StringRef entry = op->hasAttr(kiln::attrs::kDeviceCall) ? KILN_RT_CALL_OP_DEVICE_SYMBOL : KILN_RT_CALL_OP_SYMBOL;
     auto callee = LLVM::lookupOrCreateFn(rw, module, entry, {ptr, i64, ptr, i64, ptr}, i32);
     if (failed(callee))
       return failure();

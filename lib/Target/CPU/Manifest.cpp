@@ -1,9 +1,11 @@
 //===- Manifest.cpp - the model manifest and weight layout ----------------===//
 #include "kiln/Target/CPU.h"
 
+#include "ATen/IR/AttrNames.h"
+#include "kiln/abi/model_format.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
-#include "runtime/include/kiln/model_format.h"
 
 #include <sstream>
 
@@ -13,18 +15,18 @@ namespace kiln {
 
 /// Manifest dtype spelling of an element type (empty if unsupported).
 static std::string dtypeName(Type t) {
-  if (t.isF32()) return "f32";
-  if (t.isF64()) return "f64";
-  if (t.isF16()) return "f16";
-  if (t.isBF16()) return "bf16";
-  if (t.isInteger(1)) return "bool";
+  if (t.isF32()) return KILN_DTYPE_TOKEN_F32;
+  if (t.isF64()) return KILN_DTYPE_TOKEN_F64;
+  if (t.isF16()) return KILN_DTYPE_TOKEN_F16;
+  if (t.isBF16()) return KILN_DTYPE_TOKEN_BF16;
+  if (t.isInteger(1)) return KILN_DTYPE_TOKEN_BOOL;
   if (auto it = dyn_cast<IntegerType>(t)) {
-    if (it.isUnsigned() && it.getWidth() == 8) return "u8";
+    if (it.isUnsigned() && it.getWidth() == 8) return KILN_DTYPE_TOKEN_U8;
     switch (it.getWidth()) {
-    case 8: return "i8";
-    case 16: return "i16";
-    case 32: return "i32";
-    case 64: return "i64";
+    case 8: return KILN_DTYPE_TOKEN_I8;
+    case 16: return KILN_DTYPE_TOKEN_I16;
+    case 32: return KILN_DTYPE_TOKEN_I32;
+    case 64: return KILN_DTYPE_TOKEN_I64;
     }
   }
   return "";
@@ -44,7 +46,7 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
   os << "weights " << (embedWeights ? "embedded" : "external") << "\n";
   if (!device.empty())
     os << "device " << device.str() << "\n";
-  if (auto syms = module->getAttrOfType<DictionaryAttr>("kiln.symbols"))
+  if (auto syms = module->getAttrOfType<DictionaryAttr>(kiln::attrs::kSymbols))
     for (NamedAttribute s : syms) {
       auto range = cast<DenseI64ArrayAttr>(s.getValue()).asArrayRef();
       os << "sym " << s.getName().str() << " " << range[0] << " " << range[1] << "\n";
@@ -56,12 +58,12 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
     if (dt.empty())
       return (forward.emitError() << "argument " << i << " has unsupported type " << ty,
               failure());
-    auto kind = forward.getArgAttrOfType<StringAttr>(i, "kiln.kind");
-    auto name = forward.getArgAttrOfType<StringAttr>(i, "kiln.name");
+    auto kind = forward.getArgAttrOfType<StringAttr>(i, kiln::attrs::kKind);
+    auto name = forward.getArgAttrOfType<StringAttr>(i, kiln::attrs::kName);
     std::string kindStr = kind ? kind.str() : "input";
     std::string nameStr = name ? name.str() : ("arg" + std::to_string(i));
     os << "arg " << kindStr << " " << nameStr << " " << dt << " " << tt.getRank();
-    auto dims = forward.getArgAttrOfType<ArrayAttr>(i, "kiln.dims");
+    auto dims = forward.getArgAttrOfType<ArrayAttr>(i, kiln::attrs::kDims);
     for (int64_t d = 0; d < tt.getRank(); ++d) {
       Attribute a = dims && d < (int64_t)dims.size() ? dims[d] : Attribute();
       if (auto s = dyn_cast_or_null<StringAttr>(a))
@@ -102,10 +104,10 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
     std::string dt = tt ? dtypeName(tt.getElementType()) : "";
     if (dt.empty())
       return (forward.emitError() << "result " << i << " has unsupported type " << ty, failure());
-    auto name = forward.getResultAttrOfType<StringAttr>(i, "kiln.name");
+    auto name = forward.getResultAttrOfType<StringAttr>(i, kiln::attrs::kName);
     // A result marked kiln.update is the new value of a mutated weight or
     // input: `update <kind> <name>`; these follow every user output.
-    auto update = forward.getResultAttrOfType<StringAttr>(i, "kiln.update");
+    auto update = forward.getResultAttrOfType<StringAttr>(i, kiln::attrs::kUpdate);
     if (update) {
       if (!name)
         return (forward.emitError() << "result " << i << " updates a " << update.str()
@@ -118,7 +120,7 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
         return (forward.emitError() << "result " << i
                                     << " is a user output after a state update; updates come last",
                 failure());
-      os << "out " << (name ? name.str() : "output" + std::to_string(i)) << " " << dt << " "
+      os << "out " << (name ? name.str() : KILN_OUTPUT_PREFIX + std::to_string(i)) << " " << dt << " "
          << tt.getRank();
     }
     for (int64_t d : tt.getShape())

@@ -1,7 +1,7 @@
 //===- ObjectEmitter.cpp - model ABI, LLVM optimisation, object, link -----===//
 #include "kiln/Target/CPU.h"
 
-#include "runtime/include/kiln/model_format.h"
+#include "kiln/abi/model_format.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"

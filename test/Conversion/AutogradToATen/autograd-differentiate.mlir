@@ -151,3 +151,22 @@ func.func @embedding(%w: tensor<6x3xf32>, %ids: tensor<2x4xi64>, %c: tensor<2x4x
   %y, %gw = autograd.vjp @e(%w, %ids) cotangents(%c) wrt [0] : (tensor<6x3xf32>, tensor<2x4xi64>), (tensor<2x4x3xf32>) -> tensor<2x4x3xf32>, tensor<6x3xf32>
   return %y, %gw : tensor<2x4x3xf32>, tensor<6x3xf32>
 }
+
+// -----
+
+// An op the runtime runs: its gradient is the backward call the importer
+// recorded on it (kiln.runtime_backward), taking the forward's arguments, its
+// results and their cotangents; the rule never asks the runtime.
+func.func private @r(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = aten.call_runtime "kilntest::op"(%x) {args = [tensor<4xf32>, 5.000000e-01], kiln.runtime_backward = "kilntest::op#backward"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @runtime_op(
+// CHECK-SAME: %[[X:.*]]: tensor<4xf32>, %[[C:.*]]: tensor<4xf32>)
+// CHECK: %[[Y:.*]] = aten.call_runtime "kilntest::op"(%[[X]])
+// CHECK: %[[G:.*]] = aten.call_runtime "kilntest::op#backward"(%[[X]], %[[Y]], %[[C]]) {args = [tensor<4xf32>, 5.000000e-01, tensor<4xf32>, tensor<4xf32>]}
+// CHECK: return %[[Y]], %[[G]]
+func.func @runtime_op(%x: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y, %gx = autograd.vjp @r(%x) cotangents(%c) wrt [0] : (tensor<4xf32>), (tensor<4xf32>) -> tensor<4xf32>, tensor<4xf32>
+  return %y, %gx : tensor<4xf32>, tensor<4xf32>
+}

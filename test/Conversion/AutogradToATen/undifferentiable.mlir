@@ -52,7 +52,8 @@ func.func @g(%x: tensor<2x4x8xf32>, %c: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>
 // -----
 
 // An op the runtime runs is differentiated with its registered autograd
-// formula; one the dispatcher does not know (or without a formula) cannot be.
+// formula, which the importer records on it (kiln.runtime_backward); one
+// without (the dispatcher does not know it, or has no formula) cannot be.
 func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{cannot differentiate 'kilntest::not_registered': the runtime's dispatcher has no autograd formula for it (register one with register_autograd in its plugin)}}
   %0 = aten.call_runtime "kilntest::not_registered"(%x) {args = [tensor<4xf32>]} : (tensor<4xf32>) -> tensor<4xf32>

@@ -1,0 +1,51 @@
+//===- AttrNames.h - the names of kiln's discardable IR attributes -*- C++ -*-===//
+//
+// Every `kiln.*` attribute that one part of the compiler writes and another
+// reads, named once. The dialects are the lowest layer of the compiler, so
+// the importer, the passes, the targets and the driver all see this header.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_ATEN_IR_ATTRNAMES_H
+#define KILN_ATEN_IR_ATTRNAMES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace kiln::attrs {
+
+// ---- on the entry's arguments and results (the importer writes them, the
+// manifest reads them; docs/architecture.md)
+/// param|buffer|constant|input: what an argument is.
+inline constexpr llvm::StringLiteral kKind = "kiln.kind";
+/// The state-dict, input or output name.
+inline constexpr llvm::StringLiteral kName = "kiln.name";
+/// Per dim: the static size or the symbol of a dynamic dim.
+inline constexpr llvm::StringLiteral kDims = "kiln.dims";
+/// On a result: the new value of a weight or input the program mutates.
+inline constexpr llvm::StringLiteral kUpdate = "kiln.update";
+
+// ---- on the module
+/// The symbols of dynamic dims and their ranges: {s0 = [min, max]}.
+inline constexpr llvm::StringLiteral kSymbols = "kiln.symbols";
+/// On the entry: weight name -> the permutation the loader applies (NHWC filters).
+inline constexpr llvm::StringLiteral kWeightLayouts = "kiln.weight_layouts";
+/// What kiln-early-dealloc measured: the most bytes alive at once.
+inline constexpr llvm::StringLiteral kPeakBufferBytes = "kiln.peak_buffer_bytes";
+/// What autograd-differentiate keeps for the backward, after and before remat.
+inline constexpr llvm::StringLiteral kSavedActivationBytes = "kiln.saved_activation_bytes";
+inline constexpr llvm::StringLiteral kSavedActivationBytesBeforeRemat =
+    "kiln.saved_activation_bytes_before_remat";
+
+// ---- on ops and declarations
+/// On a function declaration: a runtime GPU library entry point (its
+/// operands are device memory).
+inline constexpr llvm::StringLiteral kDeviceCall = "kiln.device_call";
+/// On a fused attention call's operand views (kiln-gpu-fused-attention).
+inline constexpr llvm::StringLiteral kFusedAttentionOperand = "kiln.fused_attention_operand";
+/// On an aten.call_runtime: the runtime call that computes its gradients
+/// ("ns::op#backward"), recorded by the importer when the runtime's
+/// dispatcher has an autograd formula for the op; the autograd rules read it.
+inline constexpr llvm::StringLiteral kRuntimeBackward = "kiln.runtime_backward";
+
+} // namespace kiln::attrs
+
+#endif // KILN_ATEN_IR_ATTRNAMES_H
