@@ -15,6 +15,15 @@ namespace {
 CUdeviceptr dptr(const void *p) { return reinterpret_cast<CUdeviceptr>(p); }
 CUstream st(void *s) { return static_cast<CUstream>(s); }
 
+/// Compute capability of an `sm_NN[a]` architecture name, or -1.
+int archCapability(const std::string &arch) {
+  if (arch.rfind("sm_", 0) != 0) return -1;
+  std::string digits = arch.substr(3);
+  if (!digits.empty() && digits.back() == 'a') digits.pop_back();
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(digits);
+}
+
 class CudaBackend final : public gpu::Backend {
 public:
   DeviceType type() const override { return DeviceType::CUDA; }
@@ -37,6 +46,17 @@ public:
       return base + cuda::errorString(r) + "; compile the model for this GPU with --gpu-arch=sm_" +
              std::to_string(i.major) + std::to_string(i.minor);
     return base + cuda::errorString(r);
+  }
+  std::string archMismatch(const std::string &arch, bool &unknown) const override {
+    int built = archCapability(arch), have = computeCapability();
+    unknown = built < 0;
+    if (unknown) return ": unknown GPU architecture '" + arch + "' in its manifest";
+    // Code for sm_XY runs on a GPU of the same major version and a minor at
+    // least Y; PTX in the binary lets the driver compile it for newer GPUs.
+    if (built > have)
+      return " was compiled for " + arch + ", but the GPU is " + cuda::deviceDescription() +
+             "; recompile it with --gpu-arch=sm_" + std::to_string(have);
+    return "";
   }
 
   gpu::Result memAlloc(void **p, size_t n) const override {

@@ -39,6 +39,11 @@ public:
   /// Why the model's kernels do not load on this device, with advice on
   /// the architecture to compile for when that is the cause.
   virtual std::string moduleLoadError(Result r) const = 0;
+  /// Why code compiled for `arch` (the architecture of a model manifest's
+  /// `device` line) cannot run on device 0, as the rest of a sentence that
+  /// starts "model 'PATH'"; "" if it can. Sets `unknown` when `arch` is no
+  /// architecture of this vendor at all.
+  virtual std::string archMismatch(const std::string &arch, bool &unknown) const = 0;
 
   virtual Result memAlloc(void **ptr, size_t nbytes) const = 0;
   virtual Result memFree(void *ptr) const = 0;

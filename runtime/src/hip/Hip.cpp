@@ -1,8 +1,8 @@
 // kiln runtime — the HIP backend: libamdhip64 loaded at run time, device 0, and gpu::Backend over HIP.
-#include "Hip.h"
 #include "HipApi.h"
 
 #include "../gpu/Backend.h"
+#include "kiln/gpu.h"
 #include "../loader/Error.h"
 
 #include <cstdio>
@@ -138,6 +138,16 @@ public:
   }
   std::string errorString(gpu::Result r) const override { return nameOf(loaded().api, r); }
   bool isOutOfMemory(gpu::Result r) const override { return r == hipErrorOutOfMemory; }
+  std::string archMismatch(const std::string &arch, bool &unknown) const override {
+    // An AMDGPU code object runs on the architecture it was compiled for.
+    unknown = false;
+    api();
+    std::string have = loaded().arch;
+    if (!have.empty() && have != arch)
+      return " was compiled for " + arch + ", but the GPU is " + gpu::deviceDescription(DeviceType::HIP) +
+             "; recompile it with --gpu-arch=" + have;
+    return "";
+  }
   std::string moduleLoadError(gpu::Result r) const override {
     const Loaded &s = loaded();
     std::string base = "cannot load the model's GPU kernels on " + s.name + " (" + s.arch + "): ";
@@ -220,13 +230,6 @@ public:
 };
 
 } // namespace
-
-/// Device 0's architecture (gfx90a, ...), for the loader's check; throws
-/// why HIP cannot be used here.
-std::string deviceArch() {
-  api();
-  return loaded().arch;
-}
 
 } // namespace kiln::hip
 

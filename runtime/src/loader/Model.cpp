@@ -5,8 +5,6 @@
 #include "Plugins.h"
 #include "Pt2Weights.h"
 #include "../gpu/Runtime.h"
-#include "../hip/Hip.h"
-#include "kiln/cuda.h"
 #include "kiln/rt_call.h"
 
 #include <algorithm>
@@ -135,17 +133,6 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   return m;
 }
 
-namespace {
-/// Compute capability of an `sm_NN[a]` architecture name, or -1.
-int archCapability(const std::string &arch) {
-  if (arch.rfind("sm_", 0) != 0) return -1;
-  std::string digits = arch.substr(3);
-  if (!digits.empty() && digits.back() == 'a') digits.pop_back();
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
-  return std::stoi(digits);
-}
-} // namespace
-
 void Model::prepareGPU(const std::string &moduleLoadError) {
   std::string why;
   bool hip = manifest_.device == DeviceType::HIP;
@@ -153,25 +140,12 @@ void Model::prepareGPU(const std::string &moduleLoadError) {
     throw Error(KILN_STATUS_DEVICE_ERROR, "model '" + path_ + "' runs on " +
                                               (hip ? "an AMD GPU (" : "a CUDA GPU (") + manifest_.deviceArch +
                                               "), but " + why);
-  if (hip) {
-    // An AMDGPU code object runs on the architecture it was compiled for.
-    std::string have = hip::deviceArch();
-    if (!have.empty() && have != manifest_.deviceArch)
-      throw Error(KILN_STATUS_DEVICE_ERROR,
-                  "model '" + path_ + "' was compiled for " + manifest_.deviceArch + ", but the GPU is " +
-                      gpu::deviceDescription(DeviceType::HIP) + "; recompile it with --gpu-arch=" + have);
-  } else {
-    int built = archCapability(manifest_.deviceArch), have = cuda::computeCapability();
-    if (built < 0)
-      throw Error(KILN_STATUS_INVALID_ARGUMENT,
-                  "model '" + path_ + "': unknown GPU architecture '" + manifest_.deviceArch + "' in its manifest");
-    // Code for sm_XY runs on a GPU of the same major version and a minor at
-    // least Y; PTX in the binary lets the driver compile it for newer GPUs.
-    if (built > have)
-      throw Error(KILN_STATUS_DEVICE_ERROR,
-                  "model '" + path_ + "' was compiled for " + manifest_.deviceArch + ", but the GPU is " +
-                      cuda::deviceDescription() + "; recompile it with --gpu-arch=sm_" + std::to_string(have));
-  }
+  // Whether the GPU runs code of the manifest's architecture: the backend knows its vendor's rules.
+  bool unknownArch = false;
+  std::string mismatch = gpu::backend(manifest_.device).archMismatch(manifest_.deviceArch, unknownArch);
+  if (!mismatch.empty())
+    throw Error(unknownArch ? KILN_STATUS_INVALID_ARGUMENT : KILN_STATUS_DEVICE_ERROR,
+                "model '" + path_ + "'" + mismatch);
   if (!moduleLoadError.empty())
     throw Error(KILN_STATUS_DEVICE_ERROR, "model '" + path_ + "': " + moduleLoadError);
   std::vector<Tensor> host;
