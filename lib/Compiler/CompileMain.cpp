@@ -17,6 +17,7 @@
 #include "kiln/Compiler/CompileMain.h"
 
 #include "ATen/IR/ATenDialect.h"
+#include "ATen/IR/AttrNames.h"
 #include "ATen/Transforms/Passes.h"
 #include "kiln/Conversion/AutogradToATen.h"
 #include "kiln/Conversion/Passes.h"
@@ -298,13 +299,9 @@ int kilnCompileMain(int argc, char **argv) {
   ROCmPipelineOptions rocmOpts;
   if (rocm) {
     std::string err;
-    rocmOpts.chip = gpuArch;
-    rocmOpts.rocmPath = rocmPath.empty() ? defaultROCmPath() : std::string(rocmPath);
-    if (gpuBinary.getNumOccurrences() && gpuBinary != "hsaco")
-      return fail("--gpu-binary=" + gpuBinary + " is not available for --target=rocm (its "
-                  "kernels are always an AMDGPU code object, hsaco)");
-    if (!isValidROCmArch(gpuArch, err) ||
-        !checkROCmPath(rocmOpts.rocmPath, rocmOpts.format, rocmOpts.abi, err))
+    ROCmCompileFlags flags{gpuArch, gpuBinary.getNumOccurrences() ? std::string(gpuBinary) : std::string(),
+                           rocmPath};
+    if (!setROCmCompileFlags(flags, rocmOpts, err))
       return fail(err);
   }
 #else
@@ -317,33 +314,12 @@ int kilnCompileMain(int argc, char **argv) {
   CUDAPipelineOptions cudaOpts;
   if (cuda) {
     std::string err;
-    cudaOpts.chip = gpuArch;
-    cudaOpts.format = gpuBinary;
-    if (cudaGemm != "cublas" && cudaGemm != "kernel")
-      return fail("--cuda-gemm must be 'cublas' or 'kernel', got '" + cudaGemm + "'");
-    cudaOpts.cublas = cudaGemm == "cublas";
-    if (cudaAttention != "fused" && cudaAttention != "decomposed")
-      return fail("--cuda-attention must be 'fused' or 'decomposed', got '" + cudaAttention + "'");
-#ifndef KILN_HAVE_SDPA_KERNELS
-    if (cudaAttention == "fused")
-      return fail("--cuda-attention=fused needs the runtime's fused attention kernels, which this kiln was "
-                  "built without (no nvcc in KILN_CUDA_TOOLKIT when it was configured)");
+    CUDACompileFlags flags{gpuArch, gpuBinary, cudaGemm, cudaAttention, cudaConv, convLayout, cudaTf32,
+                           cudaToolkit};
+#ifdef KILN_HAVE_SDPA_KERNELS
+    flags.haveFusedAttentionKernels = true;
 #endif
-    cudaOpts.fusedAttention = cudaAttention == "fused";
-    if (cudaConv != "cudnn" && cudaConv != "gemm" && cudaConv != "kernel")
-      return fail("--cuda-conv must be 'cudnn', 'gemm' or 'kernel', got '" + cudaConv + "'");
-    if (cudaConv == "gemm" && cudaGemm != "cublas")
-      return fail("--cuda-conv=gemm runs convolutions as cuBLAS GEMMs: it needs --cuda-gemm=cublas");
-    cudaOpts.conv = cudaConv;
-    if (convLayout == "nhwc" && cudaConv != "cudnn")
-      return fail("--conv-layout=nhwc on CUDA needs --cuda-conv=cudnn (the im2col GEMM and generated "
-                  "convolutions are NCHW)");
-    cudaOpts.channelsLast = convLayout != "nchw";
-    if (cudaTf32 != "conv" && cudaTf32 != "all" && cudaTf32 != "none")
-      return fail("--cuda-tf32 must be 'conv', 'all' or 'none', got '" + cudaTf32 + "'");
-    cudaOpts.tf32 = cudaTf32;
-    cudaOpts.toolkit = cudaToolkit.empty() ? defaultCUDAToolkit() : std::string(cudaToolkit);
-    if (!isValidCUDAArch(gpuArch, err) || !checkCUDAToolkit(cudaOpts.toolkit, gpuBinary, err))
+    if (!setCUDACompileFlags(flags, cudaOpts, err))
       return fail(err);
   }
 #else
@@ -394,6 +370,8 @@ int kilnCompileMain(int argc, char **argv) {
       module = parseSourceFile<ModuleOp>(input, sourceMgr, &ctx);
       if (!module)
         return fail("cannot parse '" + input + "'");
+      // What the importer records on runtime calls of a .pt2 (their backward).
+      recordRuntimeOpFacts(*module);
     } else {
       auto prog = importPt2(ctx, input, /*explainOnly=*/explain);
       if (failed(prog))
@@ -506,16 +484,16 @@ int kilnCompileMain(int argc, char **argv) {
     if (failed(pm.run(*module)))
       return fail("cannot differentiate '" + input + "' (see the errors above)");
     // The forward values the backward reads (static estimate, docs/autograd.md).
-    auto saved = (*module)->getAttrOfType<IntegerAttr>("kiln.saved_activation_bytes");
-    auto before = (*module)->getAttrOfType<IntegerAttr>("kiln.saved_activation_bytes_before_remat");
+    auto saved = (*module)->getAttrOfType<IntegerAttr>(kiln::attrs::kSavedActivationBytes);
+    auto before = (*module)->getAttrOfType<IntegerAttr>(kiln::attrs::kSavedActivationBytesBeforeRemat);
     if (timing && saved) {
       llvm::errs() << "  saved activations: " << saved.getInt() << " bytes";
       if (before)
         llvm::errs() << " (" << before.getInt() << " without --remat)";
       llvm::errs() << "\n";
     }
-    (*module)->removeAttr("kiln.saved_activation_bytes");
-    (*module)->removeAttr("kiln.saved_activation_bytes_before_remat");
+    (*module)->removeAttr(kiln::attrs::kSavedActivationBytes);
+    (*module)->removeAttr(kiln::attrs::kSavedActivationBytesBeforeRemat);
     dumpStage(dumpDir, dumpCounter, "grad.mlir", [&](llvm::raw_ostream &os) {
       module->print(os, OpPrintingFlags().enableDebugInfo(true, true));
     });
@@ -605,7 +583,7 @@ int kilnCompileMain(int argc, char **argv) {
     // The entry's peak buffer bytes, recorded by kiln-early-dealloc (CPU and
     // GPU pipelines; on a GPU, device and host buffers together).
     if (Operation *fn = SymbolTable::lookupSymbolIn(*module, entryName)) {
-      auto peak = fn->getAttrOfType<IntegerAttr>("kiln.peak_buffer_bytes");
+      auto peak = fn->getAttrOfType<IntegerAttr>(kiln::attrs::kPeakBufferBytes);
       if (timing && peak)
         llvm::errs() << "  peak buffer bytes: " << peak.getInt()
                      << " (the most the entry's own buffers hold at once)\n";
@@ -613,7 +591,7 @@ int kilnCompileMain(int argc, char **argv) {
     // Weights the entry takes permuted (kiln-channels-last): the runtime
     // permutes them once, at load, as the manifest's `layout` lines say.
     if (Operation *fn = SymbolTable::lookupSymbolIn(*module, entryName))
-      if (auto layouts = fn->getAttrOfType<DictionaryAttr>("kiln.weight_layouts")) {
+      if (auto layouts = fn->getAttrOfType<DictionaryAttr>(kiln::attrs::kWeightLayouts)) {
         std::string lines;
         for (NamedAttribute l : layouts) {
           lines += "layout " + l.getName().str();
@@ -625,8 +603,8 @@ int kilnCompileMain(int argc, char **argv) {
         manifest->insert(end == std::string::npos ? manifest->size() : end, lines);
       }
     module->walk([](Operation *op) {
-      op->removeAttr("kiln.peak_buffer_bytes");
-      op->removeAttr("kiln.weight_layouts");
+      op->removeAttr(kiln::attrs::kPeakBufferBytes);
+      op->removeAttr(kiln::attrs::kWeightLayouts);
     });
   }
 

@@ -74,6 +74,24 @@ bool isValidCUDAArch(llvm::StringRef chip, std::string &error);
 /// libdevice); on failure `error` names what is missing and where.
 bool checkCUDAToolkit(llvm::StringRef toolkit, llvm::StringRef format, std::string &error);
 
+/// kiln-compile's options for --target=cuda, as given on its command line.
+struct CUDACompileFlags {
+  std::string gpuArch;    ///< --gpu-arch (sm_NN)
+  std::string gpuBinary;  ///< --gpu-binary: fatbin, cubin or ptx
+  std::string gemm;       ///< --cuda-gemm: cublas or kernel
+  std::string attention;  ///< --cuda-attention: fused or decomposed
+  std::string conv;       ///< --cuda-conv: cudnn, gemm or kernel
+  std::string convLayout; ///< --conv-layout: auto, nhwc or nchw
+  std::string tf32;       ///< --cuda-tf32: conv, all or none
+  std::string toolkit;    ///< --cuda-toolkit (empty: defaultCUDAToolkit())
+  /// The runtime built with this compiler has the fused attention kernels.
+  bool haveFusedAttentionKernels = false;
+};
+
+/// Checks kiln-compile's --target=cuda options and sets `options` from them;
+/// on failure `error` names the option and what it accepts.
+bool setCUDACompileFlags(const CUDACompileFlags &flags, CUDAPipelineOptions &options, std::string &error);
+
 } // namespace kiln
 
 #endif

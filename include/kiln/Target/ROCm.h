@@ -63,6 +63,17 @@ bool isValidROCmArch(llvm::StringRef chip, std::string &error);
 bool checkROCmPath(llvm::StringRef rocmPath, llvm::StringRef format, llvm::StringRef abi,
                    std::string &error);
 
+/// kiln-compile's options for --target=rocm, as given on its command line.
+struct ROCmCompileFlags {
+  std::string gpuArch;   ///< --gpu-arch (gfxNNN)
+  std::string gpuBinary; ///< --gpu-binary, if given (only hsaco applies)
+  std::string rocmPath;  ///< --rocm-path (empty: defaultROCmPath())
+};
+
+/// Checks kiln-compile's --target=rocm options and sets `options` from them;
+/// on failure `error` names the option and what it accepts.
+bool setROCmCompileFlags(const ROCmCompileFlags &flags, ROCmPipelineOptions &options, std::string &error);
+
 } // namespace kiln
 
 #endif
