@@ -158,7 +158,7 @@ void mutateJson(json &root, std::mt19937 &rng) {
   }
   case 10:
     if (v.is_number_integer())
-      v = v.get<int64_t>() + (int64_t)(rng() % 5) - 2;
+      v = (int64_t)((uint64_t)v.get<int64_t>() + rng() % 5 - 2); // wraps at the ends on purpose
     else
       v = interestingInt(rng);
     break;
