@@ -65,8 +65,10 @@ bool rezip(const Members &members, std::string &out) {
     return false;
   }
   for (const auto &[name, bytes] : members) {
-    void *copy = std::malloc(bytes.size() ? bytes.size() : 1);
-    std::memcpy(copy, bytes.data(), bytes.size());
+    // libzip frees a buffer it was given (freep = 1) only when it is not empty.
+    void *copy = bytes.empty() ? nullptr : std::malloc(bytes.size());
+    if (copy)
+      std::memcpy(copy, bytes.data(), bytes.size());
     zip_source_t *s = zip_source_buffer(z, copy, bytes.size(), 1);
     zip_int64_t idx = s ? zip_file_add(z, name.c_str(), s, ZIP_FL_OVERWRITE) : -1;
     if (idx < 0) {
