@@ -5,6 +5,7 @@ set -euo pipefail
 
 APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22  # compiler
+  libclang-rt-22-dev                                                      # sanitizers, libFuzzer
   libtbb-dev libgtest-dev libzip-dev nlohmann-json3-dev                 # libraries
   cmake ninja-build ccache zip unzip                                      # build tools
   libamdhip64-dev rocm-device-libs                                        # ROCm target (docs/rocm.md)

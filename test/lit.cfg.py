@@ -26,6 +26,10 @@ config.substitutions.append(("%corpus", os.path.join(test_root, "data", "corpus"
 config.substitutions.append(("%models", os.path.join(test_root, "data", "models")))
 config.substitutions.append(("%example-ops", os.path.join(config.kiln_obj_root, "lib",
                                                           "libkiln_example_ops.so")))
+# A plugin whose kilntest::scaled_gelu kernel throws (test/unittests/runtime/dispatch/plugins).
+config.substitutions.append(("%throwing-ops", os.path.join(config.kiln_obj_root, "test", "unittests",
+                                                           "runtime", "dispatch", "plugins",
+                                                           "libkiln_throwing_ops.so")))
 config.substitutions.append(("%batches", os.path.join(test_root, "data", "mlp_dynamic_batches")))
 # Helper scripts (standard library only), see test/Inputs/.
 for script in ["expect-exit", "pt2-edit", "make-npy", "check-duality"]:
@@ -51,5 +55,10 @@ config.substitutions.append(("%no-cuda-driver", "env KILN_CUDA_DRIVER=/nonexiste
 config.substitutions.append(("%no-hip-runtime", "env KILN_HIP_RUNTIME=/nonexistent/libamdhip64.so"))
 if config.kiln_has_runtime:
     config.available_features.add("kiln-runtime")
-    tools.append(ToolSubst("kiln-run", unresolved="fatal"))
+# `--param kiln_run_dir=DIR` runs the tests with DIR's kiln-run (a sanitizer
+# build's, .ci/sanitize.sh) and everything else from this build.
+kiln_run_dir = lit_config.params.get("kiln_run_dir")
 llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir])
+if config.kiln_has_runtime:
+    llvm_config.add_tool_substitutions([ToolSubst("kiln-run", unresolved="fatal")],
+                                       [kiln_run_dir or config.kiln_tools_dir])

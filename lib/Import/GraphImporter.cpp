@@ -11,6 +11,7 @@
 
 #include "Autograd/IR/AutogradDialect.h"
 #include "kiln/Import/RuntimeOps.h"
+#include "kiln/limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -78,15 +79,31 @@ FailureOr<RankedTensorType> GraphImporter::tensorType(StringRef name, Location l
     return ((void)fail(loc, "value '" + name + "' has an unsupported dtype code " +
                           (dtype ? std::to_string(*dtype) : std::string("(none)"))),
             failure());
+  const Array *sizes = meta->getArray("sizes");
+  if (!sizes)
+    return ((void)fail(loc, "value '" + name + "' has no \"sizes\" list"), failure());
+  // Sizes come from the file: check them before anything is shaped by them.
+  uint64_t elemBytes = std::max<uint64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+  uint64_t maxElems = kiln_limit_tensor_bytes() / elemBytes, elems = 1;
   SmallVector<int64_t> shape;
-  if (const Array *sizes = meta->getArray("sizes")) {
-    for (const json::Value &s : *sizes) {
-      const Object *o = s.getAsObject();
-      if (auto i = o ? o->getInteger("as_int") : std::nullopt)
-        shape.push_back(*i);
-      else
-        shape.push_back(ShapedType::kDynamic);
+  for (const json::Value &s : *sizes) {
+    const Object *o = s.getAsObject();
+    if (!o)
+      return ((void)fail(loc, "value '" + name + "' has a size that is not an object"), failure());
+    if (!o->get("as_int")) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
     }
+    std::optional<int64_t> i = o->getInteger("as_int");
+    if (!i || *i < 0)
+      return ((void)fail(loc, "value '" + name + "' has a negative or non-integer size"),
+              failure());
+    if (__builtin_mul_overflow(elems, (uint64_t)*i, &elems) || elems > maxElems)
+      return ((void)fail(loc, "value '" + name + "' would hold more than " +
+                                  std::to_string(kiln_limit_tensor_bytes()) +
+                                  " bytes, kiln's limit (KILN_MAX_TENSOR_BYTES, docs/limits.md)"),
+              failure());
+    shape.push_back(*i);
   }
   return RankedTensorType::get(shape, elem);
 }
@@ -293,6 +310,12 @@ FailureOr<Value> GraphImporter::symIntArg(const Object &node, StringRef name,
   return symIntValue(*arg, "argument '" + name.str() + "'", loc);
 }
 
+/// The name of a `{"name": ...}` tensor reference, or "" if it is not one.
+static StringRef tensorRefName(const json::Value &v) {
+  const Object *o = v.getAsObject();
+  return o ? o->getString("name").value_or("") : "";
+}
+
 SmallVector<std::string> GraphImporter::outputNames(const Object &node) {
   SmallVector<std::string> names;
   if (const Array *outs = node.getArray("outputs"))
@@ -304,9 +327,62 @@ SmallVector<std::string> GraphImporter::outputNames(const Object &node) {
         names.push_back(t->getString("name").value_or("").str());
       else if (const Array *ts = obj->getArray("as_tensors"))
         for (const json::Value &t : *ts)
-          names.push_back(t.getAsObject()->getString("name").value_or("").str());
+          names.push_back(tensorRefName(t).str());
     }
   return names;
+}
+
+LogicalResult GraphImporter::checkNodeShape(const Object &node, Location loc) {
+  if (!node.getString("target"))
+    return fail(loc, "node has no \"target\" string");
+  if (const json::Value *inputs = node.get("inputs")) {
+    const Array *a = inputs->getAsArray();
+    if (!a)
+      return fail(loc, "node \"inputs\" is not a list");
+    for (const json::Value &in : *a) {
+      const Object *o = in.getAsObject();
+      if (!o || !o->getObject("arg"))
+        return fail(loc, "node input is not an object with an \"arg\" object");
+    }
+  }
+  const Array *outs = node.getArray("outputs");
+  if (!outs)
+    return fail(loc, "node has no \"outputs\" list");
+  auto badRef = [&](const json::Value &v) {
+    const Object *o = v.getAsObject();
+    return !o || !o->getString("name");
+  };
+  for (const json::Value &o : *outs) {
+    const Object *obj = o.getAsObject();
+    if (!obj)
+      return fail(loc, "node output is not an object");
+    if (const json::Value *t = obj->get("as_tensor")) {
+      if (badRef(*t))
+        return fail(loc, "node output 'as_tensor' is not a {\"name\": ...} object");
+    } else if (const json::Value *ts = obj->get("as_tensors")) {
+      const Array *a = ts->getAsArray();
+      if (!a || llvm::any_of(*a, badRef))
+        return fail(loc, "node output 'as_tensors' is not a list of {\"name\": ...} objects");
+    } else if (const json::Value *si = obj->get("as_sym_int")) {
+      const Object *s = si->getAsObject();
+      if (!s || (!s->getString("as_name") && !s->getInteger("as_int")))
+        return fail(loc, "node output 'as_sym_int' names no value");
+    }
+  }
+  // Where the dispatcher knows the op, its schema fixes the number of outputs.
+  StringRef target = *node.getString("target");
+  if (target.starts_with("torch.ops.") && !target.starts_with("torch.ops.higher_order.")) {
+    std::string q = target.drop_front(strlen("torch.ops.")).str();
+    size_t dot = q.find('.');
+    if (dot != std::string::npos) {
+      q.replace(dot, 1, "::");
+      std::optional<RuntimeOpInfo> info = lookupRuntimeOp(q);
+      if (info && info->numReturns && info->numReturns != outs->size())
+        return fail(loc, "node has " + std::to_string(outs->size()) + " outputs, but '" + q +
+                             "' returns " + std::to_string(info->numReturns));
+    }
+  }
+  return success();
 }
 
 FailureOr<SmallVector<Type>> GraphImporter::resultTypes(const Object &node, Location loc) {
@@ -317,7 +393,7 @@ FailureOr<SmallVector<Type>> GraphImporter::resultTypes(const Object &node, Loca
   for (const json::Value &o : *outs) {
     const Object *obj = o.getAsObject();
     if (!obj)
-      continue;
+      return ((void)fail(loc, "node output is not an object"), failure());
     if (const Object *t = obj->getObject("as_tensor")) {
       auto ty = tensorType(t->getString("name").value_or(""), loc);
       if (failed(ty))
@@ -325,7 +401,7 @@ FailureOr<SmallVector<Type>> GraphImporter::resultTypes(const Object &node, Loca
       types.push_back(*ty);
     } else if (const Array *ts = obj->getArray("as_tensors")) {
       for (const json::Value &t : *ts) {
-        auto ty = tensorType(t.getAsObject()->getString("name").value_or(""), loc);
+        auto ty = tensorType(tensorRefName(t), loc);
         if (failed(ty))
           return failure();
         types.push_back(*ty);
@@ -338,22 +414,64 @@ FailureOr<SmallVector<Type>> GraphImporter::resultTypes(const Object &node, Loca
       return ((void)fail(loc, "unsupported node output kind"), failure());
     }
   }
+  if (types.empty())
+    return ((void)fail(loc, "node has no tensor or int outputs"), failure());
   return types;
 }
 
+FailureOr<RankedTensorType> GraphImporter::firstTensorResult(const Object &node, Location loc) {
+  auto types = resultTypes(node, loc);
+  if (failed(types))
+    return failure();
+  auto t = dyn_cast<RankedTensorType>(types->front());
+  if (!t)
+    return ((void)fail(loc, "the node's first output is not a tensor"), failure());
+  return t;
+}
+
 LogicalResult GraphImporter::bindResults(const Object &node, Operation *op) {
-  unsigned i = 0;
-  for (const json::Value &o : *node.getArray("outputs")) {
+  // The op was built from resultTypes(node); check rather than trust that the
+  // two still agree (a node whose outputs do not fit its op).
+  unsigned i = 0, n = op->getNumResults();
+  auto next = [&]() -> FailureOr<Value> {
+    if (i >= n)
+      return failure();
+    return op->getResult(i++);
+  };
+  auto tooMany = [&] {
+    return fail(op->getLoc(), "node has more outputs than '" +
+                                  op->getName().getStringRef() + "' has results");
+  };
+  const Array *outs = node.getArray("outputs");
+  for (const json::Value &o : outs ? *outs : Array()) {
     const Object *obj = o.getAsObject();
+    if (!obj)
+      return fail(op->getLoc(), "node output is not an object");
     if (const Object *t = obj->getObject("as_tensor")) {
-      varOf[t->getString("name").value_or("")] = newVar(op->getResult(i++));
+      FailureOr<Value> r = next();
+      if (failed(r))
+        return tooMany();
+      varOf[t->getString("name").value_or("")] = newVar(*r);
     } else if (const Array *ts = obj->getArray("as_tensors")) {
-      for (const json::Value &t : *ts)
-        varOf[t.getAsObject()->getString("name").value_or("")] = newVar(op->getResult(i++));
+      for (const json::Value &t : *ts) {
+        FailureOr<Value> r = next();
+        if (failed(r))
+          return tooMany();
+        varOf[tensorRefName(t)] = newVar(*r);
+      }
     } else if (const Object *s = obj->getObject("as_sym_int")) {
-      values[s->getString("as_name").value_or("")] = op->getResult(i++);
+      FailureOr<Value> r = next();
+      if (failed(r))
+        return tooMany();
+      values[s->getString("as_name").value_or("")] = *r;
+    } else if (obj->get("as_int")) {
+      if (failed(next()))
+        return tooMany();
     }
   }
+  if (i != n)
+    return fail(op->getLoc(), "'" + op->getName().getStringRef() + "' has " + std::to_string(n) +
+                                  " results, but the node names " + std::to_string(i));
   return success();
 }
 
@@ -487,6 +605,10 @@ LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataD
 
 void GraphImporter::importNode(const Object &node, bool &ok) {
   Location loc = nodeLocation(node);
+  if (failed(checkNodeShape(node, loc))) {
+    ok = false;
+    return;
+  }
   StringRef target = node.getString("target").value_or("");
   StringRef opName = target;
   opName.consume_front("torch.ops.");
@@ -511,9 +633,11 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
       if (failed(handlers[view](node, loc))) {
         ok = false;
       } else {
-        for (const std::string &name : outputNames(node))
-          if (!name.empty())
-            varOf[name] = newVar(readVar(varOf[name]));
+        for (const std::string &name : outputNames(node)) {
+          auto it = name.empty() ? varOf.end() : varOf.find(name);
+          if (it != varOf.end())
+            it->second = newVar(readVar(it->second));
+        }
       }
     }
     decisions.push_back(decision);
@@ -625,7 +749,7 @@ FailureOr<ImportedProgram> GraphImporter::run() {
       StringRef key = kind == "parameter" ? "parameter_name"
                       : kind == "buffer"  ? "buffer_name"
                                           : "tensor_constant_name";
-      std::string state = o->getString(key).value_or("").str();
+      std::string state = o ? o->getString(key).value_or("").str() : "";
       if (!prog.weights.count(state))
         return ((void)fail("no data for " + kind.str() + " '" + state + "' in the archive"), failure());
       args.push_back({kind == "parameter" ? "param" : kind == "buffer" ? "buffer" : "constant",
@@ -703,13 +827,15 @@ FailureOr<ImportedProgram> GraphImporter::run() {
   SmallVector<unsigned> argVars;
   auto dimsOf = [&](StringRef valueName) {
     SmallVector<Attribute> dims;
-    const Object *meta = tensorValues->getObject(valueName);
-    for (const json::Value &s : *meta->getArray("sizes")) {
+    // tensorType() checked this value's metadata already.
+    const Object *meta = tensorValues ? tensorValues->getObject(valueName) : nullptr;
+    const Array *sizes = meta ? meta->getArray("sizes") : nullptr;
+    for (const json::Value &s : sizes ? *sizes : Array()) {
       const Object *o = s.getAsObject();
-      if (auto iv = o->getInteger("as_int")) {
+      if (auto iv = o ? o->getInteger("as_int") : std::nullopt) {
         dims.push_back(b.getI64IntegerAttr(*iv));
       } else {
-        const Object *e = o->getObject("as_expr");
+        const Object *e = o ? o->getObject("as_expr") : nullptr;
         std::string sym = e ? symbolName(e->getString("expr_str").value_or("")) : "";
         dims.push_back(b.getStringAttr(sym.empty() ? "?" : sym));
       }

@@ -95,8 +95,14 @@ public:
   FailureOr<Value> symIntValue(const Object &arg, StringRef what, Location loc);
 
   // --- results
+  /// Checks what handlers rely on: a target string, inputs as {"arg": {...}}
+  /// objects, outputs as well-formed objects, and (where the dispatcher knows
+  /// the op) as many outputs as its schema returns.
+  LogicalResult checkNodeShape(const Object &node, Location loc);
   FailureOr<SmallVector<Type>> resultTypes(const Object &node, Location loc);
   LogicalResult bindResults(const Object &node, Operation *op);
+  /// The type of the node's first output, which must be a tensor.
+  FailureOr<RankedTensorType> firstTensorResult(const Object &node, Location loc);
   /// Names of a node's tensor outputs, in order ("" for an as_none output).
   SmallVector<std::string> outputNames(const Object &node);
 

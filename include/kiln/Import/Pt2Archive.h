@@ -31,9 +31,11 @@ public:
   /// The members' common folder, e.g. "model/" or "model.core/".
   const std::string &prefix() const { return prefix_; }
   bool hasMember(llvm::StringRef relative) const;
-  /// Reads `prefix + relative` whole.
-  llvm::Expected<std::vector<char>> read(llvm::StringRef relative) const;
-  /// Reads and parses a JSON member.
+  /// Reads `prefix + relative` whole. Fails, before allocating, if the member
+  /// claims more than `limit` bytes (0: kiln_limit_tensor_bytes()).
+  llvm::Expected<std::vector<char>> read(llvm::StringRef relative, uint64_t limit = 0) const;
+  /// Reads and parses a JSON member, within kiln_limit_json_bytes() and
+  /// kiln_limit_json_depth().
   llvm::Expected<llvm::json::Value> readJSON(llvm::StringRef relative) const;
 
 private:

@@ -17,8 +17,8 @@ namespace {
 /// Emits aten.full of the node's result type with sizes `statics`/`dynamic`.
 LogicalResult emitFull(GraphImporter &g, const Object &n, Location loc,
                        ArrayRef<int64_t> statics, ValueRange dynamic, const ScalarArg &value) {
-  KILN_TRY(types, g.resultTypes(n, loc));
-  Type dtype = cast<RankedTensorType>((*types)[0]).getElementType();
+  KILN_TRY(rty, g.firstTensorResult(n, loc));
+  Type dtype = rty->getElementType();
   KILN_TRY(attr, scalarAttr(g, value, dtype, loc));
   return g.emitOp<FullOp>(n, loc, dynamic, g.b.getDenseI64ArrayAttr(statics), *attr);
 }

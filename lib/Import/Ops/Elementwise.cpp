@@ -82,8 +82,8 @@ LogicalResult importElementwise(GraphImporter &g, const Object &n, Location loc,
     KILN_TRY(o, operandArg(g, n, name, loc));
     ops.push_back(*o);
   }
-  KILN_TRY(types, g.resultTypes(n, loc));
-  Type rdt = cast<RankedTensorType>((*types)[0]).getElementType();
+  KILN_TRY(rty, g.firstTensorResult(n, loc));
+  Type rdt = rty->getElementType();
   KILN_TRY(values, materialize(g, ops, p, rdt, loc));
   SmallVector<NamedAttribute> as;
   if (attrs && failed(attrs(n, loc, as)))
@@ -268,8 +268,8 @@ void registerBinary(GraphImporter &g) {
   // square(x) = pow(x, 2): a bool input gives int64, as in PyTorch.
   g.handlers["torch.ops.aten.square.default"] = [&g](const Object &n, Location loc) {
     KILN_TRY(x, g.tensorArg(n, "self", loc));
-    KILN_TRY(types, g.resultTypes(n, loc));
-    Type rdt = cast<RankedTensorType>((*types)[0]).getElementType();
+    KILN_TRY(rty, g.firstTensorResult(n, loc));
+    Type rdt = rty->getElementType();
     KILN_TRY(two, scalarTensor(g, ScalarArg{ScalarArg::Int, 2, 0, {}}, rdt, loc));
     return g.emitOp<PowTensorTensorOp>(n, loc, *x, *two);
   };
@@ -324,8 +324,8 @@ void registerTernary(GraphImporter &g) {
       KILN_TRY(c, g.tensorArg(n, "condition", loc));
       KILN_TRY(a, operandArg(g, n, "self", loc));
       KILN_TRY(o, operandArg(g, n, "other", loc));
-      KILN_TRY(types, g.resultTypes(n, loc));
-      Type rdt = cast<RankedTensorType>((*types)[0]).getElementType();
+      KILN_TRY(rty, g.firstTensorResult(n, loc));
+      Type rdt = rty->getElementType();
       KILN_TRY(v, materialize(g, {*a, *o}, Promo::Same, rdt, loc));
       return g.emitOp<WhereSelfOp>(n, loc, *c, (*v)[0], (*v)[1]);
     };
@@ -354,8 +354,8 @@ void registerTernary(GraphImporter &g) {
       ops.push_back(*o);
       present[i] = true;
     }
-    KILN_TRY(types, g.resultTypes(n, loc));
-    Type rdt = cast<RankedTensorType>((*types)[0]).getElementType();
+    KILN_TRY(rty, g.firstTensorResult(n, loc));
+    Type rdt = rty->getElementType();
     KILN_TRY(v, materialize(g, ops, Promo::Same, rdt, loc));
     if (!present[0] && !present[1]) // nothing to clamp against: a conversion
       return g.emitOp<ToCopyOp>(n, loc, *self);

@@ -372,6 +372,8 @@ void registerIndexingHandlers(GraphImporter &g) {
     if (rank == 0 && typeOf(vals).getRank() == 0)
       vals = viewTo(b, loc, vals, {arith::ConstantIndexOp::create(b, loc, 1)});
     SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.empty() || outs[0].empty())
+      return g.fail(loc, "the node names no tensor output");
     KILN_TRY(ty, g.tensorType(outs[0], loc));
     Value r = IndexPutOp::create(b, loc, self.getType(), self, ValueRange{idx}, vals,
                                  ArrayRef<int64_t>{d}, accumulate);
@@ -473,6 +475,8 @@ void registerIndexingHandlers(GraphImporter &g) {
     merged[d] = b.createOrFold<arith::MulIOp>(loc, sizes[d], *reps);
     Value v3 = viewTo(b, loc, v2, merged);
     SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.empty() || outs[0].empty())
+      return g.fail(loc, "the node names no tensor output");
     KILN_TRY(rty, g.tensorType(outs[0], loc));
     if (v3.getType() != *rty)
       v3 = tensor::CastOp::create(b, loc, *rty, v3);
@@ -512,6 +516,8 @@ void registerIndexingHandlers(GraphImporter &g) {
     else if (turns == 3)
       r = transpose(flip(r, {d0}));
     SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.empty() || outs[0].empty())
+      return g.fail(loc, "the node names no tensor output");
     g.varOf[outs[0]] = g.newVar(r);
     return success();
   };
@@ -654,6 +660,8 @@ void registerIndexingHandlers(GraphImporter &g) {
                                  perm);
     Value v3 = viewTo(b, loc, v2, s3);
     SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.empty() || outs[0].empty())
+      return g.fail(loc, "the node names no tensor output");
     KILN_TRY(ty, g.tensorType(outs[0], loc));
     if (v3.getType() != *ty)
       v3 = tensor::CastOp::create(b, loc, *ty, v3);

@@ -127,7 +127,10 @@ FailureOr<bool> GraphImporter::importInPlace(const Object &node, Location loc, S
                                   "' writes through a view kiln cannot write back into its base "
                                   "(expand, unfold or as_strided)"),
               failure());
-  unsigned fresh = varOf[outs[0]];
+  auto freshIt = varOf.find(outs[0]);
+  if (freshIt == varOf.end())
+    return ((void)fail(loc, "in-place '" + opName + "' binds no result"), failure());
+  unsigned fresh = freshIt->second;
   // An in-place view (unsqueeze_, transpose_, ...) only renames: its result
   // already is a view of self.
   if (vars[fresh].base >= 0)
@@ -206,6 +209,8 @@ void registerMutationHandlers(GraphImporter &g) {
   auto alias = [&g](const Object &n, Location loc, StringRef arg) -> LogicalResult {
     KILN_TRY(var, g.varOfArg(n, arg, loc));
     SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.empty() || outs[0].empty())
+      return g.fail(loc, "the node names no tensor output");
     if (outs.size() != 1)
       return g.fail(loc, "expected one tensor result");
     g.varOf[outs[0]] = *var;
@@ -219,6 +224,8 @@ void registerMutationHandlers(GraphImporter &g) {
   h["torch.ops.aten.detach.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(var, g.varOfArg(n, "self", loc));
     SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.empty() || outs[0].empty())
+      return g.fail(loc, "the node names no tensor output");
     if (outs.size() != 1)
       return g.fail(loc, "expected one tensor result");
     g.bindView(
@@ -230,6 +237,8 @@ void registerMutationHandlers(GraphImporter &g) {
   h["torch.ops.aten.detach_copy.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, "self", loc));
     SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.empty() || outs[0].empty())
+      return g.fail(loc, "the node names no tensor output");
     if (outs.size() != 1)
       return g.fail(loc, "expected one tensor result");
     g.varOf[outs[0]] = g.newVar(autograd::StopGradientOp::create(g.b, loc, *x));
@@ -239,6 +248,8 @@ void registerMutationHandlers(GraphImporter &g) {
   auto copyOf = [&g](const Object &n, Location loc, StringRef arg) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, arg, loc));
     SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.empty() || outs[0].empty())
+      return g.fail(loc, "the node names no tensor output");
     if (outs.size() != 1)
       return g.fail(loc, "expected one tensor result");
     g.varOf[outs[0]] = g.newVar(*x);

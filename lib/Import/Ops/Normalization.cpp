@@ -16,6 +16,8 @@ static LogicalResult importStatefulBatchNorm(GraphImporter &g, const Object &n, 
   KILN_TRY(types, g.resultTypes(n, loc));
   Value mean = g.readVar(*meanVar), var = g.readVar(*varVar);
   auto xTy = cast<RankedTensorType>(x.getType());
+  if (xTy.getRank() < 2)
+    return g.fail(loc, "batch norm expects an input of rank 2 or more");
   auto stat = RankedTensorType::get({xTy.getDimSize(1)}, xTy.getElementType());
   SmallVector<Type> all{(*types)[0], stat, stat, mean.getType(), var.getType()};
   for (auto [i, t] : llvm::enumerate(ArrayRef<Type>(*types).drop_front()))
@@ -24,7 +26,7 @@ static LogicalResult importStatefulBatchNorm(GraphImporter &g, const Object &n, 
       g.b, loc, all, x, w, bias, mean, var, g.b.getBoolAttr(true),
       g.b.getF64FloatAttr(momentum), g.b.getF64FloatAttr(eps));
   for (auto [i, name] : llvm::enumerate(g.outputNames(n)))
-    if (!name.empty())
+    if (!name.empty() && i < op->getNumResults())
       g.varOf[name] = g.newVar(op->getResult(i));
   g.writeVar(*meanVar, op.getRunningMeanOut());
   g.writeVar(*varVar, op.getRunningVarOut());

@@ -180,6 +180,8 @@ void registerShapeHandlers(GraphImporter &g) {
       return importView(g, n, loc, "self", make, reshapeScatter(loc));
     KILN_TRY(x, g.tensorArg(n, "self", loc));
     SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.empty() || outs[0].empty())
+      return g.fail(loc, "the node names no tensor output");
     KILN_TRY(ty, g.tensorType(outs[0], loc));
     g.varOf[outs[0]] = g.newVar(make(*x, *ty));
     return success();
@@ -332,7 +334,10 @@ void registerShapeHandlers(GraphImporter &g) {
     KILN_TRY(var, g.varOfArg(n, "self", loc));
     int64_t rank = typeOf(g.readVar(*var)).getRank();
     if (rank == 0 && (d0 == 0 || d0 == -1) && (d1 == 0 || d1 == -1)) {
-      g.varOf[g.outputNames(n)[0]] = *var; // a 0-d tensor is its own transpose
+      SmallVector<std::string> outs = g.outputNames(n);
+      if (outs.empty() || outs[0].empty())
+        return g.fail(loc, "the node names no tensor output");
+      g.varOf[outs[0]] = *var; // a 0-d tensor is its own transpose
       return success();
     }
     d0 = normDim(d0, rank);
@@ -354,6 +359,8 @@ void registerShapeHandlers(GraphImporter &g) {
     KILN_TRY(var, g.varOfArg(n, "self", loc));
     if (typeOf(g.readVar(*var)).getRank() < 2) { // t of a 0-d or 1-d tensor is itself
       SmallVector<std::string> outs = g.outputNames(n);
+      if (outs.empty() || outs[0].empty())
+        return g.fail(loc, "the node names no tensor output");
       g.varOf[outs[0]] = *var;
       return success();
     }
@@ -387,7 +394,10 @@ void registerShapeHandlers(GraphImporter &g) {
     }
     if (rank == 0) { // a 0-d tensor is its own movedim
       KILN_TRY(var, g.varOfArg(n, "self", loc));
-      g.varOf[g.outputNames(n)[0]] = *var;
+      SmallVector<std::string> outs = g.outputNames(n);
+      if (outs.empty() || outs[0].empty())
+        return g.fail(loc, "the node names no tensor output");
+      g.varOf[outs[0]] = *var;
       return success();
     }
     return permute(n, loc, perm);
@@ -900,6 +910,8 @@ void registerShapeHandlers(GraphImporter &g) {
   h["torch.ops.aten.contiguous.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(var, g.varOfArg(n, "self", loc));
     SmallVector<std::string> outs = g.outputNames(n);
+    if (outs.empty() || outs[0].empty())
+      return g.fail(loc, "the node names no tensor output");
     if (recordedContiguous(g, argName(g, n, "self")))
       g.varOf[outs[0]] = *var;
     else

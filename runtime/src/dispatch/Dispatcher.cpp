@@ -7,7 +7,9 @@
 #include <iostream>
 #include <list>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -118,9 +120,23 @@ struct OperatorEntry {
   std::string defDebug;
   std::array<Stacked<KernelFunction>, kNumDispatchKeys> kernels;
   Stacked<BackwardFn> backwards;
-  std::array<KernelFunction, kNumRuntimeKeys> table;
+  /// Shared pointers: a call copies the pointer under the registry lock and
+  /// runs the kernel outside it, while a plugin may replace the entry.
+  std::array<std::shared_ptr<const KernelFunction>, kNumRuntimeKeys> table;
 };
 } // namespace detail
+
+namespace {
+/// The registry lock: registration (static initialisers, plugins loaded at any
+/// time) takes it exclusively; calls and lookups take it shared, only to read
+/// a table entry, so calls from many threads never wait on each other.
+std::shared_mutex &registryMu() {
+  static std::shared_mutex *mu = new std::shared_mutex(); // never destroyed, like the dispatcher
+  return *mu;
+}
+using ReadLock = std::shared_lock<std::shared_mutex>;
+using WriteLock = std::unique_lock<std::shared_mutex>;
+} // namespace
 
 namespace {
 struct PluginLoad {
@@ -138,7 +154,6 @@ std::string canonicalName(const std::string &q) {
 } // namespace
 
 struct Dispatcher::Impl {
-  mutable std::recursive_mutex mu;
   std::map<std::string, std::unique_ptr<detail::OperatorEntry>> ops;
   std::array<detail::Stacked<KernelFunction>, kNumRuntimeKeys> fallbacks;
   std::map<std::string, std::pair<uint64_t, std::string>> namespaces;
@@ -180,7 +195,7 @@ struct Dispatcher::Impl {
         }
       }
       if (!kf && !fallbacks[i].empty()) kf = &fallbacks[i].front().second;
-      e.table[i] = kf ? *kf : KernelFunction{};
+      e.table[i] = kf ? std::make_shared<const KernelFunction>(*kf) : nullptr;
     }
   }
   void recomputeAll() {
@@ -200,7 +215,7 @@ Dispatcher::Dispatcher() : impl_(new Impl) {
 }
 
 OperatorHandle Dispatcher::findOp(const std::string &q) const {
-  std::lock_guard<std::recursive_mutex> g(impl_->mu);
+  ReadLock g(registryMu());
   auto it = impl_->ops.find(canonicalName(q));
   if (it == impl_->ops.end() || !it->second->schema) return OperatorHandle();
   return OperatorHandle(it->second.get());
@@ -213,7 +228,7 @@ OperatorHandle Dispatcher::findOpOrThrow(const std::string &q) const {
   std::string ns, name, ov;
   if (splitQualifiedName(q, ns, name, ov)) {
     std::string similar;
-    std::lock_guard<std::recursive_mutex> g(impl_->mu);
+    ReadLock g(registryMu());
     for (auto &p : impl_->ops)
       if (p.second->schema && p.second->schema->ns == ns && p.second->schema->name == name)
         similar += (similar.empty() ? "" : ", ") + p.first;
@@ -225,12 +240,12 @@ OperatorHandle Dispatcher::findOpOrThrow(const std::string &q) const {
 }
 
 OperatorHandle Dispatcher::findOrCreate(const std::string &q) {
-  std::lock_guard<std::recursive_mutex> g(impl_->mu);
+  WriteLock g(registryMu());
   return OperatorHandle(impl_->getOrCreate(q));
 }
 
 std::vector<std::string> Dispatcher::ops() const {
-  std::lock_guard<std::recursive_mutex> g(impl_->mu);
+  ReadLock g(registryMu());
   std::vector<std::string> r;
   for (auto &p : impl_->ops)
     if (p.second->schema) r.push_back(p.first);
@@ -238,7 +253,7 @@ std::vector<std::string> Dispatcher::ops() const {
 }
 
 Dispatcher::Undo Dispatcher::claimNamespace(const std::string &ns, const std::string &debug) {
-  std::lock_guard<std::recursive_mutex> g(impl_->mu);
+  WriteLock g(registryMu());
   auto it = impl_->namespaces.find(ns);
   if (it != impl_->namespaces.end())
     throw Error("kiln: namespace '" + ns + "' is already defined by a KILN_LIBRARY block (at " +
@@ -247,14 +262,14 @@ Dispatcher::Undo Dispatcher::claimNamespace(const std::string &ns, const std::st
   uint64_t id = impl_->nextId++;
   impl_->namespaces[ns] = {id, debug};
   return [this, ns, id] {
-    std::lock_guard<std::recursive_mutex> g(impl_->mu);
+    WriteLock g(registryMu());
     auto it = impl_->namespaces.find(ns);
     if (it != impl_->namespaces.end() && it->second.first == id) impl_->namespaces.erase(it);
   };
 }
 
 Dispatcher::Undo Dispatcher::registerDef(FunctionSchema schema, const std::string &debug) {
-  std::lock_guard<std::recursive_mutex> g(impl_->mu);
+  WriteLock g(registryMu());
   detail::OperatorEntry *e = impl_->getOrCreate(schema.qualifiedName());
   if (e->schema)
     throw Error("kiln: op '" + e->name + "' is defined twice: first at " + e->defDebug +
@@ -263,7 +278,7 @@ Dispatcher::Undo Dispatcher::registerDef(FunctionSchema schema, const std::strin
   e->defDebug = debug;
   uint64_t id = e->schemaId = impl_->nextId++;
   return [this, e, id] {
-    std::lock_guard<std::recursive_mutex> g(impl_->mu);
+    WriteLock g(registryMu());
     if (e->schemaId == id) {
       e->schema.reset();
       e->schemaId = 0;
@@ -273,21 +288,21 @@ Dispatcher::Undo Dispatcher::registerDef(FunctionSchema schema, const std::strin
 }
 
 Dispatcher::Undo Dispatcher::registerImpl(const std::string &q, DispatchKey key, KernelFunction k) {
-  std::lock_guard<std::recursive_mutex> g(impl_->mu);
+  WriteLock g(registryMu());
   if (!k.valid()) throw Error("kiln: empty kernel registered for '" + q + "'");
   detail::OperatorEntry *e = impl_->getOrCreate(q);
   uint64_t id = impl_->nextId++;
   e->kernels[(int)key].emplace_front(id, std::move(k));
   impl_->recompute(*e);
   return [this, e, key, id] {
-    std::lock_guard<std::recursive_mutex> g(impl_->mu);
+    WriteLock g(registryMu());
     e->kernels[(int)key].remove_if([&](auto &p) { return p.first == id; });
     impl_->recompute(*e);
   };
 }
 
 Dispatcher::Undo Dispatcher::registerFallback(DispatchKey key, KernelFunction k) {
-  std::lock_guard<std::recursive_mutex> g(impl_->mu);
+  WriteLock g(registryMu());
   std::vector<int> slots;
   if (key == DispatchKey::Autograd) {
     for (int i = 0; i < kNumRuntimeKeys; ++i)
@@ -302,7 +317,7 @@ Dispatcher::Undo Dispatcher::registerFallback(DispatchKey key, KernelFunction k)
   for (int s : slots) impl_->fallbacks[s].emplace_front(id, k);
   impl_->recomputeAll();
   return [this, slots, id] {
-    std::lock_guard<std::recursive_mutex> g(impl_->mu);
+    WriteLock g(registryMu());
     for (int s : slots) impl_->fallbacks[s].remove_if([&](auto &p) { return p.first == id; });
     impl_->recomputeAll();
   };
@@ -310,21 +325,21 @@ Dispatcher::Undo Dispatcher::registerFallback(DispatchKey key, KernelFunction k)
 
 Dispatcher::Undo Dispatcher::registerBackward(const std::string &q, BackwardFn fn,
                                               const std::string &debug) {
-  std::lock_guard<std::recursive_mutex> g(impl_->mu);
+  WriteLock g(registryMu());
   detail::OperatorEntry *e = impl_->getOrCreate(q);
   if (!e->backwards.empty())
     throw Error("kiln: op '" + e->name + "' already has a backward formula; another at " + debug);
   uint64_t id = impl_->nextId++;
   e->backwards.emplace_front(id, std::move(fn));
   return [this, e, id] {
-    std::lock_guard<std::recursive_mutex> g(impl_->mu);
+    WriteLock g(registryMu());
     e->backwards.remove_if([&](auto &p) { return p.first == id; });
   };
 }
 
 void Dispatcher::reportStaticError(const std::string &msg) {
   {
-    std::lock_guard<std::recursive_mutex> g(impl_->mu);
+    WriteLock g(registryMu());
     impl_->staticErrors.push_back(msg);
   }
   if (tCurrentLoad) tCurrentLoad->errors.push_back(msg);
@@ -332,7 +347,7 @@ void Dispatcher::reportStaticError(const std::string &msg) {
 }
 
 std::vector<std::string> Dispatcher::registrationErrors() const {
-  std::lock_guard<std::recursive_mutex> g(impl_->mu);
+  ReadLock g(registryMu());
   return impl_->staticErrors;
 }
 
@@ -389,7 +404,10 @@ bool loadPlugin(const std::string &path, std::string &err) {
 // Operator handles and calls
 // ---------------------------------------------------------------------------
 const std::string &OperatorHandle::name() const { return e_->name; }
-bool OperatorHandle::hasSchema() const { return e_ && e_->schema.has_value(); }
+bool OperatorHandle::hasSchema() const {
+  ReadLock g(registryMu());
+  return e_ && e_->schema.has_value();
+}
 const FunctionSchema &OperatorHandle::schema() const {
   if (!hasSchema()) throw Error("kiln: op '" + e_->name + "' has kernels but no schema (no m.def)");
   return *e_->schema;
@@ -485,7 +503,13 @@ void OperatorHandle::redispatchBoxed(DispatchKeySet ks, Stack &stack) const {
   for (;;) {
     DispatchKey k = ks.highest();
     if (k == DispatchKey::NumKeys) break;
-    const KernelFunction &kf = e_->table[(int)k];
+    std::shared_ptr<const KernelFunction> entry;
+    {
+      ReadLock g(registryMu());
+      entry = e_->table[(int)k];
+    }
+    static const KernelFunction kNone;
+    const KernelFunction &kf = entry ? *entry : kNone;
     if (kf.isFallthrough) {
       ks.remove(k);
       continue;
@@ -507,16 +531,23 @@ void OperatorHandle::redispatchBoxed(DispatchKeySet ks, Stack &stack) const {
 
 KernelFunction OperatorHandle::tableEntry(DispatchKey k) const {
   if (isAliasKey(k)) return {};
-  return e_->table[(int)k];
+  ReadLock g(registryMu());
+  const auto &entry = e_->table[(int)k];
+  return entry ? *entry : KernelFunction{};
 }
-bool OperatorHandle::hasKernelFor(DispatchKey k) const { return !e_->kernels[(int)k].empty(); }
+bool OperatorHandle::hasKernelFor(DispatchKey k) const {
+  ReadLock g(registryMu());
+  return !e_->kernels[(int)k].empty();
+}
 std::vector<DispatchKey> OperatorHandle::registeredKeys() const {
+  ReadLock g(registryMu());
   std::vector<DispatchKey> r;
   for (int i = 0; i < kNumDispatchKeys; ++i)
     if (!e_->kernels[i].empty()) r.push_back((DispatchKey)i);
   return r;
 }
 BackwardFn OperatorHandle::backward() const {
+  ReadLock g(registryMu());
   return e_->backwards.empty() ? BackwardFn() : e_->backwards.front().second;
 }
 bool OperatorHandle::hasFake() const {
@@ -526,7 +557,7 @@ bool OperatorHandle::hasFake() const {
 std::string OperatorHandle::dumpTable() const {
   std::ostringstream os;
   for (int i = 0; i < kNumRuntimeKeys; ++i) {
-    const KernelFunction &k = e_->table[i];
+    KernelFunction k = tableEntry((DispatchKey)i);
     os << kKeyNames[i] << ": "
        << (k.isFallthrough ? "fallthrough" : k.fn ? (k.debug.empty() ? "kernel" : k.debug) : "-")
        << "\n";

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <zip.h>
 
+#include <climits>
+#include <cstdint>
 #include <unordered_map>
 
 namespace kiln::eager {
@@ -33,24 +35,6 @@ struct Node {
   std::vector<std::string> outputs;///< one per result; "" if unused
   bool outputIsList = false;       ///< a single as_tensors output
 };
-
-std::string readZipMember(const std::string &path, const std::string &member) {
-  int errc = 0;
-  zip_t *z = zip_open(path.c_str(), ZIP_RDONLY, &errc);
-  if (!z) throw Error("kiln: cannot open '" + path + "' as a zip archive");
-  std::string out;
-  zip_stat_t st;
-  zip_file_t *f = nullptr;
-  if (zip_stat(z, member.c_str(), 0, &st) == 0 && (f = zip_fopen(z, member.c_str(), 0))) {
-    out.resize((size_t)st.size);
-    zip_int64_t n = zip_fread(f, out.data(), st.size);
-    zip_fclose(f);
-    if (n != (zip_int64_t)st.size) out.clear();
-  }
-  zip_close(z);
-  if (out.empty()) throw Error("kiln: '" + path + "' has no readable member " + member);
-  return out;
-}
 
 /// "File "x.py", line 83, in forward\n    code" -> the first two lines, trimmed.
 std::string whereOf(const json &node) {
@@ -80,8 +64,8 @@ ArgSource parseArg(const json &arg, const std::string &ctx) {
   const std::string &kind = arg.begin().key();
   const json &v = arg.begin().value();
   auto symName = [](const json &x) -> std::pair<std::string, int64_t> {
-    if (x.contains("as_name")) return {x["as_name"].get<std::string>(), 0};
-    if (x.contains("as_int")) return {"", x["as_int"].get<int64_t>()};
+    if (x.contains("as_name")) return {x.at("as_name").get<std::string>(), 0};
+    if (x.contains("as_int")) return {"", x.at("as_int").get<int64_t>()};
     throw Error("kiln: unsupported symbolic int " + x.dump());
   };
   if (kind == "as_none") {
@@ -94,7 +78,7 @@ ArgSource parseArg(const json &arg, const std::string &ctx) {
     for (auto &t : v) s.refs.push_back(t.at("name").get<std::string>());
   } else if (kind == "as_optional_tensors") {
     s.kind = ArgSource::OptRefList;
-    for (auto &t : v) s.refs.push_back(t.contains("as_tensor") ? t["as_tensor"].at("name").get<std::string>() : "");
+    for (auto &t : v) s.refs.push_back(t.contains("as_tensor") ? t.at("as_tensor").at("name").get<std::string>() : "");
   } else if (kind == "as_int") {
     s.constant = IValue(v.get<int64_t>());
   } else if (kind == "as_float") {
@@ -144,13 +128,14 @@ ValueSpec specOf(const std::string &name, const json &tv,
     throw Error("kiln: value '" + name + "' has an unsupported dtype");
   for (auto &d : meta.at("sizes")) {
     if (d.contains("as_int")) {
-      int64_t v = d["as_int"].get<int64_t>();
+      int64_t v = d.at("as_int").get<int64_t>();
+      if (v < 0) throw Error("kiln: value '" + name + "' has a negative size " + std::to_string(v));
       s.sizes.push_back(v);
       s.minSizes.push_back(v);
       s.maxSizes.push_back(v);
       s.dimLabels.push_back(std::to_string(v));
     } else {
-      std::string expr = d.contains("as_expr") ? d["as_expr"].value("expr_str", "?") : "?";
+      std::string expr = d.contains("as_expr") ? d.at("as_expr").value("expr_str", "?") : "?";
       std::string sym = symbolOf(expr);
       s.dimLabels.push_back(sym.empty() || expr.find("Symbol(", 8) != std::string::npos ? expr : sym);
       auto it = ranges.find(sym);
@@ -195,7 +180,7 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
   Pt2Weights weights(path);
   json j;
   try {
-    j = json::parse(readZipMember(path, weights.prefix() + "models/model.json"));
+    j = json::parse(weights.readJsonMember(weights.prefix() + "models/model.json"));
   } catch (const json::exception &e) {
     throw Error("kiln: '" + path + "': models/model.json is not valid JSON: " + e.what());
   }
@@ -208,27 +193,34 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
       for (auto it = j["range_constraints"].begin(); it != j["range_constraints"].end(); ++it) {
         const json &r = it.value();
         int64_t lo = r.value("min_val", (int64_t)0);
-        int64_t hi = r.contains("max_val") && r["max_val"].is_number() ? r["max_val"].get<int64_t>() : -1;
+        // Unbounded ranges are written as huge numbers (or floats): no upper bound.
+        int64_t hi = r.contains("max_val") && r.at("max_val").is_number_integer() &&
+                             !(r.at("max_val").is_number_unsigned() &&
+                               r.at("max_val").get<uint64_t>() > ((uint64_t)1 << 62))
+                         ? r.at("max_val").get<int64_t>()
+                         : -1;
         if (hi > ((int64_t)1 << 62)) hi = -1;
         ranges[it.key()] = {lo, hi};
       }
     // Inputs: parameters, buffers, constants (read now), then user inputs.
     for (const json &spec : gm.at("signature").at("input_specs")) {
+      if (!spec.is_object() || spec.size() != 1)
+        throw Error("kiln: '" + path + "': an input spec is not an object with one kind");
       const std::string &kind = spec.begin().key();
       const json &v = spec.begin().value();
       auto readState = [&](const std::string &graphName, const std::string &stateName) {
         if (weights.contains(stateName)) impl->state[graphName] = weights.read(stateName);
       };
       if (kind == "parameter") {
-        readState(v["arg"]["name"], v["parameter_name"]);
-        impl->params.emplace_back(v["arg"]["name"], v["parameter_name"]);
+        readState(v.at("arg").at("name"), v.at("parameter_name"));
+        impl->params.emplace_back(v.at("arg").at("name"), v.at("parameter_name"));
       }
-      else if (kind == "buffer") readState(v["arg"]["name"], v["buffer_name"]);
-      else if (kind == "tensor_constant") readState(v["arg"]["name"], v["tensor_constant_name"]);
+      else if (kind == "buffer") readState(v.at("arg").at("name"), v.at("buffer_name"));
+      else if (kind == "tensor_constant") readState(v.at("arg").at("name"), v.at("tensor_constant_name"));
       else if (kind == "user_input") {
         const json &arg = v.at("arg");
         if (!arg.contains("as_tensor")) throw Error("kiln: '" + path + "': only tensor user inputs are supported");
-        std::string n = arg["as_tensor"]["name"];
+        std::string n = arg.at("as_tensor").at("name");
         impl->inputNames.push_back(n);
         impl->inputs.push_back(specOf(n, tv, ranges));
       } else if (kind == "constant_input") {
@@ -240,7 +232,7 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
     }
     for (const json &o : g.at("outputs")) {
       if (!o.contains("as_tensor")) throw Error("kiln: '" + path + "': only tensor outputs are supported");
-      std::string n = o["as_tensor"]["name"];
+      std::string n = o.at("as_tensor").at("name");
       impl->outputNames.push_back(n);
       impl->outputs.push_back(specOf(n, tv, ranges));
     }
@@ -253,12 +245,15 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
       std::vector<std::pair<std::string, ArgSource>> named;
       for (const json &in : jn.at("inputs")) named.emplace_back(in.value("name", ""), parseArg(in.at("arg"), ctx));
       for (const json &out : jn.at("outputs")) {
-        if (out.contains("as_tensor")) n.outputs.push_back(out["as_tensor"]["name"]);
-        else if (out.contains("as_sym_int") && out["as_sym_int"].contains("as_name"))
-          n.outputs.push_back(out["as_sym_int"]["as_name"]);
+        if (!out.is_object() || out.size() != 1)
+          throw Error("kiln: '" + path + "': " + ctx + ": an output is not an object with one kind: " +
+                      out.dump().substr(0, 80));
+        if (out.contains("as_tensor")) n.outputs.push_back(out.at("as_tensor").at("name"));
+        else if (out.contains("as_sym_int") && out.at("as_sym_int").contains("as_name"))
+          n.outputs.push_back(out.at("as_sym_int").at("as_name"));
         else if (out.contains("as_tensors")) {
-          n.outputIsList = jn["outputs"].size() == 1;
-          for (auto &t : out["as_tensors"]) n.outputs.push_back(t.at("name"));
+          n.outputIsList = jn.at("outputs").size() == 1;
+          for (auto &t : out.at("as_tensors")) n.outputs.push_back(t.at("name"));
         } else n.outputs.push_back("");
       }
       const std::string prefix = "torch.ops.";
@@ -437,12 +432,20 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
       case Node::SymSize: s = {IValue(s.at(0).toTensor().size(s.at(1).toInt()))}; break;
       case Node::IntArith: {
         int64_t a = s.at(0).toInt(), b = s.at(1).toInt();
-        int64_t r;
-        if (n.target == "_operator.add") r = a + b;
-        else if (n.target == "_operator.sub") r = a - b;
-        else if (n.target == "_operator.mul") r = a * b;
-        else if (n.target == "_operator.floordiv") r = b ? (a / b - ((a % b != 0) && ((a < 0) != (b < 0)))) : 0;
+        int64_t r = 0;
+        bool overflow = false;
+        if (n.target == "_operator.add") overflow = __builtin_add_overflow(a, b, &r);
+        else if (n.target == "_operator.sub") overflow = __builtin_sub_overflow(a, b, &r);
+        else if (n.target == "_operator.mul") overflow = __builtin_mul_overflow(a, b, &r);
+        else if (n.target == "_operator.floordiv") {
+          if (b == 0) throw Error("kiln: integer division by zero");
+          overflow = a == INT64_MIN && b == -1;
+          if (!overflow) r = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+        }
         else throw Error("kiln: unsupported target " + n.target);
+        if (overflow)
+          throw Error("kiln: " + n.target + "(" + std::to_string(a) + ", " + std::to_string(b) +
+                      ") overflows a 64-bit int");
         s = {IValue(r)};
         break;
       }
@@ -458,6 +461,10 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
     } catch (const std::exception &e) {
       throw Error(std::string(e.what()) + "\n  in node '" + n.name + "' (" + n.target + ")" +
                   (n.where.empty() ? "" : "\n  at " + n.where));
+    } catch (...) {
+      // A plugin kernel may throw anything; the caller gets an error, never a terminate().
+      throw Error("kiln: the kernel threw an exception that is not a std::exception\n  in node '" +
+                  n.name + "' (" + n.target + ")" + (n.where.empty() ? "" : "\n  at " + n.where));
     }
   }
   std::vector<Tensor> out;

@@ -2,10 +2,12 @@
 #include "Pt2Weights.h"
 
 #include "Error.h"
+#include "kiln/limits.h"
 
 #include <nlohmann/json.hpp>
 #include <zip.h>
 
+#include <algorithm>
 #include <cstring>
 #include <sys/stat.h>
 
@@ -83,7 +85,7 @@ Pt2Weights::~Pt2Weights() {
   if (zip_) zip_discard(Z(zip_));
 }
 
-std::string Pt2Weights::readMember(const std::string &member) const {
+std::string Pt2Weights::readMember(const std::string &member, uint64_t limit) const {
   zip_t *z = Z(zip_);
   zip_int64_t idx = zip_name_locate(z, member.c_str(), 0);
   if (idx < 0)
@@ -94,12 +96,31 @@ std::string Pt2Weights::readMember(const std::string &member) const {
   if (zip_stat_index(z, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
     throw Error(KILN_STATUS_INVALID_ARGUMENT,
                 "weights file '" + path_ + "': cannot stat member '" + member + "'");
-  std::string data(st.size, '\0');
+  if (!limit) limit = kiln_limit_tensor_bytes();
+  // The zip directory's size is only a claim: refuse one over the limit before
+  // allocating, and grow the buffer only as data really arrives.
+  if (st.size > limit)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "weights file '" + path_ + "': member '" + member + "' claims " +
+                    std::to_string(st.size) + " bytes, more than kiln's limit of " +
+                    std::to_string(limit) + " (KILN_MAX_TENSOR_BYTES / KILN_MAX_JSON_BYTES, docs/limits.md)");
   zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)idx, 0);
   if (!f)
     throw Error(KILN_STATUS_INVALID_ARGUMENT, "weights file '" + path_ + "': cannot open member '" +
                                                   member + "': " + zip_strerror(z));
-  zip_int64_t got = st.size ? zip_fread(f, &data[0], st.size) : 0;
+  std::string data;
+  const zip_uint64_t chunk = 16u << 20;
+  zip_int64_t got = 0;
+  while ((zip_uint64_t)got < st.size) {
+    zip_uint64_t want = std::min<zip_uint64_t>(chunk, st.size - (zip_uint64_t)got);
+    data.resize((size_t)got + want);
+    zip_int64_t n = zip_fread(f, &data[(size_t)got], want);
+    if (n <= 0) {
+      if (n < 0) got = -1;
+      break;
+    }
+    got += n;
+  }
   std::string why = got < 0 ? zip_file_strerror(f) : "";
   zip_fclose(f);
   if (got < 0 || (zip_uint64_t)got != st.size)
@@ -109,11 +130,22 @@ std::string Pt2Weights::readMember(const std::string &member) const {
   return data;
 }
 
+std::string Pt2Weights::readJsonMember(const std::string &member) const {
+  std::string text = readMember(member, kiln_limit_json_bytes());
+  uint64_t depth = kiln_json_nesting_depth(text.data(), text.size());
+  if (depth > kiln_limit_json_depth())
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "'" + path_ + "', " + member + ": JSON nested " + std::to_string(depth) +
+                    " levels deep, more than kiln's limit of " +
+                    std::to_string(kiln_limit_json_depth()) + " (KILN_MAX_JSON_DEPTH, docs/limits.md)");
+  return text;
+}
+
 void Pt2Weights::parseConfig(const std::string &member, bool constants) {
   std::string where = "weights file '" + path_ + "', " + member;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(readMember(member));
+    j = nlohmann::json::parse(readJsonMember(member));
   } catch (const nlohmann::json::exception &e) {
     throw Error(KILN_STATUS_INVALID_ARGUMENT, where + ": malformed JSON: " + e.what());
   }
@@ -195,21 +227,33 @@ Tensor Pt2Weights::read(const std::string &name) const {
                 "weights file '" + path_ + "': '" + name +
                     "' is stored pickled (use_pickle); kiln never unpickles data — re-export it "
                     "as a plain tensor");
-  std::string bytes = readMember(e.member);
   size_t elem = dtypeSize(e.dtype);
-  // Elements the strided view reaches: offset + sum((size-1)*stride) + 1.
-  int64_t numel = 1, extent = e.storageOffset + 1;
+  // Elements the strided view reaches: offset + sum((size-1)*stride) + 1, and the
+  // elements of the result; both checked against the limit before allocating.
+  uint64_t numel = 1, extent = (uint64_t)e.storageOffset + 1, bytesNeeded = 0, outBytes = 0;
+  bool overflow = false;
   for (size_t d = 0; d < e.sizes.size(); ++d) {
-    numel *= e.sizes[d];
-    extent += e.sizes[d] ? (e.sizes[d] - 1) * e.strides[d] : 0;
+    uint64_t reach = 0;
+    overflow |= __builtin_mul_overflow(numel, (uint64_t)e.sizes[d], &numel);
+    if (e.sizes[d])
+      overflow |= __builtin_mul_overflow((uint64_t)(e.sizes[d] - 1), (uint64_t)e.strides[d], &reach);
+    overflow |= __builtin_add_overflow(extent, reach, &extent);
   }
+  overflow |= __builtin_mul_overflow(extent, (uint64_t)elem, &bytesNeeded);
+  overflow |= __builtin_mul_overflow(numel, (uint64_t)elem, &outBytes);
+  if (overflow || outBytes > kiln_limit_tensor_bytes() ||
+      (numel && bytesNeeded > kiln_limit_tensor_bytes()))
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                "weights file '" + path_ + "': '" + name + "' of shape " + shapeToString(e.sizes) +
+                    " is larger than kiln's limit of " + std::to_string(kiln_limit_tensor_bytes()) +
+                    " bytes (KILN_MAX_TENSOR_BYTES, docs/limits.md)");
   if (numel == 0) return Tensor::empty(e.sizes, e.dtype);
-  if ((uint64_t)extent * elem > bytes.size())
+  std::string bytes = readMember(e.member);
+  if (bytesNeeded > bytes.size())
     throw Error(KILN_STATUS_INVALID_ARGUMENT,
                 "weights file '" + path_ + "': member '" + e.member + "' for '" + name + "' has " +
                     std::to_string(bytes.size()) + " bytes, but " + shapeToString(e.sizes) +
-                    " of " + dtypeName(e.dtype) + " needs " +
-                    std::to_string((uint64_t)extent * elem));
+                    " of " + dtypeName(e.dtype) + " needs " + std::to_string(bytesNeeded));
   auto storage = Storage::allocate(bytes.size());
   std::memcpy(storage->data(), bytes.data(), bytes.size());
   // Raw bytes are little-endian, as is every host kiln runs on.

@@ -42,8 +42,14 @@ public:
   /// Maps a torch serde ScalarType code to a DType; false if kiln has no such dtype.
   static bool dtypeFromSerde(int code, DType &out);
 
+  /// Reads a member (full path) whole. Throws INVALID_ARGUMENT, before
+  /// allocating, if it claims more than `limit` bytes (0: kiln_limit_tensor_bytes()).
+  std::string readMember(const std::string &member, uint64_t limit = 0) const;
+  /// Reads and parses a JSON member within kiln_limit_json_bytes() and
+  /// kiln_limit_json_depth(); the text is returned for the caller's parser.
+  std::string readJsonMember(const std::string &member) const;
+
 private:
-  std::string readMember(const std::string &member) const;
   void parseConfig(const std::string &member, bool constants);
 
   std::string path_, prefix_;

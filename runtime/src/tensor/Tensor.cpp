@@ -2,6 +2,7 @@
 #include "kiln/tensor.h"
 #include "kiln/abi/dtypes.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -57,6 +58,7 @@ const char *deviceTypeName(DeviceType t) {
 }
 
 void *alignedAlloc(size_t nbytes) {
+  if (nbytes > SIZE_MAX - kAlignment) throw std::bad_alloc();  // rounding up would wrap
   size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   void *p = std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment);
   if (!p) throw std::bad_alloc();
@@ -87,7 +89,8 @@ static int64_t numelOf(const std::vector<int64_t> &sizes) {
   int64_t n = 1;
   for (int64_t s : sizes) {
     if (s < 0) throw std::invalid_argument("kiln: negative tensor size in " + shapeToString(sizes));
-    n *= s;
+    // More elements than an int64 holds (or bytes than memory) is an out-of-memory error.
+    if (__builtin_mul_overflow(n, s, &n) || n > (INT64_MAX >> 4)) throw std::bad_alloc();
   }
   return n;
 }

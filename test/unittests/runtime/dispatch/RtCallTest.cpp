@@ -3,6 +3,8 @@
 #include "kiln/rt_call.h"
 
 #include <cstdlib>
+#include <new>
+#include <stdexcept>
 #include <gtest/gtest.h>
 
 using namespace kiln;
@@ -122,6 +124,36 @@ TEST(RtCall, ErrorsAreReportedNotThrown) {
   ASSERT_EQ(kiln_rt_call_op("aten::relu", 1, args, 1, res), 0);
   EXPECT_STREQ(kiln_rt_last_error(), "");
   std::free((void *)out.w[0]);
+}
+
+// A kernel that throws (a plugin's bug, or memory running out) is an error
+// return with its message, whatever it throws; the process goes on and the
+// next call works.
+TEST(RtCall, ThrowingKernelsAreReportedAndCallsGoOn) {
+  Library lib(Library::DEF, "rtcall_throw", std::nullopt, __FILE__, __LINE__);
+  lib.def("std(Tensor x) -> Tensor",
+          [](const Tensor &) -> Tensor { throw std::runtime_error("the kernel failed"); });
+  lib.def("oom(Tensor x) -> Tensor", [](const Tensor &) -> Tensor { throw std::bad_alloc(); });
+  lib.def("other(Tensor x) -> Tensor", [](const Tensor &) -> Tensor { throw 42; });
+  float y[2] = {1, -2};
+  Desc dy(y, {2});
+  kiln_rt_value args[1] = {tensorValue(dy, 1)};
+  for (int round = 0; round < 3; ++round) {
+    Desc out(1);
+    kiln_rt_value res[1] = {tensorValue(out, 1)};
+    EXPECT_NE(kiln_rt_call_op("rtcall_throw::std", 1, args, 1, res), 0);
+    EXPECT_NE(std::string(kiln_rt_last_error()).find("the kernel failed"), std::string::npos)
+        << kiln_rt_last_error();
+    EXPECT_NE(kiln_rt_call_op("rtcall_throw::oom", 1, args, 1, res), 0);
+    EXPECT_NE(std::string(kiln_rt_last_error()).find("bad_alloc"), std::string::npos)
+        << kiln_rt_last_error();
+    EXPECT_NE(kiln_rt_call_op("rtcall_throw::other", 1, args, 1, res), 0);
+    EXPECT_NE(std::string(kiln_rt_last_error()).find("unknown error"), std::string::npos)
+        << kiln_rt_last_error();
+    ASSERT_EQ(kiln_rt_call_op("aten::relu", 1, args, 1, res), 0) << kiln_rt_last_error();
+    EXPECT_EQ(static_cast<float *>((void *)out.w[1])[1], 0.0f);
+    std::free((void *)out.w[0]);
+  }
 }
 
 // Outside a GPU model's call, the device variant is the host bridge.

@@ -1,0 +1,28 @@
+// kiln fuzz target — kiln-compile's .pt2 importer (archive, JSON graph, weights) and the verifier after it.
+#include "FuzzUtil.h"
+#include "Pt2MutatorHook.h"
+
+#include "kiln/Import/GraphImporter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  kiln::fuzz::setFuzzLimits();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  kiln::fuzz::MemFile file(data, size);
+  mlir::MLIRContext ctx(mlir::MLIRContext::Threading::DISABLED);
+  // Errors are the expected outcome for most inputs: swallow them.
+  ctx.getDiagEngine().registerHandler([](mlir::Diagnostic &) { return mlir::success(); });
+  for (bool explain : {true, false}) {
+    auto prog = kiln::importPt2(ctx, file.path(), explain);
+    if (mlir::succeeded(prog) && !explain && prog->module)
+      (void)mlir::verify(*prog->module);
+  }
+  return 0;
+}
