@@ -41,6 +41,16 @@ struct LowerParallelLaunchesPass : kiln::impl::LowerParallelLaunchesBase<LowerPa
       symbols.insert(runtimeFn);
     }
 
+    // The calls of every launch, found in one walk.
+    llvm::StringMap<SmallVector<LLVM::CallOp>> callsOf;
+    for (LLVM::LLVMFuncOp launch : launches)
+      callsOf[launch.getSymName()];
+    module.walk([&](LLVM::CallOp call) {
+      if (std::optional<StringRef> callee = call.getCallee())
+        if (auto it = callsOf.find(*callee); it != callsOf.end())
+          it->second.push_back(call);
+    });
+
     for (LLVM::LLVMFuncOp launch : launches) {
       auto bodyRef = dyn_cast<FlatSymbolRefAttr>(launch->getAttr(kiln::kParallelBodyAttr));
       auto body = bodyRef ? symbols.lookup<LLVM::LLVMFuncOp>(bodyRef.getValue()) : nullptr;
@@ -95,17 +105,7 @@ struct LowerParallelLaunchesPass : kiln::impl::LowerParallelLaunchesBase<LowerPa
       }
 
       // Each launch: captures into a stack struct, then the runtime call.
-      std::optional<SymbolTable::UseRange> uses = symbols.getSymbolUses(launch, module);
-      SmallVector<LLVM::CallOp> calls;
-      for (const SymbolTable::SymbolUse &use : *uses) {
-        auto call = dyn_cast<LLVM::CallOp>(use.getUser());
-        if (!call) {
-          use.getUser()->emitOpError() << "uses the parallel launch @" << launch.getSymName()
-                                       << " other than by calling it";
-          return signalPassFailure();
-        }
-        calls.push_back(call);
-      }
+      SmallVector<LLVM::CallOp> &calls = callsOf[launch.getSymName()];
       for (LLVM::CallOp call : calls) {
         auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
         Location cl = call.getLoc();
