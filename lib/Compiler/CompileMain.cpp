@@ -271,6 +271,10 @@ int kilnCompileMain(int argc, char **argv) {
                        cl::cat(cat));
   cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
                            cl::init("native"), cl::cat(cat));
+  cl::opt<int> compileJobs("compile-jobs",
+                           cl::desc("Optimise and compile the model's LLVM code on N threads "
+                                    "(default: the cores available; --emit=obj uses 1)"),
+                           cl::init(0), cl::cat(cat));
   // --mlir-print-debuginfo and friends, for --emit=mlir (hidden from --help).
   registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(cat);
@@ -281,6 +285,8 @@ int kilnCompileMain(int argc, char **argv) {
     llvm::errs() << "kiln-compile: error: " << msg << "\n";
     return kExitBadInput;
   };
+  if (compileJobs < 0 || compileJobs > 256)
+    return fail("--compile-jobs expects a number of threads from 1 to 256, got " + Twine((int)compileJobs));
   if (output.empty() && !explain)
     return fail("no output file given (-o OUT)");
   std::string targets = "cpu";
@@ -643,23 +649,37 @@ int kilnCompileMain(int argc, char **argv) {
 
   return writeOutput([&](StringRef tmp) -> LogicalResult {
     std::string err;
-    SmallString<256> obj(tmp);
-    if (emit == EmitKind::SO)
-      obj.append(".o");
-    {
+    if (emit == EmitKind::Obj) {
       TimingScope t = root.nest("llvm-opt-and-codegen");
-      if (failed(emitObject(*llvmModule, cg, obj, err))) {
-        llvm::sys::fs::remove(obj);
+      if (failed(emitObject(*llvmModule, cg, tmp, err)))
+        return (void)fail(err), failure();
+      dumpStage(dumpDir, dumpCounter, "optimized.ll",
+                [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+      return success();
+    }
+    // Optimisation and code generation of parts of the module on threads
+    // (the outlined parallel loop bodies are functions of their own).
+    std::vector<std::string> objs;
+    auto removeObjs = [&] {
+      for (const std::string &o : objs)
+        llvm::sys::fs::remove(o);
+    };
+    {
+      // --dump-dir's optimized.ll shows the whole module: one part then.
+      unsigned jobs = compileJobs > 0 ? (unsigned)compileJobs : availableCompileJobs();
+      if (!dumpDir.empty())
+        jobs = 1;
+      TimingScope t = root.nest("llvm-opt-and-codegen");
+      if (failed(emitObjects(*llvmModule, cg, tmp, jobs, objs, err))) {
+        removeObjs();
         return (void)fail(err), failure();
       }
     }
     dumpStage(dumpDir, dumpCounter, "optimized.ll",
               [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
-    if (emit == EmitKind::Obj)
-      return success();
     TimingScope t = root.nest("link");
-    LogicalResult linked = linkSharedObject(obj, tmp, err);
-    llvm::sys::fs::remove(obj);
+    LogicalResult linked = linkSharedObject(objs, tmp, err);
+    removeObjs();
     if (failed(linked))
       return (void)fail(err), failure();
     return success();

@@ -71,7 +71,10 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   // Free each buffer after its last use (on the CPU, where every op runs in
   // program order), so the peak is what is alive at once, not everything.
   fpm.addPass(kiln::createKilnEarlyDealloc());
-  fpm.addPass(createConvertLinalgToLoopsPass());
+  // Parallel dims become scf.parallel; the outermost loop of each large nest
+  // runs in chunks on the runtime's threads (docs/Rationale/cpu-threads.md).
+  fpm.addPass(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(kiln::createKilnOutlineParallelLoops());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -94,6 +97,7 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(kiln::createLowerRuntimeCalls());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(kiln::createLowerParallelLaunches());
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -29,8 +29,8 @@ std::string usage() {
                 [--gradcheck [--gradcheck-range LO,HI]]
                 [--rtol R] [--atol A] [--torch-tolerances] [--runs N] [--bench N]
                 [--weights F.pt2] [--plugin LIB.so]... [--device cpu|cuda|hip]
-                [--no-cuda-graphs]
-       kiln-run MODEL.pt2 [same options but --weights and --device]
+                [--no-cuda-graphs] [--threads N]
+       kiln-run MODEL.pt2 [same options but --weights, --device and --threads]
 
 Runs a compiled kiln model on .npy inputs. A .pt2 archive runs eagerly instead:
 op by op through the runtime's dispatcher, the reference to compare a compiled
@@ -84,6 +84,9 @@ model with when bisecting numerical problems.
   --no-cuda-graphs   launch a GPU model's kernels one by one on every run
                      (default: a model with static shapes replays a CUDA
                      graph of them after its first run)
+  --threads N        a compiled CPU model's calls run on N threads (1 to 1024;
+                     default: KILN_NUM_THREADS if set, else the cores this
+                     process may run on)
   --weights F.pt2    read external weights from this archive (.so only)
   --plugin LIB.so    load a plugin (custom op kernels) first; repeatable
   --help             this text
@@ -166,6 +169,15 @@ Options parseArgs(const std::vector<std::string> &args) {
         usageError("--runs expects a positive integer, got '" + v + "'");
       o.runs = n;
     }
+    else if (a == "--threads") {
+      std::string v = next();
+      char *end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || !std::isdigit((unsigned char)v[0]) || *end || n < 1 || n > KILN_MAX_NUM_THREADS)
+        usageError("--threads expects a thread count from 1 to " + std::to_string(KILN_MAX_NUM_THREADS) +
+                   ", got '" + v + "'");
+      o.threads = (int)n;
+    }
     else if (a == "--bench") {
       std::string v = next();
       char *end = nullptr;
@@ -226,6 +238,7 @@ public:
     for (const std::string &p : o.plugins) plugins.push_back(p.c_str());
     mo.plugin_paths = plugins.data();
     mo.num_plugins = plugins.size();
+    mo.num_threads = o.threads;
     check(kiln_model_load(o.model.c_str(), &mo, &model_));
     cudaGraphs_ = o.cudaGraphs;
     kiln_device_type_t dev = kiln_model_device(model_);
@@ -301,7 +314,10 @@ public:
 
   std::string timing() const override {
     DeviceType d = gpuDevice();
-    if (d == DeviceType::CPU) return "host clock";
+    if (d == DeviceType::CPU) {
+      int n = kiln_model_num_threads(model_);
+      return "host clock, " + std::to_string(n) + (n == 1 ? " thread" : " threads");
+    }
     std::string v = d == DeviceType::HIP ? "HIP" : "CUDA";
     return v + " events on " + gpu::deviceDescription(d) + ", inputs and outputs on the GPU, " +
            (cudaGraphs_ ? v + " graphs" : "no " + v + " graphs");
@@ -407,6 +423,8 @@ bool isIdentifier(const std::string &s) {
 class EagerProgram : public Executable {
 public:
   explicit EagerProgram(const Options &o) {
+    if (o.threads)
+      usageError("--threads applies to a compiled model (.so), not to eager execution of '" + o.model + "'");
     if (!o.weights.empty())
       usageError("--weights does not apply to a .pt2 archive: its weights are inside '" + o.model +
                  "' (--weights is for a compiled .so built with external weights)");

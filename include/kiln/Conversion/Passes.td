@@ -121,4 +121,37 @@ def AutogradDifferentiate : Pass<"autograd-differentiate", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def LowerParallelLaunches : Pass<"kiln-lower-parallel-launches", "::mlir::ModuleOp"> {
+  let summary = "Lower the parallel loop launches of kiln-outline-parallel-loops to kiln_cpu_parallel_for calls";
+  let description = [{
+    Runs after the module has been converted to the LLVM dialect, where
+    every value a parallel loop's body reads (its captures) is an LLVM
+    scalar, pointer or struct (memref descriptors are passed as their
+    fields). Each call of a declaration carrying
+    `kiln.parallel_body = @body` (`@body_launch(n, grain, captures...)`)
+    becomes: the captures stored into a stack struct of their types, and
+    `kiln_cpu_parallel_for(@body_chunk, &struct, n, grain)`
+    (runtime/include/kiln/cpu_parallel.h), where `@body_chunk(ctx, lo, hi)`
+    is an internal function, made once per body, that loads the captures
+    back and calls `@body(captures..., lo, hi)`. The body gets internal
+    linkage (LLVM inlines it into its chunk function), its arguments listed
+    in `kiln.noalias_args` get `llvm.noalias`, and the launch declaration is
+    erased. A launch declaration whose body is missing, or
+    whose call does not match the body's arguments, is an error.
+
+    Before:
+    ```mlir
+    llvm.call @f_par0_launch(%n, %grain, %p, %q) : (i64, i64, !llvm.ptr, f32) -> ()
+    ```
+    After:
+    ```mlir
+    %ctx = llvm.alloca %c1 x !llvm.struct<(ptr, f32)> : (i64) -> !llvm.ptr
+    llvm.store %p, ... ; llvm.store %q, ...
+    %fn = llvm.mlir.addressof @f_par0_chunk : !llvm.ptr
+    llvm.call @kiln_cpu_parallel_for(%fn, %ctx, %n, %grain) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // KILN_CONVERSION_PASSES

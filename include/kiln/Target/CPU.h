@@ -49,15 +49,32 @@ struct CPUCodegenOptions {
   unsigned codegenOptLevel = 3;
   /// Run LLVM's loop and SLP vectorizers (at any optLevel).
   bool vectorize = true;
+  /// Define the object's support routines (__truncsfbf2); exactly one of the
+  /// objects linked into a model does.
+  bool defineSupportRoutines = true;
 };
 
 /// Optimizes `module` and writes an ELF object to `objPath`.
 mlir::LogicalResult emitObject(llvm::Module &module, const CPUCodegenOptions &options,
                                llvm::StringRef objPath, std::string &error);
 
-/// Links `objPath` into the shared object `soPath` with the system C compiler
-/// driver (KILN_CC, else the clang kiln was configured with, else cc).
-mlir::LogicalResult linkSharedObject(llvm::StringRef objPath, llvm::StringRef soPath,
+/// emitObject over up to `jobs` threads: the module's functions are split
+/// into `jobs` parts of about equal size (local symbols become hidden
+/// globals so the parts can refer to each other), each optimised and
+/// compiled on a thread of its own, in an LLVMContext of its own; the data
+/// stays in the first part, which `module` becomes. Writes one object per
+/// part, `objBase`.0.o, .1.o, ..., and returns their paths in `objPaths`.
+/// jobs <= 1, or a module with one function, gives one object.
+mlir::LogicalResult emitObjects(llvm::Module &module, const CPUCodegenOptions &options,
+                                llvm::StringRef objBase, unsigned jobs,
+                                std::vector<std::string> &objPaths, std::string &error);
+
+/// The cores this process may run on (what --compile-jobs defaults to).
+unsigned availableCompileJobs();
+
+/// Links `objPaths` into the shared object `soPath` with the system C
+/// compiler driver (KILN_CC, else the clang kiln was configured with, else cc).
+mlir::LogicalResult linkSharedObject(llvm::ArrayRef<std::string> objPaths, llvm::StringRef soPath,
                                      std::string &error);
 
 } // namespace kiln

@@ -393,4 +393,67 @@ def KilnGPUMergeModules : Pass<"kiln-gpu-merge-modules", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def KilnOutlineParallelLoops : Pass<"kiln-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Outline the outermost parallel loops of large loop nests for the runtime's threads";
+  let description = [{
+    The CPU pipeline lowers linalg ops to `scf.parallel` over their parallel
+    dims (`convert-linalg-to-parallel-loops`). For each outermost
+    `scf.parallel` whose estimated work (operations of its body times the
+    trip counts of the loops around them, dynamic trips counted as
+    `dynamic-trip`) reaches `min-work`, this pass takes its leading dims,
+    enough of them for `min-chunks` iterations but never the last dim of a
+    loop whose body is straight-line code (the vectorised inner loop), as
+    one linearised iteration space [0, n), and moves the loop into a private
+    function over a chunk [lo, hi) of it: `@<func>_par<i>(captures..., lo, hi)`,
+    with the values the loop reads from around it as arguments (constants
+    are cloned in instead) and its other dims an `scf.parallel` inside
+    (which lowers to serial loops). The loop is replaced by a call of the
+    private declaration `@<func>_par<i>_launch(n, grain, captures...)`, which
+    carries `kiln.parallel_body = @<func>_par<i>`; the grain is the number of
+    iterations that do `chunk-work` work. After the conversion to the LLVM
+    dialect, `kiln-lower-parallel-launches` turns that call into a call of
+    the runtime's `kiln_cpu_parallel_for`. Smaller loops stay serial. Only
+    parallel dims are split, so results do not depend on the thread count.
+    A body's memref captures that no other capture can reach (the only view
+    of a buffer the function allocated, or of an argument when no argument
+    is written) are listed in `kiln.noalias_args` by the position of their
+    aligned pointer among the LLVM arguments, so LLVM keeps telling the
+    buffers apart inside the body as it did in the function.
+    docs/Rationale/cpu-threads.md.
+
+    Before:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c512, %c256) step (%c1, %c1) {
+      %v = memref.load %x[%i, %j] : memref<512x256xf32>
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    func.call @f_par0_launch(%c512, %c64, %x, ...) : (index, index, memref<512x256xf32>, ...) -> ()
+    ...
+    func.func private @f_par0(%x: memref<512x256xf32>, ..., %lo: index, %hi: index) {
+      scf.for %i = %lo to %hi step %c1 {
+        scf.parallel (%j) = (%c0) to (%c256) step (%c1) { ... }
+      }
+      return
+    }
+    func.func private @f_par0_launch(index, index, memref<512x256xf32>, ...)
+        attributes {kiln.parallel_body = @f_par0}
+    ```
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", "65536",
+           "Loop nests estimated to do less work than this stay serial">,
+    Option<"chunkWork", "chunk-work", "int64_t", "16384",
+           "The least work one chunk (one task of the runtime) does">,
+    Option<"minChunks", "min-chunks", "int64_t", "64",
+           "How many iterations the split dims should have, so the threads balance">,
+    Option<"dynamicTrip", "dynamic-trip", "int64_t", "1024",
+           "The trip count assumed for a loop with a dynamic bound">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // KILN_TRANSFORMS_PASSES

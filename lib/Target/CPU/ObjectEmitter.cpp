@@ -19,6 +19,8 @@
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include <mutex>
+
 using namespace llvm;
 
 namespace kiln {
@@ -102,8 +104,11 @@ static void defineBF16Truncation(Module &module) {
 
 mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
                                StringRef objPath, std::string &error) {
-  InitializeNativeTarget();
-  InitializeNativeTargetAsmPrinter();
+  static std::once_flag targetsReady;
+  std::call_once(targetsReady, [] {
+    InitializeNativeTarget();
+    InitializeNativeTargetAsmPrinter();
+  });
   Triple triple(sys::getDefaultTargetTriple());
   const Target *target = TargetRegistry::lookupTarget(triple, error);
   if (!target)
@@ -150,7 +155,8 @@ mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
     mpm.run(module, mam);
   }
 
-  defineBF16Truncation(module);
+  if (options.defineSupportRoutines)
+    defineBF16Truncation(module);
 
   std::error_code ec;
   raw_fd_ostream os(objPath, ec, sys::fs::OF_None);
@@ -168,7 +174,7 @@ mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
   return mlir::success();
 }
 
-mlir::LogicalResult linkSharedObject(StringRef objPath, StringRef soPath, std::string &error) {
+mlir::LogicalResult linkSharedObject(ArrayRef<std::string> objPaths, StringRef soPath, std::string &error) {
   std::string driver;
   if (const char *env = std::getenv("KILN_CC"))
     driver = env;
@@ -189,8 +195,10 @@ mlir::LogicalResult linkSharedObject(StringRef objPath, StringRef soPath, std::s
   SmallString<128> errFile;
   sys::fs::createTemporaryFile("kiln-link", "txt", errFile);
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(errFile), StringRef(errFile)};
-  SmallVector<StringRef> args{driver, "-shared", "-o", soPath, objPath, "-lm",
-                              "-Wl,-z,noexecstack"};
+  SmallVector<StringRef> args{driver, "-shared", "-o", soPath};
+  for (const std::string &obj : objPaths)
+    args.push_back(obj);
+  args.append({"-lm", "-Wl,-z,noexecstack"});
   std::string execErr;
   int rc = sys::ExecuteAndWait(driver, args, std::nullopt, redirects, 0, 0, &execErr);
   if (rc != 0) {

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 4
+#define KILN_ABI_VERSION_MINOR 5
 
 /// The ABI version of the loaded runtime library: major << 16 | minor. A program
 /// built against major M works with any runtime reporting major M and a minor at
@@ -158,6 +158,10 @@ typedef struct kiln_model *kiln_model_t;
 /// Options for kiln_model_load. Always initialise with kiln_model_options_init()
 /// and then set the fields you need; the runtime reads only the first
 /// `struct_size` bytes, so programs built against an older header keep working.
+/// (1.5) The largest thread count kiln_model_options_t.num_threads (and
+/// KILN_NUM_THREADS) may ask for.
+#define KILN_MAX_NUM_THREADS 1024
+
 typedef struct kiln_model_options_t {
   size_t struct_size;             /* set by kiln_model_options_init */
   /* The .pt2 archive to read weights from when the model was compiled with
@@ -167,10 +171,19 @@ typedef struct kiln_model_options_t {
    * op kernels. Never unloaded. */
   const char *const *plugin_paths;
   size_t num_plugins;
+  /* (1.5) Threads a CPU model's calls use (its parallel loops and the eager
+   * kernels it calls), 1 to KILN_MAX_NUM_THREADS. 0 (default): the environment variable
+   * KILN_NUM_THREADS if set, else the cores this process may run on
+   * (sched_getaffinity); a malformed KILN_NUM_THREADS fails the load
+   * (INVALID_ARGUMENT). Models asking for the same count share one oneTBB
+   * arena, and every arena draws on one process-wide pool of worker threads,
+   * so several models in a process never run more threads at once than the
+   * largest count among them (docs/runtime-abi.md). Ignored by GPU models. */
+  int num_threads;
 } kiln_model_options_t;
 
-/// Fills `options` with defaults (no weights file, no plugins) and sets
-/// struct_size. Thread-safe.
+/// Fills `options` with defaults (no weights file, no plugins, the default
+/// thread count) and sets struct_size. Thread-safe.
 KILN_API void kiln_model_options_init(kiln_model_options_t *options);
 
 /// Loads a compiled model: loads the plugins, opens the .so, checks and parses its
@@ -184,6 +197,10 @@ KILN_API kiln_status_t kiln_model_load(const char *path, const kiln_model_option
 /// Frees a model. NULL is ignored. No kiln_model_run on it may be in flight.
 /// Tensors returned by kiln_model_run stay valid. Not thread-safe on this model.
 KILN_API void kiln_model_free(kiln_model_t model);
+
+/// (1.5) The number of threads the model's calls use (see
+/// kiln_model_options_t.num_threads). Thread-safe.
+KILN_API int kiln_model_num_threads(kiln_model_t model);
 
 /// The model name from its manifest; owned by the model. Thread-safe.
 KILN_API const char *kiln_model_name(kiln_model_t model);

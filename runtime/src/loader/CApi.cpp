@@ -1,6 +1,7 @@
 // kiln runtime — the C ABI of kiln.h over kiln::Tensor and kiln::Model. No exception escapes.
 #include "kiln/kiln.h"
 
+#include "../cpu/Threads.h"
 #include "../gpu/Runtime.h"
 #include "kiln/gpu.h"
 #include "Error.h"
@@ -247,6 +248,10 @@ kiln_status_t kiln_model_load(const char *path, const kiln_model_options_t *opti
         if (!o.plugin_paths[i]) invalid("kiln_model_load: plugin_paths[" + std::to_string(i) + "] is NULL");
         mo.plugins.push_back(o.plugin_paths[i]);
       }
+      if (o.num_threads < 0 || o.num_threads > kiln::cpu::kMaxThreadCount)
+        invalid("kiln_model_load: num_threads is " + std::to_string(o.num_threads) + ", expected 0 (default) or 1 to " +
+                std::to_string(kiln::cpu::kMaxThreadCount));
+      mo.threads = o.num_threads;
     }
     auto h = std::make_unique<kiln_model>();
     h->model = kiln::Model::load(path, mo);
@@ -264,6 +269,7 @@ void kiln_model_free(kiln_model_t m) { delete m; }
 const char *kiln_model_name(kiln_model_t m) {
   return m ? m->model->manifest().name.c_str() : "";
 }
+int kiln_model_num_threads(kiln_model_t m) { return m ? m->model->threads() : 0; }
 size_t kiln_model_num_inputs(kiln_model_t m) { return m ? m->inputs.size() : 0; }
 size_t kiln_model_num_outputs(kiln_model_t m) { return m ? m->outputs.size() : 0; }
 size_t kiln_model_num_params(kiln_model_t m) { return m ? m->params.size() : 0; }

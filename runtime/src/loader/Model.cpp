@@ -4,6 +4,7 @@
 #include "Error.h"
 #include "Plugins.h"
 #include "Pt2Weights.h"
+#include "../cpu/Threads.h"
 #include "../gpu/Runtime.h"
 #include "kiln/rt_call.h"
 
@@ -116,6 +117,8 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
                       std::to_string(KILN_WEIGHT_ALIGNMENT) + "-byte aligned");
     if (blob) blobSize = symbolSize(blob);
   }
+  if (m->manifest_.device == DeviceType::CPU)
+    m->pool_ = cpu::threadPool(options.threads > 0 ? options.threads : cpu::defaultThreads());
   for (size_t i = 0; i < m->manifest_.args.size(); ++i)
     (m->manifest_.args[i].kind == ValueKind::Input ? m->inputArgs_ : m->paramArgs_).push_back(i);
   m->bindWeights(options, blob, blobSize);
@@ -387,6 +390,8 @@ void Model::captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream
   }
 }
 
+int Model::threads() const { return pool_ ? pool_->threads() : 0; }
+
 std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptions &options) const {
   std::vector<int64_t> bound = validateInputs(inputs);
   bool onGPU = manifest_.device == DeviceType::CUDA || manifest_.device == DeviceType::HIP;
@@ -444,7 +449,10 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
     // A model that mutates state runs one call at a time (see Model).
     std::unique_lock<std::mutex> lock(stateMutex_, std::defer_lock);
     if (!manifest_.updates.empty()) lock.lock();
-    std::vector<int64_t> result = callEntry(args, argAllocations);
+    // On the model's arena: its parallel loops (kiln_cpu_parallel_for) and
+    // the eager kernels it calls use its thread count.
+    std::vector<int64_t> result;
+    pool_->run([&] { result = callEntry(args, argAllocations); });
     std::vector<Tensor> updates;
     std::vector<Tensor> outs = collectOutputs(result, bound, argAllocations, nullptr, "", &updates);
     // Write the new state: into the model's copy of a weight, or into the

@@ -9,6 +9,10 @@
 
 #include <map>
 #include <memory>
+
+namespace kiln::cpu {
+class ThreadPool;
+}
 #include <mutex>
 #include <string>
 #include <vector>
@@ -18,6 +22,7 @@ namespace kiln {
 struct ModelOptions {
   std::string weightsPath;           ///< .pt2 for external weights; empty: none
   std::vector<std::string> plugins;  ///< loaded before the model
+  int threads = 0;                   ///< a CPU model's thread count; 0: cpu::defaultThreads()
 };
 
 /// How one run treats devices (CUDA models; a CPU model ignores these).
@@ -64,6 +69,8 @@ public:
   std::vector<Tensor> run(const std::vector<Tensor> &inputs, const RunOptions &options = {}) const;
   /// Where the model's code runs (its manifest's `device` line).
   DeviceType device() const { return manifest_.device; }
+  /// The threads a CPU model's calls run on (0 for a GPU model).
+  int threads() const;
 
 private:
   Model() = default;
@@ -90,6 +97,7 @@ private:
   std::vector<size_t> inputArgs_, paramArgs_;  ///< indices into manifest_.args
   std::vector<Tensor> weights_;                ///< per manifest arg; undefined for inputs
   std::shared_ptr<GraphCache> graphs_;         ///< static-shape GPU models only
+  std::shared_ptr<cpu::ThreadPool> pool_;      ///< CPU models: the arena their calls run in
   /// Held for a whole run of a model whose manifest has `update` lines.
   mutable std::mutex stateMutex_;
 };

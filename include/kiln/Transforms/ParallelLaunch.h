@@ -1,0 +1,16 @@
+//===- ParallelLaunch.h - attributes between the CPU parallel loop passes -*- C++ -*-===//
+#ifndef KILN_TRANSFORMS_PARALLELLAUNCH_H
+#define KILN_TRANSFORMS_PARALLELLAUNCH_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace kiln {
+/// On a launch declaration made by kiln-outline-parallel-loops: the symbol of
+/// its body function (read by kiln-lower-parallel-launches).
+constexpr llvm::StringLiteral kParallelBodyAttr = "kiln.parallel_body";
+/// On a body function: the positions of its LLVM-level arguments (after the
+/// conversion to the LLVM dialect) that are noalias pointers.
+constexpr llvm::StringLiteral kParallelNoAliasAttr = "kiln.noalias_args";
+} // namespace kiln
+
+#endif

@@ -1,0 +1,327 @@
+//===- OutlineParallelLoops.cpp - parallel loop bodies as chunk functions -===//
+#include "kiln/Transforms/Passes.h"
+#include "kiln/Transforms/ParallelLaunch.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNOUTLINEPARALLELLOOPS
+#include "kiln/Transforms/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// The buffer a memref views: through subviews, casts and reshapes to an
+/// allocation or a function argument.
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+bool isAllocation(Value root) {
+  Operation *def = root.getDefiningOp();
+  return def && isa<memref::AllocOp, memref::AllocaOp>(def);
+}
+
+/// True if the loop only loads from `v` (and reads its sizes).
+bool onlyRead(Value v, scf::ParallelOp p) {
+  for (OpOperand &use : v.getUses())
+    if (p->isAncestor(use.getOwner()) && !isa<memref::LoadOp, memref::DimOp>(use.getOwner()))
+      return false;
+  return true;
+}
+
+/// The positions, among the LLVM arguments the captures become (a ranked
+/// memref: allocated and aligned pointers, offset, sizes, strides), of the
+/// aligned pointers of the memref captures no other capture can reach: the
+/// only capture of an allocation, or the only capture of a function argument
+/// when no capture of a function argument is written (two arguments may be
+/// one tensor passed twice; kiln's code never writes its arguments).
+SmallVector<int64_t> noAliasArguments(ArrayRef<Value> captures, scf::ParallelOp p) {
+  llvm::DenseMap<Value, int> rootCount;
+  bool argumentsReadOnly = true;
+  for (Value c : captures)
+    if (isa<MemRefType>(c.getType())) {
+      Value root = rootBuffer(c);
+      rootCount[root]++;
+      if (isa<BlockArgument>(root) && !onlyRead(c, p))
+        argumentsReadOnly = false;
+    }
+  SmallVector<int64_t> positions;
+  int64_t pos = 0;
+  for (Value c : captures) {
+    if (auto mt = dyn_cast<MemRefType>(c.getType())) {
+      Value root = rootBuffer(c);
+      if (rootCount[root] == 1 && (isAllocation(root) || (isa<BlockArgument>(root) && argumentsReadOnly)))
+        positions.push_back(pos + 1);
+      pos += 3 + 2 * mt.getRank();
+    } else if (isa<UnrankedMemRefType>(c.getType())) {
+      pos += 2;
+    } else {
+      pos += 1;
+    }
+  }
+  return positions;
+}
+
+int64_t saturatingMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0)
+    return 0;
+  if (a > INT64_MAX / b)
+    return INT64_MAX;
+  return a * b;
+}
+
+int64_t saturatingAdd(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
+
+/// The static trip count of a loop with bounds lb/ub/step, or nullopt.
+std::optional<int64_t> staticTrip(Value lb, Value ub, Value step) {
+  std::optional<int64_t> l = getConstantIntValue(lb), u = getConstantIntValue(ub),
+                         s = getConstantIntValue(step);
+  if (!l || !u || !s || *s <= 0)
+    return std::nullopt;
+  return *u <= *l ? 0 : (*u - *l + *s - 1) / *s;
+}
+
+struct Outliner {
+  int64_t dynamicTrip;
+
+  int64_t trip(Value lb, Value ub, Value step) const {
+    return staticTrip(lb, ub, step).value_or(dynamicTrip);
+  }
+
+  /// Estimated operations one execution of `block` runs: each op counts 1,
+  /// loops their body times their trip count; constants are free.
+  int64_t work(Block &block) const {
+    int64_t total = 0;
+    for (Operation &op : block) {
+      if (op.hasTrait<OpTrait::ConstantLike>() || op.hasTrait<OpTrait::IsTerminator>())
+        continue;
+      int64_t w = 1;
+      if (auto f = dyn_cast<scf::ForOp>(op)) {
+        w = saturatingMul(trip(f.getLowerBound(), f.getUpperBound(), f.getStep()), work(*f.getBody()));
+      } else if (auto p = dyn_cast<scf::ParallelOp>(op)) {
+        w = work(*p.getBody());
+        for (unsigned d = 0; d < p.getNumLoops(); ++d)
+          w = saturatingMul(w, trip(p.getLowerBound()[d], p.getUpperBound()[d], p.getStep()[d]));
+      } else {
+        // scf.if and the like: the larger region.
+        for (Region &r : op.getRegions())
+          for (Block &b : r)
+            w = std::max(w, saturatingAdd(1, work(b)));
+      }
+      total = saturatingAdd(total, w);
+    }
+    return total;
+  }
+};
+
+/// a * b on index values, folded when both are constants.
+Value mulIndex(OpBuilder &b, Location loc, Value x, Value y) {
+  std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+  if (cx && cy)
+    return arith::ConstantIndexOp::create(b, loc, *cx * *cy);
+  if (cx == 1)
+    return y;
+  if (cy == 1)
+    return x;
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+/// The trip count ceil((ub - lb) / step) as an index value (0 when ub <= lb).
+Value tripValue(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
+  if (std::optional<int64_t> t = staticTrip(lb, ub, step))
+    return arith::ConstantIndexOp::create(b, loc, *t);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value diff = ub;
+  if (getConstantIntValue(lb) != 0)
+    diff = arith::SubIOp::create(b, loc, ub, lb);
+  diff = arith::MaxSIOp::create(b, loc, diff, zero);
+  if (getConstantIntValue(step) == 1)
+    return diff;
+  return arith::CeilDivSIOp::create(b, loc, diff, step);
+}
+
+struct KilnOutlineParallelLoopsPass
+    : kiln::impl::KilnOutlineParallelLoopsBase<KilnOutlineParallelLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    Outliner est{dynamicTrip};
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp fn : funcs) {
+      if (fn.isExternal())
+        continue;
+      // Outermost parallel loops only: the nested ones run inside a chunk.
+      SmallVector<scf::ParallelOp> loops;
+      fn.walk<WalkOrder::PreOrder>([&](scf::ParallelOp p) {
+        loops.push_back(p);
+        return WalkResult::skip();
+      });
+      unsigned index = 0;
+      Operation *anchor = fn; // new functions follow it in order
+      for (scf::ParallelOp p : loops)
+        if (failed(outline(p, fn, symbols, est, index, anchor)))
+          return signalPassFailure();
+    }
+  }
+
+  LogicalResult outline(scf::ParallelOp p, func::FuncOp parent, SymbolTable &symbols,
+                        const Outliner &est, unsigned &index, Operation *&anchor) {
+    if (p.getNumResults() > 0)
+      return success(); // a reduction into values: left serial
+    unsigned m = p.getNumLoops();
+    SmallVector<int64_t> trips;
+    for (unsigned d = 0; d < m; ++d)
+      trips.push_back(est.trip(p.getLowerBound()[d], p.getUpperBound()[d], p.getStep()[d]));
+    int64_t bodyWork = est.work(*p.getBody());
+    int64_t total = bodyWork;
+    for (int64_t t : trips)
+      total = saturatingMul(total, t);
+    if (total < minWork)
+      return success();
+
+    // Split the leading dims up to min-chunks iterations; the last dim of a
+    // loop around straight-line code is the vectorised inner loop and stays
+    // whole unless it is the only one.
+    bool innermost = true;
+    p.getBody()->walk([&](Operation *op) {
+      if (isa<scf::ForOp, scf::ParallelOp, scf::WhileOp>(op))
+        innermost = false;
+    });
+    unsigned maxSplit = innermost && m > 1 ? m - 1 : m;
+    unsigned k = 1;
+    int64_t chunks = trips[0];
+    while (k < maxSplit && chunks < minChunks)
+      chunks = saturatingMul(chunks, trips[k++]);
+    int64_t perIteration = bodyWork;
+    for (unsigned d = k; d < m; ++d)
+      perIteration = saturatingMul(perIteration, trips[d]);
+    int64_t grain = std::max<int64_t>(1, (chunkWork + perIteration - 1) / std::max<int64_t>(perIteration, 1));
+
+    Location loc = p.getLoc();
+    MLIRContext *ctx = p.getContext();
+    // What the body function takes: the values the loop reads from around
+    // it, and its bounds. Constants are cloned in instead.
+    SetVector<Value> used;
+    getUsedValuesDefinedAbove(p.getRegion(), used);
+    for (Value v : p->getOperands())
+      used.insert(v);
+    SmallVector<Value> captures, constants;
+    for (Value v : used) {
+      Operation *def = v.getDefiningOp();
+      if (def && def->hasTrait<OpTrait::ConstantLike>() && def->getNumResults() == 1 && def->getNumRegions() == 0)
+        constants.push_back(v);
+      else
+        captures.push_back(v);
+    }
+
+    std::string base = (parent.getSymName() + "_par" + Twine(index++)).str();
+    SmallVector<Type> argTypes;
+    for (Value v : captures)
+      argTypes.push_back(v.getType());
+    Type indexTy = IndexType::get(ctx);
+    argTypes.append({indexTy, indexTy});
+
+    OpBuilder mb(ctx);
+    mb.setInsertionPointAfter(anchor);
+    auto body = func::FuncOp::create(mb, loc, base, FunctionType::get(ctx, argTypes, {}));
+    body.setPrivate();
+    SmallVector<int64_t> noAlias = noAliasArguments(captures, p);
+    if (!noAlias.empty())
+      body->setAttr(kiln::kParallelNoAliasAttr, DenseI64ArrayAttr::get(ctx, noAlias));
+    symbols.insert(body); // renames it if the name is taken
+    Block *entry = body.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    IRMapping map;
+    for (auto [v, arg] : llvm::zip(captures, entry->getArguments()))
+      map.map(v, arg);
+    for (Value c : constants)
+      map.map(c, b.clone(*c.getDefiningOp())->getResult(0));
+    Value lo = entry->getArgument(captures.size()), hi = entry->getArgument(captures.size() + 1);
+    auto mapped = [&](ValueRange vs, unsigned from, unsigned to) {
+      SmallVector<Value> out;
+      for (unsigned d = from; d < to; ++d)
+        out.push_back(map.lookup(vs[d]));
+      return out;
+    };
+    SmallVector<Value> lbs = mapped(p.getLowerBound(), 0, m), ubs = mapped(p.getUpperBound(), 0, m),
+                       steps = mapped(p.getStep(), 0, m);
+    SmallVector<Value> splitTrips;
+    for (unsigned d = 0; d < k; ++d)
+      splitTrips.push_back(tripValue(b, loc, lbs[d], ubs[d], steps[d]));
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Block *pBody = p.getBody();
+    auto cloneBody = [&](OpBuilder &ib) {
+      for (Operation &op : pBody->without_terminator())
+        ib.clone(op, map);
+    };
+    scf::ForOp::create(b, loc, lo, hi, one, ValueRange{},
+                       [&](OpBuilder &fb, Location l, Value iv, ValueRange) {
+                         // Delinearise the chunk index into the split dims.
+                         Value rest = iv;
+                         for (int d = (int)k - 1; d >= 0; --d) {
+                           Value idx = rest;
+                           if (d > 0) {
+                             idx = arith::RemUIOp::create(fb, l, rest, splitTrips[d]);
+                             rest = arith::DivUIOp::create(fb, l, rest, splitTrips[d]);
+                           }
+                           Value v = mulIndex(fb, l, idx, steps[d]);
+                           if (getConstantIntValue(lbs[d]) != 0)
+                             v = arith::AddIOp::create(fb, l, v, lbs[d]);
+                           map.map(p.getInductionVars()[d], v);
+                         }
+                         if (k < m) {
+                           scf::ParallelOp::create(
+                               fb, l, ArrayRef<Value>(lbs).drop_front(k), ArrayRef<Value>(ubs).drop_front(k),
+                               ArrayRef<Value>(steps).drop_front(k),
+                               [&](OpBuilder &pb, Location, ValueRange ivs) {
+                                 for (unsigned d = k; d < m; ++d)
+                                   map.map(p.getInductionVars()[d], ivs[d - k]);
+                                 cloneBody(pb);
+                               });
+                         } else {
+                           cloneBody(fb);
+                         }
+                         scf::YieldOp::create(fb, l);
+                       });
+    func::ReturnOp::create(b, loc);
+
+    // The launch declaration and its call in place of the loop.
+    SmallVector<Type> launchTypes{indexTy, indexTy};
+    for (Value v : captures)
+      launchTypes.push_back(v.getType());
+    mb.setInsertionPointAfter(body);
+    auto launch = func::FuncOp::create(mb, loc, body.getSymName().str() + "_launch",
+                                       FunctionType::get(ctx, launchTypes, {}));
+    launch.setPrivate();
+    launch->setAttr(kiln::kParallelBodyAttr, FlatSymbolRefAttr::get(body.getSymNameAttr()));
+    symbols.insert(launch);
+    anchor = launch;
+
+    OpBuilder cb(p);
+    Value n;
+    for (unsigned d = 0; d < k; ++d) {
+      Value t = tripValue(cb, loc, p.getLowerBound()[d], p.getUpperBound()[d], p.getStep()[d]);
+      n = n ? mulIndex(cb, loc, n, t) : t;
+    }
+    SmallVector<Value> args{n, arith::ConstantIndexOp::create(cb, loc, grain)};
+    args.append(captures.begin(), captures.end());
+    func::CallOp::create(cb, loc, launch, args);
+    p.erase();
+    return success();
+  }
+};
+} // namespace
