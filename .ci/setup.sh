@@ -7,6 +7,7 @@ APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22  # compiler
   libclang-rt-22-dev                                                      # sanitizers, libFuzzer
   libtbb-dev libgtest-dev libzip-dev nlohmann-json3-dev                 # libraries
+  libdnnl-dev                      # oneDNN: CPU convolutions and GEMMs (loaded at run time)
   cmake ninja-build ccache zip unzip                                      # build tools
   libamdhip64-dev rocm-device-libs                                        # ROCm target (docs/rocm.md)
 )

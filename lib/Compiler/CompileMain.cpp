@@ -4,7 +4,7 @@
 //              [--weights=embed|external] [--dump-dir=DIR] [--timing]
 //              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-gemm=cublas|kernel]
 //              [--cuda-attention=fused|decomposed]
-//              [--cuda-conv=cudnn|gemm|kernel] [--conv-layout=auto|nhwc|nchw]
+//              [--cuda-conv=cudnn|gemm|kernel] [--conv-layout=auto|nhwc|nchw] [--cpu-library=on|off]
 //              [--cuda-tf32=conv|all|none] [--cuda-toolkit=DIR] [--rocm-path=DIR]
 //              [--grad|--jvp|--jacobian|--hessian|--hvp|--train-step=sgd|adamw [--lr=R]
 //               [--momentum=M] [--betas=B1,B2] [--eps=E] [--weight-decay=W]]
@@ -188,9 +188,13 @@ int kilnCompileMain(int argc, char **argv) {
                                 cl::init("cudnn"), cl::cat(cat));
   cl::opt<std::string> convLayout("conv-layout",
                                   cl::desc("Layout of 2-d convolutions and the ops around them: auto (nhwc "
-                                           "for --target=cuda with cuDNN convolutions, else nchw), nhwc "
-                                           "(channels last) or nchw"),
+                                           "for --target=cuda with cuDNN convolutions and for --target=cpu "
+                                           "with --cpu-library=on, else nchw), nhwc (channels last) or nchw"),
                                   cl::init("auto"), cl::cat(cat));
+  cl::opt<std::string> cpuLibrary("cpu-library",
+                                  cl::desc("Large float32 matmuls and convolutions of --target=cpu: on (the "
+                                           "runtime runs them with oneDNN, default) or off (generated loops)"),
+                                  cl::init("on"), cl::cat(cat));
   cl::opt<std::string> cudaTf32("cuda-tf32",
                                 cl::desc("Where float32 GEMMs of --target=cuda may use TF32: conv "
                                          "(convolutions, PyTorch's default), all, or none"),
@@ -337,6 +341,8 @@ int kilnCompileMain(int argc, char **argv) {
     return fail("--conv-layout must be 'auto', 'nhwc' or 'nchw', got '" + convLayout + "'");
   if (convLayout == "nhwc" && target == "rocm")
     return fail("--conv-layout=nhwc is for --target=cpu and --target=cuda");
+  if (cpuLibrary != "on" && cpuLibrary != "off")
+    return fail("--cpu-library must be 'on' or 'off', got '" + cpuLibrary + "'");
   if (weightsMode != "embed" && weightsMode != "external")
     return fail("--weights must be 'embed' or 'external', got '" + weightsMode + "'");
   bool embed = weightsMode == "embed";
@@ -583,7 +589,9 @@ int kilnCompileMain(int argc, char **argv) {
       buildROCmPipeline(pm, rocmOpts);
     else
 #endif
-      buildCPUPipeline(pm, convLayout == "nhwc");
+      // oneDNN's direct convolutions are NHWC kernels (docs/Rationale/cpu-library-calls.md).
+      buildCPUPipeline(pm, convLayout == "nhwc" || (convLayout == "auto" && cpuLibrary == "on"),
+                       cpuLibrary == "on");
     if (failed(pm.run(*module)))
       return fail("compilation of '" + input + "' failed (see the errors above)");
     // The entry's peak buffer bytes, recorded by kiln-early-dealloc (CPU and

@@ -65,8 +65,12 @@ static void addBufferizationPasses(OpPassManager &pm) {
   pm.nest<func::FuncOp>().addPass(kiln::createKilnMemrefCopyToLinalg());
 }
 
-void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm) {
+void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm, bool cpuLibrary) {
   addBufferizationPasses(pm);
+  // Large float32 matmuls and convolutions run in oneDNN (the runtime loads
+  // it); before kiln-early-dealloc, so the buffers the calls add are freed too.
+  if (cpuLibrary)
+    pm.addPass(kiln::createKilnCPULibraryCalls());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   // Free each buffer after its last use (on the CPU, where every op runs in
   // program order), so the peak is what is alive at once, not everything.
@@ -168,9 +172,9 @@ void kiln::buildGPUHostToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void kiln::buildCPUPipeline(OpPassManager &pm, bool channelsLast) {
+void kiln::buildCPUPipeline(OpPassManager &pm, bool channelsLast, bool cpuLibrary) {
   buildLowerToLinalgPipeline(pm, /*fusedAttention=*/false, channelsLast, /*gpu=*/false);
-  buildLinalgToLLVMPipeline(pm);
+  buildLinalgToLLVMPipeline(pm, cpuLibrary);
 }
 
 void kiln::registerPipelines() {
@@ -181,9 +185,9 @@ void kiln::registerPipelines() {
   PassPipelineRegistration<>("kiln-lower-to-linalg",
                              "Lower aten to fused linalg on tensors",
                              [](OpPassManager &pm) { buildLowerToLinalgPipeline(pm); });
-  PassPipelineRegistration<>("kiln-linalg-to-llvm",
-                             "Bufferize linalg on tensors and lower it to the LLVM dialect",
-                             [](OpPassManager &pm) { buildLinalgToLLVMPipeline(pm); });
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "kiln-linalg-to-llvm", "Bufferize linalg on tensors and lower it to the LLVM dialect",
+      [](OpPassManager &pm, const CPUPipelineOptions &o) { buildLinalgToLLVMPipeline(pm, o.cpuLibrary); });
   PassPipelineRegistration<GPUPipelineOptions>(
       "kiln-linalg-to-gpu",
       "Bufferize linalg on tensors and map it to outlined GPU kernels (any vendor)",
@@ -191,6 +195,7 @@ void kiln::registerPipelines() {
   PassPipelineRegistration<>("kiln-gpu-host-to-llvm",
                              "Lower host code that launches GPU binaries to the LLVM dialect",
                              [](OpPassManager &pm) { buildGPUHostToLLVMPipeline(pm); });
-  PassPipelineRegistration<>("kiln-cpu-pipeline", "The whole CPU path: aten to the LLVM dialect",
-                             [](OpPassManager &pm) { buildCPUPipeline(pm); });
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "kiln-cpu-pipeline", "The whole CPU path: aten to the LLVM dialect",
+      [](OpPassManager &pm, const CPUPipelineOptions &o) { buildCPUPipeline(pm, false, o.cpuLibrary); });
 }

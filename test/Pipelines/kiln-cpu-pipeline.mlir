@@ -1,7 +1,8 @@
 // DEFINE: %{not-lowered} = --implicit-check-not=aten. --implicit-check-not=linalg. --implicit-check-not=tensor. --implicit-check-not=memref. --implicit-check-not=scf. --implicit-check-not=cf. --implicit-check-not=func.func --implicit-check-not=bufferization. --implicit-check-not=unrealized_conversion_cast
 // RUN: kiln-opt %s --kiln-lower-to-linalg | FileCheck %s --check-prefix=LINALG
-// RUN: kiln-opt %s --kiln-cpu-pipeline | FileCheck %s %{not-lowered}
-// RUN: kiln-opt %s --kiln-lower-to-linalg --kiln-linalg-to-llvm | FileCheck %s %{not-lowered}
+// RUN: kiln-opt %s --kiln-cpu-pipeline="cpu-library=false" | FileCheck %s %{not-lowered}
+// RUN: kiln-opt %s --kiln-lower-to-linalg --kiln-linalg-to-llvm="cpu-library=false" | FileCheck %s %{not-lowered}
+// RUN: kiln-opt %s --kiln-cpu-pipeline | FileCheck %s --check-prefix=LIB %{not-lowered}
 
 // The mlp_dynamic layer shape: linear -> relu -> gelu, with a dynamic batch.
 func.func @forward(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf32>) -> tensor<?x16xf32> {
@@ -26,6 +27,7 @@ func.func @forward(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf3
 
 // The whole CPU path ends in the LLVM dialect alone: no aten, tensor,
 // linalg, memref, scf, cf or func ops are left, and erf is a libm call.
+// With the library calls off, the linear layer is a loop nest too.
 // CHECK-DAG: llvm.func @erff(f32) -> f32
 // CHECK-DAG: llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
 // CHECK: llvm.func @forward(
@@ -37,3 +39,15 @@ func.func @forward(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf3
 // CHECK: llvm.select
 // CHECK: llvm.call @erff
 // CHECK: llvm.return
+
+// By default the linear layer (16x64 weight, a dynamic batch counted as 128
+// rows: 131072 multiply-adds) is one call of the runtime's oneDNN GEMM with
+// the bias folded in (kiln_cpu_gemm_lt_f32, reached through its C
+// interface); relu and gelu stay one generated loop.
+// LIB-DAG: llvm.func @_mlir_ciface_kiln_cpu_gemm_lt_f32(i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+// LIB-DAG: llvm.func private @kiln_cpu_gemm_lt_f32(
+// LIB-DAG: llvm.call @_mlir_ciface_kiln_cpu_gemm_lt_f32(
+// LIB: llvm.func @forward(
+// LIB: llvm.call @kiln_cpu_gemm_lt_f32(
+// LIB: llvm.call @erff
+// LIB: llvm.return

@@ -16,7 +16,16 @@ namespace kiln {
 void buildLowerToLinalgPipeline(mlir::OpPassManager &pm, bool fusedAttention = false,
                                 bool channelsLast = false, bool gpu = false);
 /// linalg on tensors -> bufferized loops -> LLVM dialect (`kiln-linalg-to-llvm`).
-void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm);
+/// `cpuLibrary`: large float32 matmuls and convolutions become calls of the
+/// runtime's oneDNN entries (kiln-cpu-library-calls); else generated loops.
+void buildLinalgToLLVMPipeline(mlir::OpPassManager &pm, bool cpuLibrary = true);
+/// Options of the registered CPU pipelines (kiln-linalg-to-llvm, kiln-cpu-pipeline).
+struct CPUPipelineOptions : mlir::PassPipelineOptions<CPUPipelineOptions> {
+  Option<bool> cpuLibrary{*this, "cpu-library",
+                          llvm::cl::desc("Large float32 matmuls and convolutions call the runtime's oneDNN "
+                                         "entries (false: generated loops)"),
+                          llvm::cl::init(true)};
+};
 /// Options of the vendor-neutral GPU lowering.
 struct GPUPipelineOptions : mlir::PassPipelineOptions<GPUPipelineOptions> {
   Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads per block"),
@@ -54,7 +63,7 @@ void buildGPUKernelLoweringPrologue(mlir::OpPassManager &pm);
 /// launches as calls of the mgpu* runtime functions (`kiln-gpu-host-to-llvm`).
 void buildGPUHostToLLVMPipeline(mlir::OpPassManager &pm);
 /// The whole CPU path, aten -> LLVM dialect (`kiln-cpu-pipeline`).
-void buildCPUPipeline(mlir::OpPassManager &pm, bool channelsLast = false);
+void buildCPUPipeline(mlir::OpPassManager &pm, bool channelsLast = false, bool cpuLibrary = true);
 /// Registers the pipelines above by name with MLIR's pass registry.
 void registerPipelines();
 } // namespace kiln

@@ -312,6 +312,47 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def KilnCPULibraryCalls : Pass<"kiln-cpu-library-calls", "::mlir::ModuleOp"> {
+  let summary = "Run large float32 matmuls and convolutions through the CPU runtime's oneDNN entries";
+  let description = [{
+    The CPU counterpart of `kiln-gpu-library-calls`, on bufferized linalg
+    and with the same matchers (lib/Transforms/LibraryCallMatch.cpp): a
+    float32 (batched) matrix product C[b, m, n] += A * B (A stored (m, k) or
+    (k, m), B (k, n) or (n, k)) becomes
+    `kiln_cpu_gemm_f32(transA, transB, flags, A, B, C)` on rank-3 views, and
+    a float32 convolution (1- to 3-d, NCHW or channels last, any stride,
+    dilation and groups, depthwise included) becomes
+    `kiln_cpu_conv_f32(flags, groups, s0, s1, s2, p0, p1, p2, d0, d1, d2,
+    x, w, y)` on rank-5 views; the runtime runs them with oneDNN, loaded at
+    first use (runtime/src/cpu, kiln/cpu_library.h). As on the GPU, a zero
+    fill just before the op becomes the overwrite flag (2), a linear layer's
+    bias broadcast and a following ReLU fold into
+    `kiln_cpu_gemm_lt_f32(transA, transB, flags, A, B, D, bias)` (ReLU: flag
+    4), and a zero-padded copy of the input becomes the call's padding. A
+    weight operand (B, the filter) read straight from an argument of kind
+    weight that no run updates gets flag 8: the runtime reorders it once into
+    oneDNN's blocked layout and keeps it while the model is loaded.
+    Problems smaller than `min-macs` multiply-adds stay generated loops.
+    Runs after bufferization, before `kiln-early-dealloc`; the calls lower
+    with `convert-func-to-llvm` (`llvm.emit_c_interface`).
+
+    Before: `linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%c : ...)`
+    After:  `func.call @kiln_cpu_gemm_f32(%c0_i32, %c0_i32, %c0_i32, %a3, %b3, %c3)`
+  }];
+  let options = [
+    Option<"minMacs", "min-macs", "int64_t", "32768",
+           "Smallest problem (multiply-adds) sent to the library">,
+    Option<"dynamicSize", "dynamic-size", "int64_t", "128",
+           "Iterations a dynamic loop counts for when sizing a problem">,
+    Option<"gemms", "gemms", "bool", "true",
+           "Large matmuls become kiln_cpu_gemm calls (false: they stay linalg)">,
+    Option<"convs", "convs", "bool", "true",
+           "Large convolutions become kiln_cpu_conv calls (false: they stay linalg)">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def KilnGPUTileContractions : Pass<"kiln-gpu-tile-contractions", "::mlir::func::FuncOp"> {
   let summary = "Turn contractions on buffers into workgroup-tiled GPU kernels";
   let description = [{

@@ -5,6 +5,7 @@
 #include "Plugins.h"
 #include "Pt2Weights.h"
 #include "../cpu/Threads.h"
+#include "../cpu/Library.h"
 #include "../gpu/Runtime.h"
 #include "kiln/rt_call.h"
 
@@ -65,7 +66,8 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   m->path_ = path;
   // A bare file name would make dlopen search the library path: anchor it.
   std::string p = path.find('/') == std::string::npos ? "./" + path : path;
-  // A GPU model's host code calls the runtime's mgpu* functions: make sure
+  // A GPU model's host code calls the runtime's mgpu* functions, a CPU model its
+  // kiln_cpu_* library calls: make sure
   // they resolve even when this library itself was loaded RTLD_LOCAL.
   Dl_info self;
   if (::dladdr(reinterpret_cast<void *>(&kiln_abi_version), &self) && self.dli_fname)
@@ -215,6 +217,8 @@ void Model::bindWeights(const ModelOptions &options, const void *blob, size_t bl
 Model::~Model() {
   graphs_.reset();
   weights_.clear();
+  // Copies of the weights the CPU library calls made (keyed by address).
+  cpu::forgetWeights();
   if (handle_) ::dlclose(handle_);
 }
 
@@ -323,7 +327,11 @@ std::vector<int64_t> Model::callEntry(const std::vector<Tensor> &args, std::map<
   for (const ManifestValue &u : manifest_.updates) resultWords += 3 + 2 * u.dims.size();
   std::vector<int64_t> result(resultWords ? resultWords : 1, 0);
   packed[0] = result.data();
+  cpu::clearError();
   entry_(packed.data());
+  // A CPU library call (oneDNN) that failed inside the entry.
+  if (std::string why = cpu::takeError(); !why.empty())
+    throw Error(KILN_STATUS_INTERNAL, "model '" + manifest_.name + "': " + why);
   return result;
 }
 

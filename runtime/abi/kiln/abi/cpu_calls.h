@@ -1,0 +1,37 @@
+/* kiln — the CPU library calls of compiled models (oneDNN convolutions and matrix products): entry points and flags. Plain C.
+ *
+ * kiln-cpu-library-calls (lib/Transforms) turns large convolutions and matrix
+ * products into calls of these entries; the runtime (runtime/src/cpu) runs
+ * them with oneDNN, loaded at first use. Every memref argument is MLIR's
+ * strided descriptor of rank R passed by pointer (`llvm.emit_c_interface`):
+ *   { float *allocated; float *aligned; int64_t offset; int64_t sizes[R]; int64_t strides[R]; }
+ *
+ *   kiln_cpu_gemm_f32(i32 transA, i32 transB, i32 flags, A, B, C)        rank 3 (batch, rows, cols)
+ *     C[b] = op(A[b]) * op(B[b]) (+ C[b] without KILN_CPU_OVERWRITE), A stored (k, m) with transA,
+ *     B stored (n, k) with transB.
+ *   kiln_cpu_gemm_lt_f32(i32 transA, i32 transB, i32 flags, A, B, D, bias)  bias rank 1 (n)
+ *     D[b] = op(A[b]) * op(B[b]) (+ D[b]) + bias[n], then ReLU with KILN_CPU_RELU.
+ *   kiln_cpu_conv_f32(i32 flags, i64 groups, i64 s0, s1, s2, p0, p1, p2, d0, d1, d2, x, w, y)
+ *     rank 5 (N, C, D, H, W) views (unit leading spatial dims for 1-d and 2-d convolutions), any
+ *     strides: y = conv(x, w) (+ y without KILN_CPU_OVERWRITE), stride s, symmetric zero padding p
+ *     and dilation d per spatial dim, w (F, C/groups, KD, KH, KW).
+ *
+ * A failed call leaves its output unspecified and records an error that the
+ * model's run reports (the calls run on the thread that runs the model).
+ */
+#ifndef KILN_ABI_CPU_CALLS_H
+#define KILN_ABI_CPU_CALLS_H
+
+enum kiln_cpu_call_flags {
+  /* The output is written, not read (it was zero-filled before). */
+  KILN_CPU_OVERWRITE = 2,
+  /* max(x, 0) of the result (the GEMM with a bias). */
+  KILN_CPU_RELU = 4,
+  /* The weight operand (B of a GEMM, w of a convolution) is an argument of
+   * the model of kind weight that no run changes: the runtime reorders it once
+   * into the library's preferred layout and keeps that copy while the model
+   * is loaded. */
+  KILN_CPU_CONST_WEIGHT = 8
+};
+
+#endif /* KILN_ABI_CPU_CALLS_H */

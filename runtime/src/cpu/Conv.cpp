@@ -1,0 +1,111 @@
+// kiln runtime — kiln_cpu_conv_f32: 1- to 3-d convolutions of compiled models with oneDNN.
+//
+// kiln-cpu-library-calls passes rank-5 (N, C, D, H, W) views with any
+// strides (unit leading spatial dims for 1-d and 2-d convolutions). The
+// unit dims are dropped, so oneDNN sees the convolution's real rank; the
+// input and output are read and written in the caller's layout (NCHW or
+// NHWC, oneDNN's direct kernels take both) and the filter is reordered into
+// the primitive's blocked layout (once, when it is a constant weight).
+#include "Dnnl.h"
+
+#include "kiln/abi/cpu_calls.h"
+
+#include <algorithm>
+#include <array>
+
+using kiln::cpu::Desc;
+
+namespace kiln::cpu {
+namespace {
+
+/// The convolution `y (+)= conv(x, w)`; params are stride, padding and
+/// dilation per spatial dim (D, H, W).
+void conv(int32_t flags, int64_t groups, const std::array<int64_t, 9> &params, const Desc<5> *X,
+          const Desc<5> *W, const Desc<5> *Y) {
+  const bool overwrite = flags & KILN_CPU_OVERWRITE;
+  const int64_t *ys = Y->sizes;
+  if (std::any_of(ys, ys + 5, [](int64_t s) { return s == 0; })) return;
+  if (X->sizes[1] == 0 || groups < 1 || Y->sizes[1] % groups || X->sizes[1] % groups ||
+      W->sizes[1] * groups != X->sizes[1] || W->sizes[0] != Y->sizes[1])
+    throw std::runtime_error("kiln_cpu_conv_f32: the filter's shape does not match the input's and output's "
+                             "channels and " + std::to_string(groups) + " groups");
+  const DnnlApi &d = dnnl();
+  if (!d.error.empty()) throw std::runtime_error(d.error);
+  enterCall();
+  // Leading unit spatial dims (with no padding) are dropped.
+  int first = 2;
+  while (first < 4 && X->sizes[first] == 1 && W->sizes[first] == 1 && Y->sizes[first] == 1 &&
+         params[3 + first - 2] == 0)
+    ++first;
+  std::vector<int64_t> xd{X->sizes[0], X->sizes[1]}, xs{X->strides[0], X->strides[1]}, yd{Y->sizes[0], Y->sizes[1]},
+      yst{Y->strides[0], Y->strides[1]}, wd, wst, stride, dilate, padL, padR;
+  if (groups > 1) {
+    wd = {groups, W->sizes[0] / groups, W->sizes[1]};
+    wst = {W->strides[0] * (W->sizes[0] / groups), W->strides[0], W->strides[1]};
+  } else {
+    wd = {W->sizes[0], W->sizes[1]};
+    wst = {W->strides[0], W->strides[1]};
+  }
+  for (int i = first; i < 5; ++i) {
+    int64_t s = params[i - 2], p = params[3 + i - 2], dl = params[6 + i - 2];
+    int64_t k = W->sizes[i], in = X->sizes[i], out = Y->sizes[i];
+    // The right padding that gives `out` outputs; rows past the last
+    // window (negative right padding) are left out of the input's view.
+    int64_t right = (out - 1) * s + (k - 1) * dl + 1 - in - p;
+    if (right < 0) in += right, right = 0;
+    if (s < 1 || dl < 1 || p < 0 || in + p + right < (k - 1) * dl + 1)
+      throw std::runtime_error("kiln_cpu_conv_f32: invalid stride, padding or dilation for a " +
+                               std::to_string(in) + "-wide input");
+    xd.push_back(in), xs.push_back(X->strides[i]);
+    yd.push_back(out), yst.push_back(Y->strides[i]);
+    wd.push_back(k), wst.push_back(W->strides[i]);
+    stride.push_back(s), dilate.push_back(dl - 1), padL.push_back(p), padR.push_back(right);
+  }
+  std::vector<int64_t> key{0, flags & (KILN_CPU_OVERWRITE | KILN_CPU_RELU), groups};
+  for (const auto *v : {&xd, &xs, &yd, &yst, &wd, &wst, &stride, &dilate, &padL, &padR}) {
+    key.push_back(static_cast<int64_t>(v->size()));
+    key.insert(key.end(), v->begin(), v->end());
+  }
+  std::shared_ptr<const Plan> plan = cachedPlan(key, [&] {
+    auto p = std::make_unique<Plan>();
+    p->userSrc = stridedDesc(xd, xs);
+    p->userWeights = stridedDesc(wd, wst);
+    p->userDst = stridedDesc(yd, yst);
+    dnnl_primitive_attr_t attr = makeAttr(!overwrite, flags & KILN_CPU_RELU);
+    // The caller's layouts for the input and output where oneDNN has a JIT
+    // kernel for them, else its own (reordered around each call; a small
+    // first convolution, 3 input channels, has no NHWC kernel).
+    dnnl_primitive_desc_t pd = nullptr;
+    dnnl_status_t s = dnnl_unimplemented;
+    for (bool own : {false, true}) {
+      if (pd) d.primitive_desc_destroy(pd), pd = nullptr;
+      dnnl_memory_desc_t src = own ? anyDesc(xd) : p->userSrc, dst = own ? anyDesc(yd) : p->userDst,
+                         wei = anyDesc(wd);
+      dnnl_convolution_desc_t cd;
+      s = d.dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wei,
+                                                  nullptr, &dst, stride.data(), dilate.data(), padL.data(),
+                                                  padR.data());
+      if (s == dnnl_success) s = d.primitive_desc_create(&pd, &cd, attr, d.engine, nullptr);
+      if (s == dnnl_success && !(isReference(pd) && !own)) break;
+    }
+    d.primitive_attr_destroy(attr);
+    check(s, "kiln_cpu_conv_f32: the convolution (" + std::to_string(xd.size() - 2) + "-d, " +
+                 std::to_string(groups) + " groups)");
+    finishPlan(*p, pd);
+    return p;
+  });
+  execute(*plan, X->data(), W->data(), Y->data(), nullptr, flags & KILN_CPU_CONST_WEIGHT);
+}
+
+} // namespace
+} // namespace kiln::cpu
+
+extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_cpu_conv_f32(
+    int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1, int64_t p2,
+    int64_t d0, int64_t d1, int64_t d2, Desc<5> *X, Desc<5> *W, Desc<5> *Y) {
+  try {
+    kiln::cpu::conv(flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, W, Y);
+  } catch (const std::exception &e) {
+    kiln::cpu::fail(e.what());
+  }
+}

@@ -1,0 +1,335 @@
+// kiln runtime — oneDNN loaded at first use, plan and weight caches, and running a plan on the caller's buffers.
+//
+// The runtime never links oneDNN (a 40 MB library that GPU deployments do
+// not need): it is dlopen'ed at the first CPU library call. Plans (a
+// primitive and the reorders around it) are cached per problem for the
+// process's life; weights marked constant are reordered once into the
+// primitive's blocked layout and kept until a model is unloaded. Each call
+// runs on the calling thread's stream with its own scratchpad, so one model
+// may run from many threads at once.
+#include "Dnnl.h"
+#include "Library.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <map>
+#include <mutex>
+
+namespace kiln::cpu {
+namespace {
+
+thread_local std::string tError;
+
+/// A 64-byte aligned buffer that only grows.
+struct Scratch {
+  void *ptr = nullptr;
+  size_t size = 0;
+  void *get(size_t bytes) {
+    if (bytes <= size) return ptr;
+    std::free(ptr);
+    size = (bytes + 63) / 64 * 64;
+    ptr = std::aligned_alloc(64, size);
+    if (!ptr) {
+      size = 0;
+      throw std::runtime_error("out of memory for a " + std::to_string(bytes) + "-byte oneDNN buffer");
+    }
+    return ptr;
+  }
+  ~Scratch() { std::free(ptr); }
+};
+
+/// omp_set_num_threads of the OpenMP runtime oneDNN runs on, and the thread
+/// count KILN_NUM_THREADS asks for (0: OpenMP's own default, OMP_NUM_THREADS).
+void (*gSetOmpThreads)(int) = nullptr;
+int gThreads = 0;
+
+/// The calling thread's stream and temporary buffers.
+struct ThreadState {
+  dnnl_stream_t stream = nullptr;
+  Scratch scratchpad, src, weights, dst;
+};
+thread_local ThreadState tState;
+
+std::mutex gPlansMutex;
+std::map<std::vector<int64_t>, std::shared_ptr<const Plan>> gPlans;
+
+/// Weights reordered for a plan, per (plan, weight buffer).
+std::mutex gWeightsMutex;
+std::map<std::pair<const Plan *, const void *>, std::shared_ptr<Scratch>> gWeights;
+
+dnnl_memory_t memory(const dnnl_memory_desc_t &md, const void *ptr) {
+  dnnl_memory_t m = nullptr;
+  check(dnnl().memory_create(&m, &md, dnnl().engine, const_cast<void *>(ptr)), "dnnl_memory_create");
+  return m;
+}
+
+/// Owns the memory objects of one execution.
+struct Memories {
+  std::vector<dnnl_memory_t> list;
+  dnnl_memory_t add(const dnnl_memory_desc_t &md, const void *ptr) { return list.emplace_back(memory(md, ptr)); }
+  ~Memories() {
+    for (dnnl_memory_t m : list) dnnl().memory_destroy(m);
+  }
+};
+
+void run(dnnl_primitive_t p, std::initializer_list<dnnl_exec_arg_t> args, const char *what) {
+  check(dnnl().primitive_execute(p, tState.stream, static_cast<int>(args.size()), args.begin()), what);
+}
+
+/// A reorder primitive from `from` to `to`, or null where they are equal.
+dnnl_primitive_t reorder(const dnnl_memory_desc_t &from, const dnnl_memory_desc_t &to) {
+  const DnnlApi &d = dnnl();
+  if (d.memory_desc_equal(&from, &to)) return nullptr;
+  dnnl_primitive_desc_t pd = nullptr;
+  check(d.reorder_primitive_desc_create(&pd, &from, d.engine, &to, d.engine, nullptr), "a oneDNN reorder");
+  dnnl_primitive_t p = nullptr;
+  dnnl_status_t s = d.primitive_create(&p, pd);
+  d.primitive_desc_destroy(pd);
+  check(s, "a oneDNN reorder");
+  return p;
+}
+
+} // namespace
+
+const DnnlApi &dnnl() {
+  static DnnlApi api;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    DnnlApi &a = api;
+    std::string tried;
+    void *lib = nullptr;
+    // KILN_DNNL, when set, is the only library tried.
+    const char *env = std::getenv("KILN_DNNL");
+    bool given = env && *env;
+    for (const char *name : {env, "libdnnl.so.2", "libdnnl.so"}) {
+      if (!name || !*name || (given && name != env)) continue;
+      if ((lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+      tried += std::string(tried.empty() ? "" : ", ") + name;
+    }
+    if (!lib) {
+      a.error = "this model runs its convolutions and matrix products with oneDNN, but no oneDNN 2 library "
+                "loads (tried " + tried + "; install oneDNN 2 (Debian: libdnnl2) or set KILN_DNNL to the path of libdnnl.so.2, "
+                "or compile with --cpu-library=off)";
+      return;
+    }
+#define KILN_DNNL_FN(name)                                                                          \
+  if (!(a.name = reinterpret_cast<decltype(a.name)>(::dlsym(lib, "dnnl_" #name)))) {                \
+    a.error = "the oneDNN library loaded lacks dnnl_" #name " (kiln needs oneDNN 2.x)";            \
+    return;                                                                                        \
+  }
+    KILN_DNNL_FN(engine_create)
+    KILN_DNNL_FN(stream_create)
+    KILN_DNNL_FN(stream_wait)
+    KILN_DNNL_FN(memory_desc_init_by_strides)
+    KILN_DNNL_FN(memory_desc_init_by_tag)
+    KILN_DNNL_FN(memory_desc_get_size)
+    KILN_DNNL_FN(memory_desc_equal)
+    KILN_DNNL_FN(memory_create)
+    KILN_DNNL_FN(memory_destroy)
+    KILN_DNNL_FN(dilated_convolution_forward_desc_init)
+    KILN_DNNL_FN(matmul_desc_init)
+    KILN_DNNL_FN(primitive_attr_create)
+    KILN_DNNL_FN(primitive_attr_destroy)
+    KILN_DNNL_FN(primitive_attr_set_scratchpad_mode)
+    KILN_DNNL_FN(primitive_attr_set_post_ops)
+    KILN_DNNL_FN(post_ops_create)
+    KILN_DNNL_FN(post_ops_destroy)
+    KILN_DNNL_FN(post_ops_append_sum)
+    KILN_DNNL_FN(post_ops_append_eltwise)
+    KILN_DNNL_FN(primitive_desc_create)
+    KILN_DNNL_FN(primitive_desc_destroy)
+    KILN_DNNL_FN(primitive_desc_query_md)
+    KILN_DNNL_FN(primitive_desc_query)
+    KILN_DNNL_FN(primitive_create)
+    KILN_DNNL_FN(primitive_destroy)
+    KILN_DNNL_FN(primitive_execute)
+    KILN_DNNL_FN(reorder_primitive_desc_create)
+#undef KILN_DNNL_FN
+    // oneDNN's threads are OpenMP's: KILN_NUM_THREADS (kiln's thread count)
+    // sets them on each thread that runs a call.
+    if (const char *n = std::getenv("KILN_NUM_THREADS"); n && std::atoi(n) > 0) {
+      gThreads = std::atoi(n);
+      gSetOmpThreads = reinterpret_cast<void (*)(int)>(::dlsym(lib, "omp_set_num_threads"));
+    }
+    if (dnnl_status_t s = a.engine_create(&a.engine, dnnl_cpu, 0))
+      a.error = "oneDNN has no CPU engine (status " + std::to_string(static_cast<int>(s)) + ")";
+  });
+  return api;
+}
+
+void check(dnnl_status_t s, const std::string &what) {
+  if (s == dnnl_success) return;
+  const char *text = s == dnnl_out_of_memory       ? "out of memory"
+                     : s == dnnl_invalid_arguments ? "invalid arguments"
+                     : s == dnnl_unimplemented     ? "not implemented for these shapes and strides"
+                     : s == dnnl_runtime_error     ? "runtime error"
+                                                   : "failed";
+  throw std::runtime_error(what + ": oneDNN: " + text + " (status " + std::to_string(static_cast<int>(s)) + ")");
+}
+
+dnnl_memory_desc_t stridedDesc(const std::vector<int64_t> &dims, std::vector<int64_t> strides) {
+  // A unit dim may carry any stride; give it the one an outermost dim would
+  // have, so a packed NCHW or NHWC view is recognised as such.
+  int64_t outer = 1;
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] != 1) outer = std::max(outer, strides[i] * dims[i]);
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] == 1) strides[i] = outer;
+  dnnl_memory_desc_t md;
+  check(dnnl().memory_desc_init_by_strides(&md, static_cast<int>(dims.size()), dims.data(), dnnl_f32,
+                                           strides.data()),
+        "a oneDNN memory descriptor");
+  return md;
+}
+
+dnnl_memory_desc_t anyDesc(const std::vector<int64_t> &dims) {
+  dnnl_memory_desc_t md;
+  check(dnnl().memory_desc_init_by_tag(&md, static_cast<int>(dims.size()), dims.data(), dnnl_f32,
+                                       dnnl_format_tag_any),
+        "a oneDNN memory descriptor");
+  return md;
+}
+
+Plan::~Plan() {
+  for (dnnl_primitive_t p : {prim, srcIn, weightsIn, dstIn, dstOut})
+    if (p) dnnl().primitive_destroy(p);
+}
+
+std::shared_ptr<const Plan> cachedPlan(const std::vector<int64_t> &key,
+                                       const std::function<std::unique_ptr<Plan>()> &make) {
+  std::lock_guard<std::mutex> lock(gPlansMutex);
+  auto it = gPlans.find(key);
+  if (it != gPlans.end()) return it->second;
+  std::shared_ptr<const Plan> plan = make();
+  gPlans.emplace(key, plan);
+  return plan;
+}
+
+void enterCall() {
+  // oneDNN sizes a primitive's work split by the thread count when it is
+  // made: set it before any plan of this thread.
+  thread_local bool bound = false;
+  if (!bound && gSetOmpThreads) gSetOmpThreads(gThreads);
+  bound = true;
+}
+
+bool isReference(dnnl_primitive_desc_t pd) {
+  const char *impl = nullptr;
+  if (dnnl().primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success || !impl) return false;
+  return std::strncmp(impl, "ref", 3) == 0;
+}
+
+dnnl_primitive_attr_t makeAttr(bool sum, bool relu) {
+  const DnnlApi &d = dnnl();
+  dnnl_primitive_attr_t attr = nullptr;
+  check(d.primitive_attr_create(&attr), "oneDNN attributes");
+  check(d.primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user), "oneDNN attributes");
+  if (sum || relu) {
+    dnnl_post_ops_t ops = nullptr;
+    check(d.post_ops_create(&ops), "oneDNN post-ops");
+    if (sum) d.post_ops_append_sum(ops, 1.0f);
+    if (relu) d.post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f);
+    dnnl_status_t s = d.primitive_attr_set_post_ops(attr, ops);
+    d.post_ops_destroy(ops);
+    check(s, "oneDNN post-ops");
+  }
+  return attr;
+}
+
+void finishPlan(Plan &plan, dnnl_primitive_desc_t pd) {
+  const DnnlApi &d = dnnl();
+  struct Destroy {
+    dnnl_primitive_desc_t pd;
+    ~Destroy() { dnnl().primitive_desc_destroy(pd); }
+  } destroy{pd};
+  plan.src = *d.primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+  plan.weights = *d.primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+  plan.dst = *d.primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+  if (plan.hasBias) plan.bias = *d.primitive_desc_query_md(pd, dnnl_query_weights_md, 1);
+  plan.scratchpad = d.memory_desc_get_size(d.primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
+  plan.srcIn = reorder(plan.userSrc, plan.src);
+  plan.weightsIn = reorder(plan.userWeights, plan.weights);
+  plan.dstOut = reorder(plan.dst, plan.userDst);
+  if (plan.dstOut) plan.dstIn = reorder(plan.userDst, plan.dst);
+  check(d.primitive_create(&plan.prim, pd), "a oneDNN primitive");
+}
+
+void execute(const Plan &plan, const void *src, const void *weights, void *dst, const void *bias,
+             bool constWeights) {
+  const DnnlApi &d = dnnl();
+  ThreadState &t = tState;
+  if (!t.stream) check(d.stream_create(&t.stream, d.engine, dnnl_stream_default_flags), "a oneDNN stream");
+  Memories mem;
+  // Source and destination in the primitive's layout.
+  const void *s = src;
+  if (plan.srcIn) {
+    void *buf = t.src.get(d.memory_desc_get_size(&plan.src));
+    run(plan.srcIn,
+        {{DNNL_ARG_FROM, mem.add(plan.userSrc, src)}, {DNNL_ARG_TO, mem.add(plan.src, buf)}},
+        "reordering a oneDNN source");
+    s = buf;
+  }
+  void *o = dst;
+  if (plan.dstOut) {
+    o = t.dst.get(d.memory_desc_get_size(&plan.dst));
+    if (plan.dstIn)
+      run(plan.dstIn, {{DNNL_ARG_FROM, mem.add(plan.userDst, dst)}, {DNNL_ARG_TO, mem.add(plan.dst, o)}},
+          "reordering a oneDNN destination");
+  }
+  // Weights: from the cache, or reordered for this call.
+  const void *w = weights;
+  std::shared_ptr<Scratch> kept;
+  if (plan.weightsIn && constWeights) {
+    std::lock_guard<std::mutex> lock(gWeightsMutex);
+    std::shared_ptr<Scratch> &slot = gWeights[{&plan, weights}];
+    if (!slot) {
+      auto buf = std::make_shared<Scratch>();
+      void *p = buf->get(d.memory_desc_get_size(&plan.weights));
+      run(plan.weightsIn, {{DNNL_ARG_FROM, mem.add(plan.userWeights, weights)}, {DNNL_ARG_TO, mem.add(plan.weights, p)}},
+          "reordering a oneDNN weight");
+      check(d.stream_wait(t.stream), "reordering a oneDNN weight");
+      slot = buf;
+    }
+    kept = slot;
+    w = kept->ptr;
+  } else if (plan.weightsIn) {
+    void *buf = t.weights.get(d.memory_desc_get_size(&plan.weights));
+    run(plan.weightsIn, {{DNNL_ARG_FROM, mem.add(plan.userWeights, weights)}, {DNNL_ARG_TO, mem.add(plan.weights, buf)}},
+        "reordering a oneDNN weight");
+    w = buf;
+  }
+  dnnl_memory_desc_t scratchMd;
+  int64_t scratchDims[1] = {static_cast<int64_t>(plan.scratchpad)};
+  check(d.memory_desc_init_by_tag(&scratchMd, 1, scratchDims, dnnl_u8, dnnl_x), "a oneDNN scratchpad");
+  void *scratch = t.scratchpad.get(plan.scratchpad ? plan.scratchpad : 64);
+  std::vector<dnnl_exec_arg_t> args{{DNNL_ARG_SRC, mem.add(plan.src, s)},
+                                    {DNNL_ARG_WEIGHTS, mem.add(plan.weights, w)},
+                                    {DNNL_ARG_DST, mem.add(plan.dst, o)},
+                                    {DNNL_ARG_SCRATCHPAD, mem.add(scratchMd, scratch)}};
+  if (plan.hasBias) args.push_back({DNNL_ARG_BIAS, mem.add(plan.bias, bias)});
+  check(d.primitive_execute(plan.prim, t.stream, static_cast<int>(args.size()), args.data()), "a oneDNN primitive");
+  if (plan.dstOut)
+    run(plan.dstOut, {{DNNL_ARG_FROM, mem.add(plan.dst, o)}, {DNNL_ARG_TO, mem.add(plan.userDst, dst)}},
+        "reordering a oneDNN destination");
+  check(d.stream_wait(t.stream), "a oneDNN primitive");
+}
+
+void fail(const std::string &message) {
+  if (tError.empty()) tError = message;
+}
+
+void clearError() { tError.clear(); }
+
+std::string takeError() {
+  std::string e;
+  e.swap(tError);
+  return e;
+}
+
+void forgetWeights() {
+  std::lock_guard<std::mutex> lock(gWeightsMutex);
+  gWeights.clear();
+}
+
+} // namespace kiln::cpu

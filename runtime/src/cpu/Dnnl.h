@@ -1,0 +1,118 @@
+// kiln runtime — oneDNN for the CPU library calls: the library loaded at first use, cached plans and weights.
+#ifndef KILN_RUNTIME_CPU_DNNL_H
+#define KILN_RUNTIME_CPU_DNNL_H
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::cpu {
+
+/// The oneDNN C API functions kiln uses, resolved with dlsym (the runtime
+/// never links oneDNN: it is loaded at the first library call).
+struct DnnlApi {
+  std::string error;  ///< why oneDNN is unusable; empty when it loaded
+  dnnl_engine_t engine = nullptr;
+#define KILN_DNNL_FN(name) decltype(&::dnnl_##name) name = nullptr;
+  KILN_DNNL_FN(engine_create)
+  KILN_DNNL_FN(stream_create)
+  KILN_DNNL_FN(stream_wait)
+  KILN_DNNL_FN(memory_desc_init_by_strides)
+  KILN_DNNL_FN(memory_desc_init_by_tag)
+  KILN_DNNL_FN(memory_desc_get_size)
+  KILN_DNNL_FN(memory_desc_equal)
+  KILN_DNNL_FN(memory_create)
+  KILN_DNNL_FN(memory_destroy)
+  KILN_DNNL_FN(dilated_convolution_forward_desc_init)
+  KILN_DNNL_FN(matmul_desc_init)
+  KILN_DNNL_FN(primitive_attr_create)
+  KILN_DNNL_FN(primitive_attr_destroy)
+  KILN_DNNL_FN(primitive_attr_set_scratchpad_mode)
+  KILN_DNNL_FN(primitive_attr_set_post_ops)
+  KILN_DNNL_FN(post_ops_create)
+  KILN_DNNL_FN(post_ops_destroy)
+  KILN_DNNL_FN(post_ops_append_sum)
+  KILN_DNNL_FN(post_ops_append_eltwise)
+  KILN_DNNL_FN(primitive_desc_create)
+  KILN_DNNL_FN(primitive_desc_destroy)
+  KILN_DNNL_FN(primitive_desc_query_md)
+  KILN_DNNL_FN(primitive_desc_query)
+  KILN_DNNL_FN(primitive_create)
+  KILN_DNNL_FN(primitive_destroy)
+  KILN_DNNL_FN(primitive_execute)
+  KILN_DNNL_FN(reorder_primitive_desc_create)
+#undef KILN_DNNL_FN
+};
+
+/// oneDNN, loaded once (KILN_DNNL, when set, names the only library tried, else
+/// libdnnl.so.2); `error` says why not when it does not load.
+const DnnlApi &dnnl();
+
+/// Throws std::runtime_error "`what`: <oneDNN status>" unless `s` is success.
+void check(dnnl_status_t s, const std::string &what);
+
+/// A memory descriptor of f32 `dims` with element `strides` (a unit dim's
+/// stride normalised, so packed views read as oneDNN's plain formats).
+dnnl_memory_desc_t stridedDesc(const std::vector<int64_t> &dims, std::vector<int64_t> strides);
+/// The same dims in oneDNN's choice of layout (format `any`).
+dnnl_memory_desc_t anyDesc(const std::vector<int64_t> &dims);
+
+/// A primitive made for one problem (shapes, strides, parameters), with the
+/// layouts it wants and the reorders that bring operands into them. Plans
+/// are immutable once built and shared by every thread.
+struct Plan {
+  dnnl_primitive_t prim = nullptr;
+  dnnl_memory_desc_t src{}, weights{}, dst{}, bias{};        ///< what `prim` reads and writes
+  dnnl_memory_desc_t userSrc{}, userWeights{}, userDst{};     ///< the caller's views
+  dnnl_primitive_t srcIn = nullptr, weightsIn = nullptr;      ///< user -> primitive layout, or null
+  dnnl_primitive_t dstIn = nullptr, dstOut = nullptr;         ///< (dst read first with a sum post-op)
+  size_t scratchpad = 0;
+  bool hasBias = false;
+  ~Plan();
+};
+
+/// The plan cached for `key`, made by `make` the first time (thread-safe).
+std::shared_ptr<const Plan> cachedPlan(const std::vector<int64_t> &key,
+                                       const std::function<std::unique_ptr<Plan>()> &make);
+
+/// Completes `plan` once its primitive descriptor `pd` is made: the
+/// layouts it chose, reorders from the user's views where they differ, the
+/// primitive itself. Takes ownership of `pd`.
+void finishPlan(Plan &plan, dnnl_primitive_desc_t pd);
+
+/// Runs `plan` on the user's buffers (f32 pointers at each view's offset):
+/// reorders in and out where its layouts differ, the weights from the cache
+/// when `constWeights` (reordered once per weight buffer and plan).
+void execute(const Plan &plan, const void *src, const void *weights, void *dst, const void *bias,
+             bool constWeights);
+
+/// Prepares the calling thread for a library call (after dnnl() loaded):
+/// OpenMP's thread count from KILN_NUM_THREADS, once per thread.
+void enterCall();
+
+/// Whether `pd` is one of oneDNN's reference implementations (plain loops,
+/// 100x slower than its JIT kernels): a plan then tries other layouts first.
+bool isReference(dnnl_primitive_desc_t pd);
+
+/// Primitive attributes with a user scratchpad and, optionally, a sum post-op
+/// (accumulate into dst) and a ReLU post-op. The caller destroys them.
+dnnl_primitive_attr_t makeAttr(bool sum, bool relu);
+
+/// Records the calling thread's first failure of a library call.
+void fail(const std::string &message);
+
+/// A memref descriptor of rank R (MLIR's C interface).
+template <int R> struct Desc {
+  float *allocated, *aligned;
+  int64_t offset, sizes[R], strides[R];
+  float *data() const { return aligned + offset; }
+};
+
+} // namespace kiln::cpu
+
+#endif // KILN_RUNTIME_CPU_DNNL_H

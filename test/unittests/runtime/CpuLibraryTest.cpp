@@ -1,0 +1,271 @@
+// GoogleTests of the CPU library calls (kiln_cpu_conv_f32, kiln_cpu_gemm_f32, kiln_cpu_gemm_lt_f32) against naive loops.
+#include "Library.h"
+#include "kiln/abi/cpu_calls.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+template <int R> struct Desc {
+  float *allocated, *aligned;
+  int64_t offset, sizes[R], strides[R];
+};
+
+} // namespace
+
+extern "C" void _mlir_ciface_kiln_cpu_conv_f32(int32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                               int64_t, int64_t, int64_t, int64_t, Desc<5> *, Desc<5> *, Desc<5> *);
+extern "C" void _mlir_ciface_kiln_cpu_gemm_f32(int32_t, int32_t, int32_t, Desc<3> *, Desc<3> *, Desc<3> *);
+extern "C" void _mlir_ciface_kiln_cpu_gemm_lt_f32(int32_t, int32_t, int32_t, Desc<3> *, Desc<3> *, Desc<3> *,
+                                                  Desc<1> *);
+
+namespace {
+
+std::vector<float> randomData(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v) x = dist(gen);
+  return v;
+}
+
+/// A view of `data` with `sizes`, the dims stored in `order` (outermost
+/// first) with `pad` extra elements after each row of the innermost dim.
+template <int R>
+Desc<R> view(std::vector<float> &data, std::array<int64_t, R> sizes, std::array<int, R> order, int64_t pad = 0,
+             int64_t offset = 0) {
+  Desc<R> d{};
+  int64_t stride = 1;
+  for (int i = R - 1; i >= 0; --i) {
+    d.sizes[order[i]] = sizes[order[i]];
+    d.strides[order[i]] = stride;
+    stride *= sizes[order[i]] + (i == R - 1 ? pad : 0);
+  }
+  data.assign(static_cast<size_t>(stride + offset), 0.0f);
+  d.allocated = d.aligned = data.data();
+  d.offset = offset;
+  return d;
+}
+
+template <int R> float &at(const Desc<R> &d, std::array<int64_t, static_cast<size_t>(R)> idx) {
+  int64_t o = d.offset;
+  for (int i = 0; i < R; ++i) o += idx[i] * d.strides[i];
+  return d.aligned[o];
+}
+
+/// Fills every element of `d` with random values.
+template <int R> void fill(const Desc<R> &d, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::array<int64_t, static_cast<size_t>(R)> idx{};
+  int64_t n = 1;
+  for (int i = 0; i < R; ++i) n *= d.sizes[i];
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t r = e;
+    for (int i = R - 1; i >= 0; --i) idx[i] = r % d.sizes[i], r /= d.sizes[i];
+    at(d, idx) = dist(gen);
+  }
+}
+
+/// The convolution, naively: y[n, f, o..] (+)= sum x[n, g*C/G + c, o*s - p + k*d] w[f, c, k..].
+std::vector<float> referenceConv(const Desc<5> &x, const Desc<5> &w, const Desc<5> &y, int64_t groups,
+                                 std::array<int64_t, 9> params, bool accumulate) {
+  std::vector<float> out;
+  int64_t F = y.sizes[1], Cg = w.sizes[1], Fg = F / groups;
+  for (int64_t n = 0; n < y.sizes[0]; ++n)
+    for (int64_t f = 0; f < F; ++f)
+      for (int64_t o0 = 0; o0 < y.sizes[2]; ++o0)
+        for (int64_t o1 = 0; o1 < y.sizes[3]; ++o1)
+          for (int64_t o2 = 0; o2 < y.sizes[4]; ++o2) {
+            double acc = accumulate ? at(y, {n, f, o0, o1, o2}) : 0.0;
+            int64_t g = f / Fg;
+            for (int64_t c = 0; c < Cg; ++c)
+              for (int64_t k0 = 0; k0 < w.sizes[2]; ++k0)
+                for (int64_t k1 = 0; k1 < w.sizes[3]; ++k1)
+                  for (int64_t k2 = 0; k2 < w.sizes[4]; ++k2) {
+                    int64_t i0 = o0 * params[0] - params[3] + k0 * params[6];
+                    int64_t i1 = o1 * params[1] - params[4] + k1 * params[7];
+                    int64_t i2 = o2 * params[2] - params[5] + k2 * params[8];
+                    if (i0 < 0 || i1 < 0 || i2 < 0 || i0 >= x.sizes[2] || i1 >= x.sizes[3] || i2 >= x.sizes[4])
+                      continue;
+                    acc += double(at(x, {n, g * Cg + c, i0, i1, i2})) * at(w, {f, c, k0, k1, k2});
+                  }
+            out.push_back(static_cast<float>(acc));
+          }
+  return out;
+}
+
+std::vector<float> contents(const Desc<5> &y) {
+  std::vector<float> out;
+  for (int64_t n = 0; n < y.sizes[0]; ++n)
+    for (int64_t f = 0; f < y.sizes[1]; ++f)
+      for (int64_t a = 0; a < y.sizes[2]; ++a)
+        for (int64_t b = 0; b < y.sizes[3]; ++b)
+          for (int64_t c = 0; c < y.sizes[4]; ++c) out.push_back(at(y, {n, f, a, b, c}));
+  return out;
+}
+
+void expectClose(const std::vector<float> &got, const std::vector<float> &want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-4f * (1.0f + std::fabs(want[i]))) << "element " << i;
+}
+
+struct ConvCase {
+  std::string name;
+  int64_t n, c, f, groups;
+  std::array<int64_t, 3> in, k;
+  std::array<int64_t, 9> params;  // stride, padding, dilation per spatial dim
+  bool channelsLast = false, accumulate = false;
+  int64_t rowPad = 0, offset = 0;  ///< a strided view: padded rows, an offset
+};
+
+int64_t outSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
+
+void runConv(const ConvCase &t, int32_t extraFlags = 0) {
+  SCOPED_TRACE(t.name);
+  std::array<int64_t, 3> out;
+  for (int i = 0; i < 3; ++i) out[i] = outSize(t.in[i], t.k[i], t.params[i], t.params[3 + i], t.params[6 + i]);
+  std::array<int, 5> nchw{0, 1, 2, 3, 4}, nhwc{0, 2, 3, 4, 1};
+  std::array<int, 5> order = t.channelsLast ? nhwc : nchw;
+  std::vector<float> xb, wb, yb;
+  Desc<5> x = view<5>(xb, {t.n, t.c, t.in[0], t.in[1], t.in[2]}, order, t.rowPad, t.offset);
+  Desc<5> w = view<5>(wb, {t.f, t.c / t.groups, t.k[0], t.k[1], t.k[2]}, order);
+  Desc<5> y = view<5>(yb, {t.n, t.f, out[0], out[1], out[2]}, order, t.rowPad);
+  fill(x, 1), fill(w, 2), fill(y, 3);
+  std::vector<float> want = referenceConv(x, w, y, t.groups, t.params, t.accumulate);
+  kiln::cpu::clearError();
+  const auto &p = t.params;
+  _mlir_ciface_kiln_cpu_conv_f32((t.accumulate ? 0 : KILN_CPU_OVERWRITE) | extraFlags, t.groups, p[0], p[1], p[2],
+                                 p[3], p[4], p[5], p[6], p[7], p[8], &x, &w, &y);
+  ASSERT_EQ(kiln::cpu::takeError(), "");
+  expectClose(contents(y), want);
+}
+
+TEST(CpuLibrary, Convolutions) {
+  std::vector<ConvCase> cases = {
+      {"3x3 pad 1", 1, 16, 32, 1, {1, 14, 14}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}},
+      {"odd sizes, stride 2, batch 3", 3, 5, 7, 1, {1, 13, 9}, {1, 3, 5}, {1, 2, 2, 0, 1, 2, 1, 1, 1}},
+      {"stride 2 no padding, leftover rows", 2, 8, 4, 1, {1, 8, 9}, {1, 1, 2}, {1, 2, 2, 0, 0, 0, 1, 1, 1}},
+      {"dilation 2", 1, 4, 6, 1, {1, 11, 12}, {1, 3, 3}, {1, 1, 1, 0, 2, 2, 1, 2, 2}},
+      {"groups 2", 2, 8, 6, 2, {1, 9, 9}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}},
+      {"depthwise", 1, 12, 12, 12, {1, 10, 10}, {1, 3, 3}, {1, 2, 2, 0, 1, 1, 1, 1, 1}},
+      {"1-d", 2, 6, 5, 1, {1, 1, 17}, {1, 1, 4}, {1, 1, 1, 0, 0, 2, 1, 1, 1}},
+      {"3-d", 1, 3, 4, 1, {5, 6, 7}, {3, 3, 2}, {1, 2, 1, 1, 1, 0, 1, 1, 2}},
+      {"channels last", 2, 16, 8, 1, {1, 7, 7}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true},
+      {"channels last, groups 4", 1, 16, 8, 4, {1, 6, 5}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true},
+      {"accumulate (a residual)", 2, 4, 4, 1, {1, 6, 6}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, false, true},
+      {"strided views with an offset", 1, 3, 5, 1, {1, 9, 10}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, false, false,
+       3, 7},
+  };
+  for (const ConvCase &t : cases) runConv(t);
+  // Constant weights: the same results from the weight copy kept across calls.
+  for (const ConvCase &t : cases) {
+    runConv(t, KILN_CPU_CONST_WEIGHT);
+    kiln::cpu::forgetWeights();
+  }
+}
+
+TEST(CpuLibrary, ConstantWeightsAreForgottenWithTheirModel) {
+  ConvCase t{"cached", 1, 8, 8, 1, {1, 6, 6}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}};
+  std::vector<float> xb, wb, yb;
+  std::array<int, 5> order{0, 1, 2, 3, 4};
+  Desc<5> x = view<5>(xb, {1, 8, 1, 6, 6}, order), w = view<5>(wb, {8, 8, 1, 3, 3}, order),
+          y = view<5>(yb, {1, 8, 1, 6, 6}, order);
+  fill(x, 4);
+  const auto &p = t.params;
+  for (unsigned seed : {5u, 6u}) {
+    fill(w, seed);  // the same buffer with new contents after forgetWeights()
+    std::vector<float> want = referenceConv(x, w, y, 1, p, false);
+    for (int run = 0; run < 2; ++run) {
+      _mlir_ciface_kiln_cpu_conv_f32(KILN_CPU_OVERWRITE | KILN_CPU_CONST_WEIGHT, 1, p[0], p[1], p[2], p[3], p[4],
+                                     p[5], p[6], p[7], p[8], &x, &w, &y);
+      ASSERT_EQ(kiln::cpu::takeError(), "");
+      expectClose(contents(y), want);
+    }
+    kiln::cpu::forgetWeights();
+  }
+}
+
+TEST(CpuLibrary, ConvolutionErrorsAreReported) {
+  std::vector<float> xb, wb, yb;
+  std::array<int, 5> order{0, 1, 2, 3, 4};
+  Desc<5> x = view<5>(xb, {1, 8, 1, 6, 6}, order), w = view<5>(wb, {4, 3, 1, 3, 3}, order),
+          y = view<5>(yb, {1, 4, 1, 6, 6}, order);
+  kiln::cpu::clearError();
+  _mlir_ciface_kiln_cpu_conv_f32(KILN_CPU_OVERWRITE, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &x, &w, &y);
+  std::string error = kiln::cpu::takeError();
+  EXPECT_NE(error.find("kiln_cpu_conv_f32"), std::string::npos) << error;
+  EXPECT_NE(error.find("filter"), std::string::npos) << error;
+}
+
+struct GemmCase {
+  std::string name;
+  int64_t batch, m, n, k;
+  bool transA, transB, accumulate, bias, relu, constWeights;
+};
+
+TEST(CpuLibrary, MatrixProducts) {
+  std::vector<GemmCase> cases;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (int64_t batch : {1, 3})
+        cases.push_back({"plain", batch, 5, 7, 13, ta, tb, false, false, false, false});
+  cases.push_back({"accumulate", 2, 17, 9, 33, false, false, true, false, false, false});
+  cases.push_back({"linear: bias and ReLU", 1, 128, 96, 64, false, true, false, true, true, true});
+  cases.push_back({"linear: bias, batched", 4, 9, 31, 20, false, true, false, true, false, true});
+  cases.push_back({"constant weights", 1, 33, 65, 129, false, false, false, false, false, true});
+  cases.push_back({"empty sum", 1, 3, 4, 0, false, false, false, true, true, false});
+  for (const GemmCase &t : cases) {
+    SCOPED_TRACE(t.name + " transA " + std::to_string(t.transA) + " transB " + std::to_string(t.transB) +
+                 " batch " + std::to_string(t.batch));
+    std::vector<float> ab, bb, cb, biasData = randomData(static_cast<size_t>(2 * t.n), 9);
+    // A and B stored as given (transposed or not), C with padded rows.
+    Desc<3> A = view<3>(ab, t.transA ? std::array<int64_t, 3>{t.batch, t.k, t.m} : std::array<int64_t, 3>{t.batch, t.m, t.k},
+                        {0, 1, 2});
+    Desc<3> B = view<3>(bb, t.transB ? std::array<int64_t, 3>{t.batch, t.n, t.k} : std::array<int64_t, 3>{t.batch, t.k, t.n},
+                        {0, 1, 2});
+    Desc<3> C = view<3>(cb, {t.batch, t.m, t.n}, {0, 1, 2}, 3);
+    Desc<1> bias{biasData.data(), biasData.data(), 0, {t.n}, {2}};  // every other element
+    if (t.k) fill(A, 10), fill(B, 11);
+    fill(C, 12);
+    std::vector<float> want;
+    for (int64_t b = 0; b < t.batch; ++b)
+      for (int64_t i = 0; i < t.m; ++i)
+        for (int64_t j = 0; j < t.n; ++j) {
+          double acc = t.accumulate ? at(C, {b, i, j}) : 0.0;
+          for (int64_t l = 0; l < t.k; ++l)
+            acc += double(t.transA ? at(A, {b, l, i}) : at(A, {b, i, l})) * (t.transB ? at(B, {b, j, l}) : at(B, {b, l, j}));
+          if (t.bias) acc += biasData[2 * j];
+          if (t.relu) acc = std::max(acc, 0.0);
+          want.push_back(static_cast<float>(acc));
+        }
+    int32_t flags = (t.accumulate ? 0 : KILN_CPU_OVERWRITE) | (t.relu ? KILN_CPU_RELU : 0) |
+                    (t.constWeights ? KILN_CPU_CONST_WEIGHT : 0);
+    for (int run = 0; run < 2; ++run) {
+      if (t.accumulate && run) break;
+      kiln::cpu::clearError();
+      if (t.bias)
+        _mlir_ciface_kiln_cpu_gemm_lt_f32(t.transA, t.transB, flags, &A, &B, &C, &bias);
+      else
+        _mlir_ciface_kiln_cpu_gemm_f32(t.transA, t.transB, flags, &A, &B, &C);
+      ASSERT_EQ(kiln::cpu::takeError(), "");
+      std::vector<float> got;
+      for (int64_t b = 0; b < t.batch; ++b)
+        for (int64_t i = 0; i < t.m; ++i)
+          for (int64_t j = 0; j < t.n; ++j) got.push_back(at(C, {b, i, j}));
+      expectClose(got, want);
+    }
+  }
+  kiln::cpu::forgetWeights();
+}
+
+} // namespace
