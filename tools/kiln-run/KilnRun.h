@@ -49,6 +49,7 @@ struct Options {
   long runs = 1;   ///< --runs: how many times to run before comparing
   long bench = 0;
   bool help = false;
+  bool version = false;
 };
 
 /// Parses the command line (argv[0] is the program). Throws RunError(kExitUsage).
