@@ -49,6 +49,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -282,6 +283,9 @@ int kilnCompileMain(int argc, char **argv) {
   // --mlir-print-debuginfo and friends, for --emit=mlir (hidden from --help).
   registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(cat);
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "kiln-compile " KILN_VERSION_STRING " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
+  });
   if (!cl::ParseCommandLineOptions(argc, argv, "kiln ahead-of-time compiler\n", &llvm::errs()))
     return kExitBadInput;
 

@@ -39,19 +39,42 @@ def _compiler_identity() -> str:
         return _paths.KILN_VERSION
 
 
+def _member(name: str) -> str:
+    """An archive member's path below the archive's top folder."""
+    return name.split("/", 1)[1] if "/" in name else name
+
+
+def _without_node_metadata(data: bytes) -> bytes:
+    """The graph JSON without each node's metadata (stack traces, module paths):
+    they name where the program came from, not what it computes, and differ
+    from one trace of the same program to the next."""
+    try:
+        model = json.loads(data)
+        for node in model["graph_module"]["graph"]["nodes"]:
+            node.pop("metadata", None)
+        return json.dumps(model, sort_keys=True).encode()
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return data  # not the graph kiln knows: hash it as it is
+
+
 def key_for(pt2: str, options: Dict[str, Any]) -> str:
-    """Hash of the program (every archive member that defines it, read as bytes;
-    nothing is unpickled), the options and the compiler's identity."""
+    """Hash of the program (every archive member that defines it, read as bytes,
+    the graph without its nodes' metadata; nothing is unpickled), the options and
+    the compiler's identity."""
     h = hashlib.sha256()
     h.update(_compiler_identity().encode())
     h.update(json.dumps(options, sort_keys=True).encode())
     try:
         with zipfile.ZipFile(pt2) as z:
-            for name in sorted(z.namelist()):
+            # torch.export.save names the archive's top folder after the file, so
+            # members are hashed without it: the same program saved as a.pt2 and
+            # b.pt2 has one key.
+            for name in sorted(z.namelist(), key=_member):
                 if any(v in "/" + name for v in _VOLATILE):
                     continue
-                h.update(name.encode())
-                h.update(z.read(name))
+                h.update(_member(name).encode())
+                data = z.read(name)
+                h.update(_without_node_metadata(data) if name.endswith("models/model.json") else data)
     except zipfile.BadZipFile:
         with open(pt2, "rb") as f:  # .mlir input, or a broken archive kiln will reject
             h.update(f.read())

@@ -20,6 +20,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 import numpy as np
 
 from . import _kiln, _paths, cache
+from .callspec import CallSpec
 
 _timings_lock = threading.Lock()
 _timings: Dict[str, float] = defaultdict(float)
@@ -114,11 +115,18 @@ def compile_file(pt2: str, output: str, *, target: str = "cpu", weights: str = "
 class Module:
     """A loaded compiled model. Call it with torch tensors or NumPy arrays (CPU);
     inputs are passed without copies when C-contiguous, outputs come back as
-    tensors (torch in, torch out) or arrays sharing the runtime's buffers."""
+    tensors (torch in, torch out) or arrays sharing the runtime's buffers.
 
-    def __init__(self, path: str, weights: Optional[str] = None, plugins: Sequence[str] = ()):
+    A module compiled from an exported program (or a .pt2 that records its call
+    structure) is called like `ExportedProgram.module()`: the same positional and
+    keyword arguments, and the same result structure (tuples, lists, dicts) back.
+    `run` always takes and returns flat lists."""
+
+    def __init__(self, path: str, weights: Optional[str] = None, plugins: Sequence[str] = (),
+                 call_spec: Optional[CallSpec] = None):
         self.path = os.fspath(path)
         self._model = _kiln.Model(self.path, weights, list(plugins))
+        self.call_spec = call_spec
 
     @property
     def inputs(self):
@@ -155,8 +163,15 @@ class Module:
                     for o in outs]
         return list(outs)
 
-    def __call__(self, *inputs: Any):
-        outs = self.run(inputs)
+    def __call__(self, *args: Any, **kwargs: Any):
+        spec = self.call_spec
+        if spec is not None and spec.num_tensor_outputs == len(self.outputs):
+            return spec.unflatten_outputs(self.run(spec.flatten_inputs(args, kwargs)))
+        if kwargs:
+            raise TypeError(f"kiln.Module: keyword arguments ({', '.join(kwargs)}) need the "
+                            "program's call structure, which this module does not have "
+                            "(compile it from an ExportedProgram or a .pt2)")
+        outs = self.run(args)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def run_named(self, inputs: Sequence[Any]) -> Dict[str, Any]:
@@ -236,6 +251,7 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
             pt2 = os.fspath(program)
             if not os.path.exists(pt2):
                 raise FileNotFoundError(pt2)
+            call_spec = CallSpec.from_archive(pt2)
         else:
             import torch
             if not isinstance(program, torch.export.ExportedProgram):
@@ -250,6 +266,7 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
                 if fn is not None:
                     _point_traces_at(program, fn)
                 _record("export", time.perf_counter() - t0)
+            call_spec = CallSpec.from_exported_program(program)
             pt2 = os.path.join(tmp, "model.pt2")
             _save_exported(program, pt2)
         from . import library
@@ -263,7 +280,8 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
             hit = cache.lookup(key) if use_cache else None
             if hit:
                 try:
-                    m = Module(hit, pt2 if weights == "external" else None, plugins)
+                    m = Module(hit, pt2 if weights == "external" else None, plugins,
+                               None if grad else call_spec)
                     _count("cache_hits")
                     return m
                 except _kiln.KilnError:
@@ -273,4 +291,5 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
                      dump_dir=debug_dir, extra_args=["--grad"] if grad else [])
         if output is None:
             so = cache.store(key, so) if use_cache else cache.keep(so)
-        return Module(so, pt2 if weights == "external" else None, plugins)
+        return Module(so, pt2 if weights == "external" else None, plugins,
+                      None if grad else call_spec)

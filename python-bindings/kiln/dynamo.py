@@ -18,9 +18,11 @@ in `explanations()` and printed once as a warning; KILN_STRICT=1 makes it an err
 """
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import os
+import sys
 import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -42,6 +44,8 @@ def _debug_root() -> Optional[str]:
     root = os.environ.get("KILN_DEBUG_DIR") or os.path.join(os.getcwd(), "kiln_debug")
     run = os.path.join(root, f"run_{time.strftime('%Y%m%d_%H%M%S')}-pid_{os.getpid()}")
     os.makedirs(run, exist_ok=True)
+    print(f"kiln: KILN_DEBUG is set: writing each graph's FX code, exported program, IR and "
+          f"timings under {run}", file=sys.stderr)
     return run
 
 
@@ -158,7 +162,11 @@ def _export(gm, example_inputs, plan: _Plan):
             self.gm = gm
 
         def forward(self, *tensors):
-            out = self.gm(*plan.args(tensors))
+            # Run node by node with each Dynamo node's metadata current, so the
+            # exported nodes keep the user's stack traces (kiln's errors then name
+            # the user's line, not Dynamo's generated code).
+            with torch.fx.traceback.preserve_node_meta():
+                out = torch.fx.Interpreter(self.gm).run(*plan.args(tensors))
             out = tuple(out) if isinstance(out, (list, tuple)) else (out,)
             return tuple(o for o in out if o is not None)  # plan.none_outputs come back as None
 
@@ -205,19 +213,40 @@ def _new_entry(gm, kind: str):
     return gid, debug, entry
 
 
+def _write_timings(debug: str, before: Dict[str, float]) -> None:
+    """This graph's compile times (the process totals minus those before it)."""
+    after = compiler.compile_times()
+    mine = {k: round(v - before.get(k, 0.0), 6) for k, v in after.items() if v - before.get(k, 0.0) > 0}
+    with open(os.path.join(debug, "timings.json"), "w") as f:
+        json.dump(mine, f, indent=1)
+
+
+def _fallback(entry: Dict[str, Any], kind: str, gid: int, e: BaseException) -> str:
+    """Records why a graph runs in eager and says so: the first fallback of the
+    process is always printed on stderr, the others as warnings."""
+    reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+    entry["reason"] = reason
+    msg = f"kiln: {kind} graph {gid} runs in PyTorch eager: {reason}"
+    if not any(_ran_eager(x) and x is not entry for x in _explanations):
+        print(msg + " (KILN_STRICT=1 makes this an error; kiln.dynamo.summary() lists every "
+              "graph)", file=sys.stderr)
+    else:
+        warnings.warn(msg, stacklevel=3)
+    return reason
+
+
 def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     """Compiles one FX graph with kiln, or returns its eager forward with the reason recorded."""
     gid, debug, entry = _new_entry(gm, kind)
+    before = compiler.compile_times()
     try:
         plan, ep = _export_checked(gm, example_inputs, debug)
         module = compiler.compile(ep, use_cache=debug is None,
                                   debug_dir=os.path.join(debug, "kiln_ir") if debug else None)
     except (compiler.CompileError, _Unsupported, Exception) as e:  # noqa: B014
-        if os.environ.get("KILN_STRICT", "") not in ("", "0"):
+        if _strict():
             raise
-        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
-        entry["reason"] = reason
-        warnings.warn(f"kiln: {kind} graph {gid} runs in PyTorch eager: {reason}", stacklevel=2)
+        reason = _fallback(entry, kind, gid, e)
         if debug:
             with open(os.path.join(debug, "fallback.txt"), "w") as f:
                 f.write(reason + "\n")
@@ -225,8 +254,7 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     entry["compiled"] = True
     entry["reason"] = "compiled by kiln"
     if debug:
-        with open(os.path.join(debug, "timings.json"), "w") as f:
-            json.dump(compiler.compile_times(), f, indent=1)
+        _write_timings(debug, before)
 
     positions = plan.tensor_positions
 
@@ -288,8 +316,8 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
         fwd = compiler.compile(ep, debug_dir=os.path.join(debug, "kiln_ir") if debug else None, **kw)
         grad = compiler.compile(ep, grad=True, **kw)
     except (compiler.CompileError, _Unsupported, Exception) as e:  # noqa: B014
-        if os.environ.get("KILN_STRICT", "") not in ("", "0"):
-            raise
+        # Not an eager fallback (so not an error under KILN_STRICT): AOTAutograd
+        # hands kiln the forward and backward graphs instead.
         entry["reason"] = str(e).splitlines()[0] if str(e) else type(e).__name__
         if debug:
             with open(os.path.join(debug, "fallback.txt"), "w") as f:
@@ -316,8 +344,89 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
     return run
 
 
+# torch.compile(..., backend="kiln", options={...}): what each key does.
+OPTIONS = {
+    "strict": "bool: a graph kiln cannot compile is an error instead of running in eager "
+              "(as KILN_STRICT=1)",
+}
+_options: Dict[str, Any] = {}
+
+
+def _strict() -> bool:
+    if "strict" in _options:
+        return bool(_options["strict"])
+    return os.environ.get("KILN_STRICT", "") not in ("", "0")
+
+
+def _check_options(kwargs: Dict[str, Any]) -> None:
+    if kwargs.get("mode") in (None, "default"):
+        kwargs = {k: v for k, v in kwargs.items() if k != "mode"}
+    unknown_kw = [k for k in kwargs if k != "options"]
+    options = kwargs.get("options") or {}
+    if unknown_kw or not isinstance(options, dict):
+        raise TypeError("the kiln backend takes only options={...} (it has no modes), got "
+                        + ", ".join(f"{k}={kwargs[k]!r}" for k in unknown_kw or ["options"]))
+    unknown = [k for k in options if k not in OPTIONS]
+    if unknown:
+        known = "; ".join(f"{k}: {v}" for k, v in OPTIONS.items())
+        raise ValueError(f"unknown kiln backend option(s) {', '.join(map(repr, unknown))}; "
+                         f"kiln knows {known}")
+    _options.clear()
+    _options.update(options)
+
+
+def summary() -> Dict[str, Any]:
+    """What kiln did with the graphs Dynamo handed it in this process: how many it
+    compiled, how many ran in eager and why (the first reason; a training graph
+    that went through AOTAutograd is counted by its forward and backward graphs),
+    and Dynamo's own
+    graph breaks (code Dynamo never handed to any backend)."""
+    eager = [e for e in _explanations if _ran_eager(e)]
+    breaks = _graph_breaks()
+    return {
+        "graphs": len(_explanations) - len([e for e in _explanations
+                                            if e["kind"] == "training" and not e["compiled"]]),
+        "compiled": len([e for e in _explanations if e["compiled"]]),
+        "eager": len(eager),
+        "first_eager_reason": eager[0]["reason"] if eager else None,
+        "graph_breaks": sum(breaks.values()),
+        "first_graph_break": next(iter(breaks), None),
+    }
+
+
+def _ran_eager(entry: Dict[str, Any]) -> bool:
+    """Whether a graph ran in PyTorch eager. A training graph kiln could not
+    differentiate itself did not: AOTAutograd handed kiln its forward and backward
+    graphs, which have entries of their own."""
+    return not entry["compiled"] and entry["kind"] != "training"
+
+
+def _graph_breaks() -> Dict[str, int]:
+    try:
+        from torch._dynamo.utils import counters
+        return dict(counters["graph_break"])
+    except Exception:  # noqa: BLE001 - an older or newer Dynamo without the counter
+        return {}
+
+
+def _summary_at_exit() -> None:
+    """At the end of a run that used the backend: a line when anything ran in eager,
+    or when Dynamo never handed kiln a graph."""
+    s = summary()
+    if s["eager"]:
+        print(f"kiln: {s['compiled']} of {s['graphs']} graphs ran compiled by kiln, {s['eager']} "
+              f"in PyTorch eager (first reason: {s['first_eager_reason']})", file=sys.stderr)
+    elif s["graphs"] == 0 and s["graph_breaks"]:
+        print(f"kiln: Dynamo handed kiln no graph; its first graph break: "
+              f"{s['first_graph_break']}", file=sys.stderr)
+
+
+atexit.register(_summary_at_exit)
+
+
 def kiln_backend(gm, example_inputs, **kwargs):
     """The Dynamo backend registered as "kiln" (entry point torch_dynamo_backends)."""
+    _check_options(kwargs)
     if _needs_grad(gm, example_inputs):
         trained = _compile_training(gm, example_inputs)
         if trained is not None:

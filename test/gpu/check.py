@@ -170,6 +170,10 @@ def main():
                 print(f"{case} [{name}] vs {reference}: kiln-run failed:\n{text}")
                 torch_ok = False
                 continue
+            if len(got) != len(outs):
+                print(f"{case} [{name}] vs {reference}: {len(got)} outputs, expected {len(outs)}: MISMATCH")
+                torch_ok = False
+                continue
             for k, (g, o) in enumerate(zip(got, outs)):
                 ok, mabs, rel, detail = compare(g, np.load(o), rtol, args.atol)
                 torch_rel = max(torch_rel, rel)
@@ -177,6 +181,10 @@ def main():
                 print(f"{case} [{name}] output {k} vs {reference}: max abs {mabs:.3g}, rel L2 {rel:.3g}: "
                       f"{'OK' if ok else 'MISMATCH ' + detail}")
         sample = [np.load(p) for p in sample_sets(mdir)[0][1]]
+        if args.random and not os.path.exists(cpu_so):
+            # The differential check needs kiln's CPU build: its absence is a failure, not a skip.
+            print(f"{case}: no CPU build ({cpu_so}) for the GPU-vs-CPU check: FAIL")
+            rand_ok = False
         for r in range(args.random if os.path.exists(cpu_so) else 0):
             with tempfile.TemporaryDirectory() as tmp:
                 paths = []
@@ -189,6 +197,10 @@ def main():
                 got, t2 = outputs_of(kiln_run, gpu_so, paths, env, ["--device", "cuda", *wopt])
                 if want is None or got is None:
                     print(f"{case} random {r}: kiln-run failed:\n{t1 if want is None else t2}")
+                    rand_ok = False
+                    continue
+                if len(got) != len(want):
+                    print(f"{case} random {r}: GPU gave {len(got)} outputs, CPU {len(want)}: MISMATCH")
                     rand_ok = False
                     continue
                 for k, (g, w) in enumerate(zip(got, want)):

@@ -188,8 +188,9 @@ def main():
                 cpu_failed = 1
                 print(p.stdout + p.stderr)
             print(f"cpu {status} {label}")
+            # With graphs: three runs, so the replayed graph's outputs are checked.
             lines.append(f"check {label} cases/{case['name']}/cuda.so "
-                         + " ".join(f'"{x}"' for x in args) + " || failed=1")
+                         + " ".join(f'"{x}"' for x in args) + " --runs 3 || failed=1")
             lines.append(f"check {label}/no-graphs cases/{case['name']}/cuda.so "
                          + " ".join(f'"{x}"' for x in args) + " --no-cuda-graphs || failed=1")
         os.remove(os.path.join(d, "cpu.so"))

@@ -2,7 +2,8 @@
 # The corpus round trip on a GPU: every case test/gpu/pack.sh packed (each
 # shared corpus case compiled with --target=cuda, its sample inputs and
 # PyTorch's float32 outputs) runs through `kiln-run --device cuda --expect`,
-# once with CUDA graphs (the default) and once kernel by kernel; one line per
+# with CUDA graphs (the default; three runs, so replays are checked) and
+# once kernel by kernel; one line per
 # case and a count. Tolerances are the corpus README's: |kiln - torch| <=
 # 1e-5 + rtol * |torch| elementwise, rtol 1e-4, 1e-3 for the 224x224 CNNs,
 # for the plain float32 build (--cuda-tf32=none). Where the default build
@@ -47,7 +48,9 @@ for dir in "$pack"/models/*/; do
   for f in $(ls -v "$dir"/output*.npy); do args+=(--expect "$f"); done
   ok=1 detail=""
   for mode in graphs no-graphs; do
-    extra=(); [ $mode == no-graphs ] && extra=(--no-cuda-graphs)
+    # With graphs, three runs: the first captures, the later ones replay the
+    # captured graph, and --expect checks the last run's outputs.
+    extra=(--runs 3); [ $mode == no-graphs ] && extra=(--no-cuda-graphs)
     if ! text=$("$kiln_run" "${args[@]}" "${extra[@]}" 2>&1); then ok=0; fi
     # "output0 vs 'path': max abs err E (..., rel ...): OK": keep what follows the path.
     detail+="$mode: $(echo "$text" | sed -n "s/^.* vs '[^']*': //p" | tr '\n' ';' | sed 's/;$//')"

@@ -1,6 +1,7 @@
 """pytest setup for the kiln Python package: the package under test is the one in
 the build tree (KILN_BUILD_DIR/python-bindings, put on sys.path by CTest), and
-every test session gets its own empty compile cache."""
+every test session gets its own empty compile cache, and every test runs with
+KILN_STRICT=1 unless it is marked `fallback`."""
 import os
 import sys
 
@@ -29,6 +30,22 @@ def corpus():
 @pytest.fixture(scope="session")
 def example_plugin():
     return os.path.join(BUILD_DIR, "lib", "libkiln_example_ops.so")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fallback: the test is about graphs running in eager, so "
+                            "KILN_STRICT is off for it")
+
+
+@pytest.fixture(autouse=True)
+def _strict(request, monkeypatch):
+    """Every test runs with KILN_STRICT=1 (a graph kiln cannot compile fails the
+    test instead of passing in eager), except those marked `fallback`."""
+    if request.node.get_closest_marker("fallback"):
+        monkeypatch.delenv("KILN_STRICT", raising=False)
+    else:
+        monkeypatch.setenv("KILN_STRICT", "1")
+    yield
 
 
 @pytest.fixture(autouse=True)

@@ -89,6 +89,7 @@ model with when bisecting numerical problems.
                      process may run on)
   --weights F.pt2    read external weights from this archive (.so only)
   --plugin LIB.so    load a plugin (custom op kernels) first; repeatable
+  --version          print kiln's version and the runtime's C ABI version
   --help             this text
 Exit codes: 0 success, 1 an output differs from --expect, 2 bad usage or input
 (missing file, wrong count, dtype, rank, shape, dynamic dim out of range) or a
@@ -132,6 +133,7 @@ Options parseArgs(const std::vector<std::string> &args) {
       return args[++i];
     };
     if (a == "--help" || a == "-h") o.help = true;
+    else if (a == "--version") o.version = true;
     else if (a == "--input") o.inputs.push_back(next());
     else if (a == "--expect") o.expects.push_back(next());
     else if (a == "--cotangent") o.cotangents.push_back(next());
@@ -193,7 +195,7 @@ Options parseArgs(const std::vector<std::string> &args) {
       haveModel = true;
     }
   }
-  if (!o.help && !haveModel) usageError("no model given (see --help)");
+  if (!o.help && !o.version && !haveModel) usageError("no model given (see --help)");
   return o;
 }
 
@@ -613,6 +615,42 @@ Tolerance torchTolerance(DType t) {
   }
 }
 
+/// "min -1.2 max 3.4 mean 0.1" (with a count of NaN and infinite elements
+/// where there are any) or, for integers and bool, min and max.
+std::string describeOutput(const Tensor &t0) {
+  Tensor t = t0.contiguous();
+  std::ostringstream s;
+  int64_t n = t.numel();
+  if (n == 0) return "empty";
+  if (!isFloatingPoint(t.dtype())) {
+    int64_t lo = elementAsInt64(t, 0), hi = lo;
+    for (int64_t i = 1; i < n; ++i) {
+      int64_t v = elementAsInt64(t, i);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    s << "min " << lo << " max " << hi;
+    return s.str();
+  }
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  int64_t nonFinite = 0, finite = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = elementAsDouble(t, i);
+    if (!std::isfinite(v)) {
+      ++nonFinite;
+      continue;
+    }
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+    ++finite;
+  }
+  s << std::setprecision(6);
+  if (finite) s << "min " << lo << " max " << hi << " mean " << sum / static_cast<double>(finite);
+  if (nonFinite) s << (finite ? ", " : "") << nonFinite << " of " << n << " elements NaN or infinite";
+  return s.str();
+}
+
 Comparison compareTensors(const Tensor &actual0, const Tensor &expected0, double rtol, double atol) {
   Comparison c;
   // bf16 data travels as f32 .npy files, so a bf16 output is compared with f32 data.
@@ -827,6 +865,11 @@ int gradcheck(Executable &exe, const Options &o, const std::vector<bool> &isGrad
 
 int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
   Options o = parseArgs(args);
+  if (o.version) {
+    uint32_t abi = kiln_abi_version();
+    out << "kiln-run " KILN_VERSION_STRING " (runtime C ABI " << (abi >> 16) << "." << (abi & 0xffff) << ")\n";
+    return kExitOk;
+  }
   if (o.help) {
     out << usage();
     return kExitOk;
@@ -1005,13 +1048,25 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     }
   }
 
+  // Nothing to compare against: say what the run gave, one line per output.
+  if (expects.empty() && o.expectGrads.empty() && o.expectParams.empty()) {
+    for (size_t i = 0; i < outputs.size(); ++i)
+      out << exe->outputName(i) << ": " << describeOutput(outputs[i]) << "\n";
+    out << "kiln-run: ran " << (o.runs > 1 ? std::to_string(o.runs) + " times" : std::string("once")) << ", "
+        << outputs.size() << " output" << (outputs.size() == 1 ? "" : "s")
+        << (o.outputDir.empty() ? "" : " written to '" + o.outputDir + "'") << "\n";
+  }
+
   if (o.bench > 0) {
     long warmup = std::min<long>(std::max<long>(o.bench / 10, 1), 10);
     std::vector<double> ms = exe->timeRuns(inputs, warmup, o.bench);
     std::sort(ms.begin(), ms.end());
     auto pct = [&](double p) { return ms[std::min(ms.size() - 1, (size_t)std::ceil(p * ms.size()) - (p > 0 ? 1 : 0))]; };
+    // The median of an even count is the mean of the middle two.
+    size_t mid = ms.size() / 2;
+    double median = ms.size() % 2 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
     out << std::fixed << std::setprecision(4) << "bench: " << o.bench << " runs after " << warmup
-        << " warm-up: min " << ms.front() << " ms, median " << pct(0.5) << " ms, p90 " << pct(0.9)
+        << " warm-up: min " << ms.front() << " ms, median " << median << " ms, p90 " << pct(0.9)
         << " ms (" << exe->timing() << ")\n";
     out.unsetf(std::ios::fixed);
   }

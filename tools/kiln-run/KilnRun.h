@@ -50,6 +50,7 @@ struct Options {
   long bench = 0;
   int threads = 0;  ///< --threads: a compiled CPU model's thread count; 0: the runtime's default
   bool help = false;
+  bool version = false;
 };
 
 /// Parses the command line (argv[0] is the program). Throws RunError(kExitUsage).
