@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Regex.h"
 
 #include <functional>
@@ -69,6 +70,8 @@ std::string locationString(Location loc) {
 
 FailureOr<RankedTensorType> GraphImporter::tensorType(StringRef name, Location loc) {
   const Object *meta = tensorValues ? tensorValues->getObject(name) : nullptr;
+  if (!meta)
+    meta = expandedTensorValues.getObject(name);
   if (!meta)
     return ((void)fail(loc, "no tensor metadata for value '" + name + "'"), failure());
   auto dtype = meta->getInteger("dtype");
@@ -488,6 +491,10 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
   opName.consume_front("torch.ops.");
   NodeDecision decision{node.getString("name").value_or("").str(), opName.str(),
                         locationString(loc), NodeDecision::Compiled, ""};
+  // Composite ops: the decomposition table shared with the eager runtime
+  // comes first, so both run the same decomposition.
+  if (hasCompositeRule(target.str()) && importComposite(node, loc, decision, ok))
+    return;
   auto it = handlers.find(target);
   if (it != handlers.end()) {
     decision.why = "lowered by kiln";
@@ -535,13 +542,108 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
     decision.kind = NodeDecision::Unsupported;
     decision.why = "neither kiln nor a loaded plugin defines this op";
     if (!explainOnly) {
+      bool isAten = opName.starts_with("aten.");
       emitError(loc) << "unsupported operator '" << opName << "' (node '" << decision.node
-                     << "'): kiln has no conversion for it"
-                     << " and no loaded plugin defines it";
+                     << "')" << nodeDtypes(node)
+                     << ": kiln has no conversion or decomposition for it"
+                     << " and no loaded plugin defines it; "
+                     << (isAten ? "what works today: export in Core ATen IR "
+                                  "(ep.run_decompositions()) where PyTorch decomposes it, or "
+                                  "define it in a plugin (--plugin LIB.so, docs/custom-ops.md)"
+                                : "load the plugin that defines it (--plugin LIB.so, "
+                                  "docs/custom-ops.md)")
+                     << "; 'kiln-compile --explain' shows how each node is handled and "
+                        "docs/op-coverage.md what kiln supports";
       ok = false;
     }
   }
   decisions.push_back(decision);
+}
+
+std::string GraphImporter::nodeDtypes(const Object &node) {
+  // The dtypes of the node's tensor inputs, in order and without repeats.
+  SmallVector<std::string> names;
+  const Array *ins = node.getArray("inputs");
+  for (const json::Value &in : ins ? *ins : Array()) {
+    const Object *o = in.getAsObject();
+    const Object *arg = o ? o->getObject("arg") : nullptr;
+    const Object *t = arg ? arg->getObject("as_tensor") : nullptr;
+    if (!t)
+      continue;
+    auto ty = tensorType(t->getString("name").value_or(""), archiveLoc);
+    if (failed(ty))
+      continue;
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    Type e = ty->getElementType();
+    if (e.isF32()) os << "float32";
+    else if (e.isF64()) os << "float64";
+    else if (e.isF16()) os << "float16";
+    else if (e.isBF16()) os << "bfloat16";
+    else if (e.isInteger(1)) os << "bool";
+    else if (e.isUnsignedInteger(8)) os << "uint8";
+    else if (auto i = dyn_cast<IntegerType>(e)) os << "int" << i.getWidth();
+    else os << e;
+    if (!llvm::is_contained(names, s))
+      names.push_back(s);
+  }
+  if (names.empty())
+    return "";
+  return " on " + llvm::join(names, ", ") + " tensors";
+}
+
+bool GraphImporter::importComposite(const Object &node, Location loc, NodeDecision &decision,
+                                    bool &ok) {
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    os << json::Value(Object(node));
+  }
+  auto metaOf = [&](const std::string &name) -> std::string {
+    const Object *meta = tensorValues ? tensorValues->getObject(name) : nullptr;
+    if (!meta)
+      meta = expandedTensorValues.getObject(name);
+    if (!meta)
+      return "";
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    os << json::Value(Object(*meta));
+    return out;
+  };
+  std::string err;
+  std::optional<CompositeExpansion> e = expandCompositeNode(text, metaOf, err);
+  if (!err.empty()) {
+    decision.kind = NodeDecision::Unsupported;
+    decision.why = err;
+    decisions.push_back(decision);
+    if (!explainOnly)
+      emitError(loc) << err;
+    ok = false;
+    return true;
+  }
+  if (!e)
+    return false;
+  auto nodes = json::parse(e->nodes);
+  auto values = json::parse(e->tensorValues);
+  if (!nodes || !values || !nodes->getAsArray() || !values->getAsObject()) {
+    if (!nodes)
+      llvm::consumeError(nodes.takeError());
+    if (!values)
+      llvm::consumeError(values.takeError());
+    emitError(loc) << "the decomposition of '" << decision.op << "' is malformed";
+    ok = false;
+    return true;
+  }
+  for (auto &kv : *values->getAsObject())
+    expandedTensorValues[kv.first] = kv.second;
+  decision.kind = NodeDecision::Decomposed;
+  decision.why = "decomposed by kiln's composite table: " + e->rule;
+  decisions.push_back(decision);
+  expandedNodes.push_back(std::move(*nodes));
+  for (const json::Value &v : *expandedNodes.back().getAsArray())
+    if (const Object *sub = v.getAsObject())
+      importNode(*sub, ok);
+  return true;
 }
 
 FailureOr<ImportedProgram> GraphImporter::run() {

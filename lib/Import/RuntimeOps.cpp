@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Import/RuntimeOps.h"
 
+#include "kiln/decompose.h"
 #include "kiln/dispatcher.h"
 #include "kiln/schema.h"
 
@@ -73,6 +74,30 @@ std::optional<RuntimeOpInfo> lookupRuntimeOp(const std::string &qualifiedName) {
       info.kernelKeys.push_back(dispatchKeyName(k));
     return info;
   } catch (const std::exception &) {
+    return std::nullopt;
+  }
+}
+
+bool hasCompositeRule(const std::string &target) {
+  try {
+    return decomp::hasRule(target);
+  } catch (const std::exception &) {
+    return false;
+  }
+}
+
+std::optional<CompositeExpansion>
+expandCompositeNode(const std::string &nodeJson,
+                    const std::function<std::string(const std::string &)> &metaOf,
+                    std::string &err) {
+  err.clear();
+  try {
+    auto e = decomp::expand(nodeJson, metaOf);
+    if (!e)
+      return std::nullopt;
+    return CompositeExpansion{e->nodes, e->tensorValues, e->rule};
+  } catch (const std::exception &ex) {
+    err = ex.what();
     return std::nullopt;
   }
 }

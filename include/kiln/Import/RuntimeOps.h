@@ -10,6 +10,7 @@
 #define KILN_IMPORT_RUNTIMEOPS_H
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,23 @@ struct RuntimeOpInfo {
 bool loadRuntimePlugin(const std::string &path, std::string &err);
 /// The dispatcher's view of "ns::name" / "ns::name.overload", if defined.
 std::optional<RuntimeOpInfo> lookupRuntimeOp(const std::string &qualifiedName);
+
+/// A composite node expanded by the runtime's decomposition table
+/// (kiln/decompose.h): the nodes and the new tensor metadata, as JSON text.
+struct CompositeExpansion {
+  std::string nodes, tensorValues, rule;
+};
+
+/// True if the decomposition table has a rule for `target`
+/// ("torch.ops.aten.hardswish.default").
+bool hasCompositeRule(const std::string &target);
+/// Expands `nodeJson` with the table; `metaOf` gives a tensor value's
+/// metadata as JSON text ("" if unknown). std::nullopt with `err` empty when
+/// no rule applies, with `err` set when the node does not fit its rule.
+std::optional<CompositeExpansion>
+expandCompositeNode(const std::string &nodeJson,
+                    const std::function<std::string(const std::string &)> &metaOf,
+                    std::string &err);
 
 } // namespace kiln
 

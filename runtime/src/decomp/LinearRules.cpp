@@ -1,0 +1,48 @@
+// kiln runtime — composite rules: products of vectors and matrices.
+#include "Rules.h"
+
+namespace kiln::decomp {
+
+const char *const kLinearRules = R"(
+# vdot on real tensors is dot
+def vdot(Tensor self, Tensor other) -> Tensor
+  r = aten::dot.default(self=self, tensor=other)
+  return r
+# addr = beta * self + alpha * outer(vec1, vec2)
+def addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+  when float self
+  a = aten::unsqueeze.default(self=vec1, dim=1) : dims vec1 [@0, 1]
+  o = aten::mul.Tensor(self=a, other=vec2) : bcast a vec2
+  s = aten::mul.Tensor(self=o, other=alpha) : like o
+  b = aten::mul.Tensor(self=self, other=beta) : like self
+  r = aten::add.Tensor(self=b, other=s)
+  return r
+# addbmm = beta * self + alpha * sum_b(batch1[b] @ batch2[b])
+def addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+  when float self
+  m = aten::bmm.default(self=batch1, mat2=batch2) : dims batch1 [@0, @1, batch2@2]
+  s = aten::sum.dim_IntList(self=m, dim=[0], keepdim=False, dtype=None) : dims batch1 [@1, batch2@2]
+  t = aten::mul.Tensor(self=s, other=alpha) : like s
+  b = aten::mul.Tensor(self=self, other=beta) : like self
+  r = aten::add.Tensor(self=b, other=t)
+  return r
+
+# inner of vectors is dot; of matrices, a @ b.T
+def inner(Tensor self, Tensor other) -> Tensor
+  when rank self == 1
+  when rank other == 1
+  r = aten::dot.default(self=self, tensor=other)
+  return r
+def inner(Tensor self, Tensor other) -> Tensor
+  when rank self == 2
+  when rank other == 2
+  t = aten::t.default(self=other) : dims other [@1, @0]
+  r = aten::mm.default(self=self, mat2=t)
+  return r
+# conv1d: convolution over one spatial dim
+def conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+  r = aten::convolution.default(input=input, weight=weight, bias=bias, stride=stride, padding=padding, dilation=dilation, transposed=False, output_padding=[0], groups=groups)
+  return r
+)";
+
+} // namespace kiln::decomp
