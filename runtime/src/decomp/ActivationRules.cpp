@@ -28,6 +28,12 @@ def glu(Tensor self, int dim=-1) -> Tensor
 
 # prelu: x where x > 0, else weight * x, the weight on dim 1 (its channel dim)
 def prelu(Tensor self, Tensor weight) -> Tensor
+  when rank weight == 0
+  p = aten::gt.Scalar(self=self, other=0) : like self as bool
+  m = aten::mul.Tensor(self=weight, other=self) : like self
+  r = aten::where.self(condition=p, self=self, other=m)
+  return r
+def prelu(Tensor self, Tensor weight) -> Tensor
   when rank self == 1
   p = aten::gt.Scalar(self=self, other=0) : like self as bool
   m = aten::mul.Tensor(self=weight, other=self) : bcast self weight
@@ -87,6 +93,19 @@ def _safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
   i = aten::logical_and.default(self=f, other=n) : like self as bool
   a = aten::all.dim(self=i, dim=dim, keepdim=True) : reduce self dim True as bool
   r = aten::where.self(condition=a, self=0.0, other=s)
+  return r
+
+# Backward of _softmax: y * (g - sum(g * y, dim))
+def _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+  m = aten::mul.Tensor(self=grad_output, other=output) : like output
+  s = aten::sum.dim_IntList(self=m, dim=[dim], keepdim=True, dtype=None) : reduce output dim True
+  d = aten::sub.Tensor(self=grad_output, other=s) : like output
+  r = aten::mul.Tensor(self=output, other=d)
+  return r
+def native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+  m = aten::_to_copy.default(self=mask, dtype=dtype(grad_output)) : like mask as grad_output
+  p = aten::mul.Tensor(self=grad_output, other=m) : like grad_output
+  r = aten::mul.Tensor(self=p, other=scale)
   return r
 )";
 

@@ -140,6 +140,37 @@ def real(Tensor(a) self) -> Tensor(a)
 def isreal(Tensor self) -> Tensor
   r = aten::ones_like.default(self=self, dtype=#bool)
   return r
+
+# angle of a real number: pi where negative, 0 elsewhere, NaN kept
+def angle(Tensor self) -> Tensor
+  when float self
+  n = aten::lt.Scalar(self=self, other=0) : like self as bool
+  c = aten::_to_copy.default(self=n, dtype=dtype(self)) : like self
+  a = aten::mul.Tensor(self=c, other=3.141592653589793) : like self
+  i = aten::isnan.default(self=self) : like self as bool
+  r = aten::where.self(condition=i, self=self, other=a)
+  return r
+def special_xlog1py(Tensor self, Tensor other) -> Tensor
+  when float self
+  z = aten::eq.Scalar(self=self, other=0) : like self as bool
+  l = aten::log1p.default(self=other) : like other
+  m = aten::mul.Tensor(self=self, other=l) : bcast self other
+  w = aten::where.self(condition=z, self=0.0, other=m) : like m
+  n = aten::isnan.default(self=other) : like other as bool
+  r = aten::where.self(condition=n, self=other, other=w)
+  return r
+# ndtr(x) = (1 + erf(x / sqrt 2)) / 2
+def special_ndtr(Tensor self) -> Tensor
+  when float self
+  s = aten::mul.Tensor(self=self, other=0.7071067811865476) : like self
+  e = aten::erf.default(self=s) : like self
+  a = aten::add.Tensor(self=e, other=1) : like self
+  r = aten::mul.Tensor(self=a, other=0.5)
+  return r
+# bucketize is searchsorted with the arguments swapped
+def bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+  r = aten::searchsorted.Tensor(sorted_sequence=boundaries, self=self, out_int32=out_int32, right=right, side=None, sorter=None)
+  return r
 )";
 
 } // namespace kiln::decomp

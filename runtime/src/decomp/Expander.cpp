@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -698,20 +699,31 @@ private:
     } else if (m.kind == Meta::Dims) {
       json t = tensorMeta(m.refs[0]);
       dtype = t.at("dtype");
-      for (const std::string &e : m.entries) {
-        size_t at = e.find('@');
-        if (at != std::string::npos) {
-          // "@k": dim k of X; "Y@k": dim k of Y.
-          json other = at ? tensorMeta(e.substr(0, at)) : t;
-          const json &src = other.at("sizes");
-          int64_t r2 = src.size();
-          int64_t k = std::stoll(e.substr(at + 1));
-          if (k < 0) k += r2;
-          if (k < 0 || k >= r2) throw Error("kiln: " + ctx + ": a rule reads dim " + e + " of a rank-" + std::to_string(r2) + " tensor");
-          sizes.push_back(src[k]);
-        } else {
-          sizes.push_back({{"as_int", std::stoll(e)}});
+      // One entry: "3", "@k" / "Y@k" (a dim), "A*B" (a product), "A|B" (the smaller).
+      std::function<json(const std::string &)> entry = [&](const std::string &e) -> json {
+        for (char op : {'*', '|'}) {
+          size_t k = e.find(op);
+          if (k == std::string::npos) continue;
+          json a = entry(e.substr(0, k)), b = entry(e.substr(k + 1));
+          if (a.contains("as_int") && b.contains("as_int")) {
+            int64_t x = a["as_int"], y = b["as_int"];
+            return {{"as_int", op == '*' ? x * y : std::min(x, y)}};
+          }
+          return {{"as_expr", {{"expr_str", e}}}}; // symbolic: dynamic
         }
+        size_t at = e.find('@');
+        if (at == std::string::npos) return {{"as_int", std::stoll(e)}};
+        json other = at ? tensorMeta(e.substr(0, at)) : t;
+        const json &src = other.at("sizes");
+        int64_t r2 = src.size();
+        int64_t k = std::stoll(e.substr(at + 1));
+        if (k < 0) k += r2;
+        if (k < 0 || k >= r2)
+          throw Error("kiln: " + ctx + ": a rule reads dim " + e + " of a rank-" + std::to_string(r2) + " tensor");
+        return src[k];
+      };
+      for (const std::string &e : m.entries) {
+        sizes.push_back(entry(e));
       }
     }
     if (!m.as.empty()) {

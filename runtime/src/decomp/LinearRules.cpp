@@ -43,6 +43,47 @@ def inner(Tensor self, Tensor other) -> Tensor
 def conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
   r = aten::convolution.default(input=input, weight=weight, bias=bias, stride=stride, padding=padding, dilation=dilation, transposed=False, output_padding=[0], groups=groups)
   return r
+
+# cross products of 3-vectors along dim: roll(a, -1) roll(b, -2) - roll(a, -2) roll(b, -1)
+def linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+  when float self
+  a1 = aten::roll.default(self=self, shifts=[-1], dims=[dim]) : like self
+  a2 = aten::roll.default(self=self, shifts=[-2], dims=[dim]) : like self
+  b1 = aten::roll.default(self=other, shifts=[-1], dims=[dim]) : like other
+  b2 = aten::roll.default(self=other, shifts=[-2], dims=[dim]) : like other
+  p = aten::mul.Tensor(self=a1, other=b2) : bcast a1 b2
+  q = aten::mul.Tensor(self=a2, other=b1) : bcast a2 b1
+  r = aten::sub.Tensor(self=p, other=q)
+  return r
+def cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+  when dim is not None
+  r = aten::linalg_cross.default(self=self, other=other, dim=dim)
+  return r
+# bilinear: x1^T W x2 (+ bias), one einsum
+def bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+  when rank input1 == 2
+  when bias is None
+  r = aten::einsum.default(equation='bi,oij,bj->bo', tensors=[input1, weight, input2], path=None)
+  return r
+def bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+  when rank input1 == 2
+  e = aten::einsum.default(equation='bi,oij,bj->bo', tensors=[input1, weight, input2], path=None) : dims input1 [@0, weight@0]
+  r = aten::add.Tensor(self=e, other=bias)
+  return r
+def linalg_multi_dot(Tensor[] tensors) -> Tensor
+  when len tensors == 2
+  when rank tensors.0 == 2
+  when rank tensors.1 == 2
+  r = aten::mm.default(self=tensors.0, mat2=tensors.1)
+  return r
+def linalg_multi_dot(Tensor[] tensors) -> Tensor
+  when len tensors == 3
+  when rank tensors.0 == 2
+  when rank tensors.1 == 2
+  when rank tensors.2 == 2
+  a = aten::mm.default(self=tensors.0, mat2=tensors.1) : dims tensors.0 [@0, tensors.1@1]
+  r = aten::mm.default(self=a, mat2=tensors.2)
+  return r
 )";
 
 } // namespace kiln::decomp

@@ -244,6 +244,98 @@ def cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int redu
   l = aten::_log_softmax.default(self=self, dim=0, half_to_float=False) : like self
   r = aten::nll_loss_nd.default(self=l, target=target, weight=weight, reduction=reduction, ignore_index=ignore_index)
   return r
+
+# poisson_nll_loss with the Stirling term t log t - t + log(2 pi t) / 2 where t > 1
+def poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+  when float input
+  when log_input == True
+  e = aten::exp.default(self=input) : like input
+  t = aten::mul.Tensor(self=target, other=input) : bcast input target
+  l = aten::sub.Tensor(self=e, other=t) : like t
+  s = kiln::stirling(target=target) : like target
+  a = aten::add.Tensor(self=l, other=s) : like t
+  r = kiln::loss_reduction(self=a, reduction=reduction)
+  return r
+def poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+  when float input
+  p = aten::add.Tensor(self=input, other=eps) : like input
+  lg = aten::log.default(self=p) : like input
+  t = aten::mul.Tensor(self=target, other=lg) : bcast input target
+  l = aten::sub.Tensor(self=input, other=t) : like t
+  s = kiln::stirling(target=target) : like target
+  a = aten::add.Tensor(self=l, other=s) : like t
+  r = kiln::loss_reduction(self=a, reduction=reduction)
+  return r
+def kiln::stirling(Tensor target) -> Tensor
+  lt = aten::log.default(self=target) : like target
+  a = aten::mul.Tensor(self=target, other=lt) : like target
+  b = aten::sub.Tensor(self=a, other=target) : like target
+  c = aten::add.Tensor(self=lt, other=1.8378770664093453) : like target
+  d = aten::mul.Tensor(self=c, other=0.5) : like target
+  e = aten::add.Tensor(self=b, other=d) : like target
+  g = aten::gt.Scalar(self=target, other=1) : like target as bool
+  r = aten::where.self(condition=g, self=e, other=0.0)
+  return r
+# nll_loss over [N, C] scores: -w[t] x[n, t], ignored targets weigh 0
+def nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
+  when rank self == 2
+  m = aten::ne.Scalar(self=target, other=ignore_index) : like target as bool
+  t = aten::where.self(condition=m, self=target, other=0) : like target
+  u = aten::unsqueeze.default(self=t, dim=1) : dims target [@0, 1]
+  g = aten::gather.default(self=self, dim=1, index=u, sparse_grad=False) : dims target [@0, 1] as self
+  s = aten::squeeze.dim(self=g, dim=1) : like target as self
+  w = kiln::class_weight(weight=weight, index=t, like=s) : like s
+  wm = aten::where.self(condition=m, self=w, other=0.0) : like s
+  l = aten::mul.Tensor(self=s, other=wm) : like s
+  n = aten::neg.default(self=l) : like s
+  o, tw = kiln::nll_reduction(self=n, weight=wm, reduction=reduction)
+  return o, tw
+def kiln::class_weight(Tensor? weight, Tensor index, Tensor like) -> Tensor
+  when weight is None
+  r = aten::ones_like.default(self=like)
+  return r
+def kiln::class_weight(Tensor? weight, Tensor index, Tensor like) -> Tensor
+  r = aten::index_select.default(self=weight, dim=0, index=index)
+  return r
+def kiln::nll_reduction(Tensor self, Tensor weight, int reduction) -> (Tensor, Tensor)
+  when reduction == 0
+  tw = aten::sum.default(self=weight, dtype=None)
+  return self, tw
+def kiln::nll_reduction(Tensor self, Tensor weight, int reduction) -> (Tensor, Tensor)
+  when reduction == 1
+  tw = aten::sum.default(self=weight, dtype=None)
+  s = aten::sum.default(self=self, dtype=None) : reduce self None False
+  r = aten::div.Tensor(self=s, other=tw)
+  return r, tw
+def kiln::nll_reduction(Tensor self, Tensor weight, int reduction) -> (Tensor, Tensor)
+  when reduction == 2
+  tw = aten::sum.default(self=weight, dtype=None)
+  r = aten::sum.default(self=self, dtype=None)
+  return r, tw
+# cosine_embedding_loss: 1 - cos where target is 1, max(0, cos - margin) where it is -1
+def cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., int reduction=1) -> Tensor
+  when float input1
+  p = aten::mul.Tensor(self=input1, other=input2) : bcast input1 input2
+  ps = aten::sum.dim_IntList(self=p, dim=[-1], keepdim=False, dtype=None) : reduce p -1 False
+  q1 = aten::mul.Tensor(self=input1, other=input1) : like input1
+  s1 = aten::sum.dim_IntList(self=q1, dim=[-1], keepdim=False, dtype=None) : reduce input1 -1 False
+  m1 = aten::add.Tensor(self=s1, other=1e-12) : like s1
+  q2 = aten::mul.Tensor(self=input2, other=input2) : like input2
+  s2 = aten::sum.dim_IntList(self=q2, dim=[-1], keepdim=False, dtype=None) : reduce input2 -1 False
+  m2 = aten::add.Tensor(self=s2, other=1e-12) : like s2
+  mm = aten::mul.Tensor(self=m1, other=m2) : bcast m1 m2
+  d = aten::sqrt.default(self=mm) : like mm
+  c = aten::div.Tensor(self=ps, other=d) : like ps
+  pos = aten::rsub.Scalar(self=c, other=1) : like ps
+  cm = aten::sub.Tensor(self=c, other=margin) : like ps
+  neg = aten::clamp_min.default(self=cm, min=0) : like ps
+  t1 = aten::eq.Scalar(self=target, other=1) : like target as bool
+  o1 = aten::where.self(condition=t1, self=pos, other=0.0) : bcast ps target
+  t2 = aten::eq.Scalar(self=target, other=-1) : like target as bool
+  o2 = aten::where.self(condition=t2, self=neg, other=0.0) : bcast ps target
+  o = aten::add.Tensor(self=o1, other=o2) : like o1
+  r = kiln::loss_reduction(self=o, reduction=reduction)
+  return r
 )";
 
 } // namespace kiln::decomp

@@ -176,6 +176,27 @@ def linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
   m = aten::mul.Tensor(self=x, other=y) : bcast x y
   r = aten::sum.dim_IntList(self=m, dim=[dim], keepdim=False, dtype=None)
   return r
+
+# logcumsumexp = m + log(cumsum(exp(x - m))), m the max along dim (0 where infinite)
+def logcumsumexp(Tensor self, int dim) -> Tensor
+  when float self
+  m = aten::amax.default(self=self, dim=[dim], keepdim=True) : reduce self dim True
+  f = aten::isinf.default(self=m) : like m as bool
+  z = aten::where.self(condition=f, self=0.0, other=m) : like m
+  d = aten::sub.Tensor(self=self, other=z) : like self
+  e = aten::exp.default(self=d) : like self
+  c = aten::cumsum.default(self=e, dim=dim, dtype=None) : like self
+  l = aten::log.default(self=c) : like self
+  r = aten::add.Tensor(self=l, other=z)
+  return r
+def trace(Tensor self) -> Tensor
+  when rank self == 2
+  d = aten::diagonal.default(self=self, offset=0, dim1=0, dim2=1) : dims self [@0|@1]
+  r = aten::sum.default(self=d, dtype=None)
+  return r
+def argwhere(Tensor self) -> Tensor
+  r = aten::nonzero.default(self=self)
+  return r
 )";
 
 } // namespace kiln::decomp

@@ -107,6 +107,57 @@ def broadcast_tensors(Tensor[] tensors) -> Tensor[]
   b = aten::expand.default(self=tensors.1, size=bsizes(tensors.0 tensors.1 tensors.2), implicit=False)
   c = aten::expand.default(self=tensors.2, size=bsizes(tensors.0 tensors.1 tensors.2), implicit=False)
   return a, b, c
+
+def broadcast_tensors(Tensor[] tensors) -> Tensor[]
+  when len tensors == 4
+  a = aten::expand.default(self=tensors.0, size=bsizes(tensors.0 tensors.1 tensors.2 tensors.3), implicit=False)
+  b = aten::expand.default(self=tensors.1, size=bsizes(tensors.0 tensors.1 tensors.2 tensors.3), implicit=False)
+  c = aten::expand.default(self=tensors.2, size=bsizes(tensors.0 tensors.1 tensors.2 tensors.3), implicit=False)
+  d = aten::expand.default(self=tensors.3, size=bsizes(tensors.0 tensors.1 tensors.2 tensors.3), implicit=False)
+  return a, b, c, d
+# meshgrid of vectors: each viewed along its own dim, expanded to the grid
+def meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+  when len tensors == 1
+  when rank tensors.0 == 1
+  return tensors.0
+def meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+  when len tensors == 1
+  when rank tensors.0 == 0
+  r = aten::reshape.default(self=tensors.0, shape=[1])
+  return r
+def meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+  when len tensors == 2
+  when indexing == 'ij'
+  n0 = aten::sym_size.int(self=tensors.0, dim=0) : index
+  n1 = aten::sym_size.int(self=tensors.1, dim=0) : index
+  a = aten::view.default(self=tensors.0, size=[-1, 1]) : dims tensors.0 [@0, 1]
+  b = aten::view.default(self=tensors.1, size=[1, -1]) : dims tensors.1 [1, @0]
+  x = aten::expand.default(self=a, size=[n0, n1], implicit=False)
+  y = aten::expand.default(self=b, size=[n0, n1], implicit=False)
+  return x, y
+def meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+  when len tensors == 2
+  when indexing == 'xy'
+  n0 = aten::sym_size.int(self=tensors.0, dim=0) : index
+  n1 = aten::sym_size.int(self=tensors.1, dim=0) : index
+  a = aten::view.default(self=tensors.0, size=[1, -1]) : dims tensors.0 [1, @0]
+  b = aten::view.default(self=tensors.1, size=[-1, 1]) : dims tensors.1 [@0, 1]
+  x = aten::expand.default(self=a, size=[n1, n0], implicit=False)
+  y = aten::expand.default(self=b, size=[n1, n0], implicit=False)
+  return x, y
+def meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+  when len tensors == 3
+  when indexing == 'ij'
+  n0 = aten::sym_size.int(self=tensors.0, dim=0) : index
+  n1 = aten::sym_size.int(self=tensors.1, dim=0) : index
+  n2 = aten::sym_size.int(self=tensors.2, dim=0) : index
+  a = aten::view.default(self=tensors.0, size=[-1, 1, 1]) : dims tensors.0 [@0, 1, 1]
+  b = aten::view.default(self=tensors.1, size=[1, -1, 1]) : dims tensors.1 [1, @0, 1]
+  c = aten::view.default(self=tensors.2, size=[1, 1, -1]) : dims tensors.2 [1, 1, @0]
+  x = aten::expand.default(self=a, size=[n0, n1, n2], implicit=False)
+  y = aten::expand.default(self=b, size=[n0, n1, n2], implicit=False)
+  z = aten::expand.default(self=c, size=[n0, n1, n2], implicit=False)
+  return x, y, z
 )";
 
 } // namespace kiln::decomp
