@@ -3,8 +3,9 @@
 # composite ops (logaddexp, glu, log_sigmoid, expand_as, layer_norm, softmax
 # with a dtype, ...) kiln decomposes with its composite table, with a dynamic
 # batch dim so the decompositions must carry symbolic sizes. Each case folder
-# gets model.pt2 (default IR), input*.npy and PyTorch's output*.npy.
-# Run from this folder: python3 export.py
+# gets model.pt2 (default IR), input*.npy and PyTorch's output*.npy; `unsupported`
+# uses an op kiln refuses, for the error message test.
+# Run from this folder: python3 export.py [CASE...]
 import os
 import numpy as np
 import torch
@@ -43,6 +44,13 @@ class Eager(nn.Module):
         return torch.softmax(self.l2(h), dim=-1), torch.log_softmax(self.l2(h), dim=-1)
 
 
+class Unsupported(nn.Module):
+    """An op kiln has neither a lowering nor a decomposition for."""
+
+    def forward(self, x):
+        return torch.special.bessel_j0(x) + 1
+
+
 def save(name, model, inputs, dynamic_shapes=None):
     os.makedirs(name, exist_ok=True)
     model.eval()
@@ -50,6 +58,7 @@ def save(name, model, inputs, dynamic_shapes=None):
     ep._example_inputs = None
     torch.export.save(ep, f"{name}/model.pt2")
     outs = model(*inputs)
+    outs = (outs,) if isinstance(outs, torch.Tensor) else outs
     for i, t in enumerate(inputs):
         np.save(f"{name}/input{i}.npy", t.numpy())
     for i, t in enumerate(outs):
@@ -57,8 +66,16 @@ def save(name, model, inputs, dynamic_shapes=None):
 
 
 if __name__ == "__main__":
+    import sys
     torch.manual_seed(0)
+    only = sys.argv[1:]
     n = Dim("n", min=2, max=64)
-    save("dynamic", Dynamic(), (torch.randn(5, 8), torch.randn(1, 8)),
-         dynamic_shapes={"x": {0: n}, "y": None})
-    save("eager", Eager(), (torch.randn(3, 8),))
+    cases = {
+        "dynamic": lambda: save("dynamic", Dynamic(), (torch.randn(5, 8), torch.randn(1, 8)),
+                                dynamic_shapes={"x": {0: n}, "y": None}),
+        "eager": lambda: save("eager", Eager(), (torch.randn(3, 8),)),
+        "unsupported": lambda: save("unsupported", Unsupported(), (torch.randn(3, 8),)),
+    }
+    for name, make in cases.items():
+        if not only or name in only:
+            make()
