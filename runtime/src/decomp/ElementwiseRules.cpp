@@ -171,6 +171,16 @@ def special_ndtr(Tensor self) -> Tensor
 def bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
   r = aten::searchsorted.Tensor(sorted_sequence=boundaries, self=self, out_int32=out_int32, right=right, side=None, sorter=None)
   return r
+
+# isin of vectors: any(elements[:, None] == test_elements[None, :], 1)
+def isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+  when rank elements == 1
+  when rank test_elements == 1
+  when invert == False
+  e = aten::unsqueeze.default(self=elements, dim=1) : dims elements [@0, 1]
+  q = aten::eq.Tensor(self=e, other=test_elements) : dims elements [@0, test_elements@0] as bool
+  r = aten::any.dim(self=q, dim=1, keepdim=False)
+  return r
 )";
 
 } // namespace kiln::decomp

@@ -1,26 +1,8 @@
-// kiln runtime — parses the composite-op rule table and expands graph nodes with it.
-//
-// A rule (see docs/op-coverage.md, "Composite ops") reads:
-//
-//   def hardsigmoid(Tensor self) -> Tensor           the composite's ATen schema
-//     when float self                                conditions (all must hold)
-//     a = aten::add.Tensor(self=self, other=3.0) : like self
-//     b = aten::clamp.default(self=a, min=0.0, max=6.0) : like self
-//     r = aten::div.Tensor(self=b, other=6.0) : like self
-//     return r
-//
-// Calls name every argument by its schema name. After ':' each result says
-// what its metadata is: `like X` (X's sizes and dtype), `bcast X Y ...`
-// (broadcast sizes, X's dtype), `reduce X DIMS KEEPDIM`, `dims X [e, ...]`
-// (ints, `@k` for X's dim k, `Y@k` for Y's; `out0`, `out1` name the node's
-// own outputs), `index` (a SymInt);
-// any of them may end with `as D` (a dtype name, a tensor's dtype, or a
-// ScalarType argument). The returned values take the node's own output names
-// and metadata.
+// kiln runtime — expands graph nodes with the composite-op rule table (see RuleTable.cpp
+// for the rule syntax).
 #include "kiln/decompose.h"
 
-#include "Rules.h"
-#include "kiln/schema.h"
+#include "RuleTable.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,298 +11,12 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <memory>
-#include <mutex>
-#include <sstream>
 
 namespace kiln::decomp {
 
 using json = nlohmann::json;
 
 namespace {
-
-// --- the parsed table ------------------------------------------------------
-
-/// A literal or reference in a rule: `self`, 3.0, 'tanh', [0, 1], None, dtype(x).
-struct Val {
-  enum Kind { Ref, Int, Float, Bool, None, Str, List, DtypeOf, DtypeName, SizesOf, BcastSizesOf } kind = None;
-  std::string s;
-  int64_t i = 0;
-  double f = 0;
-  std::vector<Val> items;
-};
-
-struct Meta {
-  enum Kind { Like, Bcast, Reduce, Dims, Index, Halve, Trailing1 } kind = Like;
-  std::vector<std::string> refs; ///< Like/Reduce/Dims: [X]; Bcast: the operands
-  Val dims, keepdim;             ///< Reduce
-  std::vector<std::string> entries; ///< Dims: "3" or "@k"
-  std::string as;                ///< dtype override ("" = none)
-};
-
-struct Step {
-  std::vector<std::string> results;
-  std::string target; ///< "torch.ops.aten.add.Tensor"
-  std::vector<std::pair<std::string, Val>> args;
-  std::vector<Meta> metas;
-};
-
-struct Cond {
-  enum Kind { IsNone, NotNone, Eq, Ne, IsFloat, IsInt, RankEq, RankGe, RankLe, LenEq } kind = IsNone;
-  std::string ref;
-  Val v;
-  int64_t n = 0;
-};
-
-struct Rule {
-  FunctionSchema schema;
-  std::string family, target;
-  std::vector<Cond> conds;
-  std::vector<Step> steps;
-  std::vector<std::string> returns;
-};
-
-[[noreturn]] void ruleError(const std::string &where, const std::string &msg) {
-  throw Error("kiln: composite rule table: " + where + ": " + msg);
-}
-
-/// A cursor over one rule line.
-struct Lexer {
-  std::string text, where;
-  size_t p = 0;
-  void ws() { while (p < text.size() && std::isspace((unsigned char)text[p])) ++p; }
-  bool eat(const std::string &tok) {
-    ws();
-    if (text.compare(p, tok.size(), tok) != 0) return false;
-    // Whole words for identifiers.
-    if (std::isalpha((unsigned char)tok.back()) && p + tok.size() < text.size() &&
-        (std::isalnum((unsigned char)text[p + tok.size()]) || text[p + tok.size()] == '_'))
-      return false;
-    p += tok.size();
-    return true;
-  }
-  void expect(const std::string &tok) {
-    if (!eat(tok)) ruleError(where, "expected '" + tok + "' at column " + std::to_string(p + 1));
-  }
-  bool atEnd() { ws(); return p >= text.size(); }
-  std::string ident() {
-    ws();
-    size_t b = p;
-    while (p < text.size() && (std::isalnum((unsigned char)text[p]) || text[p] == '_' ||
-                               text[p] == ':' || text[p] == '.' || text[p] == '@'))
-      ++p;
-    if (b == p) ruleError(where, "expected a name at column " + std::to_string(p + 1));
-    return text.substr(b, p - b);
-  }
-  Val value() {
-    ws();
-    Val v;
-    if (eat("[")) {
-      v.kind = Val::List;
-      if (!eat("]")) {
-        do v.items.push_back(value()); while (eat(","));
-        expect("]");
-      }
-      return v;
-    }
-    if (p < text.size() && text[p] == '\'') {
-      size_t e = text.find('\'', p + 1);
-      if (e == std::string::npos) ruleError(where, "unterminated string");
-      v.kind = Val::Str;
-      v.s = text.substr(p + 1, e - p - 1);
-      p = e + 1;
-      return v;
-    }
-    if (p < text.size() && (std::isdigit((unsigned char)text[p]) || text[p] == '-')) {
-      size_t b = p++;
-      while (p < text.size() && (std::isalnum((unsigned char)text[p]) || text[p] == '.' ||
-                                 ((text[p] == '-' || text[p] == '+') && (text[p - 1] == 'e'))))
-        ++p;
-      std::string num = text.substr(b, p - b);
-      if (num.find_first_of(".e") != std::string::npos) {
-        v.kind = Val::Float;
-        v.f = std::stod(num); // no infinities: JSON has none
-      } else {
-        v.kind = Val::Int;
-        v.i = std::stoll(num);
-      }
-      return v;
-    }
-    if (eat("True")) { v.kind = Val::Bool; v.i = 1; return v; }
-    if (eat("False")) { v.kind = Val::Bool; return v; }
-    if (eat("None")) return v;
-    if (eat("dtype(")) {
-      v.kind = Val::DtypeOf;
-      v.s = ident();
-      expect(")");
-      return v;
-    }
-    if (eat("sizes(")) {
-      v.kind = Val::SizesOf;
-      v.s = ident();
-      expect(")");
-      return v;
-    }
-    if (eat("bsizes(")) {
-      v.kind = Val::BcastSizesOf;
-      while (!eat(")")) v.items.push_back(Val{Val::Ref, ident()});
-      return v;
-    }
-    if (eat("#")) { v.kind = Val::DtypeName; v.s = ident(); return v; }
-    v.kind = Val::Ref;
-    v.s = ident();
-    return v;
-  }
-};
-
-std::string targetOf(const std::string &qualified) {
-  // aten::add.Tensor -> torch.ops.aten.add.Tensor; aten::relu -> ...relu.default
-  std::string ns, name, overload;
-  if (!splitQualifiedName(qualified, ns, name, overload) || ns.empty())
-    return "";
-  return "torch.ops." + ns + "." + name + "." + (overload.empty() ? "default" : overload);
-}
-
-Meta parseMeta(Lexer &lx) {
-  Meta m;
-  std::string kind = lx.ident();
-  if (kind == "index") {
-    m.kind = Meta::Index;
-    return m;
-  }
-  if (kind == "like") {
-    m.kind = Meta::Like;
-    m.refs.push_back(lx.ident());
-  } else if (kind == "bcast") {
-    m.kind = Meta::Bcast;
-    while (true) {
-      lx.ws();
-      if (lx.atEnd() || lx.text[lx.p] == ';' || lx.text.compare(lx.p, 3, "as ") == 0) break;
-      m.refs.push_back(lx.ident());
-    }
-  } else if (kind == "trailing1") {
-    m.kind = Meta::Trailing1;
-    m.refs.push_back(lx.ident());
-    m.dims = lx.value();
-  } else if (kind == "halve") {
-    m.kind = Meta::Halve;
-    m.refs.push_back(lx.ident());
-    m.dims = lx.value();
-  } else if (kind == "reduce") {
-    m.kind = Meta::Reduce;
-    m.refs.push_back(lx.ident());
-    m.dims = lx.value();
-    m.keepdim = lx.value();
-  } else if (kind == "dims") {
-    m.kind = Meta::Dims;
-    m.refs.push_back(lx.ident());
-    lx.expect("[");
-    if (!lx.eat("]")) {
-      do {
-        lx.ws();
-        size_t b = lx.p;
-        while (lx.p < lx.text.size() && lx.text[lx.p] != ',' && lx.text[lx.p] != ']') ++lx.p;
-        std::string e = lx.text.substr(b, lx.p - b);
-        while (!e.empty() && std::isspace((unsigned char)e.back())) e.pop_back();
-        m.entries.push_back(e);
-      } while (lx.eat(","));
-      lx.expect("]");
-    }
-  } else {
-    ruleError(lx.where, "unknown metadata rule '" + kind + "'");
-  }
-  if (lx.eat("as")) m.as = lx.ident();
-  return m;
-}
-
-std::vector<Rule> parseTable() {
-  std::vector<Rule> rules;
-  for (const RuleText &t : ruleTexts()) {
-    std::istringstream in(t.text);
-    std::string line;
-    int lineNo = 0;
-    Rule *cur = nullptr;
-    while (std::getline(in, line)) {
-      ++lineNo;
-      std::string where = std::string(t.family) + " rules, line " + std::to_string(lineNo);
-      size_t hash = line.find(" #");
-      if (line.rfind("#", 0) == 0) continue;
-      if (hash != std::string::npos && line.find('\'') == std::string::npos) line = line.substr(0, hash);
-      Lexer lx{line, where};
-      if (lx.atEnd()) continue;
-      if (lx.eat("def")) {
-        rules.emplace_back();
-        cur = &rules.back();
-        try {
-          cur->schema = parseSchema(line.substr(lx.p), "aten");
-        } catch (const Error &e) {
-          ruleError(where, e.what());
-        }
-        cur->family = t.family;
-        cur->target = targetOf(cur->schema.qualifiedName());
-        continue;
-      }
-      if (!cur) ruleError(where, "a line outside any rule");
-      if (lx.eat("when")) {
-        Cond c;
-        if (lx.eat("float")) { c.kind = Cond::IsFloat; c.ref = lx.ident(); }
-        else if (lx.eat("int")) { c.kind = Cond::IsInt; c.ref = lx.ident(); }
-        else if (lx.eat("len")) {
-          c.kind = Cond::LenEq;
-          c.ref = lx.ident();
-          lx.expect("==");
-          c.n = lx.value().i;
-        } else if (lx.eat("rank")) {
-          c.ref = lx.ident();
-          c.kind = lx.eat(">=") ? Cond::RankGe
-                   : lx.eat("<=") ? Cond::RankLe
-                                  : (lx.expect("=="), Cond::RankEq);
-          c.n = lx.value().i;
-        } else {
-          c.ref = lx.ident();
-          if (lx.eat("is")) c.kind = lx.eat("not") ? Cond::NotNone : Cond::IsNone, lx.expect("None");
-          else if (lx.eat("==")) { c.kind = Cond::Eq; c.v = lx.value(); }
-          else { lx.expect("!="); c.kind = Cond::Ne; c.v = lx.value(); }
-        }
-        cur->conds.push_back(c);
-        continue;
-      }
-      if (lx.eat("return")) {
-        do cur->returns.push_back(lx.ident()); while (lx.eat(","));
-        continue;
-      }
-      Step s;
-      do s.results.push_back(lx.ident()); while (lx.eat(","));
-      lx.expect("=");
-      std::string callee = lx.ident();
-      s.target = callee.rfind("_operator.", 0) == 0 ? callee : targetOf(callee);
-      if (s.target.empty()) ruleError(where, "'" + callee + "' is not ns::op.overload");
-      lx.expect("(");
-      if (!lx.eat(")")) {
-        do {
-          std::string k = lx.ident();
-          lx.expect("=");
-          s.args.emplace_back(k, lx.value());
-        } while (lx.eat(","));
-        lx.expect(")");
-      }
-      if (lx.eat(":")) {
-        do s.metas.push_back(parseMeta(lx)); while (lx.eat(";"));
-      }
-      if (!lx.atEnd()) ruleError(where, "unexpected text at column " + std::to_string(lx.p + 1));
-      cur->steps.push_back(std::move(s));
-    }
-  }
-  for (const Rule &r : rules)
-    if (r.returns.empty())
-      ruleError(r.family + " rules", r.schema.qualifiedName() + " returns nothing");
-  return rules;
-}
-
-const std::vector<Rule> &table() {
-  static const std::vector<Rule> rules = parseTable();
-  return rules;
-}
 
 // --- expansion ---------------------------------------------------------------
 
@@ -699,20 +395,26 @@ private:
     } else if (m.kind == Meta::Dims) {
       json t = tensorMeta(m.refs[0]);
       dtype = t.at("dtype");
-      // One entry: "3", "@k" / "Y@k" (a dim), "A*B" (a product), "A|B" (the smaller).
+      // One entry: "3", an int argument, "@k" / "Y@k" (a dim), "A*B", "A/B", "A|B" (the smaller).
       std::function<json(const std::string &)> entry = [&](const std::string &e) -> json {
-        for (char op : {'*', '|'}) {
+        for (char op : {'*', '/', '|'}) {
           size_t k = e.find(op);
           if (k == std::string::npos) continue;
           json a = entry(e.substr(0, k)), b = entry(e.substr(k + 1));
           if (a.contains("as_int") && b.contains("as_int")) {
             int64_t x = a["as_int"], y = b["as_int"];
-            return {{"as_int", op == '*' ? x * y : std::min(x, y)}};
+            return {{"as_int", op == '*' ? x * y : op == '/' ? (y ? x / y : 0) : std::min(x, y)}};
           }
           return {{"as_expr", {{"expr_str", e}}}}; // symbolic: dynamic
         }
         size_t at = e.find('@');
-        if (at == std::string::npos) return {{"as_int", std::stoll(e)}};
+        if (at == std::string::npos) {
+          if (!e.empty() && (std::isdigit((unsigned char)e[0]) || e[0] == '-'))
+            return {{"as_int", std::stoll(e)}};
+          const json &a = arg(e); // an int argument
+          if (a.contains("as_int")) return {{"as_int", a["as_int"]}};
+          return {{"as_expr", {{"expr_str", e}}}};
+        }
         json other = at ? tensorMeta(e.substr(0, at)) : t;
         const json &src = other.at("sizes");
         int64_t r2 = src.size();

@@ -84,6 +84,15 @@ def linalg_multi_dot(Tensor[] tensors) -> Tensor
   a = aten::mm.default(self=tensors.0, mat2=tensors.1) : dims tensors.0 [@0, tensors.1@1]
   r = aten::mm.default(self=a, mat2=tensors.2)
   return r
+
+def inner(Tensor self, Tensor other) -> Tensor
+  when rank self == 0
+  r = aten::mul.Tensor(self=self, other=other)
+  return r
+def inner(Tensor self, Tensor other) -> Tensor
+  when rank other == 0
+  r = aten::mul.Tensor(self=self, other=other)
+  return r
 )";
 
 } // namespace kiln::decomp

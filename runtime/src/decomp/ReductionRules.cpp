@@ -197,6 +197,31 @@ def trace(Tensor self) -> Tensor
 def argwhere(Tensor self) -> Tensor
   r = aten::nonzero.default(self=self)
   return r
+
+# linalg.norm: without ord, the 2-norm of the values over dim (Frobenius for two
+# dims); of a vector, its ord-norm
+def linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+  when ord is None
+  r = aten::linalg_vector_norm.default(self=self, ord=2, dim=dim, keepdim=keepdim, dtype=dtype)
+  return r
+def linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+  when rank self == 1
+  r = aten::linalg_vector_norm.default(self=self, ord=ord, dim=dim, keepdim=keepdim, dtype=dtype)
+  return r
+def linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+  when ord == 'fro'
+  r = aten::linalg_vector_norm.default(self=self, ord=2, dim=dim, keepdim=keepdim, dtype=dtype)
+  return r
+# sum_to_size for the shapes it reduces whole: to a scalar, or a vector to [1]
+def sum_to_size(Tensor self, SymInt[] size) -> Tensor
+  when len size == 0
+  r = aten::sum.default(self=self, dtype=None)
+  return r
+def sum_to_size(Tensor self, SymInt[] size) -> Tensor
+  when rank self == 1
+  when size == [1]
+  r = aten::sum.dim_IntList(self=self, dim=[0], keepdim=True, dtype=None)
+  return r
 )";
 
 } // namespace kiln::decomp

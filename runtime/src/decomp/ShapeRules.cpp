@@ -158,6 +158,23 @@ def meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
   y = aten::expand.default(self=b, size=[n0, n1, n2], implicit=False)
   z = aten::expand.default(self=c, size=[n0, n1, n2], implicit=False)
   return x, y, z
+
+# cartesian_prod of one vector is itself; of two, the flattened meshgrid, stacked
+def cartesian_prod(Tensor[] tensors) -> Tensor
+  when len tensors == 1
+  return tensors.0
+def cartesian_prod(Tensor[] tensors) -> Tensor
+  when len tensors == 2
+  n0 = aten::sym_size.int(self=tensors.0, dim=0) : index
+  n1 = aten::sym_size.int(self=tensors.1, dim=0) : index
+  a = aten::view.default(self=tensors.0, size=[-1, 1]) : dims tensors.0 [@0, 1]
+  b = aten::view.default(self=tensors.1, size=[1, -1]) : dims tensors.1 [1, @0]
+  x = aten::expand.default(self=a, size=[n0, n1], implicit=False) : dims tensors.0 [@0, tensors.1@0]
+  y = aten::expand.default(self=b, size=[n0, n1], implicit=False) : dims tensors.0 [@0, tensors.1@0]
+  fx = aten::reshape.default(self=x, shape=[-1]) : dims tensors.0 [@0*tensors.1@0]
+  fy = aten::reshape.default(self=y, shape=[-1]) : dims tensors.0 [@0*tensors.1@0]
+  r = aten::stack.default(tensors=[fx, fy], dim=1)
+  return r
 )";
 
 } // namespace kiln::decomp
