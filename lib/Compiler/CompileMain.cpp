@@ -393,20 +393,23 @@ int kilnCompileMain(int argc, char **argv) {
       if (failed(prog))
         return kExitBadInput;
       if (explain) {
-        size_t compiled = 0, runtime = 0, unsupported = 0;
+        size_t compiled = 0, runtime = 0, unsupported = 0, decomposed = 0;
         for (const NodeDecision &d : prog->decisions) {
-          const char *kind = d.kind == NodeDecision::Compiled  ? "compiled"
-                             : d.kind == NodeDecision::Runtime ? "runtime"
-                                                               : "unsupported";
-          (d.kind == NodeDecision::Compiled ? compiled
-           : d.kind == NodeDecision::Runtime ? runtime
-                                              : unsupported)++;
+          const char *kind = d.kind == NodeDecision::Compiled     ? "compiled"
+                             : d.kind == NodeDecision::Runtime    ? "runtime"
+                             : d.kind == NodeDecision::Decomposed ? "decomposed"
+                                                                  : "unsupported";
+          (d.kind == NodeDecision::Compiled     ? compiled
+           : d.kind == NodeDecision::Runtime    ? runtime
+           : d.kind == NodeDecision::Decomposed ? decomposed
+                                                : unsupported)++;
           llvm::outs() << llvm::formatv("{0,-12} {1,-40} {2,-28} {3}{4}\n", kind, d.op, d.node,
                                         d.why, d.where.empty() ? "" : "  (" + d.where + ")");
         }
         llvm::outs() << llvm::formatv("{0} ops: {1} compiled, {2} through the runtime, {3} "
-                                      "unsupported\n",
-                                      prog->decisions.size(), compiled, runtime, unsupported);
+                                      "unsupported ({4} composites decomposed into them)\n",
+                                      prog->decisions.size() - decomposed, compiled, runtime,
+                                      unsupported, decomposed);
         if (unsupported || output.empty())
           return unsupported ? kExitBadInput : kExitOk;
         // Every op is handled: import again for real and compile.

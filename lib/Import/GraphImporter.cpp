@@ -18,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Regex.h"
 
 #include <functional>
@@ -71,6 +72,8 @@ std::string locationString(Location loc) {
 
 FailureOr<RankedTensorType> GraphImporter::tensorType(StringRef name, Location loc) {
   const Object *meta = tensorValues ? tensorValues->getObject(name) : nullptr;
+  if (!meta)
+    meta = expandedTensorValues.getObject(name);
   if (!meta)
     return ((void)fail(loc, "no tensor metadata for value '" + name + "'"), failure());
   auto dtype = meta->getInteger("dtype");
@@ -614,6 +617,10 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
   opName.consume_front("torch.ops.");
   NodeDecision decision{node.getString("name").value_or("").str(), opName.str(),
                         locationString(loc), NodeDecision::Compiled, ""};
+  // Composite ops: the decomposition table shared with the eager runtime
+  // comes first, so both run the same decomposition.
+  if (hasCompositeRule(target.str()) && importComposite(node, loc, decision, ok))
+    return;
   auto it = handlers.find(target);
   if (it != handlers.end()) {
     decision.why = "lowered by kiln";
@@ -663,9 +670,18 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
     decision.kind = NodeDecision::Unsupported;
     decision.why = "neither kiln nor a loaded plugin defines this op";
     if (!explainOnly) {
+      bool isAten = opName.starts_with("aten.");
       emitError(loc) << "unsupported operator '" << opName << "' (node '" << decision.node
-                     << "'): kiln has no conversion for it"
-                     << " and no loaded plugin defines it";
+                     << "')" << nodeDtypes(node)
+                     << ": kiln has no conversion or decomposition for it"
+                     << " and no loaded plugin defines it; "
+                     << (isAten ? "what works today: export in Core ATen IR "
+                                  "(ep.run_decompositions()) where PyTorch decomposes it, or "
+                                  "define it in a plugin (--plugin LIB.so, docs/custom-ops.md)"
+                                : "load the plugin that defines it (--plugin LIB.so, "
+                                  "docs/custom-ops.md)")
+                     << "; 'kiln-compile --explain' shows how each node is handled and "
+                        "docs/op-coverage.md what kiln supports";
       ok = false;
     }
   }

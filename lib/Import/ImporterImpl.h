@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
+#include <deque>
 #include <functional>
 #include <optional>
 
@@ -150,6 +151,12 @@ public:
   FailureOr<SmallVector<unsigned>> inlineGraph(const Object &graph, ArrayRef<unsigned> args,
                                                Location loc);
 
+  /// Imports a composite node as the nodes the runtime's decomposition table
+  /// (kiln/abi/query.h) expands it into, each imported like a graph node.
+  /// False if no rule of the table applies to it.
+  bool importComposite(const Object &node, Location loc, NodeDecision &decision, bool &ok);
+  /// " on float32, int64 tensors": the dtypes of a node's tensor inputs, for messages.
+  std::string nodeDtypes(const Object &node);
   void registerHandlers();
   /// Imports a node the compiler has no handler for as aten.call_runtime, if
   /// the runtime's dispatcher defines the op (a plugin's custom op, or an ATen
@@ -175,6 +182,10 @@ public:
   OpBuilder b;
   Location archiveLoc;
   const Object *tensorValues = nullptr;
+  /// Metadata of the values that composite expansions introduce, and the
+  /// expanded nodes themselves (kept alive while they are imported).
+  Object expandedTensorValues;
+  std::deque<json::Value> expandedNodes;
   llvm::StringMap<Value> values;      // sym-int values by node output name
   llvm::StringMap<unsigned> varOf;    // tensor vars by name
   std::vector<TensorVar> vars;

@@ -85,4 +85,36 @@ void recordRuntimeOpFacts(mlir::Operation *root) {
   });
 }
 
+bool hasCompositeRule(const std::string &target) {
+  return kiln_query_has_decomposition(target.c_str()) != 0;
+}
+
+std::optional<CompositeExpansion>
+expandCompositeNode(const std::string &nodeJson,
+                    const std::function<std::string(const std::string &)> &metaOf,
+                    std::string &err) {
+  err.clear();
+  struct Ctx {
+    const std::function<std::string(const std::string &)> &metaOf;
+    std::string last;
+  } ctx{metaOf, {}};
+  auto meta = [](void *c, const char *name) -> const char * {
+    auto *x = static_cast<Ctx *>(c);
+    x->last = x->metaOf(name);
+    return x->last.c_str();
+  };
+  kiln_query_expansion *e = nullptr;
+  const char *error = nullptr;
+  int32_t rc = kiln_query_decompose(nodeJson.c_str(), meta, &ctx, &e, &error);
+  if (rc < 0) {
+    err = error ? error : "the decomposition table failed";
+    return std::nullopt;
+  }
+  if (rc != 0 || !e)
+    return std::nullopt;
+  CompositeExpansion out{e->nodes, e->tensor_values, e->rule};
+  kiln_query_expansion_free(e);
+  return out;
+}
+
 } // namespace kiln

@@ -84,10 +84,83 @@ def reasons_section(ops, table, lines):
             lines.append(f"  - {', '.join(ds)}: {reason}")
 
 
+def blocking_op(reason):
+    """The op an 'unsupported operator' failure names, else None."""
+    if not reason or "unsupported operator '" not in reason:
+        return None
+    return reason.split("unsupported operator '", 1)[1].split("'", 1)[0]
+
+
+def entries_section(eindex, eresults, lines):
+    """The entries suite: every OpInfo entry in the default IR and Core ATen IR."""
+    samples = run.sample_results(eindex, eresults["records"])
+    entries = run.entry_status(eindex, samples)
+    figs, total, not_exported = run.entry_summary(entries)
+    lines += ["## Every OpInfo entry, default IR and Core ATen IR", "",
+              f"PyTorch's OpInfo database has {total} entries. Each is exported from its first two "
+              "small float32 samples as torch.export writes it (the default IR) and after "
+              "`run_decompositions()` (Core ATen IR), compiled and compared with eager PyTorch "
+              f"(`test/data/opinfo-entries`, {eresults['archives']} archives, "
+              f"{eresults['seconds']:.0f} s). An entry passes an IR when all its samples pass; "
+              f"an entry kiln cannot compile counts as failed, and so do the {not_exported} that "
+              "torch.export cannot export (or that have no small real float32 sample).", "",
+              "| IR | float32 entries passing | of all entries | of exportable entries |",
+              "| --- | --- | --- | --- |"]
+    exportable = total - not_exported
+    for ir, n in figs.items():
+        name = {"default": "default (training) IR", "core": "Core ATen IR"}[ir]
+        lines.append(f"| {name} | {n} | {100 * n / max(total, 1):.1f}% | "
+                     f"{100 * n / max(exportable, 1):.1f}% |")
+    for dt_kind, dts in (("16-bit", ["bfloat16", "float16"]), ("integer", ["int64", "int32", "int8", "uint8"])):
+        rows = []
+        for ir in run.IR_ARCHIVES:
+            have = [e for e in entries.values() if any(d in e for d in dts)]
+            ok = [e for e in have if all(e[d][ir]["pass"] for d in dts if d in e)]
+            rows.append(f"{len(ok)} of {len(have)} ({ir})")
+        lines.append("")
+        if not any(any(d in e for d in dts) for e in entries.values()):
+            lines.append(f"No {dt_kind} samples in these cases yet (`generate_entries.py "
+                         "--extra-dtypes` adds one 16-bit and one integer dtype per entry).")
+            continue
+        lines.append(f"In one {dt_kind} dtype per entry (where it has one and samples exported): "
+                     + ", ".join(rows) + " entries pass.")
+    # What blocks the default IR: ops kiln refuses, by how many entries each blocks.
+    blocked = {}
+    other = {}
+    for oid, e in sorted(entries.items()):
+        for ir in run.IR_ARCHIVES:
+            slot = e.get("float32", {}).get(ir)
+            if not slot or slot["pass"]:
+                continue
+            op = blocking_op(slot["reason"])
+            if op:
+                blocked.setdefault((ir, op), []).append(oid)
+            else:
+                other.setdefault(ir, []).append((oid, slot["reason"]))
+    for ir in run.IR_ARCHIVES:
+        ops = sorted(((len(v), op, v) for (i, op), v in blocked.items() if i == ir), reverse=True)
+        lines += ["", f"### {ir.capitalize()} IR: unsupported ops, by entries blocked", ""]
+        if not ops:
+            lines.append("None.")
+        for n, op, v in ops:
+            lines.append(f"- `{op}` ({n}): {', '.join(v[:6])}{' ...' if len(v) > 6 else ''}")
+        lines += ["", f"### {ir.capitalize()} IR: other failures", ""]
+        if not other.get(ir):
+            lines.append("None.")
+        for oid, reason in other.get(ir, []):
+            lines.append(f"- {oid}: {reason}")
+    lines += ["", "### Entries torch.export cannot export", ""]
+    lines.append(", ".join(f"{oid}" for oid, e in sorted(entries.items()) if e["status"] != "exported") or "None.")
+    lines.append("")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--results", required=True)
     p.add_argument("--data", default=run.DATA, help="the cases (cases.json)")
+    p.add_argument("--entries-results", help="the entries suite's results.json (run.py --data "
+                   "test/data/opinfo-entries)")
+    p.add_argument("--entries-data", default=os.path.join(HERE, "..", "data", "opinfo-entries"))
     p.add_argument("--out", default=os.path.join(HERE, "..", "..", "docs", "op-coverage.md"))
     args = p.parse_args()
     with open(os.path.join(args.data, "cases.json")) as f:
@@ -121,9 +194,13 @@ def main():
         "Outputs are compared with `torch.testing.assert_close`'s default tolerances for their dtype "
         "(integers and bool exactly).",
         "",
-        "## Core ATen ops",
-        "",
     ]
+    if args.entries_results:
+        with open(os.path.join(args.entries_data, "cases.json")) as f:
+            eindex = json.load(f)
+        with open(args.entries_results) as f:
+            entries_section(eindex, json.load(f), lines)
+    lines += ["## Core ATen ops", ""]
     tested_sorted = sorted(tested)
     table_rows(tested_sorted, table, lines)
     lines += ["", "### Why they fail (first line of kiln's error, per op)", ""]

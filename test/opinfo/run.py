@@ -201,6 +201,41 @@ def f32_summary(index, table):
     return passing, tested
 
 
+IR_ARCHIVES = {"default": "model", "core": "model.core"}
+
+
+def entry_status(index, samples):
+    """Per OpInfo entry (the entries suite): for each IR and dtype, whether all
+    its samples pass, with the first failure's reason. An entry that torch
+    could not export has its status ('not-exported', 'no-float32') instead."""
+    out = {}
+    for oid, e in index.get("entries", {}).items():
+        out[oid] = {"status": e["status"], "reason": e.get("reason")}
+    for c in index["cases"]:
+        e = out.get(c["opinfo"])
+        if e is None:
+            continue
+        for ir, archive in IR_ARCHIVES.items():
+            a = archive if archive in c["irs"] else "model"
+            slot = e.setdefault(c["dtype"], {}).setdefault(ir, {"pass": True, "reason": None, "samples": 0})
+            for s in c["samples"]:
+                passed, reason = samples.get((c["name"], a, s), (False, "not run"))
+                slot["samples"] += 1
+                if not passed and slot["pass"]:
+                    slot.update({"pass": False, "reason": reason})
+    return out
+
+
+def entry_summary(entries, dtype="float32"):
+    """{ir: (passing, total entries)} over every entry, plus the count torch
+    cannot export; an entry kiln fails or torch cannot export counts as failed."""
+    total = len(entries)
+    not_exported = sum(1 for e in entries.values() if e["status"] != "exported")
+    res = {ir: sum(1 for e in entries.values() if e.get(dtype, {}).get(ir, {}).get("pass"))
+           for ir in IR_ARCHIVES}
+    return res, total, not_exported
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--kiln-compile", required=True)
@@ -209,6 +244,8 @@ def main():
     p.add_argument("--data", default=DATA, help="the cases (cases.json, cases.tar.xz)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--only", help="regex over case names: run only those (no baseline check)")
+    p.add_argument("--baseline", help="the baseline file (default: test/opinfo/baseline.json for "
+                   "the default cases; none for other --data unless given)")
     p.add_argument("--update-baseline", action="store_true")
     p.add_argument("--accept-regressions", action="store_true")
     args = p.parse_args()
@@ -278,6 +315,9 @@ def main():
         "core_ops_passing_f32": len(passing),
         "records": records,
     }
+    entries = entry_status(index, samples)
+    if entries:
+        result["entries"] = entries
     with open(os.path.join(args.work, "results.json"), "w") as f:
         json.dump(result, f, indent=1)
     rate = len(passing) / len(tested) if tested else 0.0
@@ -286,12 +326,20 @@ def main():
           f"{n_pass} of {len(samples)} samples pass ({time.time() - t0:.0f} s with {args.jobs} jobs)")
     print(f"opinfo: {len(passing)} of {len(tested)} core ops with float32 samples pass all of them "
           f"({100 * rate:.1f}%; {len(index['core_ops'])} core ops in torch {index['torch']})")
-    if args.only or os.path.abspath(args.data) != DATA:
+    entries_passing = {}
+    if entries:
+        figs, total, not_exported = entry_summary(entries)
+        entries_passing = figs
+        for ir, n in figs.items():
+            print(f"opinfo: {ir} IR: {n} of {total} OpInfo entries pass all their float32 samples "
+                  f"({100 * n / max(total, 1):.1f}%; {not_exported} torch.export cannot export)")
+    baseline_path = args.baseline or (BASELINE if os.path.abspath(args.data) == DATA else None)
+    if args.only or not baseline_path:
         return 0
 
     baseline = {"passing": [], "core_ops_passing_f32": 0}
-    if os.path.exists(BASELINE):
-        with open(BASELINE) as f:
+    if os.path.exists(baseline_path):
+        with open(baseline_path) as f:
             baseline = json.load(f)
     now = {key(*k) for k, v in samples.items() if v[0]}
     regressed = sorted(k for k in baseline["passing"] if k not in now)
@@ -305,6 +353,11 @@ def main():
     if rate_dropped:
         print(f"opinfo: REGRESSION: {len(passing)} core ops pass all their float32 samples, "
               f"the baseline has {baseline['core_ops_passing_f32']}")
+    for ir, n in entries_passing.items():
+        want = baseline.get("entries_passing_f32", {}).get(ir, 0)
+        if n < want:
+            rate_dropped = True
+            print(f"opinfo: REGRESSION: {n} OpInfo entries pass in the {ir} IR, the baseline has {want}")
     newly = sorted(now - set(baseline["passing"]))
     if newly:
         print(f"opinfo: {len(newly)} samples pass that the baseline does not list "
@@ -313,9 +366,12 @@ def main():
         if (regressed or rate_dropped) and not args.accept_regressions:
             print("opinfo: baseline not updated: there are regressions (--accept-regressions to drop them)")
             return 1
-        with open(BASELINE, "w") as f:
-            json.dump({"core_ops_passing_f32": len(passing), "core_ops_with_f32_samples": len(tested),
-                       "passing": sorted(now)}, f, indent=0)
+        record = {"core_ops_passing_f32": len(passing), "core_ops_with_f32_samples": len(tested),
+                  "passing": sorted(now)}
+        if entries_passing:
+            record["entries_passing_f32"] = entries_passing
+        with open(baseline_path, "w") as f:
+            json.dump(record, f, indent=0)
             f.write("\n")
         print(f"opinfo: baseline updated: {len(now)} passing samples, {len(passing)} core ops")
         return 0

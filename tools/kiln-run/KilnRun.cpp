@@ -445,7 +445,12 @@ public:
     } catch (const std::exception &e) {
       // A malformed archive or an op the dispatcher does not know (a missing --plugin).
       std::string msg = std::string("cannot load '") + o.model + "' for eager execution: " + e.what();
-      if (msg.find("unknown op") != std::string::npos)
+      if (msg.find("unknown op 'aten::") != std::string::npos || msg.find("unknown op 'prims::") != std::string::npos)
+        // An ATen op: no plugin defines it. Say what runs it today.
+        msg += "\n  (the eager runtime has no kernel for this ATen op and kiln's composite table does"
+               " not decompose it: compile the archive instead (kiln-compile " + o.model +
+               " -o model.so, then kiln-run model.so); docs/op-coverage.md lists what kiln supports)";
+      else if (msg.find("unknown op") != std::string::npos)
         msg += "\n  (load the plugin that defines it with --plugin LIB.so)";
       usageError(msg);
     }

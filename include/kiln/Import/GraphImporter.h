@@ -23,7 +23,9 @@ namespace kiln {
 /// How one graph node is handled, for `kiln-compile --explain`.
 struct NodeDecision {
   std::string node, op, where;
-  enum Kind { Compiled, Runtime, Unsupported } kind = Compiled;
+  /// Decomposed: expanded by the composite table; the nodes it expands into
+  /// follow it, each with its own decision.
+  enum Kind { Compiled, Runtime, Unsupported, Decomposed } kind = Compiled;
   std::string why;
 };
 

@@ -14,6 +14,7 @@ class Operation;
 }
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,23 @@ std::string runtimeBackwardCallee(const RuntimeOpInfo &info);
 /// need to know of it (kiln.runtime_backward), as the importer does for the
 /// calls it makes; for modules that come as .mlir text.
 void recordRuntimeOpFacts(mlir::Operation *root);
+
+/// A composite node expanded by the runtime's decomposition table
+/// (through kiln/abi/query.h): the nodes and the new tensor metadata, as JSON text.
+struct CompositeExpansion {
+  std::string nodes, tensorValues, rule;
+};
+
+/// True if the decomposition table has a rule for `target`
+/// ("torch.ops.aten.hardswish.default").
+bool hasCompositeRule(const std::string &target);
+/// Expands `nodeJson` with the table; `metaOf` gives a tensor value's
+/// metadata as JSON text ("" if unknown). std::nullopt with `err` empty when
+/// no rule applies, with `err` set when the node does not fit its rule.
+std::optional<CompositeExpansion>
+expandCompositeNode(const std::string &nodeJson,
+                    const std::function<std::string(const std::string &)> &metaOf,
+                    std::string &err);
 
 } // namespace kiln
 

@@ -24,6 +24,10 @@ KILN_LIBRARY(aten, m) {
         "Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor");
   m.def("_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, "
         "Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)");
+  m.def("native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, "
+        "float eps) -> (Tensor, Tensor, Tensor)");
+  m.def("_softmax(Tensor self, int dim, bool half_to_float) -> Tensor");
+  m.def("_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor");
   // Pooling
   m.def("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
         "int[2] dilation=1, bool ceil_mode=False) -> Tensor");

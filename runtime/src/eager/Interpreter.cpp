@@ -1,6 +1,7 @@
 // kiln runtime — eager interpreter for .pt2 programs: each graph node runs
 // through the dispatcher, in order, on the CPU.
 #include "kiln/eager.h"
+#include "kiln/decompose.h"
 #include "kiln/library.h"
 
 #include "../loader/Pt2Weights.h"
@@ -10,6 +11,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 
 namespace kiln::eager {
@@ -236,7 +238,23 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
       impl->outputNames.push_back(n);
       impl->outputs.push_back(specOf(n, tv, ranges));
     }
-    for (const json &jn : g.at("nodes")) {
+    // Composite ops run as the nodes the decomposition table (kiln/decompose.h)
+    // expands them into: the same table the compiler's importer reads.
+    json expandedTv = json::object();
+    auto metaOf = [&](const std::string &name) -> std::string {
+      if (tv.contains(name)) return tv[name].dump();
+      if (expandedTv.contains(name)) return expandedTv[name].dump();
+      return "";
+    };
+    std::function<void(const json &)> addNode = [&](const json &jn) {
+      std::string target = jn.value("target", std::string());
+      if (decomp::hasRule(target)) {
+        if (auto e = decomp::expand(jn.dump(), metaOf)) {
+          for (auto &[k, v] : json::parse(e->tensorValues).items()) expandedTv[k] = v;
+          for (const json &sub : json::parse(e->nodes)) addNode(sub);
+          return;
+        }
+      }
       Node n;
       n.target = jn.at("target").get<std::string>();
       n.name = jn.value("name", n.target);
@@ -300,7 +318,8 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
                     (n.where.empty() ? "" : " (at " + n.where + ")"));
       }
       impl->nodes.push_back(std::move(n));
-    }
+    };
+    for (const json &jn : g.at("nodes")) addNode(jn);
   } catch (const json::exception &e) {
     throw Error("kiln: '" + path + "': unexpected model.json content: " + e.what());
   }

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KILN_QUERY_VERSION 1
+#define KILN_QUERY_VERSION 2
 
 /* The kind of a literal default from a schema. */
 typedef enum kiln_query_default_kind {
@@ -72,6 +72,40 @@ int32_t kiln_query_find_op(const char *qualified_name, kiln_query_op **op);
 
 /* Releases what kiln_query_find_op returned (NULL is ignored). */
 void kiln_query_op_free(kiln_query_op *op);
+
+/* ---- Composite ops (version 2) -------------------------------------------
+ * The runtime's decomposition table (runtime/src/decomp), the one both the
+ * importer and the eager interpreter expand composite ATen ops with. Nodes
+ * and tensor metadata travel as JSON text in torch.export's serialized graph
+ * format. */
+
+/* Non-zero if the table has a rule for the node target
+ * ("torch.ops.aten.hardswish.default"); a rule may still not apply to a given
+ * node. Thread-safe. */
+int32_t kiln_query_has_decomposition(const char *target);
+
+/* The metadata of tensor value `name` as JSON text (a tensor_values entry),
+ * or "" if unknown; the text must stay valid until the next call. */
+typedef const char *(*kiln_query_meta_fn)(void *ctx, const char *name);
+
+/* One node expanded: the nodes computing its outputs, the metadata of each new
+ * tensor value, and the rule that applied. */
+typedef struct kiln_query_expansion {
+  const char *nodes;         /* a JSON array of nodes */
+  const char *tensor_values; /* a JSON object: name -> metadata */
+  const char *rule;          /* e.g. "aten::hardswish (elementwise)" */
+} kiln_query_expansion;
+
+/* Expands node `node_json` with the first of its target's rules that applies.
+ * Returns 0 and sets *out (release it with kiln_query_expansion_free) when a
+ * rule applied; 1 when none applies (*out NULL); -1 when the node does not fit
+ * its rule, with *error (if not NULL) pointing to a message naming the node
+ * that stays valid until the next call of this function on the thread. */
+int32_t kiln_query_decompose(const char *node_json, kiln_query_meta_fn meta, void *ctx,
+                             kiln_query_expansion **out, const char **error);
+
+/* Releases what kiln_query_decompose returned (NULL is ignored). */
+void kiln_query_expansion_free(kiln_query_expansion *expansion);
 
 #ifdef __cplusplus
 }

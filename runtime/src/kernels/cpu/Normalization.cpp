@@ -1,5 +1,5 @@
 // kiln runtime — eager CPU (and Meta) kernels: batch_norm,
-// _native_batch_norm_legit_no_training.
+// _native_batch_norm_legit_no_training, native_layer_norm.
 #include "KernelUtils.h"
 
 #include <cmath>
@@ -110,6 +110,55 @@ batchNormNoTraining(const Tensor &input, const std::optional<Tensor> &weight,
           Tensor::empty({0}, input.dtype(), input.device())};
 }
 
+/// Normalises over the trailing dims `normalizedShape` names; returns the
+/// output, the mean and 1/sqrt(var + eps) (shaped [*leading, 1, ...]), as ATen does.
+std::tuple<Tensor, Tensor, Tensor>
+layerNorm(const Tensor &input, const std::vector<int64_t> &normalizedShape,
+          const std::optional<Tensor> &weight, const std::optional<Tensor> &bias, double eps) {
+  const char *op = "aten::native_layer_norm";
+  int64_t n = normalizedShape.size(), rank = input.dim();
+  check(n >= 1 && n <= rank, op, "normalized_shape has " + std::to_string(n) +
+                                     " dims; the input is " + input.shapeString());
+  int64_t inner = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    check(input.size(rank - n + i) == normalizedShape[i], op,
+          "normalized_shape does not match the trailing dims of " + input.shapeString());
+    inner *= normalizedShape[i];
+  }
+  std::vector<int64_t> statSizes = input.sizes();
+  for (int64_t i = rank - n; i < rank; ++i) statSizes[i] = 1;
+  Tensor out = Tensor::empty(input.sizes(), input.dtype(), input.device());
+  Tensor mean = Tensor::empty(statSizes, input.dtype(), input.device());
+  Tensor rstd = Tensor::empty(statSizes, input.dtype(), input.device());
+  if (isMeta(input)) return {out, mean, rstd};
+  int64_t outer = inner ? input.numel() / inner : 0;
+  Tensor x = input.contiguous();
+  dispatchFloat(input.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    Tensor w = weight && weight->defined() ? castTo(weight->contiguous(), input.dtype()) : Tensor();
+    Tensor b = bias && bias->defined() ? castTo(bias->contiguous(), input.dtype()) : Tensor();
+    const T *px = x.data<T>(), *pw = w.defined() ? w.data<T>() : nullptr,
+            *pb = b.defined() ? b.data<T>() : nullptr;
+    T *po = out.data<T>(), *pm = mean.data<T>(), *pr = rstd.data<T>();
+    parallelFor(outer, 1, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T *p = px + r * inner;
+        double s = 0, ss = 0;
+        for (int64_t i = 0; i < inner; ++i) s += p[i];
+        double mu = s / inner;
+        for (int64_t i = 0; i < inner; ++i) ss += (p[i] - mu) * (p[i] - mu);
+        double rs = 1.0 / std::sqrt(ss / inner + eps);
+        pm[r] = (T)mu;
+        pr[r] = (T)rs;
+        T *o = po + r * inner;
+        for (int64_t i = 0; i < inner; ++i)
+          o[i] = (T)((p[i] - mu) * rs * (pw ? pw[i] : T(1)) + (pb ? pb[i] : T(0)));
+      }
+    });
+  });
+  return {out, mean, rstd};
+}
+
 } // namespace
 } // namespace kiln::cpu
 
@@ -119,6 +168,7 @@ void registerKernels(kiln::Library &m) {
   using namespace kiln::cpu;
   m.impl("batch_norm", batchNorm);
   m.impl("_native_batch_norm_legit_no_training", batchNormNoTraining);
+  m.impl("native_layer_norm", layerNorm);
 }
 } // namespace
 

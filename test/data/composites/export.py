@@ -1,0 +1,81 @@
+# Makes the composite-op cases of test/e2e/composites*.test and
+# test/Import/composites.test (torch from PyPI): default-IR archives whose
+# composite ops (logaddexp, glu, log_sigmoid, expand_as, layer_norm, softmax
+# with a dtype, ...) kiln decomposes with its composite table, with a dynamic
+# batch dim so the decompositions must carry symbolic sizes. Each case folder
+# gets model.pt2 (default IR), input*.npy and PyTorch's output*.npy; `unsupported`
+# uses an op kiln refuses, for the error message test.
+# Run from this folder: python3 export.py [CASE...]
+import os
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+Dim = torch.export.Dim
+
+
+class Dynamic(nn.Module):
+    """Composites on a dynamic batch: x [n, 8], y [1, 8]."""
+
+    def forward(self, x, y):
+        a = torch.logaddexp(x, y)
+        b = F.glu(x, dim=-1)                     # halves of a static dim
+        c = F.logsigmoid(a)
+        d = y.expand_as(x)                       # sizes of x read at run time
+        e = F.layer_norm(x, [8])
+        f = torch.softmax(x, -1, dtype=torch.float64)
+        g = torch.var_mean(x, dim=1, keepdim=True)[0]
+        h = F.mse_loss(x, a, reduction="none") + F.huber_loss(x, d, reduction="none")
+        return a, b, c, d, e, f, g, h
+
+
+class Eager(nn.Module):
+    """What the eager runtime runs: layer_norm and softmax.int around linears."""
+
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(8, 16)
+        self.ln = nn.LayerNorm(16)
+        self.l2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = self.ln(torch.relu(self.l1(x)))
+        return torch.softmax(self.l2(h), dim=-1), torch.log_softmax(self.l2(h), dim=-1)
+
+
+class Unsupported(nn.Module):
+    """An op kiln has neither a lowering nor a decomposition for."""
+
+    def forward(self, x):
+        return torch.special.bessel_j0(x) + 1
+
+
+def save(name, model, inputs, dynamic_shapes=None):
+    os.makedirs(name, exist_ok=True)
+    model.eval()
+    ep = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes)
+    ep._example_inputs = None
+    torch.export.save(ep, f"{name}/model.pt2")
+    outs = model(*inputs)
+    outs = (outs,) if isinstance(outs, torch.Tensor) else outs
+    for i, t in enumerate(inputs):
+        np.save(f"{name}/input{i}.npy", t.numpy())
+    for i, t in enumerate(outs):
+        np.save(f"{name}/output{i}.npy", t.detach().numpy())
+
+
+if __name__ == "__main__":
+    import sys
+    torch.manual_seed(0)
+    only = sys.argv[1:]
+    n = Dim("n", min=2, max=64)
+    cases = {
+        "dynamic": lambda: save("dynamic", Dynamic(), (torch.randn(5, 8), torch.randn(1, 8)),
+                                dynamic_shapes={"x": {0: n}, "y": None}),
+        "eager": lambda: save("eager", Eager(), (torch.randn(3, 8),)),
+        "unsupported": lambda: save("unsupported", Unsupported(), (torch.randn(3, 8),)),
+    }
+    for name, make in cases.items():
+        if not only or name in only:
+            make()

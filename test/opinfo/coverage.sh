@@ -1,0 +1,13 @@
+#!/bin/sh
+# Runs both OpInfo suites and regenerates docs/op-coverage.md (one command).
+# usage: test/opinfo/coverage.sh [BUILD_DIR]   (default: build)
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${1:-$root/build}
+tools="--kiln-compile $build/bin/kiln-compile --kiln-run $build/bin/kiln-run"
+python3 "$here/run.py" $tools --work "$build/test/opinfo" || true
+python3 "$here/run.py" $tools --data "$root/test/data/opinfo-entries" \
+    --baseline "$here/baseline-entries.json" --work "$build/test/opinfo-entries" || true
+python3 "$here/report.py" --results "$build/test/opinfo/results.json" \
+    --entries-results "$build/test/opinfo-entries/results.json"

@@ -1,0 +1,125 @@
+// Tests of the composite-op decomposition table (kiln/decompose.h) and of the
+// eager interpreter running what it expands.
+#include "kiln/decompose.h"
+#include "kiln/ivalue.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+
+using namespace kiln;
+using json = nlohmann::json;
+
+namespace {
+/// tensor_values for a graph: name -> (dtype code, sizes; -1 = the symbol s0).
+std::map<std::string, json> metas(std::initializer_list<std::pair<const char *, std::vector<int64_t>>> vs,
+                                  int dtype = 7) {
+  std::map<std::string, json> m;
+  for (auto &[name, sizes] : vs) {
+    json s = json::array();
+    for (int64_t d : sizes)
+      s.push_back(d < 0 ? json{{"as_expr", {{"expr_str", "s0"}}}} : json{{"as_int", d}});
+    m[name] = {{"dtype", dtype}, {"sizes", s}};
+  }
+  return m;
+}
+
+json node(const std::string &target, json inputs, std::vector<std::string> outs) {
+  json n = {{"target", target}, {"name", "n"}, {"inputs", json::array()}, {"outputs", json::array()},
+            {"metadata", {{"stack_trace", "File \"model.py\", line 7, in forward\n    y = f(x)"}}}};
+  for (auto &[k, v] : inputs.items()) n["inputs"].push_back({{"name", k}, {"arg", v}, {"kind", 1}});
+  for (auto &o : outs) n["outputs"].push_back({{"as_tensor", {{"name", o}}}});
+  return n;
+}
+
+json tensorArg(const char *name) { return {{"as_tensor", {{"name", name}}}}; }
+
+std::optional<decomp::Expansion> expandWith(const json &n, const std::map<std::string, json> &tv) {
+  return decomp::expand(n.dump(), [&](const std::string &name) {
+    auto it = tv.find(name);
+    return it == tv.end() ? std::string() : it->second.dump();
+  });
+}
+} // namespace
+
+TEST(Decompose, TableParsesAndListsItsOps) {
+  std::vector<std::string> ops = decomp::decomposedOps();
+  EXPECT_GT(ops.size(), 20u);
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "aten::layer_norm"), ops.end());
+  EXPECT_TRUE(decomp::hasRule("torch.ops.aten.logaddexp.default"));
+  EXPECT_FALSE(decomp::hasRule("torch.ops.aten.add.Tensor"));
+}
+
+TEST(Decompose, ElementwiseKeepsDynamicDimsAndTheUsersLine) {
+  auto tv = metas({{"x", {-1, 4}}, {"y", {1, 4}}, {"out", {-1, 4}}});
+  json n = node("torch.ops.aten.logaddexp.default", {{"self", tensorArg("x")}, {"other", tensorArg("y")}},
+                {"out"});
+  auto e = expandWith(n, tv);
+  ASSERT_TRUE(e);
+  json nodes = json::parse(e->nodes), values = json::parse(e->tensorValues);
+  ASSERT_GT(nodes.size(), 3u);
+  // The last node writes the original output name; every node keeps the stack trace.
+  EXPECT_EQ(nodes.back()["outputs"][0]["as_tensor"]["name"], "out");
+  for (const json &s : nodes)
+    EXPECT_EQ(s["metadata"]["stack_trace"], n["metadata"]["stack_trace"]);
+  // Intermediates: broadcast [s0, 4] x [1, 4] -> [s0, 4], the symbol kept.
+  for (auto &[name, meta] : values.items()) {
+    ASSERT_EQ(meta["sizes"].size(), 2u) << name;
+    EXPECT_TRUE(meta["sizes"][0].contains("as_expr")) << name;
+    EXPECT_EQ(meta["sizes"][1]["as_int"], 4) << name;
+  }
+}
+
+TEST(Decompose, SizesOfADynamicTensorAreReadAtRunTime) {
+  auto tv = metas({{"x", {1, 4}}, {"y", {-1, 4}}, {"out", {-1, 4}}});
+  json n = node("torch.ops.aten.expand_as.default", {{"self", tensorArg("x")}, {"other", tensorArg("y")}},
+                {"out"});
+  auto e = expandWith(n, tv);
+  ASSERT_TRUE(e);
+  json nodes = json::parse(e->nodes);
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0]["target"], "torch.ops.aten.sym_size.int");
+  EXPECT_EQ(nodes[1]["target"], "torch.ops.aten.expand.default");
+  json size = nodes[1]["inputs"][1]["arg"];
+  ASSERT_TRUE(size.contains("as_sym_ints")) << size.dump();
+  EXPECT_EQ(size["as_sym_ints"][0]["as_name"], nodes[0]["outputs"][0]["as_sym_int"]["as_name"]);
+  EXPECT_EQ(size["as_sym_ints"][1]["as_int"], 4);
+}
+
+TEST(Decompose, ConditionsPickTheRuleAndDefaultsFillArguments) {
+  auto tv = metas({{"x", {2, 3}}, {"out", {2, 3}}});
+  // softmax.int without a dtype: _softmax; with one: a cast first.
+  json plain = node("torch.ops.aten.softmax.int", {{"self", tensorArg("x")}, {"dim", {{"as_int", 1}}}}, {"out"});
+  auto e = expandWith(plain, tv);
+  ASSERT_TRUE(e);
+  json nodes = json::parse(e->nodes);
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0]["target"], "torch.ops.aten._softmax.default");
+  json cast = node("torch.ops.aten.softmax.int",
+                   {{"self", tensorArg("x")}, {"dim", {{"as_int", 1}}}, {"dtype", {{"as_scalar_type", 8}}}},
+                   {"out"});
+  e = expandWith(cast, tv);
+  ASSERT_TRUE(e);
+  nodes = json::parse(e->nodes);
+  ASSERT_EQ(nodes.size(), 2u);
+  EXPECT_EQ(nodes[0]["target"], "torch.ops.aten._to_copy.default");
+  EXPECT_EQ(json::parse(e->tensorValues).begin().value()["dtype"], 8);
+  // An integer input: logaddexp's rule is for floating inputs only.
+  auto ints = metas({{"x", {2}}, {"y", {2}}, {"out", {2}}}, /*int64=*/5);
+  EXPECT_FALSE(expandWith(node("torch.ops.aten.logaddexp.default",
+                               {{"self", tensorArg("x")}, {"other", tensorArg("y")}}, {"out"}),
+                          ints));
+}
+
+TEST(Decompose, ANodeThatDoesNotFitItsRuleIsAClearError) {
+  auto tv = metas({{"x", {2, 3}}, {"out", {2, 3}}});
+  json n = node("torch.ops.aten.log_sigmoid.default", {{"input", tensorArg("x")}}, {"out"});
+  try {
+    expandWith(n, tv);
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("has no argument 'input'"), std::string::npos) << e.what();
+  }
+}
