@@ -5,7 +5,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 
-#include "runtime/include/kiln/cpu_parallel.h"
+#include "kiln/abi/cpu_parallel.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_LOWERPARALLELLAUNCHES

@@ -1,5 +1,5 @@
 // kiln runtime — kiln_cpu_parallel_for: the entry compiled CPU code calls for each parallel loop.
-#include "kiln/cpu_parallel.h"
+#include "kiln/abi/cpu_parallel.h"
 
 #include "Threads.h"
 

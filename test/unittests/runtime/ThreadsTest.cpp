@@ -1,7 +1,7 @@
 // kiln tests — the runtime's threads for compiled CPU code: kiln_cpu_parallel_for, thread counts, arenas.
 #include "Threads.h"
 #include "Error.h"
-#include "kiln/cpu_parallel.h"
+#include "kiln/abi/cpu_parallel.h"
 #include "kiln/kiln.h"
 
 #include <gtest/gtest.h>

@@ -6,8 +6,8 @@
  * kiln-lower-parallel-launches). The runtime runs the chunks on the oneTBB
  * arena of the model that is running (docs/Rationale/cpu-threads.md).
  */
-#ifndef KILN_CPU_PARALLEL_H
-#define KILN_CPU_PARALLEL_H
+#ifndef KILN_ABI_CPU_PARALLEL_H
+#define KILN_ABI_CPU_PARALLEL_H
 
 #include <stdint.h>
 
@@ -33,4 +33,4 @@ void kiln_cpu_parallel_for(kiln_parallel_body_fn body, void *ctx, int64_t n, int
 #ifdef __cplusplus
 }
 #endif
-#endif /* KILN_CPU_PARALLEL_H */
+#endif /* KILN_ABI_CPU_PARALLEL_H */
