@@ -478,6 +478,9 @@ LogicalResult GraphImporter::bindResults(const Object &node, Operation *op) {
   return success();
 }
 
+/// Ops/Sequence.cpp: diff, adaptive_avg_pool1d, lstm/gru.input.
+void registerSequenceHandlers(GraphImporter &g);
+
 void GraphImporter::registerHandlers() {
   registerElementwiseHandlers(*this);
   registerCreationHandlers(*this);
@@ -491,6 +494,7 @@ void GraphImporter::registerHandlers() {
   registerShapeHandlers(*this);
   registerMutationHandlers(*this);
   registerIndexingHandlers(*this);
+  registerSequenceHandlers(*this);
 }
 /// torch.ops.<ns>.<name>.<overload> -> <ns>::<name>.<overload> ("" if not an op target).
 static std::string qualifiedOpName(StringRef target) {

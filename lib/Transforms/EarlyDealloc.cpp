@@ -58,7 +58,10 @@ Operation *lastUse(Block *block, memref::AllocOp alloc, memref::DeallocOp deallo
 int64_t staticBytes(MemRefType ty) {
   if (!ty.hasStaticShape())
     return -1;
-  return ty.getNumElements() * std::max<int64_t>(1, ty.getElementTypeBitWidth() / 8);
+  // index elements (the shape operands of memref.reshape) count as 64-bit.
+  Type elem = ty.getElementType();
+  int64_t bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64;
+  return ty.getNumElements() * std::max<int64_t>(1, bits / 8);
 }
 
 /// The most bytes that buffers allocated in `block` hold at once, walking

@@ -3,9 +3,12 @@
 #include "ATen/IR/AttrNames.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include <functional>
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNGPUDEVICEBUFFERS
@@ -110,9 +113,24 @@ struct KilnGPUDeviceBuffersPass
     for (BlockArgument arg : func.getArguments())
       if (isa<MemRefType>(arg.getType()))
         device.insert(arg);
-    auto markCaptured = [&](Value v) {
-      if (isa<MemRefType>(v.getType()))
-        device.insert(rootBuffer(v));
+    // A buffer chosen by host control flow (an scf.if / scf.for result, as
+    // dynamic-shape broadcasts of index tensors lower) is each buffer its
+    // regions may yield, and a loop's initial value.
+    std::function<void(Value)> markCaptured = [&](Value v) {
+      if (!isa<MemRefType>(v.getType()))
+        return;
+      Value root = rootBuffer(v);
+      if (!device.insert(root).second)
+        return;
+      auto res = dyn_cast<OpResult>(root);
+      if (!res || !isa<scf::IfOp, scf::ForOp>(res.getOwner()))
+        return;
+      for (Region &r : res.getOwner()->getRegions())
+        for (Block &blk : r)
+          if (auto yield = dyn_cast<scf::YieldOp>(blk.getTerminator()))
+            markCaptured(yield.getOperand(res.getResultNumber()));
+      if (auto loop = dyn_cast<scf::ForOp>(res.getOwner()))
+        markCaptured(loop.getInitArgs()[res.getResultNumber()]);
     };
     func.walk([&](gpu::LaunchOp launch) {
       launch.getBody().walk([&](Operation *op) {
@@ -148,7 +166,7 @@ struct KilnGPUDeviceBuffersPass
         return WalkResult::skip();
       if (isa<ViewLikeOpInterface, memref::DimOp, memref::ExtractStridedMetadataOp,
               memref::ExtractAlignedPointerAsIndexOp, memref::DeallocOp, memref::AllocOp,
-              func::ReturnOp>(op))
+              func::ReturnOp, scf::YieldOp>(op))
         return WalkResult::advance();
       if (auto call = dyn_cast<func::CallOp>(op); call && isDeviceCall(call))
         return WalkResult::advance();

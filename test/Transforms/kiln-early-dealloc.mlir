@@ -67,3 +67,24 @@ func.func @stays(%in: memref<4xf32>, %arg1: memref<4xf32>, %cond: i1) -> memref<
   %r = memref.cast %c : memref<?xf32> to memref<4xf32>
   return %r : memref<4xf32>
 }
+
+// -----
+
+// The shape operand of a memref.reshape (index elements, as a view with two
+// symbolic sizes in one group lowers) counts 8 bytes an element in the peak.
+// CHECK-LABEL: func.func @reshape_shape_buffer
+// CHECK-SAME: kiln.peak_buffer_bytes = 24
+func.func @reshape_shape_buffer(%x: memref<?x32xf32>, %b: index, %s: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %shape = memref.alloc() : memref<3xindex>
+  memref.store %b, %shape[%c0] : memref<3xindex>
+  memref.store %s, %shape[%c1] : memref<3xindex>
+  memref.store %c32, %shape[%c2] : memref<3xindex>
+  %r = memref.reshape %x(%shape) : (memref<?x32xf32>, memref<3xindex>) -> memref<?x?x32xf32>
+  %d = memref.dim %r, %c1 : memref<?x?x32xf32>
+  memref.dealloc %shape : memref<3xindex>
+  return %d : index
+}

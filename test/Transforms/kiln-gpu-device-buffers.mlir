@@ -125,3 +125,37 @@ func.func @host_call(%x: memref<4xf32>) -> memref<4xf32> {
   memref.dealloc %r : memref<4xf32>
   return %out : memref<4xf32>
 }
+
+// -----
+
+// A buffer chosen on the host by an scf.if (a dynamic-shape broadcast picks
+// one of two buffers) is fine to yield on the host; the buffers either branch
+// yields become device allocations when a kernel reads the result.
+// CHECK-LABEL: func.func @chosen_by_if
+// CHECK: %[[A:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: %[[B:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: %[[R:.*]] = scf.if
+// CHECK:   scf.yield %[[A]]
+// CHECK:   scf.yield %[[B]]
+// CHECK: gpu.launch
+// CHECK:   memref.load %[[R]]
+func.func @chosen_by_if(%c: i1, %out: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  %r = scf.if %c -> memref<4xf32> {
+    scf.yield %a : memref<4xf32>
+  } else {
+    scf.yield %b : memref<4xf32>
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %r[%c0] : memref<4xf32>
+    memref.store %v, %out[%c0] : memref<4xf32>
+    gpu.terminator
+  }
+  memref.dealloc %a : memref<4xf32>
+  memref.dealloc %b : memref<4xf32>
+  return
+}

@@ -7,6 +7,11 @@ for the smaller models), input{i}.npy and PyTorch's output{i}.npy computed on
 the CPU, and meta.json (op histograms, shapes). The archives carry no pickled
 sample inputs. The e2e tests are test/e2e/model-<name>.test.
 
+The language-model zoo (`*_dyn`) is exported with a symbolic batch and
+sequence length (torch.export Dim.DYNAMIC with a range); each gets case0..2/
+(inputs and PyTorch's outputs at three shapes in range) and reject/ (inputs
+outside the range, which kiln must refuse), and meta.json records the ranges.
+
 usage: python3 test/models/export_models.py [--out test/data/models] [NAME...]
 
 Pinned: torch 2.11.0, torchvision 0.26.0, transformers 5.17.0 (the versions
@@ -171,6 +176,201 @@ def build_models():
     }
 
 
+def build_dynamic_models():
+    """The language-model zoo: name -> spec with dynamic batch and sequence."""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    import transformers
+    from torch.export import Dim
+
+    class NoMask(nn.Module):
+        """A decoder's last hidden state called without an attention mask (GPT-2
+        and Llama then build their causal mask with aten.diff)."""
+
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids):
+            return self.m(input_ids=input_ids, use_cache=False).last_hidden_state
+
+    class Masked(nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids, attention_mask):
+            return self.m(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    class Features(nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_features):
+            return self.m(input_features).last_hidden_state
+
+    class Recurrent(nn.Module):
+        """Embedding, 2-layer bidirectional LSTM, 2-layer bidirectional GRU
+        (default IR: aten.lstm.input, aten.gru.input) and a pooled head
+        (adaptive_avg_pool1d with uneven windows)."""
+
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(64, 16)
+            self.lstm = nn.LSTM(16, 24, num_layers=2, bidirectional=True, batch_first=True)
+            self.gru = nn.GRU(48, 20, num_layers=2, bidirectional=True)
+
+        def forward(self, ids):
+            y, (h, c) = self.lstm(self.emb(ids))
+            z, hg = self.gru(y.transpose(0, 1))
+            pooled = F.adaptive_avg_pool1d(z.permute(1, 2, 0), 3)
+            return z, h, c, hg, pooled
+
+    T = transformers
+    V = 256
+
+    def ids(g, b, s, mask=False, pad=None):
+        x = torch.randint(2, V, (b, s), generator=g)
+        if not mask:
+            return (x,)
+        m = torch.ones(b, s, dtype=torch.int64)
+        if b > 1:
+            m[-1, s - s // 3:] = 0  # the last sequence is padded
+            if pad is not None:
+                x[-1, s - s // 3:] = pad
+        return x, m
+
+    def seq_dims(n, bmax=8, smin=2, smax=64):
+        # One batch and one sequence symbol shared by every input.
+        d = {0: Dim("batch", min=1, max=bmax), 1: Dim("seq", min=smin, max=smax)}
+        return tuple(d for _ in range(n))
+
+    text_cases = [(2, 7), (3, 16), (5, 64)]
+    text_reject = (2, 65)
+
+    def gpt2():
+        return NoMask(T.GPT2Model(T.GPT2Config(vocab_size=V, n_positions=64, n_embd=64, n_layer=2,
+                                               n_head=4, bos_token_id=0, eos_token_id=0)))
+
+    def llama():
+        return NoMask(T.LlamaModel(T.LlamaConfig(vocab_size=V, hidden_size=64, intermediate_size=128,
+                                                 num_hidden_layers=2, num_attention_heads=4,
+                                                 num_key_value_heads=2, max_position_embeddings=64,
+                                                 rms_norm_eps=1e-6)))
+
+    def bert():
+        return Masked(T.BertModel(T.BertConfig(vocab_size=V, hidden_size=64, num_hidden_layers=2,
+                                               num_attention_heads=4, intermediate_size=128,
+                                               max_position_embeddings=64), add_pooling_layer=False))
+
+    def distilbert():
+        return Masked(T.DistilBertModel(T.DistilBertConfig(vocab_size=V, dim=64, n_layers=2, n_heads=4,
+                                                           hidden_dim=128, max_position_embeddings=64)))
+
+    def roberta():
+        return Masked(T.RobertaModel(T.RobertaConfig(vocab_size=V, hidden_size=64, num_hidden_layers=2,
+                                                     num_attention_heads=4, intermediate_size=128,
+                                                     max_position_embeddings=80, pad_token_id=1),
+                                     add_pooling_layer=False))
+
+    def t5():
+        return Masked(T.T5EncoderModel(T.T5Config(vocab_size=V, d_model=64, d_kv=16, d_ff=128, num_layers=2,
+                                                  num_heads=4, relative_attention_num_buckets=32,
+                                                  relative_attention_max_distance=64)))
+
+    def whisper():
+        from transformers.models.whisper.modeling_whisper import WhisperEncoder
+        cfg = T.WhisperConfig(vocab_size=V, num_mel_bins=16, d_model=64, encoder_layers=2,
+                              encoder_attention_heads=4, encoder_ffn_dim=128, max_source_positions=32,
+                              pad_token_id=0, bos_token_id=0, eos_token_id=0, decoder_start_token_id=0)
+        return Features(WhisperEncoder(cfg))
+
+    def text(make, mask, desc, core=True, pad=None):
+        return {"make": make, "desc": desc, "core": core,
+                "inputs": lambda g, b, s: ids(g, b, s, mask, pad),
+                "dims": seq_dims(2 if mask else 1), "cases": text_cases, "reject": text_reject}
+
+    return {
+        # torch 2.11's run_decompositions() fails on GPT-2's Conv1D: default IR only.
+        "gpt2_dyn": text(gpt2, False, "transformers GPT2Model without attention mask (aten.diff)", core=False),
+        "llama_dyn": text(llama, False, "transformers LlamaModel without attention mask: RoPE, GQA, SiLU MLP, "
+                                        "causal (aten.diff)"),
+        "bert_dyn": text(bert, True, "transformers BertModel with a padding mask"),
+        "distilbert_dyn": text(distilbert, True, "transformers DistilBertModel with a padding mask"),
+        "roberta_dyn": text(roberta, True, "transformers RobertaModel: positions by cumsum over the padding",
+                            pad=1),
+        "t5_encoder_dyn": text(t5, True, "transformers T5EncoderModel: relative position buckets (integer abs)"),
+        # Whisper's encoder requires 2 * max_source_positions frames: the batch is symbolic.
+        "whisper_encoder_dyn": {
+            "make": whisper, "desc": "transformers WhisperEncoder: conv1d stem, GELU, sinusoidal positions",
+            "core": True, "inputs": lambda g, b, s: (torch.randn(b, 16, 64, generator=g),),
+            "dims": ({0: Dim("batch", min=1, max=8)},), "cases": [(2, 64), (3, 64), (8, 64)],
+            "reject": (9, 64)},
+        # torch.export specializes the time steps of nn.LSTM/GRU: the batch is symbolic.
+        "rnn_dyn": {
+            "make": Recurrent, "desc": Recurrent.__doc__.split("\n")[0].strip(), "core": True,
+            "inputs": lambda g, b, s: (torch.randint(0, 64, (b, s), generator=g),),
+            "dims": ({0: Dim("batch", min=1, max=16)},), "cases": [(2, 10), (5, 10), (16, 10)],
+            "reject": (17, 10)},
+    }
+
+
+def export_dynamic(name, spec, out):
+    import numpy as np
+    import torch
+    torch.manual_seed(0)
+    model = spec["make"]().eval()
+    example = spec["inputs"](torch.Generator().manual_seed(2), *spec["cases"][1])
+    try:
+        ep = torch.export.export(model, example, dynamic_shapes=spec["dims"])
+    except torch._dynamo.exc.UserError:
+        # torch cannot prove some guard over the whole named range (Llama's
+        # rotary slices): Dim.DYNAMIC keeps the same bounds and lets export
+        # refine them (0/1 specialization may raise a minimum of 1 to 2).
+        dims = [{k: torch.export.Dim.DYNAMIC(min=v.min, max=v.max) for k, v in d.items()}
+                for d in spec["dims"]]
+        ep = torch.export.export(model, example, dynamic_shapes=tuple(dims))
+    d = os.path.join(out, name)
+    os.makedirs(d, exist_ok=True)
+    ranges = {str(k): [int(v.lower), int(v.upper)] for k, v in ep.range_constraints.items()}
+    meta = {"description": spec["desc"], "versions": VERSIONS, "ops": ops_of(ep), "ranges": ranges,
+            "cases": {}, "parameters": sum(p.numel() for p in model.parameters())}
+    ep._example_inputs = None
+    torch.export.save(ep, os.path.join(d, "model.pt2"))
+    if spec["core"]:
+        epc = ep.run_decompositions()
+        meta["core_ops"] = ops_of(epc)
+        epc._example_inputs = None
+        torch.export.save(epc, os.path.join(d, "model.core.pt2"))
+    cases = list(spec["cases"])
+    if min(v[0] for v in ranges.values()) == 1:
+        cases[0] = (1, cases[0][1])  # a batch of one where the range has it
+    shapes = [(f"case{k}", bs) for k, bs in enumerate(cases)] + [("reject", spec["reject"])]
+    for k, (tag, bs) in enumerate(shapes):
+        inputs = spec["inputs"](torch.Generator().manual_seed(10 + k), *bs)
+        os.makedirs(os.path.join(d, tag), exist_ok=True)
+        for i, a in enumerate(inputs):
+            np.save(os.path.join(d, tag, f"input{i}.npy"), a.numpy())
+        meta["cases"][tag] = [list(a.shape) for a in inputs]
+        if tag == "reject":
+            continue
+        with torch.no_grad():
+            ref = model(*inputs)
+            got = ep.module()(*inputs)
+        refs = ref if isinstance(ref, (tuple, list)) else (ref,)
+        gots = got if isinstance(got, (tuple, list)) else (got,)
+        for i, (r, e) in enumerate(zip(refs, gots)):
+            torch.testing.assert_close(e, r)  # the exported program agrees with eager
+            np.save(os.path.join(d, tag, f"output{i}.npy"), r.contiguous().numpy())
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    size = sum(os.path.getsize(os.path.join(r, x)) for r, _, fs in os.walk(d) for x in fs)
+    print(f"{name}: {meta['parameters']} parameters, {size / 1e6:.1f} MB, ranges {ranges}")
+
+
 def ops_of(ep):
     ops = {}
     for n in ep.graph.nodes:
@@ -232,11 +432,14 @@ def main():
     p.add_argument("names", nargs="*")
     args = p.parse_args()
     check_versions()
-    models = build_models()
-    for name in args.names or models:
-        if name not in models:
-            sys.exit(f"export_models.py: unknown model '{name}' (known: {', '.join(models)})")
-        export_one(name, models[name], args.out)
+    models, dynamic = build_models(), build_dynamic_models()
+    for name in args.names or list(models) + list(dynamic):
+        if name in models:
+            export_one(name, models[name], args.out)
+        elif name in dynamic:
+            export_dynamic(name, dynamic[name], args.out)
+        else:
+            sys.exit(f"export_models.py: unknown model '{name}' (known: {', '.join(list(models) + list(dynamic))})")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 //===- ATenDialect.cpp - aten dialect registration ------------------------===//
 #include "ATen/IR/ATenDialect.h"
+#include "ATen/IR/ATenSequenceOps.h"
 
 using namespace mlir;
 using namespace kiln::aten;
@@ -10,5 +11,9 @@ void ATenDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "ATen/IR/ATenOps.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "ATen/IR/ATenSequenceOps.cpp.inc"
       >();
 }

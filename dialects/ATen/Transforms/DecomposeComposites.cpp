@@ -1,6 +1,9 @@
 //===- DecomposeComposites.cpp - composite ATen ops to Core ATen ----------===//
 #include "ATen/Transforms/Passes.h"
+#include "ATen/Transforms/SequenceDecompositions.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -188,6 +191,7 @@ struct ATenDecomposeCompositesPass
                  SoftmaxIntToCore<LogSoftmaxIntOp, LogSoftmaxOp>, InstanceNormDecomposition,
                  TrainingBatchNorm, NativeBatchNormInference, FunctionalBatchNormInference>(
         &getContext());
+    populateSequenceDecompositions(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

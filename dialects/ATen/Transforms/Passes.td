@@ -22,7 +22,12 @@ def ATenDecomposeComposites : Pass<"aten-decompose-composites", "::mlir::func::F
     * `aten.instance_norm` becomes `native_group_norm` with one channel per
       group (input statistics) or inference batch norm (running statistics);
     * `aten.softmax_int` / `log_softmax_int` without a dtype change become
-      `aten._softmax` / `aten._log_softmax`.
+      `aten._softmax` / `aten._log_softmax`;
+    * sequence-model composites (`DecomposeSequenceOps.cpp`): `aten.diff`
+      becomes slices and a subtraction (`!=` for bool) per order,
+      `aten.adaptive_avg_pool1d` 2-d adaptive pooling over a unit height, and
+      `aten.lstm_input` / `aten.gru_input` one `scf.for` over time per layer
+      and direction (the input projection of all steps hoisted out of it).
 
     Before:
     ```mlir
@@ -33,7 +38,8 @@ def ATenDecomposeComposites : Pass<"aten-decompose-composites", "::mlir::func::F
     %0 = aten.convolution %x, %w, %b {stride = array<i64: 1, 1>, transposed = false, ...}
     ```
   }];
-  let dependentDialects = ["::kiln::aten::ATenDialect"];
+  let dependentDialects = ["::kiln::aten::ATenDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 #endif // KILN_ATEN_PASSES

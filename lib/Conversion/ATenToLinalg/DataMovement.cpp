@@ -48,7 +48,15 @@ Value reshapeTo(OpBuilder &b, Location loc, Value input, RankedTensorType result
     if (auto reassoc = getReassociationIndicesForReshape(inTy, resultType))
       return tensor::CollapseShapeOp::create(b, loc, resultType, input, *reassoc);
   } else if (inTy.getRank() < resultType.getRank()) {
-    if (auto reassoc = getReassociationIndicesForReshape(resultType, inTy))
+    // An expand that splits one dim into several symbolic ones ([B*S, 32] ->
+    // [B, S, 32]) has strides that upstream's expand-strided-metadata cannot
+    // derive: those go through tensor.reshape.
+    auto reassoc = getReassociationIndicesForReshape(resultType, inTy);
+    bool oneDynamicPerGroup =
+        reassoc && llvm::all_of(*reassoc, [&](const ReassociationIndices &group) {
+          return llvm::count_if(group, [&](int64_t d) { return resultType.isDynamicDim(d); }) <= 1;
+        });
+    if (oneDynamicPerGroup)
       return tensor::ExpandShapeOp::create(b, loc, resultType, input, *reassoc, sizes);
   }
   SmallVector<Value> dims;
@@ -93,6 +101,12 @@ struct ViewLowering : OpConversionPattern<ViewOp> {
       sizes[inferAt] =
           getAsOpFoldResult(rewriter.createOrFold<arith::DivUIOp>(loc, numel, known));
     }
+    // A size the result type knows statically is that constant, even when it
+    // was computed (a -1 inferred from symbolic dims, a SymInt expression):
+    // reshapes take their output sizes as constants wherever the type is static.
+    for (auto [i, r] : llvm::enumerate(op.getType().getShape()))
+      if (r != ShapedType::kDynamic)
+        sizes[i] = rewriter.getIndexAttr(r);
     rewriter.replaceOp(op, reshapeTo(rewriter, loc, input, op.getType(), sizes));
     return success();
   }

@@ -400,7 +400,13 @@ void addUnary(Table &t) {
   t.result<AbsOp>([](EW &e, ValueRange x) -> Value {
     if (e.isFloat())
       return e.m<math::AbsFOp>(x[0]);
-    return e.isUnsigned() ? x[0] : e.m<math::AbsIOp>(x[0]);
+    if (e.isUnsigned())
+      return x[0];
+    // x < 0 ? 0 - x : x in arith (wrapping at the minimum, as ATen does):
+    // math.absi has no lowering in the GPU kernel pipelines, and LLVM turns
+    // this back into its abs intrinsic on the CPU.
+    Value zero = e.ci(0);
+    return e.sel(e.cmp(Cmp::LT, x[0], zero), arith::SubIOp::create(e.b, e.loc, zero, x[0]), x[0]);
   });
   t.result<NegOp>([](EW &e, ValueRange x) { return e.neg(x[0]); });
   t.result<SignOp>([](EW &e, ValueRange x) -> Value {

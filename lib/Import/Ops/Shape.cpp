@@ -463,6 +463,8 @@ void registerShapeHandlers(GraphImporter &g) {
         },
         nullptr);
   };
+  // broadcast_to(self, size) is expand(self, size) (ATen's CompositeImplicit definition).
+  h["torch.ops.aten.broadcast_to.default"] = h["torch.ops.aten.expand.default"];
 
   // --- slice, select, narrow, diagonal, unfold, as_strided
   h["torch.ops.aten.slice.Tensor"] = [&g, &b](const Object &n, Location loc) -> LogicalResult {

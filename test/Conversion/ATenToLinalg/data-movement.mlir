@@ -62,6 +62,22 @@ func.func @view_expand(%x: tensor<?x32xf32>, %n: index) -> tensor<?x4x8xf32> {
   return %0 : tensor<?x4x8xf32>
 }
 
+// The attention head split `x.view(*x.shape[:-1], -1, 16)` with symbolic
+// batch and sequence: the -1 is computed from symbolic dims but the result
+// type knows it is 4, so expand_shape's output_shape holds the constant (a
+// computed value there is invalid for a static result dim).
+// CHECK-LABEL: func.func @view_split_heads_dynamic
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x64xf32>)
+// CHECK: %[[B:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[S:.*]] = tensor.dim %[[X]], %c1
+// CHECK: tensor.expand_shape %[[X]] {{\[}}[0], [1], [2, 3]] output_shape [%[[B]], %[[S]], 4, 16] : tensor<?x?x64xf32> into tensor<?x?x4x16xf32>
+func.func @view_split_heads_dynamic(%x: tensor<?x?x64xf32>) -> tensor<?x?x4x16xf32> {
+  %b = aten.sym_size_int %x, 0 : tensor<?x?x64xf32>
+  %s = aten.sym_size_int %x, 1 : tensor<?x?x64xf32>
+  %0 = aten.view %x[%b, %s, -1, 16] : tensor<?x?x64xf32> -> tensor<?x?x4x16xf32>
+  return %0 : tensor<?x?x4x16xf32>
+}
+
 // Shapes without a reassociation go through tensor.reshape.
 // CHECK-LABEL: func.func @view_reshape
 // CHECK: %[[C3:.*]] = arith.constant 3 : index
@@ -278,4 +294,17 @@ func.func @scatters(%x: tensor<4x6xf32>, %a: tensor<4x3xf32>, %b: tensor<6xf32>,
   %1 = aten.select_scatter %x, %b[-1] {dim = 0 : i64} : tensor<4x6xf32>, tensor<6xf32> -> tensor<4x6xf32>
   %2 = aten.diagonal_scatter %x, %c {offset = 2 : i64} : (tensor<4x6xf32>, tensor<4xf32>) -> tensor<4x6xf32>
   return %0, %1, %2 : tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+}
+
+// Unflattening one dim into two symbolic ones ([B*S, 32] -> [B, S, 32], as
+// GPT-2's `view(B, S, -1)` after a flattened addmm) is a tensor.reshape: an
+// expand_shape there has strides that the memref lowering cannot derive.
+// CHECK-LABEL: func.func @view_unflatten_two_symbols
+// CHECK-SAME: (%[[X:.*]]: tensor<?x32xf32>, %[[B:.*]]: index, %[[S:.*]]: index)
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[B]], %[[S]], %{{.*}} : tensor<3xindex>
+// CHECK: tensor.reshape %[[X]](%[[SHAPE]]) : (tensor<?x32xf32>, tensor<3xindex>) -> tensor<?x?x32xf32>
+// CHECK-NOT: tensor.expand_shape
+func.func @view_unflatten_two_symbols(%x: tensor<?x32xf32>, %b: index, %s: index) -> tensor<?x?x32xf32> {
+  %0 = aten.view %x[%b, %s, 32] : tensor<?x32xf32> -> tensor<?x?x32xf32>
+  return %0 : tensor<?x?x32xf32>
 }

@@ -305,3 +305,19 @@ func.func @fill(%x: tensor<2x3xf16>, %v: tensor<f64>) -> tensor<2x3xf16> {
   %0 = aten.fill_tensor %x, %v : (tensor<2x3xf16>, tensor<f64>) -> tensor<2x3xf16>
   return %0 : tensor<2x3xf16>
 }
+
+// Integer abs is x < 0 ? 0 - x : x in arith (T5's relative position
+// buckets): math.absi has no lowering in the GPU kernel pipelines.
+// CHECK-LABEL: func.func @abs_int
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[X:.*]]: i64, %{{.*}}: i64):
+// CHECK:   %[[Z:.*]] = arith.constant 0 : i64
+// CHECK:   %[[NEG:.*]] = arith.cmpi slt, %[[X]], %[[Z]] : i64
+// CHECK:   %[[M:.*]] = arith.subi %[[Z]], %[[X]] : i64
+// CHECK:   %[[R:.*]] = arith.select %[[NEG]], %[[M]], %[[X]] : i64
+// CHECK:   linalg.yield %[[R]]
+// CHECK-NOT: math.absi
+func.func @abs_int(%x: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %0 = aten.abs %x : (tensor<?x?xi64>) -> tensor<?x?xi64>
+  return %0 : tensor<?x?xi64>
+}

@@ -3,6 +3,7 @@
 # (default IR), model.core.pt2 (Core ATen IR), input*.npy and PyTorch's
 # output*.npy. Run from this folder: python3 export.py
 import os
+import sys
 import numpy as np
 import torch
 import torch.nn as nn
@@ -113,6 +114,36 @@ class SymOps(nn.Module):
         return a, b, c, d, e, f
 
 
+class MultiDim(nn.Module):
+    """Batch, sequence and image size all symbolic: head-split views with -1,
+    flatten/unflatten, expand/broadcast_to, permute, cat, slices with symbolic
+    ends, arange(S), causal SDPA, sym_size arithmetic and pooling over a
+    dynamic H x W."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(32, 96)
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x, img):
+        # x: [B, S, 32], img: [B, 3, H, W]
+        b, s = x.shape[0], x.shape[1]
+        q, k, v = (t.view(*x.shape[:-1], -1, 8).transpose(1, 2) for t in self.qkv(x).chunk(3, -1))
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True)      # [B, 4, S, 8]
+        a = a.transpose(1, 2).reshape(b, s, -1)                           # [B, S, 32]
+        f = a.flatten(0, 1).unflatten(0, (b, s)) + x[:, :1].expand(-1, s, -1)
+        pos = torch.arange(s, dtype=torch.float32)
+        f = f + pos[None, :, None] + torch.broadcast_to(x.mean(1, keepdim=True), x.shape)
+        g = torch.cat([f, f[:, s // 2:] * 2], dim=1)                      # [B, S + S - S//2, 32]
+        h = g[:, 1:s - 1].permute(2, 0, 1)                                # [32, B, S - 2]
+        y = self.conv(img)
+        p1 = F.avg_pool2d(y, 2)
+        p2 = F.max_pool2d(y, 3, 2, 1)
+        p3 = F.adaptive_avg_pool2d(y, (2, 3))
+        z = y.reshape(b, 4, -1).mean(-1) + p1.mean((2, 3)) + p2.amax((2, 3))
+        return g, h, p1, p2, p3, z
+
+
 class Indexing(nn.Module):
     """Gathers, scatters, advanced indexing, pads; negative indices and a bool mask."""
 
@@ -205,6 +236,8 @@ class NoGradBuffer(nn.Module):
 def save_stateful(name, make, args, runs=2):
     """Exports a fresh model, then records PyTorch's outputs of `runs` calls
     on the same input tensors (state and mutated inputs carry over)."""
+    if ONLY and name not in ONLY:
+        return
     os.makedirs(name, exist_ok=True)
     torch.manual_seed(1)
     model = make().eval()
@@ -243,12 +276,16 @@ class Autocast(nn.Module):
 
 def save_archive(name, model, args):
     """An archive only, for error tests."""
+    if ONLY and name not in ONLY:
+        return
     os.makedirs("errors", exist_ok=True)
     ep = torch.export.export(model, args)
     torch.export.save(ep, os.path.join("errors", name + ".pt2"))
 
 
 def save(name, model, args, dynamic_shapes=None, extra_inputs=()):
+    if ONLY and name not in ONLY:
+        return
     os.makedirs(name, exist_ok=True)
     model.eval()
     ep = torch.export.export(model, args, dynamic_shapes=dynamic_shapes)
@@ -264,6 +301,8 @@ def save(name, model, args, dynamic_shapes=None, extra_inputs=()):
             np.save(os.path.join(name, f"output{tag}{i}.npy"), o.detach().contiguous().numpy())
 
 
+# python3 export.py [NAME...]: only the named cases (all without names).
+ONLY = set(sys.argv[1:])
 torch.manual_seed(0)
 save("inplace", InPlace(), (torch.randn(4, 8),))
 save("views", Views(), (torch.randn(2, 3, 4, 5), torch.randn(4, 6)))
@@ -287,4 +326,13 @@ save_stateful("nograd_buffer", NoGradBuffer, (torch.randn(2, 3),))
 save_archive("dropout_train", DropoutTrain(), (torch.randn(4),))
 save_archive("write_as_strided", WriteAsStrided(), (torch.randn(2, 2),))
 save_archive("autocast", Autocast(), (torch.randn(4, 4),))
+# Dim.DYNAMIC: export keeps the ranges and checks its own guards on them.
+_multidim_dims = ({0: Dim.DYNAMIC(min=1, max=8), 1: Dim.DYNAMIC(min=3, max=32)},
+                  {0: Dim.DYNAMIC(min=1, max=8), 2: Dim.DYNAMIC(min=8, max=64),
+                   3: Dim.DYNAMIC(min=8, max=64)})
+torch.manual_seed(0)
+save("multidim", MultiDim(), (torch.randn(2, 6, 32), torch.randn(2, 3, 16, 20)),
+     dynamic_shapes=_multidim_dims,
+     extra_inputs=[("_b3s9_", (torch.randn(3, 9, 32), torch.randn(3, 3, 9, 13))),
+                   ("_b5s32_", (torch.randn(5, 32, 32), torch.randn(5, 3, 33, 8)))])
 print(torch.__version__)
