@@ -11,7 +11,7 @@
 
 #include "Autograd/IR/AutogradDialect.h"
 #include "kiln/Import/RuntimeOps.h"
-#include "kiln/limits.h"
+#include "kiln/abi/limits.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"

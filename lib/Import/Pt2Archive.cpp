@@ -1,7 +1,7 @@
 //===- Pt2Archive.cpp - reading torch.export .pt2 archives ----------------===//
 #include "kiln/Import/Pt2Archive.h"
 
-#include "kiln/limits.h"
+#include "kiln/abi/limits.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -1,5 +1,5 @@
-// kiln runtime loader — the size and nesting limits of kiln/limits.h, read from the environment once.
-#include "kiln/limits.h"
+// kiln runtime loader — the size and nesting limits of kiln/abi/limits.h, read from the environment once.
+#include "kiln/abi/limits.h"
 
 #include <cstdlib>
 #include <cstring>

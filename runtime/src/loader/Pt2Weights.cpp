@@ -2,7 +2,7 @@
 #include "Pt2Weights.h"
 
 #include "Error.h"
-#include "kiln/limits.h"
+#include "kiln/abi/limits.h"
 
 #include <nlohmann/json.hpp>
 #include <zip.h>

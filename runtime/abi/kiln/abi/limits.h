@@ -1,4 +1,4 @@
-/* kiln runtime — limits on what kiln reads from files, shared by the runtime and the compiler. */
+/* kiln ABI — limits on what kiln reads from files, shared by the runtime and the compiler. Plain C. */
 /*
  * Every reader of outside data (.pt2 archives, their JSON, .npy files, the
  * manifest of a compiled model) checks sizes and nesting against these limits
@@ -8,29 +8,30 @@
  *   KILN_MAX_TENSOR_BYTES  one tensor, weight or archive member   (default 32 GiB)
  *   KILN_MAX_JSON_BYTES    one JSON document                       (default 1 GiB)
  *   KILN_MAX_JSON_DEPTH    nesting of arrays and objects in JSON   (default 256)
- * All functions are thread-safe.
+ * All functions are thread-safe. The runtime defines them (runtime/src/loader/Limits.cpp).
  */
-#ifndef KILN_LIMITS_H
-#define KILN_LIMITS_H
+#ifndef KILN_ABI_LIMITS_H
+#define KILN_ABI_LIMITS_H
 
-#include "kiln/kiln.h"
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /// The largest tensor (or archive member) kiln reads, in bytes.
-KILN_API uint64_t kiln_limit_tensor_bytes(void);
+uint64_t kiln_limit_tensor_bytes(void);
 /// The largest JSON document kiln parses, in bytes.
-KILN_API uint64_t kiln_limit_json_bytes(void);
+uint64_t kiln_limit_json_bytes(void);
 /// The deepest nesting of JSON arrays and objects kiln parses.
-KILN_API uint32_t kiln_limit_json_depth(void);
+uint32_t kiln_limit_json_depth(void);
 /// The deepest nesting of '[' and '{' in `text` (outside strings); a scan
 /// that never recurses, run before a parser that does.
-KILN_API uint64_t kiln_json_nesting_depth(const char *text, size_t length);
+uint64_t kiln_json_nesting_depth(const char *text, size_t length);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* KILN_LIMITS_H */
+#endif /* KILN_ABI_LIMITS_H */
