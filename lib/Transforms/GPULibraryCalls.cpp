@@ -289,10 +289,15 @@ struct DnnConvMatch {
   SmallVector<Operation *> padOps;
   /// Frees of `source`'s buffer between the copy and the convolution: moved after it.
   SmallVector<Operation *> movedFrees;
-  /// Channels last (N, spatial.., C), (F, k.., C) and (N, o.., F), not
-  /// grouped: the dim of each operand at each position of the channels-first
-  /// order the call takes; empty when the operands are channels-first.
+  /// Channels last (N, spatial.., C), (F, k.., C) and (N, o.., F): the dim
+  /// of each operand at each position of the channels-first order the call
+  /// takes (of a grouped one, after its channels merge); empty when the
+  /// operands are channels-first.
   SmallVector<int64_t> channelsLast;
+  /// Grouped and channels last: (N, s.., G, C/G), (G, F/G, k.., C/G), (N, o.., G, F/G).
+  bool groupedLast = false;
+  /// The dim of the (N, ..) operands where their (G, X/G) pair starts.
+  int64_t groupDim() const { return groupedLast ? static_cast<int64_t>(stride.size()) + 1 : 1; }
 };
 
 /// Bits of the runtime convolution's `flags` argument (runtime/src/cuda/Dnn.cpp).
@@ -943,21 +948,40 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     if (w[0] != out[1]) {
       // Channels last: read every operand in the channels-first order.
       int64_t rank = static_cast<int64_t>(out.size());
-      if (w[0] != out.back() || in.getNumResults() != out.size())
+      if (in.getNumResults() != out.size())
         return failure();
-      m.channelsLast = {0, rank - 1};
-      for (int64_t i = 1; i < rank - 1; ++i)
-        m.channelsLast.push_back(i);
-      auto permute = [&](auto &list) {
+      // Grouped (N, o.., G, F/G), (G, F/G, k.., C/G), (N, s.., G, C/G):
+      // each operand's (G, X/G) pair moves after N (the filter's stays first).
+      m.groupedLast = rank >= 4 && w[0] == out[rank - 2] && w[1] == out.back();
+      if (!m.groupedLast && w[0] != out.back())
+        return failure();
+      // Ungrouped: (0, r-1, 1..r-2) for all three; grouped: (0, r-2, r-1,
+      // 1..r-3) for input and output, (0, 1, r-1, 2..r-2) for the filter.
+      SmallVector<int64_t> act{0, rank - 1}, filter{0, rank - 1};
+      if (m.groupedLast) {
+        act = {0, rank - 2, rank - 1};
+        filter = {0, 1, rank - 1};
+      }
+      for (int64_t i = 1, last = rank - static_cast<int64_t>(act.size()); i <= last; ++i)
+        act.push_back(i);
+      for (int64_t i = static_cast<int64_t>(filter.size()) - 1; i < rank - 1; ++i)
+        filter.push_back(i);
+      auto permute = [&](auto &list, ArrayRef<int64_t> perm) {
         auto copy = list;
-        for (auto [i, p] : llvm::enumerate(m.channelsLast))
+        for (auto [i, p] : llvm::enumerate(perm))
           list[i] = copy[p];
       };
-      permute(out);
-      permute(w);
-      permute(inResults);
-      if (w[1] == out[2])
+      permute(out, act);
+      permute(w, filter);
+      permute(inResults, act);
+      if (!m.groupedLast && w[1] == out[2])
         return failure();
+      // The call's operands are (N, s.., C) and (F, k.., C/G) views (a
+      // grouped operand's channels merged first): one order for all three.
+      int64_t callRank = m.groupedLast ? rank - 1 : rank;
+      m.channelsLast = {0, callRank - 1};
+      for (int64_t i = 1; i < callRank - 1; ++i)
+        m.channelsLast.push_back(i);
     }
     // Grouped: out (n, g, f, o..), w (g, f, c, k..); else out (n, f, o..), w (f, c, k..).
     m.grouped = w[1] == out[2];
@@ -1011,7 +1035,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     // (the filter and output have identity layouts).
     auto inType = cast<MemRefType>(m.input.getType());
     if (m.grouped && !inType.getLayout().isIdentity() &&
-        !memref::CollapseShapeOp::isGuaranteedCollapsible(inType, mergedChannels(k + 3, 1)))
+        !memref::CollapseShapeOp::isGuaranteedCollapsible(inType, mergedChannels(k + 3, m.groupDim())))
       return failure();
     return m;
   }
@@ -1201,8 +1225,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     auto merged = [&](Value v, int64_t first) {
       return m.grouped ? collapse(rewriter, loc, v, mergedChannels(k + 3, first)) : v;
     };
-    Value x = m.source ? m.source : merged(m.input, 1);
-    Value w = merged(m.filter, 0), y = merged(m.output, 1);
+    Value x = m.source ? m.source : merged(m.input, m.groupDim());
+    Value w = merged(m.filter, 0), y = merged(m.output, m.groupDim());
     // A 16-bit convolution into a float32 accumulator: cuDNN writes a
     // 16-bit result of the accumulator's shape. Where the accumulator starts
     // at zero and only generic ops read it afterwards, they read the 16-bit
@@ -1230,7 +1254,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
       for (int64_t i = k; i < 3 + k; ++i)
         args.push_back(arith::ConstantIntOp::create(rewriter, loc, i < 3 ? unit : list[i - 3], 64));
     args.append({asConvArg(rewriter, loc, x, m.channelsLast), asConvArg(rewriter, loc, w, m.channelsLast),
-                 asConvArg(rewriter, loc, narrow ? merged(narrow, 1) : y, m.channelsLast)});
+                 asConvArg(rewriter, loc, narrow ? merged(narrow, m.groupDim()) : y, m.channelsLast)});
     func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
     if (retarget) {
       for (OpOperand *use : readers) {
