@@ -168,7 +168,12 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     layer norm and softmax) instead gets one subgroup per output element:
     each lane accumulates a strided part from the combiner's neutral element,
     `gpu.shuffle xor` combines the lanes, and lane 0 folds in the output's
-    initial value and stores (`subgroup-reductions=false` turns this off). An
+    initial value and stores (`subgroup-reductions=false` turns this off).
+    A reduction with few outputs (at most `few-outputs`, static loops, any
+    number of reduction loops read in any order: a pool over H and W or a
+    matrix-vector product at batch 1) gets a subgroup per output the same
+    way, its reduction loops walked as one linear index, instead of a
+    handful of threads each running a long loop. An
     op with no parallel loop (a full reduction to a scalar) runs in a single
     thread. With `fuse-rows` (the default), such a row reduction and the
     consecutive ops around it that read and write only its rows (an op over
@@ -208,6 +213,12 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
            "Reduce each output element of a row reduction (one reduction loop, read "
            "contiguously, at least a subgroup long) with a whole subgroup: lanes take "
            "strided parts, then combine through shuffles">,
+    Option<"fewOutputs", "few-outputs", "int64_t", "4096",
+           "A reduction with at most this many outputs (static loops, at least a "
+           "subgroup of reduction iterations over any number of reduction loops, "
+           "read in any order) also gets a subgroup per output, its reduction "
+           "loops walked as one linear index: pools over H and W and "
+           "matrix-vector products at batch 1 (0 turns this off)">,
     Option<"fuseRows", "fuse-rows", "bool", "true",
            "Run a row reduction together with the ops around it that touch only its "
            "rows (layer norm, softmax: fills, elementwise producers and consumers, "
