@@ -1,7 +1,7 @@
 //===- ChannelsLast.cpp - 2-d convolutions and their neighbours in NHWC ----===//
 //
 // Rewrites each 2-d NCHW convolution on tensors (grouped and depthwise ones
-// too) as an NHWC one between two transposes, then moves the transposes through the ops around it until they
+// too, with `grouped`) as an NHWC one between two transposes, then moves the transposes through the ops around it until they
 // meet and cancel: elementwise ops, pads and poolings run in NHWC, reductions
 // read NHWC through their indexing maps, and a filter that is an argument of
 // the entry becomes an argument the runtime passes already permuted
@@ -459,7 +459,9 @@ struct KilnChannelsLastPass : kiln::impl::KilnChannelsLastBase<KilnChannelsLastP
     // left fold into their readers' maps (folding one earlier would keep an
     // elementwise op whose other input was yet to become NHWC in NCHW).
     RewritePatternSet patterns(ctx);
-    patterns.add<ConvToNHWC, GroupedConvToNHWC, PoolToNHWC<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
+    if (grouped)
+      patterns.add<GroupedConvToNHWC>(ctx);
+    patterns.add<ConvToNHWC, PoolToNHWC<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
                  PoolToNHWC<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>, TransposeOfTranspose,
                  TransposeOfInit, PadOfTranspose, TransposeOfPad, ElementwiseToNHWC, BroadcastToNHWC>(ctx);
     if (failed(applyPatternsGreedily(fn, std::move(patterns))))

@@ -142,9 +142,19 @@ def KilnChannelsLast : Pass<"kiln-channels-last", "::mlir::func::FuncOp"> {
     permuted shape, and the entry's `kiln.weight_layouts` dictionary maps its
     name to the permutation, which kiln-compile writes into the manifest for
     the runtime to apply once, when it loads the weights.
+    With `grouped`, a grouped or depthwise convolution (the aten lowering's
+    `linalg.conv_2d_ngchw_gfchw` between the reshapes that split and merge
+    its groups) becomes `linalg.conv_2d_nhwgc_gfhwc` between the same
+    transposes, its filter an argument in (F, KH, KW, C/G) order.
     The CUDA pipeline runs it when convolutions go to cuDNN, whose NHWC
     kernels are the fast ones on tensor cores.
   }];
+  let options = [
+    Option<"grouped", "grouped", "bool", "false",
+           "Also grouped and depthwise convolutions (off by default: with cuDNN's "
+           "heuristic algorithm, its NHWC depthwise kernel ran ConvNeXt-T's 7x7 "
+           "depthwise convolutions 4x slower than its NCHW one)">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
