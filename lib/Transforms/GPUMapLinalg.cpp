@@ -1383,8 +1383,9 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
       if (!plan && fewOutputs > 0) {
         plan = planFewOutputReduction(generic, subgroupSize, fewOutputs);
         // Fewer outputs than a block's subgroups: no idle subgroups.
+        SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
         int64_t outputs = 1;
-        for (int64_t r : ArrayRef<int64_t>(generic.getStaticLoopRanges()).take_front(numParallel))
+        for (int64_t r : ArrayRef<int64_t>(ranges).take_front(numParallel))
           outputs *= r;
         if (plan)
           rows = std::min(rows, outputs);
