@@ -2,6 +2,7 @@
 """GPU latency of kiln against PyTorch eager and Inductor, on one GPU in one run.
 
 usage: gpu_vs_torch.py PACK_DIR [--configs A,B] [--iters N] [--modes M,...] [--json FILE]
+                      [--baseline PACK_DIR2]
 
 PACK_DIR is what bench/pack_gpu.sh made on the build machine. For each config
 (bench/gpu_models.py) this rebuilds the model from its seed, checks that its
@@ -11,9 +12,14 @@ median of N runs (CUDA events around each run, inputs already on the GPU):
   eager                  the module on the GPU
   inductor               torch.compile(module)
   inductor_ro            torch.compile(module, mode="reduce-overhead") (CUDA graphs)
+  inductor_ro_freeze     the same with torch._inductor.config.freezing = True
+                         (weights folded into the graph as constants)
   kiln                   kiln-run MODEL.so --device cuda --bench N (CUDA events;
                          inputs and outputs on the GPU; CUDA graphs by default)
-kiln's output is checked against eager's: for float32 configs against eager
+  kiln_base              the same for PACK_DIR2's build of the config (--baseline:
+                         kiln before a change, timed in the same process)
+kiln's output (the last of 5 runs, so the CUDA graph's replay, the path
+--bench times) is checked against eager's: for float32 configs against eager
 with TF32 off, relative L2 error at most 1e-3 (kiln, like PyTorch by default,
 lets convolutions multiply in TF32: kiln-compile --cuda-tf32=conv; the error
 against eager as PyTorch runs it by default, TF32 convolutions included, is
@@ -89,7 +95,7 @@ def bench_config(name, pack, args, env, log):
     res["weights_match"] = digest == compiled.get("digest")
     tmp = tempfile.mkdtemp(prefix=name)
     weights = os.path.join(tmp, "weights.pt2")
-    if "kiln" in args.modes:
+    if any(mode.startswith("kiln") for mode in args.modes):
         gpu_models.export(m, inputs, weights)
     log(f"{name}: built and exported in {time.time() - t0:.1f} s (weights match the compiled model's: "
         f"{res['weights_match']})")
@@ -112,10 +118,12 @@ def bench_config(name, pack, args, env, log):
         if "eager" in args.modes:
             res["eager_ms"] = cuda_median_ms(lambda: m(*xs), args.iters)
             log(f"{name}: eager {res['eager_ms']:.4f} ms")
-        for mode, key in (("default", "inductor"), ("reduce-overhead", "inductor_ro")):
+        for mode, key in (("default", "inductor"), ("reduce-overhead", "inductor_ro"),
+                          ("reduce-overhead", "inductor_ro_freeze")):
             if key not in args.modes:
                 continue
             torch._dynamo.reset()
+            torch._inductor.config.freezing = key == "inductor_ro_freeze"
             cm = torch.compile(m, mode=mode)
             t = time.time()
             out = cm(*xs)
@@ -127,44 +135,53 @@ def bench_config(name, pack, args, env, log):
                 f"rel L2 vs eager {res[key + '_rel_l2_vs_eager']:.3g})")
             del cm
             torch._dynamo.reset()
-    if "kiln" in args.modes:
-        so = os.path.join(cdir, "model.so")
-        kiln_run = os.path.join(pack, "bin", "kiln-run")
-        ins = []
-        for k, x in enumerate(inputs):
-            ins += ["--input", os.path.join(tmp, f"input{k}.npy")]
-            np.save(ins[-1], to_np(x))  # bf16 travels as float32; kiln-run converts it
+            torch._inductor.config.freezing = False
+    kilns = [("kiln", pack)] if "kiln" in args.modes else []
+    if args.baseline and "kiln_base" in args.modes:
+        kilns.append(("kiln_base", args.baseline))
+    ins = []
+    for k, x in enumerate(inputs):
+        ins += ["--input", os.path.join(tmp, f"input{k}.npy")]
+        np.save(ins[-1], to_np(x))  # bf16 travels as float32; kiln-run converts it
+    for key, kpack in kilns:
+        so = os.path.join(kpack, name, "model.so")
+        kiln_run = os.path.join(kpack, "bin", "kiln-run")
         if not os.path.exists(so):
-            res["kiln_error"] = "not compiled: " + open(os.path.join(cdir, "compile-error.txt")).read()[-2000:]
+            err = os.path.join(kpack, name, "compile-error.txt")
+            res[key + "_error"] = "not compiled: " + (open(err).read()[-2000:] if os.path.exists(err) else "no model.so")
         else:
-            outdir = os.path.join(tmp, "out")
+            outdir = os.path.join(tmp, key + "_out")
             os.makedirs(outdir)
-            rc, text = run([kiln_run, so, "--device", "cuda", "--weights", weights, *ins, "--output-dir", outdir],
-                           env)
+            # Five runs: the first records, the next capture and replay the
+            # CUDA graph; the last run's output is the replayed one.
+            rc, text = run([kiln_run, so, "--device", "cuda", "--weights", weights, *ins, "--runs", "5",
+                            "--output-dir", outdir], env)
             if rc != 0:
-                res["kiln_error"] = text.strip()[-2000:]
+                res[key + "_error"] = text.strip()[-2000:]
             else:
                 got = np.load(os.path.join(outdir, "output0.npy"))
-                res["kiln_rel_l2_vs_eager"] = rel_l2(got, check_ref)
-                res["kiln_rel_l2_vs_fp32_eager"] = rel_l2(got, ref32)
-                res["kiln_rel_l2_vs_default_eager"] = rel_l2(got, ref)
-                res["kiln_max_abs_vs_eager"] = float(np.max(np.abs(got.astype(np.float64) - check_ref)))
+                res[key + "_rel_l2_vs_eager"] = rel_l2(got, check_ref)
+                res[key + "_rel_l2_vs_fp32_eager"] = rel_l2(got, ref32)
+                res[key + "_rel_l2_vs_default_eager"] = rel_l2(got, ref)
+                res[key + "_max_abs_vs_eager"] = float(np.max(np.abs(got.astype(np.float64) - check_ref)))
                 limit = 2e-2 if bf16 else 1e-3
-                res["kiln_output_ok"] = res["kiln_rel_l2_vs_eager"] <= limit
+                res[key + "_output_ok"] = res[key + "_rel_l2_vs_eager"] <= limit
                 rc, text = run([kiln_run, so, "--device", "cuda", "--weights", weights, *ins,
                                 "--bench", str(args.iters)], env)
                 mm = re.search(r"median ([0-9.]+) ms", text)
                 if rc != 0 or not mm:
-                    res["kiln_error"] = text.strip()[-2000:]
+                    res[key + "_error"] = text.strip()[-2000:]
                 else:
-                    res["kiln_ms"] = float(mm.group(1))
-                log(f"{name}: kiln {res.get('kiln_ms', float('nan')):.4f} ms, rel L2 vs eager "
-                    f"{res['kiln_rel_l2_vs_eager']:.3g} ({'OK' if res['kiln_output_ok'] else 'MISMATCH'})")
-        if "kiln_error" in res:
-            log(f"{name}: kiln failed: {res['kiln_error']}")
-    best = [res[k] for k in ("inductor_ms", "inductor_ro_ms") if k in res]
+                    res[key + "_ms"] = float(mm.group(1))
+                log(f"{name}: {key} {res.get(key + '_ms', float('nan')):.4f} ms, rel L2 vs eager "
+                    f"{res[key + '_rel_l2_vs_eager']:.3g} ({'OK' if res[key + '_output_ok'] else 'MISMATCH'})")
+        if key + "_error" in res:
+            log(f"{name}: {key} failed: {res[key + '_error']}")
+    best = [res[k] for k in ("inductor_ms", "inductor_ro_ms", "inductor_ro_freeze_ms") if k in res]
     if best and "kiln_ms" in res:
         res["kiln_vs_best_inductor"] = round(res["kiln_ms"] / min(best), 3)
+    if best and "kiln_base_ms" in res:
+        res["kiln_base_vs_best_inductor"] = round(res["kiln_base_ms"] / min(best), 3)
     return res
 
 
@@ -173,11 +190,13 @@ def main():
     ap.add_argument("pack")
     ap.add_argument("--configs", default=",".join(gpu_models.CONFIGS))
     ap.add_argument("--iters", type=int, default=100)
-    ap.add_argument("--modes", default="eager,inductor,inductor_ro,kiln")
+    ap.add_argument("--modes", default="eager,inductor,inductor_ro,inductor_ro_freeze,kiln,kiln_base")
+    ap.add_argument("--baseline", help="a second pack (kiln before a change), timed as kiln_base")
     ap.add_argument("--json")
     args = ap.parse_args()
     args.modes = args.modes.split(",")
     pack = os.path.abspath(args.pack)
+    args.baseline = os.path.abspath(args.baseline) if args.baseline else None
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = os.path.join(pack, "lib") + ":" + env.get("LD_LIBRARY_PATH", "")
     gpu_models.cudnn_env(env)
@@ -199,10 +218,11 @@ def main():
                 f.write(line + "\n")
         rows.append(res)
     f = lambda r, k: f"{r[k]:.4f}" if isinstance(r.get(k), float) else "-"  # noqa: E731
-    print(f"\n{'config':<20} {'eager':>8} {'inductor':>9} {'ind. r-o':>9} {'kiln':>8} {'kiln/best':>9} "
-          f"{'kiln rel L2':>11} {'kiln compile s':>14}", flush=True)
+    print(f"\n{'config':<24} {'eager':>8} {'inductor':>9} {'ind. r-o':>9} {'r-o+frz':>9} {'kiln base':>9} "
+          f"{'kiln':>8} {'kiln/best':>9} {'kiln rel L2':>11} {'kiln compile s':>14}", flush=True)
     for r in rows:
-        print(f"{r['config']:<20} {f(r, 'eager_ms'):>8} {f(r, 'inductor_ms'):>9} {f(r, 'inductor_ro_ms'):>9} "
+        print(f"{r['config']:<24} {f(r, 'eager_ms'):>8} {f(r, 'inductor_ms'):>9} {f(r, 'inductor_ro_ms'):>9} "
+              f"{f(r, 'inductor_ro_freeze_ms'):>9} {f(r, 'kiln_base_ms'):>9} "
               f"{f(r, 'kiln_ms'):>8} {str(r.get('kiln_vs_best_inductor', '-')):>9} "
               f"{('%.3g' % r['kiln_rel_l2_vs_eager']) if 'kiln_rel_l2_vs_eager' in r else '-':>11} "
               f"{str(r.get('kiln_compile_s', '-')):>14}")

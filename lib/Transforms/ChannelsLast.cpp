@@ -1,7 +1,7 @@
 //===- ChannelsLast.cpp - 2-d convolutions and their neighbours in NHWC ----===//
 //
-// Rewrites each 2-d NCHW convolution on tensors as an NHWC one between two
-// transposes, then moves the transposes through the ops around it until they
+// Rewrites each 2-d NCHW convolution on tensors (grouped and depthwise ones
+// too, with `grouped`) as an NHWC one between two transposes, then moves the transposes through the ops around it until they
 // meet and cancel: elementwise ops, pads and poolings run in NHWC, reductions
 // read NHWC through their indexing maps, and a filter that is an argument of
 // the entry becomes an argument the runtime passes already permuted
@@ -95,6 +95,81 @@ struct ConvToNHWC : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
                                                op.getStrides(), op.getDilations())
                   .getResult(0);
     rewriter.replaceOp(op, transposeOf(rewriter, loc, y, kToFirst));
+    return success();
+  }
+};
+
+/// The rank-4 tensor `v` is split from at dim `dim` into (G, X/G) by a
+/// tensor.expand_shape, or null.
+Value splitFrom(Value v, int64_t dim) {
+  auto e = v.getDefiningOp<tensor::ExpandShapeOp>();
+  if (!e || e.getSrcType().getRank() != 4 || e.getResultType().getRank() != 5)
+    return {};
+  SmallVector<ReassociationIndices> r = e.getReassociationIndices();
+  for (int64_t i = 0, j = 0; i < 4; ++i) {
+    ReassociationIndices want{j};
+    if (i == dim)
+      want.push_back(++j);
+    ++j;
+    if (r[i] != want)
+      return {};
+  }
+  return e.getSrc();
+}
+
+/// `v` (rank 4) with dim `dim` split into (groups, size / groups).
+Value splitGroups(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t groups) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> r;
+  for (int64_t i = 0, j = 0; i < 4; ++i) {
+    if (i == dim) {
+      shape.append({groups, type.getDimSize(i) / groups});
+      r.push_back({j, j + 1});
+      j += 2;
+    } else {
+      shape.push_back(type.getDimSize(i));
+      r.push_back({j++});
+    }
+  }
+  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, type.getElementType()), v, r);
+}
+
+/// collapse((N, G, F/G, OH, OW) <- conv_2d_ngchw_gfchw(split(x), split(w), split(init))) ->
+///   transpose(collapse(conv_2d_nhwgc_gfhwc(split(transpose(x)), split(transpose(w)),
+///                                          split(transpose(init))))):
+/// grouped and depthwise convolutions in NHWC (static channel counts).
+struct GroupedConvToNHWC : OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse, PatternRewriter &rewriter) const override {
+    auto op = collapse.getSrc().getDefiningOp<linalg::Conv2DNgchwGfchwOp>();
+    if (!op || !op.hasPureTensorSemantics() || !op->hasOneUse() ||
+        collapse.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}})
+      return rewriter.notifyMatchFailure(collapse, "not a grouped convolution's result merged back");
+    Value x = splitFrom(op.getInputs()[0], 1), w = splitFrom(op.getInputs()[1], 0),
+          init = splitFrom(op.getOutputs()[0], 1);
+    if (!x || !w || !init)
+      return rewriter.notifyMatchFailure(op, "operands not split from rank-4 tensors at their channels");
+    auto wType = cast<RankedTensorType>(op.getInputs()[1].getType());
+    int64_t groups = wType.getDimSize(0);
+    if (ShapedType::isDynamic(groups) || ShapedType::isDynamic(cast<RankedTensorType>(x.getType()).getDimSize(1)) ||
+        ShapedType::isDynamic(cast<RankedTensorType>(w.getType()).getDimSize(0)))
+      return rewriter.notifyMatchFailure(op, "dynamic channel counts");
+    Location loc = op.getLoc();
+    // NHWC (N, H, W, C) -> (N, H, W, G, C/G); filter (F, KH, KW, C/G) -> (G, F/G, KH, KW, C/G).
+    Value xs = splitGroups(rewriter, loc, transposeOf(rewriter, loc, x, kToLast), 3, groups);
+    Value ws = splitGroups(rewriter, loc, transposeOf(rewriter, loc, w, kToLast), 0, groups);
+    Value is = splitGroups(rewriter, loc, transposeOf(rewriter, loc, init, kToLast), 3, groups);
+    Value y = linalg::Conv2DNhwgcGfhwcOp::create(rewriter, loc, is.getType(), ValueRange{xs, ws}, ValueRange{is},
+                                                 op.getStrides(), op.getDilations())
+                  .getResult(0);
+    auto yType = cast<RankedTensorType>(y.getType());
+    auto merged = RankedTensorType::get({yType.getDimSize(0), yType.getDimSize(1), yType.getDimSize(2),
+                                         yType.getDimSize(3) * yType.getDimSize(4)},
+                                        yType.getElementType());
+    Value y4 = tensor::CollapseShapeOp::create(rewriter, loc, merged, y,
+                                               SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+    rewriter.replaceOp(collapse, transposeOf(rewriter, loc, y4, kToFirst));
     return success();
   }
 };
@@ -385,6 +460,8 @@ struct KilnChannelsLastPass : kiln::impl::KilnChannelsLastBase<KilnChannelsLastP
     // left fold into their readers' maps (folding one earlier would keep an
     // elementwise op whose other input was yet to become NHWC in NCHW).
     RewritePatternSet patterns(ctx);
+    if (grouped)
+      patterns.add<GroupedConvToNHWC>(ctx);
     patterns.add<ConvToNHWC, PoolToNHWC<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
                  PoolToNHWC<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>, TransposeOfTranspose,
                  TransposeOfInit, PadOfTranspose, TransposeOfPad, ElementwiseToNHWC, BroadcastToNHWC>(ctx);

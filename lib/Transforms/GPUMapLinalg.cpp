@@ -601,6 +601,50 @@ std::optional<SubgroupPlan> planSubgroupReduction(linalg::GenericOp op, int64_t 
   return plan;
 }
 
+/// The plan if `op` (loops in order: parallel, then reduction) is a
+/// reduction with few outputs and long reductions, which one thread per
+/// output would run on a handful of blocks (a squeeze-excite or global
+/// average pool over H and W at batch 1, a matrix-vector product): static
+/// loops, at most `maxOutputs` outputs, at least a subgroup of reduction
+/// iterations over one or more reduction loops read in any order, every
+/// output accumulated by one associative combiner on f32 or i32 with a
+/// neutral element. Each output then gets a subgroup, the lanes taking
+/// strided parts of the reduction loops linearised. None otherwise.
+std::optional<SubgroupPlan> planFewOutputReduction(linalg::GenericOp op, int64_t subgroupSize, int64_t maxOutputs) {
+  unsigned numLoops = op.getNumLoops(), numParallel = op.getNumParallelLoops();
+  if (numLoops == numParallel || op.getNumReductionLoops() != numLoops - numParallel)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t outputs = 1, reduced = 1;
+  for (auto [i, r] : llvm::enumerate(ranges)) {
+    if (ShapedType::isDynamic(r))
+      return std::nullopt;
+    (i < numParallel ? outputs : reduced) *= r;
+  }
+  if (outputs > maxOutputs || reduced < subgroupSize)
+    return std::nullopt;
+  SubgroupPlan plan;
+  Operation *yield = op.getBlock()->getTerminator();
+  for (OpOperand &out : op.getDpsInitsMutable()) {
+    if (indexedByReduction(op, out))
+      return std::nullopt;
+    unsigned i = out.getOperandNumber() - op.getNumDpsInputs();
+    SmallVector<Operation *> combiners;
+    if (!matchReduction(op.getRegionOutputArgs(), i, combiners) || combiners.size() != 1)
+      return std::nullopt;
+    Operation *c = combiners.front();
+    if (c->getNumOperands() != 2 || c->getNumResults() != 1 || yield->getOperand(i) != c->getResult(0))
+      return std::nullopt;
+    Type t = c->getResult(0).getType();
+    std::optional<TypedAttr> neutral = arith::getNeutralElement(c);
+    if ((!t.isF32() && !t.isInteger(32)) || !neutral)
+      return std::nullopt;
+    plan.combiners.push_back(c);
+    plan.neutral.push_back(*neutral);
+  }
+  return plan;
+}
+
 /// `combiner` applied to (`acc`, `value`) at the builder's point.
 Value combine(OpBuilder &b, Operation *combiner, Value acc, Value value) {
   IRMapping map;
@@ -684,7 +728,8 @@ struct LaneLoop {
 /// totals, identical in every lane (each step combines the same two values).
 SmallVector<Value> reduceOnSubgroup(OpBuilder &b, Location loc, linalg::GenericOp op, const SubgroupPlan &plan,
                                     const LaneLoop &loop, ArrayRef<Value> rowIvs, int64_t subgroupSize,
-                                    function_ref<Value(OpOperand &, ValueRange, int64_t)> read) {
+                                    function_ref<Value(OpOperand &, ValueRange, int64_t)> read,
+                                    ArrayRef<Value> reductionSizes = {}) {
   SmallVector<Value> neutral;
   for (TypedAttr attr : plan.neutral)
     neutral.push_back(arith::ConstantOp::create(b, loc, attr));
@@ -695,7 +740,19 @@ SmallVector<Value> reduceOnSubgroup(OpBuilder &b, Location loc, linalg::GenericO
     SmallVector<SmallVector<Value>> ivs, args;
     for (int64_t u = 0; u < loop.slots(); ++u) {
       ivs.emplace_back(rowIvs);
-      ivs.back().push_back(loop.index(b, loc, forOp, u));
+      Value index = loop.index(b, loc, forOp, u);
+      if (reductionSizes.size() <= 1) {
+        ivs.back().push_back(index);
+      } else {
+        // The linear index over several reduction loops, innermost fastest.
+        SmallVector<Value> red(reductionSizes.size());
+        for (size_t d = reductionSizes.size(); d-- > 0;) {
+          red[d] = d == 0 ? index : arith::RemUIOp::create(b, loc, index, reductionSizes[d]).getResult();
+          if (d > 0)
+            index = arith::DivUIOp::create(b, loc, index, reductionSizes[d]);
+        }
+        llvm::append_range(ivs.back(), red);
+      }
       args.emplace_back();
       for (OpOperand *in : op.getDpsInputOperands())
         args.back().push_back(read(*in, ivs.back(), u));
@@ -787,12 +844,25 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerToSubgroupRows(RewriterBase &re
   auto [outer, inner, lane, rowIvs] = nest;
   SmallVector<Value> ivs(rowIvs);
   Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
-  // Each lane's partial results, then the butterfly: every lane holds the totals.
-  LaneLoop loop(rewriter, loc, lane, ranges[numLoops - 1].size, subgroupSize);
-  SmallVector<Value> totals =
-      reduceOnSubgroup(rewriter, loc, op, plan, loop, ivs, subgroupSize, [&](OpOperand &in, ValueRange at, int64_t) {
-        return loadOperand(rewriter, loc, op, in, at);
-      });
+  // Each lane's partial results, then the butterfly: every lane holds the
+  // totals. Several reduction loops are walked as one linear index.
+  SmallVector<Value> reductionSizes;
+  OpFoldResult length = ranges[numLoops - 1].size;
+  if (numLoops - numParallel > 1) {
+    Value total = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    int64_t n = 1;
+    for (unsigned d = numParallel; d < numLoops; ++d) {
+      reductionSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, ranges[d].size));
+      total = arith::MulIOp::create(rewriter, loc, total, reductionSizes.back());
+      std::optional<int64_t> r = getConstantIntValue(ranges[d].size);
+      n = r && n >= 0 ? n * *r : -1;
+    }
+    length = n >= 0 ? OpFoldResult(rewriter.getIndexAttr(n)) : OpFoldResult(total);
+  }
+  LaneLoop loop(rewriter, loc, lane, length, subgroupSize);
+  SmallVector<Value> totals = reduceOnSubgroup(
+      rewriter, loc, op, plan, loop, ivs, subgroupSize,
+      [&](OpOperand &in, ValueRange at, int64_t) { return loadOperand(rewriter, loc, op, in, at); }, reductionSizes);
   Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
   auto ifLane0 = scf::IfOp::create(rewriter, loc, isLane0, /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(ifLane0.thenBlock());
@@ -1308,10 +1378,21 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     Location loc = generic.getLoc();
     unsigned numParallel = generic.getNumParallelLoops();
     if (subgroupReductions && subgroupSize > 1 && llvm::isPowerOf2_64(subgroupSize)) {
-      if (std::optional<SubgroupPlan> plan = planSubgroupReduction(generic, subgroupSize)) {
+      int64_t rows = std::max<int64_t>(1, blockSize / subgroupSize);
+      std::optional<SubgroupPlan> plan = planSubgroupReduction(generic, subgroupSize);
+      if (!plan && fewOutputs > 0) {
+        plan = planFewOutputReduction(generic, subgroupSize, fewOutputs);
+        // Fewer outputs than a block's subgroups: no idle subgroups.
+        SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+        int64_t outputs = 1;
+        for (int64_t r : ArrayRef<int64_t>(ranges).take_front(numParallel))
+          outputs *= r;
+        if (plan)
+          rows = std::min(rows, outputs);
+      }
+      if (plan) {
         rewriter.setInsertionPoint(generic);
-        auto [outer, inner] =
-            lowerToSubgroupRows(rewriter, generic, *plan, subgroupSize, std::max<int64_t>(1, blockSize / subgroupSize));
+        auto [outer, inner] = lowerToSubgroupRows(rewriter, generic, *plan, subgroupSize, rows);
         rewriter.eraseOp(generic);
         if (failed(gpu::setMappingAttr(outer, {mapTo(ctx, gpu::Processor::BlockX)})) ||
             failed(gpu::setMappingAttr(inner, {mapTo(ctx, gpu::Processor::ThreadX), mapTo(ctx, gpu::Processor::ThreadY)})))

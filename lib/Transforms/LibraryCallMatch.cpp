@@ -436,21 +436,40 @@ FailureOr<DnnConvMatch> LibraryCalls::matchDnnConv(linalg::LinalgOp op) {
   if (w[0] != out[1]) {
     // Channels last: read every operand in the channels-first order.
     int64_t rank = static_cast<int64_t>(out.size());
-    if (w[0] != out.back() || in.getNumResults() != out.size())
+    if (in.getNumResults() != out.size())
       return failure();
-    m.channelsLast = {0, rank - 1};
-    for (int64_t i = 1; i < rank - 1; ++i)
-      m.channelsLast.push_back(i);
-    auto permute = [&](auto &list) {
+    // Grouped (N, o.., G, F/G), (G, F/G, k.., C/G), (N, s.., G, C/G):
+    // each operand's (G, X/G) pair moves after N (the filter's stays first).
+    m.groupedLast = rank >= 4 && w[0] == out[rank - 2] && w[1] == out.back();
+    if (!m.groupedLast && w[0] != out.back())
+      return failure();
+    // Ungrouped: (0, r-1, 1..r-2) for all three; grouped: (0, r-2, r-1,
+    // 1..r-3) for input and output, (0, 1, r-1, 2..r-2) for the filter.
+    SmallVector<int64_t> act{0, rank - 1}, filter{0, rank - 1};
+    if (m.groupedLast) {
+      act = {0, rank - 2, rank - 1};
+      filter = {0, 1, rank - 1};
+    }
+    for (int64_t i = 1, last = rank - static_cast<int64_t>(act.size()); i <= last; ++i)
+      act.push_back(i);
+    for (int64_t i = static_cast<int64_t>(filter.size()) - 1; i < rank - 1; ++i)
+      filter.push_back(i);
+    auto permute = [&](auto &list, ArrayRef<int64_t> perm) {
       auto copy = list;
-      for (auto [i, p] : llvm::enumerate(m.channelsLast))
+      for (auto [i, p] : llvm::enumerate(perm))
         list[i] = copy[p];
     };
-    permute(out);
-    permute(w);
-    permute(inResults);
-    if (w[1] == out[2])
+    permute(out, act);
+    permute(w, filter);
+    permute(inResults, act);
+    if (!m.groupedLast && w[1] == out[2])
       return failure();
+    // The call's operands are (N, s.., C) and (F, k.., C/G) views (a
+    // grouped operand's channels merged first): one order for all three.
+    int64_t callRank = m.groupedLast ? rank - 1 : rank;
+    m.channelsLast = {0, callRank - 1};
+    for (int64_t i = 1; i < callRank - 1; ++i)
+      m.channelsLast.push_back(i);
   }
   // Grouped: out (n, g, f, o..), w (g, f, c, k..); else out (n, f, o..), w (f, c, k..).
   m.grouped = w[1] == out[2];
@@ -504,7 +523,7 @@ FailureOr<DnnConvMatch> LibraryCalls::matchDnnConv(linalg::LinalgOp op) {
   // (the filter and output have identity layouts).
   auto inType = cast<MemRefType>(m.input.getType());
   if (m.grouped && !inType.getLayout().isIdentity() &&
-      !memref::CollapseShapeOp::isGuaranteedCollapsible(inType, mergedChannels(k + 3, 1)))
+      !memref::CollapseShapeOp::isGuaranteedCollapsible(inType, mergedChannels(k + 3, m.groupDim())))
     return failure();
   return m;
 }

@@ -219,8 +219,8 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
   auto merged = [&](Value v, int64_t first) {
     return m.grouped ? collapse(rewriter, loc, v, mergedChannels(k + 3, first)) : v;
   };
-  Value x = m.source ? m.source : merged(m.input, 1);
-  Value w = merged(m.filter, 0), y = merged(m.output, 1);
+  Value x = m.source ? m.source : merged(m.input, m.groupDim());
+  Value w = merged(m.filter, 0), y = merged(m.output, m.groupDim());
   // A 16-bit convolution into a float32 accumulator: cuDNN writes a
   // 16-bit result of the accumulator's shape. Where the accumulator starts
   // at zero and only generic ops read it afterwards, they read the 16-bit
@@ -248,7 +248,7 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
     for (int64_t i = k; i < 3 + k; ++i)
       args.push_back(arith::ConstantIntOp::create(rewriter, loc, i < 3 ? unit : list[i - 3], 64));
   args.append({asConvArg(rewriter, loc, x, m.channelsLast), asConvArg(rewriter, loc, w, m.channelsLast),
-               asConvArg(rewriter, loc, narrow ? merged(narrow, 1) : y, m.channelsLast)});
+               asConvArg(rewriter, loc, narrow ? merged(narrow, m.groupDim()) : y, m.channelsLast)});
   func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
   if (retarget) {
     for (OpOperand *use : readers) {

@@ -68,10 +68,15 @@ struct DnnConvMatch {
   SmallVector<Operation *> padOps;
   /// Frees of `source`'s buffer between the copy and the convolution: moved after it.
   SmallVector<Operation *> movedFrees;
-  /// Channels last (N, spatial.., C), (F, k.., C) and (N, o.., F), not
-  /// grouped: the dim of each operand at each position of the channels-first
-  /// order the call takes; empty when the operands are channels-first.
+  /// Channels last (N, spatial.., C), (F, k.., C) and (N, o.., F): the dim
+  /// of each operand at each position of the channels-first order the call
+  /// takes (of a grouped one, after its channels merge); empty when the
+  /// operands are channels-first.
   SmallVector<int64_t> channelsLast;
+  /// Grouped and channels last: (N, s.., G, C/G), (G, F/G, k.., C/G), (N, o.., G, F/G).
+  bool groupedLast = false;
+  /// The dim of the (N, ..) operands where their (G, X/G) pair starts.
+  int64_t groupDim() const { return groupedLast ? static_cast<int64_t>(stride.size()) + 1 : 1; }
 };
 
 /// Bits of the runtime convolution's `flags` argument (runtime/src/cuda/Dnn.cpp).

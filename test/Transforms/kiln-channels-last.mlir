@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --kiln-channels-last --canonicalize | FileCheck %s
+// RUN: kiln-opt %s --kiln-channels-last="grouped=true" --canonicalize | FileCheck %s --check-prefix=GROUPED
 
 // A stem convolution, batch norm and ReLU, max pooling, a 1x1 convolution,
 // a residual add and a sum over H and W. Every op runs in NHWC: the only
@@ -8,6 +9,7 @@
 // kiln.weight_layouts; the per-channel scale is read along the last dim;
 // the reduction reads the NHWC tensor through its map.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// GROUPED-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[LAST:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
 // CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
 // CHECK-LABEL: func.func @block(
@@ -122,4 +124,68 @@ func.func @mixed(%w: tensor<6x4x1x1xf32> {kiln.kind = "param", kiln.name = "w"},
     linalg.yield %s : f32
   } -> tensor<?x6x5x5xf32>
   return %sum, %w : tensor<?x6x5x5xf32>, tensor<6x4x1x1xf32>
+}
+
+
+// Grouped and depthwise convolutions (as the aten lowering emits them:
+// conv_2d_ngchw_gfchw between expand_shapes that split the channels into
+// groups and a collapse_shape that merges them back) run in NHWC as
+// conv_2d_nhwgc_gfhwc with `grouped`: a depthwise 3x3 (4 groups of 1), a
+// ReLU, then a 1x1 convolution of 2 groups. Both filters become arguments in (F, KH, KW, C/G)
+// order and no transpose is left but the input's. By default they stay
+// NCHW.
+// CHECK-LABEL: func.func @grouped(
+// CHECK: linalg.conv_2d_ngchw_gfchw
+// CHECK: linalg.conv_2d_ngchw_gfchw
+// CHECK-NOT: kiln.weight_layouts
+// GROUPED-LABEL: func.func @grouped(
+// GROUPED-SAME: %[[W1:.*]]: tensor<4x3x3x1xf32> {kiln.kind = "param", kiln.name = "dw.weight"}
+// GROUPED-SAME: %[[W2:.*]]: tensor<6x1x1x2xf32> {kiln.kind = "param", kiln.name = "pw.weight"}
+// GROUPED-SAME: attributes {kiln.weight_layouts = {dw.weight = array<i64: 0, 2, 3, 1>, pw.weight = array<i64: 0, 2, 3, 1>}}
+// GROUPED: %[[XT:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x4x8x8xf32>) outs(%{{.*}} : tensor<2x8x8x4xf32>) permutation = [0, 2, 3, 1]
+// GROUPED: %[[XP:.*]] = tensor.pad %[[XT]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// GROUPED: %[[XG:.*]] = tensor.expand_shape %[[XP]] {{\[\[}}0], [1], [2], [3, 4]] {{.*}} into tensor<2x10x10x4x1xf32>
+// GROUPED: %[[W1G:.*]] = tensor.expand_shape %[[W1]] {{\[\[}}0, 1], [2], [3], [4]] {{.*}} into tensor<4x1x3x3x1xf32>
+// GROUPED: %[[C1:.*]] = linalg.conv_2d_nhwgc_gfhwc {{.*}} ins(%[[XG]], %[[W1G]] : tensor<2x10x10x4x1xf32>, tensor<4x1x3x3x1xf32>) outs(%{{.*}} : tensor<2x8x8x4x1xf32>)
+// GROUPED: %[[M1:.*]] = tensor.collapse_shape %[[C1]] {{\[\[}}0], [1], [2], [3, 4]] {{.*}} into tensor<2x8x8x4xf32>
+// GROUPED: %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], {{.*}} ins(%[[M1]] : tensor<2x8x8x4xf32>)
+// GROUPED: %[[RG:.*]] = tensor.expand_shape %[[R]] {{\[\[}}0], [1], [2], [3, 4]] {{.*}} into tensor<2x8x8x2x2xf32>
+// GROUPED: %[[W2G:.*]] = tensor.expand_shape %[[W2]] {{\[\[}}0, 1], [2], [3], [4]] {{.*}} into tensor<2x3x1x1x2xf32>
+// GROUPED: %[[C2:.*]] = linalg.conv_2d_nhwgc_gfhwc {{.*}} ins(%[[RG]], %[[W2G]] : tensor<2x8x8x2x2xf32>, tensor<2x3x1x1x2xf32>) outs(%{{.*}} : tensor<2x8x8x2x3xf32>)
+// GROUPED: %[[M2:.*]] = tensor.collapse_shape %[[C2]] {{\[\[}}0], [1], [2], [3, 4]] {{.*}} into tensor<2x8x8x6xf32>
+// GROUPED: %[[OUT:.*]] = linalg.transpose ins(%[[M2]] : tensor<2x8x8x6xf32>) outs(%{{.*}} : tensor<2x6x8x8xf32>) permutation = [0, 3, 1, 2]
+// GROUPED-NOT: linalg.transpose
+// GROUPED: return %[[OUT]]
+func.func @grouped(%w1: tensor<4x1x3x3xf32> {kiln.kind = "param", kiln.name = "dw.weight"},
+                   %w2: tensor<6x2x1x1xf32> {kiln.kind = "param", kiln.name = "pw.weight"},
+                   %x: tensor<2x4x8x8xf32> {kiln.kind = "input", kiln.name = "x"}) -> tensor<2x6x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %px = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<2x4x8x8xf32> to tensor<2x4x10x10xf32>
+  %e0 = tensor.empty() : tensor<2x4x8x8xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %xg = tensor.expand_shape %px [[0], [1, 2], [3], [4]] output_shape [2, 4, 1, 10, 10] : tensor<2x4x10x10xf32> into tensor<2x4x1x10x10xf32>
+  %w1g = tensor.expand_shape %w1 [[0, 1], [2], [3], [4]] output_shape [4, 1, 1, 3, 3] : tensor<4x1x3x3xf32> into tensor<4x1x1x3x3xf32>
+  %i1g = tensor.expand_shape %f0 [[0], [1, 2], [3], [4]] output_shape [2, 4, 1, 8, 8] : tensor<2x4x8x8xf32> into tensor<2x4x1x8x8xf32>
+  %c1 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xg, %w1g : tensor<2x4x1x10x10xf32>, tensor<4x1x1x3x3xf32>) outs(%i1g : tensor<2x4x1x8x8xf32>) -> tensor<2x4x1x8x8xf32>
+  %m1 = tensor.collapse_shape %c1 [[0], [1, 2], [3], [4]] : tensor<2x4x1x8x8xf32> into tensor<2x4x8x8xf32>
+  %e1 = tensor.empty() : tensor<2x4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%m1 : tensor<2x4x8x8xf32>) outs(%e1 : tensor<2x4x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.maximumf %a, %zero : f32
+    linalg.yield %v : f32
+  } -> tensor<2x4x8x8xf32>
+  %e2 = tensor.empty() : tensor<2x6x8x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x6x8x8xf32>) -> tensor<2x6x8x8xf32>
+  %rg = tensor.expand_shape %r [[0], [1, 2], [3], [4]] output_shape [2, 2, 2, 8, 8] : tensor<2x4x8x8xf32> into tensor<2x2x2x8x8xf32>
+  %w2g = tensor.expand_shape %w2 [[0, 1], [2], [3], [4]] output_shape [2, 3, 2, 1, 1] : tensor<6x2x1x1xf32> into tensor<2x3x2x1x1xf32>
+  %i2g = tensor.expand_shape %f2 [[0], [1, 2], [3], [4]] output_shape [2, 2, 3, 8, 8] : tensor<2x6x8x8xf32> into tensor<2x2x3x8x8xf32>
+  %c2 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%rg, %w2g : tensor<2x2x2x8x8xf32>, tensor<2x3x2x1x1xf32>) outs(%i2g : tensor<2x2x3x8x8xf32>) -> tensor<2x2x3x8x8xf32>
+  %m2 = tensor.collapse_shape %c2 [[0], [1, 2], [3], [4]] : tensor<2x2x3x8x8xf32> into tensor<2x6x8x8xf32>
+  return %m2 : tensor<2x6x8x8xf32>
 }

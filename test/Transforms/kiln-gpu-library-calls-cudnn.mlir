@@ -307,3 +307,41 @@ func.func @channels_last(%in: memref<2x56x56x16xbf16>, %w: memref<32x3x3x16xbf16
   memref.dealloc %src : memref<2x56x56x16xbf16>
   return
 }
+
+// A depthwise convolution in channels last (kiln-channels-last's grouped
+// form, conv_2d_nhwgc_gfhwc): input (N, H, W, G, C/G) split from the
+// zero-padded (N, H, W, C) buffer, filter (G, F/G, KH, KW, C/G), output
+// (N, OH, OW, G, F/G), stride 2. The padding folds into the call; the
+// filter and output merge their (G, X/G) pairs back and every operand is
+// viewed in the channels-first order, 32 groups.
+// CHECK-LABEL: func.func @depthwise_channels_last
+// CHECK-NOT: linalg.fill
+// CHECK: %[[W4:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1], [2], [3], [4]] : memref<32x1x3x3x1xbf16> into memref<32x3x3x1xbf16>
+// CHECK: %[[Y4:.*]] = memref.collapse_shape %arg2 {{\[\[}}0], [1], [2], [3, 4]] : memref<2x28x28x32x1xbf16> into memref<2x28x28x32xbf16>
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[G:.*]] = arith.constant 32 : i64
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK: %[[XB:.*]], %[[XO:.*]], %[[XS:.*]]:4, %[[XT:.*]]:4 = memref.extract_strided_metadata %arg0
+// CHECK: %[[X:.*]] = memref.reinterpret_cast %arg0 to offset: [%[[XO]]], sizes: [%[[XS]]#0, %[[XS]]#3, 1, %[[XS]]#1, %[[XS]]#2]
+// CHECK: %[[WB:.*]], %[[WO:.*]], %[[WS:.*]]:4, %[[WT:.*]]:4 = memref.extract_strided_metadata %[[W4]]
+// CHECK: %[[W:.*]] = memref.reinterpret_cast %[[W4]] to offset: [%[[WO]]], sizes: [%[[WS]]#0, %[[WS]]#3, 1, %[[WS]]#1, %[[WS]]#2]
+// CHECK: %[[YB:.*]], %[[YO:.*]], %[[YS:.*]]:4, %[[YT:.*]]:4 = memref.extract_strided_metadata %[[Y4]]
+// CHECK: %[[Y:.*]] = memref.reinterpret_cast %[[Y4]] to offset: [%[[YO]]], sizes: [%[[YS]]#0, %[[YS]]#3, 1, %[[YS]]#1, %[[YS]]#2]
+// CHECK: call @kiln_gpu_conv_bf16(%[[FLAGS]], %[[G]], %[[ONE]], %[[TWO]], %[[TWO]], %[[ZERO]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[X]], %[[W]], %[[Y]])
+// CHECK-NOT: linalg
+// CHECK: return
+func.func @depthwise_channels_last(%in: memref<2x56x56x32xbf16>, %w: memref<32x1x3x3x1xbf16>, %out: memref<2x28x28x32x1xbf16>) {
+  %zero = arith.constant 0.0 : bf16
+  %pad = memref.alloc() : memref<2x58x58x32xbf16>
+  linalg.fill ins(%zero : bf16) outs(%pad : memref<2x58x58x32xbf16>)
+  %sub = memref.subview %pad[0, 1, 1, 0] [2, 56, 56, 32] [1, 1, 1, 1] : memref<2x58x58x32xbf16> to memref<2x56x56x32xbf16, strided<[107648, 1856, 32, 1], offset: 1888>>
+  linalg.copy ins(%in : memref<2x56x56x32xbf16>) outs(%sub : memref<2x56x56x32xbf16, strided<[107648, 1856, 32, 1], offset: 1888>>)
+  %xg = memref.expand_shape %pad [[0], [1], [2], [3, 4]] output_shape [2, 58, 58, 32, 1] : memref<2x58x58x32xbf16> into memref<2x58x58x32x1xbf16>
+  linalg.fill ins(%zero : bf16) outs(%out : memref<2x28x28x32x1xbf16>)
+  linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%xg, %w : memref<2x58x58x32x1xbf16>, memref<32x1x3x3x1xbf16>) outs(%out : memref<2x28x28x32x1xbf16>)
+  memref.dealloc %pad : memref<2x58x58x32xbf16>
+  return
+}

@@ -67,8 +67,10 @@ func.func @row_max(%a: memref<128x768xf32>, %b: memref<128xf32>) {
   return
 }
 
-// Kept one thread per output element: a column sum (lanes would read 768
-// elements apart; neighbouring threads read neighbouring columns instead),
+// Kept one thread per output element: a column sum with many outputs
+// (lanes would read 8192 elements apart; neighbouring threads read
+// neighbouring columns instead, and 8192 threads fill 32 blocks; with few
+// outputs, see kiln-map-linalg-to-gpu-few-outputs.mlir),
 // a row shorter than a subgroup, and an argmax (two outputs combined by a
 // compare and selects, not one associative op).
 // WARP-LABEL: func.func @column_sum
@@ -78,10 +80,10 @@ func.func @row_max(%a: memref<128x768xf32>, %b: memref<128xf32>) {
 // WARP-LABEL: func.func @argmax
 // WARP-NOT: gpu.shuffle
 // WARP: return
-func.func @column_sum(%a: memref<128x768xf32>, %b: memref<768xf32>) {
+func.func @column_sum(%a: memref<128x8192xf32>, %b: memref<8192xf32>) {
   linalg.generic {indexing_maps = [affine_map<(j, i) -> (i, j)>, affine_map<(j, i) -> (j)>],
                   iterator_types = ["parallel", "reduction"]}
-      ins(%a : memref<128x768xf32>) outs(%b : memref<768xf32>) {
+      ins(%a : memref<128x8192xf32>) outs(%b : memref<8192xf32>) {
   ^bb0(%x: f32, %o: f32):
     %s = arith.addf %o, %x : f32
     linalg.yield %s : f32

@@ -112,12 +112,16 @@ func.func @colsum(%a: memref<7x300xf32>, %b: memref<300xf32>) {
   return
 }
 
-// No parallel loop: one block of one thread runs the whole reduction.
+// No parallel loop: one subgroup runs the whole reduction (few-outputs;
+// kiln-map-linalg-to-gpu-few-outputs.mlir): one block of 32 threads, each
+// lane summing elements lane, lane + 32, ..., then the xor butterfly, and
+// lane 0 adds the initial value and stores.
 // CHECK-LABEL: func.func @total
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads(%[[LANE:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %c1, %{{.*}} = %c1)
+// CHECK: memref.load %arg0[%[[LANE]]]
+// CHECK-COUNT-5: gpu.shuffle xor
 // CHECK: %[[INIT:.*]] = memref.load %arg1[]
-// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %c128 step %c1 iter_args(%{{.*}} = %[[INIT]]) -> (f32) {
-// CHECK:   memref.load %arg0[%[[K]]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[INIT]]
 // CHECK: memref.store %[[SUM]], %arg1[]
 func.func @total(%a: memref<128xf32>, %b: memref<f32>) {
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],

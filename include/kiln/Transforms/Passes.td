@@ -142,9 +142,19 @@ def KilnChannelsLast : Pass<"kiln-channels-last", "::mlir::func::FuncOp"> {
     permuted shape, and the entry's `kiln.weight_layouts` dictionary maps its
     name to the permutation, which kiln-compile writes into the manifest for
     the runtime to apply once, when it loads the weights.
+    With `grouped`, a grouped or depthwise convolution (the aten lowering's
+    `linalg.conv_2d_ngchw_gfchw` between the reshapes that split and merge
+    its groups) becomes `linalg.conv_2d_nhwgc_gfhwc` between the same
+    transposes, its filter an argument in (F, KH, KW, C/G) order.
     The CUDA pipeline runs it when convolutions go to cuDNN, whose NHWC
     kernels are the fast ones on tensor cores.
   }];
+  let options = [
+    Option<"grouped", "grouped", "bool", "false",
+           "Also grouped and depthwise convolutions (off by default: with cuDNN's "
+           "heuristic algorithm, its NHWC depthwise kernel ran ConvNeXt-T's 7x7 "
+           "depthwise convolutions 4x slower than its NCHW one)">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
@@ -168,7 +178,12 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     layer norm and softmax) instead gets one subgroup per output element:
     each lane accumulates a strided part from the combiner's neutral element,
     `gpu.shuffle xor` combines the lanes, and lane 0 folds in the output's
-    initial value and stores (`subgroup-reductions=false` turns this off). An
+    initial value and stores (`subgroup-reductions=false` turns this off).
+    A reduction with few outputs (at most `few-outputs`, static loops, any
+    number of reduction loops read in any order: a pool over H and W or a
+    matrix-vector product at batch 1) gets a subgroup per output the same
+    way, its reduction loops walked as one linear index, instead of a
+    handful of threads each running a long loop. An
     op with no parallel loop (a full reduction to a scalar) runs in a single
     thread. With `fuse-rows` (the default), such a row reduction and the
     consecutive ops around it that read and write only its rows (an op over
@@ -208,6 +223,12 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
            "Reduce each output element of a row reduction (one reduction loop, read "
            "contiguously, at least a subgroup long) with a whole subgroup: lanes take "
            "strided parts, then combine through shuffles">,
+    Option<"fewOutputs", "few-outputs", "int64_t", "4096",
+           "A reduction with at most this many outputs (static loops, at least a "
+           "subgroup of reduction iterations over any number of reduction loops, "
+           "read in any order) also gets a subgroup per output, its reduction "
+           "loops walked as one linear index: pools over H and W and "
+           "matrix-vector products at batch 1 (0 turns this off)">,
     Option<"fuseRows", "fuse-rows", "bool", "true",
            "Run a row reduction together with the ops around it that touch only its "
            "rows (layer norm, softmax: fills, elementwise producers and consumers, "

@@ -8,7 +8,8 @@
 // permuted operand (the heads split out of a projection, [B, S, H, E] ->
 // [B, H, S, E]) is passed as a strided view of its source, and a result
 // whose only use permutes it back is written in that layout, so neither
-// side is copied. Attention the kernel does not cover keeps the
+// side is copied. Keys and values repeated for the query heads (repeat_kv)
+// are read unrepeated as grouped-query attention. Attention the kernel does not cover keeps the
 // decomposition of Attention.cpp. Design: docs/Rationale/gpu-fused-attention.md.
 //
 //===----------------------------------------------------------------------===//
@@ -132,6 +133,36 @@ std::pair<Value, SmallVector<int64_t>> peelPermute(Value v) {
   return {v, {}};
 }
 
+/// Strips a repeat of key/value heads off rank-4 `v`, as Llama-family
+/// attention writes grouped-query attention (repeat_kv):
+/// reshape(expand(unsqueeze(x, 2), [B, Hk, G, S, E]), [B, Hk * G, S, E]).
+/// Head h of the result is head h / G of x, which is what the kernel reads
+/// with group G: x and G, or `v` and 1.
+std::pair<Value, int64_t> peelRepeatedHeads(Value v) {
+  auto view = v.getDefiningOp<ViewOp>();
+  auto ex = view ? view.getSelf().getDefiningOp<ExpandOp>() : ExpandOp();
+  auto un = ex ? ex.getSelf().getDefiningOp<UnsqueezeOp>() : UnsqueezeOp();
+  if (!un)
+    return {v, 1};
+  Value x = un.getSelf();
+  auto xt = cast<RankedTensorType>(x.getType()), et = cast<RankedTensorType>(ex.getType()),
+       vt = cast<RankedTensorType>(v.getType());
+  int64_t dim = un.getDim() < 0 ? un.getDim() + 5 : un.getDim();
+  if (xt.getRank() != 4 || et.getRank() != 5 || vt.getRank() != 4 || dim != 2)
+    return {v, 1};
+  int64_t hk = xt.getDimSize(1), g = et.getDimSize(2);
+  if (ShapedType::isDynamic(hk) || ShapedType::isDynamic(g) || g < 1 || vt.getDimSize(1) != hk * g)
+    return {v, 1};
+  // Every other dim is the source's, unchanged.
+  for (auto [xd, ed, vd] : {std::tuple{0, 0, 0}, {1, 1, -1}, {2, 3, 2}, {3, 4, 3}})
+    if (et.getDimSize(ed) != xt.getDimSize(xd) || (vd >= 0 && vt.getDimSize(vd) != xt.getDimSize(xd)))
+      return {v, 1};
+  // With B or S dynamic (not both) the element count fixes the other.
+  if (ShapedType::isDynamic(vt.getDimSize(2)) && ShapedType::isDynamic(vt.getDimSize(0)))
+    return {v, 1};
+  return {x, g};
+}
+
 /// `buf` viewed with its dims permuted (view dim i = `buf` dim perm[i]) as
 /// the call's rank-4 type: a reinterpret_cast of its own metadata (a view
 /// the GPU passes see through, unlike memref.transpose).
@@ -204,8 +235,20 @@ struct KilnGPUFusedAttentionPass : kiln::impl::KilnGPUFusedAttentionBase<KilnGPU
       b.setInsertionPoint(op);
       auto outType = cast<RankedTensorType>(op.getType());
       bool rank4 = outType.getRank() == 4;
-      Value q = operandView(b, loc, op.getQuery(), rank4), k = operandView(b, loc, op.getKey(), rank4),
-            v = operandView(b, loc, op.getValue(), rank4);
+      // Keys and values repeated for the query heads are read unrepeated,
+      // as grouped-query attention.
+      Value key = op.getKey(), value = op.getValue();
+      if (rank4 && m->group == 1) {
+        auto [k0, gk] = peelRepeatedHeads(key);
+        auto [v0, gv] = peelRepeatedHeads(value);
+        if (gk > 1 && gk == gv) {
+          key = k0;
+          value = v0;
+          m->group = static_cast<int32_t>(gk);
+        }
+      }
+      Value q = operandView(b, loc, op.getQuery(), rank4), k = operandView(b, loc, key, rank4),
+            v = operandView(b, loc, value, rank4);
       Value mask;
       if (Value mt = op.getAttnMask()) {
         // An expanded mask is read through its size-1 dims (the runtime broadcasts them).

@@ -146,7 +146,12 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
       if (r) scope->fail(std::string(name) + ": zeroing the output: " + be.errorString(r));
       return;
     }
-    const bool filterLast = !packedIn(W, {0, 1, 2, 3, 4});
+    // One channel per group (depthwise): both orders are the same bytes, and
+    // the filter takes the activations' layout, for which cuDNN has its NHWC
+    // depthwise kernels.
+    const bool xLast = X->sizes[1] > 1 && X->strides[1] == 1;
+    const bool filterLast =
+        !packedIn(W, {0, 1, 2, 3, 4}) || (W->sizes[1] == 1 && xLast && packedIn(W, {0, 2, 3, 4, 1}));
     if (filterLast && !packedIn(W, {0, 2, 3, 4, 1}))
       return scope->fail(std::string(name) + ": the filter is neither packed channels-first nor channels-last");
     // A 2-d (or 1-d) convolution is given with a unit depth: cuDNN runs it as

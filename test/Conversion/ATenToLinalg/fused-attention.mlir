@@ -96,3 +96,46 @@ func.func @fallbacks(%big: tensor<1x2x5x256xf32>, %d: tensor<1x2x5x32xf64>, %dyn
   %4 = aten.scaled_dot_product_attention %r5, %r5, %r5 : (tensor<1x1x2x5x32xf32>, tensor<1x1x2x5x32xf32>, tensor<1x1x2x5x32xf32>) -> tensor<1x1x2x5x32xf32>
   return %0, %1, %2, %4 : tensor<1x2x5x256xf32>, tensor<1x2x5x32xf64>, tensor<1x2x5x?xf32>, tensor<1x1x2x5x32xf32>
 }
+
+// Llama-family grouped-query attention: keys and values projected as
+// [B, S, Hk, E], their heads split out by a permute and repeated for the
+// query heads by repeat_kv (unsqueeze, expand, view). The call reads the
+// projections in place (a permuted view of each, no repeat) with group 4.
+// CHECK-LABEL: func.func @repeat_kv
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x8x16x64xbf16>, %[[Y:.*]]: tensor<1x16x2x64xbf16>, %[[Z:.*]]: tensor<1x16x2x64xbf16>)
+// CHECK: bufferization.to_buffer %[[Q]] read_only
+// CHECK: %[[KB:.*]] = bufferization.to_buffer %[[Y]] read_only {{.*}} : tensor<1x16x2x64xbf16> to memref<1x16x2x64xbf16, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: memref.reinterpret_cast %[[KB]]
+// CHECK: %[[VB:.*]] = bufferization.to_buffer %[[Z]] read_only {{.*}} : tensor<1x16x2x64xbf16> to memref<1x16x2x64xbf16, strided<[?, ?, ?, ?], offset: ?>>
+// CHECK: memref.reinterpret_cast %[[VB]]
+// CHECK-DAG: %[[CAUSAL:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[GROUP:.*]] = arith.constant 4 : i32
+// CHECK: call @kiln_gpu_sdpa_bf16(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[CAUSAL]], %[[GROUP]], %{{.*}})
+func.func @repeat_kv(%q: tensor<1x8x16x64xbf16>, %y: tensor<1x16x2x64xbf16>, %z: tensor<1x16x2x64xbf16>) -> tensor<1x8x16x64xbf16> {
+  %k = aten.permute %y {dims = array<i64: 0, 2, 1, 3>} : (tensor<1x16x2x64xbf16>) -> tensor<1x2x16x64xbf16>
+  %v = aten.permute %z {dims = array<i64: 0, 2, 1, 3>} : (tensor<1x16x2x64xbf16>) -> tensor<1x2x16x64xbf16>
+  %ku = aten.unsqueeze %k, 2 : (tensor<1x2x16x64xbf16>) -> tensor<1x2x1x16x64xbf16>
+  %ke = aten.expand %ku[1, 2, 4, 16, 64] : tensor<1x2x1x16x64xbf16> -> tensor<1x2x4x16x64xbf16>
+  %kr = aten.view %ke[1, 8, 16, 64] : tensor<1x2x4x16x64xbf16> -> tensor<1x8x16x64xbf16>
+  %vu = aten.unsqueeze %v, 2 : (tensor<1x2x16x64xbf16>) -> tensor<1x2x1x16x64xbf16>
+  %ve = aten.expand %vu[1, 2, 4, 16, 64] : tensor<1x2x1x16x64xbf16> -> tensor<1x2x4x16x64xbf16>
+  %vr = aten.view %ve[1, 8, 16, 64] : tensor<1x2x4x16x64xbf16> -> tensor<1x8x16x64xbf16>
+  %a = aten.scaled_dot_product_attention %q, %kr, %vr {is_causal = true} : (tensor<1x8x16x64xbf16>, tensor<1x8x16x64xbf16>, tensor<1x8x16x64xbf16>) -> tensor<1x8x16x64xbf16>
+  return %a : tensor<1x8x16x64xbf16>
+}
+
+// Heads repeated along another dim (unsqueeze at 1: head h reads source
+// head h % 2, not h / 4) are not grouped-query attention: the call reads
+// the repeated tensors, group 1.
+// CHECK-LABEL: func.func @repeat_outer
+// CHECK: bufferization.to_buffer %{{.*}} read_only {{.*}} : tensor<1x8x16x64xbf16>
+// CHECK: bufferization.to_buffer %{{.*}} read_only {{.*}} : tensor<1x8x16x64xbf16>
+// CHECK-DAG: %[[GROUP1:.*]] = arith.constant 1 : i32
+// CHECK: call @kiln_gpu_sdpa_bf16(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[GROUP1]], %{{.*}})
+func.func @repeat_outer(%q: tensor<1x8x16x64xbf16>, %k: tensor<1x2x16x64xbf16>) -> tensor<1x8x16x64xbf16> {
+  %ku = aten.unsqueeze %k, 1 : (tensor<1x2x16x64xbf16>) -> tensor<1x1x2x16x64xbf16>
+  %ke = aten.expand %ku[1, 4, 2, 16, 64] : tensor<1x1x2x16x64xbf16> -> tensor<1x4x2x16x64xbf16>
+  %kr = aten.view %ke[1, 8, 16, 64] : tensor<1x4x2x16x64xbf16> -> tensor<1x8x16x64xbf16>
+  %a = aten.scaled_dot_product_attention %q, %kr, %kr : (tensor<1x8x16x64xbf16>, tensor<1x8x16x64xbf16>, tensor<1x8x16x64xbf16>) -> tensor<1x8x16x64xbf16>
+  return %a : tensor<1x8x16x64xbf16>
+}
