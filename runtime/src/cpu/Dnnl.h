@@ -13,39 +13,43 @@
 
 namespace kiln::cpu {
 
+/// Every oneDNN C API function kiln uses, as X(name) for dnnl_<name>.
+#define KILN_DNNL_FUNCTIONS(X) \
+  X(engine_create) \
+  X(stream_create) \
+  X(stream_wait) \
+  X(memory_desc_init_by_strides) \
+  X(memory_desc_init_by_tag) \
+  X(memory_desc_get_size) \
+  X(memory_desc_equal) \
+  X(memory_create) \
+  X(memory_destroy) \
+  X(dilated_convolution_forward_desc_init) \
+  X(matmul_desc_init) \
+  X(primitive_attr_create) \
+  X(primitive_attr_destroy) \
+  X(primitive_attr_set_scratchpad_mode) \
+  X(primitive_attr_set_post_ops) \
+  X(post_ops_create) \
+  X(post_ops_destroy) \
+  X(post_ops_append_sum) \
+  X(post_ops_append_eltwise) \
+  X(primitive_desc_create) \
+  X(primitive_desc_destroy) \
+  X(primitive_desc_query_md) \
+  X(primitive_desc_query) \
+  X(primitive_create) \
+  X(primitive_destroy) \
+  X(primitive_execute) \
+  X(reorder_primitive_desc_create)
+
 /// The oneDNN C API functions kiln uses, resolved with dlsym (the runtime
 /// never links oneDNN: it is loaded at the first library call).
 struct DnnlApi {
   std::string error;  ///< why oneDNN is unusable; empty when it loaded
   dnnl_engine_t engine = nullptr;
 #define KILN_DNNL_FN(name) decltype(&::dnnl_##name) name = nullptr;
-  KILN_DNNL_FN(engine_create)
-  KILN_DNNL_FN(stream_create)
-  KILN_DNNL_FN(stream_wait)
-  KILN_DNNL_FN(memory_desc_init_by_strides)
-  KILN_DNNL_FN(memory_desc_init_by_tag)
-  KILN_DNNL_FN(memory_desc_get_size)
-  KILN_DNNL_FN(memory_desc_equal)
-  KILN_DNNL_FN(memory_create)
-  KILN_DNNL_FN(memory_destroy)
-  KILN_DNNL_FN(dilated_convolution_forward_desc_init)
-  KILN_DNNL_FN(matmul_desc_init)
-  KILN_DNNL_FN(primitive_attr_create)
-  KILN_DNNL_FN(primitive_attr_destroy)
-  KILN_DNNL_FN(primitive_attr_set_scratchpad_mode)
-  KILN_DNNL_FN(primitive_attr_set_post_ops)
-  KILN_DNNL_FN(post_ops_create)
-  KILN_DNNL_FN(post_ops_destroy)
-  KILN_DNNL_FN(post_ops_append_sum)
-  KILN_DNNL_FN(post_ops_append_eltwise)
-  KILN_DNNL_FN(primitive_desc_create)
-  KILN_DNNL_FN(primitive_desc_destroy)
-  KILN_DNNL_FN(primitive_desc_query_md)
-  KILN_DNNL_FN(primitive_desc_query)
-  KILN_DNNL_FN(primitive_create)
-  KILN_DNNL_FN(primitive_destroy)
-  KILN_DNNL_FN(primitive_execute)
-  KILN_DNNL_FN(reorder_primitive_desc_create)
+  KILN_DNNL_FUNCTIONS(KILN_DNNL_FN)
 #undef KILN_DNNL_FN
 };
 
