@@ -250,8 +250,10 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
       std::string target = jn.value("target", std::string());
       if (decomp::hasRule(target)) {
         if (auto e = decomp::expand(jn.dump(), metaOf)) {
-          for (auto &[k, v] : json::parse(e->tensorValues).items()) expandedTv[k] = v;
-          for (const json &sub : json::parse(e->nodes)) addNode(sub);
+          // Named, not temporaries: items() refers to the object it iterates.
+          json values = json::parse(e->tensorValues), nodes = json::parse(e->nodes);
+          for (auto &[k, v] : values.items()) expandedTv[k] = v;
+          for (const json &sub : nodes) addNode(sub);
           return;
         }
       }
