@@ -42,7 +42,7 @@ for kind in $KINDS; do
     configure build-tsan thread
     cmake --build build-tsan -j "$JOBS" --target kiln-concurrency-tests
     TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/test/sanitizers/tsan.supp \
-      build-tsan/test/unittests/runtime/kiln-concurrency-tests
+      build-tsan/bin/kiln-concurrency-tests
     ;;
   *) echo "sanitize.sh: unknown job '$kind' (asan, tsan)" >&2; exit 2 ;;
   esac
