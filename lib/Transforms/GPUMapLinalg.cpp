@@ -559,26 +559,10 @@ struct SubgroupPlan {
   SmallVector<TypedAttr> neutral;
 };
 
-/// The plan if `op` (loops in order: parallel, then reduction) is a row
-/// reduction a subgroup can share: at least one parallel loop and exactly one
-/// reduction loop, at least `subgroupSize` long (or dynamic) and the last
-/// index of some input (so lanes read neighbouring elements), every output
-/// accumulated (not indexed by the reduction) by a single associative
-/// combiner on f32 or i32 with a neutral element. None otherwise.
-std::optional<SubgroupPlan> planSubgroupReduction(linalg::GenericOp op, int64_t subgroupSize) {
-  unsigned numLoops = op.getNumLoops(), numParallel = op.getNumParallelLoops();
-  if (numParallel == 0 || numLoops != numParallel + 1)
-    return std::nullopt;
-  int64_t trip = op.getStaticLoopRanges().back();
-  if (trip != ShapedType::kDynamic && trip < subgroupSize)
-    return std::nullopt;
-  AffineExpr k = getAffineDimExpr(numLoops - 1, op.getContext());
-  bool contiguous = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-    AffineMap map = op.getMatchingIndexingMap(in);
-    return map.getNumResults() > 0 && map.getResults().back() == k;
-  });
-  if (!contiguous)
-    return std::nullopt;
+/// The combiners of `op`'s outputs: each output accumulated by exactly one
+/// associative combiner on f32 or i32 with a neutral element, and never
+/// indexed by a reduction loop. None otherwise.
+std::optional<SubgroupPlan> planCombiners(linalg::GenericOp op) {
   SubgroupPlan plan;
   Operation *yield = op.getBlock()->getTerminator();
   for (OpOperand &out : op.getDpsInitsMutable()) {
@@ -599,6 +583,29 @@ std::optional<SubgroupPlan> planSubgroupReduction(linalg::GenericOp op, int64_t 
     plan.neutral.push_back(*neutral);
   }
   return plan;
+}
+
+/// The plan if `op` (loops in order: parallel, then reduction) is a row
+/// reduction a subgroup can share: at least one parallel loop and exactly one
+/// reduction loop, at least `subgroupSize` long (or dynamic) and the last
+/// index of some input (so lanes read neighbouring elements), every output
+/// accumulated (not indexed by the reduction) by a single associative
+/// combiner on f32 or i32 with a neutral element. None otherwise.
+std::optional<SubgroupPlan> planSubgroupReduction(linalg::GenericOp op, int64_t subgroupSize) {
+  unsigned numLoops = op.getNumLoops(), numParallel = op.getNumParallelLoops();
+  if (numParallel == 0 || numLoops != numParallel + 1)
+    return std::nullopt;
+  int64_t trip = op.getStaticLoopRanges().back();
+  if (trip != ShapedType::kDynamic && trip < subgroupSize)
+    return std::nullopt;
+  AffineExpr k = getAffineDimExpr(numLoops - 1, op.getContext());
+  bool contiguous = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    return map.getNumResults() > 0 && map.getResults().back() == k;
+  });
+  if (!contiguous)
+    return std::nullopt;
+  return planCombiners(op);
 }
 
 /// The plan if `op` (loops in order: parallel, then reduction) is a
@@ -623,26 +630,7 @@ std::optional<SubgroupPlan> planFewOutputReduction(linalg::GenericOp op, int64_t
   }
   if (outputs > maxOutputs || reduced < subgroupSize)
     return std::nullopt;
-  SubgroupPlan plan;
-  Operation *yield = op.getBlock()->getTerminator();
-  for (OpOperand &out : op.getDpsInitsMutable()) {
-    if (indexedByReduction(op, out))
-      return std::nullopt;
-    unsigned i = out.getOperandNumber() - op.getNumDpsInputs();
-    SmallVector<Operation *> combiners;
-    if (!matchReduction(op.getRegionOutputArgs(), i, combiners) || combiners.size() != 1)
-      return std::nullopt;
-    Operation *c = combiners.front();
-    if (c->getNumOperands() != 2 || c->getNumResults() != 1 || yield->getOperand(i) != c->getResult(0))
-      return std::nullopt;
-    Type t = c->getResult(0).getType();
-    std::optional<TypedAttr> neutral = arith::getNeutralElement(c);
-    if ((!t.isF32() && !t.isInteger(32)) || !neutral)
-      return std::nullopt;
-    plan.combiners.push_back(c);
-    plan.neutral.push_back(*neutral);
-  }
-  return plan;
+  return planCombiners(op);
 }
 
 /// `combiner` applied to (`acc`, `value`) at the builder's point.
