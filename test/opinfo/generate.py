@@ -533,6 +533,23 @@ def run_jobs(ctx, args, jobs):
     return cases, skipped, bundles
 
 
+def write_cases_archive(workdir, out_dir, items):
+    """Packs each case's folder of `workdir` into OUT_DIR/cases.tar.xz, deterministically
+    (sorted members, no owners or times), and returns the archive's SHA-256."""
+    tar_path = os.path.join(out_dir, "cases.tar.xz")
+    with tarfile.open(tar_path + ".tmp", "w:xz", preset=9) as tar:
+        for c in items:
+            for fn in sorted(os.listdir(os.path.join(workdir, c["name"]))):
+                full = os.path.join(workdir, c["name"], fn)
+                info = tar.gettarinfo(full, arcname=f"{c['name']}/{fn}")
+                info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+                with open(full, "rb") as f:
+                    tar.addfile(info, f)
+    os.replace(tar_path + ".tmp", tar_path)
+    with open(tar_path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     here = os.path.dirname(os.path.abspath(__file__))
@@ -580,20 +597,8 @@ def main():
     skipped.sort(key=lambda s: (s["opinfo"], s["dtype"], s["sample"] if s["sample"] is not None else -1))
 
     os.makedirs(args.out, exist_ok=True)
-    tar_path = os.path.join(args.out, "cases.tar.xz")
     bundles.sort(key=lambda b: b["name"])
-    with tarfile.open(tar_path + ".tmp", "w:xz", preset=9) as tar:
-        for c in cases + bundles:
-            # Deterministic archive: sorted members, no owners or times.
-            for fn in sorted(os.listdir(os.path.join(workdir, c["name"]))):
-                full = os.path.join(workdir, c["name"], fn)
-                info = tar.gettarinfo(full, arcname=f"{c['name']}/{fn}")
-                info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
-                with open(full, "rb") as f:
-                    tar.addfile(info, f)
-    os.replace(tar_path + ".tmp", tar_path)
-    with open(tar_path, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
+    digest = write_cases_archive(workdir, args.out, cases + bundles)
     index = {
         "torch": gen.torch.__version__,
         "archive": "cases.tar.xz",

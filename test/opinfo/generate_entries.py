@@ -20,13 +20,11 @@ usage: python3 test/opinfo/generate_entries.py [--out test/data/opinfo-entries]
 run only does what is left (generation takes about an hour on two cores).
 """
 import argparse
-import hashlib
 import json
 import multiprocessing
 import os
 import re
 import sys
-import tarfile
 import tempfile
 import time
 
@@ -100,18 +98,7 @@ def main():
     skipped.sort(key=lambda s: (s["opinfo"], s["dtype"], s["sample"] if s["sample"] is not None else -1))
 
     os.makedirs(args.out, exist_ok=True)
-    tar_path = os.path.join(args.out, "cases.tar.xz")
-    with tarfile.open(tar_path + ".tmp", "w:xz", preset=9) as tar:
-        for c in cases + bundles:
-            for fn in sorted(os.listdir(os.path.join(workdir, c["name"]))):
-                full = os.path.join(workdir, c["name"], fn)
-                info = tar.gettarinfo(full, arcname=f"{c['name']}/{fn}")
-                info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
-                with open(full, "rb") as f:
-                    tar.addfile(info, f)
-    os.replace(tar_path + ".tmp", tar_path)
-    with open(tar_path, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
+    digest = generate.write_cases_archive(workdir, args.out, cases + bundles)
     index = {
         "torch": gen.torch.__version__,
         "archive": "cases.tar.xz",
