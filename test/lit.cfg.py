@@ -55,6 +55,7 @@ config.substitutions.append(("%no-cuda-driver", "env KILN_CUDA_DRIVER=/nonexiste
 config.substitutions.append(("%no-hip-runtime", "env KILN_HIP_RUNTIME=/nonexistent/libamdhip64.so"))
 if config.kiln_has_runtime:
     config.available_features.add("kiln-runtime")
+    tools.append(ToolSubst("kiln-reduce", unresolved="fatal"))
 # `--param kiln_run_dir=DIR` runs the tests with DIR's kiln-run (a sanitizer
 # build's, .ci/sanitize.sh) and everything else from this build.
 kiln_run_dir = lit_config.params.get("kiln_run_dir")

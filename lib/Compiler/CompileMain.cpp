@@ -196,6 +196,10 @@ int kilnCompileMain(int argc, char **argv) {
                                   cl::desc("Large float32 matmuls and convolutions of --target=cpu: on (the "
                                            "runtime runs them with oneDNN, default) or off (generated loops)"),
                                   cl::init("on"), cl::cat(cat));
+  // Test-only (hidden from --help): plant a known bug, for kiln-reduce's tests.
+  cl::opt<std::string> injectFault("inject-fault",
+                                   cl::desc("Test only: MODE:OP[:N] breaks the N-th op OP (aten-inject-fault)"),
+                                   cl::Hidden, cl::cat(cat));
   cl::opt<std::string> cudaTf32("cuda-tf32",
                                 cl::desc("Where float32 GEMMs of --target=cuda may use TF32: conv "
                                          "(convolutions, PyTorch's default), all, or none"),
@@ -347,6 +351,19 @@ int kilnCompileMain(int argc, char **argv) {
     return fail("--conv-layout=nhwc is for --target=cpu and --target=cuda");
   if (cpuLibrary != "on" && cpuLibrary != "off")
     return fail("--cpu-library must be 'on' or 'off', got '" + cpuLibrary + "'");
+  aten::ATenInjectFaultOptions faultOptions;
+  if (!injectFault.empty()) {
+    SmallVector<StringRef, 3> parts;
+    StringRef(injectFault).split(parts, ':');
+    int64_t nth = 0;
+    if (parts.size() < 2 || parts.size() > 3 || (parts.size() == 3 && parts[2].getAsInteger(10, nth)) ||
+        nth < 0 || !llvm::is_contained({"wrong", "error", "crash"}, parts[0]))
+      return fail("--inject-fault must be MODE:OP[:N] with MODE wrong, error or crash, got '" + injectFault +
+                  "'");
+    faultOptions.mode = parts[0].str();
+    faultOptions.opName = parts[1].str();
+    faultOptions.nth = nth;
+  }
   if (weightsMode != "embed" && weightsMode != "external")
     return fail("--weights must be 'embed' or 'external', got '" + weightsMode + "'");
   bool embed = weightsMode == "embed";
@@ -586,6 +603,8 @@ int kilnCompileMain(int argc, char **argv) {
       ctx.disableMultithreading();
       pm.enableIRPrinting(std::make_unique<DumpDirPrinter>(dumpDir, dumpCounter));
     }
+    if (!injectFault.empty())
+      pm.nest<func::FuncOp>().addPass(aten::createATenInjectFault(faultOptions));
 #ifdef KILN_ENABLE_CUDA
     if (cuda)
       buildCUDAPipeline(pm, cudaOpts);

@@ -7,7 +7,7 @@
 """
 from ._kiln import KilnError, ABI_VERSION
 from .compiler import CompileError, Module, compile, compile_times, load, stats
-from . import library
+from . import debug, library
 
-__all__ = ["CompileError", "KilnError", "Module", "compile", "compile_times", "load",
+__all__ = ["CompileError", "KilnError", "Module", "compile", "compile_times", "debug", "load",
            "library", "stats", "ABI_VERSION"]

@@ -42,4 +42,43 @@ def ATenDecomposeComposites : Pass<"aten-decompose-composites", "::mlir::func::F
                            "::mlir::tensor::TensorDialect"];
 }
 
+def ATenInjectFault : Pass<"aten-inject-fault", "::mlir::func::FuncOp"> {
+  let summary = "Test-only: plant a known bug in one aten op (for kiln-reduce's tests)";
+  let description = [{
+    Makes one op misbehave on purpose, so that the tools that hunt bugs
+    (`kiln-reduce`, docs/debugging.md) can be tested on a bug whose place is
+    known. `kiln-compile --inject-fault=MODE:OP[:N]` runs it first, before any
+    lowering. The N-th (from 0) op named OP (e.g. `aten.gelu`) in the function,
+    or with OP = `@NAME` the aten op imported from the program's node NAME
+    (its location), which stays the same node however the graph around it is cut:
+
+    * `wrong`: its first floating-point tensor result is negated for every
+      user (a silent wrong number);
+    * `error`: the pass fails with an error at the op (a compile error);
+    * `crash`: the compiler aborts (a compile crash).
+
+    No op named OP, or fewer than N+1 of them: nothing changes.
+
+    Before (`mode=wrong op=aten.relu`):
+    ```mlir
+    %0 = aten.relu %x : tensor<4xf32>
+    return %0
+    ```
+    After:
+    ```mlir
+    %0 = aten.relu %x : tensor<4xf32>
+    %1 = aten.neg %0 : tensor<4xf32>
+    return %1
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", /*default=*/"\"wrong\"",
+           "wrong, error or crash">,
+    Option<"opName", "op", "std::string", /*default=*/"\"\"",
+           "The op to break: its full name (aten.gelu) or @ and its node's name (@gelu_1)">,
+    Option<"nth", "nth", "int64_t", /*default=*/"0",
+           "Which op of that name, counting from 0 in program order">,
+  ];
+}
+
 #endif // KILN_ATEN_PASSES
