@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Compiler/CompileMain.h"
+#include "kiln/Compiler/GraphPicture.h"
 
 #include "ATen/IR/ATenDialect.h"
 #include "ATen/IR/AttrNames.h"
@@ -58,6 +59,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -68,9 +70,34 @@ namespace cl = llvm::cl;
 namespace kiln {
 namespace {
 
-enum class EmitKind { SO, Obj, MLIR, LLVM };
+enum class EmitKind { SO, Obj, MLIR, LLVM, Dot };
 
 /// Writes the IR after every pass into DIR/NN-<pass>.mlir.
+/// DIR/graph.dot (the picture of --emit=dot) and, when Graphviz's `dot` is on
+/// the PATH, DIR/graph.svg.
+void writeDumpPicture(StringRef dir, const ProgramPicture &picture, size_t maxNodes) {
+  SmallString<256> dotPath(dir);
+  llvm::sys::path::append(dotPath, "graph.dot");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dotPath, ec);
+    if (ec) {
+      llvm::errs() << "kiln-compile: warning: cannot write '" << dotPath << "': " << ec.message() << "\n";
+      return;
+    }
+    writeDot(picture, os, maxNodes);
+  }
+  auto dot = llvm::sys::findProgramByName("dot");
+  if (!dot)
+    return;
+  SmallString<256> svgPath(dir);
+  llvm::sys::path::append(svgPath, "graph.svg");
+  std::string out = "-o" + svgPath.str().str();
+  StringRef args[] = {*dot, "-Tsvg", out, dotPath};
+  if (llvm::sys::ExecuteAndWait(*dot, args) != 0)
+    llvm::errs() << "kiln-compile: warning: Graphviz could not render '" << dotPath << "'\n";
+}
+
 class DumpDirPrinter : public PassManager::IRPrinterConfig {
 public:
   DumpDirPrinter(std::string dir, unsigned &counter)
@@ -196,6 +223,10 @@ int kilnCompileMain(int argc, char **argv) {
                                   cl::desc("Large float32 matmuls and convolutions of --target=cpu: on (the "
                                            "runtime runs them with oneDNN, default) or off (generated loops)"),
                                   cl::init("on"), cl::cat(cat));
+  cl::opt<unsigned> dotMaxNodes("dot-max-nodes",
+                                 cl::desc("--emit=dot and --dump-dir's graph.dot: a program with more nodes "
+                                          "is drawn one box per kernel (default 400)"),
+                                 cl::init(400), cl::cat(cat));
   // Test-only (hidden from --help): plant a known bug, for kiln-reduce's tests.
   cl::opt<std::string> injectFault("inject-fault",
                                    cl::desc("Test only: MODE:OP[:N] breaks the N-th op OP (aten-inject-fault)"),
@@ -217,7 +248,10 @@ int kilnCompileMain(int argc, char **argv) {
       cl::values(clEnumValN(EmitKind::SO, "so", "a model shared object (default)"),
                  clEnumValN(EmitKind::Obj, "obj", "the model's object file"),
                  clEnumValN(EmitKind::MLIR, "mlir", "the imported aten-dialect MLIR"),
-                 clEnumValN(EmitKind::LLVM, "llvm", "the model's LLVM IR")),
+                 clEnumValN(EmitKind::LLVM, "llvm", "the model's LLVM IR"),
+                 clEnumValN(EmitKind::Dot, "dot",
+                            "a Graphviz picture of the program: its nodes, the fused kernels they "
+                            "joined, library and runtime calls")),
       cl::cat(cat));
   cl::opt<std::string> weightsMode("weights",
                                    cl::desc("embed: weights inside the .so (default); external: "
@@ -595,6 +629,7 @@ int kilnCompileMain(int argc, char **argv) {
   entry->setAttr("llvm.emit_c_interface", UnitAttr::get(&ctx));
 
   // 3. The named pipeline of the target.
+  ProgramPicture picture;
   {
     TimingScope t = root.nest("pipeline");
     PassManager pm(&ctx);
@@ -605,6 +640,12 @@ int kilnCompileMain(int argc, char **argv) {
     }
     if (!injectFault.empty())
       pm.nest<func::FuncOp>().addPass(aten::createATenInjectFault(faultOptions));
+    // The picture of --emit=dot and --dump-dir: the program as imported, and
+    // the kernels the pipeline makes of it.
+    if (emit == EmitKind::Dot || !dumpDir.empty()) {
+      picture = readProgram(entry);
+      pm.addInstrumentation(recordKernels(picture, entryName));
+    }
 #ifdef KILN_ENABLE_CUDA
     if (cuda)
       buildCUDAPipeline(pm, cudaOpts);
@@ -620,6 +661,17 @@ int kilnCompileMain(int argc, char **argv) {
                        cpuLibrary == "on");
     if (failed(pm.run(*module)))
       return fail("compilation of '" + input + "' failed (see the errors above)");
+    if (!dumpDir.empty())
+      writeDumpPicture(dumpDir, picture, dotMaxNodes);
+    if (emit == EmitKind::Dot)
+      return writeOutput([&](StringRef tmp) -> LogicalResult {
+        std::error_code ec;
+        llvm::raw_fd_ostream os(tmp, ec);
+        if (ec)
+          return failure();
+        writeDot(picture, os, dotMaxNodes);
+        return success();
+      });
     // The entry's peak buffer bytes, recorded by kiln-early-dealloc (CPU and
     // GPU pipelines; on a GPU, device and host buffers together).
     if (Operation *fn = SymbolTable::lookupSymbolIn(*module, entryName)) {

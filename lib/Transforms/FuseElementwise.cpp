@@ -69,8 +69,17 @@ struct KilnFuseElementwisePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     bool recompute = recomputeBroadcasts;
-    linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [recompute](OpOperand *operand) { return fuses(operand, recompute); });
+    linalg::populateElementwiseOpsFusionPatterns(patterns, [recompute](OpOperand *operand) {
+      if (!fuses(operand, recompute))
+        return false;
+      // The fused op takes the consumer's location: make it name the
+      // producer's nodes too, so diagnostics and --emit=dot see every node a
+      // kernel computes.
+      Operation *consumer = operand->getOwner();
+      Operation *producer = operand->get().getDefiningOp();
+      consumer->setLoc(FusedLoc::get(consumer->getContext(), {consumer->getLoc(), producer->getLoc()}));
+      return true;
+    });
     linalg::populateFoldReshapeOpsByExpansionPatterns(
         patterns, [](OpOperand *) { return false; });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -4,6 +4,7 @@
 // op's result, fails at it, or aborts the compiler (Passes.td).
 //
 //===----------------------------------------------------------------------===//
+#include "ATen/IR/NodeNames.h"
 #include "ATen/Transforms/Passes.h"
 
 #include <cstdlib>
@@ -26,10 +27,7 @@ struct InjectFault : kiln::aten::impl::ATenInjectFaultBase<InjectFault> {
     StringRef want = opName;
     if (!want.consume_front("@"))
       return op->getName().getStringRef() == want;
-    auto name = dyn_cast<NameLoc>(op->getLoc());
-    // A node's results may carry a suffix (`layer_norm_2__y`).
-    return name && op->getDialect()->getNamespace() == "aten" &&
-           (name.getName() == want || name.getName().strref().starts_with((want + "__").str()));
+    return op->getDialect()->getNamespace() == "aten" && programNodeName(op->getLoc()) == want;
   }
 
   void runOnOperation() override {
