@@ -621,7 +621,8 @@ int kilnCompileMain(int argc, char **argv) {
     manifest = buildManifest(*module, entry, weights, embed, layout,
                              cuda   ? "cuda " + gpuArch
                              : rocm ? "hip " + gpuArch
-                                    : std::string());
+                                    : std::string(),
+                             std::vector<std::string>(plugins.begin(), plugins.end()));
     if (failed(manifest))
       return kExitBadInput;
   }

@@ -26,11 +26,16 @@ struct WeightLayout {
 /// imported @forward (argument attributes kiln.kind/kiln.name/kiln.dims) and
 /// lays out the weights. Fails with a diagnostic if a weight's byte size does
 /// not match its type. A non-empty `device` ("cuda sm_90") adds a `device`
-/// line: the model's code runs there and takes device buffers.
+/// line: the model's code runs there and takes device buffers. Each op the
+/// module calls through the runtime's dispatcher (aten.call_runtime) gets an
+/// `op` line and each of `plugins` (kiln-compile --plugin) a `plugin` line
+/// with its file name, so the loader refuses the model at load, naming both,
+/// when the op is not defined.
 mlir::FailureOr<std::string> buildManifest(mlir::ModuleOp module, mlir::func::FuncOp forward,
                                            const std::map<std::string, std::vector<char>> &weights,
                                            bool embedWeights, WeightLayout &layout,
-                                           llvm::StringRef device = "");
+                                           llvm::StringRef device = "",
+                                           llvm::ArrayRef<std::string> plugins = {});
 
 /// Adds the model ABI to a translated module: `kiln_model_entry(void**)`
 /// calling `_mlir_ciface_<entry>`, the manifest and, when `layout` has

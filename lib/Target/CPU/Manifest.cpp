@@ -7,6 +7,10 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 
+#include "llvm/Support/Path.h"
+
+#include <cctype>
+#include <set>
 #include <sstream>
 
 using namespace mlir;
@@ -39,7 +43,7 @@ static size_t elementBytes(Type t) {
 FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
                                      const std::map<std::string, std::vector<char>> &weights,
                                      bool embedWeights, WeightLayout &layout,
-                                     StringRef device) {
+                                     StringRef device, ArrayRef<std::string> plugins) {
   std::ostringstream os;
   os << "kiln-manifest " << KILN_MANIFEST_VERSION << "\n";
   os << "name " << forward.getName().str() << "\n";
@@ -126,6 +130,20 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
     for (int64_t d : tt.getShape())
       os << " " << (d == ShapedType::kDynamic ? std::string("?") : std::to_string(d));
     os << "\n";
+  }
+  std::set<std::string> ops;
+  module.walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "aten.call_runtime")
+      if (auto callee = op->getAttrOfType<StringAttr>("callee"))
+        // "ns::op#backward" runs the op's registered autograd formula.
+        ops.insert(callee.getValue().split('#').first.str());
+  });
+  for (const std::string &op : ops)
+    os << "op " << op << "\n";
+  for (const std::string &plugin : plugins) {
+    std::string file = llvm::sys::path::filename(plugin).str();
+    if (!ops.empty() && !file.empty() && llvm::none_of(file, [](char c) { return isspace(c); }))
+      os << "plugin " << file << "\n";
   }
   os << "end\n";
   return os.str();

@@ -400,6 +400,10 @@ bool loadPlugin(const std::string &path, std::string &err) {
   return Dispatcher::get().loadPlugin(path, err);
 }
 
+bool opDefined(const std::string &qualifiedName) {
+  return Dispatcher::get().findOp(qualifiedName).valid();
+}
+
 // ---------------------------------------------------------------------------
 // Operator handles and calls
 // ---------------------------------------------------------------------------

@@ -238,6 +238,13 @@ Manifest parseManifest(const std::string &text) {
         seen[p] = true;
         it->layout.push_back(p);
       }
+    } else if (kw == "op") {
+      if (tok.size() != 2 || tok[1].find("::") == std::string::npos)
+        fail(lineNo, raw, "expected 'op <namespace>::<name>'");
+      m.ops.push_back(tok[1]);
+    } else if (kw == "plugin") {
+      if (tok.size() != 2) fail(lineNo, raw, "expected 'plugin <file-name>'");
+      m.plugins.push_back(tok[1]);
     } else if (kw == "end") {
       if (tok.size() != 1) fail(lineNo, raw, "'end' takes no operands");
       sawEnd = true;

@@ -55,6 +55,8 @@ struct Manifest {
   /// `update` lines, after the outputs in the result block: `kind` and `name`
   /// name the mutated arg (a weight or an input); `arg` is its index in args.
   std::vector<ManifestValue> updates;
+  std::vector<std::string> ops;     ///< ops called through the dispatcher (`op` lines)
+  std::vector<std::string> plugins; ///< plugins it was compiled with (`plugin` lines)
   std::vector<size_t> updateArgs;
 };
 

@@ -103,6 +103,22 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
     throw Error(e.code(), "model '" + path + "': " + e.what());
   }
 
+  // Ops it calls through the dispatcher must be defined now, not mid-run.
+  for (const std::string &op : m->manifest_.ops) {
+    if (opDefined(op))
+      continue;
+    std::string msg = "model '" + path + "' calls the op '" + op +
+                      "' through the runtime's dispatcher, and no loaded library defines it";
+    if (!m->manifest_.plugins.empty()) {
+      msg += "; it was compiled with --plugin";
+      for (const std::string &p : m->manifest_.plugins) msg += " " + p;
+      msg += ": load the same plugin (kiln-run --plugin, kiln_model_options_t.plugin_paths)";
+    } else {
+      msg += " (load the plugin that defines it: kiln-run --plugin, kiln_model_options_t.plugin_paths)";
+    }
+    throw Error(KILN_STATUS_FAILED_PRECONDITION, msg);
+  }
+
   const void *blob = nullptr;
   size_t blobSize = 0;
   if (!m->manifest_.externalWeights) {

@@ -22,4 +22,6 @@ __attribute__((weak)) bool loadPlugin(const std::string &path, std::string &err)
   return true;
 }
 
+__attribute__((weak)) bool opDefined(const std::string &) { return true; }
+
 } // namespace kiln

@@ -12,6 +12,10 @@ namespace kiln {
 /// plugin registered. Returns false and sets `err` (naming the path) on failure.
 /// Thread-safe.
 bool loadPlugin(const std::string &path, std::string &err);
+/// Whether an op ("ns::name[.overload]") is defined, for a model's `op` lines.
+/// The default definition (Plugins.cpp) is weak and says yes (without a
+/// dispatcher nothing can be checked); the dispatcher's looks it up.
+bool opDefined(const std::string &qualifiedName);
 
 } // namespace kiln
 

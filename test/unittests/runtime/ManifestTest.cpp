@@ -76,6 +76,13 @@ TEST(Manifest, LayoutPermutesAWeight) {
   EXPECT_TRUE(m.args[1].layout.empty());
 }
 
+TEST(Manifest, OpsAndPluginsTheModelNeeds) {
+  Manifest m = parseManifest("kiln-manifest 1\nweights embedded\narg input x f32 1 4\nout y f32 1 4\n"
+                             "op kilntest::scaled_gelu\nop aten::erfinv\nplugin libops.so\nend\n");
+  EXPECT_EQ(m.ops, (std::vector<std::string>{"kilntest::scaled_gelu", "aten::erfinv"}));
+  EXPECT_EQ(m.plugins, (std::vector<std::string>{"libops.so"}));
+}
+
 namespace {
 struct Bad {
   const char *body;   // lines after the header (line 2 onwards)
@@ -108,6 +115,9 @@ INSTANTIATE_TEST_SUITE_P(
     Lines, ManifestBad,
     ::testing::Values(
         Bad{"frobnicate 3\nend\n", "unknown directive 'frobnicate'", 2},
+        Bad{"op scaled_gelu\nend\n", "expected 'op <namespace>::<name>'", 2},
+        Bad{"op\nend\n", "expected 'op <namespace>::<name>'", 2},
+        Bad{"plugin a b\nend\n", "expected 'plugin <file-name>'", 2},
         Bad{"name\nend\n", "expected 'name <model-name>'", 2},
         Bad{"name a\nname b\nend\n", "duplicate 'name'", 3},
         Bad{"weights inside\nend\n", "'weights embedded' or 'weights external'", 2},

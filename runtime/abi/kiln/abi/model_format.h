@@ -51,6 +51,12 @@
  *        the weight against the `arg` line, then permutes it once, at load
  *        (kiln-compile writes these for the NHWC filters of convolutions on
  *        CUDA, docs/cuda.md).
+ *   op <qualified-name>                   one per op the model calls through the runtime's
+ *                                         dispatcher (kilntest::scaled_gelu): after loading
+ *                                         the plugins, the loader refuses the model when one
+ *                                         is not defined
+ *   plugin <file-name>                    a plugin the model was compiled with
+ *                                         (kiln-compile --plugin), named in that error
  *   end
  * A GPU model's argument and result descriptors point to device memory,
  * its outputs come from the runtime's caching device allocator (the mgpu*
