@@ -1,13 +1,15 @@
-# Install rules and the CMake package that lets another compiler do
-#   find_package(Kiln) ; target_link_libraries(tool PRIVATE Kiln::Compiler)
+# Install rules and the CMake package (cmake/KilnConfig.cmake.in): two export
+# sets, so an application that only runs models never needs MLIR:
+#   find_package(Kiln COMPONENTS runtime) ; target_link_libraries(app PRIVATE Kiln::runtime)
+#   find_package(Kiln COMPONENTS Compiler) ; target_link_libraries(tool PRIVATE Kiln::Compiler)
 include(CMakePackageConfigHelpers)
 set(KILN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Kiln)
 
-install(TARGETS kiln_abi EXPORT KilnTargets)
+install(TARGETS kiln_abi EXPORT KilnRuntimeTargets)
 install(DIRECTORY runtime/abi/kiln DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 
 if(KILN_BUILD_RUNTIME)
-  install(TARGETS kiln_runtime EXPORT KilnTargets
+  install(TARGETS kiln_runtime EXPORT KilnRuntimeTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
@@ -22,7 +24,7 @@ if(KILN_BUILD_RUNTIME)
 endif()
 
 if(KILN_BUILD_COMPILER)
-  install(TARGETS KilnCompilerShared EXPORT KilnTargets
+  install(TARGETS KilnCompilerShared EXPORT KilnCompilerTargets
     LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(TARGETS kiln-compile kiln-opt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   # Public compiler headers, and the dialect headers under kiln/dialects/ so
@@ -35,7 +37,10 @@ if(KILN_BUILD_COMPILER)
     PATTERN "CMakeFiles" EXCLUDE)
 endif()
 
-install(EXPORT KilnTargets NAMESPACE Kiln:: DESTINATION ${KILN_CMAKE_DIR})
+install(EXPORT KilnRuntimeTargets NAMESPACE Kiln:: DESTINATION ${KILN_CMAKE_DIR})
+if(KILN_BUILD_COMPILER)
+  install(EXPORT KilnCompilerTargets NAMESPACE Kiln:: DESTINATION ${KILN_CMAKE_DIR})
+endif()
 configure_package_config_file(cmake/KilnConfig.cmake.in
   ${PROJECT_BINARY_DIR}/KilnConfig.cmake INSTALL_DESTINATION ${KILN_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/KilnConfigVersion.cmake
