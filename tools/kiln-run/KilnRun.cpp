@@ -45,7 +45,10 @@ model with when bisecting numerical problems.
   --output-dir DIR   write output{i}.npy there (created if needed); the
                      gradients of a --grad model go to DIR/grads/<name>.npy
                      (input{i}.npy, <parameter name>.npy), the tangents of a
-                     --jvp model to DIR/tangents/output{i}.npy
+                     --jvp model to DIR/tangents/output{i}.npy, and the weights
+                     the runs updated (a --train-step model's trained
+                     parameters and optimizer state, batch-norm statistics)
+                     to DIR/params/<name>.npy
   --expect-params DIR  after the runs, compare every weight the model holds
                      with DIR/<name>.npy, for each .npy in DIR (the parameters
                      a --train-step model has trained)
@@ -282,6 +285,17 @@ public:
       return true;
     }
     return false;
+  }
+  std::vector<std::string> mutatedParams() const override {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < kiln_model_num_params(model_); ++i) {
+      kiln_value_info_t v;
+      std::memset(&v, 0, sizeof v);
+      v.struct_size = sizeof v;
+      check(kiln_model_param_info(model_, i, &v));
+      if (v.mutated && v.name) names.push_back(v.name);
+    }
+    return names;
   }
   DType inputDType(size_t i) const override { return (DType)inputs_[i].dtype; }
   DType outputDType(size_t i) const override { return (DType)outputs_[i].dtype; }
@@ -965,6 +979,20 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
         err << "kiln-run: note: " << exe->outputName(i) << " is bf16; written as f32 (NumPy has no bfloat16)\n";
       try {
         writeNpy(path, outputs[i]);
+      } catch (const NpyError &e) {
+        usageError(std::string("writing ") + e.what());
+      }
+    }
+    // The weights the runs updated (a --train-step model's trained
+    // parameters and optimizer state): DIR/params/<name>.npy.
+    for (const std::string &name : exe->mutatedParams()) {
+      Tensor value;
+      if (!exe->readParam(name, value)) continue;
+      std::filesystem::path full = std::filesystem::path(o.outputDir) / "params" / (name + ".npy");
+      std::filesystem::create_directories(full.parent_path(), ec);
+      if (ec) usageError("cannot create '" + full.parent_path().string() + "': " + ec.message());
+      try {
+        writeNpy(full.string(), value);
       } catch (const NpyError &e) {
         usageError(std::string("writing ") + e.what());
       }

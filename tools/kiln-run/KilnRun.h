@@ -74,6 +74,9 @@ public:
   virtual std::string inputLabel(size_t i) const { return ""; }
   /// The current value of the weight `name`; false if there is none.
   virtual bool readParam(const std::string &name, Tensor &out) const { return false; }
+  /// The weights a run writes (a --train-step model's parameters and optimizer
+  /// state, buffers such as batch-norm statistics), by state-dict name.
+  virtual std::vector<std::string> mutatedParams() const { return {}; }
   /// Static dims of an input / output (-1 for a dynamic dim); empty if unknown.
   virtual std::vector<int64_t> inputDims(size_t i) const { return {}; }
   virtual std::vector<int64_t> outputDims(size_t i) const { return {}; }
