@@ -41,6 +41,38 @@ def models():
         def forward(self, ids):
             return self.m(input_ids=ids).last_hidden_state
 
+    class Distil(torch.nn.Module):
+        def __init__(self, cfg):
+            super().__init__()
+            self.m = transformers.DistilBertModel(cfg)
+
+        def forward(self, ids):
+            return self.m(input_ids=ids).last_hidden_state
+
+    class Decoder(torch.nn.Module):
+        """LlamaModel(input_ids).last_hidden_state, no KV cache."""
+
+        def __init__(self, cfg):
+            super().__init__()
+            cfg._attn_implementation = "sdpa"
+            self.m = transformers.LlamaModel(cfg)
+
+        def forward(self, ids):
+            return self.m(input_ids=ids, use_cache=False).last_hidden_state
+
+    # The Llama-style decoder of bench/gpu_models.py (8 layers, d=1024,
+    # grouped-query attention 16/4 heads, rotary positions, SwiGLU, RMSNorm)
+    # over 128 tokens: a prompt's forward pass.
+    llama = dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=8, num_attention_heads=16,
+                 num_key_value_heads=4, vocab_size=32000)
+
+    def vit():
+        # torchvision zero-initialises the classifier: random weights, so
+        # that the output check means something.
+        m = torchvision.models.vit_b_16()
+        torch.nn.init.normal_(m.heads.head.weight, std=0.02)
+        return m
+
     def img(b, s=224):
         return lambda g: (torch.randn(b, 3, s, s, generator=g),)
 
@@ -54,8 +86,10 @@ def models():
         "bert_base_s128": (lambda: Bert(transformers.BertConfig()), tokens(1, 128)),
         "resnet18_b8": (torchvision.models.resnet18, img(8)),
         "efficientnet_b0": (torchvision.models.efficientnet_b0, img(1)),
-        "vit_b_16": (torchvision.models.vit_b_16, img(1)),
-        "distilbert_s128": (lambda: Bert(transformers.BertConfig(num_hidden_layers=6)), tokens(1, 128)),
+        "vit_b_16": (vit, img(1)),
+        "distilbert_s128": (lambda: Distil(transformers.DistilBertConfig()), tokens(1, 128)),
+        "llama_8l_s128": (lambda: Decoder(transformers.LlamaConfig(**llama)),
+                          lambda g: (torch.randint(0, 32000, (1, 128), generator=g),)),
     }
 
 
@@ -161,6 +195,7 @@ def main():
                 row["ort_ok"] = bool(np.allclose(got, ref.numpy(), rtol=1e-3, atol=1e-3))
                 row[f"ort_{threads}t_ms"] = round(median_ms(lambda: s.run(None, feed), args.iters), 3)
         torch.set_num_threads(os.cpu_count() or 1)
+        row["loadavg"] = [round(x, 1) for x in os.getloadavg()]
         print(json.dumps(row), flush=True)
         rows.append(row)
     cols = []

@@ -27,6 +27,7 @@
 #include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Registration.h"
 #include "kiln/Target/CPU.h"
+#include "llvm/TargetParser/Host.h"
 #include "kiln/Transforms/Passes.h"
 #ifdef KILN_ENABLE_ROCM
 #include "kiln/Target/ROCm.h"
@@ -702,6 +703,8 @@ int kilnCompileMain(int argc, char **argv) {
   }
 
   // 4. LLVM IR, the model ABI, optimisation, object code, link.
+  const bool blobObject =
+      embed && emit == EmitKind::SO && canWriteWeightsObject(llvm::Triple(llvm::sys::getDefaultTargetTriple()));
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule;
   {
@@ -710,7 +713,9 @@ int kilnCompileMain(int argc, char **argv) {
     if (!llvmModule)
       return fail("translation to LLVM IR failed");
     std::string err;
-    if (failed(addModelABI(*llvmModule, entryName, *manifest, layout, weights, embed, err)))
+    // A shared object gets the weight blob as an object file of its own
+    // (writeWeightsObject), not as an LLVM constant to optimise and print.
+    if (failed(addModelABI(*llvmModule, entryName, *manifest, layout, weights, embed && !blobObject, err)))
       return fail(err);
   }
   CPUCodegenOptions cg;
@@ -764,6 +769,15 @@ int kilnCompileMain(int argc, char **argv) {
     }
     dumpStage(dumpDir, dumpCounter, "optimized.ll",
               [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); });
+    if (blobObject) {
+      TimingScope t = root.nest("weights-object");
+      objs.push_back((tmp + ".weights.o").str());
+      if (failed(writeWeightsObject(objs.back(), llvm::Triple(llvm::sys::getDefaultTargetTriple()), layout, weights,
+                                    err))) {
+        removeObjs();
+        return (void)fail(err), failure();
+      }
+    }
     TimingScope t = root.nest("link");
     LogicalResult linked = linkSharedObject(objs, tmp, err);
     removeObjs();

@@ -34,7 +34,12 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bo
   fpm.addPass(kiln::createConvertATenToLinalg());
   fpm.addPass(createCanonicalizerPass());
   if (channelsLast) {
-    fpm.addPass(kiln::createKilnChannelsLast());
+    // On the CPU grouped and depthwise convolutions go to oneDNN in NHWC
+    // too (its NHWC depthwise kernels are its fast ones); cuDNN's were not
+    // (docs/Rationale/gpu-channels-last.md).
+    kiln::KilnChannelsLastOptions clOpts;
+    clOpts.grouped = !gpu;
+    fpm.addPass(kiln::createKilnChannelsLast(clOpts));
     fpm.addPass(createCanonicalizerPass());
   }
   // Recomputations (autograd-differentiate remat) must survive CSE.

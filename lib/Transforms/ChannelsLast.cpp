@@ -148,7 +148,11 @@ struct GroupedConvToNHWC : OpRewritePattern<tensor::CollapseShapeOp> {
       return rewriter.notifyMatchFailure(collapse, "not a grouped convolution's result merged back");
     Value x = splitFrom(op.getInputs()[0], 1), w = splitFrom(op.getInputs()[1], 0),
           init = splitFrom(op.getOutputs()[0], 1);
-    if (!x || !w || !init)
+    // A zeroed accumulator is a fill of the split tensor (canonicalisation
+    // moves the split into the fill): fill the rank-4 tensor instead.
+    auto fill = op.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+    Value fillDest = !init && fill && fill->hasOneUse() ? splitFrom(fill.getOutputs()[0], 1) : Value();
+    if (!x || !w || (!init && !fillDest))
       return rewriter.notifyMatchFailure(op, "operands not split from rank-4 tensors at their channels");
     auto wType = cast<RankedTensorType>(op.getInputs()[1].getType());
     int64_t groups = wType.getDimSize(0);
@@ -156,6 +160,8 @@ struct GroupedConvToNHWC : OpRewritePattern<tensor::CollapseShapeOp> {
         ShapedType::isDynamic(cast<RankedTensorType>(w.getType()).getDimSize(0)))
       return rewriter.notifyMatchFailure(op, "dynamic channel counts");
     Location loc = op.getLoc();
+    if (!init)
+      init = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], fillDest).getResult(0);
     // NHWC (N, H, W, C) -> (N, H, W, G, C/G); filter (F, KH, KW, C/G) -> (G, F/G, KH, KW, C/G).
     Value xs = splitGroups(rewriter, loc, transposeOf(rewriter, loc, x, kToLast), 3, groups);
     Value ws = splitGroups(rewriter, loc, transposeOf(rewriter, loc, w, kToLast), 0, groups);

@@ -189,3 +189,31 @@ func.func @grouped(%w1: tensor<4x1x3x3xf32> {kiln.kind = "param", kiln.name = "d
   %m2 = tensor.collapse_shape %c2 [[0], [1, 2], [3], [4]] : tensor<2x2x3x8x8xf32> into tensor<2x6x8x8xf32>
   return %m2 : tensor<2x6x8x8xf32>
 }
+
+// The zeroed accumulator as canonicalisation leaves it: a fill of the split
+// tensor, not a split of the fill. It becomes a fill of the NHWC tensor
+// (which canonicalisation again writes as a fill of its split).
+// CHECK-LABEL: func.func @grouped_fill_of_split(
+// CHECK: linalg.conv_2d_ngchw_gfchw
+// GROUPED-LABEL: func.func @grouped_fill_of_split(
+// GROUPED-SAME: %{{.*}}: tensor<4x3x3x1xf32> {kiln.kind = "param", kiln.name = "dw.weight"}
+// GROUPED: %[[FG:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x8x8x4x1xf32>)
+// GROUPED: linalg.conv_2d_nhwgc_gfhwc {{.*}} outs(%[[FG]] : tensor<2x8x8x4x1xf32>)
+// GROUPED-NOT: linalg.conv_2d_ngchw_gfchw
+func.func @grouped_fill_of_split(%w1: tensor<4x1x3x3xf32> {kiln.kind = "param", kiln.name = "dw.weight"},
+                   %x: tensor<2x4x8x8xf32> {kiln.kind = "input", kiln.name = "x"}) -> tensor<2x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %px = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<2x4x8x8xf32> to tensor<2x4x10x10xf32>
+  %e0 = tensor.empty() : tensor<2x4x8x8xf32>
+  %xg = tensor.expand_shape %px [[0], [1, 2], [3], [4]] output_shape [2, 4, 1, 10, 10] : tensor<2x4x10x10xf32> into tensor<2x4x1x10x10xf32>
+  %w1g = tensor.expand_shape %w1 [[0, 1], [2], [3], [4]] output_shape [4, 1, 1, 3, 3] : tensor<4x1x3x3xf32> into tensor<4x1x1x3x3xf32>
+  %e0g = tensor.expand_shape %e0 [[0], [1, 2], [3], [4]] output_shape [2, 4, 1, 8, 8] : tensor<2x4x8x8xf32> into tensor<2x4x1x8x8xf32>
+  %i1g = linalg.fill ins(%zero : f32) outs(%e0g : tensor<2x4x1x8x8xf32>) -> tensor<2x4x1x8x8xf32>
+  %c1 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xg, %w1g : tensor<2x4x1x10x10xf32>, tensor<4x1x1x3x3xf32>) outs(%i1g : tensor<2x4x1x8x8xf32>) -> tensor<2x4x1x8x8xf32>
+  %m1 = tensor.collapse_shape %c1 [[0], [1, 2], [3], [4]] : tensor<2x4x1x8x8xf32> into tensor<2x4x8x8xf32>
+  return %m1 : tensor<2x4x8x8xf32>
+}

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/Module.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <map>
 #include <string>
@@ -44,6 +45,19 @@ mlir::LogicalResult addModelABI(llvm::Module &module, llvm::StringRef entryName,
                                 llvm::StringRef manifest, const WeightLayout &layout,
                                 const std::map<std::string, std::vector<char>> &weights,
                                 bool embedWeights, std::string &error);
+
+/// Whether writeWeightsObject can write an object for `triple` (64-bit
+/// little-endian ELF targets).
+bool canWriteWeightsObject(const llvm::Triple &triple);
+
+/// Writes the weight blob (`layout`'s entries at their offsets, 64-byte
+/// aligned, the symbol KILN_SYM_WEIGHTS) as a relocatable ELF object of its
+/// own, without LLVM IR: for linking beside the objects of a module whose
+/// addModelABI left the blob out.
+mlir::LogicalResult writeWeightsObject(llvm::StringRef objPath, const llvm::Triple &triple,
+                                       const WeightLayout &layout,
+                                       const std::map<std::string, std::vector<char>> &weights,
+                                       std::string &error);
 
 struct CPUCodegenOptions {
   /// Target CPU ("native" = the host's CPU and features).

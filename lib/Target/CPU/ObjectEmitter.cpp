@@ -9,6 +9,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -196,6 +197,13 @@ mlir::LogicalResult linkSharedObject(ArrayRef<std::string> objPaths, StringRef s
   sys::fs::createTemporaryFile("kiln-link", "txt", errFile);
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(errFile), StringRef(errFile)};
   SmallVector<StringRef> args{driver, "-shared", "-o", soPath};
+  // A clang driver links with lld where its own directory has one: the
+  // embedded weights make the objects hundreds of MB, which GNU ld copied
+  // with several times lld's CPU time (BERT-base: 2.0 s against 1.1 s).
+  SmallString<256> real;
+  if (sys::path::filename(driver).contains("clang") && !sys::fs::real_path(driver, real) &&
+      sys::findProgramByName("ld.lld", {sys::path::parent_path(real)}))
+    args.push_back("-fuse-ld=lld");
   for (const std::string &obj : objPaths)
     args.push_back(obj);
   args.append({"-lm", "-Wl,-z,noexecstack"});

@@ -5,6 +5,7 @@
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -37,6 +38,10 @@ size_t functionSize(const Function &f) {
 mlir::LogicalResult emitObjects(Module &module, const CPUCodegenOptions &options, StringRef objBase,
                                 unsigned jobs, std::vector<std::string> &objPaths, std::string &error) {
   objPaths.clear();
+  // Identical loop nests (every layer of a transformer, the repeated blocks
+  // of a CNN) were outlined into identical private functions: keep one of
+  // each before optimising and compiling them all.
+  MergeFunctionsPass::runOnModule(module);
   SmallVector<Function *> defined;
   for (Function &f : module)
     if (!f.isDeclaration())

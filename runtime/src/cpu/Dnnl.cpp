@@ -9,6 +9,7 @@
 // may run from many threads at once.
 #include "Dnnl.h"
 #include "Library.h"
+#include "Threads.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -39,10 +40,23 @@ struct Scratch {
   ~Scratch() { std::free(ptr); }
 };
 
-/// omp_set_num_threads of the OpenMP runtime oneDNN runs on, and the thread
-/// count KILN_NUM_THREADS asks for (0: OpenMP's own default, OMP_NUM_THREADS).
+/// omp_set_num_threads of the OpenMP runtime oneDNN runs on (null: oneDNN
+/// is not an OpenMP build), and the count last set on the calling thread.
 void (*gSetOmpThreads)(int) = nullptr;
-int gThreads = 0;
+thread_local int tOmpThreads = 0;
+
+/// How long an OpenMP thread of oneDNN busy-waits for the next parallel
+/// region before it sleeps, unless the user chose (OMP_WAIT_POLICY or
+/// GOMP_SPINCOUNT). libgomp's default spins 300000 rounds (about 0.1-1 ms)
+/// after every primitive, on the cores kiln's oneTBB threads run the
+/// generated loops between the calls on (docs/Rationale/cpu-threads.md).
+/// Read by libgomp when it loads, so set before oneDNN is opened.
+constexpr const char *kSpinCount = "1000";
+
+void configureOpenMP() {
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+  ::setenv("GOMP_SPINCOUNT", kSpinCount, 0);
+}
 
 /// The calling thread's stream and temporary buffers.
 struct ThreadState {
@@ -101,6 +115,7 @@ const DnnlApi &dnnl() {
     void *lib = nullptr;
     // KILN_DNNL, when set, is the only library tried.
     const char *env = std::getenv("KILN_DNNL");
+    configureOpenMP();
     bool given = env && *env;
     for (const char *name : {env, "libdnnl.so.2", "libdnnl.so"}) {
       if (!name || !*name || (given && name != env)) continue;
@@ -120,12 +135,9 @@ const DnnlApi &dnnl() {
   }
     KILN_DNNL_FUNCTIONS(KILN_DNNL_FN)
 #undef KILN_DNNL_FN
-    // oneDNN's threads are OpenMP's: KILN_NUM_THREADS (kiln's thread count)
-    // sets them on each thread that runs a call.
-    if (const char *n = std::getenv("KILN_NUM_THREADS"); n && std::atoi(n) > 0) {
-      gThreads = std::atoi(n);
-      gSetOmpThreads = reinterpret_cast<void (*)(int)>(::dlsym(lib, "omp_set_num_threads"));
-    }
+    // oneDNN's threads are OpenMP's: each call sets their count to the
+    // model's (enterCall).
+    gSetOmpThreads = reinterpret_cast<void (*)(int)>(::dlsym(lib, "omp_set_num_threads"));
     if (dnnl_status_t s = a.engine_create(&a.engine, dnnl_cpu, 0))
       a.error = "oneDNN has no CPU engine (status " + std::to_string(static_cast<int>(s)) + ")";
   });
@@ -170,8 +182,10 @@ Plan::~Plan() {
     if (p) dnnl().primitive_destroy(p);
 }
 
-std::shared_ptr<const Plan> cachedPlan(const std::vector<int64_t> &key,
+std::shared_ptr<const Plan> cachedPlan(std::vector<int64_t> key,
                                        const std::function<std::unique_ptr<Plan>()> &make) {
+  // A primitive splits its work for the thread count it was made with.
+  key.push_back(tOmpThreads);
   std::lock_guard<std::mutex> lock(gPlansMutex);
   auto it = gPlans.find(key);
   if (it != gPlans.end()) return it->second;
@@ -181,11 +195,12 @@ std::shared_ptr<const Plan> cachedPlan(const std::vector<int64_t> &key,
 }
 
 void enterCall() {
-  // oneDNN sizes a primitive's work split by the thread count when it is
-  // made: set it before any plan of this thread.
-  thread_local bool bound = false;
-  if (!bound && gSetOmpThreads) gSetOmpThreads(gThreads);
-  bound = true;
+  // The model's thread count (its load option, KILN_NUM_THREADS, or the
+  // cores available), set on the calling thread before its plan is looked
+  // up: oneDNN sizes a primitive's work split by the count when it is made.
+  int n = maxThreads();
+  if (gSetOmpThreads && n != tOmpThreads) gSetOmpThreads(n);
+  tOmpThreads = n;
 }
 
 bool isReference(dnnl_primitive_desc_t pd) {

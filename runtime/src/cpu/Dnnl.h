@@ -80,8 +80,9 @@ struct Plan {
   ~Plan();
 };
 
-/// The plan cached for `key`, made by `make` the first time (thread-safe).
-std::shared_ptr<const Plan> cachedPlan(const std::vector<int64_t> &key,
+/// The plan cached for `key` and the calling thread's oneDNN thread count
+/// (set by enterCall), made by `make` the first time (thread-safe).
+std::shared_ptr<const Plan> cachedPlan(std::vector<int64_t> key,
                                        const std::function<std::unique_ptr<Plan>()> &make);
 
 /// Completes `plan` once its primitive descriptor `pd` is made: the
@@ -96,7 +97,7 @@ void execute(const Plan &plan, const void *src, const void *weights, void *dst, 
              bool constWeights);
 
 /// Prepares the calling thread for a library call (after dnnl() loaded):
-/// OpenMP's thread count from KILN_NUM_THREADS, once per thread.
+/// OpenMP's thread count set to the model's (kiln::cpu::maxThreads()).
 void enterCall();
 
 /// Whether `pd` is one of oneDNN's reference implementations (plain loops,
