@@ -54,9 +54,7 @@ bool GraphImporter::importComposite(const Object &node, Location loc, NodeDecisi
     os << json::Value(Object(node));
   }
   auto metaOf = [&](const std::string &name) -> std::string {
-    const Object *meta = tensorValues ? tensorValues->getObject(name) : nullptr;
-    if (!meta)
-      meta = expandedTensorValues.getObject(name);
+    const Object *meta = tensorMeta(name);
     if (!meta)
       return "";
     std::string out;

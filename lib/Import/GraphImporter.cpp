@@ -71,9 +71,7 @@ std::string locationString(Location loc) {
 }
 
 FailureOr<RankedTensorType> GraphImporter::tensorType(StringRef name, Location loc) {
-  const Object *meta = tensorValues ? tensorValues->getObject(name) : nullptr;
-  if (!meta)
-    meta = expandedTensorValues.getObject(name);
+  const Object *meta = tensorMeta(name);
   if (!meta)
     return ((void)fail(loc, "no tensor metadata for value '" + name + "'"), failure());
   auto dtype = meta->getInteger("dtype");
@@ -848,7 +846,7 @@ FailureOr<ImportedProgram> GraphImporter::run() {
   auto dimsOf = [&](StringRef valueName) {
     SmallVector<Attribute> dims;
     // tensorType() checked this value's metadata already.
-    const Object *meta = tensorValues ? tensorValues->getObject(valueName) : nullptr;
+    const Object *meta = tensorMeta(valueName);
     const Array *sizes = meta ? meta->getArray("sizes") : nullptr;
     for (const json::Value &s : sizes ? *sizes : Array()) {
       const Object *o = s.getAsObject();
@@ -898,11 +896,20 @@ FailureOr<ImportedProgram> GraphImporter::run() {
     return failure();
 
   SmallVector<Value> results;
-  for (const std::string &n : outNames) {
+  for (auto [i, n] : llvm::enumerate(outNames)) {
     auto it = varOf.find(n);
     if (it == varOf.end())
       return ((void)fail("graph output '" + n + "' is not produced by any node"), failure());
     results.push_back(readVar(it->second));
+    // An output whose metadata a handler corrected takes its corrected type.
+    if (expandedTensorValues.getObject(n)) {
+      auto ty = tensorType(n, archiveLoc);
+      if (failed(ty))
+        return failure();
+      resTypes[i] = *ty;
+      func.setFunctionType(b.getFunctionType(argTypes, resTypes));
+      func.setResultAttr(i, kiln::attrs::kDims, dimsOf(n));
+    }
   }
   // Core ATen IR names the new state values in its output specs; the default
   // IR writes into inputs and buffers in place, which import recorded as

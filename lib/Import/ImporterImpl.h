@@ -66,6 +66,21 @@ public:
 
   // --- types and locations
   FailureOr<RankedTensorType> tensorType(StringRef name, Location loc);
+  /// A value's metadata: a correction set by a handler or a composite
+  /// expansion's new value first, then the archive's; null if neither has it.
+  const Object *tensorMeta(StringRef name) const {
+    if (const Object *m = expandedTensorValues.getObject(name))
+      return m;
+    return tensorValues ? tensorValues->getObject(name) : nullptr;
+  }
+  /// Replaces the sizes the archive records for value `name` with `sizes` (a
+  /// handler that knows the archive's metadata is wrong for its op), so the
+  /// value's type, and the program's result type if it is one, follow.
+  void correctSizes(StringRef name, const Array &sizes) {
+    Object meta = tensorMeta(name) ? Object(*tensorMeta(name)) : Object();
+    meta["sizes"] = Array(sizes);
+    expandedTensorValues[name.str()] = std::move(meta); // the key owns its text
+  }
   Location nodeLocation(const Object &node);
 
   // --- argument access by schema name

@@ -61,6 +61,10 @@ static void addBufferizationPasses(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufOpts;
   bufOpts.bufferizeFunctionBoundaries = true;
   bufOpts.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  // A loop may yield a tensor that is not its iter_arg updated in place (the
+  // state of a recurrent layer, a new matmul result each step): the yielded
+  // buffer is a fresh allocation, which ownership-based deallocation frees.
+  bufOpts.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);

@@ -5,6 +5,59 @@
 
 namespace kiln::importer {
 
+/// The names of a node's tensor outputs, in order.
+static SmallVector<std::string> outputNames(const Object &n) {
+  SmallVector<std::string> names;
+  if (const Array *outs = n.getArray("outputs"))
+    for (const json::Value &o : *outs) {
+      const Object *obj = o.getAsObject();
+      if (!obj)
+        continue;
+      if (const Object *t = obj->getObject("as_tensor"))
+        names.push_back(t->getString("name").value_or("").str());
+      if (const Array *ts = obj->getArray("as_tensors"))
+        for (const json::Value &t : *ts)
+          if (const Object *to = t.getAsObject())
+            names.push_back(to->getString("name").value_or("").str());
+    }
+  return names;
+}
+
+/// The names of the tensors argument `arg` of node `n` lists (or holds).
+static SmallVector<std::string> argTensorNames(const Object &n, StringRef arg) {
+  SmallVector<std::string> names;
+  if (const Array *ins = n.getArray("inputs"))
+    for (const json::Value &in : *ins) {
+      const Object *o = in.getAsObject();
+      if (!o || o->getString("name") != arg)
+        continue;
+      const Object *a = o->getObject("arg");
+      if (!a)
+        continue;
+      if (const Object *t = a->getObject("as_tensor"))
+        names.push_back(t->getString("name").value_or("").str());
+      if (const Array *ts = a->getArray("as_tensors"))
+        for (const json::Value &t : *ts)
+          if (const Object *to = t.getAsObject())
+            names.push_back(to->getString("name").value_or("").str());
+    }
+  return names;
+}
+
+/// Gives a recurrent node's final states (outputs 1..) the sizes of its
+/// initial states (argument hx), as ATen defines them.
+static void correctStateSizes(GraphImporter &g, const Object &n) {
+  SmallVector<std::string> outs = outputNames(n), states = argTensorNames(n, "hx");
+  for (size_t k = 0; k < states.size() && k + 1 < outs.size(); ++k) {
+    const Object *in = g.tensorMeta(states[k]);
+    const Object *out = g.tensorMeta(outs[k + 1]);
+    const Array *inSizes = in ? in->getArray("sizes") : nullptr;
+    const Array *outSizes = out ? out->getArray("sizes") : nullptr;
+    if (inSizes && outSizes && inSizes->size() != outSizes->size())
+      g.correctSizes(outs[k + 1], *inSizes);
+  }
+}
+
 void registerSequenceHandlers(GraphImporter &g) {
   using namespace kiln::aten;
   auto &h = g.handlers;
@@ -46,6 +99,12 @@ void registerSequenceHandlers(GraphImporter &g) {
         return g.fail(loc, "'" + n.getString("target").value_or("").str() +
                                "' with dropout in training mode cannot be compiled (it is random); "
                                "export the model in eval mode");
+      // The final states have the shapes of the initial ones ([L*D, B, H], ATen's
+      // lstm/gru), whatever the archive records: torch's meta decomposition of
+      // lstm.input squeezes dim 1 where it means dim 0, so the archive lists
+      // h_n and c_n as [L*D, 1, B, H] while the program (ATen's kernel, and
+      // torch running the exported program) returns [L*D, B, H].
+      correctStateSizes(g, n);
       return g.emitOp<OpT>(n, loc, *x, hx, *params, *hasBiases, *layers, llvm::APFloat(*dropout), *train, *bidir,
                            *batchFirst);
     };

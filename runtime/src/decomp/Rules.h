@@ -20,6 +20,8 @@ extern const char *const kPoolingRules;
 extern const char *const kNormalizationRules;
 extern const char *const kShapeRules;
 extern const char *const kLinearRules;
+extern const char *const kReshapeRules;
+extern const char *const kSpecialRules;
 
 /// Every family, in the order rules are tried.
 inline const std::vector<RuleText> &ruleTexts() {
@@ -27,7 +29,8 @@ inline const std::vector<RuleText> &ruleTexts() {
       {"activation", kActivationRules},  {"elementwise", kElementwiseRules},
       {"reduction", kReductionRules},    {"loss", kLossRules}, {"pooling", kPoolingRules},
       {"normalization", kNormalizationRules},
-      {"shape", kShapeRules},            {"linear algebra", kLinearRules},
+      {"shape", kShapeRules},            {"reshape", kReshapeRules},
+      {"linear algebra", kLinearRules}, {"special", kSpecialRules},
   };
   return all;
 }

@@ -44,6 +44,15 @@ class Eager(nn.Module):
         return torch.softmax(self.l2(h), dim=-1), torch.log_softmax(self.l2(h), dim=-1)
 
 
+class Views(nn.Module):
+    """Composites built from views: channel_shuffle over a dynamic batch and
+    spatial size (x [n, 6, h, w]) and kron of two matrices (torch specializes
+    kron's sizes)."""
+
+    def forward(self, x, a, b):
+        return F.channel_shuffle(x, 3), torch.kron(a, b)
+
+
 class Unsupported(nn.Module):
     """An op kiln has neither a lowering nor a decomposition for."""
 
@@ -74,6 +83,9 @@ if __name__ == "__main__":
         "dynamic": lambda: save("dynamic", Dynamic(), (torch.randn(5, 8), torch.randn(1, 8)),
                                 dynamic_shapes={"x": {0: n}, "y": None}),
         "eager": lambda: save("eager", Eager(), (torch.randn(3, 8),)),
+        "views": lambda: save("views", Views(), (torch.randn(2, 6, 3, 5), torch.randn(2, 3), torch.randn(4, 5)),
+                              dynamic_shapes={"x": {0: n, 2: Dim("h", min=2, max=16), 3: Dim("w", min=2, max=16)},
+                                              "a": None, "b": None}),
         "unsupported": lambda: save("unsupported", Unsupported(), (torch.randn(3, 8),)),
     }
     for name, make in cases.items():
