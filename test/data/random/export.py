@@ -22,6 +22,9 @@ losses       every loss kiln compiles, one output each, on a symbolic batch
 rules        backward rules against PyTorch's gradients: a grouped, strided transposed
              convolution with output_padding and bias (ConvTranspose2d), the values
              of topk and sort (scattered back at their indices); same files as losses.
+sdpa_dropout scaled_dot_product_attention(q, k, v, float mask, dropout_p=1e-7) in training:
+             decomposed with a dropout; output0.npy is PyTorch's attention without
+             dropout (at p = 1e-7 no element of a seeded run is dropped).
 refused      x + randperm(4): a random op kiln does not compile (test/Import/random-ops.test).
 losses_probs cross_entropy with class probabilities (label_smoothing, mean and
              none), the same files; batch 5 static (torch.export specialises
@@ -65,6 +68,23 @@ class Rules(nn.Module):
 
 def rules_inputs(b, g):
     return (torch.randn(b, 4, 5, 6, generator=g), torch.randn(b, 8, generator=g))
+
+
+class SdpaDropout(nn.Module):
+    def forward(self, q, k, v, m):
+        return F.scaled_dot_product_attention(q, k, v, m, dropout_p=1e-7)
+
+
+def export_sdpa_dropout():
+    d = os.path.join(HERE, "sdpa_dropout")
+    os.makedirs(d, exist_ok=True)
+    g = torch.Generator().manual_seed(0)
+    ins = (torch.randn(2, 2, 5, 4, generator=g), torch.randn(2, 2, 6, 4, generator=g),
+           torch.randn(2, 2, 6, 4, generator=g), torch.randn(2, 1, 1, 6, generator=g))
+    torch.export.save(torch.export.export(SdpaDropout().train(), ins), os.path.join(d, "model.pt2"))
+    for i, x in enumerate(ins):
+        np.save(os.path.join(d, f"input{i}.npy"), x.numpy())
+    np.save(os.path.join(d, "output0.npy"), F.scaled_dot_product_attention(*ins).numpy())
 
 
 class Refused(nn.Module):
@@ -187,7 +207,7 @@ def export_losses(name="losses"):
 
 
 if __name__ == "__main__":
-    todo = {"random_ops": export_random_ops, "refused": export_refused, "dropout_grad": export_dropout_grad, "losses": export_losses,
+    todo = {"random_ops": export_random_ops, "refused": export_refused, "sdpa_dropout": export_sdpa_dropout, "dropout_grad": export_dropout_grad, "losses": export_losses,
             "losses_probs": lambda: export_losses("losses_probs"),
             "rules": lambda: export_losses("rules")}
     for name in sys.argv[1:] or list(todo):
