@@ -6,8 +6,8 @@ namespace kiln::decomp {
 
 const char *const kAttentionRules = R"(
 # Attention with dropout_p > 0 (a model in training mode): the probabilities
-# go through dropout, so the fused op cannot be used. Float or no masks, no
-# causal flag, no grouped-query heads.
+# go through dropout, so the fused op cannot be used. Float, bool or no
+# masks, no causal flag, no grouped-query heads.
 def scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
   when dropout_p != 0.0
   when is_causal == False
@@ -40,6 +40,13 @@ def kiln::attention_mask(Tensor scores, Tensor? mask) -> Tensor
 def kiln::attention_mask(Tensor scores, Tensor? mask) -> Tensor
   when float mask
   r = aten::add.Tensor(self=scores, other=mask)
+  return r
+# A bool mask keeps the scores where it is true; elsewhere the lowest float32
+# (the table has no infinity), so a row with every key masked averages its
+# values where PyTorch gives NaN.
+def kiln::attention_mask(Tensor scores, Tensor? mask) -> Tensor
+  when int mask
+  r = aten::where.self(condition=mask, self=scores, other=-3.4028234663852886e+38)
   return r
 )";
 
