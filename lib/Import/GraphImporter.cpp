@@ -478,6 +478,8 @@ LogicalResult GraphImporter::bindResults(const Object &node, Operation *op) {
 
 /// Ops/Sequence.cpp: diff, adaptive_avg_pool1d, lstm/gru.input.
 void registerSequenceHandlers(GraphImporter &g);
+/// Ops/Random.cpp: rand, randn, randint, bernoulli, dropout in training.
+void registerRandomHandlers(GraphImporter &g);
 
 void GraphImporter::registerHandlers() {
   registerElementwiseHandlers(*this);
@@ -493,7 +495,9 @@ void GraphImporter::registerHandlers() {
   registerMutationHandlers(*this);
   registerIndexingHandlers(*this);
   registerSequenceHandlers(*this);
+  registerRandomHandlers(*this);
 }
+
 /// torch.ops.<ns>.<name>.<overload> -> <ns>::<name>.<overload> ("" if not an op target).
 static std::string qualifiedOpName(StringRef target) {
   if (!target.consume_front("torch.ops."))

@@ -141,8 +141,16 @@ class Module:
     def params(self):
         return self._model.params
 
-    def run(self, inputs: Sequence[Any]) -> List[Any]:
-        """Runs on a sequence of inputs; always returns a list of outputs."""
+    @property
+    def is_random(self) -> bool:
+        """Whether the program draws random numbers (dropout in training, rand, ...)."""
+        return self._model.is_random
+
+    def run(self, inputs: Sequence[Any], rng_state=None, rng_state_used=None) -> List[Any]:
+        """Runs on a sequence of inputs; always returns a list of outputs.
+        rng_state (an int64 NumPy array [seed, offset]) replays the random
+        numbers of the run that used it; rng_state_used (the same kind of
+        array) receives the state this run used."""
         torch_in = False
         arrays = []
         for x in inputs:
@@ -156,7 +164,7 @@ class Module:
                 arrays.append(x)
             else:
                 arrays.append(np.ascontiguousarray(x))
-        outs = self._model.run(arrays)
+        outs = self._model.run(arrays, rng_state, rng_state_used)
         if torch_in:
             import torch
             return [torch.from_dlpack(o) if o.dtype != np.bool_ else torch.from_numpy(o)

@@ -6,7 +6,8 @@ shapes), saved as a .pt2 and compiled by kiln. Graph breaks, guards and
 recompilation are Dynamo's own. When a graph needs gradients, kiln differentiates
 it itself (its autograd dialect, kiln-compile --grad): the forward runs one
 compiled module, the backward a value-and-gradient module that recomputes the
-forward from the saved inputs (state updates such as a training batch norm's
+forward from the saved inputs with the forward's generator state, so dropout
+masks are the forward's (state updates such as a training batch norm's
 running statistics are applied once, by the forward). A graph kiln cannot
 differentiate (an op with no reverse rule, a gradient a parameter of the graph
 itself would need) goes through AOTAutograd instead, which hands kiln separate forward
@@ -277,19 +278,23 @@ def _training_function(fwd, grad, plan: _Plan, grad_slot: Dict[int, int], num_ou
     its value-and-gradient module on the saved inputs and the cotangents. The
     forward applies the graph's state updates (a training batch norm's running
     statistics) to the inputs they mutate; the backward recomputes them into
-    copies of those inputs (`mutated`), so they are applied once."""
+    copies of those inputs (`mutated`), so they are applied once. A graph with
+    random ops (dropout) replays the forward's generator state in the
+    backward, so the recomputed forward draws the forward's masks."""
+    import numpy as np
     import torch
 
     class KilnGraph(torch.autograd.Function):
         @staticmethod
         def forward(ctx, *tensors):
             ctx.save_for_backward(*tensors)
-            return tuple(fwd.run(list(tensors)))
+            ctx.rng_state = np.zeros(2, dtype=np.int64) if fwd.is_random else None
+            return tuple(fwd.run(list(tensors), rng_state_used=ctx.rng_state))
 
         @staticmethod
         def backward(ctx, *cotangents):
             tensors = [t.clone() if k in mutated else t for k, t in enumerate(ctx.saved_tensors)]
-            outs = grad.run(list(tensors) + [c.contiguous() for c in cotangents])
+            outs = grad.run(list(tensors) + [c.contiguous() for c in cotangents], rng_state=ctx.rng_state)
             grads = outs[num_outputs:]
             return tuple(grads[grad_slot[k]] if k in grad_slot and ctx.needs_input_grad[k] else None
                          for k in range(len(tensors)))

@@ -140,6 +140,9 @@ ValueInfo toInfo(const kiln_value_info_t &i) {
   return v;
 }
 
+/// A generator state [seed, offset].
+using RngArray = nb::ndarray<int64_t, nb::shape<2>, nb::c_contig, nb::device::cpu>;
+
 class Model {
 public:
   Model(const std::string &path, std::optional<std::string> weights,
@@ -160,12 +163,16 @@ public:
   Model &operator=(const Model &) = delete;
 
   std::string name() const { return kiln_model_name(m_); }
+  bool isRandom() const { return kiln_model_is_random(m_) != 0; }
   std::vector<ValueInfo> inputs() const { return infos(kiln_model_num_inputs(m_), kiln_model_input_info); }
   std::vector<ValueInfo> outputs() const { return infos(kiln_model_num_outputs(m_), kiln_model_output_info); }
   std::vector<ValueInfo> params() const { return infos(kiln_model_num_params(m_), kiln_model_param_info); }
 
   /// Runs with borrowed inputs; outputs are fresh arrays that own their runtime tensors.
-  std::vector<nb::ndarray<nb::numpy>> run(const std::vector<HostArray> &inputs) {
+  /// `rngState` ([seed, offset]): replay that run's random numbers; `rngUsed`
+  /// receives the state the run used (both optional, int64 arrays of 2).
+  std::vector<nb::ndarray<nb::numpy>> run(const std::vector<HostArray> &inputs,
+                                          std::optional<RngArray> rngState, std::optional<RngArray> rngUsed) {
     size_t nin = inputs.size(), nout = kiln_model_num_outputs(m_);
     std::vector<kiln_tensor_t> in(nin, nullptr), out(nout, nullptr);
     auto releaseAll = [&](std::vector<kiln_tensor_t> &v) {
@@ -184,7 +191,11 @@ public:
     kiln_status_t st;
     {
       nb::gil_scoped_release noGil; // the model is thread-safe; inputs stay alive in `inputs`
-      st = kiln_model_run(m_, in.data(), nin, out.data(), nout);
+      kiln_run_options_t ro;
+      kiln_run_options_init(&ro);
+      ro.rng_state = rngState ? rngState->data() : nullptr;
+      ro.rng_state_used = rngUsed ? rngUsed->data() : nullptr;
+      st = kiln_model_run_with_options(m_, &ro, in.data(), nin, out.data(), nout);
     }
     releaseAll(in);
     check(st);
@@ -447,9 +458,11 @@ NB_MODULE(_kiln, m) {
       .def_prop_ro("inputs", &Model::inputs)
       .def_prop_ro("outputs", &Model::outputs)
       .def_prop_ro("params", &Model::params)
-      .def("run", &Model::run, "inputs"_a,
+      .def_prop_ro("is_random", &Model::isRandom, "the program draws random numbers (dropout, rand, ...)")
+      .def("run", &Model::run, "inputs"_a, "rng_state"_a = nb::none(), "rng_state_used"_a = nb::none(),
            "Runs the model on C-contiguous CPU arrays; returns NumPy arrays that share the "
-           "runtime's output buffers.");
+           "runtime's output buffers. rng_state (int64 [seed, offset]) replays the random numbers "
+           "of the run that used it; rng_state_used receives the state this run used.");
 
   nb::class_<OpInfo>(m, "OpInfo")
       .def_ro("name", &OpInfo::name)

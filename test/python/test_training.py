@@ -84,7 +84,8 @@ def test_training_batch_norm_is_differentiated_by_kiln():
 
 
 class _TopK(torch.nn.Module):
-    """Uses an op kiln has no reverse rule for (topk, which the runtime runs)."""
+    """topk (an op the runtime runs): its registered formula scatters the values'
+    gradient back at the indices (MoE-style routing)."""
 
     def __init__(self):
         super().__init__()
@@ -95,8 +96,21 @@ class _TopK(torch.nn.Module):
         return self.l2(torch.topk(torch.relu(self.l1(x)), 4, dim=1).values)
 
 
-def test_graph_kiln_cannot_differentiate_goes_through_aot_autograd():
-    eager = _TopK()
+class _MSort(torch.nn.Module):
+    """Uses an op kiln has no reverse rule for (msort, which the runtime runs
+    with no registered formula)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.l1, self.l2 = torch.nn.Linear(16, 32), torch.nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.l2(torch.msort(torch.relu(self.l1(x))))
+
+
+def _steps_match_eager(make):
+    eager = make()
     compiled_model = copy.deepcopy(eager)
     compiled = torch.compile(compiled_model, backend="kiln")
     opt_e = torch.optim.SGD(eager.parameters(), lr=0.05)
@@ -113,8 +127,18 @@ def test_graph_kiln_cannot_differentiate_goes_through_aot_autograd():
             opt.step()
             losses.append(loss.item())
         assert losses[1] == pytest.approx(losses[0], rel=1e-4, abs=1e-5)
-    entries = kiln.dynamo.explanations()[before:]
+    return kiln.dynamo.explanations()[before:]
+
+
+def test_topk_is_differentiated_by_kiln():
+    entries = _steps_match_eager(_TopK)
+    assert [e["kind"] for e in entries] == ["training"], entries  # no AOTAutograd
+    assert entries[0]["compiled"], entries[0]
+
+
+def test_graph_kiln_cannot_differentiate_goes_through_aot_autograd():
+    entries = _steps_match_eager(_MSort)
     training = [e for e in entries if e["kind"] == "training"]
     assert len(training) == 1 and not training[0]["compiled"]
-    assert "topk" in training[0]["reason"], training[0]
+    assert "msort" in training[0]["reason"], training[0]
     assert {"forward", "backward"} <= {e["kind"] for e in entries if e["compiled"]}

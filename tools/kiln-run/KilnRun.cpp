@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -29,8 +30,8 @@ std::string usage() {
                 [--gradcheck [--gradcheck-range LO,HI]]
                 [--rtol R] [--atol A] [--torch-tolerances] [--runs N] [--bench N]
                 [--weights F.pt2] [--plugin LIB.so]... [--device cpu|cuda|hip]
-                [--no-cuda-graphs] [--threads N]
-       kiln-run MODEL.pt2 [same options but --weights, --device and --threads]
+                [--no-cuda-graphs] [--threads N] [--seed S]
+       kiln-run MODEL.pt2 [same options but --weights, --device, --threads and --seed]
 
 Runs a compiled kiln model on .npy inputs. A .pt2 archive runs eagerly instead:
 op by op through the runtime's dispatcher, the reference to compare a compiled
@@ -90,6 +91,10 @@ model with when bisecting numerical problems.
   --threads N        a compiled CPU model's calls run on N threads (1 to 1024;
                      default: KILN_NUM_THREADS if set, else the cores this
                      process may run on)
+  --seed S           the seed of a model's random ops (dropout, rand, randn,
+                     randint, bernoulli; 0 to 2^63-1; default: KILN_SEED if
+                     set, else PyTorch's default seed); each run (--runs,
+                     --bench) draws new numbers
   --weights F.pt2    read external weights from this archive (.so only)
   --plugin LIB.so    load a plugin (custom op kernels) first; repeatable
   --version          print kiln's version and the runtime's C ABI version
@@ -183,6 +188,15 @@ Options parseArgs(const std::vector<std::string> &args) {
                    ", got '" + v + "'");
       o.threads = (int)n;
     }
+    else if (a == "--seed") {
+      std::string v = next();
+      char *end = nullptr;
+      errno = 0;
+      long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || !std::isdigit((unsigned char)v[0]) || *end || errno)
+        usageError("--seed expects a seed from 0 to 2^63-1, got '" + v + "'");
+      o.seed = (int64_t)n;
+    }
     else if (a == "--bench") {
       std::string v = next();
       char *end = nullptr;
@@ -244,6 +258,7 @@ public:
     mo.plugin_paths = plugins.data();
     mo.num_plugins = plugins.size();
     mo.num_threads = o.threads;
+    mo.seed = o.seed;
     check(kiln_model_load(o.model.c_str(), &mo, &model_));
     cudaGraphs_ = o.cudaGraphs;
     kiln_device_type_t dev = kiln_model_device(model_);
@@ -439,6 +454,8 @@ bool isIdentifier(const std::string &s) {
 class EagerProgram : public Executable {
 public:
   explicit EagerProgram(const Options &o) {
+    if (o.seed >= 0)
+      usageError("--seed applies to a compiled model (.so), not to eager execution of '" + o.model + "'");
     if (o.threads)
       usageError("--threads applies to a compiled model (.so), not to eager execution of '" + o.model + "'");
     if (!o.weights.empty())

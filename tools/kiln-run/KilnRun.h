@@ -48,6 +48,7 @@ struct Options {
   bool torchTolerances = false;               ///< --torch-tolerances
   long runs = 1;   ///< --runs: how many times to run before comparing
   long bench = 0;
+  int64_t seed = -1;  ///< --seed: the random ops' seed; -1: the runtime's default (KILN_SEED)
   int threads = 0;  ///< --threads: a compiled CPU model's thread count; 0: the runtime's default
   bool help = false;
   bool version = false;

@@ -1,6 +1,7 @@
 //===- ATenDialect.cpp - aten dialect registration ------------------------===//
 #include "ATen/IR/ATenDialect.h"
 #include "ATen/IR/ATenSequenceOps.h"
+#include "ATen/IR/ATenRandomOps.h"
 
 using namespace mlir;
 using namespace kiln::aten;
@@ -15,5 +16,9 @@ void ATenDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "ATen/IR/ATenSequenceOps.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "ATen/IR/ATenRandomOps.cpp.inc"
       >();
 }

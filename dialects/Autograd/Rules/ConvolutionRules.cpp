@@ -1,4 +1,4 @@
-//===- ConvolutionRules.cpp - derivatives of conv2d and convolution -------===//
+//===- ConvolutionRules.cpp - derivatives of conv2d and convolution (direct and transposed) -===//
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
@@ -7,6 +7,37 @@ using namespace kiln::aten;
 
 namespace kiln::autograd::rules {
 namespace {
+
+/// A 2-d transposed convolution y = conv_transpose(x, w) (w [C_in, C_out / g,
+/// kh, kw]) is the adjoint of the direct convolution with the same stride,
+/// padding, dilation and groups and w as its [F = C_in, C / g = C_out / g]
+/// filter: the input gradient is that direct convolution of g_y, the weight
+/// gradient that convolution's weight gradient with g_y as its input and x as
+/// its output gradient (both sum x[n, ci, i] g_y[n, co, i s + k d - p] over
+/// the same index set as the forward), the bias gradient g_y summed per channel.
+LogicalResult transposedConvVjp(ConvolutionOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                                SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value x = op.getInput(), w = op.getWeight(), g = cts[0];
+  if (tensorType(w).getRank() != 4 || tensorType(x).getRank() != 4)
+    return op.emitError("cannot differentiate a transposed 'aten.convolution' other than a batched 2-d one yet");
+  auto noPad = b.getDenseI64ArrayAttr({0, 0});
+  if (needed[0])
+    out[0] = ConvolutionOp::create(b, loc, x.getType(), g, w, Value(), op.getStrideAttr(), op.getPaddingAttr(),
+                                   op.getDilationAttr(), b.getBoolAttr(false), noPad, op.getGroupsAttr());
+  if (needed[1]) {
+    auto wTy = tensorType(w);
+    auto biasTy = RankedTensorType::get({wTy.getDimSize(0)}, wTy.getElementType());
+    auto bw = ConvolutionBackwardOp::create(
+        b, loc, TypeRange{g.getType(), w.getType(), biasTy}, x, g, w, op.getStrideAttr(), op.getPaddingAttr(),
+        op.getDilationAttr(), b.getBoolAttr(false), noPad, op.getGroupsAttr(),
+        b.getDenseBoolArrayAttr({false, true, false}));
+    out[1] = bw.getGradWeight();
+  }
+  if (op.getBias() && needed[2])
+    out[2] = viewAs(b, loc, sumDims(b, loc, g, {0, 2, 3}, false), op.getBias());
+  return success();
+}
 
 /// Operands (input, weight, bias?) -> aten.convolution_backward with the
 /// mask of the needed gradients.
@@ -87,7 +118,9 @@ LogicalResult conv2dVjp(Conv2dOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
 }
 LogicalResult convolutionVjp(ConvolutionOp op, OpBuilder &b, ArrayRef<Value> cts,
                              ArrayRef<bool> needed, SmallVectorImpl<Value> &out) {
-  return convVjp(op, b, cts, needed, out, op.getTransposed(), op.getOutputPadding());
+  if (op.getTransposed())
+    return transposedConvVjp(op, b, cts, needed, out);
+  return convVjp(op, b, cts, needed, out, false, op.getOutputPadding());
 }
 
 } // namespace

@@ -18,9 +18,15 @@ namespace kiln {
 
 using namespace mlir;
 
+namespace kiln {
+/// aten.random: Philox4x32-10 in a linalg.generic (Random.cpp).
+void populateRandomPatterns(mlir::RewritePatternSet &patterns);
+} // namespace kiln
+
 void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
   populateElementwisePatterns(patterns);
   populateCreationPatterns(patterns);
+  populateRandomPatterns(patterns);
   populateLinearPatterns(patterns);
   populateConvolutionPatterns(patterns);
   populateNormalizationPatterns(patterns);

@@ -438,28 +438,6 @@ void registerConversions(GraphImporter &g) {
   };
 }
 
-/// Random-number ops: compiled code cannot reproduce PyTorch's generator.
-void registerRandom(GraphImporter &g) {
-  for (const char *t :
-       {"rand.default", "rand.generator", "rand_like.default", "randn.default",
-        "randn.generator", "randn_like.default", "randint.default", "randint.low",
-        "randint_like.default", "randint_like.low_dtype", "randperm.default",
-        "bernoulli.default", "bernoulli.p", "bernoulli.Tensor", "native_dropout.default",
-        "normal.Tensor_Tensor", "normal.Tensor_float", "normal.float_Tensor",
-        "normal.float_float", "normal_functional.default", "uniform.default",
-        "exponential.default", "geometric.default", "log_normal.default", "cauchy.default",
-        "multinomial.default", "poisson.default", "rrelu_with_noise.default",
-        "rrelu_with_noise_functional.default", "rrelu.default"}) {
-    std::string name = t;
-    g.handlers[std::string("torch.ops.aten.") + t] = [&g, name](const Object &n, Location loc) {
-      return g.fail(loc, "random op 'aten." + name + "' (node '" +
-                             n.getString("name").value_or("").str() +
-                             "') is not supported: kiln cannot reproduce PyTorch's random "
-                             "numbers; export in eval mode or pass random tensors as inputs");
-    };
-  }
-}
-
 } // namespace
 
 void registerElementwiseHandlers(GraphImporter &g) {
@@ -467,7 +445,6 @@ void registerElementwiseHandlers(GraphImporter &g) {
   registerBinary(g);
   registerTernary(g);
   registerConversions(g);
-  registerRandom(g);
 }
 
 } // namespace kiln::importer

@@ -260,16 +260,16 @@ void registerMutationHandlers(GraphImporter &g) {
                         "torch.ops.aten.lift_fresh.default"})
     h[t] = [copyOf](const Object &n, Location loc) { return copyOf(n, loc, "self"); };
 
-  // Dropout in inference returns its input; training-mode dropout is random
-  // and has no compiled form.
+  // Feature and alpha dropout in inference return their input; in training
+  // they have no compiled form (plain dropout: Ops/Random.cpp).
   auto dropout = [&g, alias](const Object &n, Location loc, StringRef name) -> LogicalResult {
     KILN_TRY(train, g.boolArg(n, "train", std::nullopt, loc));
     if (*train)
-      return g.fail(loc, "aten." + name + " with train=True is random; kiln compiles inference "
-                         "programs only (export the model in eval mode)");
+      return g.fail(loc, "aten." + name + " with train=True is not supported: kiln compiles "
+                         "dropout, native_dropout and bernoulli in training mode");
     return alias(n, loc, name.ends_with("_") ? "self" : "input");
   };
-  for (const char *name : {"dropout", "feature_dropout", "alpha_dropout",
+  for (const char *name : {"feature_dropout", "alpha_dropout",
                            "feature_alpha_dropout"}) {
     std::string nm = name;
     h["torch.ops.aten." + nm + ".default"] = [dropout, nm](const Object &n, Location loc) {

@@ -77,7 +77,7 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
       else
         os << " ?";
     }
-    if (kindStr != "input") {
+    if (kindStr != "input" && kindStr != KILN_ARG_KIND_RNG) {
       if (!tt.hasStaticShape())
         return (forward.emitError() << "weight '" << nameStr << "' has a dynamic shape",
                 failure());

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 5
+#define KILN_ABI_VERSION_MINOR 6
 
 /// The ABI version of the loaded runtime library: major << 16 | minor. A program
 /// built against major M works with any runtime reporting major M and a minor at
@@ -180,6 +180,13 @@ typedef struct kiln_model_options_t {
    * so several models in a process never run more threads at once than the
    * largest count among them (docs/runtime-abi.md). Ignored by GPU models. */
   int num_threads;
+  /* (1.6) The seed of the random-number generator of a model with random ops
+   * (dropout, rand, randn, randint, bernoulli), 0 to 2^63-1. -1 (default): the
+   * environment variable KILN_SEED if set (a malformed one fails the load),
+   * else 67280421310721 (PyTorch's default seed). Each run draws with the
+   * next offset of the model's counter-based generator (advanced atomically,
+   * so concurrent runs draw different numbers); see kiln_run_options_t. */
+  int64_t seed;
 } kiln_model_options_t;
 
 /// Fills `options` with defaults (no weights file, no plugins, the default
@@ -275,6 +282,9 @@ KILN_API kiln_status_t kiln_model_run(kiln_model_t model, const kiln_tensor_t *i
                                       size_t num_inputs, kiln_tensor_t *outputs,
                                       size_t num_outputs);
 
+/// (1.6) 1 if the model draws random numbers (kiln_model_options_t.seed), else 0. Thread-safe.
+KILN_API int kiln_model_is_random(kiln_model_t model);
+
 /// (1.1) Where the model's code runs: KILN_DEVICE_CPU, KILN_DEVICE_CUDA for a
 /// model compiled with --target=cuda, or (1.3) KILN_DEVICE_HIP for one compiled
 /// with --target=rocm. Thread-safe.
@@ -295,6 +305,13 @@ typedef struct kiln_run_options_t {
    * (or HIP) graph of its kernels on its first run and replays it on later runs (inputs
    * copied into the graph's buffers, outputs copied out). 0: launch each kernel. */
   int cuda_graphs;
+  /* (1.6) A model with random ops: the generator state {seed, offset} to run
+   * with, replaying the random numbers of the run that used it (NULL: the
+   * model's seed and its next offset). A random GPU model launches its
+   * kernels (no graph), since each run's state differs. */
+  const int64_t *rng_state;
+  /* (1.6) If not NULL, receives the {seed, offset} the run used (2 values). */
+  int64_t *rng_state_used;
 } kiln_run_options_t;
 
 /// Fills `options` with defaults (no stream, outputs on the CPU, CUDA graphs

@@ -16,6 +16,8 @@ extern const char *const kActivationRules;
 extern const char *const kElementwiseRules;
 extern const char *const kReductionRules;
 extern const char *const kLossRules;
+extern const char *const kClassificationLossRules;
+extern const char *const kAttentionRules;
 extern const char *const kPoolingRules;
 extern const char *const kNormalizationRules;
 extern const char *const kShapeRules;
@@ -27,10 +29,12 @@ extern const char *const kSpecialRules;
 inline const std::vector<RuleText> &ruleTexts() {
   static const std::vector<RuleText> all = {
       {"activation", kActivationRules},  {"elementwise", kElementwiseRules},
-      {"reduction", kReductionRules},    {"loss", kLossRules}, {"pooling", kPoolingRules},
+      {"reduction", kReductionRules},    {"loss", kLossRules},
+      {"classification loss", kClassificationLossRules}, {"pooling", kPoolingRules},
       {"normalization", kNormalizationRules},
       {"shape", kShapeRules},            {"reshape", kReshapeRules},
       {"linear algebra", kLinearRules}, {"special", kSpecialRules},
+      {"attention", kAttentionRules},
   };
   return all;
 }

@@ -226,6 +226,7 @@ void kiln_model_options_init(kiln_model_options_t *o) {
   if (!o) return;
   std::memset(o, 0, sizeof(*o));
   o->struct_size = sizeof(*o);
+  o->seed = -1;
 }
 
 kiln_status_t kiln_model_load(const char *path, const kiln_model_options_t *options,
@@ -252,6 +253,8 @@ kiln_status_t kiln_model_load(const char *path, const kiln_model_options_t *opti
         invalid("kiln_model_load: num_threads is " + std::to_string(o.num_threads) + ", expected 0 (default) or 1 to " +
                 std::to_string(kiln::cpu::kMaxThreadCount));
       mo.threads = o.num_threads;
+      if (o.seed < -1) invalid("kiln_model_load: seed is " + std::to_string(o.seed) + ", expected -1 (default) or 0 to 2^63-1");
+      mo.seed = o.seed;
     }
     auto h = std::make_unique<kiln_model>();
     h->model = kiln::Model::load(path, mo);
@@ -345,6 +348,8 @@ kiln::DeviceType fromC(kiln_device_type_t d, const char *who) {
 }
 } // namespace
 
+int kiln_model_is_random(kiln_model_t m) { return m && m->model->isRandom() ? 1 : 0; }
+
 kiln_device_type_t kiln_model_device(kiln_model_t m) { return m ? toC(m->model->device()) : KILN_DEVICE_CPU; }
 
 void kiln_run_options_init(kiln_run_options_t *o) {
@@ -370,6 +375,8 @@ kiln_status_t kiln_model_run_with_options(kiln_model_t m, const kiln_run_options
     kiln::RunOptions ro;
     ro.stream = o.stream;
     ro.cudaGraphs = o.cuda_graphs != 0;
+    ro.rngState = o.rng_state;
+    ro.rngStateUsed = o.rng_state_used;
     if (o.output_device == KILN_DEVICE_CPU)
       ro.outputDevice = kiln::DeviceType::CPU;
     else if (o.output_device != KILN_DEVICE_CPU && o.output_device == toC(m->model->device()))

@@ -20,6 +20,7 @@ const char *valueKindName(ValueKind k) {
   case ValueKind::Constant: return "constant";
   case ValueKind::Input: return "input";
   case ValueKind::Output: return "out";
+  case ValueKind::Rng: return KILN_ARG_KIND_RNG;
   }
   return "?";
 }
@@ -167,7 +168,9 @@ Manifest parseManifest(const std::string &text) {
         else if (k == "buffer") v.kind = ValueKind::Buffer;
         else if (k == "constant") v.kind = ValueKind::Constant;
         else if (k == "input") v.kind = ValueKind::Input;
-        else fail(lineNo, raw, "unknown arg kind '" + k + "' (expected param, buffer, constant or input)");
+        else if (k == KILN_ARG_KIND_RNG && !isUpdate) v.kind = ValueKind::Rng;
+        else fail(lineNo, raw, "unknown arg kind '" + k + "' (expected param, buffer, constant or input" +
+                                   (isUpdate ? ")" : " or rng)"));
       }
       if (tok.size() < p + 3) fail(lineNo, raw, "expected " + form);
       v.name = tok[p++];
@@ -198,7 +201,14 @@ Manifest parseManifest(const std::string &text) {
         v.dims.push_back(dim);
       }
       size_t extra = tok.size() - p;
-      if (isOut || isUpdate || v.kind == ValueKind::Input) {
+      if (v.kind == ValueKind::Rng) {
+        if (v.dtype != DType::Int64 || v.dims.size() != 1 || v.dims[0].size != 2)
+          fail(lineNo, raw, "the generator state must be 'i64 1 2'");
+        if (std::any_of(m.args.begin(), m.args.end(),
+                        [](const ManifestValue &a) { return a.kind == ValueKind::Rng; }))
+          fail(lineNo, raw, "a second generator state");
+      }
+      if (isOut || isUpdate || v.kind == ValueKind::Input || v.kind == ValueKind::Rng) {
         if (extra)
           fail(lineNo, raw, std::to_string(extra) + " unexpected token(s) after the dims");
       } else {

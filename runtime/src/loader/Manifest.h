@@ -24,7 +24,8 @@ struct ManifestDim {
   bool isStatic() const { return size >= 0; }
 };
 
-enum class ValueKind { Param, Buffer, Constant, Input, Output };
+/// Rng: the generator state [seed, offset] the loader fills per run (one at most).
+enum class ValueKind { Param, Buffer, Constant, Input, Output, Rng };
 const char *valueKindName(ValueKind k);
 
 /// An `arg` or `out` line.

@@ -10,6 +10,7 @@
 #include "kiln/rt_call.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -137,8 +138,13 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   }
   if (m->manifest_.device == DeviceType::CPU)
     m->pool_ = cpu::threadPool(options.threads > 0 ? options.threads : cpu::defaultThreads());
-  for (size_t i = 0; i < m->manifest_.args.size(); ++i)
-    (m->manifest_.args[i].kind == ValueKind::Input ? m->inputArgs_ : m->paramArgs_).push_back(i);
+  m->seed_ = resolveSeed(options.seed);
+  for (size_t i = 0; i < m->manifest_.args.size(); ++i) {
+    if (m->manifest_.args[i].kind == ValueKind::Rng)
+      m->rngArg_ = (int)i;
+    else
+      (m->manifest_.args[i].kind == ValueKind::Input ? m->inputArgs_ : m->paramArgs_).push_back(i);
+  }
   m->bindWeights(options, blob, blobSize);
   // Weights the program updates get a private, writable copy (the embedded
   // blob is read-only and shared by every load of the .so).
@@ -180,7 +186,21 @@ void Model::prepareGPU(const std::string &moduleLoadError) {
     for (const ManifestDim &d : v.dims) isStatic &= d.isStatic();
   for (const ManifestValue &v : manifest_.outputs)
     for (const ManifestDim &d : v.dims) isStatic &= d.isStatic();
-  if (isStatic) graphs_ = std::make_shared<GraphCache>();
+  // A graph would replay one run's generator state: random models launch.
+  if (isStatic && rngArg_ < 0) graphs_ = std::make_shared<GraphCache>();
+}
+
+int64_t resolveSeed(int64_t seed) {
+  if (seed >= 0) return seed;
+  const char *env = std::getenv("KILN_SEED");
+  if (!env || !*env) return kDefaultSeed;
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(env, &end, 10);
+  if (*end || errno || v < 0)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT,
+                std::string("the environment variable KILN_SEED expects a seed from 0 to 2^63-1, got '") + env + "'");
+  return (int64_t)v;
 }
 
 void Model::bindWeights(const ModelOptions &options, const void *blob, size_t blobSize) {
@@ -457,6 +477,26 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   // copied only if strided or on the host of a GPU model).
   std::vector<Tensor> args(manifest_.args.size());
   for (size_t ai : paramArgs_) args[ai] = weights_[ai];
+  if (rngArg_ >= 0 || options.rngStateUsed) {
+    // [seed, offset]: the caller's, or this model's seed and its next offset.
+    int64_t state[2] = {seed_, 0};
+    if (options.rngState) {
+      if (options.rngState[0] < 0 || options.rngState[1] < 0)
+        throw Error(KILN_STATUS_INVALID_ARGUMENT, "model '" + manifest_.name + "': generator state [" +
+                                                      std::to_string(options.rngState[0]) + ", " +
+                                                      std::to_string(options.rngState[1]) + "] is negative");
+      state[0] = options.rngState[0];
+      state[1] = options.rngState[1];
+    } else if (rngArg_ >= 0) {
+      state[1] = rngOffset_.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (options.rngStateUsed) std::copy(state, state + 2, options.rngStateUsed);
+    if (rngArg_ >= 0) {
+      Tensor t = Tensor::empty({2}, DType::Int64);
+      std::copy(state, state + 2, t.data<int64_t>());
+      args[rngArg_] = onGPU ? gpu::toDevice(*b, t, stream) : t;
+    }
+  }
   for (size_t i = 0; i < inputArgs_.size(); ++i) {
     const Tensor &t = inputs[i];
     if (!onGPU || t.device().type == DeviceType::CPU)

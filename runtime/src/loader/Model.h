@@ -7,6 +7,7 @@
 #include "kiln/model_format.h"
 #include "kiln/tensor.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 
@@ -23,13 +24,27 @@ struct ModelOptions {
   std::string weightsPath;           ///< .pt2 for external weights; empty: none
   std::vector<std::string> plugins;  ///< loaded before the model
   int threads = 0;                   ///< a CPU model's thread count; 0: cpu::defaultThreads()
+  /// The seed of the model's random-number generator; -1: KILN_SEED, else kDefaultSeed.
+  int64_t seed = -1;
 };
+
+/// The generator seed of a model loaded with no seed and no KILN_SEED (PyTorch's default).
+inline constexpr int64_t kDefaultSeed = 67280421310721;
+/// The seed `options` ask for (-1: KILN_SEED, else kDefaultSeed); throws
+/// kiln::Error (INVALID_ARGUMENT) for a malformed KILN_SEED.
+int64_t resolveSeed(int64_t seed);
 
 /// How one run treats devices (CUDA models; a CPU model ignores these).
 struct RunOptions {
   void *stream = nullptr;  ///< the caller's CUstream; null: this thread's, waited for
   DeviceType outputDevice = DeviceType::CPU;  ///< where the outputs are handed back
   bool cudaGraphs = true;  ///< replay a graph (CUDA or HIP) of the model when its shapes are static
+  /// A model with random ops: the generator state [seed, offset] to run with
+  /// (null: the model's seed and its next offset, advanced atomically).
+  const int64_t *rngState = nullptr;
+  /// If not null, receives the [seed, offset] the run used (so a later run,
+  /// of this model or another, can replay its random numbers).
+  int64_t *rngStateUsed = nullptr;
 };
 
 /// A loaded model. Immutable after load(): run() may be called from many
@@ -67,6 +82,9 @@ public:
   std::vector<int64_t> validateInputs(const std::vector<Tensor> &inputs) const;
   /// Validates, runs the entry and returns freshly owned contiguous outputs.
   std::vector<Tensor> run(const std::vector<Tensor> &inputs, const RunOptions &options = {}) const;
+  /// Whether the program draws random numbers (an `arg rng` line).
+  bool isRandom() const { return rngArg_ >= 0; }
+  int64_t seed() const { return seed_; }
   /// Where the model's code runs (its manifest's `device` line).
   DeviceType device() const { return manifest_.device; }
   /// The threads a CPU model's calls run on (0 for a GPU model).
@@ -95,6 +113,9 @@ private:
   kiln_model_entry_fn entry_ = nullptr;
   Manifest manifest_;
   std::vector<size_t> inputArgs_, paramArgs_;  ///< indices into manifest_.args
+  int rngArg_ = -1;                            ///< the generator state's arg, if any
+  int64_t seed_ = kDefaultSeed;
+  mutable std::atomic<int64_t> rngOffset_{0};  ///< the next run's offset
   std::vector<Tensor> weights_;                ///< per manifest arg; undefined for inputs
   std::shared_ptr<GraphCache> graphs_;         ///< static-shape GPU models only
   std::shared_ptr<cpu::ThreadPool> pool_;      ///< CPU models: the arena their calls run in

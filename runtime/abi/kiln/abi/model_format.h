@@ -36,9 +36,15 @@
  *                                         that architecture; see below
  *   sym <symbol> <min> <max>              one per symbolic dim (max -1 = unbounded)
  *   arg <kind> <name> <dtype> <rank> <dim>... [<offset> <nbytes>]
- *        kind: param|buffer|constant|input; for param/buffer/constant the
+ *        kind: param|buffer|constant|input|rng; for param/buffer/constant the
  *        name is the state-dict name (e.g. l1.weight) and, with embedded
  *        weights, offset/nbytes locate the data in kiln_model_weights.
+ *        `rng` (at most one, `arg rng rng_state i64 1 2`): the program's
+ *        random-number generator state [seed, offset], which the loader
+ *        fills for each run (the seed from the load options, the offset
+ *        advanced by one per run; the caller never passes it). Random ops
+ *        draw Philox4x32-10 numbers with that seed as key and (element
+ *        index, op stream, offset) as counter.
  *   out <name> <dtype> <rank> <dim>...
  *   update <kind> <name> <dtype> <rank> <dim>...
  *        the new value of a weight (kind param|buffer|constant, the
@@ -84,6 +90,9 @@
 #define KILN_SYM_ENTRY "kiln_model_entry"
 #define KILN_SYM_WEIGHTS "kiln_model_weights"
 #define KILN_WEIGHT_ALIGNMENT 64
+/* The `arg` kind and name of the generator state. */
+#define KILN_ARG_KIND_RNG "rng"
+#define KILN_RNG_STATE_NAME "rng_state"
 
 #ifdef __cplusplus
 extern "C" {
