@@ -12,6 +12,7 @@
 #define KILN_DIALECTS_AUTOGRAD_BATCHING_BATCHRULES_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
@@ -68,8 +69,9 @@ Value unsqueezeAfterBatch(OpBuilder &b, Location loc, Value v, int64_t count);
 Value materializeBatch(OpBuilder &b, Location loc, Value v, bool batched, const Batch &batch);
 /// [B, N, s...] -> [B*N, s...] (aten.flatten_using_ints over dims 0 and 1).
 Value foldBatch(OpBuilder &b, Location loc, Value v);
-/// [B*N, s...] -> [B, N, s...] (aten.view; N inferred).
-Value unfoldBatch(OpBuilder &b, Location loc, Value v, const Batch &batch);
+/// [B*N, s...] -> [B, N, s...] (aten.view; N is `n`, or inferred when dynamic).
+Value unfoldBatch(OpBuilder &b, Location loc, Value v, const Batch &batch,
+                  int64_t n = ShapedType::kDynamic);
 /// `dim` of a per-sample rank-`rank` tensor (negative counts from the end)
 /// normalised to [0, rank) and shifted past the batch dim.
 int64_t shiftDim(int64_t dim, int64_t rank);

@@ -75,16 +75,17 @@ Value foldBatch(OpBuilder &b, Location loc, Value v) {
                                           v, (int64_t)0, (int64_t)1);
 }
 
-Value unfoldBatch(OpBuilder &b, Location loc, Value v, const Batch &batch) {
+Value unfoldBatch(OpBuilder &b, Location loc, Value v, const Batch &batch, int64_t n) {
   auto tt = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> sizes{batch.staticSize, -1};
+  SmallVector<int64_t> sizes{batch.staticSize, ShapedType::isDynamic(n) ? -1 : n};
   SmallVector<Value> dyn;
   if (ShapedType::isDynamic(batch.staticSize))
     dyn.push_back(batch.size);
-  SmallVector<int64_t> shape{batch.staticSize, ShapedType::kDynamic};
-  int64_t n = tt.getShape()[0];
-  if (!ShapedType::isDynamic(n) && !ShapedType::isDynamic(batch.staticSize) && batch.staticSize)
-    shape[1] = n / batch.staticSize;
+  SmallVector<int64_t> shape{batch.staticSize, n};
+  int64_t folded = tt.getShape()[0];
+  if (ShapedType::isDynamic(n) && !ShapedType::isDynamic(folded) &&
+      !ShapedType::isDynamic(batch.staticSize) && batch.staticSize)
+    shape[1] = folded / batch.staticSize;
   for (int64_t d = 1; d < tt.getRank(); ++d) {
     int64_t s = tt.getShape()[d];
     sizes.push_back(s);

@@ -60,7 +60,8 @@ Result foldRule(Operation *op, ArrayRef<Value> operands, ArrayRef<bool> batched,
   BatchedResults res;
   for (unsigned r = 0; r < op->getNumResults(); ++r) {
     bool fold = llvm::is_contained(foldResults, r);
-    res.values.push_back(fold ? unfoldBatch(b, loc, c->getResult(r), batch) : c->getResult(r));
+    int64_t n = cast<RankedTensorType>(op->getResult(r).getType()).getShape()[0];
+    res.values.push_back(fold ? unfoldBatch(b, loc, c->getResult(r), batch, n) : c->getResult(r));
     res.batched.push_back(fold);
   }
   return res;
@@ -152,8 +153,9 @@ Result batchNormBackward(Operation *op, ArrayRef<Value> operands, ArrayRef<bool>
                             c.getGradInput(), dyn, b.getDenseI64ArrayAttr(sizes));
   gi = autograd::rules::permute(b, loc, gi, perm);
   BatchedResults r;
-  r.values = {gi, unfoldBatch(b, loc, c.getGradWeight(), batch),
-              unfoldBatch(b, loc, c.getGradBias(), batch)};
+  int64_t channels = cast<RankedTensorType>(op->getResult(1).getType()).getShape()[0];
+  r.values = {gi, unfoldBatch(b, loc, c.getGradWeight(), batch, channels),
+              unfoldBatch(b, loc, c.getGradBias(), batch, channels)};
   r.batched = {true, true, true};
   return r;
 }

@@ -61,10 +61,10 @@ FailureOr<func::FuncOp> kiln::buildVmapEntry(ModuleOp module, func::FuncOp entry
   OpBuilder b(ctx);
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
     if (entry.getResultAttr(i, attrs::kUpdate))
-      return entry.emitError("--vmap cannot batch a program that updates its state (result ")
+      return emitError(entry.getLoc(), "--vmap cannot batch a program that updates its state (result ")
              << i << "); torch.func.vmap refuses in-place updates of unbatched state too";
     if (!isa<RankedTensorType>(ft.getResult(i)))
-      return entry.emitError("--vmap needs tensor results; result ") << i << " is " << ft.getResult(i);
+      return emitError(entry.getLoc(), "--vmap needs tensor results; result ") << i << " is " << ft.getResult(i);
   }
   SmallVector<unsigned> userInputs;
   for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
@@ -73,11 +73,11 @@ FailureOr<func::FuncOp> kiln::buildVmapEntry(ModuleOp module, func::FuncOp entry
       userInputs.push_back(i);
   }
   if (spec.inDims.size() != 1 && spec.inDims.size() != userInputs.size())
-    return entry.emitError("--vmap lists ")
+    return emitError(entry.getLoc(), "--vmap lists ")
            << spec.inDims.size() << " in dims; the program has " << userInputs.size()
            << " inputs (give one dim per input, or one for all)";
   if (!spec.outDims.empty() && spec.outDims.size() != 1 && spec.outDims.size() != ft.getNumResults())
-    return entry.emitError("--vmap lists ")
+    return emitError(entry.getLoc(), "--vmap lists ")
            << spec.outDims.size() << " out dims; the program has " << ft.getNumResults()
            << " results (give one dim per result, or one for all)";
   // Per argument: the batch dim in the batched type, or -1.
@@ -89,19 +89,19 @@ FailureOr<func::FuncOp> kiln::buildVmapEntry(ModuleOp module, func::FuncOp entry
     auto tt = dyn_cast<RankedTensorType>(ft.getInput(i));
     int64_t rank = tt ? tt.getRank() + 1 : 0;
     if (!tt || d < -rank || d >= rank)
-      return entry.emitError("--vmap: in dim ")
+      return emitError(entry.getLoc(), "--vmap: in dim ")
              << d << " of input " << k << " (" << ft.getInput(i) << ") is out of range for a batched rank of "
              << rank;
     inDims[i] = d < 0 ? d + rank : d;
   }
   if (llvm::all_of(inDims, [](int64_t d) { return d < 0; }))
-    return entry.emitError("--vmap needs at least one batched input");
+    return emitError(entry.getLoc(), "--vmap needs at least one batched input");
   SmallVector<int64_t> outDims;
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
     int64_t d = spec.outDims.empty() ? 0 : spec.outDims.size() == 1 ? spec.outDims[0] : spec.outDims[i];
     int64_t rank = cast<RankedTensorType>(ft.getResult(i)).getRank() + 1;
     if (d < -rank || d >= rank)
-      return entry.emitError("--vmap: out dim ") << d << " of result " << i
+      return emitError(entry.getLoc(), "--vmap: out dim ") << d << " of result " << i
                                                  << " is out of range for a batched rank of " << rank;
     outDims.push_back(d < 0 ? d + rank : d);
   }
@@ -146,7 +146,7 @@ FailureOr<func::FuncOp> kiln::buildVmapEntry(ModuleOp module, func::FuncOp entry
   SymbolTable symbols(module);
   entry.setPrivate();
   if (failed(symbols.rename(entry, name + "_sample")))
-    return entry.emitError("cannot rename the entry to '") << name << "_sample'";
+    return emitError(entry.getLoc(), "cannot rename the entry to '") << name << "_sample'";
   Block *body = fn.addEntryBlock();
   b.setInsertionPointToStart(body);
   auto vmap = autograd::VmapOp::create(b, entry.getLoc(), resultTypes,

@@ -10,6 +10,9 @@ and the per-sample gradients of sum(model(x_b) * c_b),
 torch.func.vmap(torch.func.grad(loss, argnums=(0, 1)), in_dims=(None, 0, 0)),
 as grads/input0.npy and grads/<parameter>.npy, each with the batch in front
 (the layout of the corpus grads/ folders, which kiln-run --expect-grads reads).
+For mlp also dims/ (vmap(model, in_dims=1, out_dims=2) of a [8, 4, 64]
+input) and shared_cotangent/ (per-sample gradients with one cotangent for
+every sample: in_dims (None, 0, None)).
 Run with torch 2.11 from PyPI: python3 make_refs.py [CORPUS_DIR]
 """
 import os
@@ -53,3 +56,26 @@ for name in ("mlp", "convnet", "attention"):
         for k, v in gp.items():
             np.save(os.path.join(d, "grads", k + ".npy"), v.numpy())
         print(name, batch, "ok")
+    if name != "mlp":
+        continue
+    # in_dims / out_dims: vmap(model, in_dims=1, out_dims=2) on [8, B, 64].
+    g = torch.Generator().manual_seed(7)
+    xs = torch.randn((x0.shape[0], 4, *x0.shape[1:]), generator=g)
+    with torch.no_grad():
+        out = torch.func.vmap(lambda x: torch.func.functional_call(model, params, (x,)),
+                              in_dims=1, out_dims=2)(xs)
+    d = os.path.join(here, name, "dims")
+    os.makedirs(d, exist_ok=True)
+    np.save(os.path.join(d, "input0.npy"), xs.numpy())
+    np.save(os.path.join(d, "output0.npy"), out.numpy())
+    # An unbatched cotangent (in_dims None): one cotangent for every sample.
+    xs = torch.randn((4, *x0.shape), generator=g)
+    c = torch.randn((x0.shape[0], 10), generator=g)
+    gp, gx = torch.func.vmap(torch.func.grad(loss, argnums=(0, 1)), in_dims=(None, 0, None))(params, xs, c)
+    d = os.path.join(here, name, "shared_cotangent")
+    os.makedirs(os.path.join(d, "grads"), exist_ok=True)
+    np.save(os.path.join(d, "input0.npy"), xs.numpy())
+    np.save(os.path.join(d, "grads", "cotangent0.npy"), c.numpy())
+    np.save(os.path.join(d, "grads", "input0.npy"), gx.numpy())
+    for k, v in gp.items():
+        np.save(os.path.join(d, "grads", k + ".npy"), v.numpy())
