@@ -12,7 +12,8 @@ as grads/input0.npy and grads/<parameter>.npy, each with the batch in front
 (the layout of the corpus grads/ folders, which kiln-run --expect-grads reads).
 For mlp also dims/ (vmap(model, in_dims=1, out_dims=2) of a [8, 4, 64]
 input) and shared_cotangent/ (per-sample gradients with one cotangent for
-every sample: in_dims (None, 0, None)).
+every sample: in_dims (None, 0, None)) and jacobian.npy
+(torch.func.jacrev of the model at the corpus input, [8, 10, 8, 64]).
 Run with torch 2.11 from PyPI: python3 make_refs.py [CORPUS_DIR]
 """
 import os
@@ -68,6 +69,9 @@ for name in ("mlp", "convnet", "attention"):
     os.makedirs(d, exist_ok=True)
     np.save(os.path.join(d, "input0.npy"), xs.numpy())
     np.save(os.path.join(d, "output0.npy"), out.numpy())
+    # The Jacobian of the output for its input (jacrev / jacfwd by vmap).
+    jac = torch.func.jacrev(lambda x: torch.func.functional_call(model, params, (x,)))(x0)
+    np.save(os.path.join(here, name, "jacobian.npy"), jac.detach().numpy())
     # An unbatched cotangent (in_dims None): one cotangent for every sample.
     xs = torch.randn((4, *x0.shape), generator=g)
     c = torch.randn((x0.shape[0], 10), generator=g)
