@@ -273,7 +273,7 @@ int kilnCompileMain(int argc, char **argv) {
                "gradients): IN_DIMS lists, per user input (with --grad the cotangents count), the "
                "dim that is the batch or 'none' (one entry: all inputs); OUT_DIMS where the batch "
                "goes in each result (default 0). The batch size is dynamic (docs/vmap.md)"),
-      cl::value_desc("IN_DIMS[:OUT_DIMS]"), cl::cat(cat));
+      cl::value_desc("IN[:OUT]"), cl::cat(cat));
   cl::opt<bool> remat("remat",
                       cl::desc("With --grad or --train-step: recompute cheap forward values "
                                "(views, elementwise ops) in the backward instead of keeping them, "
