@@ -69,6 +69,8 @@ Value unsqueezeAfterBatch(OpBuilder &b, Location loc, Value v, int64_t count);
 Value materializeBatch(OpBuilder &b, Location loc, Value v, bool batched, const Batch &batch);
 /// [B, N, s...] -> [B*N, s...] (aten.flatten_using_ints over dims 0 and 1).
 Value foldBatch(OpBuilder &b, Location loc, Value v);
+/// Removes the markers foldBatch uses to recognise unfoldBatch's views.
+void dropBatchMarkers(Operation *root);
 /// [B*N, s...] -> [B, N, s...] (aten.view; N is `n`, or inferred when dynamic).
 Value unfoldBatch(OpBuilder &b, Location loc, Value v, const Batch &batch,
                   int64_t n = ShapedType::kDynamic);

@@ -9,6 +9,14 @@
 using namespace mlir;
 
 namespace kiln::batching {
+namespace {
+/// Marks the views unfoldBatch makes while autograd-batch runs (removed at its end).
+constexpr llvm::StringLiteral kUnfoldedMarker = "autograd.unfolded_batch";
+} // namespace
+
+void dropBatchMarkers(Operation *root) {
+  root->walk([](aten::ViewOp v) { v->removeAttr(kUnfoldedMarker); });
+}
 
 const BatchRule *lookupBatchRule(StringRef opName) {
   static const BatchRuleTable table = [] {
@@ -64,6 +72,12 @@ Value materializeBatch(OpBuilder &b, Location loc, Value v, bool batched, const 
 }
 
 Value foldBatch(OpBuilder &b, Location loc, Value v) {
+  // Folding what unfoldBatch just unfolded (a convolution feeding a batch
+  // norm) gives back the folded value.
+  if (auto view = v.getDefiningOp<aten::ViewOp>();
+      view && view->hasAttr(kUnfoldedMarker) && cast<RankedTensorType>(view.getSelf().getType()).getRank() + 1 ==
+                                                    cast<RankedTensorType>(v.getType()).getRank())
+    return view.getSelf();
   auto tt = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> shape(tt.getShape().drop_front());
   int64_t b0 = tt.getShape()[0];
@@ -93,8 +107,10 @@ Value unfoldBatch(OpBuilder &b, Location loc, Value v, const Batch &batch, int64
     if (ShapedType::isDynamic(s))
       dyn.push_back(aten::SymSizeIntOp::create(b, loc, b.getIndexType(), v, b.getI64IntegerAttr(d)));
   }
-  return aten::ViewOp::create(b, loc, RankedTensorType::get(shape, tt.getElementType()), v, dyn,
-                              b.getDenseI64ArrayAttr(sizes));
+  auto view = aten::ViewOp::create(b, loc, RankedTensorType::get(shape, tt.getElementType()), v, dyn,
+                                   b.getDenseI64ArrayAttr(sizes));
+  view->setAttr(kUnfoldedMarker, b.getUnitAttr());
+  return view;
 }
 
 int64_t shiftDim(int64_t dim, int64_t rank) {

@@ -242,6 +242,7 @@ struct AutogradBatch : kiln::impl::AutogradBatchBase<AutogradBatch> {
       if (failed(rewriteVmap(next, explain)))
         return signalPassFailure();
     }
+    dropBatchMarkers(module);
     if (!explain.empty())
       module->setAttr(kiln::attrs::kVmapExplain, ArrayAttr::get(module.getContext(), explain));
   }
