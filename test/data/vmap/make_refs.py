@@ -14,6 +14,7 @@ For mlp also dims/ (vmap(model, in_dims=1, out_dims=2) of a [8, 4, 64]
 input) and shared_cotangent/ (per-sample gradients with one cotangent for
 every sample: in_dims (None, 0, None)) and jacobian.npy
 (torch.func.jacrev of the model at the corpus input, [8, 10, 8, 64]).
+custom_op/batch2/: two copies of the corpus custom_op input and output.
 Run with torch 2.11 from PyPI: python3 make_refs.py [CORPUS_DIR]
 """
 import os
@@ -28,6 +29,14 @@ from cpu_vs_torch import CORPUS, load_raw_weights  # noqa: E402
 from grad_vs_torch import MODELS  # noqa: E402
 
 corpus = sys.argv[1] if len(sys.argv) > 1 else CORPUS
+# custom_op (kilntest::scaled_gelu, run by the dispatcher): a batch of two
+# copies of the corpus input gives two copies of PyTorch's output.
+d = os.path.join(here, "custom_op", "batch2")
+os.makedirs(d, exist_ok=True)
+x = np.load(os.path.join(corpus, "custom_op", "input0.npy"))
+y = np.load(os.path.join(corpus, "custom_op", "output0.npy"))
+np.save(os.path.join(d, "input0.npy"), np.stack([x, x]))
+np.save(os.path.join(d, "output0.npy"), np.stack([y, y]))
 for name in ("mlp", "convnet", "attention"):
     pt2 = os.path.join(corpus, name, "model.pt2")
     model = MODELS[name]().eval()
