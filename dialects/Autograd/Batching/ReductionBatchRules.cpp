@@ -27,6 +27,9 @@ Result reduceDims(Operation *op, ArrayRef<Value> operands, ArrayRef<bool> batche
   auto dimAttr = op->getAttrOfType<DenseI64ArrayAttr>("dim");
   SmallVector<int64_t> dims;
   if (!dimAttr || dimAttr.empty()) {
+    // prod reduces at most one dim: "every dim" runs in the loop.
+    if (isa<ProdDimIntOp>(op) && rank > 1)
+      return failure();
     for (int64_t d = 0; d < rank; ++d)
       dims.push_back(d + 1);
   } else {

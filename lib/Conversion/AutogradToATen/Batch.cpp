@@ -100,6 +100,15 @@ LogicalResult batchByLoop(OpBuilder &b, Operation *op, BatchedValues &vals, cons
       continue;
     Value src = vals.batched.lookup(v);
     auto st = cast<RankedTensorType>(v.getType());
+    if (llvm::is_contained(st.getShape(), 0)) {
+      // An empty sample (a static 0 dim): no slice to read, any empty tensor is it.
+      SmallVector<Value> dyn;
+      for (int64_t d = 0; d < st.getRank(); ++d)
+        if (st.isDynamicDim(d))
+          dyn.push_back(tensor::DimOp::create(lb, loc, src, d + 1));
+      m.map(v, tensor::EmptyOp::create(lb, loc, st, dyn));
+      continue;
+    }
     SmallVector<OpFoldResult> offsets{iv}, sizes{lb.getIndexAttr(1)}, strides{lb.getIndexAttr(1)};
     for (int64_t d = 0; d < st.getRank(); ++d) {
       offsets.push_back(lb.getIndexAttr(0));
@@ -113,6 +122,10 @@ LogicalResult batchByLoop(OpBuilder &b, Operation *op, BatchedValues &vals, cons
   SmallVector<Value> yields;
   for (auto [r, acc] : llvm::zip(c->getResults(), loop.getRegionIterArgs())) {
     auto rt = cast<RankedTensorType>(r.getType());
+    if (rt.getNumElements() == 0) { // nothing to insert
+      yields.push_back(acc);
+      continue;
+    }
     SmallVector<OpFoldResult> offsets{iv}, sizes{lb.getIndexAttr(1)}, strides{lb.getIndexAttr(1)};
     for (int64_t d = 0; d < rt.getRank(); ++d) {
       offsets.push_back(lb.getIndexAttr(0));
