@@ -134,7 +134,7 @@ def AutogradBatch : Pass<"autograd-batch", "::mlir::ModuleOp"> {
     N, ...). An op without a rule, or whose rule does not apply, runs in an
     `scf.for` over the batch (dynamic or not) that slices each batched
     operand with `tensor.extract_slice` and inserts each result with
-    `tensor.insert_slice`. Ops that read no batched value run once. The
+    `tensor.insert_slice` into its own `bufferization.alloc_tensor`. Ops that read no batched value run once. The
     decision for every op is recorded on the module as
     `kiln.vmap_explain` (what `kiln-compile --explain` prints).
 
@@ -155,6 +155,7 @@ def AutogradBatch : Pass<"autograd-batch", "::mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::kiln::aten::ATenDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
                            "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"];
 }
 

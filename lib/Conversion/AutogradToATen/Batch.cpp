@@ -15,6 +15,7 @@
 #include "kiln/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
@@ -87,7 +88,9 @@ LogicalResult batchByLoop(OpBuilder &b, Operation *op, BatchedValues &vals, cons
     SmallVector<Value> dyn;
     if (ShapedType::isDynamic(batch.staticSize))
       dyn.push_back(batch.size);
-    inits.push_back(tensor::EmptyOp::create(b, loc, batchedType(tt, batch), dyn));
+    // One allocation per result (tensor.empty would be merged by CSE, and
+    // two loop results bufferized into one buffer would overwrite each other).
+    inits.push_back(bufferization::AllocTensorOp::create(b, loc, batchedType(tt, batch), dyn));
   }
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);

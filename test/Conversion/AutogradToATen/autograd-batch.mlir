@@ -86,7 +86,7 @@ func.func private @noRule(%x: tensor<5xf32>) -> tensor<4x2xf32> {
 // CHECK-LABEL: func.func @loop_vmap(
 // CHECK-SAME: %[[X:.*]]: tensor<?x5xf32>)
 // CHECK: %[[B:.*]] = tensor.dim %[[X]], %c0
-// CHECK: %[[E:.*]] = tensor.empty(%[[B]]) : tensor<?x4x2xf32>
+// CHECK: %[[E:.*]] = bufferization.alloc_tensor(%[[B]]) : tensor<?x4x2xf32>
 // CHECK: %[[R:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[B]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[E]]) -> (tensor<?x4x2xf32>) {
 // CHECK:   %[[S:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [1, 5] [1, 1] : tensor<?x5xf32> to tensor<5xf32>
 // CHECK:   %[[D:.*]] = aten.unfold %[[S]]
