@@ -306,6 +306,13 @@ int kilnCompileMain(int argc, char **argv) {
                                        "for adamw)"),
                               cl::init(0.0),
                               cl::cat(cat));
+  cl::opt<std::string> vmapSpec(
+      "vmap",
+      cl::desc("Batch the program as torch.func.vmap does (after --grad, --jvp, ...: per-sample "
+               "gradients): IN_DIMS lists, per user input (with --grad the cotangents count), the "
+               "dim that is the batch or 'none' (one entry: all inputs); OUT_DIMS where the batch "
+               "goes in each result (default 0). The batch size is dynamic (docs/vmap.md)"),
+      cl::value_desc("IN[:OUT]"), cl::cat(cat));
   cl::opt<bool> remat("remat",
                       cl::desc("With --grad or --train-step: recompute cheap forward values "
                                "(views, elementwise ops) in the backward instead of keeping them, "
@@ -462,7 +469,7 @@ int kilnCompileMain(int argc, char **argv) {
                                       "unsupported ({4} composites decomposed into them)\n",
                                       prog->decisions.size() - decomposed, compiled, runtime,
                                       unsupported, decomposed);
-        if (unsupported || output.empty())
+        if (unsupported || (output.empty() && vmapSpec.empty()))
           return unsupported ? kExitBadInput : kExitOk;
         // Every op is handled: import again for real and compile.
         prog = importPt2(ctx, input);
@@ -568,6 +575,53 @@ int kilnCompileMain(int argc, char **argv) {
     dumpStage(dumpDir, dumpCounter, "grad.mlir", [&](llvm::raw_ostream &os) {
       module->print(os, OpPrintingFlags().enableDebugInfo(true, true));
     });
+  }
+
+  // --vmap: batch the entry (after differentiation, so --grad --vmap gives
+  // per-sample gradients) with autograd.vmap and autograd-batch.
+  if (!vmapSpec.empty()) {
+    TimingScope t = root.nest("vmap");
+    std::string error;
+    auto spec = parseVmapSpec(vmapSpec, error);
+    if (failed(spec))
+      return fail("--vmap=" + vmapSpec + ": " + error);
+    PassManager pre(&ctx);
+    pre.enableTiming(t);
+    pre.nest<func::FuncOp>().addPass(createCanonicalizerPass());
+    pre.nest<func::FuncOp>().addPass(aten::createATenDecomposeComposites());
+    pre.addPass(createAutogradDifferentiate());
+    if (failed(pre.run(*module)))
+      return fail("compilation of '" + input + "' failed (see the errors above)");
+    auto vmapEntry = buildVmapEntry(*module, entry, *spec);
+    if (failed(vmapEntry))
+      return kExitBadInput;
+    entry = *vmapEntry;
+    PassManager pm(&ctx);
+    pm.enableTiming(t);
+    pm.addPass(createAutogradBatch());
+    pm.addPass(createSymbolDCEPass());
+    pm.nest<func::FuncOp>().addPass(createCanonicalizerPass());
+    pm.nest<func::FuncOp>().addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return fail("cannot batch '" + input + "' (see the errors above)");
+    if (auto lines = (*module)->getAttrOfType<ArrayAttr>(kiln::attrs::kVmapExplain)) {
+      if (explain) {
+        size_t loops = 0;
+        for (Attribute a : lines) {
+          StringRef line = cast<StringAttr>(a).getValue();
+          loops += line.starts_with("loop");
+          llvm::outs() << "vmap " << line << "\n";
+        }
+        llvm::outs() << "vmap: " << lines.size() << " batched ops, " << lines.size() - loops
+                     << " by batching rules, " << loops << " in a loop over the batch\n";
+      }
+      (*module)->removeAttr(kiln::attrs::kVmapExplain);
+    }
+    dumpStage(dumpDir, dumpCounter, "vmap.mlir", [&](llvm::raw_ostream &os) {
+      module->print(os, OpPrintingFlags().enableDebugInfo(true, true));
+    });
+    if (output.empty())
+      return kExitOk;
   }
 
   // Write to a temporary beside the output; rename only on success. "-" means

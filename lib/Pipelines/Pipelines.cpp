@@ -23,6 +23,8 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bo
   // Autograd transforms first (kiln-compile --grad has already run it): it
   // also drops the stop_gradient markers the importer puts on detach.
   pm.addPass(kiln::createAutogradDifferentiate());
+  // vmap after differentiation: vmap(grad(f)) batches the gradient's code.
+  pm.addPass(kiln::createAutogradBatch());
   OpPassManager &early = pm.nest<func::FuncOp>();
   early.addPass(createCanonicalizerPass());
   early.addPass(aten::createATenDecomposeComposites());

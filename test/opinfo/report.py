@@ -154,15 +154,81 @@ def entries_section(eindex, eresults, lines):
     lines.append("")
 
 
+VMAP_HEADING = "## vmap of every OpInfo entry"
+
+
+def vmap_section(vindex, vresults):
+    """The OpInfo vmap sweep (run_vmap.py's results.json) as markdown lines."""
+    entries = vindex["entries"]
+    vmappable = sorted(e for e, v in entries.items() if v["status"] == "exported")
+    passing = [e for e in vmappable if vresults.get(e, {}).get("status") == "pass"]
+    others = {}
+    for e, v in entries.items():
+        if v["status"] != "exported":
+            others[v["status"]] = others.get(v["status"], 0) + 1
+    pct = 100 * len(passing) / len(vmappable) if vmappable else 0
+    lines = [VMAP_HEADING, "",
+             f"**kiln-compile --vmap passes {len(passing)} of the {len(vmappable)} OpInfo entries "
+             f"torch.func.vmap batches ({pct:.1f}%).**", "",
+             f"Of PyTorch's {len(entries)} OpInfo entries, the first small float32 sample of each is "
+             "exported as a per-sample program and batched (2 samples: the sample and a copy with "
+             "its float tensors' elements permuted; float inputs batched at dim 0, others shared) "
+             "with `kiln-compile --vmap`, against `torch.func.vmap` of the same function "
+             f"(`test/data/opinfo-vmap`, `test/opinfo/run_vmap.py`; [vmap.md](vmap.md)). Not in the "
+             "sweep: " + ", ".join(f"{k} {v}" for k, v in sorted(others.items())) + ".", "",
+             "| result | entries |", "| --- | --- |"]
+    by = {}
+    for e in vmappable:
+        by.setdefault(vresults.get(e, {}).get("status", "not run"), []).append(e)
+    for k in sorted(by):
+        lines.append(f"| {k} | {len(by[k])} |")
+    lines += ["", "### Entries that do not pass (first line of kiln's error)", ""]
+    for e in vmappable:
+        r = vresults.get(e, {})
+        if r.get("status") != "pass":
+            lines.append(f"- `{e}`: {r.get('status', 'not run')}: {r.get('error', '')}".rstrip())
+    lines.append("")
+    return lines
+
+
+def replace_vmap_section(path, section):
+    """Puts the vmap section into an existing op-coverage.md (before the core-op table)."""
+    with open(path) as f:
+        text = f.read()
+    start = text.find(VMAP_HEADING)
+    end = text.find("## Core ATen ops")
+    if start < 0:
+        start = end
+    new = text[:start] + "\n".join(section) + "\n" + text[end:]
+    with open(path + ".tmp", "w") as f:
+        f.write(new)
+    os.replace(path + ".tmp", path)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--results", required=True)
+    p.add_argument("--results", help="the core-op suite's results.json (without it, only the "
+                   "vmap section of --out is rewritten from --vmap-results)")
+    p.add_argument("--vmap-results", help="run_vmap.py's results.json (the OpInfo vmap sweep)")
+    p.add_argument("--vmap-data", default=os.path.join(HERE, "..", "data", "opinfo-vmap"))
     p.add_argument("--data", default=run.DATA, help="the cases (cases.json)")
     p.add_argument("--entries-results", help="the entries suite's results.json (run.py --data "
                    "test/data/opinfo-entries)")
     p.add_argument("--entries-data", default=os.path.join(HERE, "..", "data", "opinfo-entries"))
     p.add_argument("--out", default=os.path.join(HERE, "..", "..", "docs", "op-coverage.md"))
     args = p.parse_args()
+    vsection = []
+    if args.vmap_results:
+        with open(os.path.join(args.vmap_data, "cases.json")) as f:
+            vindex = json.load(f)
+        with open(args.vmap_results) as f:
+            vsection = vmap_section(vindex, json.load(f))
+    if not args.results:
+        if not vsection:
+            p.error("give --results, or --vmap-results to rewrite the vmap section only")
+        replace_vmap_section(os.path.normpath(args.out), vsection)
+        print(f"wrote the vmap section of {os.path.normpath(args.out)}")
+        return
     with open(os.path.join(args.data, "cases.json")) as f:
         index = json.load(f)
     with open(args.results) as f:
@@ -200,6 +266,7 @@ def main():
             eindex = json.load(f)
         with open(args.entries_results) as f:
             entries_section(eindex, json.load(f), lines)
+    lines += vsection
     lines += ["## Core ATen ops", ""]
     tested_sorted = sorted(tested)
     table_rows(tested_sorted, table, lines)

@@ -26,6 +26,8 @@ inline constexpr llvm::StringLiteral kUpdate = "kiln.update";
 // ---- on the module
 /// The symbols of dynamic dims and their ranges: {s0 = [min, max]}.
 inline constexpr llvm::StringLiteral kSymbols = "kiln.symbols";
+/// autograd-batch: on the module, one line per batched op (rule or loop) for --explain.
+inline constexpr llvm::StringLiteral kVmapExplain = "kiln.vmap_explain";
 /// On the entry: weight name -> the permutation the loader applies (NHWC filters).
 inline constexpr llvm::StringLiteral kWeightLayouts = "kiln.weight_layouts";
 /// What kiln-early-dealloc measured: the most bytes alive at once.

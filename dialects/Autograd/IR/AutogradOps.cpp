@@ -119,3 +119,66 @@ LogicalResult JvpOp::verifySymbolUses(SymbolTableCollection &symbols) {
   expected.append(results.begin(), results.end());
   return verifyResults(*this, expected);
 }
+
+/// A batched type: `t` with a dim of size `batch` inserted at `dim`.
+static Type insertBatchDim(Type t, int64_t dim, int64_t batch) {
+  auto tt = cast<RankedTensorType>(t);
+  SmallVector<int64_t> shape(tt.getShape());
+  shape.insert(shape.begin() + dim, batch);
+  return RankedTensorType::get(shape, tt.getElementType());
+}
+
+LogicalResult VmapOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto fn = symbols.lookupNearestSymbolFrom<func::FuncOp>(*this, getCalleeAttr());
+  if (!fn || fn.isExternal())
+    return emitOpError("'") << getCallee() << "' does not name a function with a body";
+  FunctionType ft = fn.getFunctionType();
+  if (ft.getNumInputs() != getArgs().size() || getInDims().size() != getArgs().size())
+    return emitOpError("expects ") << ft.getNumInputs() << " arguments and in_dims for '"
+                                   << getCallee() << "', got " << getArgs().size() << " and "
+                                   << getInDims().size();
+  if (getOutDims().size() != ft.getNumResults())
+    return emitOpError("expects one out_dims entry per result of '")
+           << getCallee() << "' (" << ft.getNumResults() << "), got " << getOutDims().size();
+  int64_t batch = ShapedType::kDynamic - 1; // none seen yet
+  for (auto [i, dim] : llvm::enumerate(getInDims())) {
+    Type t = getArgs()[i].getType();
+    if (dim < 0) {
+      if (dim != -1 || t != ft.getInput(i))
+        return emitOpError("argument #") << i << " has type " << t << ", '" << getCallee()
+                                         << "' takes " << ft.getInput(i);
+      continue;
+    }
+    auto tt = dyn_cast<RankedTensorType>(ft.getInput(i));
+    if (!tt || dim > tt.getRank())
+      return emitOpError("in_dims entry ") << dim << " of argument #" << i
+                                           << " is not a dim of a batched " << ft.getInput(i);
+    int64_t b = cast<RankedTensorType>(t).getShape()[dim];
+    if (t != insertBatchDim(tt, dim, b))
+      return emitOpError("argument #") << i << " has type " << t << ", expected "
+                                       << ft.getInput(i) << " with a batch dim at " << dim;
+    if (batch != ShapedType::kDynamic - 1 && b != batch && !ShapedType::isDynamic(b) &&
+        !ShapedType::isDynamic(batch))
+      return emitOpError("batched arguments disagree on the batch size: ") << batch << " and " << b;
+    if (batch == ShapedType::kDynamic - 1 || ShapedType::isDynamic(batch))
+      batch = b;
+  }
+  if (batch == ShapedType::kDynamic - 1)
+    return emitOpError("expects at least one batched argument");
+  SmallVector<Type> expected;
+  for (auto [i, t] : llvm::enumerate(ft.getResults())) {
+    auto tt = dyn_cast<RankedTensorType>(t);
+    int64_t dim = getOutDims()[i];
+    if (!tt || dim < 0 || dim > tt.getRank())
+      return emitOpError("out_dims entry ") << dim << " of result #" << i
+                                            << " is not a dim of a batched " << t;
+    Type r = getResult(i).getType();
+    int64_t b = isa<RankedTensorType>(r) && cast<RankedTensorType>(r).getRank() > dim
+                    ? cast<RankedTensorType>(r).getShape()[dim]
+                    : batch;
+    if (!ShapedType::isDynamic(b) && !ShapedType::isDynamic(batch) && b != batch)
+      return emitOpError("result #") << i << " has batch size " << b << ", the arguments " << batch;
+    expected.push_back(insertBatchDim(tt, dim, b));
+  }
+  return verifyResults(*this, expected);
+}

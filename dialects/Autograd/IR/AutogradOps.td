@@ -24,6 +24,7 @@ def Autograd_Dialect : Dialect {
     inlines the function at the op and appends the reverse sweep (or the
     tangent computation), built from each op's `DifferentiableOpInterface`
     rules. `wrt` lists the function arguments differentiated against.
+    `autograd.vmap` maps a function over a batch dim (`autograd-batch`).
   }];
   let usePropertiesForAttributes = 1;
 }
@@ -85,6 +86,33 @@ def Autograd_JvpOp : Autograd_Op<"jvp",
   let assemblyFormat = [{
     $callee `(` $primals `)` `tangents` `(` $tangents `)` `wrt` $wrt attr-dict `:`
     `(` type($primals) `)` `,` `(` type($tangents) `)` `->` type($results)
+  }];
+}
+
+def Autograd_VmapOp : Autograd_Op<"vmap",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "the callee mapped over a batch dim of some arguments (torch.func.vmap)";
+  let description = [{
+    `torch.func.vmap`: `in_dims` has one entry per operand, the dim of that
+    operand that is the batch (counted in the operand's type, which has one
+    dim more than the callee's argument), or -1 for an operand passed to every
+    sample unchanged. `out_dims` has one entry per callee result: where the
+    batch dim goes in that result. Every batched operand has the same batch
+    size, which may be dynamic; at least one operand is batched.
+    `autograd-batch` rewrites the op into the callee's body over batched
+    values, one batching rule per op (or a loop over the batch).
+
+    ```mlir
+    %y = autograd.vmap @f(%xs, %w) in_dims [0, -1] out_dims [0]
+        : (tensor<?x64xf32>, tensor<16x64xf32>) -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyType>:$args,
+                       DenseI64ArrayAttr:$in_dims, DenseI64ArrayAttr:$out_dims);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $callee `(` $args `)` `in_dims` $in_dims `out_dims` $out_dims attr-dict `:`
+    `(` type($args) `)` `->` type($results)
   }];
 }
 

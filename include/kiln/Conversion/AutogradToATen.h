@@ -76,6 +76,26 @@ mlir::FailureOr<mlir::func::FuncOp> buildHessianEntry(mlir::ModuleOp module,
 /// `hvp/input<i>` = sum_j (d^2 sum(output) / d input_i d input_j) v_j (one
 /// jvp of the gradient).
 mlir::FailureOr<mlir::func::FuncOp> buildHvpEntry(mlir::ModuleOp module, mlir::func::FuncOp entry);
+
+/// `kiln-compile --vmap=IN_DIMS[:OUT_DIMS]` (torch.func.vmap of the entry).
+/// `inDims` has one entry per user input of `entry` (arguments of kind
+/// input: with --grad, the model's inputs and then the cotangents), or one
+/// entry for all of them: the dim of the batched argument that is the batch
+/// (negative counts from its end), or `kNotBatched`. Parameters, buffers and
+/// constants are never batched. `outDims` likewise per result (default 0).
+/// The public `<name>` takes the batched arguments (a dynamic batch dim
+/// named by the symbol `vmap_batch`, range [1, 2^31 - 1]) and returns every
+/// result with the batch at its out dim, through `autograd.vmap` of the
+/// per-sample body (moved to a private `<name>_sample`). Fails with an error
+/// at `entry` for programs that update state or when no input is batched.
+inline constexpr int64_t kNotBatched = INT64_MIN;
+struct VmapSpec {
+  std::vector<int64_t> inDims, outDims;
+};
+/// Parses "IN_DIMS[:OUT_DIMS]": comma-separated integers or `none`.
+mlir::FailureOr<VmapSpec> parseVmapSpec(llvm::StringRef text, std::string &error);
+mlir::FailureOr<mlir::func::FuncOp> buildVmapEntry(mlir::ModuleOp module, mlir::func::FuncOp entry,
+                                                   const VmapSpec &spec);
 } // namespace kiln
 
 #endif

@@ -121,6 +121,44 @@ def AutogradDifferentiate : Pass<"autograd-differentiate", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AutogradBatch : Pass<"autograd-batch", "::mlir::ModuleOp"> {
+  let summary = "Rewrite autograd.vmap into batched aten code (batching rules, else a loop)";
+  let description = [{
+    Each `autograd.vmap` becomes its callee's body at the op over batched
+    values, each carrying the batch dim in front (batched arguments are
+    permuted so; results are permuted to their `out_dims`). An op that reads
+    a batched value is rewritten by its batching rule (Autograd/Batching, one
+    file per op family: elementwise ops align their operands' batch,
+    products become a broadcasting matmul, reductions and views shift their
+    dims, convolution, pooling and inference batch norm fold the batch into
+    N, ...). An op without a rule, or whose rule does not apply, runs in an
+    `scf.for` over the batch (dynamic or not) that slices each batched
+    operand with `tensor.extract_slice` and inserts each result with
+    `tensor.insert_slice` into its own `bufferization.alloc_tensor`. Ops that read no batched value run once. The
+    decision for every op is recorded on the module as
+    `kiln.vmap_explain` (what `kiln-compile --explain` prints).
+
+    Before:
+    ```mlir
+    func.func private @f(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = aten.mul_tensor %x, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+    %y = autograd.vmap @f(%xs, %w) in_dims [1, -1] out_dims [0]
+        : (tensor<4x?xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+    ```
+    After:
+    ```mlir
+    %b = tensor.dim %xs, %c1 : tensor<4x?xf32>
+    %0 = aten.permute %xs {dims = array<i64: 1, 0>} : (tensor<4x?xf32>) -> tensor<?x4xf32>
+    %y = aten.mul_tensor %0, %w : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let dependentDialects = ["::kiln::aten::ATenDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def LowerParallelLaunches : Pass<"kiln-lower-parallel-launches", "::mlir::ModuleOp"> {
   let summary = "Lower the parallel loop launches of kiln-outline-parallel-loops to kiln_cpu_parallel_for calls";
   let description = [{

@@ -141,3 +141,121 @@ func.func @jvp_int_result(%x: tensor<4xf32>, %t: tensor<4xf32>) {
   %y, %ty = autograd.jvp @f(%x) tangents(%t) wrt [0] : (tensor<4xf32>), (tensor<4xf32>) -> tensor<4xi64>, tensor<4xi64>
   return
 }
+
+// -----
+
+func.func private @f(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @vmap_arity(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op expects 2 arguments and in_dims for 'f', got 1 and 1}}
+  %0 = autograd.vmap @f(%x) in_dims [0] out_dims [0] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @vmap_out_dims(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op expects one out_dims entry per result of 'f' (1), got 2}}
+  %0 = autograd.vmap @f(%x) in_dims [0] out_dims [0, 0] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func private @f(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @vmap_unbatched_type(%x: tensor<?x4xf32>, %w: tensor<5xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op argument #1 has type 'tensor<5xf32>', 'f' takes 'tensor<4xf32>'}}
+  %0 = autograd.vmap @f(%x, %w) in_dims [0, -1] out_dims [0] : (tensor<?x4xf32>, tensor<5xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @vmap_in_dim(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op in_dims entry 2 of argument #0 is not a dim of a batched 'tensor<4xf32>'}}
+  %0 = autograd.vmap @f(%x) in_dims [2] out_dims [0] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @vmap_batched_type(%x: tensor<4x5xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op argument #0 has type 'tensor<4x5xf32>', expected 'tensor<4xf32>' with a batch dim at 0}}
+  %0 = autograd.vmap @f(%x) in_dims [0] out_dims [0] : (tensor<4x5xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func private @f(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @vmap_sizes(%x: tensor<2x4xf32>, %y: tensor<3x4xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op batched arguments disagree on the batch size: 2 and 3}}
+  %0 = autograd.vmap @f(%x, %y) in_dims [0, 0] out_dims [0] : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @vmap_none(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op expects at least one batched argument}}
+  %0 = autograd.vmap @f(%x) in_dims [-1] out_dims [0] : (tensor<4xf32>) -> tensor<1x4xf32>
+  return
+}
+
+// -----
+
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @vmap_out_dim(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op out_dims entry 2 of result #0 is not a dim of a batched 'tensor<4xf32>'}}
+  %0 = autograd.vmap @f(%x) in_dims [0] out_dims [2] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @vmap_result_batch(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op result #0 has batch size 3, the arguments 2}}
+  %0 = autograd.vmap @f(%x) in_dims [0] out_dims [0] : (tensor<2x4xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+func.func @vmap_result_type(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op result #0 has type 'tensor<2x5xf32>', expected 'tensor<2x4xf32>'}}
+  %0 = autograd.vmap @f(%x) in_dims [0] out_dims [0] : (tensor<2x4xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @vmap_callee(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'autograd.vmap' op 'g' does not name a function with a body}}
+  %0 = autograd.vmap @g(%x) in_dims [0] out_dims [0] : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}

@@ -41,3 +41,10 @@ func.func @stop(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = autograd.stop_gradient %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// CHECK-LABEL: func.func @vmap
+// CHECK: autograd.vmap @f(%{{.*}}, %{{.*}}) in_dims [1, -1] out_dims [0] : (tensor<4x?xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+func.func @vmap(%xs: tensor<4x?xf32>, %w: tensor<4xf32>) -> tensor<?x4xf32> {
+  %0 = autograd.vmap @f(%xs, %w) in_dims [1, -1] out_dims [0] : (tensor<4x?xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

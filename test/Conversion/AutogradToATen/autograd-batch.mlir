@@ -1,0 +1,99 @@
+// RUN: kiln-opt %s -split-input-file -autograd-batch -symbol-dce | FileCheck %s
+
+// Elementwise ops: an unbatched operand broadcasts as is; a batched one of
+// lower per-sample rank gets unit dims after its batch. A batch at dim 1 is
+// moved to the front first.
+func.func private @ew(%x: tensor<4x3xf32>, %w: tensor<3xf32>, %s: tensor<4x1xf32>) -> tensor<4x3xf32> {
+  %0 = aten.mul_tensor %x, %w : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %1 = aten.add_tensor %0, %s : (tensor<4x3xf32>, tensor<4x1xf32>) -> tensor<4x3xf32>
+  return %1 : tensor<4x3xf32>
+}
+// CHECK-LABEL: func.func @ew_vmap(
+// CHECK-SAME: %[[X:.*]]: tensor<4x?x3xf32>, %[[W:.*]]: tensor<3xf32>, %[[S:.*]]: tensor<?x4x1xf32>)
+// CHECK: %[[XB:.*]] = aten.permute %[[X]] {dims = array<i64: 1, 0, 2>} : (tensor<4x?x3xf32>) -> tensor<?x4x3xf32>
+// CHECK: %[[M:.*]] = aten.mul_tensor %[[XB]], %[[W]] : (tensor<?x4x3xf32>, tensor<3xf32>) -> tensor<?x4x3xf32>
+// CHECK: %[[A:.*]] = aten.add_tensor %[[M]], %[[S]] : (tensor<?x4x3xf32>, tensor<?x4x1xf32>) -> tensor<?x4x3xf32>
+// CHECK: %[[R:.*]] = aten.permute %[[A]] {dims = array<i64: 1, 2, 0>} : (tensor<?x4x3xf32>) -> tensor<4x3x?xf32>
+// CHECK: return %[[R]]
+func.func @ew_vmap(%x: tensor<4x?x3xf32>, %w: tensor<3xf32>, %s: tensor<?x4x1xf32>) -> tensor<4x3x?xf32> {
+  %0 = autograd.vmap @ew(%x, %w, %s) in_dims [1, -1, 0] out_dims [2]
+      : (tensor<4x?x3xf32>, tensor<3xf32>, tensor<?x4x1xf32>) -> tensor<4x3x?xf32>
+  return %0 : tensor<4x3x?xf32>
+}
+
+// -----
+
+// Per-sample weights (a weight gradient's linear on two batched operands)
+// become one broadcasting matmul; reductions and views shift their dims.
+func.func private @grads(%g: tensor<8x16xf32>, %x: tensor<8x64xf32>) -> (tensor<16x64xf32>, tensor<16xf32>, tensor<128xf32>) {
+  %0 = aten.permute %g {dims = array<i64: 1, 0>} : (tensor<8x16xf32>) -> tensor<16x8xf32>
+  %1 = aten.permute %x {dims = array<i64: 1, 0>} : (tensor<8x64xf32>) -> tensor<64x8xf32>
+  %2 = aten.linear %0, %1 : (tensor<16x8xf32>, tensor<64x8xf32>) -> tensor<16x64xf32>
+  %3 = aten.sum_to_size %g : (tensor<8x16xf32>) -> tensor<16xf32>
+  %4 = aten.view %g[128] : tensor<8x16xf32> -> tensor<128xf32>
+  return %2, %3, %4 : tensor<16x64xf32>, tensor<16xf32>, tensor<128xf32>
+}
+// CHECK-LABEL: func.func @grads_vmap(
+// CHECK-SAME: %[[G:.*]]: tensor<?x8x16xf32>, %[[X:.*]]: tensor<?x8x64xf32>)
+// CHECK: %[[B:.*]] = tensor.dim %[[G]], %c0
+// CHECK: %[[GT:.*]] = aten.permute %[[G]] {dims = array<i64: 0, 2, 1>}
+// CHECK: %[[XT:.*]] = aten.permute %[[X]] {dims = array<i64: 0, 2, 1>}
+// CHECK: %[[XTT:.*]] = aten.permute %[[XT]] {dims = array<i64: 0, 2, 1>} : (tensor<?x64x8xf32>) -> tensor<?x8x64xf32>
+// CHECK: %[[W:.*]] = aten.matmul %[[GT]], %[[XTT]] : (tensor<?x16x8xf32>, tensor<?x8x64xf32>) -> tensor<?x16x64xf32>
+// CHECK: %[[S0:.*]] = aten.sum_dim_intlist %[[G]] {dim = array<i64: 1>} : (tensor<?x8x16xf32>) -> tensor<?x16xf32>
+// CHECK: %[[V:.*]] = aten.view %[[G]][%[[B]], 128] : tensor<?x8x16xf32> -> tensor<?x128xf32>
+// CHECK: return %[[W]], %[[S0]], %[[V]]
+func.func @grads_vmap(%g: tensor<?x8x16xf32>, %x: tensor<?x8x64xf32>) -> (tensor<?x16x64xf32>, tensor<?x16xf32>, tensor<?x128xf32>) {
+  %0:3 = autograd.vmap @grads(%g, %x) in_dims [0, 0] out_dims [0, 0, 0]
+      : (tensor<?x8x16xf32>, tensor<?x8x64xf32>) -> tensor<?x16x64xf32>, tensor<?x16xf32>, tensor<?x128xf32>
+  return %0#0, %0#1, %0#2 : tensor<?x16x64xf32>, tensor<?x16xf32>, tensor<?x128xf32>
+}
+
+// -----
+
+// Convolution with unbatched weights folds the batch into N. Ops on
+// unbatched values only run once; an unbatched result is broadcast along
+// the batch.
+func.func private @conv(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> (tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>) {
+  %0 = aten.convolution %x, %w {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x6x6xf32>
+  %1 = aten.neg %w : (tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+  return %0, %1 : tensor<2x4x6x6xf32>, tensor<4x3x3x3xf32>
+}
+// CHECK-LABEL: func.func @conv_vmap(
+// CHECK-SAME: %[[X:.*]]: tensor<?x2x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>)
+// CHECK: %[[B:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[F:.*]] = aten.flatten_using_ints %[[X]] {end_dim = 1 : i64} : (tensor<?x2x3x8x8xf32>) -> tensor<?x3x8x8xf32>
+// CHECK: %[[C:.*]] = aten.convolution %[[F]], %[[W]] {{.*}} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32>
+// CHECK: %[[Y:.*]] = aten.view %[[C]][%[[B]], 2, 4, 6, 6] : tensor<?x4x6x6xf32> -> tensor<?x2x4x6x6xf32>
+// CHECK: %[[N:.*]] = aten.neg %[[W]] : (tensor<4x3x3x3xf32>) -> tensor<4x3x3x3xf32>
+// CHECK: %[[U:.*]] = aten.unsqueeze %[[N]], 0
+// CHECK: %[[E:.*]] = aten.expand %[[U]][%[[B]], -1, -1, -1, -1] : tensor<1x4x3x3x3xf32> -> tensor<?x4x3x3x3xf32>
+// CHECK: return %[[Y]], %[[E]]
+func.func @conv_vmap(%x: tensor<?x2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> (tensor<?x2x4x6x6xf32>, tensor<?x4x3x3x3xf32>) {
+  %0:2 = autograd.vmap @conv(%x, %w) in_dims [0, -1] out_dims [0, 0]
+      : (tensor<?x2x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x2x4x6x6xf32>, tensor<?x4x3x3x3xf32>
+  return %0#0, %0#1 : tensor<?x2x4x6x6xf32>, tensor<?x4x3x3x3xf32>
+}
+
+// -----
+
+// The loop over the batch: each batched operand sliced at the sample, each
+// result inserted.
+func.func private @noRule(%x: tensor<5xf32>) -> tensor<4x2xf32> {
+  %0 = aten.unfold %x {dimension = 0 : i64, size = 2 : i64, step = 1 : i64} : (tensor<5xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+// CHECK-LABEL: func.func @loop_vmap(
+// CHECK-SAME: %[[X:.*]]: tensor<?x5xf32>)
+// CHECK: %[[B:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[E:.*]] = bufferization.alloc_tensor(%[[B]]) : tensor<?x4x2xf32>
+// CHECK: %[[R:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[B]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[E]]) -> (tensor<?x4x2xf32>) {
+// CHECK:   %[[S:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [1, 5] [1, 1] : tensor<?x5xf32> to tensor<5xf32>
+// CHECK:   %[[D:.*]] = aten.unfold %[[S]]
+// CHECK:   %[[U:.*]] = tensor.insert_slice %[[D]] into %[[ACC]][%[[I]], 0, 0] [1, 4, 2] [1, 1, 1] : tensor<4x2xf32> into tensor<?x4x2xf32>
+// CHECK:   scf.yield %[[U]]
+// CHECK: return %[[R]]
+func.func @loop_vmap(%x: tensor<?x5xf32>) -> tensor<?x4x2xf32> {
+  %0 = autograd.vmap @noRule(%x) in_dims [0] out_dims [0] : (tensor<?x5xf32>) -> tensor<?x4x2xf32>
+  return %0 : tensor<?x4x2xf32>
+}
