@@ -1,0 +1,105 @@
+"""How the extension reads an array's DLPack device: GPU arrays are wrapped as
+device tensors (never read on the host) and refused with a clear message where
+the model cannot take them. The arrays here are DLPack capsules built by hand
+that claim a GPU address, so this runs without one."""
+import ctypes
+import os
+
+import numpy as np
+import pytest
+
+import kiln
+
+KDL_CPU, KDL_CUDA, KDL_ROCM = 1, 2, 10
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
+
+
+_deleted = []
+_on_delete = _DELETER(lambda p: _deleted.append(p))
+
+
+class FakeDeviceArray:
+    """A float32 array claiming to live at a GPU address (never dereferenced)."""
+
+    def __init__(self, shape, device_type=KDL_CUDA, device_id=0):
+        self.shape_buf = (ctypes.c_int64 * len(shape))(*shape)
+        self.managed = _DLManagedTensor()
+        t = self.managed.dl_tensor
+        t.data = 0x7F0000001000
+        t.device = _DLDevice(device_type, device_id)
+        t.ndim = len(shape)
+        t.dtype = _DLDataType(2, 32, 1)  # float32
+        t.shape = self.shape_buf
+        t.strides = None
+        self.managed.deleter = _on_delete
+        self.device = (device_type, device_id)
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype = ctypes.py_object
+        new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self.managed), b"dltensor", None)
+
+
+@pytest.fixture
+def mlp(corpus):
+    return kiln.compile(os.path.join(corpus, "mlp", "model.pt2"))
+
+
+def test_cpu_model_refuses_a_cuda_array(mlp):
+    shape = [abs(d) if d > 0 else 2 for d in mlp.inputs[0].dims]
+    with pytest.raises(kiln.KilnError) as e:
+        mlp._model.run([FakeDeviceArray(shape)])
+    assert str(e.value) == ('input 0: a cuda array, but the model runs on the CPU '
+                            '(compile it with target="cuda")')
+
+
+def test_cpu_model_refuses_a_rocm_array(mlp):
+    shape = [abs(d) if d > 0 else 2 for d in mlp.inputs[0].dims]
+    with pytest.raises(kiln.KilnError, match='a rocm array, but the model runs on the CPU'):
+        mlp._model.run([FakeDeviceArray(shape, KDL_ROCM)])
+
+
+def test_device_outputs_need_a_gpu_model(mlp):
+    shape = [abs(d) if d > 0 else 2 for d in mlp.inputs[0].dims]
+    with pytest.raises(kiln.KilnError, match="device_outputs: this model runs on the CPU"):
+        mlp._model.run([np.zeros(shape, np.float32)], device_outputs=True)
+    assert mlp.device == "cpu"
+
+
+def test_module_refuses_torch_tensors_on_another_device_for_a_cpu_model(mlp):
+    import torch
+    x = torch.empty(2, 4, device="meta")
+    with pytest.raises(kiln.KilnError, match='got one on meta .compile with target="cuda"'):
+        mlp.run([x])
+
+
+def test_backend_target_follows_the_tensors():
+    import torch
+    from kiln import dynamo
+    assert dynamo._target_of([torch.zeros(2), 3]) == "cpu"
+    with pytest.raises(dynamo._Unsupported, match="all on the CPU or all on the GPU"):
+        dynamo._target_of([torch.zeros(2), torch.empty(2, device="meta")])
