@@ -230,8 +230,7 @@ def _run_on_torch_stream(module: "Module", tensors: Sequence[Any], on_gpu: bool)
 
 
 def _from_device(array: Any) -> Any:
-    """A kiln device array as a torch tensor over the same memory (bool through uint8:
-    DLPack's bool is newer than some consumers)."""
+    """A kiln device array as a torch tensor over the same memory (no copy)."""
     import torch
     return torch.from_dlpack(array)
 

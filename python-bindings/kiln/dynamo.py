@@ -38,7 +38,8 @@ _explanations: List[Dict[str, Any]] = []
 
 
 def explanations() -> List[Dict[str, Any]]:
-    """One entry per graph handed to kiln: {'graph', 'compiled': bool, 'reason', 'kind'}."""
+    """One entry per graph handed to kiln: {'graph', 'compiled': bool, 'reason', 'kind'}
+    (and 'outputs', the compiled module's output count, for a graph kiln compiled as one)."""
     return list(_explanations)
 
 
@@ -274,6 +275,7 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
         return gm.forward
     entry["compiled"] = True
     entry["reason"] = "compiled by kiln"
+    entry["outputs"] = len(module.outputs)
     if debug:
         _write_timings(debug, before)
 
@@ -397,6 +399,10 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
 OPTIONS = {
     "strict": "bool: a graph kiln cannot compile is an error instead of running in eager "
               "(as KILN_STRICT=1)",
+    "save_activations": "bool: training graphs go through AOTAutograd, whose partitioner "
+                        "chooses the activations the forward saves for the backward, and kiln "
+                        "compiles both graphs (default: kiln differentiates the graph itself and "
+                        "the backward recomputes the forward from the inputs)",
 }
 _options: Dict[str, Any] = {}
 
@@ -478,9 +484,10 @@ def kiln_backend(gm, example_inputs, **kwargs):
     """The Dynamo backend registered as "kiln" (entry point torch_dynamo_backends)."""
     _check_options(kwargs)
     if _needs_grad(gm, example_inputs):
-        trained = _compile_training(gm, example_inputs)
-        if trained is not None:
-            return trained
+        if not _options.get("save_activations"):
+            trained = _compile_training(gm, example_inputs)
+            if trained is not None:
+                return trained
         from functorch.compile import make_boxed_func
         from torch._dynamo.backends.common import aot_autograd
 
