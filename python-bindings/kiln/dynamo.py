@@ -161,9 +161,60 @@ class _Unsupported(Exception):
     pass
 
 
+def _is_gpu_device(v) -> bool:
+    import torch
+    if isinstance(v, torch.device):
+        return v.type != "cpu"
+    return isinstance(v, str) and v.split(":")[0] in ("cuda", "hip")
+
+
+def _graph_on_cpu(gm):
+    """`gm`, or a copy of it whose device constants (`device=cuda:0` arguments
+    Dynamo baked in, `.to("cuda")`, `.cuda()`) name the CPU and whose tensor
+    attributes are on the CPU: the graph is exported on CPU stand-ins wherever it
+    runs (_concrete), and the compiled program's device is the target's."""
+    import copy
+    import torch
+    from torch.fx.node import map_aggregate
+
+    def needs(n) -> bool:
+        if n.op == "call_method" and n.target == "cuda":
+            return True
+        if n.op == "get_attr":
+            v = getattr(gm, n.target, None) if "." not in n.target else None
+            return isinstance(v, torch.Tensor) and v.device.type != "cpu"
+        found = []
+        map_aggregate((n.args, n.kwargs), lambda v: found.append(v) if _is_gpu_device(v) else None)
+        return bool(found)
+
+    if not any(needs(n) for n in gm.graph.nodes) and not any(
+            t.device.type != "cpu" for t in list(gm.parameters()) + list(gm.buffers())):
+        return gm
+    cpu = copy.deepcopy(gm)
+    for n in cpu.graph.nodes:
+        if n.op == "call_method" and n.target == "cuda":
+            n.target = "cpu"
+            n.args, n.kwargs = n.args[:1], {}
+            continue
+        fix = (lambda v: torch.device("cpu") if isinstance(v, torch.device) and _is_gpu_device(v)
+               else "cpu" if _is_gpu_device(v) else v)
+        n.args = map_aggregate(n.args, fix)
+        n.kwargs = map_aggregate(n.kwargs, fix)
+    cpu = cpu.to("cpu")
+    for n in cpu.graph.nodes:  # tensor attributes that are not parameters or buffers
+        if n.op == "get_attr" and "." not in n.target:
+            v = getattr(cpu, n.target, None)
+            if isinstance(v, torch.Tensor) and v.device.type != "cpu":
+                setattr(cpu, n.target, v.cpu())
+    cpu.recompile()
+    return cpu
+
+
 def _export(gm, example_inputs, plan: _Plan):
     import torch
     from torch.export import Dim
+
+    gm = _graph_on_cpu(gm)
 
     class GraphWrapper(torch.nn.Module):
         def __init__(self):

@@ -103,3 +103,33 @@ def test_backend_target_follows_the_tensors():
     assert dynamo._target_of([torch.zeros(2), 3]) == "cpu"
     with pytest.raises(dynamo._Unsupported, match="all on the CPU or all on the GPU"):
         dynamo._target_of([torch.zeros(2), torch.empty(2, device="meta")])
+
+
+def test_graph_device_constants_are_exported_on_the_cpu():
+    """Dynamo bakes a GPU graph's devices into it (`torch.arange(n, device=x.device)`
+    becomes `device=cuda:0`); the backend exports the graph on the CPU, so those
+    constants are rewritten to the CPU first. Traced without running, so no GPU."""
+    import torch
+    from kiln import dynamo
+
+    # Built node by node: tracing would run the factory calls on the GPU.
+    g = torch.fx.Graph()
+    x = g.placeholder("x")
+    pos = g.call_function(torch.arange, (4,), {"device": torch.device("cuda", 0)})
+    ones = g.call_method("cuda", (g.call_function(torch.ones, (4,), {"device": "cuda:0"}),))
+    moved = g.call_method("to", (x, "cuda"))
+    out = g.call_function(torch.add, (g.call_function(torch.add, (moved, pos)),
+                                      g.call_method("to", (ones,), {"device": "cuda"})))
+    g.output(out)
+    gm = torch.fx.GraphModule(torch.nn.Module(), g)
+    cpu = dynamo._graph_on_cpu(gm)
+    assert cpu is not gm
+    for n in cpu.graph.nodes:
+        flat = list(n.args) + list(n.kwargs.values())
+        assert not any(dynamo._is_gpu_device(v) for v in flat), n.format_node()
+        assert not (n.op == "call_method" and n.target == "cuda"), n.format_node()
+    x = torch.randn(4)
+    torch.testing.assert_close(cpu(x), x + torch.arange(4) + 1)
+    # A CPU graph is used as it is.
+    plain = torch.fx.symbolic_trace(torch.nn.Linear(4, 2))
+    assert dynamo._graph_on_cpu(plain) is plain
