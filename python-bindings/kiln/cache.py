@@ -127,10 +127,11 @@ def evict(key: str) -> None:
 
 
 def lookup(key: str) -> Optional[str]:
-    """The cached .so for `key`, or None (a damaged entry is removed)."""
+    """The cached .so for `key`, or None (a damaged entry is removed; a recorded
+    failure stays, see failure())."""
     entry = os.path.join(cache_dir(), key)
     so, meta = os.path.join(entry, "model.so"), os.path.join(entry, "entry.json")
-    if not os.path.isdir(entry):
+    if not os.path.isdir(entry) or failure(key) is not None:
         return None
     try:
         with open(meta) as f:
@@ -143,6 +144,28 @@ def lookup(key: str) -> Optional[str]:
     return None
 
 
+def store_failure(key: str, error: str) -> None:
+    """Records that the program of `key` does not compile (kiln.offline does this
+    for a machine without kiln-compile, which cannot find out itself)."""
+    root = cache_dir()
+    tmp = tempfile.mkdtemp(prefix=f".{key}-", dir=root)
+    with open(os.path.join(tmp, "failure.json"), "w") as f:
+        json.dump({"error": error}, f)
+    try:
+        os.replace(tmp, os.path.join(root, key))
+    except OSError:  # an entry is there already
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def failure(key: str) -> Optional[str]:
+    """The recorded compile error of `key`'s program, or None."""
+    try:
+        with open(os.path.join(cache_dir(), key, "failure.json")) as f:
+            return str(json.load(f)["error"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def store(key: str, so: str) -> str:
     """Moves a freshly compiled .so into the cache (atomically) and returns its path."""
     root = cache_dir()
@@ -151,6 +174,8 @@ def store(key: str, so: str) -> str:
     with open(os.path.join(tmp, "entry.json"), "w") as f:
         json.dump({"sha256": _sha(os.path.join(tmp, "model.so"))}, f)
     entry = os.path.join(root, key)
+    if failure(key) is not None:  # this compiler compiled what another could not
+        evict(key)
     try:
         os.replace(tmp, entry)
     except OSError:  # another process stored it first (non-empty target folder)

@@ -353,6 +353,10 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
                 except _kiln.KilnError:
                     cache.evict(key)  # a damaged entry: rebuild it
             so = os.path.join(tmp, "model.so")
+        if not cache.compiler_available() and cache.failure(key) is not None:
+            # kiln.offline tried it: the same error as compiling here would give.
+            msg = cache.failure(key)
+            raise CompileError(msg + " (kiln.offline's compile of this program)", [msg])
         recorded = offline.record(key, pt2, opts) if offline.record_dir() else None
         if not cache.compiler_available():
             raise NotCompiled(

@@ -12,7 +12,10 @@ other fallback). On the machine with the compiler,
     python -m kiln.offline compile RECORD_DIR --cache-dir CACHE_DIR
 
 compiles each recorded program with its recorded options into CACHE_DIR and
-writes the compiler's identity there (cache.COMPILER_ID_FILE). Given that cache
+writes the compiler's identity there (cache.COMPILER_ID_FILE); a program that
+does not compile is recorded there as a failure with its error, so the other
+machine takes the road a compiler error would make it take (AOTAutograd for a
+graph kiln cannot differentiate) and records that road's programs next. Given that cache
 (KILN_CACHE_DIR), the first machine's next run finds every program under the
 same key and compiles nothing: keys are computed from the program, the options
 and the compiler's identity alone (cache.py).
@@ -86,7 +89,7 @@ def compile_recorded(root: str, jobs: int = 1, log=print) -> Dict[str, Any]:
     def one(r: Dict[str, Any]) -> None:
         opts = r["options"]
         key = cache.key_for(r["pt2"], opts)  # this compiler's key for the program
-        if cache.lookup(key):
+        if cache.lookup(key) or cache.failure(key) is not None:
             result["cached"] += 1
             return
         t0 = time.perf_counter()
@@ -100,6 +103,10 @@ def compile_recorded(root: str, jobs: int = 1, log=print) -> Dict[str, Any]:
             except Exception as e:  # noqa: BLE001 - reported per program, the others go on
                 result["failed"][r["key"]] = str(e).splitlines()[0] if str(e) else type(e).__name__
                 log(f"kiln.offline: {r['key']} FAILED: {result['failed'][r['key']]}")
+                # The other machine then knows, as a compiler would: the backend
+                # takes its other road (AOTAutograd for a graph kiln cannot
+                # differentiate), whose programs the next recording run records.
+                cache.store_failure(key, result["failed"][r["key"]])
                 return
             cache.store(key, so)
         result["compiled"] += 1

@@ -141,3 +141,52 @@ def test_cache_key_does_not_depend_on_the_compilers_path(tmp_path, monkeypatch):
     monkeypatch.setattr(_paths, "KILN_COMPILE", "")
     assert not cache.compiler_available()
     assert cache.compiler_identity() == here
+
+
+TOPK = r"""
+import json, torch, kiln, kiln.dynamo
+torch.manual_seed(0)
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.l1, self.l2 = torch.nn.Linear(16, 32), torch.nn.Linear(4, 4)
+    def forward(self, x):  # topk: no reverse rule in kiln, so AOTAutograd's graphs
+        return self.l2(torch.topk(torch.relu(self.l1(x)), 4, dim=1).values)
+m = M()
+f = torch.compile(m, backend="kiln")
+x, t = torch.randn(8, 16), torch.randn(8, 4)
+loss = torch.nn.functional.mse_loss(f(x), t)
+loss.backward()
+print(json.dumps({"loss": loss.item(), "grad": m.l1.weight.grad.sum().item(),
+                  "kinds": sorted((e["kind"], e["compiled"]) for e in kiln.dynamo.explanations()),
+                  "stats": kiln.stats()}))
+"""
+
+
+def test_a_failed_offline_compile_sends_the_next_recording_down_the_other_road(tmp_path, runtime_only):
+    """kiln cannot differentiate topk: the offline compile records the failure in
+    the cache, the next recording run then goes through AOTAutograd (as a compiler
+    error would make it) and records those graphs, and the third run is all kiln."""
+    rec, cache = tmp_path / "rec", tmp_path / "cache"
+
+    def run(**extra):
+        r = subprocess.run([sys.executable, "-c", TOPK], env=_env(runtime_only, KILN_CACHE_DIR=cache, **extra),
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout.strip().splitlines()[-1])
+
+    def offline():
+        return subprocess.run([sys.executable, "-m", "kiln.offline", "compile", str(rec), "--cache-dir",
+                               str(cache)], env=_env(PACKAGE_DIR), capture_output=True, text=True)
+
+    first = run(KILN_RECORD_DIR=rec, KILN_STRICT=1)  # forward and value-and-gradient recorded
+    c = offline()
+    assert c.returncode == 1 and "1 compiled, 0 already cached, 1 failed" in c.stdout, c.stdout + c.stderr
+    assert "topk" in c.stdout
+    run(KILN_RECORD_DIR=rec, KILN_STRICT=1)  # the failure is known: AOTAutograd's graphs recorded
+    c = offline()
+    assert "2 compiled" in c.stdout and "1 failed" not in c.stdout, c.stdout + c.stderr
+    last = run(KILN_STRICT=1)
+    assert last["stats"].get("compiles", 0) == 0
+    assert ["backward", True] in last["kinds"] and ["forward", True] in last["kinds"], last["kinds"]
+    assert abs(last["loss"] - first["loss"]) <= 1e-5 and abs(last["grad"] - first["grad"]) <= 1e-4
