@@ -207,9 +207,9 @@ public:
   /// runtime's own, waited for).
   std::vector<nb::object> run(const std::vector<AnyArray> &inputs, uintptr_t stream, bool deviceOutputs,
                               bool cudaGraphs) {
-    size_t nin = inputs.size(), nout = kiln_model_num_outputs(m_);
+    size_t nin = inputs.size();
     kiln_device_type_t modelDevice = kiln_model_device(m_);
-    std::vector<kiln_tensor_t> in(nin, nullptr), out(nout, nullptr);
+    std::vector<kiln_tensor_t> in(nin, nullptr);
     auto releaseAll = [&](std::vector<kiln_tensor_t> &v) {
       for (kiln_tensor_t t : v)
         kiln_tensor_release(t);
@@ -232,6 +232,60 @@ public:
         check(st);
       }
     }
+    return runWrapped(in, stream, deviceOutputs, cudaGraphs);
+  }
+
+  /// run() for tensors given as raw addresses (a framework's data pointers),
+  /// shapes and dtype names, all on `device` ("cpu", or the model's GPU), C-contiguous:
+  /// no DLPack capsule per tensor, which matters for graphs with many inputs.
+  std::vector<nb::object> runPointers(const std::vector<uintptr_t> &ptrs,
+                                      const std::vector<std::vector<int64_t>> &shapes,
+                                      const std::vector<std::string> &dtypes, const std::string &device,
+                                      uintptr_t stream, bool deviceOutputs, bool cudaGraphs) {
+    size_t nin = ptrs.size();
+    if (shapes.size() != nin || dtypes.size() != nin)
+      raise("run_pointers: " + std::to_string(nin) + " pointers, " + std::to_string(shapes.size()) +
+            " shapes and " + std::to_string(dtypes.size()) + " dtypes");
+    kiln_device_type_t dev = device == "cpu"    ? KILN_DEVICE_CPU
+                             : device == "cuda" ? KILN_DEVICE_CUDA
+                             : device == "hip"  ? KILN_DEVICE_HIP
+                                                : (kiln_device_type_t)-1;
+    if ((int)dev < 0)
+      raise("run_pointers: unknown device '" + device + "' (cpu, cuda or hip)");
+    if (dev != KILN_DEVICE_CPU && dev != kiln_model_device(m_))
+      raise("run_pointers: " + device + " tensors, but the model runs on " + this->device());
+    std::vector<kiln_tensor_t> in(nin, nullptr);
+    for (size_t i = 0; i < nin; ++i) {
+      kiln::DType dt;
+      try {
+        dt = byName(dtypes[i]);
+      } catch (...) {
+        for (kiln_tensor_t t : in)
+          kiln_tensor_release(t);
+        throw;
+      }
+      kiln_status_t st = kiln_tensor_wrap_device(reinterpret_cast<void *>(ptrs[i]), dev, (kiln_dtype_t)dt,
+                                                 shapes[i].size(), shapes[i].data(), nullptr, nullptr, &in[i]);
+      if (st) {
+        for (kiln_tensor_t t : in)
+          kiln_tensor_release(t);
+        check(st);
+      }
+    }
+    return runWrapped(in, stream, deviceOutputs, cudaGraphs);
+  }
+
+private:
+  /// Runs on wrapped inputs (released here) and hands the outputs back as arrays.
+  std::vector<nb::object> runWrapped(std::vector<kiln_tensor_t> &in, uintptr_t stream, bool deviceOutputs,
+                                     bool cudaGraphs) {
+    size_t nin = in.size(), nout = kiln_model_num_outputs(m_);
+    kiln_device_type_t modelDevice = kiln_model_device(m_);
+    std::vector<kiln_tensor_t> out(nout, nullptr);
+    auto releaseAll = [&](std::vector<kiln_tensor_t> &v) {
+      for (kiln_tensor_t t : v)
+        kiln_tensor_release(t);
+    };
     kiln_run_options_t opts;
     kiln_run_options_init(&opts);
     opts.stream = reinterpret_cast<void *>(stream);
@@ -245,7 +299,7 @@ public:
     }
     kiln_status_t st;
     {
-      nb::gil_scoped_release noGil; // the model is thread-safe; inputs stay alive in `inputs`
+      nb::gil_scoped_release noGil; // the model is thread-safe; the caller keeps the inputs alive
       st = kiln_model_run_with_options(m_, &opts, in.data(), nin, out.data(), nout);
     }
     releaseAll(in);
@@ -268,7 +322,6 @@ public:
     return result;
   }
 
-private:
   template <typename F> std::vector<ValueInfo> infos(size_t n, F query) const {
     std::vector<ValueInfo> v;
     for (size_t i = 0; i < n; ++i) {
@@ -523,7 +576,12 @@ NB_MODULE(_kiln, m) {
            "Runs the model on C-contiguous arrays (CPU, or the GPU of a GPU model, used in "
            "place); returns arrays that share the runtime's output buffers: NumPy arrays on the "
            "host, or DLPack arrays on the device with device_outputs. stream: the CUstream (or "
-           "hipStream_t) to queue the call on, 0 for the runtime's own (waited for).");
+           "hipStream_t) to queue the call on, 0 for the runtime's own (waited for).")
+      .def("run_pointers", &Model::runPointers, "pointers"_a, "shapes"_a, "dtypes"_a, "device"_a,
+           "stream"_a = 0, "device_outputs"_a = false, "cuda_graphs"_a = true,
+           "run() for C-contiguous tensors given as data addresses, shapes and dtype names "
+           "(float32, int64, ...) on one device (cpu, or the model's GPU); the caller keeps them "
+           "alive and unchanged until the call's work is done (in `stream`'s order).");
 
   nb::class_<OpInfo>(m, "OpInfo")
       .def_ro("name", &OpInfo::name)

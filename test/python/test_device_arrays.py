@@ -133,3 +133,27 @@ def test_graph_device_constants_are_exported_on_the_cpu():
     # A CPU graph is used as it is.
     plain = torch.fx.symbolic_trace(torch.nn.Linear(4, 2))
     assert dynamo._graph_on_cpu(plain) is plain
+
+
+def test_run_pointers_matches_run(mlp):
+    """run_pointers: tensors as data addresses, shapes and dtype names (the GPU path's
+    way of passing a graph's many inputs), checked on the CPU with CPU tensors."""
+    import torch
+    from kiln.compiler import _dtype_name
+    shape = [abs(d) if d > 0 else 3 for d in mlp.inputs[0].dims]
+    x = torch.randn(shape)
+    want = mlp.run([x])[0]
+    got = mlp._model.run_pointers([x.data_ptr()], [list(x.shape)], [_dtype_name(x.dtype)], "cpu")[0]
+    np.testing.assert_array_equal(np.asarray(got), want.numpy())
+    assert _dtype_name(torch.bfloat16) == "bfloat16" and _dtype_name(torch.bool) == "bool"
+    with pytest.raises(kiln.KilnError, match="run_pointers: 1 pointers, 2 shapes and 1 dtypes"):
+        mlp._model.run_pointers([x.data_ptr()], [list(x.shape)] * 2, ["float32"], "cpu")
+    with pytest.raises(kiln.KilnError, match="unknown dtype 'float128'"):
+        mlp._model.run_pointers([x.data_ptr()], [list(x.shape)], ["float128"], "cpu")
+    with pytest.raises(kiln.KilnError, match="run_pointers: cuda tensors, but the model runs on cpu"):
+        mlp._model.run_pointers([x.data_ptr()], [list(x.shape)], ["float32"], "cuda")
+    with pytest.raises(kiln.KilnError, match="unknown device 'tpu'"):
+        mlp._model.run_pointers([x.data_ptr()], [list(x.shape)], ["float32"], "tpu")
+    with pytest.raises(kiln.KilnError, match="dtype is f64, expected f32"):
+        y = x.double()
+        mlp._model.run_pointers([y.data_ptr()], [list(y.shape)], ["float64"], "cpu")
