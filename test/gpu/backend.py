@@ -113,7 +113,8 @@ def median_ms(fn, iters=100, warmup=10):
 
 
 def infer(name, mode, dev):
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:0] = [here, os.path.join(here, "..", "..", "bench")]  # packed beside it, or the repo's
     import gpu_models
     m, args = gpu_models.build(name)
     m = m.to(dev)
