@@ -225,8 +225,15 @@ public:
         releaseAll(in);
         raise("input " + std::to_string(i) + ": " + why);
       }
-      kiln_status_t st = kiln_tensor_wrap_device(a.data(), dev, (kiln_dtype_t)fromDL(a.dtype()), shape.size(),
-                                                 shape.data(), nullptr, nullptr, &in[i]);
+      kiln::DType dt;
+      try {
+        dt = fromDL(a.dtype());
+      } catch (...) {
+        releaseAll(in);
+        throw;
+      }
+      kiln_status_t st = kiln_tensor_wrap_device(a.data(), dev, (kiln_dtype_t)dt, shape.size(), shape.data(),
+                                                 nullptr, nullptr, &in[i]);
       if (st) {
         releaseAll(in);
         check(st);
