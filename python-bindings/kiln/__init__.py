@@ -6,8 +6,8 @@
     torch.compile(model, backend="kiln")                  # Dynamo backend
 """
 from ._kiln import KilnError, ABI_VERSION
-from .compiler import CompileError, Module, compile, compile_times, load, stats
-from . import debug, library
+from .compiler import CompileError, Module, NotCompiled, compile, compile_times, load, stats
+from . import debug, library, offline
 
-__all__ = ["CompileError", "KilnError", "Module", "compile", "compile_times", "debug", "load",
-           "library", "stats", "ABI_VERSION"]
+__all__ = ["CompileError", "KilnError", "Module", "NotCompiled", "compile", "compile_times", "debug",
+           "load", "library", "offline", "stats", "ABI_VERSION"]

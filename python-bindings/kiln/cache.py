@@ -1,7 +1,9 @@
 """The on-disk cache of compiled models, keyed by program, options and kiln version.
 
 A second process compiling the same program with the same options loads the
-cached .so instead of running the compiler. KILN_CACHE_DIR sets the folder
+cached .so instead of running the compiler. Keys depend on nothing of the machine
+(not the device the graph's tensors were on, nor paths other than plugins'), so
+a cache filled on one machine serves another: see offline.py. KILN_CACHE_DIR sets the folder
 (default: $XDG_CACHE_HOME/kiln or ~/.cache/kiln). Each entry is a folder holding
 model.so and entry.json (the .so's SHA-256); an entry whose .so is missing, does
 not match its checksum or fails to load is removed and rebuilt, never trusted.
@@ -31,12 +33,43 @@ def cache_dir() -> str:
     return d
 
 
-def _compiler_identity() -> str:
+# The file in a cache folder naming the compiler that filled it (see compiler_identity).
+COMPILER_ID_FILE = "compiler-id"
+
+
+def compiler_available() -> bool:
+    """Whether this installation has kiln-compile (a runtime-only copy of the
+    package, as on a GPU machine without LLVM, does not)."""
+    return os.path.isfile(_paths.KILN_COMPILE) and os.access(_paths.KILN_COMPILE, os.X_OK)
+
+
+def compiler_identity() -> str:
+    """What the keys say about the compiler: the version and kiln-compile's size
+    and mtime. A process without kiln-compile uses the identity recorded in the
+    cache folder by the compiler that filled it (kiln.offline), so a cache
+    compiled on one machine is found by the same keys on another."""
     try:
         st = os.stat(_paths.KILN_COMPILE)
         return f"{_paths.KILN_VERSION}:{st.st_size}:{st.st_mtime_ns}"
     except OSError:
-        return _paths.KILN_VERSION
+        pass
+    try:
+        with open(os.path.join(cache_dir(), COMPILER_ID_FILE)) as f:
+            recorded = f.read().strip()
+        if recorded:
+            return recorded
+    except OSError:
+        pass
+    return f"{_paths.KILN_VERSION}:no-compiler"
+
+
+def write_compiler_identity() -> None:
+    """Records this compiler's identity in the cache folder (kiln.offline does this
+    after filling a cache for another machine)."""
+    path = os.path.join(cache_dir(), COMPILER_ID_FILE)
+    with open(path + ".tmp", "w") as f:
+        f.write(compiler_identity() + "\n")
+    os.replace(path + ".tmp", path)
 
 
 def _member(name: str) -> str:
@@ -62,7 +95,7 @@ def key_for(pt2: str, options: Dict[str, Any]) -> str:
     the graph without its nodes' metadata; nothing is unpickled), the options and
     the compiler's identity."""
     h = hashlib.sha256()
-    h.update(_compiler_identity().encode())
+    h.update(compiler_identity().encode())
     h.update(json.dumps(options, sort_keys=True).encode())
     try:
         with zipfile.ZipFile(pt2) as z:
@@ -94,10 +127,11 @@ def evict(key: str) -> None:
 
 
 def lookup(key: str) -> Optional[str]:
-    """The cached .so for `key`, or None (a damaged entry is removed)."""
+    """The cached .so for `key`, or None (a damaged entry is removed; a recorded
+    failure stays, see failure())."""
     entry = os.path.join(cache_dir(), key)
     so, meta = os.path.join(entry, "model.so"), os.path.join(entry, "entry.json")
-    if not os.path.isdir(entry):
+    if not os.path.isdir(entry) or failure(key) is not None:
         return None
     try:
         with open(meta) as f:
@@ -110,6 +144,28 @@ def lookup(key: str) -> Optional[str]:
     return None
 
 
+def store_failure(key: str, error: str) -> None:
+    """Records that the program of `key` does not compile (kiln.offline does this
+    for a machine without kiln-compile, which cannot find out itself)."""
+    root = cache_dir()
+    tmp = tempfile.mkdtemp(prefix=f".{key}-", dir=root)
+    with open(os.path.join(tmp, "failure.json"), "w") as f:
+        json.dump({"error": error}, f)
+    try:
+        os.replace(tmp, os.path.join(root, key))
+    except OSError:  # an entry is there already
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def failure(key: str) -> Optional[str]:
+    """The recorded compile error of `key`'s program, or None."""
+    try:
+        with open(os.path.join(cache_dir(), key, "failure.json")) as f:
+            return str(json.load(f)["error"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def store(key: str, so: str) -> str:
     """Moves a freshly compiled .so into the cache (atomically) and returns its path."""
     root = cache_dir()
@@ -118,6 +174,8 @@ def store(key: str, so: str) -> str:
     with open(os.path.join(tmp, "entry.json"), "w") as f:
         json.dump({"sha256": _sha(os.path.join(tmp, "model.so"))}, f)
     entry = os.path.join(root, key)
+    if failure(key) is not None:  # this compiler compiled what another could not
+        evict(key)
     try:
         os.replace(tmp, entry)
     except OSError:  # another process stored it first (non-empty target folder)

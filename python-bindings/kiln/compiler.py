@@ -19,7 +19,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 import numpy as np
 
-from . import _kiln, _paths, cache
+from . import _kiln, _paths, cache, offline
 from .callspec import CallSpec
 
 _timings_lock = threading.Lock()
@@ -37,6 +37,17 @@ class CompileError(_kiln.KilnError):
         self.diagnostics = diagnostics
         self.op = op
         self.location = location
+
+
+class NotCompiled(CompileError):
+    """The program is not in the cache and this installation has no kiln-compile
+    (a runtime-only copy, as on a GPU machine without LLVM). `recorded` is the
+    folder under KILN_RECORD_DIR where the program waits for
+    `python -m kiln.offline compile`, or None."""
+
+    def __init__(self, message: str, recorded: Optional[str] = None):
+        super().__init__(message, [message])
+        self.recorded = recorded
 
 
 _DIAG = re.compile(r"^(?P<loc>\S.*?):(?P<line>\d+)(?::(?P<col>\d+))?: error: (?P<msg>.*)$")
@@ -113,9 +124,14 @@ def compile_file(pt2: str, output: str, *, target: str = "cpu", weights: str = "
 
 
 class Module:
-    """A loaded compiled model. Call it with torch tensors or NumPy arrays (CPU);
+    """A loaded compiled model. Call it with torch tensors or NumPy arrays;
     inputs are passed without copies when C-contiguous, outputs come back as
     tensors (torch in, torch out) or arrays sharing the runtime's buffers.
+
+    A model compiled with target="cuda" takes torch tensors on the GPU in place
+    (their device pointers cross the C ABI, no copy), queues its work on
+    PyTorch's current stream and returns torch tensors on the GPU; CPU inputs
+    are copied to the GPU and CPU outputs come back.
 
     A module compiled from an exported program (or a .pt2 that records its call
     structure) is called like `ExportedProgram.module()`: the same positional and
@@ -127,6 +143,9 @@ class Module:
         self.path = os.fspath(path)
         self._model = _kiln.Model(self.path, weights, list(plugins))
         self.call_spec = call_spec
+        self.device = self._model.device
+        # CUDA graphs (the runtime's default): off with KILN_CUDA_GRAPHS=0.
+        self.cuda_graphs = os.environ.get("KILN_CUDA_GRAPHS", "1") not in ("0", "")
 
     @property
     def inputs(self):
@@ -151,20 +170,25 @@ class Module:
         rng_state (an int64 NumPy array [seed, offset]) replays the random
         numbers of the run that used it; rng_state_used (the same kind of
         array) receives the state this run used."""
-        torch_in = False
+        torch_in = on_gpu = False
         arrays = []
         for x in inputs:
             if hasattr(x, "detach") and hasattr(x, "is_contiguous"):  # a torch.Tensor
                 torch_in = True
                 if x.device.type != "cpu":
-                    raise _kiln.KilnError(f"kiln CPU models take CPU tensors, got one on {x.device}")
+                    if self.device == "cpu":
+                        raise _kiln.KilnError(f"kiln CPU models take CPU tensors, got one on {x.device} "
+                                              "(compile with target=\"cuda\" for GPU tensors)")
+                    on_gpu = True
                 x = x.detach()
                 if not x.is_contiguous():
                     x = x.contiguous()
                 arrays.append(x)
             else:
                 arrays.append(np.ascontiguousarray(x))
-        outs = self._model.run(arrays, rng_state, rng_state_used)
+        if self.device != "cpu" and torch_in:
+            return _run_on_torch_stream(self, arrays, on_gpu, rng_state, rng_state_used)
+        outs = self._model.run(arrays, rng_state=rng_state, rng_state_used=rng_state_used)
         if torch_in:
             import torch
             return [torch.from_dlpack(o) if o.dtype != np.bool_ else torch.from_numpy(o)
@@ -189,6 +213,63 @@ class Module:
 
     def __repr__(self) -> str:
         return f"kiln.Module({self.path!r}, inputs={self.inputs}, outputs={self.outputs})"
+
+
+def _run_on_torch_stream(module: "Module", tensors: Sequence[Any], on_gpu: bool,
+                         rng_state=None, rng_state_used=None) -> List[Any]:
+    """A GPU model called with torch tensors: the call is queued on PyTorch's
+    current stream, so it is ordered after the work that produced its inputs and
+    before whatever PyTorch queues next; outputs stay on the GPU (torch tensors
+    over kiln's buffers, freed back to kiln's cache in that stream's order).
+    The legacy default stream (handle 0) cannot be captured into a CUDA graph,
+    so there kiln runs on a side stream that waits for it and that it waits for."""
+    import torch
+    stream = torch.cuda.current_stream()
+    handle = stream.cuda_stream
+    side = None
+    if handle == 0:
+        side = _side_stream(stream.device)
+        side.wait_stream(stream)
+        handle = side.cuda_stream
+    if on_gpu and all(t.device.type != "cpu" for t in tensors):
+        # Data pointers, shapes and dtypes: cheaper than a DLPack capsule per
+        # tensor, which counts for graphs that take every parameter as an input.
+        outs = module._model.run_pointers([t.data_ptr() for t in tensors], [list(t.shape) for t in tensors],
+                                          [_dtype_name(t.dtype) for t in tensors], module.device,
+                                          stream=handle, device_outputs=True,
+                                          cuda_graphs=module.cuda_graphs, rng_state=rng_state,
+                                          rng_state_used=rng_state_used)
+    else:
+        outs = module._model.run(tensors, stream=handle, device_outputs=True, cuda_graphs=module.cuda_graphs,
+                                 rng_state=rng_state, rng_state_used=rng_state_used)
+    if side is not None:
+        stream.wait_stream(side)
+    return [_from_device(o) for o in outs]
+
+
+def _dtype_name(dtype: Any) -> str:
+    """kiln's name of a torch dtype (its str without the 'torch.')."""
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def _from_device(array: Any) -> Any:
+    """A kiln device array as a torch tensor over the same memory (no copy)."""
+    import torch
+    return torch.from_dlpack(array)
+
+
+_side_streams: Dict[Any, Any] = {}
+_side_lock = threading.Lock()
+
+
+def _side_stream(device: Any) -> Any:
+    import torch
+    key = (threading.get_ident(), str(device))
+    with _side_lock:
+        s = _side_streams.get(key)
+        if s is None:
+            s = _side_streams[key] = torch.cuda.Stream(device=device)
+    return s
 
 
 def load(path: str, weights: Optional[str] = None, plugins: Sequence[str] = ()) -> Module:
@@ -295,6 +376,17 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
                 except _kiln.KilnError:
                     cache.evict(key)  # a damaged entry: rebuild it
             so = os.path.join(tmp, "model.so")
+        if not cache.compiler_available() and cache.failure(key) is not None:
+            # kiln.offline tried it: the same error as compiling here would give.
+            msg = cache.failure(key)
+            raise CompileError(msg + " (kiln.offline's compile of this program)", [msg])
+        recorded = offline.record(key, pt2, opts) if offline.record_dir() else None
+        if not cache.compiler_available():
+            raise NotCompiled(
+                f"kiln-compile is not installed here and program {key} is not in the cache "
+                f"{cache.cache_dir()}" + (f"; recorded in {recorded} for `python -m kiln.offline "
+                                          "compile`" if recorded else
+                                          " (set KILN_RECORD_DIR to record it)"), recorded)
         compile_file(pt2, so, target=target, weights=weights, plugins=opts["plugins"],
                      dump_dir=debug_dir, extra_args=["--grad"] if grad else [])
         if output is None:

@@ -13,8 +13,12 @@ differentiate (an op with no reverse rule, a gradient a parameter of the graph
 itself would need) goes through AOTAutograd instead, which hands kiln separate forward
 and backward graphs (docs/python.md).
 
-A graph kiln cannot compile (an op or dtype it does not support, a non-CPU
-tensor, a non-tensor output) runs in PyTorch eager instead, with the reason kept
+A graph whose tensors are on an NVIDIA GPU is compiled with target="cuda" and
+runs there on PyTorch's current stream, its inputs and outputs passed as device
+pointers without copies (compiler.Module).
+
+A graph kiln cannot compile (an op or dtype it does not support, tensors on two
+devices, a non-tensor output) runs in PyTorch eager instead, with the reason kept
 in `explanations()` and printed once as a warning; KILN_STRICT=1 makes it an error.
 """
 from __future__ import annotations
@@ -35,7 +39,8 @@ _explanations: List[Dict[str, Any]] = []
 
 
 def explanations() -> List[Dict[str, Any]]:
-    """One entry per graph handed to kiln: {'graph', 'compiled': bool, 'reason', 'kind'}."""
+    """One entry per graph handed to kiln: {'graph', 'compiled': bool, 'reason', 'kind'}
+    (and 'outputs', the compiled module's output count, for a graph kiln compiled as one)."""
     return list(_explanations)
 
 
@@ -79,10 +84,14 @@ def _hint(s) -> int:
 
 
 def _concrete(t):
-    """A real CPU tensor like `t` (which may be a FakeTensor with symbolic sizes)."""
+    """A real CPU tensor like `t` (which may be a FakeTensor with symbolic sizes, or
+    on a GPU): the graph is exported on the CPU whatever the device it runs on, so
+    the program kiln compiles, and its cache key, do not depend on the device
+    (the target says where it runs)."""
     import torch
     from torch._subclasses.fake_tensor import FakeTensor
-    if not isinstance(t, FakeTensor) and not any(not isinstance(s, int) for s in t.shape):
+    if (not isinstance(t, FakeTensor) and t.device.type == "cpu"
+            and not any(not isinstance(s, int) for s in t.shape)):
         return t.detach()
     sizes = [_hint(s) for s in t.shape]
     with torch._subclasses.fake_tensor.unset_fake_temporarily():
@@ -153,9 +162,60 @@ class _Unsupported(Exception):
     pass
 
 
+def _is_gpu_device(v) -> bool:
+    import torch
+    if isinstance(v, torch.device):
+        return v.type != "cpu"
+    return isinstance(v, str) and v.split(":")[0] in ("cuda", "hip")
+
+
+def _graph_on_cpu(gm):
+    """`gm`, or a copy of it whose device constants (`device=cuda:0` arguments
+    Dynamo baked in, `.to("cuda")`, `.cuda()`) name the CPU and whose tensor
+    attributes are on the CPU: the graph is exported on CPU stand-ins wherever it
+    runs (_concrete), and the compiled program's device is the target's."""
+    import copy
+    import torch
+    from torch.fx.node import map_aggregate
+
+    def needs(n) -> bool:
+        if n.op == "call_method" and n.target == "cuda":
+            return True
+        if n.op == "get_attr":
+            v = getattr(gm, n.target, None) if "." not in n.target else None
+            return isinstance(v, torch.Tensor) and v.device.type != "cpu"
+        found = []
+        map_aggregate((n.args, n.kwargs), lambda v: found.append(v) if _is_gpu_device(v) else None)
+        return bool(found)
+
+    if not any(needs(n) for n in gm.graph.nodes) and not any(
+            t.device.type != "cpu" for t in list(gm.parameters()) + list(gm.buffers())):
+        return gm
+    cpu = copy.deepcopy(gm)
+    for n in cpu.graph.nodes:
+        if n.op == "call_method" and n.target == "cuda":
+            n.target = "cpu"
+            n.args, n.kwargs = n.args[:1], {}
+            continue
+        fix = (lambda v: torch.device("cpu") if isinstance(v, torch.device) and _is_gpu_device(v)
+               else "cpu" if _is_gpu_device(v) else v)
+        n.args = map_aggregate(n.args, fix)
+        n.kwargs = map_aggregate(n.kwargs, fix)
+    cpu = cpu.to("cpu")
+    for n in cpu.graph.nodes:  # tensor attributes that are not parameters or buffers
+        if n.op == "get_attr" and "." not in n.target:
+            v = getattr(cpu, n.target, None)
+            if isinstance(v, torch.Tensor) and v.device.type != "cpu":
+                setattr(cpu, n.target, v.cpu())
+    cpu.recompile()
+    return cpu
+
+
 def _export(gm, example_inputs, plan: _Plan):
     import torch
     from torch.export import Dim
+
+    gm = _graph_on_cpu(gm)
 
     class GraphWrapper(torch.nn.Module):
         def __init__(self):
@@ -183,12 +243,25 @@ def _export(gm, example_inputs, plan: _Plan):
                                    strict=False)
 
 
+def _target_of(example_inputs) -> str:
+    """Where the graph runs: "cuda" when its tensors are on an NVIDIA GPU, "cpu"
+    when on the CPU; _Unsupported for a mix or another device."""
+    devices = {x.device.type for x in example_inputs if _is_tensor(x)}
+    if devices <= {"cpu"}:
+        return "cpu"
+    if devices == {"cuda"}:
+        import torch
+        if getattr(torch.version, "hip", None):
+            raise _Unsupported("a tensor on a ROCm GPU: the kiln backend runs on the CPU and NVIDIA GPUs")
+        return "cuda"
+    raise _Unsupported(f"tensors on {', '.join(sorted(devices))}: the kiln backend takes a graph "
+                       "whose tensors are all on the CPU or all on the GPU")
+
+
 def _export_checked(gm, example_inputs, debug: Optional[str]):
     """The graph's plan and ExportedProgram; raises _Unsupported for what the
-    backend cannot take (a non-CPU tensor, a non-tensor output)."""
-    for x in example_inputs:
-        if _is_tensor(x) and x.device.type != "cpu":
-            raise _Unsupported(f"a tensor on {x.device}: the kiln backend runs on the CPU")
+    backend cannot take (tensors on two devices, a non-tensor output)."""
+    _target_of(example_inputs)
     plan = _Plan(gm, example_inputs)
     t0 = time.perf_counter()
     import torch._dynamo
@@ -242,10 +315,10 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     before = compiler.compile_times()
     try:
         plan, ep = _export_checked(gm, example_inputs, debug)
-        module = compiler.compile(ep, use_cache=debug is None,
+        module = compiler.compile(ep, target=_target_of(example_inputs), use_cache=debug is None,
                                   debug_dir=os.path.join(debug, "kiln_ir") if debug else None)
     except (compiler.CompileError, _Unsupported, Exception) as e:  # noqa: B014
-        if _strict():
+        if _strict() and not _recorded(e):
             raise
         reason = _fallback(entry, kind, gid, e)
         if debug:
@@ -254,6 +327,7 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
         return gm.forward
     entry["compiled"] = True
     entry["reason"] = "compiled by kiln"
+    entry["outputs"] = len(module.outputs)
     if debug:
         _write_timings(debug, before)
 
@@ -264,6 +338,12 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
 
     run._kiln_module = module  # for tests and debugging
     return run
+
+
+def _recorded(e: BaseException) -> bool:
+    """A graph recorded for kiln.offline: it runs in eager for this run even under
+    KILN_STRICT, which is about graphs kiln cannot compile."""
+    return isinstance(e, compiler.NotCompiled) and e.recorded is not None
 
 
 def _needs_grad(gm, example_inputs) -> bool:
@@ -317,9 +397,31 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
             p = ep.state_dict.get(name)
             if p is not None and p.requires_grad:
                 raise _Unsupported(f"parameter '{name}' is held by the graph, not passed in")
-        kw = dict(use_cache=debug is None)
-        fwd = compiler.compile(ep, debug_dir=os.path.join(debug, "kiln_ir") if debug else None, **kw)
-        grad = compiler.compile(ep, grad=True, **kw)
+        kw = dict(use_cache=debug is None, target=_target_of(example_inputs))
+        fwd = grad = None
+        pending = None
+        # Both are asked for even when the first is not compiled yet, so a
+        # recording run (KILN_RECORD_DIR) records both.
+        try:
+            fwd = compiler.compile(ep, debug_dir=os.path.join(debug, "kiln_ir") if debug else None, **kw)
+        except compiler.NotCompiled as e:
+            pending = e
+        try:
+            grad = compiler.compile(ep, grad=True, **kw)
+        except compiler.NotCompiled as e:
+            pending = pending or e
+        if pending is not None:
+            raise pending
+    except compiler.NotCompiled as e:
+        if not _recorded(e) and _strict():
+            raise
+        # Recorded for kiln.offline: this run trains the graph in PyTorch eager.
+        entry["eager"] = True
+        reason = _fallback(entry, "training", gid, e)
+        if debug:
+            with open(os.path.join(debug, "fallback.txt"), "w") as f:
+                f.write(reason + "\n")
+        return gm.forward
     except (compiler.CompileError, _Unsupported, Exception) as e:  # noqa: B014
         # Not an eager fallback (so not an error under KILN_STRICT): AOTAutograd
         # hands kiln the forward and backward graphs instead.
@@ -353,6 +455,10 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
 OPTIONS = {
     "strict": "bool: a graph kiln cannot compile is an error instead of running in eager "
               "(as KILN_STRICT=1)",
+    "save_activations": "bool: training graphs go through AOTAutograd, whose partitioner "
+                        "chooses the activations the forward saves for the backward, and kiln "
+                        "compiles both graphs (default: kiln differentiates the graph itself and "
+                        "the backward recomputes the forward from the inputs)",
 }
 _options: Dict[str, Any] = {}
 
@@ -390,7 +496,8 @@ def summary() -> Dict[str, Any]:
     breaks = _graph_breaks()
     return {
         "graphs": len(_explanations) - len([e for e in _explanations
-                                            if e["kind"] == "training" and not e["compiled"]]),
+                                            if e["kind"] == "training" and not e["compiled"]
+                                            and not e.get("eager")]),
         "compiled": len([e for e in _explanations if e["compiled"]]),
         "eager": len(eager),
         "first_eager_reason": eager[0]["reason"] if eager else None,
@@ -403,7 +510,7 @@ def _ran_eager(entry: Dict[str, Any]) -> bool:
     """Whether a graph ran in PyTorch eager. A training graph kiln could not
     differentiate itself did not: AOTAutograd handed kiln its forward and backward
     graphs, which have entries of their own."""
-    return not entry["compiled"] and entry["kind"] != "training"
+    return entry.get("eager", False) or (not entry["compiled"] and entry["kind"] != "training")
 
 
 def _graph_breaks() -> Dict[str, int]:
@@ -433,9 +540,10 @@ def kiln_backend(gm, example_inputs, **kwargs):
     """The Dynamo backend registered as "kiln" (entry point torch_dynamo_backends)."""
     _check_options(kwargs)
     if _needs_grad(gm, example_inputs):
-        trained = _compile_training(gm, example_inputs)
-        if trained is not None:
-            return trained
+        if not _options.get("save_activations"):
+            trained = _compile_training(gm, example_inputs)
+            if trained is not None:
+                return trained
         from functorch.compile import make_boxed_func
         from torch._dynamo.backends.common import aot_autograd
 

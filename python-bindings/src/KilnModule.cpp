@@ -1,7 +1,7 @@
 //===- KilnModule.cpp - the `kiln._kiln` extension: runtime and dispatcher --===//
 //
 // Python's view of libkiln_runtime: loading and running compiled models through
-// the stable C ABI (tensors cross as DLPack-compatible arrays, without copies),
+// the stable C ABI (tensors, host or device, cross as DLPack arrays without copies),
 // and the op dispatcher (plugins, schemas, calls, fake shapes, backward
 // formulas, opcheck) for kiln.library. Compilation is not here: kiln.compile
 // runs kiln-compile, which keeps LLVM's process-wide state out of Python.
@@ -89,6 +89,34 @@ kiln::DType byName(const std::string &name) {
 
 /// A host array from Python (numpy, torch, anything with DLPack), CPU and C-contiguous.
 using HostArray = nb::ndarray<nb::device::cpu, nb::c_contig>;
+/// A C-contiguous array on the host or a GPU (its DLPack device says which).
+using AnyArray = nb::ndarray<nb::c_contig>;
+
+/// Where a model input lives, as the runtime names it; an empty string, or the
+/// reason kiln cannot take it: a GPU other than the model's, or a device index
+/// other than 0 (the runtime runs on each vendor's device 0 of the process).
+std::string deviceOf(const AnyArray &a, kiln_device_type_t model, kiln_device_type_t *out) {
+  int32_t type = a.device_type(), id = a.device_id();
+  if (type == nb::device::cpu::value || type == nb::device::cuda_host::value) {
+    *out = KILN_DEVICE_CPU;
+    return "";
+  }
+  const char *name = type == nb::device::cuda::value ? "cuda" : type == nb::device::rocm::value ? "rocm" : nullptr;
+  kiln_device_type_t dev = type == nb::device::cuda::value   ? KILN_DEVICE_CUDA
+                           : type == nb::device::rocm::value ? KILN_DEVICE_HIP
+                                                             : KILN_DEVICE_CPU;
+  if (!name)
+    return "an array on DLPack device type " + std::to_string(type) + ", which kiln cannot read";
+  if (dev != model)
+    return std::string("a ") + name + " array, but the model runs on " +
+           (model == KILN_DEVICE_CPU ? "the CPU" : model == KILN_DEVICE_CUDA ? "CUDA" : "HIP") +
+           " (compile it with target=\"" + (dev == KILN_DEVICE_CUDA ? "cuda" : "rocm") + "\")";
+  if (id != 0)
+    return std::string("an array on ") + name + ":" + std::to_string(id) +
+           "; kiln runs on device 0 of the process (pick the GPU with CUDA_VISIBLE_DEVICES)";
+  *out = dev;
+  return "";
+}
 
 std::vector<int64_t> shapeOf(const HostArray &a) {
   std::vector<int64_t> s(a.ndim());
@@ -168,48 +196,149 @@ public:
   std::vector<ValueInfo> outputs() const { return infos(kiln_model_num_outputs(m_), kiln_model_output_info); }
   std::vector<ValueInfo> params() const { return infos(kiln_model_num_params(m_), kiln_model_param_info); }
 
-  /// Runs with borrowed inputs; outputs are fresh arrays that own their runtime tensors.
+  std::string device() const {
+    switch (kiln_model_device(m_)) {
+    case KILN_DEVICE_CUDA: return "cuda";
+    case KILN_DEVICE_HIP: return "hip";
+    default: return "cpu";
+    }
+  }
+
+  /// Runs with borrowed inputs (host arrays, or device arrays of the model's
+  /// GPU, used in place); outputs are fresh arrays that own their runtime
+  /// tensors: NumPy arrays on the host, DLPack arrays on the device when
+  /// `device_outputs`. `stream` is the GPU stream to queue the call on (0: the
+  /// runtime's own, waited for).
   /// `rngState` ([seed, offset]): replay that run's random numbers; `rngUsed`
   /// receives the state the run used (both optional, int64 arrays of 2).
-  std::vector<nb::ndarray<nb::numpy>> run(const std::vector<HostArray> &inputs,
-                                          std::optional<RngArray> rngState, std::optional<RngArray> rngUsed) {
-    size_t nin = inputs.size(), nout = kiln_model_num_outputs(m_);
-    std::vector<kiln_tensor_t> in(nin, nullptr), out(nout, nullptr);
+  std::vector<nb::object> run(const std::vector<AnyArray> &inputs, uintptr_t stream, bool deviceOutputs,
+                              bool cudaGraphs, std::optional<RngArray> rngState, std::optional<RngArray> rngUsed) {
+    size_t nin = inputs.size();
+    kiln_device_type_t modelDevice = kiln_model_device(m_);
+    std::vector<kiln_tensor_t> in(nin, nullptr);
     auto releaseAll = [&](std::vector<kiln_tensor_t> &v) {
       for (kiln_tensor_t t : v)
         kiln_tensor_release(t);
     };
     for (size_t i = 0; i < nin; ++i) {
-      std::vector<int64_t> shape = shapeOf(inputs[i]);
-      kiln_status_t st = kiln_tensor_wrap(inputs[i].data(), (kiln_dtype_t)fromDL(inputs[i].dtype()),
-                                          shape.size(), shape.data(), nullptr, nullptr, &in[i]);
+      const AnyArray &a = inputs[i];
+      std::vector<int64_t> shape(a.ndim());
+      for (size_t d = 0; d < a.ndim(); ++d)
+        shape[d] = (int64_t)a.shape(d);
+      kiln_device_type_t dev;
+      std::string why = deviceOf(a, modelDevice, &dev);
+      if (!why.empty()) {
+        releaseAll(in);
+        raise("input " + std::to_string(i) + ": " + why);
+      }
+      kiln::DType dt;
+      try {
+        dt = fromDL(a.dtype());
+      } catch (...) {
+        releaseAll(in);
+        throw;
+      }
+      kiln_status_t st = kiln_tensor_wrap_device(a.data(), dev, (kiln_dtype_t)dt, shape.size(), shape.data(),
+                                                 nullptr, nullptr, &in[i]);
       if (st) {
         releaseAll(in);
         check(st);
       }
     }
+    return runWrapped(in, stream, deviceOutputs, cudaGraphs, rngState, rngUsed);
+  }
+
+  /// run() for tensors given as raw addresses (a framework's data pointers),
+  /// shapes and dtype names, all on `device` ("cpu", or the model's GPU), C-contiguous:
+  /// no DLPack capsule per tensor, which matters for graphs with many inputs.
+  std::vector<nb::object> runPointers(const std::vector<uintptr_t> &ptrs,
+                                      const std::vector<std::vector<int64_t>> &shapes,
+                                      const std::vector<std::string> &dtypes, const std::string &device,
+                                      uintptr_t stream, bool deviceOutputs, bool cudaGraphs,
+                                      std::optional<RngArray> rngState, std::optional<RngArray> rngUsed) {
+    size_t nin = ptrs.size();
+    if (shapes.size() != nin || dtypes.size() != nin)
+      raise("run_pointers: " + std::to_string(nin) + " pointers, " + std::to_string(shapes.size()) +
+            " shapes and " + std::to_string(dtypes.size()) + " dtypes");
+    kiln_device_type_t dev = device == "cpu"    ? KILN_DEVICE_CPU
+                             : device == "cuda" ? KILN_DEVICE_CUDA
+                             : device == "hip"  ? KILN_DEVICE_HIP
+                                                : (kiln_device_type_t)-1;
+    if ((int)dev < 0)
+      raise("run_pointers: unknown device '" + device + "' (cpu, cuda or hip)");
+    if (dev != KILN_DEVICE_CPU && dev != kiln_model_device(m_))
+      raise("run_pointers: " + device + " tensors, but the model runs on " + this->device());
+    std::vector<kiln_tensor_t> in(nin, nullptr);
+    for (size_t i = 0; i < nin; ++i) {
+      kiln::DType dt;
+      try {
+        dt = byName(dtypes[i]);
+      } catch (...) {
+        for (kiln_tensor_t t : in)
+          kiln_tensor_release(t);
+        throw;
+      }
+      kiln_status_t st = kiln_tensor_wrap_device(reinterpret_cast<void *>(ptrs[i]), dev, (kiln_dtype_t)dt,
+                                                 shapes[i].size(), shapes[i].data(), nullptr, nullptr, &in[i]);
+      if (st) {
+        for (kiln_tensor_t t : in)
+          kiln_tensor_release(t);
+        check(st);
+      }
+    }
+    return runWrapped(in, stream, deviceOutputs, cudaGraphs, rngState, rngUsed);
+  }
+
+private:
+  /// Runs on wrapped inputs (released here) and hands the outputs back as arrays.
+  std::vector<nb::object> runWrapped(std::vector<kiln_tensor_t> &in, uintptr_t stream, bool deviceOutputs,
+                                     bool cudaGraphs, std::optional<RngArray> &rngState,
+                                     std::optional<RngArray> &rngUsed) {
+    size_t nin = in.size(), nout = kiln_model_num_outputs(m_);
+    kiln_device_type_t modelDevice = kiln_model_device(m_);
+    std::vector<kiln_tensor_t> out(nout, nullptr);
+    auto releaseAll = [&](std::vector<kiln_tensor_t> &v) {
+      for (kiln_tensor_t t : v)
+        kiln_tensor_release(t);
+    };
+    kiln_run_options_t opts;
+    kiln_run_options_init(&opts);
+    opts.stream = reinterpret_cast<void *>(stream);
+    opts.cuda_graphs = cudaGraphs ? 1 : 0;
+    if (deviceOutputs) {
+      if (modelDevice == KILN_DEVICE_CPU) {
+        releaseAll(in);
+        raise("device_outputs: this model runs on the CPU");
+      }
+      opts.output_device = modelDevice;
+    }
     kiln_status_t st;
     {
-      nb::gil_scoped_release noGil; // the model is thread-safe; inputs stay alive in `inputs`
-      kiln_run_options_t ro;
-      kiln_run_options_init(&ro);
-      ro.rng_state = rngState ? rngState->data() : nullptr;
-      ro.rng_state_used = rngUsed ? rngUsed->data() : nullptr;
-      st = kiln_model_run_with_options(m_, &ro, in.data(), nin, out.data(), nout);
+      nb::gil_scoped_release noGil; // the model is thread-safe; the caller keeps the inputs alive
+      opts.rng_state = rngState ? rngState->data() : nullptr;
+      opts.rng_state_used = rngUsed ? rngUsed->data() : nullptr;
+      st = kiln_model_run_with_options(m_, &opts, in.data(), nin, out.data(), nout);
     }
     releaseAll(in);
     check(st);
-    std::vector<nb::ndarray<nb::numpy>> result;
+    std::vector<nb::object> result;
     for (kiln_tensor_t t : out) {
       nb::capsule owner(t, [](void *p) noexcept { kiln_tensor_release((kiln_tensor_t)p); });
       std::vector<size_t> shape(kiln_tensor_sizes(t), kiln_tensor_sizes(t) + kiln_tensor_rank(t));
-      result.emplace_back(kiln_tensor_data(t), shape.size(), shape.data(), owner, nullptr,
-                          entryOf((kiln::DType)kiln_tensor_dtype(t)).dl);
+      nb::dlpack::dtype dt = entryOf((kiln::DType)kiln_tensor_dtype(t)).dl;
+      kiln_device_type_t dev = kiln_tensor_device(t);
+      if (dev == KILN_DEVICE_CPU) {
+        result.push_back(nb::cast(nb::ndarray<nb::numpy>(kiln_tensor_data(t), shape.size(), shape.data(),
+                                                         owner, nullptr, dt)));
+      } else {
+        int32_t type = dev == KILN_DEVICE_CUDA ? nb::device::cuda::value : nb::device::rocm::value;
+        result.push_back(nb::cast(nb::ndarray<>(kiln_tensor_data(t), shape.size(), shape.data(), owner,
+                                                nullptr, dt, type, 0)));
+      }
     }
     return result;
   }
 
-private:
   template <typename F> std::vector<ValueInfo> infos(size_t n, F query) const {
     std::vector<ValueInfo> v;
     for (size_t i = 0; i < n; ++i) {
@@ -458,11 +587,21 @@ NB_MODULE(_kiln, m) {
       .def_prop_ro("inputs", &Model::inputs)
       .def_prop_ro("outputs", &Model::outputs)
       .def_prop_ro("params", &Model::params)
+      .def_prop_ro("device", &Model::device, "where the model's code runs: cpu, cuda or hip")
       .def_prop_ro("is_random", &Model::isRandom, "the program draws random numbers (dropout, rand, ...)")
-      .def("run", &Model::run, "inputs"_a, "rng_state"_a = nb::none(), "rng_state_used"_a = nb::none(),
-           "Runs the model on C-contiguous CPU arrays; returns NumPy arrays that share the "
-           "runtime's output buffers. rng_state (int64 [seed, offset]) replays the random numbers "
-           "of the run that used it; rng_state_used receives the state this run used.");
+      .def("run", &Model::run, "inputs"_a, "stream"_a = 0, "device_outputs"_a = false,
+           "cuda_graphs"_a = true, "rng_state"_a = nb::none(), "rng_state_used"_a = nb::none(),
+           "Runs the model on C-contiguous arrays (CPU, or the GPU of a GPU model, used in "
+           "place); returns arrays that share the runtime's output buffers: NumPy arrays on the "
+           "host, or DLPack arrays on the device with device_outputs. stream: the CUstream (or "
+           "hipStream_t) to queue the call on, 0 for the runtime's own (waited for). rng_state "
+           "(int64 [seed, offset]) replays the random numbers of the run that used it; "
+           "rng_state_used receives the state this run used.")
+      .def("run_pointers", &Model::runPointers, "pointers"_a, "shapes"_a, "dtypes"_a, "device"_a,
+           "stream"_a = 0, "device_outputs"_a = false, "cuda_graphs"_a = true,
+           "run() for C-contiguous tensors given as data addresses, shapes and dtype names "
+           "(float32, int64, ...) on one device (cpu, or the model's GPU); the caller keeps them "
+           "alive and unchanged until the call's work is done (in `stream`'s order).");
 
   nb::class_<OpInfo>(m, "OpInfo")
       .def_ro("name", &OpInfo::name)

@@ -142,3 +142,31 @@ def test_graph_kiln_cannot_differentiate_goes_through_aot_autograd():
     assert len(training) == 1 and not training[0]["compiled"]
     assert "msort" in training[0]["reason"], training[0]
     assert {"forward", "backward"} <= {e["kind"] for e in entries if e["compiled"]}
+
+
+def test_save_activations_keeps_them_between_forward_and_backward():
+    """options={"save_activations": True}: AOTAutograd's partitioner chooses what the
+    forward saves, kiln compiles the forward graph (which returns those activations)
+    and the backward graph (which takes them), and the steps match eager's."""
+    eager = _model()
+    compiled_model = copy.deepcopy(eager)
+    compiled = torch.compile(compiled_model, backend="kiln", options={"save_activations": True})
+    opt_e = torch.optim.AdamW(eager.parameters(), lr=1e-2)
+    opt_c = torch.optim.AdamW(compiled_model.parameters(), lr=1e-2)
+    torch.manual_seed(1)
+    before = len(kiln.dynamo.explanations())
+    losses_e, losses_c = [], []
+    for _ in range(5):
+        x, t = torch.randn(8, 16), torch.randn(8, 4)
+        for model, opt, losses in ((eager, opt_e, losses_e), (compiled, opt_c, losses_c)):
+            loss = torch.nn.functional.mse_loss(model(x), t)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    torch.testing.assert_close(torch.tensor(losses_c), torch.tensor(losses_e), rtol=1e-4, atol=1e-5)
+    entries = kiln.dynamo.explanations()[before:]
+    assert [e["kind"] for e in entries] == ["forward", "backward"], entries
+    assert all(e["compiled"] for e in entries), entries
+    # The forward returns the loss's input and the activations it saves.
+    assert entries[0]["outputs"] > 1, entries

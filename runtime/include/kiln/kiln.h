@@ -139,6 +139,14 @@ KILN_API size_t kiln_tensor_nbytes(kiln_tensor_t tensor);
 /// (1.1) Where the tensor's data lives; kiln_tensor_data of a CUDA tensor is a
 /// device pointer. Thread-safe.
 KILN_API kiln_device_type_t kiln_tensor_device(kiln_tensor_t tensor);
+/// (1.6) kiln_tensor_wrap for memory on `device`: `data` is a device pointer
+/// (of the CUDA driver's device 0 primary context, or HIP's device 0), laid out
+/// C-contiguously; a GPU model takes such a tensor in place, without a copy.
+/// KILN_DEVICE_CPU makes it kiln_tensor_wrap. The memory is not touched here;
+/// the same ownership rules as kiln_tensor_wrap hold. Thread-safe.
+KILN_API kiln_status_t kiln_tensor_wrap_device(void *data, kiln_device_type_t device, kiln_dtype_t dtype,
+                                               size_t rank, const int64_t *sizes, kiln_deleter_fn deleter,
+                                               void *user, kiln_tensor_t *out);
 /// (1.1) A new contiguous copy of `src` on `device`. `stream` (a CUstream or,
 /// from 1.3, a hipStream_t; NULL for the calling thread's own stream of that
 /// device) orders a copy to or on a GPU; copies between two GPU vendors are

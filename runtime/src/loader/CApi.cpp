@@ -136,6 +136,31 @@ struct kiln_model {
   }
 };
 
+/// kiln_tensor_wrap on a device (CPU or a GPU): `who` names the entry in errors.
+static kiln_status_t wrapOn(const char *who, void *data, kiln::Device device, kiln_dtype_t dtype, size_t rank,
+                            const int64_t *sizes, kiln_deleter_fn deleter, void *user, kiln_tensor_t *out) {
+  return guarded([&] {
+    if (!out) invalid(std::string(who) + ": out is NULL");
+    if (!validDType(dtype)) invalid(std::string(who) + ": unknown dtype " + std::to_string((int)dtype));
+    auto v = checkedSizes(who, rank, sizes);
+    int64_t numel = 1;
+    for (int64_t s : v) numel *= s;
+    if (!data && numel) invalid(std::string(who) + ": data is NULL for a non-empty tensor");
+    kiln::Storage::Deleter d;
+    if (deleter) d = [deleter, user](void *p) { deleter(p, user); };
+    // Build everything that can throw before the deleter is handed over, so a
+    // failure leaves ownership with the caller as documented.
+    auto *h = new kiln_tensor;
+    try {
+      h->tensor = kiln::Tensor::fromBlob(data, v, (kiln::DType)dtype, std::move(d), device);
+    } catch (...) {
+      delete h;
+      throw;
+    }
+    *out = h;
+  });
+}
+
 extern "C" {
 
 uint32_t kiln_abi_version(void) {
@@ -184,26 +209,7 @@ kiln_status_t kiln_tensor_create(kiln_dtype_t dtype, size_t rank, const int64_t 
 
 kiln_status_t kiln_tensor_wrap(void *data, kiln_dtype_t dtype, size_t rank, const int64_t *sizes,
                                kiln_deleter_fn deleter, void *user, kiln_tensor_t *out) {
-  return guarded([&] {
-    if (!out) invalid("kiln_tensor_wrap: out is NULL");
-    if (!validDType(dtype)) invalid("kiln_tensor_wrap: unknown dtype " + std::to_string((int)dtype));
-    auto v = checkedSizes("kiln_tensor_wrap", rank, sizes);
-    int64_t numel = 1;
-    for (int64_t s : v) numel *= s;
-    if (!data && numel) invalid("kiln_tensor_wrap: data is NULL for a non-empty tensor");
-    kiln::Storage::Deleter d;
-    if (deleter) d = [deleter, user](void *p) { deleter(p, user); };
-    // Build everything that can throw before the deleter is handed over, so a
-    // failure leaves ownership with the caller as documented.
-    auto *h = new kiln_tensor;
-    try {
-      h->tensor = kiln::Tensor::fromBlob(data, v, (kiln::DType)dtype, std::move(d));
-    } catch (...) {
-      delete h;
-      throw;
-    }
-    *out = h;
-  });
+  return wrapOn("kiln_tensor_wrap", data, kiln::Device{}, dtype, rank, sizes, deleter, user, out);
 }
 
 void kiln_tensor_retain(kiln_tensor_t t) {
@@ -415,6 +421,14 @@ kiln_status_t kiln_device_check(kiln_device_type_t device) {
     std::string why;
     if (!kiln::gpu::available(d, &why)) throw kiln::Error(KILN_STATUS_DEVICE_ERROR, why);
   });
+}
+
+kiln_status_t kiln_tensor_wrap_device(void *data, kiln_device_type_t device, kiln_dtype_t dtype, size_t rank,
+                                      const int64_t *sizes, kiln_deleter_fn deleter, void *user,
+                                      kiln_tensor_t *out) {
+  kiln::Device d;
+  if (kiln_status_t st = guarded([&] { d.type = fromC(device, "kiln_tensor_wrap_device"); })) return st;
+  return wrapOn("kiln_tensor_wrap_device", data, d, dtype, rank, sizes, deleter, user, out);
 }
 
 kiln_device_type_t kiln_tensor_device(kiln_tensor_t t) {

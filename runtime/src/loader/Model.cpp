@@ -150,11 +150,6 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   // blob is read-only and shared by every load of the .so).
   for (size_t ai : m->manifest_.updateArgs)
     if (m->manifest_.args[ai].isWeight()) m->weights_[ai] = m->weights_[ai].clone();
-  if (!m->manifest_.updates.empty() && m->manifest_.device != DeviceType::CPU)
-    throw Error(KILN_STATUS_UNIMPLEMENTED, "model '" + path + "' mutates state (" +
-                                               valueKindName(m->manifest_.updates[0].kind) + " '" +
-                                               m->manifest_.updates[0].name +
-                                               "'), which kiln supports on CPU models only");
   if (m->manifest_.device == DeviceType::CUDA || m->manifest_.device == DeviceType::HIP)
     m->prepareGPU(moduleLoadError);
   return m;
@@ -186,8 +181,10 @@ void Model::prepareGPU(const std::string &moduleLoadError) {
     for (const ManifestDim &d : v.dims) isStatic &= d.isStatic();
   for (const ManifestValue &v : manifest_.outputs)
     for (const ManifestDim &d : v.dims) isStatic &= d.isStatic();
-  // A graph would replay one run's generator state: random models launch.
-  if (isStatic && rngArg_ < 0) graphs_ = std::make_shared<GraphCache>();
+  // A graph would replay one run's generator state: random models launch. A
+  // model that writes state back into its inputs or weights runs kernel by
+  // kernel too: the writes go to the caller's tensors, which a graph cannot name.
+  if (isStatic && rngArg_ < 0 && manifest_.updates.empty()) graphs_ = std::make_shared<GraphCache>();
 }
 
 int64_t resolveSeed(int64_t seed) {
@@ -534,6 +531,9 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   std::string deviceError;
   std::vector<int64_t> result;
   std::vector<gpu::PoolEvent> allocations;
+  // A model that mutates state runs one call at a time, as on the CPU.
+  std::unique_lock<std::mutex> stateLock(stateMutex_, std::defer_lock);
+  if (!manifest_.updates.empty()) stateLock.lock();
   {
     gpu::AllocationRecorder recorder;
     gpu::LaunchScope scope(*b, stream);
@@ -541,7 +541,21 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
     deviceError = scope.error();
     allocations = recorder.events();
   }
-  std::vector<Tensor> outs = collectOutputs(result, bound, argAllocations, stream, deviceError, nullptr);
+  std::vector<Tensor> updates;
+  std::vector<Tensor> outs = collectOutputs(result, bound, argAllocations, stream, deviceError, &updates);
+  // The new state goes into the caller's input (on the device in stream
+  // order, or back to the host) or the model's device copy of a weight.
+  for (size_t ui = 0; ui < updates.size(); ++ui) {
+    if (!updates[ui].defined()) continue;
+    size_t ai = manifest_.updateArgs[ui];
+    Tensor target = manifest_.args[ai].kind == ValueKind::Input
+                        ? inputs[std::find(inputArgs_.begin(), inputArgs_.end(), ai) - inputArgs_.begin()]
+                        : weights_[ai];
+    if (target.device().type == DeviceType::CPU)
+      target.copyFrom(gpu::toHost(*b, updates[ui], stream));
+    else
+      gpu::copyInto(*b, target, updates[ui], stream);
+  }
   // The first successful run of a static-shape model captures its graph for
   // the next runs (capturing queues no work).
   if (graphLock.owns_lock()) captureGraph(allocations, stream);
@@ -614,12 +628,18 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
     if (!r.aligned)
       throw Error(KILN_STATUS_INTERNAL, who + ": the model entry failed (returned no buffer)");
     auto it = owned.find(r.allocated);
+    Device where = onGPU ? Device{manifest_.device, 0} : Device{};
     std::shared_ptr<Storage> storage =
-        it != owned.end() ? it->second : std::make_shared<Storage>(r.aligned, 0, Device{}, nullptr);
+        it != owned.end() ? it->second : std::make_shared<Storage>(r.aligned, 0, where, nullptr);
     int64_t elemOffset = (static_cast<char *>(r.aligned) - static_cast<char *>(storage->data())) /
                              (int64_t)dtypeSize(u.dtype) + r.offset;
     Tensor view = Tensor::view(storage, elemOffset, r.sizes, r.strides, u.dtype);
-    updates->push_back(it == owned.end() ? view.clone() : view);
+    if (onGPU && !view.isContiguous())
+      throw Error(KILN_STATUS_INTERNAL, who + " is strided on the device");
+    if (it != owned.end())
+      updates->push_back(view);
+    else  // it aliases an argument: copied before the argument is overwritten
+      updates->push_back(onGPU ? gpu::cloneOnDevice(*b, view, stream) : view.clone());
   }
   for (size_t oi = 0; oi < manifest_.outputs.size(); ++oi) {
     const Raw &r = raws[oi];

@@ -192,6 +192,18 @@ TEST_F(FakeModel, WrongDType) {
   EXPECT_EQ(st.message(), "input 0 (\"x\"): dtype is f64, expected f32");
 }
 
+TEST_F(FakeModel, DeviceTensorIsRefusedByACpuModel) {
+  // A GPU pointer handed to a CPU model is refused before anything reads it.
+  int64_t s[] = {2, 4};
+  kiln_tensor_t x = nullptr;
+  ASSERT_EQ(kiln_tensor_wrap_device(reinterpret_cast<void *>(uintptr_t(0x7f0000001000)), KILN_DEVICE_CUDA,
+                                    KILN_DTYPE_F32, 2, s, nullptr, nullptr, &x),
+            nullptr);
+  Status st = runExpectingError({x, f32({2})});
+  EXPECT_EQ(st.code(), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(st.message(), "input 0 (\"x\"): tensor is on device cuda, expected cpu");
+}
+
 TEST_F(FakeModel, WrongRank) {
   Status st = runExpectingError({f32({2, 4, 1}), f32({2})});
   EXPECT_EQ(st.code(), KILN_STATUS_INVALID_ARGUMENT);

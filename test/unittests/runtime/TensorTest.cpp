@@ -155,6 +155,50 @@ TEST(CApiTensor, WrapFailureKeepsOwnership) {
   EXPECT_EQ(t, nullptr);
 }
 
+TEST(CApiTensor, WrapDeviceKeepsPointerAndDevice) {
+  // The memory is never touched, so any address stands for a device pointer.
+  static int calls;
+  calls = 0;
+  int64_t sizes[] = {2, 3};
+  void *fake = reinterpret_cast<void *>(uintptr_t(0x7f0000001000));
+  kiln_tensor_t t = nullptr;
+  ASSERT_EQ(kiln_tensor_wrap_device(fake, KILN_DEVICE_CUDA, KILN_DTYPE_F32, 2, sizes,
+                                    [](void *p, void *user) { ++calls; }, nullptr, &t),
+            nullptr);
+  EXPECT_EQ(kiln_tensor_device(t), KILN_DEVICE_CUDA);
+  EXPECT_EQ(kiln_tensor_data(t), fake);
+  EXPECT_EQ(kiln_tensor_nbytes(t), 24u);
+  EXPECT_EQ(kiln_tensor_rank(t), 2u);
+  kiln_tensor_release(t);
+  EXPECT_EQ(calls, 1);
+
+  // KILN_DEVICE_CPU is kiln_tensor_wrap.
+  float host[6] = {};
+  ASSERT_EQ(kiln_tensor_wrap_device(host, KILN_DEVICE_CPU, KILN_DTYPE_F32, 2, sizes, nullptr, nullptr, &t),
+            nullptr);
+  EXPECT_EQ(kiln_tensor_device(t), KILN_DEVICE_CPU);
+  kiln_tensor_release(t);
+}
+
+TEST(CApiTensor, WrapDeviceRejectsBadArguments) {
+  static int calls;
+  calls = 0;
+  int64_t sizes[] = {4};
+  kiln_tensor_t t = nullptr;
+  kiln_status_t st = kiln_tensor_wrap_device(reinterpret_cast<void *>(uintptr_t(0x1000)), (kiln_device_type_t)7,
+                                             KILN_DTYPE_F32, 1, sizes, [](void *, void *) { ++calls; }, nullptr, &t);
+  EXPECT_EQ(kiln_status_code(st), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(kiln_status_message(st), "kiln_tensor_wrap_device: unknown device 7");
+  kiln_status_free(st);
+  st = kiln_tensor_wrap_device(nullptr, KILN_DEVICE_CUDA, KILN_DTYPE_F32, 1, sizes,
+                               [](void *, void *) { ++calls; }, nullptr, &t);
+  EXPECT_EQ(kiln_status_code(st), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(kiln_status_message(st), "kiln_tensor_wrap_device: data is NULL for a non-empty tensor");
+  kiln_status_free(st);
+  EXPECT_EQ(calls, 0);  // ownership stays with the caller on failure
+  EXPECT_EQ(t, nullptr);
+}
+
 TEST(CApiTensor, NullHandlesAreHarmless) {
   kiln_tensor_retain(nullptr);
   kiln_tensor_release(nullptr);
