@@ -599,6 +599,7 @@ NB_MODULE(_kiln, m) {
            "rng_state_used receives the state this run used.")
       .def("run_pointers", &Model::runPointers, "pointers"_a, "shapes"_a, "dtypes"_a, "device"_a,
            "stream"_a = 0, "device_outputs"_a = false, "cuda_graphs"_a = true,
+           "rng_state"_a = nb::none(), "rng_state_used"_a = nb::none(),
            "run() for C-contiguous tensors given as data addresses, shapes and dtype names "
            "(float32, int64, ...) on one device (cpu, or the model's GPU); the caller keeps them "
            "alive and unchanged until the call's work is done (in `stream`'s order).");
