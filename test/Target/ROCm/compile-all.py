@@ -10,7 +10,7 @@ architecture and the host's launches. A model that does not compile for ROCm
 is compiled for the CPU: if that fails too, the model is beyond what kiln
 compiles at all (an op without a lowering), which is reported and is not a
 ROCm failure; if the CPU compile succeeds, the ROCm backend is at fault.
-Prints one line per model (PASS / NOT-COMPILED-FOR-CPU-EITHER / FAIL) and
+Prints one line per model (PASS / NOT-COMPILED-FOR-CPU-EITHER / KNOWN-GAP / FAIL) and
 exits 1 if any failed. kiln-compile comes from PATH. Every compile loads the
 --plugin libraries (custom ops, which run on the host between kernels).
 """
@@ -21,6 +21,15 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Models that compile for the CPU but not yet for a GPU, with the reason. Each
+# is reported as KNOWN-GAP; one that compiles after all fails the run, so the
+# list cannot outlive the gap.
+KNOWN_GPU_GAPS = {
+    "rnn_dyn": "the default IR's LSTM/GRU time loop carries fresh buffers from step to step, "
+               "which the GPU host code cannot keep on the host yet ('scf.for' op reads or "
+               "writes a device buffer on the host)",
+}
 
 
 def run(cmd):
@@ -47,6 +56,13 @@ def main():
             name = os.path.basename(os.path.dirname(pt2)) + os.path.basename(pt2)[len("model"):-len(".pt2")]
             base = os.path.join(a.out, name)
             rc, out = run(["kiln-compile", pt2, *plugins, "--target=rocm", "--gpu-arch=" + a.arch, "-o", base + ".so"])
+            if name in KNOWN_GPU_GAPS:
+                if rc == 0:
+                    failed += 1
+                    print("FAIL %s: listed in KNOWN_GPU_GAPS but compiles now: remove it" % name)
+                else:
+                    print("KNOWN-GAP %s: %s" % (name, KNOWN_GPU_GAPS[name]))
+                continue
             if rc != 0:
                 crc, cout = run(["kiln-compile", pt2, *plugins, "--emit=obj", "-o", base + ".cpu.o"])
                 if crc != 0:
