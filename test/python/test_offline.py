@@ -149,9 +149,9 @@ torch.manual_seed(0)
 class M(torch.nn.Module):
     def __init__(self):
         super().__init__()
-        self.l1, self.l2 = torch.nn.Linear(16, 32), torch.nn.Linear(4, 4)
-    def forward(self, x):  # topk: no reverse rule in kiln, so AOTAutograd's graphs
-        return self.l2(torch.topk(torch.relu(self.l1(x)), 4, dim=1).values)
+        self.l1, self.l2 = torch.nn.Linear(16, 32), torch.nn.Linear(32, 4)
+    def forward(self, x):  # msort: no reverse rule in kiln, so AOTAutograd's graphs
+        return self.l2(torch.msort(torch.relu(self.l1(x))))
 m = M()
 f = torch.compile(m, backend="kiln")
 x, t = torch.randn(8, 16), torch.randn(8, 4)
@@ -164,7 +164,7 @@ print(json.dumps({"loss": loss.item(), "grad": m.l1.weight.grad.sum().item(),
 
 
 def test_a_failed_offline_compile_sends_the_next_recording_down_the_other_road(tmp_path, runtime_only):
-    """kiln cannot differentiate topk: the offline compile records the failure in
+    """kiln cannot differentiate msort: the offline compile records the failure in
     the cache, the next recording run then goes through AOTAutograd (as a compiler
     error would make it) and records those graphs, and the third run is all kiln."""
     rec, cache = tmp_path / "rec", tmp_path / "cache"
@@ -182,7 +182,7 @@ def test_a_failed_offline_compile_sends_the_next_recording_down_the_other_road(t
     first = run(KILN_RECORD_DIR=rec, KILN_STRICT=1)  # forward and value-and-gradient recorded
     c = offline()
     assert c.returncode == 1 and "1 compiled, 0 already cached, 1 failed" in c.stdout, c.stdout + c.stderr
-    assert "topk" in c.stdout
+    assert "msort" in c.stdout
     run(KILN_RECORD_DIR=rec, KILN_STRICT=1)  # the failure is known: AOTAutograd's graphs recorded
     c = offline()
     assert "2 compiled" in c.stdout and "1 failed" not in c.stdout, c.stdout + c.stderr
