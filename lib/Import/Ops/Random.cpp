@@ -105,6 +105,17 @@ LogicalResult bindValues(GraphImporter &g, const Object &n, Location loc, ArrayR
   return success();
 }
 
+/// The sizes a random op draws: its `size` argument, or with `like` the sizes
+/// of its `self` tensor (the _like forms).
+LogicalResult drawnSizes(GraphImporter &g, const Object &n, bool like, Location loc,
+                         SmallVector<int64_t> &statics, SmallVector<Value> &dynamic) {
+  if (!like)
+    return g.symIntsArg(n, "size", statics, dynamic, loc);
+  KILN_TRY(x, g.tensorArg(n, "self", loc));
+  sizesOf(g, *x, loc, statics, dynamic);
+  return success();
+}
+
 /// rand/randn (sizes from `size`) and rand_like/randn_like (sizes of `self`):
 /// the node's result type decides the dtype.
 GraphImporter::Handler drawHandler(GraphImporter &g, bool like, StringRef distribution) {
@@ -112,12 +123,8 @@ GraphImporter::Handler drawHandler(GraphImporter &g, bool like, StringRef distri
   return [&g, like, dist](const Object &n, Location loc) -> LogicalResult {
     SmallVector<int64_t> statics;
     SmallVector<Value> dynamic;
-    if (like) {
-      KILN_TRY(x, g.tensorArg(n, "self", loc));
-      sizesOf(g, *x, loc, statics, dynamic);
-    } else if (failed(g.symIntsArg(n, "size", statics, dynamic, loc))) {
+    if (failed(drawnSizes(g, n, like, loc, statics, dynamic)))
       return failure();
-    }
     KILN_TRY(rty, g.firstTensorResult(n, loc));
     if (!isa<FloatType>(rty->getElementType()))
       return g.fail(loc, "aten." + std::string(dist == "normal" ? "randn" : "rand") +
@@ -209,12 +216,8 @@ void registerRandomHandlers(GraphImporter &g) {
                              " >= to=" + std::to_string(*high));
     SmallVector<int64_t> statics;
     SmallVector<Value> dynamic;
-    if (like) {
-      KILN_TRY(x, g.tensorArg(n, "self", loc));
-      sizesOf(g, *x, loc, statics, dynamic);
-    } else if (failed(g.symIntsArg(n, "size", statics, dynamic, loc))) {
+    if (failed(drawnSizes(g, n, like, loc, statics, dynamic)))
       return failure();
-    }
     KILN_TRY(rty, g.firstTensorResult(n, loc));
     auto f64 = RankedTensorType::get(rty->getShape(), g.b.getF64Type());
     KILN_TRY(u, draw(g, loc, f64, statics, dynamic, "uniform"));

@@ -5,24 +5,6 @@
 
 namespace kiln::importer {
 
-/// The names of a node's tensor outputs, in order.
-static SmallVector<std::string> outputNames(const Object &n) {
-  SmallVector<std::string> names;
-  if (const Array *outs = n.getArray("outputs"))
-    for (const json::Value &o : *outs) {
-      const Object *obj = o.getAsObject();
-      if (!obj)
-        continue;
-      if (const Object *t = obj->getObject("as_tensor"))
-        names.push_back(t->getString("name").value_or("").str());
-      if (const Array *ts = obj->getArray("as_tensors"))
-        for (const json::Value &t : *ts)
-          if (const Object *to = t.getAsObject())
-            names.push_back(to->getString("name").value_or("").str());
-    }
-  return names;
-}
-
 /// The names of the tensors argument `arg` of node `n` lists (or holds).
 static SmallVector<std::string> argTensorNames(const Object &n, StringRef arg) {
   SmallVector<std::string> names;
@@ -47,7 +29,7 @@ static SmallVector<std::string> argTensorNames(const Object &n, StringRef arg) {
 /// Gives a recurrent node's final states (outputs 1..) the sizes of its
 /// initial states (argument hx), as ATen defines them.
 static void correctStateSizes(GraphImporter &g, const Object &n) {
-  SmallVector<std::string> outs = outputNames(n), states = argTensorNames(n, "hx");
+  SmallVector<std::string> outs = g.outputNames(n), states = argTensorNames(n, "hx");
   for (size_t k = 0; k < states.size() && k + 1 < outs.size(); ++k) {
     const Object *in = g.tensorMeta(states[k]);
     const Object *out = g.tensorMeta(outs[k + 1]);
