@@ -31,7 +31,7 @@ seed() { # seed TARGET FILE...
   mkdir -p "$dir"
   for f in "$@"; do [ -f "$f" ] && cp -n "$f" "$dir/$(echo "$f" | tr / _)"; done
 }
-small_archives=$(find test/data/corpus test/data/models -name '*.pt2' -size -300k | sort)
+small_archives=$( (find test/data/corpus "${KILN_BUILD_DIR:-build}/test/data/models" -name '*.pt2' -size -300k 2>/dev/null || true) | sort)
 for t in fuzz-pt2-import fuzz-eager-load fuzz-pt2-weights; do
   # shellcheck disable=SC2086
   seed $t $small_archives

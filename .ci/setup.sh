@@ -12,12 +12,13 @@ APT_PACKAGES=(
   libamdhip64-dev rocm-device-libs                                        # ROCm target (docs/rocm.md)
 )
 # pip requirement : import name : version prefix the module must report ("" = any).
-# nanobind builds the Python package; torch and transformers are what its tests
-# (and the test-data generators) run against, pinned to the versions that made
+# nanobind builds the Python package; torch, torchvision and transformers are what its tests
+# and the test-model exporter (test/models/export_models.py) run against, pinned to the versions that made
 # ../shared/corpus.
 PIP_PACKAGES=(
   "numpy:numpy:" "pytest:pytest:" "nanobind:nanobind:" "scikit-build-core:scikit_build_core:"
-  "torch==2.11.0:torch:2.11.0" "transformers==5.17.0:transformers:5.17.0"
+  "torch==2.11.0:torch:2.11.0" "torchvision==0.26.0:torchvision:0.26.0"
+  "transformers==5.17.0:transformers:5.17.0"
 )
 
 missing=()

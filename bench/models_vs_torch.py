@@ -3,7 +3,8 @@
 
 For each real model of the end-to-end suite (test/models/export_models.py, the
 same constructors and seeds, so the weights are the ones in
-test/data/models/<name>/model.pt2) it
+BUILD_DIR/test/data/models/<name>/model.pt2, which the build's
+`kiln-test-models` target exports) it
 - compiles model.pt2 with kiln-compile (wall and CPU seconds),
 - times it with `kiln-run --bench N` on the suite's inputs (median ms),
 - rebuilds the module in PyTorch and times eager on the same inputs (median
@@ -51,7 +52,9 @@ def main():
     rows = []
     tmp = tempfile.mkdtemp(prefix="kiln-models-")
     for name in args.names or list(specs):
-        d = os.path.join(ROOT, "test", "data", "models", name)
+        d = os.path.join(args.build, "test", "data", "models", name)
+        if not os.path.isdir(d):
+            sys.exit(f"models_vs_torch.py: {d} is missing (build the kiln-test-models target first)")
         so = os.path.join(tmp, name + ".so")
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()

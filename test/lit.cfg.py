@@ -23,7 +23,8 @@ llvm_config.use_default_substitutions()
 
 test_root = os.path.join(config.kiln_src_root, "test")
 config.substitutions.append(("%corpus", os.path.join(test_root, "data", "corpus")))
-config.substitutions.append(("%models", os.path.join(test_root, "data", "models")))
+# The exported real models are made by the build (test/models/export_models.py).
+config.substitutions.append(("%models", config.kiln_models_dir))
 config.substitutions.append(("%example-ops", os.path.join(config.kiln_obj_root, "lib",
                                                           "libkiln_example_ops.so")))
 # A plugin whose kilntest::scaled_gelu kernel throws (test/unittests/runtime/dispatch/plugins).

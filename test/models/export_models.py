@@ -12,14 +12,23 @@ sequence length (torch.export Dim.DYNAMIC with a range); each gets case0..2/
 (inputs and PyTorch's outputs at three shapes in range) and reject/ (inputs
 outside the range, which kiln must refuse), and meta.json records the ranges.
 
-usage: python3 test/models/export_models.py [--out test/data/models] [NAME...]
+usage: python3 test/models/export_models.py --out DIR [--if-stale] [NAME...]
+
+The archives are not kept in the repository: the build exports them into
+BUILD/test/data/models (the `kiln-test-models` target, and the ctest fixture
+that the lit suite needs), which the lit substitution %models names. With
+--if-stale the export is skipped when DIR/.stamp records this script's digest
+and the pinned versions; the models are written to a scratch folder beside DIR
+and moved into place at the end, so an interrupted export leaves no partial DIR.
 
 Pinned: torch 2.11.0, torchvision 0.26.0, transformers 5.17.0 (the versions
 that made the shared corpus).
 """
 import argparse
+import hashlib
 import json
 import os
+import shutil
 import sys
 import warnings
 
@@ -435,22 +444,47 @@ def export_one(name, spec, out):
           f"{sum(meta['ops'].values())} ops in the default IR")
 
 
+def stamp_text():
+    with open(os.path.abspath(__file__), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return json.dumps({"script": digest, "versions": VERSIONS}, sort_keys=True) + "\n"
+
+
 def main():
     warnings.filterwarnings("ignore")
-    here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default=os.path.normpath(os.path.join(here, "..", "data", "models")))
+    p.add_argument("--out", required=True, help="folder that receives one subfolder per model")
+    p.add_argument("--if-stale", action="store_true",
+                   help="do nothing when OUT/.stamp shows OUT was made by this script and versions")
     p.add_argument("names", nargs="*")
     args = p.parse_args()
+    out = os.path.abspath(args.out)
+    stamp = os.path.join(out, ".stamp")
+    if args.if_stale and not args.names and os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.read() == stamp_text():
+                return
     check_versions()
     models, dynamic = build_models(), build_dynamic_models()
-    for name in args.names or list(models) + list(dynamic):
-        if name in models:
-            export_one(name, models[name], args.out)
-        elif name in dynamic:
-            export_dynamic(name, dynamic[name], args.out)
-        else:
+    names = args.names or list(models) + list(dynamic)
+    for name in names:
+        if name not in models and name not in dynamic:
             sys.exit(f"export_models.py: unknown model '{name}' (known: {', '.join(list(models) + list(dynamic))})")
+    # A full export goes to a scratch folder and replaces OUT at the end.
+    work = out + ".partial" if not args.names else out
+    if work != out:
+        shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
+    for name in names:
+        if name in models:
+            export_one(name, models[name], work)
+        else:
+            export_dynamic(name, dynamic[name], work)
+    if work != out:
+        with open(os.path.join(work, ".stamp"), "w") as f:
+            f.write(stamp_text())
+        shutil.rmtree(out, ignore_errors=True)
+        os.replace(work, out)
 
 
 if __name__ == "__main__":
