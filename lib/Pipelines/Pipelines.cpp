@@ -141,6 +141,10 @@ void kiln::buildLinalgToGPUPipeline(OpPassManager &pm, const GPUPipelineOptions 
   mapOpts.subgroupSize = options.subgroupSize;
   if (options.tileContractions)
     pm.nest<func::FuncOp>().addPass(kiln::createKilnGPUTileContractions());
+  // Scatter loop nests become kernels before the linalg ops' launches form.
+  kiln::KilnGPUScatterLoopsOptions scatterOpts;
+  scatterOpts.blockSize = options.blockSize;
+  pm.nest<func::FuncOp>().addPass(kiln::createKilnGPUScatterLoops(scatterOpts));
   pm.nest<func::FuncOp>().addPass(kiln::createKilnMapLinalgToGPU(mapOpts));
   pm.addPass(kiln::createKilnGPUDeviceBuffers());
   // Fold the launch bounds' arithmetic, so constants sink into the kernels

@@ -281,7 +281,16 @@ def load(path: str, weights: Optional[str] = None, plugins: Sequence[str] = ()) 
 def _save_exported(program: Any, path: str) -> None:
     import torch
     t0 = time.perf_counter()
-    torch.export.save(program, path)
+    # The archive's sample inputs are pickles kiln never reads; for a Dynamo
+    # graph they are every parameter (hundreds of MB for a BERT). Leave them out.
+    saved = getattr(program, "_example_inputs", None)
+    if saved is not None:
+        program._example_inputs = None
+    try:
+        torch.export.save(program, path)
+    finally:
+        if saved is not None:
+            program._example_inputs = saved
     _record("export", time.perf_counter() - t0)
 
 

@@ -109,6 +109,22 @@ class _MSort(torch.nn.Module):
         return self.l2(torch.msort(torch.relu(self.l1(x))))
 
 
+class _MaskAcrossBreak(torch.nn.Module):
+    """A graph break after a comparison: the first graph returns a float
+    activation and a bool mask, which carries no gradient."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.l1, self.l2 = torch.nn.Linear(16, 32), torch.nn.Linear(32, 4)
+
+    def forward(self, x):
+        h = self.l1(x)
+        mask = h > 0
+        torch._dynamo.graph_break()
+        return self.l2(h * mask)
+
+
 def _steps_match_eager(make):
     eager = make()
     compiled_model = copy.deepcopy(eager)
@@ -134,6 +150,12 @@ def test_topk_is_differentiated_by_kiln():
     entries = _steps_match_eager(_TopK)
     assert [e["kind"] for e in entries] == ["training"], entries  # no AOTAutograd
     assert entries[0]["compiled"], entries[0]
+
+
+def test_graph_with_a_bool_output_is_differentiated_by_kiln():
+    entries = _steps_match_eager(_MaskAcrossBreak)
+    training = [e for e in entries if e["kind"] == "training"]
+    assert len(training) == 2 and all(e["compiled"] for e in training), entries
 
 
 def test_graph_kiln_cannot_differentiate_goes_through_aot_autograd():

@@ -34,7 +34,11 @@ SmallVector<Value> dynamicDims(OpBuilder &b, Location loc, Value like) {
 
 Value zerosLike(OpBuilder &b, Location loc, Value like) {
   auto ty = tensorType(like);
-  if (ty.hasStaticShape())
+  // A small zero tensor is a constant (folds away); a large one is a
+  // broadcast scalar, which lowers to a fill instead of a dense global in the
+  // model (an embedding table's gradient would otherwise add its whole size
+  // of zeros to the .so).
+  if (ty.hasStaticShape() && ty.getNumElements() <= 4096)
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(ty, b.getFloatAttr(ty.getElementType(), 0.0)));
   return aten::ExpandOp::create(b, loc, ty, scalarTensor(b, loc, ty.getElementType(), 0.0),

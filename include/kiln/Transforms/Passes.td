@@ -161,6 +161,44 @@ def KilnChannelsLast : Pass<"kiln-channels-last", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def KilnGPUScatterLoops : Pass<"kiln-gpu-scatter-loops", "::mlir::func::FuncOp"> {
+  let summary = "Run the host loop nests of scatters on the GPU: one thread per iteration, atomics where they accumulate";
+  let description = [{
+    Scatters (scatter, scatter_add, index_put with and without accumulate,
+    and the backward of embedding and indexing, which is index_put with
+    accumulate) lower to `scf.for` nests that write their result buffer at
+    positions read from an index buffer. On a GPU those nests would run on
+    the host over device buffers. This pass, which runs on buffers before
+    `kiln-map-linalg-to-gpu`, turns each such nest outside a GPU region into
+    an `scf.parallel` over the nest's iterations (linearised, one thread
+    each, `block-size` threads a block) mapped to GPU blocks and threads,
+    which that pass's `convert-parallel-loops-to-gpu` step makes a kernel.
+
+    It does so only where iterations cannot depend on each other: a perfect
+    nest of `scf.for` without iteration arguments whose innermost body holds
+    only arithmetic, `memref.load`, `memref.store` and `scf.if`, and where
+    every load of a buffer the nest writes is the read of a read-modify-write
+    of the same element by `arith.addf`/`arith.addi`; that update becomes a
+    `memref.atomic_rmw`, so repeated indices sum as they do in PyTorch. Plain
+    stores to repeated indices keep one of the values, as PyTorch's CUDA
+    scatters do. Any other nest over buffers of the computation (one with
+    iteration arguments, or other reads of what it writes) runs in a kernel
+    of one thread, in its original order. Nests that touch a buffer used as
+    the shape of a `memref.reshape` stay on the host. Vendor-neutral.
+
+    Before: `scf.for %i { scf.for %j { %v = memref.load %b[%k, %j];
+             %s = arith.addf %v, %u; memref.store %s, %b[%k, %j] } }`
+    After:  `scf.parallel (%blk) { scf.parallel (%t) { scf.if (%lin < %n) {
+             memref.atomic_rmw addf %u, %b[%k, %j] } } }` with GPU mappings
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "threads per block of a parallel scatter kernel">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
 def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Turn each linalg op on buffers into parallel loops mapped to GPU blocks and threads";
   let description = [{

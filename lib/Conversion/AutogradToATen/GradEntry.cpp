@@ -34,10 +34,15 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
     if (i != numOuts)
       return entry.emitError("output ") << i << " follows a state update; updates come last";
     ++numOuts;
-    if (!isFloatTensor(ft.getResult(i)))
-      return entry.emitError("--grad needs floating-point outputs; output ")
-             << i << " is " << ft.getResult(i);
   }
+  // Outputs that are not floating point (a mask or indices handed on to the
+  // next graph) carry no gradient: their cotangent argument (zeros, as
+  // torch.autograd materialises for them) is taken and ignored, and the primal
+  // returns them through stop_gradient.
+  SmallVector<unsigned> constantOuts;
+  for (unsigned i = 0; i < numOuts; ++i)
+    if (!isFloatTensor(ft.getResult(i)))
+      constantOuts.push_back(i);
   TypeRange outTypes = ft.getResults().take_front(numOuts);
   TypeRange updateTypes = ft.getResults().drop_front(numOuts);
   // Each update's cotangent is ignored (the primal returns it through
@@ -126,12 +131,15 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
   entry.setPrivate();
   if (failed(symbols.rename(entry, name + "_primal")))
     return entry.emitError("cannot rename the entry to '") << name << "_primal'";
-  if (numOuts < ft.getNumResults()) {
+  if (numOuts < ft.getNumResults() || !constantOuts.empty()) {
     if (!llvm::hasSingleElement(entry.getBody()))
       return entry.emitError("cannot differentiate a program with control flow");
     auto ret = cast<func::ReturnOp>(entry.getBody().front().getTerminator());
     OpBuilder rb(ret);
+    SmallVector<unsigned> stopped(constantOuts);
     for (unsigned i = numOuts; i < ft.getNumResults(); ++i)
+      stopped.push_back(i);
+    for (unsigned i : stopped)
       ret.setOperand(i, autograd::StopGradientOp::create(rb, ret.getLoc(), ret.getOperand(i)));
   }
   Block *body = gradFn.addEntryBlock();

@@ -123,6 +123,9 @@ mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
     features = f.getString();
   }
   TargetOptions topts;
+  // Constructors (a GPU model's kernel loading) go to .init_array, which every
+  // linker runs; LLVM's default is the legacy .ctors, which lld does not.
+  topts.UseInitArray = true;
   std::unique_ptr<TargetMachine> tm(target->createTargetMachine(
       triple, cpu, features, topts, Reloc::PIC_, std::nullopt,
       options.codegenOptLevel >= 3   ? CodeGenOptLevel::Aggressive

@@ -152,6 +152,21 @@ func.func @embedding(%w: tensor<6x3xf32>, %ids: tensor<2x4xi64>, %c: tensor<2x4x
   return %y, %gw : tensor<2x4x3xf32>, tensor<6x3xf32>
 }
 
+// A large table's zeros are a broadcast scalar (a fill), not a dense constant
+// the size of the table in the model.
+func.func private @e_big(%w: tensor<3000x64xf32>, %ids: tensor<2x4xi64>) -> tensor<2x4x64xf32> {
+  %0 = aten.index_tensor %w[%ids] {index_dims = array<i64: 0>} : (tensor<3000x64xf32>, tensor<2x4xi64>) -> tensor<2x4x64xf32>
+  return %0 : tensor<2x4x64xf32>
+}
+// CHECK-LABEL: func.func @embedding_big(
+// CHECK-NOT: arith.constant dense<0.000000e+00> : tensor<3000x64xf32>
+// CHECK: %[[Z:.*]] = aten.expand %{{.*}} {{.*}}-> tensor<3000x64xf32>
+// CHECK: aten.index_put %[[Z]]
+func.func @embedding_big(%w: tensor<3000x64xf32>, %ids: tensor<2x4xi64>, %c: tensor<2x4x64xf32>) -> (tensor<2x4x64xf32>, tensor<3000x64xf32>) {
+  %y, %gw = autograd.vjp @e_big(%w, %ids) cotangents(%c) wrt [0] : (tensor<3000x64xf32>, tensor<2x4xi64>), (tensor<2x4x64xf32>) -> tensor<2x4x64xf32>, tensor<3000x64xf32>
+  return %y, %gw : tensor<2x4x64xf32>, tensor<3000x64xf32>
+}
+
 // -----
 
 // An op the runtime runs: its gradient is the backward call the importer

@@ -1,0 +1,265 @@
+//===- GPUScatterLoops.cpp - host loop nests of scatters as GPU kernels ---===//
+//
+// Scatters lower to scf.for nests that write a result buffer at positions read
+// from an index buffer (Indexing.cpp). On a GPU such a nest becomes one thread
+// per iteration, with atomics where it accumulates, when its iterations cannot
+// depend on each other; any other loop nest over the computation's buffers
+// runs as a kernel of one thread. See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNGPUSCATTERLOOPS
+#include "kiln/Transforms/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// The allocation, argument or global a buffer is a view of.
+Value bufferRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = view.getViewSource();
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+/// Scalar arithmetic a GPU thread can run as it is.
+bool isScalarOp(Operation *op) {
+  StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
+  return ns == "arith" || ns == "math" || ns == "index" || ns == "ub" || isa<affine::AffineApplyOp>(op);
+}
+
+/// Whether every op under `root` (not `root` itself) is scalar arithmetic,
+/// a load or store of a memref, or structured control flow (scf.for only
+/// when `loops`); collects the memrefs touched.
+bool onlyKernelOps(Operation *root, bool loops, SmallVectorImpl<Value> &touched) {
+  bool ok = true;
+  root->walk([&](Operation *op) {
+    if (op == root)
+      return WalkResult::advance();
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      touched.push_back(load.getMemRef());
+    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      touched.push_back(store.getMemRef());
+    } else if (!isScalarOp(op) && !isa<scf::IfOp, scf::YieldOp>(op) && !(loops && isa<scf::ForOp>(op))) {
+      ok = false;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return ok;
+}
+
+/// The read-modify-write `load; addf/addi; store` of one element, which an
+/// atomic update replaces.
+struct Update {
+  memref::LoadOp load;
+  Operation *combine;
+  memref::StoreOp store;
+  arith::AtomicRMWKind kind;
+};
+
+/// Whether the innermost body's iterations are independent; fills the
+/// updates that must become atomic.
+bool independentIterations(Block &body, SmallVectorImpl<Update> &updates) {
+  llvm::SmallDenseSet<Value> written;
+  body.walk([&](memref::StoreOp s) { written.insert(bufferRoot(s.getMemRef())); });
+  llvm::SmallDenseSet<Operation *> updateStores;
+  llvm::SmallDenseSet<Value> updated, assigned;
+  bool ok = true;
+  body.walk([&](memref::LoadOp load) {
+    if (!written.contains(bufferRoot(load.getMemRef())))
+      return;
+    // A read of a written buffer: only as the read of its own element's update.
+    Operation *combine = load->hasOneUse() ? *load->getUsers().begin() : nullptr;
+    std::optional<arith::AtomicRMWKind> kind;
+    if (combine && isa<arith::AddFOp>(combine))
+      kind = arith::AtomicRMWKind::addf;
+    else if (combine && isa<arith::AddIOp>(combine))
+      kind = arith::AtomicRMWKind::addi;
+    auto store = kind && combine->hasOneUse() ? dyn_cast<memref::StoreOp>(*combine->getUsers().begin())
+                                              : memref::StoreOp();
+    if (!store || store.getMemRef() != load.getMemRef() || !llvm::equal(store.getIndices(), load.getIndices()) ||
+        store.getValueToStore() != combine->getResult(0) || load->getBlock() != &body ||
+        combine->getBlock() != &body || store->getBlock() != &body ||
+        combine->getOperand(0) == combine->getOperand(1)) {
+      ok = false;
+      return;
+    }
+    updates.push_back({load, combine, store, *kind});
+    updateStores.insert(store);
+    updated.insert(bufferRoot(load.getMemRef()));
+  });
+  body.walk([&](memref::StoreOp s) {
+    if (!updateStores.contains(s))
+      assigned.insert(bufferRoot(s.getMemRef()));
+  });
+  // Adding to and assigning one buffer in the same nest would race.
+  for (Value v : updated)
+    ok &= !assigned.contains(v);
+  return ok;
+}
+
+gpu::ParallelLoopDimMappingAttr mapping(MLIRContext *ctx, gpu::Processor p) {
+  AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+  return gpu::ParallelLoopDimMappingAttr::get(ctx, p, id, id);
+}
+
+/// scf.parallel (block) { scf.parallel (thread) { ... } } over [0, n) in
+/// blocks of `blockSize`, mapped to GPU blocks and threads; the builder is
+/// left inside `if (i < n)` with the linear index `i`.
+Value buildLaunchNest(OpBuilder &b, Location loc, Value n, int64_t blockSize, LogicalResult &mapped) {
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  Value bs = arith::ConstantIndexOp::create(b, loc, blockSize);
+  Value blocks = arith::CeilDivUIOp::create(b, loc, n, bs);
+  auto grid = scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{blocks}, ValueRange{c1});
+  b.setInsertionPointToStart(grid.getBody());
+  auto threads = scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{bs}, ValueRange{c1});
+  MLIRContext *ctx = b.getContext();
+  mapped = success(succeeded(gpu::setMappingAttr(grid, {mapping(ctx, gpu::Processor::BlockX)})) &&
+                   succeeded(gpu::setMappingAttr(threads, {mapping(ctx, gpu::Processor::ThreadX)})));
+  b.setInsertionPointToStart(threads.getBody());
+  Value i = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, grid.getInductionVars()[0], bs),
+                                  threads.getInductionVars()[0]);
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, n);
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(guard.thenBlock());
+  return i;
+}
+
+struct KilnGPUScatterLoopsPass : kiln::impl::KilnGPUScatterLoopsBase<KilnGPUScatterLoopsPass> {
+  using Base::Base;
+
+  /// Buffers the host reads as shapes: a nest touching one stays on the host.
+  llvm::SmallDenseSet<Value> hostBuffers;
+
+  bool touchesHostBuffer(ArrayRef<Value> touched) {
+    return llvm::any_of(touched, [&](Value v) { return hostBuffers.contains(bufferRoot(v)); });
+  }
+
+  /// One thread per iteration of a perfect nest with independent iterations.
+  LogicalResult parallelise(scf::ForOp outer) {
+    SmallVector<scf::ForOp> loops{outer};
+    while (true) {
+      scf::ForOp cur = loops.back();
+      if (cur.getNumRegionIterArgs() != 0 || cur->getNumResults() != 0)
+        return failure();
+      Block &body = *cur.getBody();
+      auto inner = dyn_cast<scf::ForOp>(&body.front());
+      if (!inner || body.getOperations().size() != 2)
+        break;
+      loops.push_back(inner);
+    }
+    for (scf::ForOp l : loops)
+      for (Value bound : {l.getLowerBound(), l.getUpperBound(), l.getStep()})
+        if (outer->isAncestor(bound.getParentRegion()->getParentOp()))
+          return failure();
+    Block &body = *loops.back().getBody();
+    SmallVector<Value> touched;
+    if (!onlyKernelOps(loops.back(), /*loops=*/false, touched) || touched.empty() || touchesHostBuffer(touched))
+      return failure();
+    SmallVector<Update> updates;
+    if (!independentIterations(body, updates))
+      return failure();
+
+    OpBuilder b(outer);
+    Location loc = outer.getLoc();
+    SmallVector<Value> trips;
+    Value total;
+    for (scf::ForOp l : loops) {
+      Value span = arith::SubIOp::create(b, loc, l.getUpperBound(), l.getLowerBound());
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      span = arith::MaxSIOp::create(b, loc, span, zero);
+      Value trip = arith::CeilDivUIOp::create(b, loc, span, l.getStep());
+      trips.push_back(trip);
+      total = total ? arith::MulIOp::create(b, loc, total, trip).getResult() : trip;
+    }
+    LogicalResult mapped = success();
+    Value lin = buildLaunchNest(b, loc, total, blockSize, mapped);
+    if (failed(mapped))
+      return outer.emitError("cannot map a scatter loop nest to GPU blocks and threads");
+    IRMapping map;
+    for (int64_t k = (int64_t)loops.size() - 1; k >= 0; --k) {
+      Value pos = k ? arith::RemUIOp::create(b, loc, lin, trips[k]).getResult() : lin;
+      if (k)
+        lin = arith::DivUIOp::create(b, loc, lin, trips[k]);
+      Value iv = arith::AddIOp::create(b, loc, loops[k].getLowerBound(),
+                                       arith::MulIOp::create(b, loc, pos, loops[k].getStep()));
+      map.map(loops[k].getInductionVar(), iv);
+    }
+    llvm::SmallDenseSet<Operation *> skip;
+    for (Update &u : updates)
+      for (Operation *op : {u.load.getOperation(), u.combine, u.store.getOperation()})
+        skip.insert(op);
+    for (Operation &op : body.without_terminator()) {
+      if (skip.contains(&op))
+        continue;
+      b.clone(op, map);
+    }
+    // Updates go last in the body: their values are computed by then.
+    for (Update &u : updates) {
+      Value other = u.combine->getOperand(0) == u.load.getResult() ? u.combine->getOperand(1)
+                                                                    : u.combine->getOperand(0);
+      SmallVector<Value> idx;
+      for (Value v : u.store.getIndices())
+        idx.push_back(map.lookupOrDefault(v));
+      memref::AtomicRMWOp::create(b, loc, u.kind, map.lookupOrDefault(other),
+                                  map.lookupOrDefault(u.store.getMemRef()), idx);
+    }
+    outer.erase();
+    return success();
+  }
+
+  /// Any other nest of kernel ops over the computation's buffers: one thread.
+  LogicalResult serialise(scf::ForOp outer) {
+    if (outer->getNumResults() != 0 && !outer->use_empty())
+      return failure();
+    SmallVector<Value> touched;
+    if (!onlyKernelOps(outer, /*loops=*/true, touched) || touched.empty() || touchesHostBuffer(touched))
+      return failure();
+    OpBuilder b(outer);
+    Location loc = outer.getLoc();
+    LogicalResult mapped = success();
+    buildLaunchNest(b, loc, arith::ConstantIndexOp::create(b, loc, 1), 1, mapped);
+    if (failed(mapped))
+      return outer.emitError("cannot map a loop nest to one GPU thread");
+    b.clone(*outer);
+    outer.erase();
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (blockSize <= 0) {
+      fn.emitError("block-size must be positive, got ") << static_cast<int64_t>(blockSize);
+      return signalPassFailure();
+    }
+    hostBuffers.clear();
+    fn.walk([&](memref::ReshapeOp r) { hostBuffers.insert(bufferRoot(r.getShape())); });
+    SmallVector<scf::ForOp> nests;
+    fn.walk([&](scf::ForOp loop) {
+      Operation *p = loop->getParentOp();
+      if (!loop->getParentOfType<scf::ForOp>() && !loop->getParentOfType<scf::ParallelOp>() &&
+          !loop->getParentOfType<gpu::LaunchOp>() && !loop->getParentOfType<scf::IfOp>() && isa<func::FuncOp>(p))
+        nests.push_back(loop);
+    });
+    for (scf::ForOp loop : nests)
+      if (failed(parallelise(loop)))
+        (void)serialise(loop);
+  }
+};
+
+} // namespace
