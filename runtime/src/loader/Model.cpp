@@ -433,6 +433,13 @@ void Model::captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream
 
 int Model::threads() const { return pool_ ? pool_->threads() : 0; }
 
+Tensor Model::updateTarget(size_t ui, const std::vector<Tensor> &inputs) const {
+  size_t ai = manifest_.updateArgs[ui];
+  if (manifest_.args[ai].kind != ValueKind::Input)
+    return weights_[ai];
+  return inputs[std::find(inputArgs_.begin(), inputArgs_.end(), ai) - inputArgs_.begin()];
+}
+
 std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptions &options) const {
   std::vector<int64_t> bound = validateInputs(inputs);
   bool onGPU = manifest_.device == DeviceType::CUDA || manifest_.device == DeviceType::HIP;
@@ -520,11 +527,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
     // caller's input tensor (PyTorch's in-place semantics).
     for (size_t ui = 0; ui < updates.size(); ++ui) {
       if (!updates[ui].defined()) continue;
-      size_t ai = manifest_.updateArgs[ui];
-      Tensor target = manifest_.args[ai].kind == ValueKind::Input
-                          ? inputs[std::find(inputArgs_.begin(), inputArgs_.end(), ai) - inputArgs_.begin()]
-                          : weights_[ai];
-      target.copyFrom(updates[ui]);
+      updateTarget(ui, inputs).copyFrom(updates[ui]);
     }
     return outs;
   }
@@ -547,10 +550,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   // order, or back to the host) or the model's device copy of a weight.
   for (size_t ui = 0; ui < updates.size(); ++ui) {
     if (!updates[ui].defined()) continue;
-    size_t ai = manifest_.updateArgs[ui];
-    Tensor target = manifest_.args[ai].kind == ValueKind::Input
-                        ? inputs[std::find(inputArgs_.begin(), inputArgs_.end(), ai) - inputArgs_.begin()]
-                        : weights_[ai];
+    Tensor target = updateTarget(ui, inputs);
     if (target.device().type == DeviceType::CPU)
       target.copyFrom(gpu::toHost(*b, updates[ui], stream));
     else

@@ -102,6 +102,9 @@ private:
   /// (graphs_ locked).
   void captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream) const;
   struct GraphCache;
+  /// The tensor the `ui`-th state update writes: the caller's input or the
+  /// model's copy of a weight.
+  Tensor updateTarget(size_t ui, const std::vector<Tensor> &inputs) const;
   /// Outputs of one entry call from its result block.
   std::vector<Tensor> collectOutputs(const std::vector<int64_t> &result, const std::vector<int64_t> &bound,
                                      const std::map<int64_t, bool> &argAllocations, void *stream,
