@@ -1,5 +1,6 @@
 //===- GPUDeviceBuffers.cpp - buffers that kernels touch live on the device -===//
 #include "kiln/Transforms/Passes.h"
+#include "BufferRoots.h"
 #include "ATen/IR/AttrNames.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -16,25 +17,9 @@ namespace kiln {
 } // namespace kiln
 
 using namespace mlir;
+using kiln::rootBuffer;
 
 namespace {
-
-/// The buffer `v` is a view of: follows view-like ops and
-/// extract_strided_metadata back to an allocation, argument or global.
-Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      v = view.getViewSource();
-      continue;
-    }
-    if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(def)) {
-      v = meta.getSource();
-      continue;
-    }
-    break;
-  }
-  return v;
-}
 
 /// A constant the kernel can rematerialize: memref.get_global, or a view of
 /// one whose other operands are constants.

@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Transforms/Passes.h"
+#include "BufferRoots.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNGPUSCATTERLOOPS
@@ -22,18 +22,6 @@ namespace kiln {
 using namespace mlir;
 
 namespace {
-
-/// The allocation, argument or global a buffer is a view of.
-Value bufferRoot(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      v = view.getViewSource();
-      continue;
-    }
-    break;
-  }
-  return v;
-}
 
 /// Scalar arithmetic a GPU thread can run as it is.
 bool isScalarOp(Operation *op) {
@@ -75,12 +63,12 @@ struct Update {
 /// updates that must become atomic.
 bool independentIterations(Block &body, SmallVectorImpl<Update> &updates) {
   llvm::SmallDenseSet<Value> written;
-  body.walk([&](memref::StoreOp s) { written.insert(bufferRoot(s.getMemRef())); });
+  body.walk([&](memref::StoreOp s) { written.insert(kiln::rootBuffer(s.getMemRef())); });
   llvm::SmallDenseSet<Operation *> updateStores;
   llvm::SmallDenseSet<Value> updated, assigned;
   bool ok = true;
   body.walk([&](memref::LoadOp load) {
-    if (!written.contains(bufferRoot(load.getMemRef())))
+    if (!written.contains(kiln::rootBuffer(load.getMemRef())))
       return;
     // A read of a written buffer: only as the read of its own element's update.
     Operation *combine = load->hasOneUse() ? *load->getUsers().begin() : nullptr;
@@ -100,11 +88,11 @@ bool independentIterations(Block &body, SmallVectorImpl<Update> &updates) {
     }
     updates.push_back({load, combine, store, *kind});
     updateStores.insert(store);
-    updated.insert(bufferRoot(load.getMemRef()));
+    updated.insert(kiln::rootBuffer(load.getMemRef()));
   });
   body.walk([&](memref::StoreOp s) {
     if (!updateStores.contains(s))
-      assigned.insert(bufferRoot(s.getMemRef()));
+      assigned.insert(kiln::rootBuffer(s.getMemRef()));
   });
   // Adding to and assigning one buffer in the same nest would race.
   for (Value v : updated)
@@ -147,7 +135,7 @@ struct KilnGPUScatterLoopsPass : kiln::impl::KilnGPUScatterLoopsBase<KilnGPUScat
   llvm::SmallDenseSet<Value> hostBuffers;
 
   bool touchesHostBuffer(ArrayRef<Value> touched) {
-    return llvm::any_of(touched, [&](Value v) { return hostBuffers.contains(bufferRoot(v)); });
+    return llvm::any_of(touched, [&](Value v) { return hostBuffers.contains(kiln::rootBuffer(v)); });
   }
 
   /// One thread per iteration of a perfect nest with independent iterations.
@@ -248,7 +236,7 @@ struct KilnGPUScatterLoopsPass : kiln::impl::KilnGPUScatterLoopsBase<KilnGPUScat
       return signalPassFailure();
     }
     hostBuffers.clear();
-    fn.walk([&](memref::ReshapeOp r) { hostBuffers.insert(bufferRoot(r.getShape())); });
+    fn.walk([&](memref::ReshapeOp r) { hostBuffers.insert(kiln::rootBuffer(r.getShape())); });
     SmallVector<scf::ForOp> nests;
     fn.walk([&](scf::ForOp loop) {
       Operation *p = loop->getParentOp();
