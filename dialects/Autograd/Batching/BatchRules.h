@@ -53,6 +53,7 @@ void addShapeBatchRules(BatchRuleTable &t);
 void addLinalgBatchRules(BatchRuleTable &t);
 void addReductionBatchRules(BatchRuleTable &t);
 void addNetworkBatchRules(BatchRuleTable &t);
+void addRuntimeBatchRules(BatchRuleTable &t);
 } // namespace rules
 
 //===----------------------------------------------------------------------===//

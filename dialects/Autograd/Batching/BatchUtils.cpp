@@ -26,6 +26,7 @@ const BatchRule *lookupBatchRule(StringRef opName) {
     rules::addLinalgBatchRules(t);
     rules::addReductionBatchRules(t);
     rules::addNetworkBatchRules(t);
+    rules::addRuntimeBatchRules(t);
     return t;
   }();
   auto it = table.find(opName);

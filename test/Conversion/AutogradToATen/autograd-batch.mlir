@@ -97,3 +97,23 @@ func.func @loop_vmap(%x: tensor<?x5xf32>) -> tensor<?x4x2xf32> {
   %0 = autograd.vmap @noRule(%x) in_dims [0] out_dims [0] : (tensor<?x5xf32>) -> tensor<?x4x2xf32>
   return %0 : tensor<?x4x2xf32>
 }
+
+// -----
+
+// A runtime call with a registered batching rule (kiln.runtime_vmap) becomes
+// one "<op>#vmap" call over the batch: the batched operand's type, the
+// literals, then one in_dim per argument. One without a rule runs in the loop.
+func.func private @rt(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = aten.call_runtime "kilntest::scaled_gelu"(%x) {args = [tensor<4x8xf32>, 2.0 : f64], kiln.runtime_vmap = "kilntest::scaled_gelu#vmap"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = aten.call_runtime "kilntest::mix"(%x, %y) {args = [tensor<4x8xf32>, tensor<4x8xf32>]} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+// CHECK-LABEL: func.func @rt_vmap(
+// CHECK: aten.call_runtime "kilntest::scaled_gelu#vmap"(%{{.*}}) {args = [tensor<?x4x8xf32>, 2.000000e+00, 0, -1]} : (tensor<?x4x8xf32>) -> tensor<?x4x8xf32>
+// CHECK: scf.for
+// CHECK: aten.call_runtime "kilntest::mix"(%{{.*}}, %{{.*}}) {args = [tensor<4x8xf32>, tensor<4x8xf32>]} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+func.func @rt_vmap(%x: tensor<?x4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<?x4x8xf32>, tensor<?x4x8xf32>) {
+  %0:2 = autograd.vmap @rt(%x, %y) in_dims [0, -1] out_dims [0, 0]
+      : (tensor<?x4x8xf32>, tensor<4x8xf32>) -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
+  return %0#0, %0#1 : tensor<?x4x8xf32>, tensor<?x4x8xf32>
+}
