@@ -1,6 +1,8 @@
 // kiln test plugin — kilnbad::cumsum0(x): the running sum along the sample's
 // dim 0, with a deliberately wrong batching rule (it runs the kernel on the
-// batched tensor as it is, so the sum runs along the batch) for opcheck to catch.
+// batched tensor as it is, so the sum runs along the batch) for opcheck to catch;
+// and kilnbad::rowsum(x), the sum over the sample's last dim, with no rule (the
+// Python tests give it one with kiln.library.register_vmap).
 #include "kiln/library.h"
 
 namespace {
@@ -35,12 +37,36 @@ kiln::VmapResult cumsum0WrongVmap(const kiln::VmapInfo &, const kiln::InDims &in
                                   const kiln::Stack &args) {
   return {{kiln::IValue(cumsum0(args.at(0).toTensor()))}, {inDims.at(0)}};
 }
+Tensor rowsum(const Tensor &x0) {
+  if (x0.dtype() != kiln::DType::Float32 || x0.dim() == 0)
+    throw kiln::Error("kilnbad::rowsum: expected a float32 tensor of rank 1 or more");
+  Tensor x = x0.contiguous();
+  std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().end() - 1);
+  Tensor out = Tensor::empty(sizes, x.dtype());
+  int64_t n = x.size(-1), rows = n ? x.numel() / n : out.numel();
+  for (int64_t r = 0; r < rows; ++r) {
+    float acc = 0;
+    for (int64_t j = 0; j < n; ++j) acc += x.data<float>()[r * n + j];
+    out.data<float>()[r] = acc;
+  }
+  return out;
+}
+
+Tensor rowsumFake(const Tensor &x) {
+  std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().end() - 1);
+  return Tensor::empty(sizes, x.dtype(), x.device());
+}
 } // namespace
 
 KILN_LIBRARY(kilnbad, m) {
   m.def("cumsum0(Tensor x) -> Tensor");
   m.impl_fake("cumsum0", cumsum0Fake);
   m.register_vmap("cumsum0", cumsum0WrongVmap);
+  m.def("rowsum(Tensor x) -> Tensor");
+  m.impl_fake("rowsum", rowsumFake);
 }
 
-KILN_LIBRARY_IMPL(kilnbad, CPU, m) { m.impl("cumsum0", cumsum0); }
+KILN_LIBRARY_IMPL(kilnbad, CPU, m) {
+  m.impl("cumsum0", cumsum0);
+  m.impl("rowsum", rowsum);
+}
