@@ -9,8 +9,8 @@ kernel that calls the plugin's kernel through kiln's dispatcher (tensors cross
 without copies), a fake function backed by the plugin's Meta kernel, and, when the
 plugin registered them, its autograd formula and its batching rule (so
 torch.func.vmap uses it too). register_vmap gives an op a batching rule from Python
-(torch.library.register_vmap's signature); kiln's dispatcher, the models kiln
-compiles with --vmap in this process and torch.func.vmap then use it. opcheck runs
+(torch.library.register_vmap's signature); kiln's dispatcher and torch.func.vmap
+then use it. opcheck runs
 kiln's own opcheck (schema, fake function, gradient, dispatch, batching rule) on an op.
 """
 from __future__ import annotations
@@ -219,9 +219,10 @@ def register_vmap(op: Any, func: Optional[Callable] = None, /):
     torch.library.register_vmap does: in_dims has one entry per argument (the batch
     dim of a batched tensor, None otherwise), output is a tensor or a tuple of them
     and out_dims says where the batch is in each (None: the same for every sample).
-    kiln's dispatcher uses it (kiln.library.vmap, the '<op>#vmap' calls of models
-    compiled with --vmap in this process, opcheck), and so does torch.func.vmap when
-    the op is registered with torch. Usable as a decorator."""
+    kiln's dispatcher uses it (kiln.library.vmap, opcheck), and so does
+    torch.func.vmap when the op is registered with torch. kiln-compile runs in a
+    process of its own and does not see it: models compiled with --vmap use the
+    rules of the plugins they load. Usable as a decorator."""
     if func is None:
         return lambda f: register_vmap(op, f)
     name = _op_name(op)

@@ -117,3 +117,27 @@ func.func @rt_vmap(%x: tensor<?x4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<?x4x8x
       : (tensor<?x4x8xf32>, tensor<4x8xf32>) -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
   return %0#0, %0#1 : tensor<?x4x8xf32>, tensor<?x4x8xf32>
 }
+
+// -----
+
+// Reductions of a 0-d sample read [B] as [B, 1] along dim 1; an op along a
+// dim of a 0-d sample is squeezed back; argmax of the flattened sample
+// flattens it after the batch.
+func.func private @scalar(%x: tensor<f32>, %y: tensor<3x4xf32>) -> (tensor<f32>, tensor<f32>, tensor<i64>) {
+  %0 = aten.sum_dim_intlist %x : (tensor<f32>) -> tensor<f32>
+  %1 = aten.cumsum %x {dim = 0 : i64} : (tensor<f32>) -> tensor<f32>
+  %2 = aten.argmax %y : (tensor<3x4xf32>) -> tensor<i64>
+  return %0, %1, %2 : tensor<f32>, tensor<f32>, tensor<i64>
+}
+// CHECK-LABEL: func.func @scalar_vmap(
+// CHECK: %[[U:.*]] = aten.unsqueeze %{{.*}}, 1 : (tensor<?xf32>) -> tensor<?x1xf32>
+// CHECK: aten.sum_dim_intlist %[[U]] {dim = array<i64: 1>} : (tensor<?x1xf32>) -> tensor<?xf32>
+// CHECK: %[[C:.*]] = aten.cumsum %{{.*}} {dim = 1 : i64} : (tensor<?x1xf32>) -> tensor<?x1xf32>
+// CHECK: aten.squeeze_dims %[[C]] {dims = array<i64: 1>} : (tensor<?x1xf32>) -> tensor<?xf32>
+// CHECK: %[[F:.*]] = aten.flatten_using_ints %{{.*}} {start_dim = 1 : i64} : (tensor<?x3x4xf32>) -> tensor<?x12xf32>
+// CHECK: aten.argmax %[[F]] {dim = 1 : i64} : (tensor<?x12xf32>) -> tensor<?xi64>
+func.func @scalar_vmap(%x: tensor<?xf32>, %y: tensor<?x3x4xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xi64>) {
+  %0:3 = autograd.vmap @scalar(%x, %y) in_dims [0, 0] out_dims [0, 0, 0]
+      : (tensor<?xf32>, tensor<?x3x4xf32>) -> tensor<?xf32>, tensor<?xf32>, tensor<?xi64>
+  return %0#0, %0#1, %0#2 : tensor<?xf32>, tensor<?xf32>, tensor<?xi64>
+}
