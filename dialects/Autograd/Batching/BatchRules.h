@@ -54,6 +54,7 @@ void addLinalgBatchRules(BatchRuleTable &t);
 void addReductionBatchRules(BatchRuleTable &t);
 void addNetworkBatchRules(BatchRuleTable &t);
 void addRuntimeBatchRules(BatchRuleTable &t);
+void addIndexingBatchRules(BatchRuleTable &t);
 } // namespace rules
 
 //===----------------------------------------------------------------------===//

@@ -27,6 +27,7 @@ const BatchRule *lookupBatchRule(StringRef opName) {
     rules::addReductionBatchRules(t);
     rules::addNetworkBatchRules(t);
     rules::addRuntimeBatchRules(t);
+    rules::addIndexingBatchRules(t);
     return t;
   }();
   auto it = table.find(opName);
