@@ -31,6 +31,10 @@ config.substitutions.append(("%example-ops", os.path.join(config.kiln_obj_root, 
 config.substitutions.append(("%throwing-ops", os.path.join(config.kiln_obj_root, "test", "unittests",
                                                            "runtime", "dispatch", "plugins",
                                                            "libkiln_throwing_ops.so")))
+# A plugin whose kilnbad::cumsum0 has a deliberately wrong batching rule.
+config.substitutions.append(("%bad-vmap-ops", os.path.join(config.kiln_obj_root, "test", "unittests",
+                                                           "runtime", "dispatch", "plugins",
+                                                           "libkiln_bad_vmap_ops.so")))
 config.substitutions.append(("%batches", os.path.join(test_root, "data", "mlp_dynamic_batches")))
 # Helper scripts (standard library only), see test/Inputs/.
 for script in ["expect-exit", "pt2-edit", "make-npy", "check-duality"]:

@@ -1,5 +1,6 @@
 // kiln example plugin — kilntest::scaled_gelu(x, scale) = gelu(x) * scale
-// (exact erf GELU): schema, CPU kernel, fake function and autograd formula.
+// (exact erf GELU): schema, CPU kernel, fake function, autograd formula and
+// batching rule.
 #include "kiln/library.h"
 
 #include <cmath>
@@ -53,12 +54,21 @@ std::vector<Tensor> scaledGeluBackward(const kiln::AutogradContext &ctx,
   return {gx, Tensor()}; // no gradient for `scale`
 }
 
+// The batching rule: the op is elementwise, so the kernel runs on the whole
+// batched tensor at once and the batch stays where it was.
+kiln::VmapResult scaledGeluVmap(const kiln::VmapInfo &, const kiln::InDims &inDims,
+                                const kiln::Stack &args) {
+  Tensor out = scaledGelu(args.at(0).toTensor(), args.at(1).toDouble());
+  return {{kiln::IValue(out)}, {inDims.at(0)}};
+}
+
 } // namespace
 
 KILN_LIBRARY(kilntest, m) {
   m.def("scaled_gelu(Tensor x, float scale) -> Tensor");
   m.impl_fake("scaled_gelu", scaledGeluFake);
   m.register_autograd("scaled_gelu", scaledGeluBackward);
+  m.register_vmap("scaled_gelu", scaledGeluVmap);
 }
 
 KILN_LIBRARY_IMPL(kilntest, CPU, m) { m.impl("scaled_gelu", scaledGelu); }

@@ -580,6 +580,8 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
   // What the autograd rules need to know, so they never ask the runtime.
   if (std::string bw = runtimeBackwardCallee(*info); !bw.empty())
     op->setAttr(attrs::kRuntimeBackward, b.getStringAttr(bw));
+  if (std::string vm = runtimeVmapCallee(*info); !vm.empty())
+    op->setAttr(attrs::kRuntimeVmap, b.getStringAttr(vm));
   if (failed(bindResults(node, op)))
     return failure();
   return true;

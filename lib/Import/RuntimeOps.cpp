@@ -63,6 +63,7 @@ std::optional<RuntimeOpInfo> lookupRuntimeOp(const std::string &qualifiedName) {
   info.allReturnsTensors = op->all_returns_tensors != 0;
   info.hasFake = op->has_fake != 0;
   info.hasBackward = op->has_backward != 0;
+  info.hasVmap = kiln_query_version() >= 3 && op->has_vmap != 0;
   for (int64_t i = 0; i < op->num_kernel_keys; ++i)
     info.kernelKeys.push_back(op->kernel_keys[i]);
   kiln_query_op_free(op);
@@ -73,15 +74,23 @@ std::string runtimeBackwardCallee(const RuntimeOpInfo &info) {
   return info.hasBackward ? info.qualifiedName + KILN_RT_BACKWARD_SUFFIX : std::string();
 }
 
+std::string runtimeVmapCallee(const RuntimeOpInfo &info) {
+  return info.hasVmap ? info.qualifiedName + KILN_RT_VMAP_SUFFIX : std::string();
+}
+
 void recordRuntimeOpFacts(mlir::Operation *root) {
   root->walk([](aten::CallRuntimeOp op) {
-    if (op->hasAttr(attrs::kRuntimeBackward))
+    if (op->hasAttr(attrs::kRuntimeBackward) && op->hasAttr(attrs::kRuntimeVmap))
       return;
     std::optional<RuntimeOpInfo> info = lookupRuntimeOp(op.getCallee().str());
-    if (!info || !info->hasBackward)
+    if (!info)
       return;
-    op->setAttr(attrs::kRuntimeBackward,
-                mlir::StringAttr::get(op.getContext(), runtimeBackwardCallee(*info)));
+    if (info->hasBackward && !op->hasAttr(attrs::kRuntimeBackward))
+      op->setAttr(attrs::kRuntimeBackward,
+                  mlir::StringAttr::get(op.getContext(), runtimeBackwardCallee(*info)));
+    if (info->hasVmap && !op->hasAttr(attrs::kRuntimeVmap))
+      op->setAttr(attrs::kRuntimeVmap,
+                  mlir::StringAttr::get(op.getContext(), runtimeVmapCallee(*info)));
   });
 }
 

@@ -211,10 +211,58 @@ def _graph_on_cpu(gm):
     return cpu
 
 
+def _uses_functorch(gm) -> bool:
+    """The graph applies torch.func transforms (vmap, grad, jvp, ...): Dynamo
+    keeps them as calls that enter and leave each transform level."""
+    for n in gm.graph.nodes:
+        if n.op == "call_function":
+            mod = getattr(n.target, "__module__", None) or ""
+            if mod.startswith(("torch._functorch", "torch._C._functorch")):
+                return True
+    return False
+
+
+# The backward ops kiln lowers itself (docs/autograd.md); the others that a
+# torch.func.grad inside the graph emits are decomposed by PyTorch's own rules.
+_KILN_BACKWARD_OPS = {"convolution_backward", "threshold_backward", "gelu_backward",
+                      "native_batch_norm_backward", "max_pool2d_with_indices_backward",
+                      "avg_pool2d_backward", "_adaptive_avg_pool2d_backward"}
+
+
+def _backward_decompositions():
+    import torch._decomp
+    table = torch._decomp.core_aten_decompositions()
+    return {op: fn for op, fn in table.items()
+            if "backward" in op.name() and op.name().split("::")[-1].split(".")[0]
+            not in _KILN_BACKWARD_OPS}
+
+
+def _lower_functorch(gm, example_inputs):
+    """`gm` with its torch.func transforms applied: traced to ATen ops by
+    make_fx on Dynamo's fake inputs (symbolic sizes stay symbolic), so vmap's
+    batching rules and grad's backward become plain ops that export takes.
+    torch.export cannot take the transforms' level calls itself: its tracer
+    meets the functorch-wrapped tensors ("Expected FakeTensor")."""
+    import torch
+    from torch._guards import detect_fake_mode
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    decomps = _backward_decompositions()
+    fake_mode = detect_fake_mode(example_inputs)
+    if fake_mode is None:
+        return make_fx(gm, decomposition_table=decomps, tracing_mode="real")(*example_inputs)
+    with fake_mode:
+        inputs = [fake_mode.from_tensor(x) if _is_tensor(x) and not isinstance(
+            x, torch._subclasses.fake_tensor.FakeTensor) else x for x in example_inputs]
+        return make_fx(gm, decomposition_table=decomps, tracing_mode="real")(*inputs)
+
+
 def _export(gm, example_inputs, plan: _Plan):
     import torch
     from torch.export import Dim
 
+    if _uses_functorch(gm):
+        gm = _lower_functorch(gm, example_inputs)
     gm = _graph_on_cpu(gm)
 
     class GraphWrapper(torch.nn.Module):

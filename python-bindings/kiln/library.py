@@ -7,13 +7,16 @@
 load_plugin registers each op of the plugin with torch.library: its schema, a CPU
 kernel that calls the plugin's kernel through kiln's dispatcher (tensors cross
 without copies), a fake function backed by the plugin's Meta kernel, and, when the
-plugin registered one, its autograd formula. opcheck runs kiln's own opcheck
-(schema, fake function, gradient, dispatch) on an op.
+plugin registered them, its autograd formula and its batching rule (so
+torch.func.vmap uses it too). register_vmap gives an op a batching rule from Python
+(torch.library.register_vmap's signature); kiln's dispatcher and torch.func.vmap
+then use it. opcheck runs
+kiln's own opcheck (schema, fake function, gradient, dispatch, batching rule) on an op.
 """
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from . import _kiln
 
@@ -88,14 +91,16 @@ def _fake_arg(x, hints):
 
 
 class _OpInfo:
-    def __init__(self, name: str, schema: str, has_fake: bool, has_backward: bool):
+    def __init__(self, name: str, schema: str, has_fake: bool, has_backward: bool,
+                 has_vmap: bool = False):
         self.name, self.schema, self.has_fake, self.has_backward = name, schema, has_fake, has_backward
+        self.has_vmap = has_vmap
 
 
 def _register(name: str) -> None:
     import torch
     raw = _kiln.op_info(name)
-    info = _OpInfo(raw.name, raw.schema, raw.has_fake, raw.has_backward)
+    info = _OpInfo(raw.name, raw.schema, raw.has_fake, raw.has_backward, raw.has_vmap)
     ns, base, overload = _split(info.name)
     schema = info.schema.split("::", 1)[1]
     qualname = f"{ns}::{base}" + (f".{overload}" if overload else "")
@@ -144,6 +149,43 @@ def _register(name: str) -> None:
 
         torch.library.register_autograd(qualname, backward, setup_context=setup_context, lib=lib)
 
+    if info.has_vmap:
+        packet = getattr(getattr(torch.ops, ns), base)
+        overload_packet = getattr(packet, overload or "default")
+
+        def vmap_rule(vinfo, in_dims, *args):
+            if _tracing(args):
+                # Traced (torch.compile, make_fx): the plugin's rule cannot run on
+                # fake tensors, so the graph gets the op once per sample.
+                outs = _per_sample(overload_packet, vinfo.batch_size, in_dims, args)
+            else:
+                outs = _kiln.vmap_op(info.name, list(in_dims), [_to_kiln(a) for a in args])
+                outs = [_to_torch(o) for o in outs]  # the batch first
+            if len(outs) == 1:
+                return outs[0], 0
+            return tuple(outs), (0,) * len(outs)
+
+        torch.library.register_vmap(qualname, vmap_rule, lib=lib)
+
+
+def _tracing(args) -> bool:
+    """Whether the call is being traced rather than run: fake tensors, or a proxy tracer."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensor
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode
+    return get_proxy_mode() is not None or any(isinstance(a, FakeTensor) for a in args)
+
+
+def _per_sample(op, batch_size: int, in_dims, args) -> List[Any]:
+    """`op` once per sample, its results stacked along a new dim 0."""
+    import torch
+    moved = [a.movedim(d, 0) if d is not None else a for a, d in zip(args, in_dims)]
+    results = []
+    for i in range(batch_size):
+        r = op(*[m[i] if d is not None else m for m, d in zip(moved, in_dims)])
+        results.append(r if isinstance(r, (tuple, list)) else (r,))
+    return [torch.stack([r[j] for r in results]) for j in range(len(results[0]))]
+
 
 def load_plugin(path: str, register_with_torch: bool = True) -> List[str]:
     """Loads a kiln plugin; its ops become callable as torch.ops.<ns>.<op> (unless
@@ -159,6 +201,61 @@ def load_plugin(path: str, register_with_torch: bool = True) -> List[str]:
     return added
 
 
+def _op_name(op: Any) -> str:
+    name = op if isinstance(op, str) else getattr(op, "_qualified_op_name", None) or op.name()
+    return name.replace(".default", "")
+
+
+class VmapInfo:
+    """What a batching rule is told besides its arguments (torch's VmapInfo)."""
+
+    def __init__(self, batch_size: int, randomness: str = "error"):
+        self.batch_size, self.randomness = batch_size, randomness
+
+
+def register_vmap(op: Any, func: Optional[Callable] = None, /):
+    """Registers func(info, in_dims, *args) -> (output, out_dims) as the batching
+    rule of a kiln op (a name "ns::op" or a torch.ops overload/packet), as
+    torch.library.register_vmap does: in_dims has one entry per argument (the batch
+    dim of a batched tensor, None otherwise), output is a tensor or a tuple of them
+    and out_dims says where the batch is in each (None: the same for every sample).
+    kiln's dispatcher uses it (kiln.library.vmap, opcheck), and so does
+    torch.func.vmap when the op is registered with torch. kiln-compile runs in a
+    process of its own and does not see it: models compiled with --vmap use the
+    rules of the plugins they load. Usable as a decorator."""
+    if func is None:
+        return lambda f: register_vmap(op, f)
+    name = _op_name(op)
+
+    def rule(batch_size, in_dims, args):
+        out, out_dims = func(VmapInfo(batch_size), tuple(in_dims), *[_to_torch(a) for a in args])
+        single = not isinstance(out, (tuple, list))
+        outs = (out,) if single else tuple(out)
+        dims = (out_dims,) if single or not isinstance(out_dims, (tuple, list)) else tuple(out_dims)
+        if len(dims) == 1 and len(outs) > 1:
+            dims = dims * len(outs)
+        return [_to_kiln(o) for o in outs], list(dims)
+
+    _kiln.register_vmap(name, rule)
+    import torch
+    ns, base, overload = _split(name)
+    if hasattr(torch.ops, ns) and hasattr(getattr(torch.ops, ns), base):
+        lib = torch.library.Library(ns, "FRAGMENT")
+        _torch_libraries.append(lib)
+        torch.library.register_vmap(f"{ns}::{base}" + (f".{overload}" if overload else ""),
+                                    func, lib=lib)
+    return func
+
+
+def vmap(op: Any, in_dims: Sequence[Optional[int]], *args, use_rule: bool = True):
+    """Runs a kiln op over a batch in kiln's dispatcher: with its batching rule
+    (or once per sample when it has none, or when use_rule is False). Returns
+    the results with the batch first (a tensor, or a list of them)."""
+    outs = _kiln.vmap_op(_op_name(op), list(in_dims), [_to_kiln(a) for a in args], not use_rule)
+    outs = [_to_torch(o) for o in outs]
+    return outs[0] if len(outs) == 1 else outs
+
+
 class OpCheckError(AssertionError):
     pass
 
@@ -166,12 +263,11 @@ class OpCheckError(AssertionError):
 def opcheck(op: Any, samples: Optional[Sequence[Sequence[Any]]] = None, *, num_samples: int = 3,
             raise_exception: bool = True) -> Dict[str, str]:
     """Runs kiln's opcheck (test_schema, test_faketensor, test_autograd,
-    test_dispatch) on `op` (a name "ns::op" or a torch.ops overload/packet) with the
+    test_dispatch, test_vmap) on `op` (a name "ns::op" or a torch.ops overload/packet) with the
     given sample argument lists (torch tensors or arrays, numbers, lists), or with
     samples generated from the schema. Returns {test: "SUCCESS" | "SKIPPED" | reason}
     and raises OpCheckError on a failure when raise_exception is True."""
-    name = op if isinstance(op, str) else getattr(op, "_qualified_op_name", None) or op.name()
-    name = name.replace(".default", "")
+    name = _op_name(op)
     kiln_samples = None if samples is None else [[_to_kiln(a) for a in s] for s in samples]
     ok, results, text = _kiln.opcheck(name, kiln_samples, num_samples)
     summary: Dict[str, str] = {}

@@ -512,14 +512,14 @@ nb::list backwardOp(const std::string &name, const nb::sequence &inputs,
 
 struct OpInfo {
   std::string name, schema;
-  bool hasFake, hasBackward;
+  bool hasFake, hasBackward, hasVmap;
   std::vector<std::string> keys;
 };
 
 OpInfo opInfo(const std::string &name) {
   return guarded([&] {
     kiln::OperatorHandle op = kiln::Dispatcher::get().findOpOrThrow(name);
-    OpInfo i{op.name(), op.schema().str(), op.hasFake(), (bool)op.backward(), {}};
+    OpInfo i{op.name(), op.schema().str(), op.hasFake(), (bool)op.backward(), (bool)op.vmapRule(), {}};
     for (kiln::DispatchKey k : op.registeredKeys())
       i.keys.push_back(kiln::dispatchKeyName(k));
     return i;
@@ -537,6 +537,76 @@ std::vector<std::string> loadPlugin(const std::string &path) {
     if (!std::binary_search(before.begin(), before.end(), o))
       added.push_back(o);
   return added;
+}
+
+kiln::InDims toInDims(const nb::sequence &inDims) {
+  kiln::InDims dims;
+  for (nb::handle h : inDims)
+    dims.push_back(h.is_none() ? std::nullopt : std::optional<int64_t>(nb::cast<int64_t>(h)));
+  return dims;
+}
+
+/// kiln::vmap of an op (its batching rule, or the loop): results with the batch first.
+nb::list vmapOp(const std::string &name, const nb::sequence &inDims, const nb::sequence &args,
+                bool loop) {
+  std::vector<nb::object> keepAlive;
+  kiln::Stack stack = toStack(args, keepAlive);
+  kiln::InDims dims = toInDims(inDims);
+  kiln::Stack out = guarded([&] {
+    kiln::OperatorHandle op = kiln::Dispatcher::get().findOpOrThrow(name);
+    return kiln::vmap(op, dims, std::move(stack), loop ? kiln::VmapMode::Loop : kiln::VmapMode::Rule);
+  });
+  nb::list l;
+  for (const kiln::IValue &v : out)
+    l.append(fromIValue(v));
+  return l;
+}
+
+/// Rules registered from Python: each library lives until the process ends
+/// (as the torch.library registrations that mirror them do).
+std::vector<std::unique_ptr<kiln::Library>> gPythonLibraries;
+
+/// Registers `rule(batch_size, in_dims, args) -> (outputs, out_dims)` (arrays
+/// in, arrays or tensors out) as the batching rule of `name`.
+void registerVmap(const std::string &name, nb::callable rule) {
+  auto *fn = new nb::object(rule); // never released: it may run until exit
+  kiln::VmapFn vmapFn = [fn, name](const kiln::VmapInfo &info, const kiln::InDims &inDims,
+                                   const kiln::Stack &args) {
+    nb::gil_scoped_acquire gil;
+    try {
+      nb::list dims, pyArgs;
+      for (const auto &d : inDims)
+        dims.append(d ? nb::cast(*d) : nb::none());
+      for (const kiln::IValue &v : args)
+        pyArgs.append(fromIValue(v));
+      nb::object r = (*fn)(info.batchSize, dims, pyArgs);
+      nb::sequence pair;
+      if (!nb::try_cast(r, pair) || nb::len(pair) != 2)
+        throw kiln::Error("the batching rule of " + name + " must return (outputs, out_dims)");
+      std::vector<nb::object> keepAlive;
+      kiln::VmapResult res;
+      for (nb::handle o : nb::cast<nb::sequence>(pair[0])) {
+        kiln::IValue v = toIValue(o, keepAlive);
+        // Python owns the data: the runtime gets its own copy.
+        res.outputs.push_back(v.isTensor() ? kiln::IValue(v.toTensor().clone()) : v);
+      }
+      res.outDims = toInDims(nb::cast<nb::sequence>(pair[1]));
+      return res;
+    } catch (nb::python_error &e) {
+      throw kiln::Error("the batching rule of " + name + " raised: " + e.what());
+    } catch (nb::cast_error &) {
+      throw kiln::Error("the batching rule of " + name +
+                        " must return (a list of tensors, a list of out_dims)");
+    }
+  };
+  guarded([&] {
+    std::string ns = name.substr(0, name.find("::"));
+    auto lib = std::make_unique<kiln::Library>(kiln::Library::FRAGMENT, ns, std::nullopt,
+                                               "<python>", 0);
+    lib->register_vmap(name, std::move(vmapFn));
+    gPythonLibraries.push_back(std::move(lib));
+    return 0;
+  });
 }
 
 nb::tuple opcheck(const std::string &name, std::optional<nb::sequence> samples, int numSamples) {
@@ -609,6 +679,7 @@ NB_MODULE(_kiln, m) {
       .def_ro("schema", &OpInfo::schema)
       .def_ro("has_fake", &OpInfo::hasFake)
       .def_ro("has_backward", &OpInfo::hasBackward)
+      .def_ro("has_vmap", &OpInfo::hasVmap)
       .def_ro("dispatch_keys", &OpInfo::keys);
 
   m.def("load_plugin", &loadPlugin, "path"_a,
@@ -618,5 +689,9 @@ NB_MODULE(_kiln, m) {
   m.def("call_op", &callOp, "name"_a, "args"_a);
   m.def("fake_op", &fakeOp, "name"_a, "args"_a);
   m.def("backward_op", &backwardOp, "name"_a, "inputs"_a, "outputs"_a, "grads"_a);
+  m.def("vmap_op", &vmapOp, "name"_a, "in_dims"_a, "args"_a, "loop"_a = false,
+        "Runs an op over a batch (its batching rule, or once per sample); results batch first.");
+  m.def("register_vmap", &registerVmap, "name"_a, "rule"_a,
+        "Registers rule(batch_size, in_dims, args) -> (outputs, out_dims) as an op's batching rule.");
   m.def("opcheck", &opcheck, "name"_a, "samples"_a = nb::none(), "num_samples"_a = 3);
 }

@@ -11,7 +11,8 @@ static int usage(int code) {
                "[--table] ns::op[.overload]...\n"
                "  Checks each op's schema annotations against what its kernel does to its\n"
                "  inputs, its fake function against the real kernel, its autograd formula\n"
-               "  against finite differences, and every dispatch key it has a kernel for.\n"
+               "  against finite differences, every dispatch key it has a kernel for, and\n"
+               "  its batching rule against running the op once per sample.\n"
                "  Exit status 0 only if every check passes.\n"
                "  --list   print the ops the dispatcher knows and exit\n"
                "  --table  also print each op's dispatch table\n";

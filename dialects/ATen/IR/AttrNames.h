@@ -47,6 +47,10 @@ inline constexpr llvm::StringLiteral kFusedAttentionOperand = "kiln.fused_attent
 /// ("ns::op#backward"), recorded by the importer when the runtime's
 /// dispatcher has an autograd formula for the op; the autograd rules read it.
 inline constexpr llvm::StringLiteral kRuntimeBackward = "kiln.runtime_backward";
+/// On an aten.call_runtime: the runtime call that runs it over a batch
+/// ("ns::op#vmap"), recorded by the importer when the runtime's dispatcher
+/// has a batching rule for the op (register_vmap); autograd-batch reads it.
+inline constexpr llvm::StringLiteral kRuntimeVmap = "kiln.runtime_vmap";
 
 } // namespace kiln::attrs
 

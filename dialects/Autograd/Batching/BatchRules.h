@@ -53,6 +53,8 @@ void addShapeBatchRules(BatchRuleTable &t);
 void addLinalgBatchRules(BatchRuleTable &t);
 void addReductionBatchRules(BatchRuleTable &t);
 void addNetworkBatchRules(BatchRuleTable &t);
+void addRuntimeBatchRules(BatchRuleTable &t);
+void addIndexingBatchRules(BatchRuleTable &t);
 } // namespace rules
 
 //===----------------------------------------------------------------------===//

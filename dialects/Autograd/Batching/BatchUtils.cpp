@@ -26,6 +26,8 @@ const BatchRule *lookupBatchRule(StringRef opName) {
     rules::addLinalgBatchRules(t);
     rules::addReductionBatchRules(t);
     rules::addNetworkBatchRules(t);
+    rules::addRuntimeBatchRules(t);
+    rules::addIndexingBatchRules(t);
     return t;
   }();
   auto it = table.find(opName);

@@ -33,8 +33,8 @@ Type foldedType(Type t, const Batch &batch) {
 }
 
 /// Folds the batch into N for the operands listed in `foldOperands` (batched
-/// ones, or materialised when `materialize`), requires every other operand
-/// unbatched, and unfolds the results listed in `foldResults` (the others do
+/// ones, or materialised when `materialize`; not an empty N), requires every
+/// other operand unbatched, and unfolds the results listed in `foldResults` (the others do
 /// not depend on the batch and stay unbatched).
 Result foldRule(Operation *op, ArrayRef<Value> operands, ArrayRef<bool> batched, const Batch &batch,
                 OpBuilder &b, ArrayRef<unsigned> foldOperands, ArrayRef<unsigned> foldResults,
@@ -50,6 +50,10 @@ Result foldRule(Operation *op, ArrayRef<Value> operands, ArrayRef<bool> batched,
     if (!batched[i] && !materialize)
       return failure();
     if (sampleRank(operands[i], batched[i]) < 1)
+      return failure();
+    // An empty N: [B, 0, ...] folds to a dynamic dim the buffers know to be
+    // 0, which memref.collapse_shape rejects; the loop handles empty samples.
+    if (cast<RankedTensorType>(operands[i].getType()).getShape()[batched[i] ? 1 : 0] == 0)
       return failure();
     ops[i] = foldBatch(b, loc, materializeBatch(b, loc, operands[i], batched[i], batch));
   }
@@ -189,10 +193,20 @@ void addNetworkBatchRules(BatchRuleTable &t) {
   t["aten.avg_pool2d"] = pooling(2, 1, 1);
   t["aten.adaptive_avg_pool2d"] = pooling(2, 1, 1);
   t["aten.max_pool3d"] = pooling(3, 1, 1);
+  t["aten.max_pool3d_with_indices"] = pooling(3, 1, 2);
+  t["aten.adaptive_avg_pool3d"] = pooling(3, 1, 1);
   t["aten.avg_pool3d"] = pooling(3, 1, 1);
   t["aten.max_pool2d_with_indices_backward"] = pooling(2, 3, 1);
   t["aten.avg_pool2d_backward"] = pooling(2, 2, 1);
   t["aten._adaptive_avg_pool2d_backward"] = pooling(2, 2, 1);
+  // Upsampling takes N-first inputs only (the batch folds into N).
+  for (const char *n : {"upsample_nearest1d", "_upsample_nearest_exact1d", "upsample_linear1d"})
+    t[std::string("aten.") + n] = pooling(1, 1, 1);
+  for (const char *n : {"upsample_nearest2d", "_upsample_nearest_exact2d", "upsample_bilinear2d",
+                        "upsample_bicubic2d"})
+    t[std::string("aten.") + n] = pooling(2, 1, 1);
+  for (const char *n : {"upsample_nearest3d", "_upsample_nearest_exact3d", "upsample_trilinear3d"})
+    t[std::string("aten.") + n] = pooling(3, 1, 1);
   // Layer norm normalises trailing dims: the batch is one more leading dim.
   t["aten.native_layer_norm"] = [](Operation *op, ArrayRef<Value> operands, ArrayRef<bool> batched,
                                    const Batch &batch, OpBuilder &b) -> Result {

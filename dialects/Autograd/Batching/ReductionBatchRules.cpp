@@ -1,7 +1,9 @@
 //===- ReductionBatchRules.cpp - batching rules: reductions, scans, softmax -===//
 //
 // Reductions and ops along a dim shift their dims past the batch; "every
-// dim" becomes every per-sample dim. sum_to_size (the gradient of a
+// dim" becomes every per-sample dim. A 0-d sample ([B] batched) is read as
+// [B, 1] along dim 1 (ATen takes dim 0 or -1 of a scalar as that one
+// element); argmax/argmin of the flattened sample flatten it after the batch. sum_to_size (the gradient of a
 // broadcast) sums the leading per-sample dims its target lacks first, then
 // sums to the target with the batch in front.
 //
@@ -18,12 +20,39 @@ namespace kiln::batching::rules {
 namespace {
 using Result = FailureOr<BatchedResults>;
 
+/// `op` on a 0-d sample: its operand [B] as [B, 1], along dim 1 (`dimAttr`
+/// set as a list or an integer); reductions drop that dim (keepdim false),
+/// other ops give [B, 1], squeezed back to [B].
+Result scalarSample(Operation *op, ArrayRef<Value> operands, const Batch &batch, OpBuilder &b,
+                    bool dimList) {
+  Location loc = op->getLoc();
+  SmallVector<Value> ops(operands);
+  ops[0] = unsqueezeAfterBatch(b, loc, operands[0], 1);
+  bool reduces = op->hasAttr("keepdim") || isa<ArgmaxOp, ArgminOp>(op);
+  SmallVector<Type> types;
+  for (Type t : op->getResultTypes()) {
+    auto bt = batchedType(t, batch);
+    types.push_back(reduces ? Type(bt)
+                            : Type(RankedTensorType::get({bt.getShape()[0], 1}, bt.getElementType())));
+  }
+  Operation *c = cloneWith(b, op, ops, types);
+  c->setAttr("dim", dimList ? Attribute(b.getDenseI64ArrayAttr({1})) : Attribute(b.getI64IntegerAttr(1)));
+  if (reduces) {
+    c->setAttr("keepdim", b.getBoolAttr(false));
+    return allBatched(c->getResults());
+  }
+  SmallVector<Value> out;
+  for (auto [r, t] : llvm::zip(c->getResults(), op->getResultTypes()))
+    out.push_back(SqueezeDimsOp::create(b, loc, batchedType(t, batch), r, b.getDenseI64ArrayAttr({1})));
+  return allBatched(out);
+}
+
 /// Reductions over an optional `dim` list (absent or empty: every dim).
 Result reduceDims(Operation *op, ArrayRef<Value> operands, ArrayRef<bool> batched,
                   const Batch &batch, OpBuilder &b) {
   int64_t rank = sampleRank(operands[0], true);
   if (rank == 0)
-    return failure();
+    return scalarSample(op, operands, batch, b, /*dimList=*/true);
   auto dimAttr = op->getAttrOfType<DenseI64ArrayAttr>("dim");
   SmallVector<int64_t> dims;
   if (!dimAttr || dimAttr.empty()) {
@@ -47,8 +76,24 @@ Result alongDim(Operation *op, ArrayRef<Value> operands, ArrayRef<bool> batched,
                 const Batch &batch, OpBuilder &b) {
   auto dim = op->getAttrOfType<IntegerAttr>("dim");
   int64_t rank = sampleRank(operands[0], true);
-  if (!dim || rank == 0)
-    return failure();
+  if (rank == 0)
+    return scalarSample(op, operands, batch, b, /*dimList=*/false);
+  if (!dim) {
+    // argmax/argmin of the flattened sample: [B, s...] -> [B, N], along dim 1.
+    auto keep = op->getAttrOfType<BoolAttr>("keepdim");
+    if (!isa<ArgmaxOp, ArgminOp>(op) || (keep && keep.getValue()))
+      return failure();
+    auto tt = cast<RankedTensorType>(operands[0].getType());
+    int64_t n = 1;
+    for (int64_t d = 1; d < tt.getRank(); ++d)
+      n = ShapedType::isDynamic(n) || tt.isDynamicDim(d) ? ShapedType::kDynamic : n * tt.getDimSize(d);
+    Value flat = FlattenUsingIntsOp::create(
+        b, op->getLoc(), RankedTensorType::get({tt.getShape()[0], n}, tt.getElementType()), operands[0],
+        (int64_t)1, (int64_t)-1);
+    Operation *c = cloneWith(b, op, {flat}, batchedResultTypes(op, batch));
+    c->setAttr("dim", b.getI64IntegerAttr(1));
+    return allBatched(c->getResults());
+  }
   Operation *c = cloneWith(b, op, operands, batchedResultTypes(op, batch));
   c->setAttr("dim", b.getI64IntegerAttr(shiftDim(dim.getInt(), rank)));
   return allBatched(c->getResults());

@@ -46,6 +46,8 @@ struct RuntimeOpInfo {
   bool hasFake = false;
   /// A backward formula is registered (register_autograd).
   bool hasBackward = false;
+  /// A batching rule is registered (register_vmap).
+  bool hasVmap = false;
   /// Keys with kernels, e.g. "CPU", "Meta", "CompositeImplicitAutograd".
   std::vector<std::string> kernelKeys;
 };
@@ -57,8 +59,11 @@ std::optional<RuntimeOpInfo> lookupRuntimeOp(const std::string &qualifiedName);
 /// The runtime call that computes the gradients of `info`'s op
 /// ("ns::op#backward"), or "" if the dispatcher has no autograd formula.
 std::string runtimeBackwardCallee(const RuntimeOpInfo &info);
+/// The runtime call that runs `info`'s op over a batch ("ns::op#vmap"), or
+/// "" if the dispatcher has no batching rule for it.
+std::string runtimeVmapCallee(const RuntimeOpInfo &info);
 /// Records on each aten.call_runtime under `root` what the autograd rules
-/// need to know of it (kiln.runtime_backward), as the importer does for the
+/// need to know of it (kiln.runtime_backward, kiln.runtime_vmap), as the importer does for the
 /// calls it makes; for modules that come as .mlir text.
 void recordRuntimeOpFacts(mlir::Operation *root);
 

@@ -182,6 +182,9 @@ LogicalResult rewriteVmap(autograd::VmapOp vmap, SmallVectorImpl<Attribute> &exp
   MLIRContext *ctx = vmap.getContext();
   auto note = [&](StringRef how, Operation *op, StringRef why) {
     std::string line = (how + " " + op->getName().getStringRef()).str();
+    // A runtime call is named by the op it calls.
+    if (auto callee = op->getAttrOfType<StringAttr>("callee"); callee && isa<aten::CallRuntimeOp>(op))
+      line += " " + callee.getValue().str();
     if (!why.empty())
       line += " (" + why.str() + ")";
     std::string w = where(op->getLoc());
@@ -217,14 +220,16 @@ LogicalResult rewriteVmap(autograd::VmapOp vmap, SmallVectorImpl<Attribute> &exp
             v = tensor::CastOp::create(b, op.getLoc(), want, v);
           vals.batched[res] = v;
         }
-        note("rule", &op, "");
+        note("rule", &op, op.hasAttr(kiln::attrs::kRuntimeVmap) ? "its registered batching rule" : "");
         continue;
       }
     }
     if (failed(batchByLoop(b, &op, vals, batch)))
       return failure();
-    note("loop", &op, rule ? "its batching rule does not apply to these operands"
-                           : "no batching rule");
+    note("loop", &op, isa<aten::CallRuntimeOp>(op) && !op.hasAttr(kiln::attrs::kRuntimeVmap)
+                          ? "no batching rule registered for it (register_vmap)"
+                      : rule ? "its batching rule does not apply to these operands"
+                             : "no batching rule");
   }
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   SmallVector<Value> results;

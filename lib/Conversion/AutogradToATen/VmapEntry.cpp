@@ -60,9 +60,6 @@ FailureOr<func::FuncOp> kiln::buildVmapEntry(ModuleOp module, func::FuncOp entry
   FunctionType ft = entry.getFunctionType();
   OpBuilder b(ctx);
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
-    if (entry.getResultAttr(i, attrs::kUpdate))
-      return emitError(entry.getLoc(), "--vmap cannot batch a program that updates its state (result ")
-             << i << "); torch.func.vmap refuses in-place updates of unbatched state too";
     if (!isa<RankedTensorType>(ft.getResult(i)))
       return emitError(entry.getLoc(), "--vmap needs tensor results; result ") << i << " is " << ft.getResult(i);
   }
@@ -98,6 +95,27 @@ FailureOr<func::FuncOp> kiln::buildVmapEntry(ModuleOp module, func::FuncOp entry
     return emitError(entry.getLoc(), "--vmap needs at least one batched input");
   SmallVector<int64_t> outDims;
   for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+    // A state update (the new value of an input the program writes into) is
+    // written back into that input, so it keeps the input's batch dim; an
+    // unbatched input cannot take per-sample values (torch.func.vmap refuses
+    // in-place updates of unbatched state too).
+    if (auto update = entry.getResultAttrOfType<StringAttr>(i, attrs::kUpdate)) {
+      auto target = entry.getResultAttrOfType<StringAttr>(i, attrs::kName);
+      int64_t arg = -1;
+      for (unsigned a = 0; a < ft.getNumInputs(); ++a) {
+        auto kind = entry.getArgAttrOfType<StringAttr>(a, attrs::kKind);
+        auto name = entry.getArgAttrOfType<StringAttr>(a, attrs::kName);
+        if (kind && name && target && kind.getValue() == update.getValue() && name == target)
+          arg = a;
+      }
+      if (arg < 0 || inDims[arg] < 0)
+        return emitError(entry.getLoc(), "--vmap cannot batch a program that updates its state (result ")
+               << i << ", " << update.getValue() << " '" << (target ? target.getValue() : "?")
+               << "') unless that state is batched; torch.func.vmap refuses in-place updates of "
+               << "unbatched state too";
+      outDims.push_back(inDims[arg]);
+      continue;
+    }
     int64_t d = spec.outDims.empty() ? 0 : spec.outDims.size() == 1 ? spec.outDims[0] : spec.outDims[i];
     int64_t rank = cast<RankedTensorType>(ft.getResult(i)).getRank() + 1;
     if (d < -rank || d >= rank)

@@ -135,7 +135,7 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
   module.walk([&](Operation *op) {
     if (op->getName().getStringRef() == "aten.call_runtime")
       if (auto callee = op->getAttrOfType<StringAttr>("callee"))
-        // "ns::op#backward" runs the op's registered autograd formula.
+        // "ns::op#backward" / "ns::op#vmap" run the op's autograd formula / batching rule.
         ops.insert(callee.getValue().split('#').first.str());
   });
   for (const std::string &op : ops)

@@ -105,6 +105,24 @@ struct AutogradContext {
 using BackwardFn =
     std::function<std::vector<Tensor>(const AutogradContext &, const std::vector<Tensor> &)>;
 
+/// What a batching rule is told besides its arguments (torch.library's VmapInfo).
+struct VmapInfo {
+  int64_t batchSize = 0;
+};
+/// One entry per argument of a call: the dim of a batched tensor argument
+/// that is the batch, or nullopt for an argument every sample shares.
+using InDims = std::vector<std::optional<int64_t>>;
+/// What a batching rule returns: the op's results over the whole batch, and
+/// for each, the dim that is the batch (nullopt: the same for every sample).
+struct VmapResult {
+  Stack outputs;
+  std::vector<std::optional<int64_t>> outDims;
+};
+/// A batching rule (torch.library.register_vmap): called with the batch
+/// size, the in_dims and the batched arguments (schema order, defaults filled
+/// in), it computes the op for every sample at once.
+using VmapFn = std::function<VmapResult(const VmapInfo &, const InDims &, const Stack &)>;
+
 namespace detail { struct OperatorEntry; }
 
 /// A cheap handle to one operator (stays valid for the life of the process).
@@ -137,6 +155,8 @@ public:
   std::vector<DispatchKey> registeredKeys() const;
   /// The registered backward formula, or null.
   BackwardFn backward() const;
+  /// The registered batching rule, or null.
+  VmapFn vmapRule() const;
   /// Registered fake function exists (a Meta kernel, or a composite one).
   bool hasFake() const;
   /// The dispatch table as text, one line per runtime key.
@@ -188,6 +208,7 @@ public:
   Undo registerImpl(const std::string &qualifiedName, DispatchKey key, KernelFunction k);
   Undo registerFallback(DispatchKey key, KernelFunction k);
   Undo registerBackward(const std::string &qualifiedName, BackwardFn fn, const std::string &debug);
+  Undo registerVmap(const std::string &qualifiedName, VmapFn fn, const std::string &debug);
   /// A DEF library claims a namespace; a second claim is an error.
   Undo claimNamespace(const std::string &ns, const std::string &debug);
 

@@ -219,6 +219,12 @@ public:
   /// installs the Autograd kernel that marks results as requiring grad and
   /// records the call on an active autograd::Tape.
   Library &register_autograd(const std::string &name, BackwardFn bw);
+  /// Registers the batching rule of an op (torch.library.register_vmap):
+  /// `rule(info, inDims, args)` computes the op for a whole batch and says
+  /// where the batch is in each result. kiln::vmap, the compiled code of a
+  /// model batched with --vmap and opcheck use it; without one an op is run
+  /// once per sample.
+  Library &register_vmap(const std::string &name, VmapFn rule);
   /// A kernel for every op at the library's key (IMPL libraries only).
   template <typename F> Library &fallback(F &&f) {
     if (kind_ != IMPL || !key_) throw Error("kiln: fallback() needs a KILN_LIBRARY_IMPL block" + at());
@@ -274,6 +280,29 @@ private:
 /// Registers kernels of namespace `ns` (or `_` for fallbacks) for dispatch key `k`.
 #define KILN_LIBRARY_IMPL(ns, k, m)                                                             \
   KILN_LIBRARY_IMPL_HELPER_(IMPL, ns, ::kiln::DispatchKey::k, m, __COUNTER__)
+
+// ---------------------------------------------------------------------------
+// Batching (vmap).
+// ---------------------------------------------------------------------------
+
+/// How kiln::vmap batches a call: with the op's batching rule when it has
+/// one (else the loop), or always by running the op once per sample.
+enum class VmapMode { Rule, Loop };
+
+/// Runs `op` over a batch, as torch.func.vmap runs one op: `inDims` has one
+/// entry per argument of `args` (the batch dim of a batched tensor argument,
+/// nullopt for an argument every sample shares); at least one tensor is
+/// batched and all agree on the batch size. Every result comes back with the
+/// batch at dim 0 (a result the rule leaves unbatched is expanded along it).
+/// Throws kiln::Error naming the op on bad in_dims or a rule whose results do
+/// not fit (wrong count, out_dims, batch size).
+Stack vmap(const OperatorHandle &op, const InDims &inDims, Stack args,
+           VmapMode mode = VmapMode::Rule);
+
+/// `t` with dim `from` moved to `to` (a view).
+Tensor moveDim(const Tensor &t, int64_t from, int64_t to);
+/// Sample `i` of `t` along dim `dim` (a view with that dim removed).
+Tensor selectDim(const Tensor &t, int64_t dim, int64_t i);
 
 // ---------------------------------------------------------------------------
 // Eager autograd.

@@ -1,5 +1,5 @@
 // kiln runtime — opcheck: tests an op's kernels, schema annotations, fake
-// function and backward formula against each other.
+// function, backward formula and batching rule against each other.
 #ifndef KILN_OPCHECK_H
 #define KILN_OPCHECK_H
 
@@ -24,7 +24,7 @@ struct OpcheckOptions {
 };
 
 struct OpcheckResult {
-  std::string test;    ///< test_schema, test_faketensor, test_autograd, test_dispatch
+  std::string test;    ///< test_schema, test_faketensor, test_autograd, test_dispatch, test_vmap
   int sample = -1;     ///< sample index, -1 when not sample-specific
   bool passed = true;
   bool skipped = false;
@@ -44,8 +44,9 @@ struct OpcheckReport {
 /// Runs test_schema (mutation/alias annotations vs what the kernel does),
 /// test_faketensor (Meta kernel shapes/dtypes vs the real kernel),
 /// test_autograd (backward formula vs central finite differences in
-/// double precision) and test_dispatch (every registered runtime key this
-/// process can run). Throws Error only if the op does not exist.
+/// double precision), test_dispatch (every registered runtime key this
+/// process can run) and test_vmap (the registered batching rule against
+/// running the op once per sample, batched at dim 0 and at the last dim). Throws Error only if the op does not exist.
 OpcheckReport opcheck(const std::string &op, const OpcheckOptions &opts = {});
 
 /// Sample arguments generated from an op's schema (what opcheck uses when

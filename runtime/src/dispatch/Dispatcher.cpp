@@ -120,6 +120,7 @@ struct OperatorEntry {
   std::string defDebug;
   std::array<Stacked<KernelFunction>, kNumDispatchKeys> kernels;
   Stacked<BackwardFn> backwards;
+  Stacked<VmapFn> vmaps;
   /// Shared pointers: a call copies the pointer under the registry lock and
   /// runs the kernel outside it, while a plugin may replace the entry.
   std::array<std::shared_ptr<const KernelFunction>, kNumRuntimeKeys> table;
@@ -334,6 +335,20 @@ Dispatcher::Undo Dispatcher::registerBackward(const std::string &q, BackwardFn f
   return [this, e, id] {
     WriteLock g(registryMu());
     e->backwards.remove_if([&](auto &p) { return p.first == id; });
+  };
+}
+
+Dispatcher::Undo Dispatcher::registerVmap(const std::string &q, VmapFn fn,
+                                          const std::string &debug) {
+  WriteLock g(registryMu());
+  detail::OperatorEntry *e = impl_->getOrCreate(q);
+  if (!e->vmaps.empty())
+    throw Error("kiln: op '" + e->name + "' already has a batching rule; another at " + debug);
+  uint64_t id = impl_->nextId++;
+  e->vmaps.emplace_front(id, std::move(fn));
+  return [this, e, id] {
+    WriteLock g(registryMu());
+    e->vmaps.remove_if([&](auto &p) { return p.first == id; });
   };
 }
 
@@ -553,6 +568,10 @@ std::vector<DispatchKey> OperatorHandle::registeredKeys() const {
 BackwardFn OperatorHandle::backward() const {
   ReadLock g(registryMu());
   return e_->backwards.empty() ? BackwardFn() : e_->backwards.front().second;
+}
+VmapFn OperatorHandle::vmapRule() const {
+  ReadLock g(registryMu());
+  return e_->vmaps.empty() ? VmapFn() : e_->vmaps.front().second;
 }
 bool OperatorHandle::hasFake() const {
   return hasKernelFor(DispatchKey::Meta) || hasKernelFor(DispatchKey::CompositeExplicitAutograd) ||

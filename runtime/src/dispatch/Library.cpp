@@ -125,6 +125,12 @@ Library &Library::register_autograd(const std::string &name, BackwardFn bw) {
   return implAt(q, DispatchKey::Autograd, std::move(k));
 }
 
+Library &Library::register_vmap(const std::string &name, VmapFn rule) {
+  if (!rule) throw Error("kiln: register_vmap('" + name + "') needs a rule" + at());
+  undo_.push_back(Dispatcher::get().registerVmap(qualify(name), std::move(rule), where()));
+  return *this;
+}
+
 namespace detail {
 StaticLibrary::StaticLibrary(Library::Kind kind, const char *ns, std::optional<DispatchKey> key,
                              void (*init)(Library &), const char *file, int line) {

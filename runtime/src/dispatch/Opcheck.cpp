@@ -1,5 +1,5 @@
 // kiln runtime — opcheck: schema annotations, fake function, backward formula
-// and every dispatch key of an op, tested against each other on samples.
+// every dispatch key and the batching rule of an op, tested against each other on samples.
 #include "kiln/opcheck.h"
 #include "kiln/library.h"
 
@@ -437,6 +437,84 @@ void testDispatch(const OperatorHandle &op, const Stack &sample, int si, Opcheck
   rep.results.push_back(r);
 }
 
+/// A batch of `n` samples of `t` with the batch at dim `dim` (contiguous in
+/// that layout): sample 0 is `t`, the others random of its shape (copies of it
+/// when it is not floating point).
+Tensor batchAt(const Tensor &t, int64_t dim, int64_t n, std::mt19937 &rng) {
+  std::vector<int64_t> sizes = t.sizes();
+  sizes.insert(sizes.begin() + dim, n);
+  Tensor out = Tensor::empty(sizes, t.dtype());
+  for (int64_t b = 0; b < n; ++b) {
+    Tensor dst = selectDim(out, dim, b);
+    dst.copyFrom(b == 0 || !isFloatingPoint(t.dtype()) ? t : randomTensor(t.sizes(), t.dtype(), rng));
+  }
+  return out;
+}
+
+/// The registered batching rule against the op run once per sample, with
+/// every tensor argument batched at dim 0, then with only the first batched,
+/// at its last dim.
+void testVmap(const OperatorHandle &op, const Stack &sample, int si, OpcheckReport &rep) {
+  OpcheckResult r{"test_vmap", si};
+  if (!op.vmapRule()) {
+    r.skipped = true;
+    r.message = "no batching rule registered (register_vmap)";
+    rep.results.push_back(r);
+    return;
+  }
+  std::vector<size_t> tensorArgs;
+  for (size_t i = 0; i < sample.size(); ++i)
+    if (sample[i].isTensor() && sample[i].toTensor().defined()) tensorArgs.push_back(i);
+  if (tensorArgs.empty()) {
+    r.skipped = true;
+    r.message = "the sample has no tensor argument to batch";
+    rep.results.push_back(r);
+    return;
+  }
+  constexpr int64_t kBatch = 3;
+  std::mt19937 rng(977 + si);
+  std::vector<InDims> configs(2, InDims(sample.size()));
+  for (size_t i : tensorArgs) configs[0][i] = 0;
+  configs[1][tensorArgs[0]] = sample[tensorArgs[0]].toTensor().dim();
+  for (const InDims &dims : configs) {
+    Stack args = deepCopy(sample);
+    std::string inDims;
+    for (size_t i = 0; i < args.size(); ++i) {
+      inDims += std::string(i ? ", " : "") + (dims[i] ? std::to_string(*dims[i]) : "None");
+      if (dims[i]) args[i] = IValue(batchAt(args[i].toTensor(), *dims[i], kBatch, rng));
+    }
+    std::string what = "with in_dims (" + inDims + ") and a batch of " + std::to_string(kBatch);
+    Stack ref, got;
+    try {
+      ref = vmap(op, dims, args, VmapMode::Loop);
+    } catch (const std::exception &e) {
+      r.skipped = true;
+      r.message = "the op fails on these samples (" + std::string(e.what()) + ")";
+      continue;
+    }
+    try {
+      got = vmap(op, dims, deepCopy(args), VmapMode::Rule);
+    } catch (const std::exception &e) {
+      r.passed = false;
+      r.message = "the batching rule failed " + what + ": " + e.what();
+      break;
+    }
+    for (size_t j = 0; j < ref.size() && r.passed; ++j) {
+      const Tensor &a = got[j].toTensor(), &b = ref[j].toTensor();
+      bool f32 = a.dtype() == DType::Float32;
+      std::string d = compareTensors(a, b, f32 ? 1e-5 : 1e-7, f32 ? 1e-4 : 1e-6);
+      if (!d.empty()) {
+        r.passed = false;
+        r.message = "the batching rule disagrees with running the op once per sample " + what +
+                    ": result " + std::to_string(j) + " (batch first), " + d;
+      }
+    }
+    if (!r.passed) break;
+  }
+  if (r.passed && !r.skipped) r.message = "the rule matches the loop over the batch for both in_dims";
+  rep.results.push_back(r);
+}
+
 } // namespace
 
 std::vector<Stack> generateSamples(const FunctionSchema &schema, int n, unsigned seed) {
@@ -490,6 +568,7 @@ OpcheckReport opcheck(const std::string &name, const OpcheckOptions &opts) {
     testFake(op, samples[i], (int)i, rep);
     testAutograd(op, samples[i], (int)i, opts, rep);
     testDispatch(op, samples[i], (int)i, rep);
+    testVmap(op, samples[i], (int)i, rep);
   }
   return rep;
 }

@@ -94,6 +94,7 @@ std::unique_ptr<QueryOpStorage> describe(const OperatorHandle &h) {
   for (const Argument &r : schema.returns) op.all_returns_tensors &= r.type->isTensor();
   op.has_fake = h.hasFake();
   op.has_backward = (bool)h.backward();
+  op.has_vmap = (bool)h.vmapRule();
   op.num_kernel_keys = (int64_t)s->keyPtrs.size();
   op.kernel_keys = s->keyPtrs.data();
   return s;

@@ -196,6 +196,30 @@ Stack callBackward(const std::string &name, int64_t nargs, kiln_rt_value *args) 
   }
   return results;
 }
+/// "ns::op#vmap": the op over a batch (kiln::vmap, so its batching rule when
+/// it has one). `args` are the forward call's arguments, batched tensors with
+/// the batch in front, then one in_dim per argument (0, or -1 for none).
+Stack callVmap(const std::string &name, int64_t nargs, kiln_rt_value *args) {
+  std::string fwd = name.substr(0, name.size() - std::strlen(KILN_RT_VMAP_SUFFIX));
+  OperatorHandle op = lookup(fwd.c_str());
+  const FunctionSchema &s = op.schema();
+  int64_t n = nargs / 2;
+  if (nargs < 0 || nargs % 2 || (!s.varArgs && (size_t)n > s.arguments.size()))
+    throw Error("kiln: " + name + ": compiled code passed " + std::to_string(nargs) +
+                " values, not the call's arguments and one in_dim for each");
+  Stack stack;
+  InDims dims;
+  for (int64_t i = 0; i < n; ++i) {
+    const Argument *a = (size_t)i < s.arguments.size() ? &s.arguments[i] : nullptr;
+    stack.push_back(unboxArg(args[i], a, name + " argument " + std::to_string(i) +
+                                             (a ? " '" + a->name + "'" : "")));
+    const kiln_rt_value &d = args[n + i];
+    if (d.tag != KILN_RT_INT)
+      throw Error("kiln: " + name + ": in_dim " + std::to_string(i) + " is not an int");
+    dims.push_back(d.i < 0 ? std::nullopt : std::optional<int64_t>(d.i));
+  }
+  return vmap(op, dims, std::move(stack));
+}
 } // namespace
 } // namespace kiln
 
@@ -208,7 +232,12 @@ extern "C" int32_t kiln_rt_call_op(const char *qualified_name, int64_t nargs, ki
     size_t suffix = std::strlen(KILN_RT_BACKWARD_SUFFIX);
     bool backward = name.size() > suffix &&
                     name.compare(name.size() - suffix, suffix, KILN_RT_BACKWARD_SUFFIX) == 0;
-    Stack stack = backward ? callBackward(name, nargs, args) : callForward(name, nargs, args);
+    size_t vsuffix = std::strlen(KILN_RT_VMAP_SUFFIX);
+    bool batched = name.size() > vsuffix &&
+                   name.compare(name.size() - vsuffix, vsuffix, KILN_RT_VMAP_SUFFIX) == 0;
+    Stack stack = backward  ? callBackward(name, nargs, args)
+                  : batched ? callVmap(name, nargs, args)
+                            : callForward(name, nargs, args);
     if ((int64_t)stack.size() != nresults)
       throw Error("kiln: " + name + " returned " + std::to_string(stack.size()) +
                   " results, compiled code expects " + std::to_string(nresults));

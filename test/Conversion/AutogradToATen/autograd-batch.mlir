@@ -80,7 +80,7 @@ func.func @conv_vmap(%x: tensor<?x2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> (ten
 // The loop over the batch: each batched operand sliced at the sample, each
 // result inserted.
 func.func private @noRule(%x: tensor<5xf32>) -> tensor<4x2xf32> {
-  %0 = aten.unfold %x {dimension = 0 : i64, size = 2 : i64, step = 1 : i64} : (tensor<5xf32>) -> tensor<4x2xf32>
+  %0 = aten.as_strided %x {size = array<i64: 4, 2>, stride = array<i64: 1, 1>} : (tensor<5xf32>) -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
 }
 // CHECK-LABEL: func.func @loop_vmap(
@@ -89,11 +89,82 @@ func.func private @noRule(%x: tensor<5xf32>) -> tensor<4x2xf32> {
 // CHECK: %[[E:.*]] = bufferization.alloc_tensor(%[[B]]) : tensor<?x4x2xf32>
 // CHECK: %[[R:.*]] = scf.for %[[I:.*]] = %{{.*}} to %[[B]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[E]]) -> (tensor<?x4x2xf32>) {
 // CHECK:   %[[S:.*]] = tensor.extract_slice %[[X]][%[[I]], 0] [1, 5] [1, 1] : tensor<?x5xf32> to tensor<5xf32>
-// CHECK:   %[[D:.*]] = aten.unfold %[[S]]
+// CHECK:   %[[D:.*]] = aten.as_strided %[[S]]
 // CHECK:   %[[U:.*]] = tensor.insert_slice %[[D]] into %[[ACC]][%[[I]], 0, 0] [1, 4, 2] [1, 1, 1] : tensor<4x2xf32> into tensor<?x4x2xf32>
 // CHECK:   scf.yield %[[U]]
 // CHECK: return %[[R]]
 func.func @loop_vmap(%x: tensor<?x5xf32>) -> tensor<?x4x2xf32> {
   %0 = autograd.vmap @noRule(%x) in_dims [0] out_dims [0] : (tensor<?x5xf32>) -> tensor<?x4x2xf32>
   return %0 : tensor<?x4x2xf32>
+}
+
+// -----
+
+// A runtime call with a registered batching rule (kiln.runtime_vmap) becomes
+// one "<op>#vmap" call over the batch: the batched operand's type, the
+// literals, then one in_dim per argument. One without a rule runs in the loop.
+func.func private @rt(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = aten.call_runtime "kilntest::scaled_gelu"(%x) {args = [tensor<4x8xf32>, 2.0 : f64], kiln.runtime_vmap = "kilntest::scaled_gelu#vmap"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = aten.call_runtime "kilntest::mix"(%x, %y) {args = [tensor<4x8xf32>, tensor<4x8xf32>]} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+// CHECK-LABEL: func.func @rt_vmap(
+// CHECK: aten.call_runtime "kilntest::scaled_gelu#vmap"(%{{.*}}) {args = [tensor<?x4x8xf32>, 2.000000e+00, 0, -1]} : (tensor<?x4x8xf32>) -> tensor<?x4x8xf32>
+// CHECK: scf.for
+// CHECK: aten.call_runtime "kilntest::mix"(%{{.*}}, %{{.*}}) {args = [tensor<4x8xf32>, tensor<4x8xf32>]} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+func.func @rt_vmap(%x: tensor<?x4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<?x4x8xf32>, tensor<?x4x8xf32>) {
+  %0:2 = autograd.vmap @rt(%x, %y) in_dims [0, -1] out_dims [0, 0]
+      : (tensor<?x4x8xf32>, tensor<4x8xf32>) -> tensor<?x4x8xf32>, tensor<?x4x8xf32>
+  return %0#0, %0#1 : tensor<?x4x8xf32>, tensor<?x4x8xf32>
+}
+
+// -----
+
+// Reductions of a 0-d sample read [B] as [B, 1] along dim 1; an op along a
+// dim of a 0-d sample is squeezed back; argmax of the flattened sample
+// flattens it after the batch.
+func.func private @scalar(%x: tensor<f32>, %y: tensor<3x4xf32>) -> (tensor<f32>, tensor<f32>, tensor<i64>) {
+  %0 = aten.sum_dim_intlist %x : (tensor<f32>) -> tensor<f32>
+  %1 = aten.cumsum %x {dim = 0 : i64} : (tensor<f32>) -> tensor<f32>
+  %2 = aten.argmax %y : (tensor<3x4xf32>) -> tensor<i64>
+  return %0, %1, %2 : tensor<f32>, tensor<f32>, tensor<i64>
+}
+// CHECK-LABEL: func.func @scalar_vmap(
+// CHECK: %[[U:.*]] = aten.unsqueeze %{{.*}}, 1 : (tensor<?xf32>) -> tensor<?x1xf32>
+// CHECK: aten.sum_dim_intlist %[[U]] {dim = array<i64: 1>} : (tensor<?x1xf32>) -> tensor<?xf32>
+// CHECK: %[[C:.*]] = aten.cumsum %{{.*}} {dim = 1 : i64} : (tensor<?x1xf32>) -> tensor<?x1xf32>
+// CHECK: aten.squeeze_dims %[[C]] {dims = array<i64: 1>} : (tensor<?x1xf32>) -> tensor<?xf32>
+// CHECK: %[[F:.*]] = aten.flatten_using_ints %{{.*}} {start_dim = 1 : i64} : (tensor<?x3x4xf32>) -> tensor<?x12xf32>
+// CHECK: aten.argmax %[[F]] {dim = 1 : i64} : (tensor<?x12xf32>) -> tensor<?xi64>
+func.func @scalar_vmap(%x: tensor<?xf32>, %y: tensor<?x3x4xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xi64>) {
+  %0:3 = autograd.vmap @scalar(%x, %y) in_dims [0, 0] out_dims [0, 0, 0]
+      : (tensor<?xf32>, tensor<?x3x4xf32>) -> tensor<?xf32>, tensor<?xf32>, tensor<?xi64>
+  return %0#0, %0#1, %0#2 : tensor<?xf32>, tensor<?xf32>, tensor<?xi64>
+}
+
+// -----
+
+// Gathers and scatters shift their dim with every tensor operand batched (a
+// shared index is broadcast along the batch); pads and triangles see the
+// batch as one more leading dim; repeat puts unit dims after the batch.
+func.func private @idx(%x: tensor<4x5xf32>, %i: tensor<4x2xi64>) -> (tensor<4x2xf32>, tensor<4x5xf32>, tensor<4x9xf32>, tensor<4x5xf32>, tensor<2x8x10xf32>) {
+  %0 = aten.gather %x, %i {dim = -1 : i64} : (tensor<4x5xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
+  %1 = aten.scatter %x, %i, %0 {dim = 1 : i64} : (tensor<4x5xf32>, tensor<4x2xi64>, tensor<4x2xf32>) -> tensor<4x5xf32>
+  %2 = aten.constant_pad_nd %x {pad = array<i64: 1, 3>} : (tensor<4x5xf32>) -> tensor<4x9xf32>
+  %3 = aten.tril %x : tensor<4x5xf32>
+  %4 = aten.repeat %x {repeats = array<i64: 2, 2, 2>} : (tensor<4x5xf32>) -> tensor<2x8x10xf32>
+  return %0, %1, %2, %3, %4 : tensor<4x2xf32>, tensor<4x5xf32>, tensor<4x9xf32>, tensor<4x5xf32>, tensor<2x8x10xf32>
+}
+// CHECK-LABEL: func.func @idx_vmap(
+// CHECK: %[[IB:.*]] = aten.expand %{{.*}}[%{{.*}}, -1, -1] : tensor<1x4x2xi64> -> tensor<?x4x2xi64>
+// CHECK: %[[G:.*]] = aten.gather %{{.*}}, %[[IB]] {dim = 2 : i64} : (tensor<?x4x5xf32>, tensor<?x4x2xi64>) -> tensor<?x4x2xf32>
+// CHECK: aten.scatter %{{.*}}, %{{.*}}, %[[G]] {dim = 2 : i64} : (tensor<?x4x5xf32>, tensor<?x4x2xi64>, tensor<?x4x2xf32>) -> tensor<?x4x5xf32>
+// CHECK: aten.constant_pad_nd %{{.*}} {pad = array<i64: 1, 3>} : (tensor<?x4x5xf32>) -> tensor<?x4x9xf32>
+// CHECK: aten.tril %{{.*}} : tensor<?x4x5xf32>
+// CHECK: %[[R:.*]] = aten.unsqueeze %{{.*}}, 1 : (tensor<?x4x5xf32>) -> tensor<?x1x4x5xf32>
+// CHECK: aten.repeat %[[R]] {repeats = array<i64: 1, 2, 2, 2>} : (tensor<?x1x4x5xf32>) -> tensor<?x2x8x10xf32>
+func.func @idx_vmap(%x: tensor<?x4x5xf32>, %i: tensor<4x2xi64>) -> (tensor<?x4x2xf32>, tensor<?x4x5xf32>, tensor<?x4x9xf32>, tensor<?x4x5xf32>, tensor<?x2x8x10xf32>) {
+  %0:5 = autograd.vmap @idx(%x, %i) in_dims [0, -1] out_dims [0, 0, 0, 0, 0]
+      : (tensor<?x4x5xf32>, tensor<4x2xi64>) -> tensor<?x4x2xf32>, tensor<?x4x5xf32>, tensor<?x4x9xf32>, tensor<?x4x5xf32>, tensor<?x2x8x10xf32>
+  return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<?x4x2xf32>, tensor<?x4x5xf32>, tensor<?x4x9xf32>, tensor<?x4x5xf32>, tensor<?x2x8x10xf32>
 }

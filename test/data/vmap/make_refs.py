@@ -13,7 +13,8 @@ as grads/input0.npy and grads/<parameter>.npy, each with the batch in front
 For mlp also dims/ (vmap(model, in_dims=1, out_dims=2) of a [8, 4, 64]
 input) and shared_cotangent/ (per-sample gradients with one cotangent for
 every sample: in_dims (None, 0, None)) and jacobian.npy
-(torch.func.jacrev of the model at the corpus input, [8, 10, 8, 64]).
+(torch.func.jacrev of the model at the corpus input, [8, 10, 8, 64]), and jvp/
+(torch.func.vmap(torch.func.jvp) over 3 samples, each its own primal and tangent).
 custom_op/batch2/: two copies of the corpus custom_op input and output.
 Run with torch 2.11 from PyPI: python3 make_refs.py [CORPUS_DIR]
 """
@@ -92,3 +93,15 @@ for name in ("mlp", "convnet", "attention"):
     np.save(os.path.join(d, "grads", "input0.npy"), gx.numpy())
     for k, v in gp.items():
         np.save(os.path.join(d, "grads", k + ".npy"), v.numpy())
+    # vmap(jvp): every sample its own primal and tangent (kiln-compile --jvp --vmap=0).
+    xs = torch.randn((3, *x0.shape), generator=g)
+    ts = torch.randn((3, *x0.shape), generator=g)
+    f = lambda x: torch.func.functional_call(model, params, (x,))  # noqa: E731
+    with torch.no_grad():
+        out, tout = torch.func.vmap(lambda x, t: torch.func.jvp(f, (x,), (t,)))(xs, ts)
+    d = os.path.join(here, name, "jvp")
+    os.makedirs(d, exist_ok=True)
+    np.save(os.path.join(d, "input0.npy"), xs.numpy())
+    np.save(os.path.join(d, "tangent0.npy"), ts.numpy())
+    np.save(os.path.join(d, "output0.npy"), out.numpy())
+    np.save(os.path.join(d, "tangent_output0.npy"), tout.numpy())

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define KILN_QUERY_VERSION 2
+#define KILN_QUERY_VERSION 3
 
 /* The kind of a literal default from a schema. */
 typedef enum kiln_query_default_kind {
@@ -55,6 +55,7 @@ typedef struct kiln_query_op {
   int32_t has_backward; /* an autograd formula is registered (register_autograd) */
   int64_t num_kernel_keys;
   const char *const *kernel_keys; /* keys with kernels: "CPU", "Meta", ... */
+  int32_t has_vmap;     /* a batching rule is registered (register_vmap; version 3) */
 } kiln_query_op;
 
 /* KILN_QUERY_VERSION of the runtime in this process. Thread-safe. */

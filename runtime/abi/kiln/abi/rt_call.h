@@ -65,6 +65,15 @@ int32_t kiln_rt_call_op_device(const char *qualified_name, int64_t nargs, kiln_r
  * the forward call, in order (zeros where the formula defines none). */
 #define KILN_RT_BACKWARD_SUFFIX "#backward"
 
+/* A name "ns::op#vmap" calls the op over a batch (what kiln-compile --vmap
+ * emits for ops run through the runtime that have a registered batching
+ * rule): args are the forward call's arguments, each batched tensor with the
+ * batch at dim 0, then one KILN_RT_INT per forward argument: 0 if it is
+ * batched, -1 if every sample shares it. The results are the forward call's,
+ * each with the batch at dim 0. The runtime uses the op's batching rule
+ * (register_vmap), or runs the op once per sample when it has none. */
+#define KILN_RT_VMAP_SUFFIX "#vmap"
+
 /* The message of the last failed kiln_rt_call_op on this thread, or "". */
 const char *kiln_rt_last_error(void);
 
