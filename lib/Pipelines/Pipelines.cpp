@@ -99,6 +99,12 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm, bool cpuLibrary) {
   FinalizeMemRefToLLVMConversionPassOptions memrefOpts;
   memrefOpts.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOpts));
+  // Float32 exp, erf, tanh, ... become inline polynomials, so the loops of
+  // softmax, GELU, SiLU and sigmoid vectorise instead of calling libm for
+  // each element (kiln-math-approximations).
+  kiln::KilnMathApproximationsOptions approxOpts;
+  approxOpts.ops = {"exp", "expm1", "erf", "tanh", "log1p"};
+  pm.nest<func::FuncOp>().addPass(kiln::createKilnMathApproximations(approxOpts));
   // bfloat16 conversions become integer code: the libgcc of many systems has
   // no __truncsfbf2, and model objects link only libc and libm.
   arith::ArithExpandOpsPassOptions expandOpts;
