@@ -30,10 +30,10 @@ func.func @forward(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf3
 // arithmetic (kiln-math-approximations), not a libm call.
 // With the library calls off, the linear layer is a loop nest too.
 // CHECK-NOT: @erff
-// CHECK-DAG: llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
+// CHECK-DAG: llvm.func @kiln_cpu_alloc(i64, i64) -> (!llvm.ptr {llvm.noalias})
 // CHECK: llvm.func @forward(
 // CHECK-SAME: -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
-// CHECK: llvm.call @aligned_alloc
+// CHECK: llvm.call @kiln_cpu_alloc
 // CHECK: llvm.fmul
 // CHECK: llvm.fadd
 // CHECK: llvm.fcmp "ugt"

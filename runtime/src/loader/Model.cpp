@@ -5,9 +5,11 @@
 #include "Plugins.h"
 #include "Pt2Weights.h"
 #include "../cpu/Threads.h"
+#include "../cpu/BufferCache.h"
 #include "../cpu/Library.h"
 #include "../gpu/Runtime.h"
 #include "kiln/rt_call.h"
+#include "kiln/abi/cpu_memory.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -252,6 +254,8 @@ Model::~Model() {
   weights_.clear();
   // Copies of the weights the CPU library calls made (keyed by address).
   cpu::forgetWeights();
+  // The buffers the model freed and the cache kept.
+  cpu::trimBufferCache();
   if (handle_) ::dlclose(handle_);
 }
 
@@ -594,7 +598,7 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
     if (r.allocated && !argAllocations.count(reinterpret_cast<int64_t>(r.allocated)) &&
         !owned.count(r.allocated))
       owned[r.allocated] = onGPU ? gpu::adoptStorage(*b, r.allocated, 0)
-                                 : std::make_shared<Storage>(r.allocated, 0, Device{}, [](void *p) { std::free(p); });
+                                 : std::make_shared<Storage>(r.allocated, 0, Device{}, [](void *p) { kiln_cpu_free(p); });
     raws.push_back(std::move(r));
   }
   if (!deviceError.empty())
