@@ -3,10 +3,15 @@
 
 #include "kiln/abi/cpu_memory.h"
 
+#include "../loader/Error.h"
+
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -18,16 +23,34 @@ struct Block {
   size_t alignment;
 };
 
+/// KILN_CPU_BUFFER_CACHE_MB parsed: the megabytes, or nothing when unset;
+/// `ok` false when set to something that is not a number of megabytes.
+std::optional<unsigned long long> limitFromEnv(bool &ok) {
+  ok = true;
+  const char *env = std::getenv(kiln::cpu::kBufferCacheEnv);
+  if (!env)
+    return std::nullopt;
+  std::string text(env);
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long mb = std::strtoull(env, &end, 10);
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || *end || errno ||
+      mb > (1ull << 30)) {
+    ok = false;
+    return std::nullopt;
+  }
+  return mb;
+}
+
 /// Idle blocks beyond this many bytes are released (the largest first):
-/// KILN_CPU_BUFFER_CACHE_MB, default 1024; 0 turns the cache off.
+/// KILN_CPU_BUFFER_CACHE_MB, default 1024; 0 turns the cache off. (A bad
+/// value fails the model's load, checkBufferCacheSetting; here it is the
+/// default.)
 size_t idleLimit() {
   static const size_t limit = [] {
-    const char *env = std::getenv("KILN_CPU_BUFFER_CACHE_MB");
-    if (!env || !*env)
-      return size_t(1024) << 20;
-    char *end = nullptr;
-    unsigned long long mb = std::strtoull(env, &end, 10);
-    return (end && *end == '\0') ? size_t(mb) << 20 : size_t(1024) << 20;
+    bool ok;
+    std::optional<unsigned long long> mb = limitFromEnv(ok);
+    return size_t(mb ? *mb : 1024) << 20;
   }();
   return limit;
 }
@@ -120,6 +143,15 @@ BufferCacheStats bufferCacheStats() {
   Cache &c = cache();
   std::lock_guard<std::mutex> lock(c.mu);
   return {c.live.size(), c.idle.size(), c.idleBytes, c.reused};
+}
+
+void checkBufferCacheSetting() {
+  bool ok;
+  limitFromEnv(ok);
+  if (!ok)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, std::string("the environment variable ") + kBufferCacheEnv +
+                                                   " expects a number of megabytes (0 turns the buffer cache "
+                                                   "off), got '" + std::getenv(kBufferCacheEnv) + "'");
 }
 
 void trimBufferCache() {

@@ -15,6 +15,15 @@ struct BufferCacheStats {
 
 BufferCacheStats bufferCacheStats();
 
+/// The environment variable that bounds the idle blocks, in megabytes
+/// (default 1024; 0 turns the cache off).
+constexpr const char *kBufferCacheEnv = "KILN_CPU_BUFFER_CACHE_MB";
+
+/// Throws Error (KILN_STATUS_INVALID_ARGUMENT, naming the variable) when
+/// KILN_CPU_BUFFER_CACHE_MB is set to something else than a number of
+/// megabytes; called when a CPU model loads.
+void checkBufferCacheSetting();
+
 /// Releases every idle block to libc (a model was unloaded).
 void trimBufferCache();
 

@@ -138,8 +138,10 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
                       std::to_string(KILN_WEIGHT_ALIGNMENT) + "-byte aligned");
     if (blob) blobSize = symbolSize(blob);
   }
-  if (m->manifest_.device == DeviceType::CPU)
+  if (m->manifest_.device == DeviceType::CPU) {
     m->pool_ = cpu::threadPool(options.threads > 0 ? options.threads : cpu::defaultThreads());
+    cpu::checkBufferCacheSetting();
+  }
   m->seed_ = resolveSeed(options.seed);
   for (size_t i = 0; i < m->manifest_.args.size(); ++i) {
     if (m->manifest_.args[i].kind == ValueKind::Rng)

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -104,6 +106,24 @@ TEST(BufferCache, ThreadsNeverShareALiveBlock) {
   EXPECT_EQ(bufferCacheStats().liveBlocks, 0u);
   EXPECT_LE(bufferCacheStats().idleBlocks, 4u);
   trimBufferCache();
+}
+
+} // namespace
+
+namespace {
+
+TEST(BufferCache, BadSettingIsRefusedWithItsName) {
+  ::setenv(kiln::cpu::kBufferCacheEnv, "12x", 1);
+  try {
+    kiln::cpu::checkBufferCacheSetting();
+    ADD_FAILURE() << "no error";
+  } catch (const std::exception &e) {
+    EXPECT_NE(std::string(e.what()).find("KILN_CPU_BUFFER_CACHE_MB"), std::string::npos) << e.what();
+  }
+  ::setenv(kiln::cpu::kBufferCacheEnv, "256", 1);
+  EXPECT_NO_THROW(kiln::cpu::checkBufferCacheSetting());
+  ::unsetenv(kiln::cpu::kBufferCacheEnv);
+  EXPECT_NO_THROW(kiln::cpu::checkBufferCacheSetting());
 }
 
 } // namespace
