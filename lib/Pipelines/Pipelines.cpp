@@ -94,11 +94,20 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm, bool cpuLibrary) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // aligned_alloc keeps pointer provenance (no ptrtoint rounding), so LLVM's
-  // alias analysis can tell buffers apart and vectorise across them.
+  // Aligned allocation keeps pointer provenance (no ptrtoint rounding), so
+  // LLVM's alias analysis can tell buffers apart and vectorise across them.
+  // The buffers come from the runtime's cache (kiln-lower-buffer-allocs
+  // below), so a model that runs again reuses its pages.
   FinalizeMemRefToLLVMConversionPassOptions memrefOpts;
   memrefOpts.useAlignedAlloc = true;
+  memrefOpts.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOpts));
+  // Float32 exp, erf, tanh, ... become inline polynomials, so the loops of
+  // softmax, GELU, SiLU and sigmoid vectorise instead of calling libm for
+  // each element (kiln-math-approximations).
+  kiln::KilnMathApproximationsOptions approxOpts;
+  approxOpts.ops = {"exp", "expm1", "erf", "tanh", "log1p"};
+  pm.nest<func::FuncOp>().addPass(kiln::createKilnMathApproximations(approxOpts));
   // bfloat16 conversions become integer code: the libgcc of many systems has
   // no __truncsfbf2, and model objects link only libc and libm.
   arith::ArithExpandOpsPassOptions expandOpts;
@@ -113,6 +122,7 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm, bool cpuLibrary) {
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(kiln::createLowerParallelLaunches());
+  pm.addPass(kiln::createLowerBufferAllocs());
   pm.addPass(createCanonicalizerPass());
 }
 

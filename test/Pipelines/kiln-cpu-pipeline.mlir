@@ -26,18 +26,20 @@ func.func @forward(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf3
 // LINALG: return %[[Y]] : tensor<?x16xf32>
 
 // The whole CPU path ends in the LLVM dialect alone: no aten, tensor,
-// linalg, memref, scf, cf or func ops are left, and erf is a libm call.
+// linalg, memref, scf, cf or func ops are left, and erf is inline
+// arithmetic (kiln-math-approximations), not a libm call.
 // With the library calls off, the linear layer is a loop nest too.
-// CHECK-DAG: llvm.func @erff(f32) -> f32
-// CHECK-DAG: llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
+// CHECK-NOT: @erff
+// CHECK-DAG: llvm.func @kiln_cpu_alloc(i64, i64) -> (!llvm.ptr {llvm.noalias})
 // CHECK: llvm.func @forward(
 // CHECK-SAME: -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
-// CHECK: llvm.call @aligned_alloc
+// CHECK: llvm.call @kiln_cpu_alloc
 // CHECK: llvm.fmul
 // CHECK: llvm.fadd
 // CHECK: llvm.fcmp "ugt"
 // CHECK: llvm.select
-// CHECK: llvm.call @erff
+// CHECK: llvm.intr.fma
+// CHECK-NOT: @erff
 // CHECK: llvm.return
 
 // By default the linear layer (16x64 weight, a dynamic batch counted as 128
@@ -49,5 +51,6 @@ func.func @forward(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf3
 // LIB-DAG: llvm.call @_mlir_ciface_kiln_cpu_gemm_lt_f32(
 // LIB: llvm.func @forward(
 // LIB: llvm.call @kiln_cpu_gemm_lt_f32(
-// LIB: llvm.call @erff
+// LIB: llvm.intr.fma
+// LIB-NOT: @erff
 // LIB: llvm.return

@@ -159,6 +159,36 @@ def AutogradBatch : Pass<"autograd-batch", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"];
 }
 
+def LowerBufferAllocs : Pass<"kiln-lower-buffer-allocs", "::mlir::ModuleOp"> {
+  let summary = "Allocate and free the model's heap buffers through the runtime (kiln_cpu_alloc / kiln_cpu_free)";
+  let description = [{
+    Runs after `finalize-memref-to-llvm` with `use-generic-functions`, which
+    lowers `memref.alloc` and `memref.dealloc` to calls of
+    `_mlir_memref_to_llvm_aligned_alloc(alignment, size)` and
+    `_mlir_memref_to_llvm_free(ptr)`. This pass renames those declarations
+    (and every call) to the runtime's `kiln_cpu_alloc` and `kiln_cpu_free`
+    (runtime/abi/kiln/abi/cpu_memory.h), whose cache hands a model that runs
+    again the blocks it freed, instead of the fresh zero-filled pages libc maps
+    for large blocks every run. The allocation's result is marked
+    `llvm.noalias`, as LLVM knows libc's `aligned_alloc` to be, so alias
+    analysis still tells buffers apart. A call of the unaligned
+    `_mlir_memref_to_llvm_alloc` (the pass pipeline did not ask for aligned
+    allocation) is an error.
+
+    Before:
+    ```mlir
+    llvm.func @_mlir_memref_to_llvm_aligned_alloc(i64, i64) -> !llvm.ptr
+    %p = llvm.call @_mlir_memref_to_llvm_aligned_alloc(%c64, %n) : (i64, i64) -> !llvm.ptr
+    ```
+    After:
+    ```mlir
+    llvm.func @kiln_cpu_alloc(i64, i64) -> (!llvm.ptr {llvm.noalias})
+    %p = llvm.call @kiln_cpu_alloc(%c64, %n) : (i64, i64) -> !llvm.ptr
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def LowerParallelLaunches : Pass<"kiln-lower-parallel-launches", "::mlir::ModuleOp"> {
   let summary = "Lower the parallel loop launches of kiln-outline-parallel-loops to kiln_cpu_parallel_for calls";
   let description = [{

@@ -108,6 +108,33 @@ def KilnMemrefCopyToLinalg : Pass<"kiln-memref-copy-to-linalg", "::mlir::func::F
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def KilnMathApproximations : Pass<"kiln-math-approximations", "::mlir::func::FuncOp"> {
+  let summary = "Replace float32 transcendental functions with inline polynomial approximations";
+  let description = [{
+    On the CPU, `math.exp`, `math.erf`, `math.tanh`, ... on float32 otherwise
+    become calls of libm (`expf`, `erff`, `tanhf`), which LLVM's loop
+    vectoriser cannot widen: the loops of a softmax, GELU, SiLU or sigmoid
+    then run one element per call. This pass rewrites the float32 ops (scalar
+    or vector) whose names are listed in `ops` with upstream MLIR's polynomial
+    approximations (`populateMathPolynomialApproximationPatterns`):
+    straight-line arithmetic that keeps the special values (infinities, NaN,
+    overflow to infinity and underflow to zero) and that the vectoriser turns
+    into 16-lane AVX-512 code. Other element types and ops not listed are
+    left for the libm lowering. Accuracy: `test/e2e/math-approximations.test`
+    sweeps each approximated function densely against float64 references.
+
+    Before: `%y = math.erf %x : f32`
+    After:  a few dozen `arith` and `math.fma` ops (a clamp, a rational
+    polynomial, selects for the special values), no `math.erf`.
+  }];
+  let options = [
+    ListOption<"ops", "ops", "std::string",
+               "Names of the math ops to approximate (exp, expm1, erf, tanh, log, log1p, ...)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def KilnVectorFriendlyLoops : Pass<"kiln-vector-friendly-loops", "::mlir::func::FuncOp"> {
   let summary = "Generalize linalg ops and order their loops for contiguous inner loops";
   let description = [{

@@ -5,9 +5,11 @@
 #include "Plugins.h"
 #include "Pt2Weights.h"
 #include "../cpu/Threads.h"
+#include "../cpu/BufferCache.h"
 #include "../cpu/Library.h"
 #include "../gpu/Runtime.h"
 #include "kiln/rt_call.h"
+#include "kiln/abi/cpu_memory.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -136,8 +138,10 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
                       std::to_string(KILN_WEIGHT_ALIGNMENT) + "-byte aligned");
     if (blob) blobSize = symbolSize(blob);
   }
-  if (m->manifest_.device == DeviceType::CPU)
+  if (m->manifest_.device == DeviceType::CPU) {
     m->pool_ = cpu::threadPool(options.threads > 0 ? options.threads : cpu::defaultThreads());
+    cpu::checkBufferCacheSetting();
+  }
   m->seed_ = resolveSeed(options.seed);
   for (size_t i = 0; i < m->manifest_.args.size(); ++i) {
     if (m->manifest_.args[i].kind == ValueKind::Rng)
@@ -252,6 +256,8 @@ Model::~Model() {
   weights_.clear();
   // Copies of the weights the CPU library calls made (keyed by address).
   cpu::forgetWeights();
+  // The buffers the model freed and the cache kept.
+  cpu::trimBufferCache();
   if (handle_) ::dlclose(handle_);
 }
 
@@ -594,7 +600,7 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
     if (r.allocated && !argAllocations.count(reinterpret_cast<int64_t>(r.allocated)) &&
         !owned.count(r.allocated))
       owned[r.allocated] = onGPU ? gpu::adoptStorage(*b, r.allocated, 0)
-                                 : std::make_shared<Storage>(r.allocated, 0, Device{}, [](void *p) { std::free(p); });
+                                 : std::make_shared<Storage>(r.allocated, 0, Device{}, [](void *p) { kiln_cpu_free(p); });
     raws.push_back(std::move(r));
   }
   if (!deviceError.empty())

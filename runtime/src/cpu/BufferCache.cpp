@@ -1,0 +1,169 @@
+// kiln runtime — kiln_cpu_alloc / kiln_cpu_free: compiled models' buffers, large freed blocks kept for reuse.
+#include "BufferCache.h"
+
+#include "kiln/abi/cpu_memory.h"
+
+#include "../loader/Error.h"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+/// A block the cache made: its rounded size and alignment.
+struct Block {
+  size_t bytes;
+  size_t alignment;
+};
+
+/// KILN_CPU_BUFFER_CACHE_MB parsed: the megabytes, or nothing when unset;
+/// `ok` false when set to something that is not a number of megabytes.
+std::optional<unsigned long long> limitFromEnv(bool &ok) {
+  ok = true;
+  const char *env = std::getenv(kiln::cpu::kBufferCacheEnv);
+  if (!env)
+    return std::nullopt;
+  std::string text(env);
+  errno = 0;
+  char *end = nullptr;
+  unsigned long long mb = std::strtoull(env, &end, 10);
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || *end || errno ||
+      mb > (1ull << 30)) {
+    ok = false;
+    return std::nullopt;
+  }
+  return mb;
+}
+
+/// Idle blocks beyond this many bytes are released (the largest first):
+/// KILN_CPU_BUFFER_CACHE_MB, default 1024; 0 turns the cache off. (A bad
+/// value fails the model's load, checkBufferCacheSetting; here it is the
+/// default.)
+size_t idleLimit() {
+  static const size_t limit = [] {
+    bool ok;
+    std::optional<unsigned long long> mb = limitFromEnv(ok);
+    return size_t(mb ? *mb : 1024) << 20;
+  }();
+  return limit;
+}
+
+struct Cache {
+  std::mutex mu;
+  std::unordered_map<void *, Block> live;   // handed out, by pointer
+  std::multimap<size_t, std::pair<void *, size_t>> idle;  // bytes -> (pointer, alignment)
+  size_t idleBytes = 0;
+  size_t reused = 0;
+};
+
+Cache &cache() {
+  // Never destroyed: models may free buffers from static destructors.
+  static Cache *c = new Cache;
+  return *c;
+}
+
+constexpr size_t kPage = 4096;
+
+} // namespace
+
+extern "C" void *kiln_cpu_alloc(size_t alignment, size_t size) {
+  if (alignment & (alignment - 1))
+    return nullptr;
+  if (alignment < 64)
+    alignment = 64;
+  if (size < kiln::cpu::kMinCachedBytes || idleLimit() == 0) {
+    size_t rounded = (size + alignment - 1) / alignment * alignment;
+    return std::aligned_alloc(alignment, rounded ? rounded : alignment);
+  }
+  size_t bytes = (size + kPage - 1) / kPage * kPage;
+  bytes = (bytes + alignment - 1) / alignment * alignment;
+  Cache &c = cache();
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    auto [lo, hi] = c.idle.equal_range(bytes);
+    for (auto it = lo; it != hi; ++it) {
+      void *p = it->second.first;
+      if (reinterpret_cast<uintptr_t>(p) % alignment)
+        continue;
+      size_t blockAlignment = it->second.second;
+      c.idle.erase(it);
+      c.idleBytes -= bytes;
+      c.live.emplace(p, Block{bytes, blockAlignment});
+      ++c.reused;
+      return p;
+    }
+  }
+  void *p = std::aligned_alloc(alignment, bytes);
+  if (!p)
+    return nullptr;
+  std::lock_guard<std::mutex> lock(c.mu);
+  c.live.emplace(p, Block{bytes, alignment});
+  return p;
+}
+
+extern "C" void kiln_cpu_free(void *ptr) {
+  if (!ptr)
+    return;
+  Cache &c = cache();
+  std::unique_lock<std::mutex> lock(c.mu);
+  auto it = c.live.find(ptr);
+  if (it == c.live.end()) {
+    // Small blocks, and memory from elsewhere (libc's allocators).
+    lock.unlock();
+    std::free(ptr);
+    return;
+  }
+  Block b = it->second;
+  c.live.erase(it);
+  c.idle.emplace(b.bytes, std::make_pair(ptr, b.alignment));
+  c.idleBytes += b.bytes;
+  // Over the limit: release the largest idle blocks.
+  std::vector<void *> release;
+  while (c.idleBytes > idleLimit() && !c.idle.empty()) {
+    auto last = std::prev(c.idle.end());
+    c.idleBytes -= last->first;
+    release.push_back(last->second.first);
+    c.idle.erase(last);
+  }
+  lock.unlock();
+  for (void *p : release)
+    std::free(p);
+}
+
+namespace kiln::cpu {
+
+BufferCacheStats bufferCacheStats() {
+  Cache &c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return {c.live.size(), c.idle.size(), c.idleBytes, c.reused};
+}
+
+void checkBufferCacheSetting() {
+  bool ok;
+  limitFromEnv(ok);
+  if (!ok)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, std::string("the environment variable ") + kBufferCacheEnv +
+                                                   " expects a number of megabytes (0 turns the buffer cache "
+                                                   "off), got '" + std::getenv(kBufferCacheEnv) + "'");
+}
+
+void trimBufferCache() {
+  Cache &c = cache();
+  std::multimap<size_t, std::pair<void *, size_t>> idle;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    idle.swap(c.idle);
+    c.idleBytes = 0;
+  }
+  for (auto &[bytes, block] : idle)
+    std::free(block.first);
+}
+
+} // namespace kiln::cpu
