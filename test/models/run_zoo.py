@@ -34,6 +34,9 @@ CHECKS = {"cpu": ["default", "core", "grad"], "cuda": ["default", "core"]}
 
 
 def first_error(text):
+    # Paths of this machine (the zoo folder, Python's packages) left out.
+    text = re.sub(r"/\S*/site-packages/", "", text).replace(os.path.dirname(os.path.dirname(HERE)) + "/", "")
+    text = re.sub(r"'/\S*/(case\d|grads)/", r"'<zoo>/\1/", text)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     for ln in lines:
         if "MISMATCH" in ln:
@@ -144,7 +147,7 @@ def main():
     for w in CHECKS[a.target]:
         ran = [r[w]["status"] for r in results.values() if r[w]["status"] != "n/a"]
         print(f"{a.target} {w}: {ran.count('pass')} of {len(ran)} pass")
-    if a.only:
+    if a.only and not a.update_baseline:
         return 0
     baseline = {}
     if os.path.exists(a.baseline):
@@ -162,7 +165,8 @@ def main():
         if regressions:
             print("refusing to record regressions:\n  " + "\n  ".join(regressions))
             return 1
-        new = {}
+        # With --only, the other models keep their records.
+        new = {n: baseline[n] for n in index if a.only and n in baseline and n not in results}
         for n, r in results.items():
             new[n] = {}
             for w, v in r.items():
@@ -172,6 +176,7 @@ def main():
                     new[n][w] = keep or "fail: " + v["detail"]
                 else:
                     new[n][w] = v["status"]
+        new = {n: new[n] for n in index if n in new}
         with open(a.baseline, "w") as f:
             json.dump(new, f, indent=1)
             f.write("\n")

@@ -69,10 +69,12 @@ def whisper():
     return Hidden(WhisperEncoder(cfg), ["input_features"])
 
 
-def mixtral():
+def mixtral(experts=None):
+    """Mixtral with transformers' default experts (grouped_mm) or another experts_implementation."""
+    extra = {} if experts is None else {"experts_implementation": experts}
     cfg = T.MixtralConfig(vocab_size=V, hidden_size=64, intermediate_size=64, num_hidden_layers=2,
                           num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
-                          num_experts_per_tok=2, max_position_embeddings=64)
+                          num_experts_per_tok=2, max_position_embeddings=64, **extra)
     return Hidden(T.MixtralModel(cfg), ["input_ids", "attention_mask"], use_cache=False)
 
 
@@ -123,6 +125,9 @@ SPECS = [
     Spec("bloom", "transformers BloomModel (ALiBi position biases)", *decoder(
         T.BloomModel, lambda: T.BloomConfig(vocab_size=V, hidden_size=64, n_layer=2, n_head=4))),
     Spec("mixtral", "transformers MixtralModel (top-2 of 4 experts, sparse MoE)", mixtral,
+         lambda g, b: text(g, b)),
+    Spec("mixtral_batched_mm", "transformers MixtralModel, experts_implementation=\"batched_mm\" "
+         "(expert weights gathered per token, batched matmuls)", lambda: mixtral("batched_mm"),
          lambda g, b: text(g, b)),
     Spec("t5", "transformers T5Model (relative position buckets, encoder-decoder cross-attention)", *seq2seq(
         T.T5Model, lambda: T.T5Config(vocab_size=V, d_model=64, d_kv=16, d_ff=128, num_layers=2,
