@@ -576,6 +576,7 @@ void registerShapeHandlers(GraphImporter &g) {
       bool symbolicSeen = false;
       for (int64_t i = static_cast<int64_t>(statics.size()) - 1; rowMajor && i >= 0; --i) {
         if (statics[i] == kDyn) {
+          rowMajor = !symbolicSeen && (*stride)[i] == expected;
           symbolicSeen = true;
           continue;
         }
