@@ -6,8 +6,10 @@ For every model of DIR/index.json, the checks of one target:
         core     model.core.pt2 the same (where torch could decompose the model)
         grad     model.pt2 compiled with --grad, run on case0 with the stored
                  cotangents, outputs and float64 gradients (--expect-grads)
-  cuda: default, core  compiled with --target=cuda; with --device-run also run
-                 on the GPU (--device cuda) against PyTorch's CPU outputs
+  cuda: default, core  compiled with --target=cuda --cuda-tf32=none; with
+                 --device-run also run on the GPU (--device cuda) against
+                 PyTorch's CPU outputs (on a GPU machine: the zoo folder and a
+                 kiln build there, or the compiled models carried with --work)
 
 Each check passes or fails with the first line of kiln's error; a check with no
 archive is "n/a". The baseline (test/models/zoo-baseline[-cuda].json) records
@@ -72,6 +74,8 @@ class Runner:
         archive = os.path.join(d, "model.core.pt2" if what == "core" else "model.pt2")
         so = os.path.join(a.work, f"{name}.{what}.so")
         cmd = [a.kiln_compile, archive, "-o", so, f"--target={a.target}"]
+        if a.target == "cuda":
+            cmd.append("--cuda-tf32=none")  # plain float32, as PyTorch's CPU references
         if what == "grad":
             cmd.append("--grad")
         rc, out = run(cmd, a.timeout)
