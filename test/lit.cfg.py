@@ -25,6 +25,8 @@ test_root = os.path.join(config.kiln_src_root, "test")
 config.substitutions.append(("%corpus", os.path.join(test_root, "data", "corpus")))
 # The exported real models are made by the build (test/models/export_models.py).
 config.substitutions.append(("%models", config.kiln_models_dir))
+# The model zoo, made by the build too (test/models/export_zoo.py).
+config.substitutions.append(("%zoo", config.kiln_zoo_dir))
 config.substitutions.append(("%example-ops", os.path.join(config.kiln_obj_root, "lib",
                                                           "libkiln_example_ops.so")))
 # A plugin whose kilntest::scaled_gelu kernel throws (test/unittests/runtime/dispatch/plugins).

@@ -534,7 +534,9 @@ int kilnCompileMain(int argc, char **argv) {
     PassManager pre(&ctx);
     pre.enableTiming(t);
     pre.nest<func::FuncOp>().addPass(createCanonicalizerPass());
-    pre.nest<func::FuncOp>().addPass(aten::createATenDecomposeComposites());
+    aten::ATenDecomposeCompositesOptions unrolled;
+    unrolled.unrollRecurrent = true; // lstm/gru as aten ops that have reverse rules
+    pre.nest<func::FuncOp>().addPass(aten::createATenDecomposeComposites(unrolled));
     if (failed(pre.run(*module)))
       return fail("compilation of '" + input + "' failed (see the errors above)");
     std::vector<AddedState> added;

@@ -610,6 +610,9 @@ LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataD
     if (!bytes)
       return fail(llvm::toString(bytes.takeError()));
     out[kv.first.str()] = std::move(*bytes);
+    const json::Value *meta = e->get("tensor_meta");
+    weightStorage.emplace(kv.first.str(),
+                          std::make_pair((dataDir + *pathName).str(), meta ? *meta : json::Value(nullptr)));
   }
   return success();
 }
@@ -754,6 +757,12 @@ FailureOr<ImportedProgram> GraphImporter::run() {
     std::string kind, valueName, stateName;
   };
   std::vector<Arg> args;
+  // Tied parameters (one tensor under several names, as T5's shared
+  // embedding): torch.export gives each name a placeholder over the same
+  // stored tensor. They become one argument, under the first name, so the
+  // program reads one weight and --grad gives it the sum of every use's
+  // gradient, as PyTorch's parameter does. placeholder -> the kept one's.
+  std::vector<std::pair<std::string, std::string>> tied;
   const Array *inSpecs = sig->getArray("input_specs");
   for (const json::Value &v : inSpecs ? *inSpecs : Array()) {
     const Object *spec = v.getAsObject();
@@ -776,6 +785,20 @@ FailureOr<ImportedProgram> GraphImporter::run() {
       std::string state = o ? o->getString(key).value_or("").str() : "";
       if (!prog.weights.count(state))
         return ((void)fail("no data for " + kind.str() + " '" + state + "' in the archive"), failure());
+      if (kind == "parameter") {
+        auto storage = weightStorage.find(state);
+        auto same = llvm::find_if(args, [&](const Arg &a) {
+          auto other = weightStorage.find(a.stateName);
+          return a.kind == "param" && storage != weightStorage.end() &&
+                 other != weightStorage.end() && other->second.first == storage->second.first &&
+                 other->second.second == storage->second.second;
+        });
+        if (same != args.end()) {
+          tied.push_back({n, same->valueName});
+          prog.weights.erase(state);
+          continue;
+        }
+      }
       args.push_back({kind == "parameter" ? "param" : kind == "buffer" ? "buffer" : "constant",
                       n, state});
     } else {
@@ -869,6 +892,9 @@ FailureOr<ImportedProgram> GraphImporter::run() {
   for (auto [i, a] : llvm::enumerate(args)) {
     argVars.push_back(newVar(entry->getArgument(i)));
     varOf[a.valueName] = argVars.back();
+    for (auto &[alias, kept] : tied)
+      if (kept == a.valueName)
+        varOf[alias] = argVars.back();
     func.setArgAttr(i, kiln::attrs::kKind, b.getStringAttr(a.kind));
     func.setArgAttr(i, kiln::attrs::kName, b.getStringAttr(a.stateName));
     // Per-dim size or symbol name, for the runtime's input checks.

@@ -190,6 +190,9 @@ public:
 
   LogicalResult readWeights(StringRef configMember, StringRef dataDir,
                             std::map<std::string, std::vector<char>> &out);
+  /// Each weight's storage: its member in the archive and its tensor_meta
+  /// (two parameters with both equal are one tensor, tied by the model).
+  std::map<std::string, std::pair<std::string, llvm::json::Value>> weightStorage;
 
   MLIRContext &ctx;
   Pt2Archive &archive;

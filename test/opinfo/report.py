@@ -252,7 +252,8 @@ def main():
         f"listed [at the end](#not-covered). The suite has {len(index['cases'])} cases "
         f"({results['archives']} archives compiled and run), {results['samples_total']} samples, "
         f"{n_pass} of which pass; it ran in {results['seconds']:.0f} s. How it is made and run: "
-        "[testing.md](testing.md).",
+        "[testing.md](testing.md). Whole models (48 torchvision, transformers and hand-written "
+        "models in both IRs, with gradients and for CUDA): [the model zoo](zoo.md).",
         "",
         "A cell is `pass`, `**fail**` or `unsupported` (kiln refuses the op: the compile says "
         "`unsupported operator`) with passing/total samples that exercise the op in that dtype, "

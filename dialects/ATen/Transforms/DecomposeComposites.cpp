@@ -184,6 +184,7 @@ struct FunctionalBatchNormInference : OpRewritePattern<NativeBatchNormLegitFunct
 
 struct ATenDecomposeCompositesPass
     : kiln::aten::impl::ATenDecomposeCompositesBase<ATenDecomposeCompositesPass> {
+  using ATenDecomposeCompositesBase::ATenDecomposeCompositesBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<Conv2dToConvolution, InferenceBatchNorm, GlobalAveragePool, LayerNormToNative,
@@ -191,7 +192,7 @@ struct ATenDecomposeCompositesPass
                  SoftmaxIntToCore<LogSoftmaxIntOp, LogSoftmaxOp>, InstanceNormDecomposition,
                  TrainingBatchNorm, NativeBatchNormInference, FunctionalBatchNormInference>(
         &getContext());
-    populateSequenceDecompositions(patterns);
+    populateSequenceDecompositions(patterns, unrollRecurrent);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -123,8 +123,9 @@ Value gate(OpBuilder &b, Location loc, Value g, int64_t k, int64_t hidden) {
 }
 
 template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
-  using OpRewritePattern<OpT>::OpRewritePattern;
+  RecurrentDecomposition(MLIRContext *ctx, bool unroll) : OpRewritePattern<OpT>(ctx), unroll(unroll) {}
   static constexpr bool kLstm = std::is_same_v<OpT, LstmInputOp>;
+  bool unroll; // a static number of steps: no scf.for (see populateSequenceDecompositions)
 
   LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
     if (op.getTrain() && !op.getDropout().isZero() && op.getNumLayers() > 1)
@@ -169,7 +170,9 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
                                                     s, ValueRange{}, ArrayRef<int64_t>{idx}, 0),
                                 stateTy));
         auto [seq, finals] =
-            runDirection(b, loc, layerIn, cell, init, dir == 1, tSize, bSize, seqTy, stateTy);
+            unroll && tStatic != kDyn && tStatic > 0
+                ? unrolled(b, loc, layerIn, cell, init, dir == 1, tStatic, stateTy)
+                : runDirection(b, loc, layerIn, cell, init, dir == 1, tSize, bSize, seqTy, stateTy);
         outs.push_back(seq);
         hN.push_back(finals[0]);
         if (kLstm)
@@ -269,6 +272,29 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
     return {loop.getResults().back(), finals};
   }
 
+  /// runDirection with the steps unrolled (a static T): the same step ops on
+  /// x[t] for each t, the outputs stacked in time order.
+  static std::pair<Value, SmallVector<Value>>
+  unrolled(OpBuilder &b, Location loc, Value in, const Cell &cell, ArrayRef<Value> init,
+           bool reverse, int64_t steps, RankedTensorType stateTy) {
+    int64_t hidden = stateTy.getDimSize(1);
+    int64_t g = OpT::kGates;
+    auto inTy = typeOf(in);
+    Value xw = LinearOp::create(b, loc, withShape(in, {inTy.getDimSize(0), inTy.getDimSize(1), g * hidden}),
+                                in, cell.wIh, cell.bIh);
+    auto gatesTy = withShape(in, {stateTy.getDimSize(0), g * hidden});
+    SmallVector<Value> state(init), outs(steps);
+    for (int64_t k = 0; k < steps; ++k) {
+      int64_t t = reverse ? steps - 1 - k : k;
+      Value gx = SelectIntOp::create(b, loc, gatesTy, xw, ValueRange{}, ArrayRef<int64_t>{t}, 0);
+      Value gh = LinearOp::create(b, loc, gatesTy, state[0], cell.wHh, cell.bHh);
+      state = kLstm ? lstmStep(b, loc, gx, gh, state[0], state[1], hidden, stateTy)
+                    : SmallVector<Value>{gruStep(b, loc, gx, gh, state[0], hidden, stateTy)};
+      outs[t] = state[0];
+    }
+    return {stack(b, loc, outs, true, withShape(in, {steps, stateTy.getDimSize(0), hidden})), state};
+  }
+
   static Value add(OpBuilder &b, Location loc, Value x, Value y, RankedTensorType ty) {
     return AddTensorOp::create(b, loc, ty, x, y, llvm::APFloat(1.0));
   }
@@ -306,8 +332,8 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
 };
 } // namespace
 
-void kiln::aten::populateSequenceDecompositions(RewritePatternSet &patterns) {
-  patterns.add<DiffDecomposition, AdaptiveAvgPool1dDecomposition,
-               RecurrentDecomposition<LstmInputOp>, RecurrentDecomposition<GruInputOp>>(
-      patterns.getContext());
+void kiln::aten::populateSequenceDecompositions(RewritePatternSet &patterns, bool unrollRecurrent) {
+  patterns.add<DiffDecomposition, AdaptiveAvgPool1dDecomposition>(patterns.getContext());
+  patterns.add<RecurrentDecomposition<LstmInputOp>, RecurrentDecomposition<GruInputOp>>(
+      patterns.getContext(), unrollRecurrent);
 }

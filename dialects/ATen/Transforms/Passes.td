@@ -27,7 +27,10 @@ def ATenDecomposeComposites : Pass<"aten-decompose-composites", "::mlir::func::F
       becomes slices and a subtraction (`!=` for bool) per order,
       `aten.adaptive_avg_pool1d` 2-d adaptive pooling over a unit height, and
       `aten.lstm_input` / `aten.gru_input` one `scf.for` over time per layer
-      and direction (the input projection of all steps hoisted out of it).
+      and direction (the input projection of all steps hoisted out of it);
+      with `unroll-recurrent` (what `kiln-compile --grad` and the other
+      differentiating entries use), a static number of steps is unrolled
+      instead, into plain aten ops that have reverse rules.
 
     Before:
     ```mlir
@@ -38,6 +41,10 @@ def ATenDecomposeComposites : Pass<"aten-decompose-composites", "::mlir::func::F
     %0 = aten.convolution %x, %w, %b {stride = array<i64: 1, 1>, transposed = false, ...}
     ```
   }];
+  let options = [
+    Option<"unrollRecurrent", "unroll-recurrent", "bool", /*default=*/"false",
+           "Unroll lstm/gru over a static number of time steps instead of an scf.for">,
+  ];
   let dependentDialects = ["::kiln::aten::ATenDialect", "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
 }

@@ -9,7 +9,9 @@ namespace kiln::aten {
 /// models: `diff` (slices and a subtraction), `adaptive_avg_pool1d` (2-d
 /// pooling over a unit height) and `lstm/gru.input` (an scf.for over time of
 /// linear and elementwise aten ops per layer and direction).
-void populateSequenceDecompositions(mlir::RewritePatternSet &patterns);
+/// With `unrollRecurrent`, an lstm/gru whose sequence length is static is
+/// unrolled over time instead (plain aten ops, which autograd differentiates).
+void populateSequenceDecompositions(mlir::RewritePatternSet &patterns, bool unrollRecurrent = false);
 } // namespace kiln::aten
 
 #endif

@@ -39,6 +39,46 @@ LogicalResult transposedConvVjp(ConvolutionOp op, OpBuilder &b, ArrayRef<Value> 
   return success();
 }
 
+/// `v` with a unit dim inserted at 2 ([N, C, L] -> [N, C, 1, L]), and back.
+Value unitHeight(OpBuilder &b, Location loc, Value v) {
+  auto ty = tensorType(v);
+  SmallVector<int64_t> shape(ty.getShape());
+  shape.insert(shape.begin() + 2, 1);
+  return UnsqueezeOp::create(b, loc, RankedTensorType::get(shape, ty.getElementType()), v, 2);
+}
+Value dropHeight(OpBuilder &b, Location loc, Value v, Type like) {
+  return SqueezeDimsOp::create(b, loc, like, v, ArrayRef<int64_t>{2});
+}
+
+/// A batched 1-d convolution is the 2-d one over a unit height (stride,
+/// dilation 1 and padding 0 along it): its gradients are those of the 2-d
+/// convolution of the lifted operands, with the unit height dropped.
+template <typename OpT>
+LogicalResult conv1dVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                        SmallVectorImpl<Value> &out, ArrayRef<int64_t> outputPadding) {
+  Location loc = op.getLoc();
+  Value x = op.getInput(), w = op.getWeight();
+  auto lift = [&](ArrayRef<int64_t> v, int64_t unit) {
+    return b.getDenseI64ArrayAttr({unit, v.empty() ? unit : v[0]});
+  };
+  bool bias = op.getBias() && needed[2];
+  auto wTy = tensorType(w);
+  auto biasTy = RankedTensorType::get({wTy.getDimSize(0)}, wTy.getElementType());
+  Value x4 = unitHeight(b, loc, x), w4 = unitHeight(b, loc, w), g4 = unitHeight(b, loc, cts[0]);
+  auto bw = ConvolutionBackwardOp::create(
+      b, loc, TypeRange{x4.getType(), w4.getType(), biasTy}, g4, x4, w4, lift(op.getStride(), 1),
+      lift(op.getPadding(), 0), lift(op.getDilation(), 1), b.getBoolAttr(false),
+      lift(outputPadding, 0), op.getGroupsAttr(),
+      b.getDenseBoolArrayAttr({needed[0], needed[1], bias}));
+  if (needed[0])
+    out[0] = dropHeight(b, loc, bw.getGradInput(), x.getType());
+  if (needed[1])
+    out[1] = dropHeight(b, loc, bw.getGradWeight(), w.getType());
+  if (bias)
+    out[2] = viewAs(b, loc, bw.getGradBias(), op.getBias());
+  return success();
+}
+
 /// Operands (input, weight, bias?) -> aten.convolution_backward with the
 /// mask of the needed gradients.
 template <typename OpT>
@@ -49,8 +89,10 @@ LogicalResult convVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> 
   if (transposed)
     return op.emitError("cannot differentiate a transposed 'aten.convolution' yet");
   Value x = op.getInput(), w = op.getWeight();
+  if (tensorType(w).getRank() == 3 && tensorType(x).getRank() == 3)
+    return conv1dVjp(op, b, cts, needed, out, outputPadding);
   if (tensorType(w).getRank() != 4)
-    return op.emitError("cannot differentiate a 1-d or 3-d convolution yet");
+    return op.emitError("cannot differentiate a 3-d convolution yet");
   if (tensorType(x).getRank() != 4)
     return op.emitError("cannot differentiate an unbatched (3-d input) convolution yet");
   bool bias = op.getBias() && needed[2];

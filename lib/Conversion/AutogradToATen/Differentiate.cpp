@@ -284,8 +284,21 @@ LogicalResult reverse(OpBuilder &b, Location loc, Block *body, ValueRange primal
     active.insert(body->getArgument(w));
   for (Operation *op : ops) {
     if (isa<StopGradientOp>(op) ||
-        llvm::none_of(op->getOperands(), [&](Value v) { return active.contains(v); }))
+        llvm::none_of(op->getOperands(), [&](Value v) { return active.contains(v); })) {
+      // An op with regions (an scf.for) that reads a differentiated value
+      // inside them: no rule sees those reads, so refuse rather than give a
+      // zero gradient.
+      Value captured;
+      op->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          if (!captured && active.contains(v) && !op->isAncestor(v.getParentBlock()->getParentOp()))
+            captured = v;
+      });
+      if (captured && op->getNumRegions())
+        return op->emitError("cannot differentiate '")
+               << op->getName() << "': its region reads a differentiated value";
       continue;
+    }
     for (Value r : op->getResults())
       if (isFloatTensor(r.getType()))
         active.insert(r);

@@ -551,8 +551,44 @@ void registerShapeHandlers(GraphImporter &g) {
         },
         nullptr);
   };
-  h["torch.ops.aten.as_strided.default"] = [&g, &b](const Object &n,
-                                                    Location loc) -> LogicalResult {
+  h["torch.ops.aten.as_strided.default"] = [&g, &b, view](const Object &n,
+                                                          Location loc) -> LogicalResult {
+    // A symbolic size: Core ATen IR writes some reshapes of a contiguous tensor
+    // so (adaptive_avg_pool2d of a [B, C, H, W] tensor to [B, C, 1, 1]); they
+    // are views when the strides are the row-major strides of the sizes.
+    const Object *sizeArg = g.argOf(n, "size");
+    if (sizeArg && sizeArg->getArray("as_sym_ints")) {
+      SmallVector<int64_t> statics;
+      SmallVector<Value> dynamic;
+      if (failed(g.symIntsArg(n, "size", statics, dynamic, loc)))
+        return failure();
+      KILN_TRY(stride, g.intsArg(n, "stride", std::nullopt, loc));
+      int64_t offset = 0;
+      if (!g.isNone(n, "storage_offset")) {
+        KILN_TRY(o, g.intArg(n, "storage_offset", 0, loc));
+        offset = *o;
+      }
+      // Row-major strides, from the last dim: a symbolic dim may come only
+      // where no stride depends on its value (before it, every dim is 1).
+      bool rowMajor = offset == 0 && stride->size() == statics.size() &&
+                      recordedContiguous(g, argName(g, n, "self"));
+      int64_t expected = 1;
+      bool symbolicSeen = false;
+      for (int64_t i = static_cast<int64_t>(statics.size()) - 1; rowMajor && i >= 0; --i) {
+        if (statics[i] == kDyn) {
+          rowMajor = !symbolicSeen && (*stride)[i] == expected;
+          symbolicSeen = true;
+          continue;
+        }
+        if (statics[i] != 1 && (symbolicSeen || (*stride)[i] != expected))
+          rowMajor = false;
+        expected *= statics[i];
+      }
+      if (!rowMajor)
+        return g.fail(loc, "as_strided with a symbolic size is supported only as a view of a "
+                           "contiguous tensor with the row-major strides of its sizes");
+      return view(n, loc, "size", true);
+    }
     KILN_TRY(size, g.intsArg(n, "size", std::nullopt, loc));
     KILN_TRY(stride, g.intsArg(n, "stride", std::nullopt, loc));
     int64_t offset = 0;

@@ -48,6 +48,13 @@ def numpy_T(Tensor(a) self) -> Tensor(a)
   when rank self == 4
   r = aten::permute.default(self=self, dims=[3, 2, 1, 0])
   return r
+# swapaxes / swapdims: NumPy's names for transpose.
+def swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+  r = aten::transpose.int(self=self, dim0=axis0, dim1=axis1)
+  return r
+def swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+  r = aten::transpose.int(self=self, dim0=dim0, dim1=dim1)
+  return r
 def ravel(Tensor(a) self) -> Tensor(a)
   r = aten::reshape.default(self=self, shape=[-1])
   return r

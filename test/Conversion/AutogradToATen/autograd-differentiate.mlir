@@ -185,3 +185,25 @@ func.func @runtime_op(%x: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, t
   %y, %gx = autograd.vjp @r(%x) cotangents(%c) wrt [0] : (tensor<4xf32>), (tensor<4xf32>) -> tensor<4xf32>, tensor<4xf32>
   return %y, %gx : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A 1-d convolution's gradients are those of the 2-d one over a unit height:
+// the operands get a unit dim at 2, the backward runs with stride, padding and
+// dilation (1, s), (0, p), (1, d), and the unit dim is dropped again.
+// CHECK-LABEL: func.func @conv1d_grad
+// CHECK-DAG: %[[X4:.*]] = aten.unsqueeze %{{.*}}, 2 : (tensor<?x4x10xf32>) -> tensor<?x4x1x10xf32>
+// CHECK-DAG: %[[W4:.*]] = aten.unsqueeze %{{.*}}, 2 : (tensor<6x4x3xf32>) -> tensor<6x4x1x3xf32>
+// CHECK-DAG: %[[G4:.*]] = aten.unsqueeze %{{.*}}, 2 : (tensor<?x6x5xf32>) -> tensor<?x6x1x5xf32>
+// CHECK: aten.convolution_backward %[[G4]], %[[X4]], %[[W4]] {{.*}}dilation = array<i64: 1, 1>{{.*}}padding = array<i64: 0, 1>, stride = array<i64: 1, 2>
+// CHECK: aten.squeeze_dims %{{.*}} {dims = array<i64: 2>} : (tensor<?x4x1x10xf32>) -> tensor<?x4x10xf32>
+// CHECK: aten.squeeze_dims %{{.*}} {dims = array<i64: 2>} : (tensor<6x4x1x3xf32>) -> tensor<6x4x3xf32>
+func.func private @conv1d(%x: tensor<?x4x10xf32>, %w: tensor<6x4x3xf32>, %b: tensor<6xf32>) -> tensor<?x6x5xf32> {
+  %0 = aten.convolution %x, %w, %b {stride = array<i64: 2>, padding = array<i64: 1>, dilation = array<i64: 1>, transposed = false, output_padding = array<i64: 0>} : (tensor<?x4x10xf32>, tensor<6x4x3xf32>, tensor<6xf32>) -> tensor<?x6x5xf32>
+  return %0 : tensor<?x6x5xf32>
+}
+func.func @conv1d_grad(%x: tensor<?x4x10xf32>, %w: tensor<6x4x3xf32>, %b: tensor<6xf32>, %c: tensor<?x6x5xf32>)
+    -> (tensor<?x6x5xf32>, tensor<?x4x10xf32>, tensor<6x4x3xf32>, tensor<6xf32>) {
+  %y, %gx, %gw, %gb = autograd.vjp @conv1d(%x, %w, %b) cotangents(%c) wrt [0, 1, 2] : (tensor<?x4x10xf32>, tensor<6x4x3xf32>, tensor<6xf32>), (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>, tensor<?x4x10xf32>, tensor<6x4x3xf32>, tensor<6xf32>
+  return %y, %gx, %gw, %gb : tensor<?x6x5xf32>, tensor<?x4x10xf32>, tensor<6x4x3xf32>, tensor<6xf32>
+}

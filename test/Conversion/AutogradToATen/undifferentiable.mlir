@@ -101,3 +101,24 @@ func.func @g(%x: tensor<1x2x?x4x4xf32>, %c: tensor<1x2x?x2x2xf32>) -> (tensor<1x
   %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<1x2x?x4x4xf32>), (tensor<1x2x?x2x2xf32>) -> tensor<1x2x?x2x2xf32>, tensor<1x2x?x4x4xf32>
   return %y, %gx : tensor<1x2x?x2x2xf32>, tensor<1x2x?x4x4xf32>
 }
+
+// -----
+
+// An op with a region that reads a differentiated value inside it (a loop over
+// time that captures the input) is refused, not given a zero gradient.
+func.func private @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %z = arith.constant dense<0.0> : tensor<4xf32>
+  // expected-error @+1 {{cannot differentiate 'scf.for': its region reads a differentiated value}}
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %z) -> (tensor<4xf32>) {
+    %s = aten.add_tensor %acc, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+func.func @g(%x: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y, %gx = autograd.vjp @f(%x) cotangents(%c) wrt [0] : (tensor<4xf32>), (tensor<4xf32>) -> tensor<4xf32>, tensor<4xf32>
+  return %y, %gx : tensor<4xf32>, tensor<4xf32>
+}

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(aten-decompose-composites))' | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(aten-decompose-composites{unroll-recurrent}))' | FileCheck %s --check-prefix=UNROLL
 
 // The sequence-model composites of aten-decompose-composites
 // (DecomposeSequenceOps.cpp), with symbolic dims.
@@ -86,4 +87,38 @@ func.func @gru_bidirectional(%x: tensor<?x?x3xf32>, %h0: tensor<2x?x4xf32>,
     -> (tensor<?x?x8xf32>, tensor<2x?x4xf32>) {
   %0:2 = aten.gru_input %x hx(%h0) params(%w1, %u1, %w2, %u2) {has_biases = false, num_layers = 1 : i64, dropout = 0.0 : f64, train = false, bidirectional = true, batch_first = true} : (tensor<?x?x3xf32>, tensor<2x?x4xf32>, tensor<12x3xf32>, tensor<12x4xf32>, tensor<12x3xf32>, tensor<12x4xf32>) -> (tensor<?x?x8xf32>, tensor<2x?x4xf32>)
   return %0#0, %0#1 : tensor<?x?x8xf32>, tensor<2x?x4xf32>
+}
+
+// -----
+
+// unroll-recurrent (what the differentiating entries use): a static number of
+// steps becomes that many cells of plain aten ops, the reverse direction from
+// the last step, each direction's outputs stacked in time order; a symbolic
+// number of steps keeps its scf.for.
+// UNROLL-LABEL: func.func @gru_unrolled
+// UNROLL-NOT: scf.for
+// UNROLL: %[[XW:.*]] = aten.linear %{{.*}} : (tensor<3x?x3xf32>, tensor<12x3xf32>, tensor<12xf32>) -> tensor<3x?x12xf32>
+// UNROLL: aten.select_int %[[XW]][0] {dim = 0 : i64}
+// UNROLL: aten.select_int %[[XW]][1] {dim = 0 : i64}
+// UNROLL: aten.select_int %[[XW]][2] {dim = 0 : i64}
+// UNROLL: aten.cat %{{.*}}, %{{.*}}, %{{.*}} : (tensor<1x?x4xf32>, tensor<1x?x4xf32>, tensor<1x?x4xf32>) -> tensor<3x?x4xf32>
+// UNROLL: %[[XR:.*]] = aten.linear
+// UNROLL: aten.select_int %[[XR]][2] {dim = 0 : i64}
+// UNROLL: aten.select_int %[[XR]][1] {dim = 0 : i64}
+// UNROLL: aten.select_int %[[XR]][0] {dim = 0 : i64}
+// UNROLL-NOT: scf.for
+// UNROLL: return
+// UNROLL-LABEL: func.func @gru_symbolic_steps
+// UNROLL: scf.for
+func.func @gru_unrolled(%x: tensor<3x?x3xf32>, %h0: tensor<2x?x4xf32>,
+                        %w1: tensor<12x3xf32>, %u1: tensor<12x4xf32>, %b1: tensor<12xf32>, %c1: tensor<12xf32>,
+                        %w2: tensor<12x3xf32>, %u2: tensor<12x4xf32>, %b2: tensor<12xf32>, %c2: tensor<12xf32>)
+    -> (tensor<3x?x8xf32>, tensor<2x?x4xf32>) {
+  %0:2 = aten.gru_input %x hx(%h0) params(%w1, %u1, %b1, %c1, %w2, %u2, %b2, %c2) {has_biases = true, num_layers = 1 : i64, dropout = 0.0 : f64, train = false, bidirectional = true, batch_first = false} : (tensor<3x?x3xf32>, tensor<2x?x4xf32>, tensor<12x3xf32>, tensor<12x4xf32>, tensor<12xf32>, tensor<12xf32>, tensor<12x3xf32>, tensor<12x4xf32>, tensor<12xf32>, tensor<12xf32>) -> (tensor<3x?x8xf32>, tensor<2x?x4xf32>)
+  return %0#0, %0#1 : tensor<3x?x8xf32>, tensor<2x?x4xf32>
+}
+func.func @gru_symbolic_steps(%x: tensor<?x2x3xf32>, %h0: tensor<1x2x4xf32>, %w1: tensor<12x3xf32>, %u1: tensor<12x4xf32>)
+    -> (tensor<?x2x4xf32>, tensor<1x2x4xf32>) {
+  %0:2 = aten.gru_input %x hx(%h0) params(%w1, %u1) {has_biases = false, num_layers = 1 : i64, dropout = 0.0 : f64, train = false, bidirectional = false, batch_first = false} : (tensor<?x2x3xf32>, tensor<1x2x4xf32>, tensor<12x3xf32>, tensor<12x4xf32>) -> (tensor<?x2x4xf32>, tensor<1x2x4xf32>)
+  return %0#0, %0#1 : tensor<?x2x4xf32>, tensor<1x2x4xf32>
 }

@@ -1,0 +1,248 @@
+"""Exports kiln's model zoo: small real models from torchvision, transformers and hand-written modules.
+
+The zoo (issue 20) checks kiln on models it was not written for. The models are
+listed in zoo_vision.py and zoo_text.py: tiny configs, random weights from a fixed
+seed, nothing downloaded. For each, DIR/<name>/ receives
+
+  model.pt2           the default IR, as a user saves it, with a symbolic batch
+                      (dim 0 of every input, range [1, 8]) where torch can export one
+  model.core.pt2      the same after run_decompositions() (Core ATen IR), where torch can
+  case0/, case1/      input{i}.npy and PyTorch's output{i}.npy at batch 2 and, for a
+                      symbolic batch, batch 3 (eager PyTorch, float32, CPU)
+  grads/              for the models with gradients: cotangent{i}.npy and the gradients of
+                      sum(output_i * cotangent_i) for the case0 inputs, with respect to each
+                      floating-point input (input{i}.npy) and each parameter, computed in
+                      float64 (the layout of kiln-run --expect-grads)
+  meta.json           op histograms of both IRs, shapes, parameter count
+
+and DIR/index.json lists every model with what torch could export (and why not).
+test/models/run_zoo.py compiles and runs them; the ctest tests `zoo` and
+`zoo-cuda` and docs/zoo.md use it.
+
+usage: python3 test/models/export_zoo.py --out DIR [--if-stale] [NAME...]
+
+As for export_models.py, the build makes the zoo (the `kiln-test-zoo` target and
+the ctest fixture of the zoo tests) into BUILD/test/data/zoo; --if-stale skips the
+work while DIR/.stamp records the digest of the zoo's scripts and the pinned versions.
+"""
+import argparse
+import concurrent.futures
+import copy
+import hashlib
+import inspect
+import json
+import multiprocessing
+import os
+import shutil
+import sys
+import time
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from export_models import VERSIONS, check_versions, ops_of  # noqa: E402
+
+SOURCES = ["export_zoo.py", "zoo_spec.py", "zoo_vision.py", "zoo_text.py", "export_models.py"]
+BATCH_RANGE = (1, 8)
+
+
+def stamp_text():
+    h = hashlib.sha256()
+    for name in SOURCES:
+        with open(os.path.join(HERE, name), "rb") as f:
+            h.update(f.read())
+    return json.dumps({"scripts": h.hexdigest(), "versions": VERSIONS}, sort_keys=True) + "\n"
+
+
+def as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def first_line(e):
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
+
+
+def export_model(spec, out):
+    import numpy as np
+    import torch
+    from torch.export import Dim
+
+    torch.manual_seed(0)
+    model = spec.make().eval()
+    g = torch.Generator().manual_seed(1)
+    for m in model.modules():  # non-trivial normalisation statistics and affine parameters
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+            m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.1)
+            m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
+        if isinstance(m, (torch.nn.modules.batchnorm._BatchNorm, torch.nn.GroupNorm, torch.nn.LayerNorm)) \
+                and getattr(m, "weight", None) is not None:
+            with torch.no_grad():
+                m.weight.add_(torch.randn(m.weight.shape, generator=g) * 0.1)
+                if m.bias is not None:
+                    m.bias.add_(torch.randn(m.bias.shape, generator=g) * 0.1)
+    inputs = spec.inputs(torch.Generator().manual_seed(2), 2)
+    entry = {"description": spec.desc, "grad": spec.grad, "rtol": spec.rtol, "atol": spec.atol,
+             "grad_rtol": spec.grad_rtol, "grad_atol": spec.grad_atol}
+    ep = None
+    if spec.dynamic:
+        batch = Dim("batch", min=BATCH_RANGE[0], max=BATCH_RANGE[1])
+        shapes = tuple({0: batch} for _ in inputs)
+        if any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(model.forward).parameters.values()):
+            shapes = {"args": shapes}  # forward(*args)
+        try:
+            ep = torch.export.export(model, inputs, dynamic_shapes=shapes)
+        except Exception as e:  # torch cannot keep the batch symbolic: export it static
+            entry["static_reason"] = first_line(e)
+    else:
+        entry["static_reason"] = "not tried"
+    if ep is None:
+        ep = torch.export.export(model, inputs)
+    entry["dynamic"] = ep is not None and "static_reason" not in entry
+    d = os.path.join(out, spec.name)
+    os.makedirs(d, exist_ok=True)
+    meta = {"description": spec.desc, "versions": VERSIONS, "ops": ops_of(ep),
+            "ranges": {str(k): [int(v.lower), int(v.upper)] for k, v in ep.range_constraints.items()},
+            "parameters": sum(p.numel() for p in model.parameters())}
+    ep._example_inputs = None  # no pickled sample inputs in the archive
+    torch.export.save(ep, os.path.join(d, "model.pt2"))
+    epc = None
+    try:
+        epc = ep.run_decompositions()
+        meta["core_ops"] = ops_of(epc)
+        epc._example_inputs = None
+        torch.export.save(epc, os.path.join(d, "model.core.pt2"))
+        entry["core"] = True
+    except Exception as e:
+        entry["core"] = False
+        entry["core_reason"] = "torch's run_decompositions() fails: " + first_line(e)
+
+    cases = [2, 3] if entry["dynamic"] else [2]
+    entry["cases"] = []
+    for k, b in enumerate(cases):
+        tag = f"case{k}"
+        x = inputs if k == 0 else spec.inputs(torch.Generator().manual_seed(10 + k), b)
+        with torch.no_grad():
+            refs = as_tuple(model(*x))
+            got = as_tuple(ep.module()(*x))
+            for r, e in zip(refs, got):
+                torch.testing.assert_close(e, r)  # the exported program agrees with eager
+            cores = as_tuple(epc.module()(*x)) if epc is not None else ()
+        os.makedirs(os.path.join(d, tag), exist_ok=True)
+        for i, (r, c) in enumerate(zip(refs, cores)):
+            # torch's Core ATen IR program may return another shape than eager (its
+            # lstm decomposition gives h_n, c_n as [L*D, 1, B, H]): those outputs,
+            # the same values, are saved as core_output{i}.npy.
+            torch.testing.assert_close(c.reshape(r.shape), r, rtol=1e-4, atol=1e-5)
+            if c.shape != r.shape:
+                np.save(os.path.join(d, tag, f"core_output{i}.npy"), c.contiguous().numpy())
+        for i, a in enumerate(x):
+            np.save(os.path.join(d, tag, f"input{i}.npy"), a.numpy())
+        for i, r in enumerate(refs):
+            np.save(os.path.join(d, tag, f"output{i}.npy"), r.contiguous().numpy())
+        entry["cases"].append({"name": tag, "inputs": len(x), "outputs": len(refs)})
+    meta["inputs"] = [[list(a.shape), str(a.dtype)] for a in inputs]
+
+    if spec.grad:
+        export_grads(model, inputs, os.path.join(d, "grads"))
+        entry["grad_files"] = len(os.listdir(os.path.join(d, "grads")))
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    size = sum(os.path.getsize(os.path.join(r, x)) for r, _, fs in os.walk(d) for x in fs)
+    entry["parameters"], entry["mbytes"] = meta["parameters"], round(size / 1e6, 2)
+    return entry
+
+
+def export_grads(model, inputs, gdir):
+    """float64 gradients of sum(output_i * cotangent_i) (cotangents seeded, stored as float32)."""
+    import numpy as np
+    import torch
+    os.makedirs(gdir, exist_ok=True)
+    m64 = copy.deepcopy(model).double()
+    x64 = [a.double().requires_grad_() if a.is_floating_point() else a for a in inputs]
+    outs = as_tuple(m64(*x64))
+    g = torch.Generator().manual_seed(3)
+    cots = [torch.randn(o.shape, generator=g) for o in outs]
+    loss = sum((o * c.double()).sum() for o, c in zip(outs, cots))
+    params = [(n, p) for n, p in m64.named_parameters() if p.requires_grad]
+    wrt = [(f"input{i}", a) for i, a in enumerate(x64) if a.is_floating_point()] + params
+    grads = torch.autograd.grad(loss, [t for _, t in wrt], allow_unused=True)
+    for i, c in enumerate(cots):
+        np.save(os.path.join(gdir, f"cotangent{i}.npy"), c.numpy())
+    for (n, t), gr in zip(wrt, grads):
+        gr = torch.zeros_like(t) if gr is None else gr
+        np.save(os.path.join(gdir, f"{n}.npy"), gr.float().numpy())
+
+
+def export_timed(job):
+    name, work = job
+    spec = all_specs()[name]
+    t0 = time.time()
+    try:
+        e = export_model(spec, work)
+    except Exception as ex:  # torch cannot export it at all: listed, not tested
+        e = {"description": spec.desc, "export_error": first_line(ex)}
+    return spec.name, e, time.time() - t0
+
+
+def all_specs():
+    import zoo_text
+    import zoo_vision
+    specs = zoo_vision.SPECS + zoo_text.SPECS
+    assert len({s.name for s in specs}) == len(specs)
+    return {s.name: s for s in specs}
+
+
+def main():
+    warnings.filterwarnings("ignore")
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True, help="folder that receives one subfolder per model and index.json")
+    p.add_argument("--if-stale", action="store_true",
+                   help="do nothing when OUT/.stamp shows OUT was made by these scripts and versions")
+    p.add_argument("--jobs", type=int, default=2, help="models exported at once (default 2)")
+    p.add_argument("names", nargs="*")
+    args = p.parse_args()
+    out = os.path.abspath(args.out)
+    stamp = os.path.join(out, ".stamp")
+    if args.if_stale and not args.names and os.path.exists(stamp):
+        with open(stamp) as f:
+            if f.read() == stamp_text():
+                return
+    check_versions()
+    import torch
+    torch.set_num_threads(1)  # the machines that run CI are small and shared
+    specs = all_specs()
+    names = args.names or list(specs)
+    for name in names:
+        if name not in specs:
+            sys.exit(f"export_zoo.py: unknown model '{name}' (known: {', '.join(specs)})")
+    work = out + ".partial" if not args.names else out
+    if work != out:
+        shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
+    index_path = os.path.join(work, "index.json")
+    index = {}
+    if args.names and os.path.exists(index_path):
+        with open(index_path) as f:
+            index = json.load(f)
+    with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        for name, e, seconds in pool.map(export_timed, [(n, work) for n in names]):
+            index[name] = e
+            print(f"{name}: {seconds:.1f} s, " +
+                  (f"NOT EXPORTED ({e['export_error']})" if "export_error" in e else
+                   f"{e['parameters']} parameters, {e['mbytes']} MB, "
+                   f"{'dynamic batch' if e['dynamic'] else 'static'}{', core' if e['core'] else ''}"), flush=True)
+    index = {k: index[k] for k in specs if k in index}
+    with open(index_path, "w") as f:
+        json.dump(index, f, indent=1)
+        f.write("\n")
+    if work != out:
+        with open(os.path.join(work, ".stamp"), "w") as f:
+            f.write(stamp_text())
+        shutil.rmtree(out, ignore_errors=True)
+        os.replace(work, out)
+
+
+if __name__ == "__main__":
+    main()

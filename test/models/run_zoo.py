@@ -1,0 +1,252 @@
+"""Compiles and runs kiln's model zoo (export_zoo.py) and checks the result against a baseline.
+
+For every model of DIR/index.json, the checks of one target:
+
+  cpu:  default  model.pt2 compiled, every case run with --expect against PyTorch
+        core     model.core.pt2 the same (where torch could decompose the model)
+        grad     model.pt2 compiled with --grad, run on case0 with the stored
+                 cotangents, outputs and float64 gradients (--expect-grads)
+  cuda: default, core  compiled with --target=cuda --cuda-tf32=none; with
+                 --device-run also run on the GPU (--device cuda) against
+                 PyTorch's CPU outputs (on a GPU machine: the zoo folder and a
+                 kiln build there, or the compiled models carried with --work)
+
+Each check passes or fails with the first line of kiln's error; a check with no
+archive is "n/a". The baseline (test/models/zoo-baseline[-cuda].json) records
+every check: the run fails when a check recorded as passing fails (a
+regression) or a check recorded as failing passes (record it:
+--update-baseline, which keeps the written reasons of the failures that stay).
+
+usage: python3 test/models/run_zoo.py --zoo BUILD/test/data/zoo --kiln-compile BIN/kiln-compile \
+           --kiln-run BIN/kiln-run --work DIR [--target cpu|cuda] [--device-run] [--baseline F]
+           [--update-baseline] [--only REGEX] [--jobs N]
+       python3 test/models/run_zoo.py --doc docs/zoo.md --zoo DIR   (the pass table from the baselines)
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHECKS = {"cpu": ["default", "core", "grad"], "cuda": ["default", "core"]}
+
+
+def first_error(text):
+    # Paths of this machine (the zoo folder, Python's packages) left out.
+    text = re.sub(r"/\S*/site-packages/", "", text).replace(os.path.dirname(os.path.dirname(HERE)) + "/", "")
+    text = re.sub(r"'/\S*/(case\d|grads)/", r"'<zoo>/\1/", text)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for ln in lines:
+        if "MISMATCH" in ln:
+            return ln[:240]
+    for ln in lines:
+        if "error" in ln.lower():
+            return ln[:240]
+    return (lines[-1] if lines else "no output")[:240]
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, f"timed out after {timeout} s: {' '.join(cmd[:2])}"
+    return p.returncode, p.stdout
+
+
+class Runner:
+    def __init__(self, args, index):
+        self.a, self.index = args, index
+
+    def check(self, name, what):
+        """-> ("pass" | "fail" | "n/a", detail, seconds)"""
+        e, d, a = self.index[name], os.path.join(self.a.zoo, name), self.a
+        if "export_error" in e:
+            return "n/a", "torch cannot export it: " + e["export_error"], 0.0
+        if what == "core" and not e["core"]:
+            return "n/a", e["core_reason"], 0.0
+        if what == "grad" and not e["grad"]:
+            return "n/a", "", 0.0
+        t0 = time.time()
+        archive = os.path.join(d, "model.core.pt2" if what == "core" else "model.pt2")
+        so = os.path.join(a.work, f"{name}.{what}.so")
+        cmd = [a.kiln_compile, archive, "-o", so, f"--target={a.target}"]
+        if a.target == "cuda":
+            cmd.append("--cuda-tf32=none")  # plain float32, as PyTorch's CPU references
+        if what == "grad":
+            cmd.append("--grad")
+        rc, out = run(cmd, a.timeout)
+        if rc != 0:
+            return "fail", "compile: " + first_error(out), time.time() - t0
+        if a.target == "cuda" and not a.device_run:
+            return "pass", "compiled", time.time() - t0
+        device = ["--device", "cuda"] if a.target == "cuda" else []
+        cases = e["cases"][:1] if what == "grad" else e["cases"]
+        for c in cases:
+            cd = os.path.join(d, c["name"])
+            cmd = [a.kiln_run, so, *device]
+            for i in range(c["inputs"]):
+                cmd += ["--input", os.path.join(cd, f"input{i}.npy")]
+            if what == "grad":
+                for i in range(c["outputs"]):
+                    cmd += ["--cotangent", os.path.join(d, "grads", f"cotangent{i}.npy")]
+            for i in range(c["outputs"]):
+                core = os.path.join(cd, f"core_output{i}.npy")
+                use_core = what == "core" and os.path.exists(core)
+                cmd += ["--expect", core if use_core else os.path.join(cd, f"output{i}.npy")]
+            if what == "grad":
+                cmd += ["--expect-grads", os.path.join(d, "grads"),
+                        "--rtol", str(e["grad_rtol"]), "--atol", str(e["grad_atol"])]
+            else:
+                cmd += ["--rtol", str(e["rtol"]), "--atol", str(e["atol"])]
+            rc, out = run(cmd, a.timeout)
+            if rc != 0:
+                return "fail", f"run {c['name']}: " + first_error(out), time.time() - t0
+        os.unlink(so)
+        return "pass", "", time.time() - t0
+
+
+def status_of(v):
+    return v if v in ("pass", "n/a") else "fail"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--zoo", required=True, help="the folder export_zoo.py wrote (index.json)")
+    p.add_argument("--kiln-compile")
+    p.add_argument("--kiln-run")
+    p.add_argument("--work", help="scratch folder for the compiled models and results.json")
+    p.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--device-run", action="store_true", help="cuda: also run every model on the GPU")
+    p.add_argument("--baseline", help="default: test/models/zoo-baseline[-cuda].json")
+    p.add_argument("--update-baseline", action="store_true")
+    p.add_argument("--only", help="only the models whose name matches this regex (no baseline check)")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=int, default=300, help="seconds per compile or run")
+    p.add_argument("--doc", help="write the pass table (markdown) from the baselines to this file and exit")
+    a = p.parse_args()
+    with open(os.path.join(a.zoo, "index.json")) as f:
+        index = json.load(f)
+    if a.doc:
+        return write_doc(a.doc, index)
+    if not (a.kiln_compile and a.kiln_run and a.work):
+        p.error("--kiln-compile, --kiln-run and --work are needed")
+    a.baseline = a.baseline or os.path.join(HERE, "zoo-baseline" + ("-cuda" if a.target == "cuda" else "") + ".json")
+    os.makedirs(a.work, exist_ok=True)
+    names = [n for n in index if not a.only or re.search(a.only, n)]
+    runner = Runner(a, index)
+    jobs = [(n, w) for n in names for w in CHECKS[a.target]]
+    results = {n: {} for n in names}
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        for (n, w), (st, detail, secs) in zip(jobs, pool.map(lambda j: runner.check(*j), jobs)):
+            results[n][w] = {"status": st, "detail": detail, "seconds": round(secs, 1)}
+            if st != "n/a":
+                print(f"{n:20s} {w:8s} {st.upper():5s} {secs:6.1f} s  {detail if st == 'fail' else ''}",
+                      flush=True)
+    with open(os.path.join(a.work, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    for w in CHECKS[a.target]:
+        ran = [r[w]["status"] for r in results.values() if r[w]["status"] != "n/a"]
+        print(f"{a.target} {w}: {ran.count('pass')} of {len(ran)} pass")
+    if a.only and not a.update_baseline:
+        return 0
+    baseline = {}
+    if os.path.exists(a.baseline):
+        with open(a.baseline) as f:
+            baseline = json.load(f)
+    regressions, news = [], []
+    for n, r in results.items():
+        for w, v in r.items():
+            old = baseline.get(n, {}).get(w)
+            if old is not None and status_of(old) == "pass" and v["status"] != "pass":
+                regressions.append(f"{n} {w}: was passing, now {v['status']}: {v['detail']}")
+            elif old is None or status_of(old) != v["status"]:
+                news.append(f"{n} {w}: {old and status_of(old)} -> {v['status']}")
+    if a.update_baseline:
+        if regressions:
+            print("refusing to record regressions:\n  " + "\n  ".join(regressions))
+            return 1
+        # With --only, the other models keep their records.
+        new = {n: baseline[n] for n in index if a.only and n in baseline and n not in results}
+        for n, r in results.items():
+            new[n] = {}
+            for w, v in r.items():
+                old = baseline.get(n, {}).get(w)
+                if v["status"] == "fail":
+                    keep = old if old and status_of(old) == "fail" else None
+                    new[n][w] = keep or "fail: " + v["detail"]
+                else:
+                    new[n][w] = v["status"]
+        new = {n: new[n] for n in index if n in new}
+        with open(a.baseline, "w") as f:
+            json.dump(new, f, indent=1)
+            f.write("\n")
+        print(f"wrote {a.baseline}")
+        return 0
+    for n in baseline:
+        if n not in results:
+            regressions.append(f"{n}: in the baseline, not in the zoo")
+    if news:
+        print("not as the baseline records (run with --update-baseline to record):\n  " + "\n  ".join(news))
+    if regressions:
+        print("REGRESSIONS:\n  " + "\n  ".join(regressions))
+    return 1 if regressions or news else 0
+
+
+def write_doc(path, index):
+    base = {}
+    for t, suffix in (("cpu", ""), ("cuda", "-cuda")):
+        with open(os.path.join(HERE, f"zoo-baseline{suffix}.json")) as f:
+            base[t] = json.load(f)
+    rows, counts = [], {}
+    def cell(t, n, w):
+        v = base[t].get(n, {}).get(w, "n/a")
+        counts.setdefault((t, w), [0, 0])
+        if v != "n/a":
+            counts[(t, w)][1] += 1
+            counts[(t, w)][0] += v == "pass"
+        return "pass" if v == "pass" else ("-" if v == "n/a" else "**fail**")
+    notes = []
+    for n, e in index.items():
+        batch = "n/a" if "export_error" in e else ("1..8" if e["dynamic"] else "2")
+        cells = [cell("cpu", n, w) for w in CHECKS["cpu"]] + [cell("cuda", n, w) for w in CHECKS["cuda"]]
+        rows.append(f"| `{n}` | {e['description']} | {batch} | " + " | ".join(cells) + " |")
+        for t in base:
+            for w, v in base[t].get(n, {}).items():
+                if v not in ("pass", "n/a"):
+                    notes.append(f"- `{n}` {t} {w}: {v[len('fail: '):] if v.startswith('fail: ') else v}")
+        if not e.get("core", True):
+            notes.append(f"- `{n}` core: no Core ATen IR archive: {e['core_reason']}")
+    def total(t, w):
+        c = counts.get((t, w), [0, 0])
+        return f"{c[0]}/{c[1]}"
+    text = [
+        "# The model zoo",
+        "",
+        "Generated by `python3 test/models/run_zoo.py --doc docs/zoo.md --zoo build/test/data/zoo` from",
+        "`test/models/zoo-baseline.json` (CPU) and `test/models/zoo-baseline-cuda.json` (CUDA compile);",
+        "do not edit by hand. How the zoo is made and tested: [testing.md](testing.md#the-model-zoo).",
+        "",
+        f"{len(index)} models. Totals (pass/tested): CPU default IR {total('cpu', 'default')}, "
+        f"Core ATen IR {total('cpu', 'core')}, gradients {total('cpu', 'grad')}; "
+        f"CUDA compile default IR {total('cuda', 'default')}, Core ATen IR {total('cuda', 'core')}.",
+        "",
+        "| model | what | batch | CPU default | CPU core | CPU grad | CUDA default | CUDA core |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        *rows,
+        "",
+        "## Known failures and gaps",
+        "",
+        *(notes or ["None."]),
+        "",
+    ]
+    with open(path, "w") as f:
+        f.write("\n".join(text))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
