@@ -19,7 +19,8 @@
 
 using namespace mlir;
 
-void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bool channelsLast, bool gpu) {
+void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bool channelsLast, bool gpu,
+                                      bool groupedChannelsLast) {
   // Autograd transforms first (kiln-compile --grad has already run it): it
   // also drops the stop_gradient markers the importer puts on detach.
   pm.addPass(kiln::createAutogradDifferentiate());
@@ -37,10 +38,10 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bo
   fpm.addPass(createCanonicalizerPass());
   if (channelsLast) {
     // On the CPU grouped and depthwise convolutions go to oneDNN in NHWC
-    // too (its NHWC depthwise kernels are its fast ones); cuDNN's were not
-    // (docs/Rationale/gpu-channels-last.md).
+    // too (its NHWC depthwise kernels are its fast ones); on a GPU only when
+    // asked (docs/Rationale/gpu-channels-last.md).
     kiln::KilnChannelsLastOptions clOpts;
-    clOpts.grouped = !gpu;
+    clOpts.grouped = !gpu || groupedChannelsLast;
     fpm.addPass(kiln::createKilnChannelsLast(clOpts));
     fpm.addPass(createCanonicalizerPass());
   }

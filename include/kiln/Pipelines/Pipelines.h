@@ -12,9 +12,11 @@ namespace kiln {
 /// cuDNN), 2-d convolutions and the ops around them run in NHWC
 /// (kiln-channels-last). With `gpu`, elementwise kernels recompute the small
 /// computations they read through broadcasts (kiln-fuse-elementwise's
-/// recompute-broadcasts) rather than launch them apart.
+/// recompute-broadcasts) rather than launch them apart. Grouped and
+/// depthwise convolutions go channels last with `channelsLast` on the CPU,
+/// and on a GPU only with `groupedChannelsLast` too.
 void buildLowerToLinalgPipeline(mlir::OpPassManager &pm, bool fusedAttention = false,
-                                bool channelsLast = false, bool gpu = false);
+                                bool channelsLast = false, bool gpu = false, bool groupedChannelsLast = false);
 /// linalg on tensors -> bufferized loops -> LLVM dialect (`kiln-linalg-to-llvm`).
 /// `cpuLibrary`: large float32 matmuls and convolutions become calls of the
 /// runtime's oneDNN entries (kiln-cpu-library-calls); else generated loops.

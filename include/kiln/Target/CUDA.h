@@ -43,6 +43,10 @@ struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
                             llvm::cl::desc("With conv=cudnn, 2-d convolutions and the ops around them run "
                                            "on NHWC tensors (kiln-channels-last; cuDNN's fast kernels are NHWC)"),
                             llvm::cl::init(true)};
+  Option<bool> groupedChannelsLast{
+      *this, "grouped-channels-last",
+      llvm::cl::desc("With channels-last, grouped and depthwise convolutions run on NHWC tensors too"),
+      llvm::cl::init(false)};
   Option<bool> fusedAttention{*this, "fused-attention",
                               llvm::cl::desc("scaled_dot_product_attention through the runtime's fused "
                                              "kernel (kiln-gpu-fused-attention) where it applies"),
@@ -82,6 +86,7 @@ struct CUDACompileFlags {
   std::string attention;  ///< --cuda-attention: fused or decomposed
   std::string conv;       ///< --cuda-conv: cudnn, gemm or kernel
   std::string convLayout; ///< --conv-layout: auto, nhwc or nchw
+  std::string groupedLayout; ///< --cuda-grouped-layout: nchw or nhwc
   std::string tf32;       ///< --cuda-tf32: conv, all or none
   std::string toolkit;    ///< --cuda-toolkit (empty: defaultCUDAToolkit())
   /// The runtime built with this compiler has the fused attention kernels.

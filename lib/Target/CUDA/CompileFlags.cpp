@@ -28,6 +28,12 @@ bool setCUDACompileFlags(const CUDACompileFlags &f, CUDAPipelineOptions &o, std:
     return fail("--conv-layout=nhwc on CUDA needs --cuda-conv=cudnn (the im2col GEMM and generated "
                 "convolutions are NCHW)");
   o.channelsLast = f.convLayout != "nchw";
+  if (f.groupedLayout != "nchw" && f.groupedLayout != "nhwc")
+    return fail("--cuda-grouped-layout must be 'nchw' or 'nhwc', got '" + f.groupedLayout + "'");
+  if (f.groupedLayout == "nhwc" && (f.conv != "cudnn" || f.convLayout == "nchw"))
+    return fail("--cuda-grouped-layout=nhwc needs --cuda-conv=cudnn and channels-last convolutions "
+                "(--conv-layout auto or nhwc)");
+  o.groupedChannelsLast = f.groupedLayout == "nhwc";
   if (f.tf32 != "conv" && f.tf32 != "all" && f.tf32 != "none")
     return fail("--cuda-tf32 must be 'conv', 'all' or 'none', got '" + f.tf32 + "'");
   o.tf32 = f.tf32;
