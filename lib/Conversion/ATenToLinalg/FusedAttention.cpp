@@ -83,8 +83,10 @@ struct Match {
   enum { None, Bool, Add } mask = None;
 };
 
-/// Whether the fused kernel computes `op` exactly as aten does; why not otherwise.
-FailureOr<Match> match(ScaledDotProductAttentionOp op, std::string &why) {
+/// Whether the fused kernel computes `op` exactly as aten does, and is the
+/// faster path (float32 with scores of at most `f32ScoresMib` MiB runs
+/// faster decomposed); why not otherwise.
+FailureOr<Match> match(ScaledDotProductAttentionOp op, std::string &why, int64_t f32ScoresMib) {
   auto fail = [&](const char *reason) {
     why = reason;
     return failure();
@@ -108,6 +110,14 @@ FailureOr<Match> match(ScaledDotProductAttentionOp op, std::string &why) {
       ev > kMaxHeadSize)
     return fail("head sizes not static or above 128");
   m.scale = op.getScale() ? op.getScale()->convertToDouble() : 1.0 / std::sqrt(static_cast<double>(e));
+  if (m.elem.isF32() && f32ScoresMib > 0 && q.hasStaticShape() && k.hasStaticShape()) {
+    // Scores: the query's batch dims, L and the key's S, as float32.
+    double scores = 4.0 * static_cast<double>(k.getDimSize(rank - 2));
+    for (int64_t i = 0; i < rank - 1; ++i)
+      scores *= static_cast<double>(q.getDimSize(i));
+    if (scores <= static_cast<double>(f32ScoresMib) * (1 << 20))
+      return fail("float32 with scores small enough to decompose (cuBLAS GEMMs are faster)");
+  }
   if (op.getEnableGqa() && rank >= 3) {
     int64_t hq = q.getDimSize(rank - 3), hk = k.getDimSize(rank - 3);
     if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hk) || hk < 1 || hq % hk)
@@ -349,7 +359,7 @@ struct KilnGPUFusedAttentionPass : kiln::impl::KilnGPUFusedAttentionBase<KilnGPU
     IRRewriter b(&getContext());
     for (ScaledDotProductAttentionOp op : ops) {
       std::string why;
-      FailureOr<Match> m = match(op, why);
+      FailureOr<Match> m = match(op, why, float32ScoresMib);
       if (failed(m))
         continue;
       Location loc = op.getLoc();

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --kiln-gpu-fused-attention | FileCheck %s
+// RUN: kiln-opt %s --kiln-gpu-fused-attention="float32-scores-mib=1" | FileCheck %s --check-prefix=F32
 
 // kiln-gpu-fused-attention: attention the CUDA runtime's fused kernel runs
 // becomes a call of kiln_gpu_sdpa_<type>[_boolmask|_addmask] on rank-4
@@ -214,4 +215,21 @@ func.func @not_causal(%q: tensor<2x4x8x32xf32>, %q1: tensor<2x4x1x32xf32>, %k9: 
   %d = aten.scaled_dot_product_attention %q, %q, %q mask %or : (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<8x8xi1>) -> tensor<2x4x8x32xf32>
   %e = aten.scaled_dot_product_attention %q, %q, %q mask %row : (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<1x8xi1>) -> tensor<2x4x8x32xf32>
   return %a, %b, %c, %d, %e : tensor<2x4x8x32xf32>, tensor<2x4x1x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>
+}
+
+// With float32-scores-mib=1 (the CUDA pipeline uses 1024), float32
+// attention whose scores (B x H x L x S floats) fit in 1 MiB keeps the aten
+// op for the decomposition (cuBLAS GEMMs); larger scores (4 x 256 x 512
+// floats: 2 MiB) and 16-bit types still call the fused kernel.
+// F32-LABEL: func.func @f32_scores
+// F32: aten.scaled_dot_product_attention {{.*}} -> tensor<1x2x8x32xf32>
+// F32: call @kiln_gpu_sdpa_f32(
+// F32: call @kiln_gpu_sdpa_bf16(
+// F32-NOT: aten.scaled_dot_product_attention
+// F32: return
+func.func @f32_scores(%small: tensor<1x2x8x32xf32>, %q: tensor<1x4x256x32xf32>, %k: tensor<1x4x512x32xf32>, %h: tensor<1x2x8x32xbf16>) -> (tensor<1x2x8x32xf32>, tensor<1x4x256x32xf32>, tensor<1x2x8x32xbf16>) {
+  %a = aten.scaled_dot_product_attention %small, %small, %small : (tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>) -> tensor<1x2x8x32xf32>
+  %b = aten.scaled_dot_product_attention %q, %k, %k : (tensor<1x4x256x32xf32>, tensor<1x4x512x32xf32>, tensor<1x4x512x32xf32>) -> tensor<1x4x256x32xf32>
+  %c = aten.scaled_dot_product_attention %h, %h, %h : (tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>) -> tensor<1x2x8x32xbf16>
+  return %a, %b, %c : tensor<1x2x8x32xf32>, tensor<1x4x256x32xf32>, tensor<1x2x8x32xbf16>
 }
