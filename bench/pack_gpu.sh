@@ -5,7 +5,9 @@
 # are re-created there from the same seed), kiln-compile's wall time, the
 # weights' digest, kiln-run and the runtime libraries.
 #   bench/pack_gpu.sh BUILD_DIR OUT_DIR [CONFIG]... [-- KILN_COMPILE_OPTION...]
-# CONFIGs default to all of bench/gpu_models.py's.
+# CONFIGs default to all of bench/gpu_models.py's. With KILN_PACK_EXPORTS=DIR
+# the exported archives and their digests are kept in DIR and reused by the
+# next pack (a baseline build packed beside a changed one exports once).
 set -euo pipefail
 build=$(cd "$1" && pwd); out=$2; shift 2
 configs=(); extra=()
@@ -28,13 +30,19 @@ for l in $(ldd "$build/bin/kiln-run" "$build/lib/libkiln_runtime.so.0" | awk '/=
 done
 cp "$src/bench/gpu_models.py" "$src/bench/gpu_vs_torch.py" "$src/bench/gpu_profile.py" "$out/"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+exports=${KILN_PACK_EXPORTS:-$tmp}; mkdir -p "$exports"
 for c in "${configs[@]}"; do
   mkdir -p "$out/$c"
-  digest=$(cd "$src/bench" && python3 -c "
+  if [ -s "$exports/$c.pt2" ] && [ -s "$exports/$c.digest" ]; then
+    digest=$(cat "$exports/$c.digest")
+  else
+    digest=$(cd "$src/bench" && python3 -c "
 import sys, gpu_models as g
-m, a = g.build('$c'); g.export(m, a, '$tmp/$c.pt2'); print(g.digest(m))")
+m, a = g.build('$c'); g.export(m, a, '$exports/$c.pt2'); print(g.digest(m))")
+    echo "$digest" >"$exports/$c.digest"
+  fi
   # Wall and CPU seconds: the build machine is shared, so CPU time is the steadier number.
-  if /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$build/bin/kiln-compile" "$tmp/$c.pt2" --target=cuda \
+  if /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$build/bin/kiln-compile" "$exports/$c.pt2" --target=cuda \
       --weights=external "${extra[@]}" -o "$out/$c/model.so" 2>"$out/$c/compile-error.txt"; then
     rm -f "$out/$c/compile-error.txt"
     read -r wall user sys <"$tmp/time"
@@ -45,7 +53,7 @@ m, a = g.build('$c'); g.export(m, a, '$tmp/$c.pt2'); print(g.digest(m))")
     echo "pack_gpu: $c FAILS to compile for CUDA:"; head -c 2000 "$out/$c/compile-error.txt"; echo
   fi
   printf '{"config": "%s", "kiln_compile_s": %s, "kiln_compile_cpu_s": %s, "digest": "%s", "kiln_commit": "%s", "compile_options": "%s", "build_machine": "%s cores"}\n' \
-    "$c" "$secs" "$cpu" "$digest" "$(git -C "$src" rev-parse --short HEAD)" "${extra[*]}" "$(nproc)" >"$out/$c/compile.json"
-  rm -f "$tmp/$c.pt2"
+    "$c" "$secs" "$cpu" "$digest" "$(git -C "$src" rev-parse --short HEAD)" "${extra[*]}" "$(nproc), load $(cut -d' ' -f1 /proc/loadavg)" >"$out/$c/compile.json"
+  [ "$exports" != "$tmp" ] || rm -f "$tmp/$c.pt2"
 done
 echo "pack_gpu: $out ($(du -sh "$out" | cut -f1))"

@@ -5,6 +5,7 @@
 //              [--gpu-arch=sm_NN|gfxNNN] [--gpu-binary=fatbin|cubin|ptx] [--cuda-gemm=cublas|kernel]
 //              [--cuda-attention=fused|decomposed]
 //              [--cuda-conv=cudnn|gemm|kernel] [--conv-layout=auto|nhwc|nchw] [--cpu-library=on|off]
+//              [--cuda-grouped-layout=auto|nchw|nhwc] [--cuda-depthwise=kernel|cudnn]
 //              [--cuda-tf32=conv|all|none] [--cuda-toolkit=DIR] [--rocm-path=DIR]
 //              [--grad|--jvp|--jacobian|--hessian|--hvp|--train-step=sgd|adamw [--lr=R]
 //               [--momentum=M] [--betas=B1,B2] [--eps=E] [--weight-decay=W]]
@@ -220,6 +221,17 @@ int kilnCompileMain(int argc, char **argv) {
                                            "for --target=cuda with cuDNN convolutions and for --target=cpu "
                                            "with --cpu-library=on, else nchw), nhwc (channels last) or nchw"),
                                   cl::init("auto"), cl::cat(cat));
+  cl::opt<std::string> cudaGroupedLayout(
+      "cuda-grouped-layout",
+      cl::desc("Layout of grouped and depthwise 2-d convolutions for --target=cuda with channels-last "
+               "convolutions: auto (default: grouped ones with several input channels per group NHWC, "
+               "depthwise ones NCHW), nhwc (all) or nchw (all)"),
+      cl::init("auto"), cl::cat(cat));
+  cl::opt<std::string> cudaDepthwise(
+      "cuda-depthwise",
+      cl::desc("Depthwise convolutions for --target=cuda with --cuda-conv=cudnn: kernel (generated "
+               "kernels, default) or cudnn"),
+      cl::init("kernel"), cl::cat(cat));
   cl::opt<std::string> cpuLibrary("cpu-library",
                                   cl::desc("Large float32 matmuls and convolutions of --target=cpu: on (the "
                                            "runtime runs them with oneDNN, default) or off (generated loops)"),
@@ -374,8 +386,8 @@ int kilnCompileMain(int argc, char **argv) {
   CUDAPipelineOptions cudaOpts;
   if (cuda) {
     std::string err;
-    CUDACompileFlags flags{gpuArch, gpuBinary, cudaGemm, cudaAttention, cudaConv, convLayout, cudaTf32,
-                           cudaToolkit};
+    CUDACompileFlags flags{gpuArch,    gpuBinary,         cudaGemm,      cudaAttention, cudaConv,
+                           convLayout, cudaGroupedLayout, cudaDepthwise, cudaTf32,      cudaToolkit};
 #ifdef KILN_HAVE_SDPA_KERNELS
     flags.haveFusedAttentionKernels = true;
 #endif

@@ -19,7 +19,8 @@
 
 using namespace mlir;
 
-void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bool channelsLast, bool gpu) {
+void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bool channelsLast, bool gpu,
+                                      llvm::StringRef groupedLayout) {
   // Autograd transforms first (kiln-compile --grad has already run it): it
   // also drops the stop_gradient markers the importer puts on detach.
   pm.addPass(kiln::createAutogradDifferentiate());
@@ -30,17 +31,25 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bo
   early.addPass(aten::createATenDecomposeComposites());
   early.addPass(createCanonicalizerPass());
   // CUDA: attention the runtime's fused kernel runs becomes its call.
-  if (fusedAttention)
-    pm.addPass(kiln::createKilnGPUFusedAttention());
+  if (fusedAttention) {
+    // Float32 attention up to 1 GiB of scores runs faster as cuBLAS GEMMs
+    // than in the fused kernel (no tensor cores for float32).
+    kiln::KilnGPUFusedAttentionOptions attnOpts;
+    attnOpts.float32ScoresMib = 1024;
+    pm.addPass(kiln::createKilnGPUFusedAttention(attnOpts));
+  }
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(kiln::createConvertATenToLinalg());
   fpm.addPass(createCanonicalizerPass());
   if (channelsLast) {
     // On the CPU grouped and depthwise convolutions go to oneDNN in NHWC
-    // too (its NHWC depthwise kernels are its fast ones); cuDNN's were not
-    // (docs/Rationale/gpu-channels-last.md).
+    // too (its NHWC depthwise kernels are its fast ones); on a GPU by
+    // default only grouped ones with several channels per group, for which
+    // cuDNN's NHWC kernels are the fast ones, and not depthwise ones, for
+    // which they are not (docs/Rationale/gpu-channels-last.md).
     kiln::KilnChannelsLastOptions clOpts;
-    clOpts.grouped = !gpu;
+    clOpts.grouped = !gpu || groupedLayout != "nchw";
+    clOpts.depthwise = !gpu || groupedLayout == "nhwc";
     fpm.addPass(kiln::createKilnChannelsLast(clOpts));
     fpm.addPass(createCanonicalizerPass());
   }
@@ -137,6 +146,7 @@ void kiln::buildLinalgToGPUPipeline(OpPassManager &pm, const GPUPipelineOptions 
     libOpts.tf32Matmuls = options.tf32Matmuls;
     libOpts.gemms = options.libraryGemm;
     libOpts.convs = convs;
+    libOpts.depthwise = options.depthwiseLibrary;
     pm.addPass(kiln::createKilnGPULibraryCalls(libOpts));
   }
   // Free each buffer after its last use here too: the frees become

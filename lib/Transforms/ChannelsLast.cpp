@@ -140,12 +140,16 @@ Value splitGroups(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t grou
 ///                                          split(transpose(init))))):
 /// grouped and depthwise convolutions in NHWC (static channel counts).
 struct GroupedConvToNHWC : OpRewritePattern<tensor::CollapseShapeOp> {
-  using OpRewritePattern::OpRewritePattern;
+  GroupedConvToNHWC(MLIRContext *ctx, bool depthwise) : OpRewritePattern(ctx), depthwise(depthwise) {}
+  /// Whether depthwise convolutions (C/G = 1) are rewritten too.
+  bool depthwise;
   LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse, PatternRewriter &rewriter) const override {
     auto op = collapse.getSrc().getDefiningOp<linalg::Conv2DNgchwGfchwOp>();
     if (!op || !op.hasPureTensorSemantics() || !op->hasOneUse() ||
         collapse.getReassociationIndices() != SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}})
       return rewriter.notifyMatchFailure(collapse, "not a grouped convolution's result merged back");
+    if (!depthwise && cast<RankedTensorType>(op.getInputs()[1].getType()).getDimSize(2) == 1)
+      return rewriter.notifyMatchFailure(op, "depthwise (one input channel per group) stays NCHW");
     Value x = splitFrom(op.getInputs()[0], 1), w = splitFrom(op.getInputs()[1], 0),
           init = splitFrom(op.getOutputs()[0], 1);
     // A zeroed accumulator is a fill of the split tensor (canonicalisation
@@ -467,7 +471,7 @@ struct KilnChannelsLastPass : kiln::impl::KilnChannelsLastBase<KilnChannelsLastP
     // elementwise op whose other input was yet to become NHWC in NCHW).
     RewritePatternSet patterns(ctx);
     if (grouped)
-      patterns.add<GroupedConvToNHWC>(ctx);
+      patterns.add<GroupedConvToNHWC>(ctx, depthwise);
     patterns.add<ConvToNHWC, PoolToNHWC<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
                  PoolToNHWC<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>, TransposeOfTranspose,
                  TransposeOfInit, PadOfTranspose, TransposeOfPad, ElementwiseToNHWC, BroadcastToNHWC>(ctx);

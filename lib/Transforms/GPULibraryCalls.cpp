@@ -33,6 +33,7 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     options.gemms = gemms;
     options.convs = convs == "cudnn" ? "library" : std::string(convs);
     options.epilogues = epilogues;
+    options.depthwiseConvs = depthwise;
     if (failed(kiln::libcalls::LibraryCalls(&getContext(), options).run(getOperation())))
       signalPassFailure();
   }

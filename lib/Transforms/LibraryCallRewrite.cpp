@@ -288,6 +288,15 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
     rewriter.eraseOp(dead);
 }
 
+/// Whether grouped convolution `m` has one input channel per group.
+static bool isDepthwise(const DnnConvMatch &m) {
+  if (!m.grouped)
+    return false;
+  // Filter (G, F/G, C/G, k..) channels first, (G, F/G, k.., C/G) channels last.
+  auto w = cast<MemRefType>(m.filter.getType());
+  return w.getDimSize(m.groupedLast ? w.getRank() - 1 : 2) == 1;
+}
+
 LogicalResult LibraryCalls::run(ModuleOp module) {
   SmallVector<std::pair<linalg::LinalgOp, GemmMatch>> gemmOps;
   SmallVector<std::pair<linalg::LinalgOp, ConvMatch>> convOps;
@@ -302,7 +311,7 @@ LogicalResult LibraryCalls::run(ModuleOp module) {
         return (void)gemmOps.emplace_back(op, *match);
     }
     if (convs == "library") {
-      if (auto conv = matchDnnConv(op); succeeded(conv))
+      if (auto conv = matchDnnConv(op); succeeded(conv) && (depthwiseConvs || !isDepthwise(*conv)))
         dnnConvs.emplace_back(op, *conv);
     } else if (convs == "gemm") {
       if (auto conv = matchConv(op); succeeded(conv))

@@ -204,6 +204,7 @@ struct LibraryCallOptions {
   bool gemms = true;                ///< large matmuls become GEMM calls
   std::string convs = "library";    ///< library (`<prefix>conv_*` calls), gemm (im2col + GEMM) or kernel (left alone)
   bool epilogues = true;            ///< fold a GEMM's bias broadcast, rounding and ReLU into the call
+  bool depthwiseConvs = true;       ///< with convs=library, depthwise convolutions too (else generated)
 };
 
 /// Finds and rewrites the library calls of a module.

@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-channels-last --canonicalize | FileCheck %s
 // RUN: kiln-opt %s --kiln-channels-last="grouped=true" --canonicalize | FileCheck %s --check-prefix=GROUPED
+// RUN: kiln-opt %s --kiln-channels-last="grouped=true depthwise=false" --canonicalize | FileCheck %s --check-prefix=NODW
 
 // A stem convolution, batch norm and ReLU, max pooling, a 1x1 convolution,
 // a residual add and a sum over H and W. Every op runs in NHWC: the only
@@ -138,6 +139,12 @@ func.func @mixed(%w: tensor<6x4x1x1xf32> {kiln.kind = "param", kiln.name = "w"},
 // CHECK: linalg.conv_2d_ngchw_gfchw
 // CHECK: linalg.conv_2d_ngchw_gfchw
 // CHECK-NOT: kiln.weight_layouts
+// With depthwise=false (the CUDA default) the depthwise one stays NCHW and
+// the grouped 1x1 of two channels per group goes NHWC.
+// NODW-LABEL: func.func @grouped(
+// NODW: linalg.conv_2d_ngchw_gfchw
+// NODW-NOT: linalg.conv_2d_ngchw_gfchw
+// NODW: linalg.conv_2d_nhwgc_gfhwc
 // GROUPED-LABEL: func.func @grouped(
 // GROUPED-SAME: %[[W1:.*]]: tensor<4x3x3x1xf32> {kiln.kind = "param", kiln.name = "dw.weight"}
 // GROUPED-SAME: %[[W2:.*]]: tensor<6x1x1x2xf32> {kiln.kind = "param", kiln.name = "pw.weight"}

@@ -1,6 +1,7 @@
 // RUN: kiln-opt %s --kiln-gpu-library-calls="convs=cudnn" --cse | FileCheck %s
 // RUN: kiln-opt %s --kiln-gpu-library-calls="convs=cudnn tf32-convs=true" --cse | FileCheck %s --check-prefix=TF32
 // RUN: kiln-opt %s --kiln-gpu-library-calls="convs=kernel" | FileCheck %s --check-prefix=KERNEL
+// RUN: kiln-opt %s --kiln-gpu-library-calls="convs=cudnn depthwise=false" | FileCheck %s --check-prefix=NODW
 // RUN: not kiln-opt %s --kiln-gpu-library-calls="convs=winograd" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: error: kiln-gpu-library-calls: convs must be cudnn, gemm or kernel, not 'winograd'
@@ -17,6 +18,24 @@
 // output (flags 2; 3 with TF32), and the padded buffer, its fill and its
 // copy go away. The input's free between the copy and the convolution
 // moves after the call.
+// With depthwise=false, depthwise convolutions (one input channel per
+// group, either layout) stay linalg for the generated kernels; the others
+// still call cuDNN.
+// NODW-LABEL: func.func @padded
+// NODW: call @kiln_gpu_conv_f32
+// NODW-LABEL: func.func @depthwise(
+// NODW-NOT: call @kiln_gpu_conv
+// NODW: linalg.generic
+// NODW-NOT: call @kiln_gpu_conv
+// NODW: return
+// NODW-LABEL: func.func @bf16_bias
+// NODW: call @kiln_gpu_conv_bf16
+// NODW-LABEL: func.func @channels_last
+// NODW: call @kiln_gpu_conv_bf16
+// NODW-LABEL: func.func @depthwise_channels_last
+// NODW-NOT: call @kiln_gpu_conv
+// NODW: return
+
 // CHECK-LABEL: func.func @padded
 // CHECK: %[[SRC:.*]] = memref.alloc() : memref<1x16x56x56xf32>
 // CHECK-NEXT: linalg.copy ins(%arg0 : memref<1x16x56x56xf32>) outs(%[[SRC]] : memref<1x16x56x56xf32>)

@@ -12,9 +12,13 @@ namespace kiln {
 /// cuDNN), 2-d convolutions and the ops around them run in NHWC
 /// (kiln-channels-last). With `gpu`, elementwise kernels recompute the small
 /// computations they read through broadcasts (kiln-fuse-elementwise's
-/// recompute-broadcasts) rather than launch them apart.
+/// recompute-broadcasts) rather than launch them apart. Grouped and
+/// depthwise convolutions go channels last with `channelsLast` on the CPU;
+/// on a GPU `groupedLayout` says which: "nchw" (none), "auto" (grouped ones
+/// with several input channels per group, not depthwise ones) or "nhwc" (all).
 void buildLowerToLinalgPipeline(mlir::OpPassManager &pm, bool fusedAttention = false,
-                                bool channelsLast = false, bool gpu = false);
+                                bool channelsLast = false, bool gpu = false,
+                                llvm::StringRef groupedLayout = "nchw");
 /// linalg on tensors -> bufferized loops -> LLVM dialect (`kiln-linalg-to-llvm`).
 /// `cpuLibrary`: large float32 matmuls and convolutions become calls of the
 /// runtime's oneDNN entries (kiln-cpu-library-calls); else generated loops.
@@ -41,6 +45,10 @@ struct GPUPipelineOptions : mlir::PassPipelineOptions<GPUPipelineOptions> {
                             llvm::cl::desc("Large convolutions: cudnn (the runtime's cuDNN call), gemm "
                                            "(im2col and the runtime's GEMM, with library-gemm) or kernel"),
                             llvm::cl::init("gemm")};
+  Option<bool> depthwiseLibrary{*this, "depthwise-library",
+                                llvm::cl::desc("With convs=cudnn, depthwise convolutions call cuDNN too "
+                                               "(false: generated kernels)"),
+                                llvm::cl::init(true)};
   Option<bool> tileContractions{
       *this, "tile-contractions",
       llvm::cl::desc("Contractions as workgroup-tiled kernels (kiln-gpu-tile-contractions); "

@@ -35,6 +35,10 @@ struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
                            llvm::cl::desc("Large convolutions: cudnn (the runtime loads cuDNN), gemm "
                                           "(im2col and cuBLAS; needs cublas) or kernel (generated)"),
                            llvm::cl::init("cudnn")};
+  Option<std::string> depthwise{*this, "depthwise",
+                                llvm::cl::desc("With conv=cudnn, depthwise convolutions: kernel (generated, "
+                                               "the default) or cudnn"),
+                                llvm::cl::init("kernel")};
   Option<std::string> tf32{*this, "tf32",
                            llvm::cl::desc("Where float32 GEMMs may use TF32: conv (PyTorch's "
                                           "default), all, or none"),
@@ -43,6 +47,11 @@ struct CUDAPipelineOptions : mlir::PassPipelineOptions<CUDAPipelineOptions> {
                             llvm::cl::desc("With conv=cudnn, 2-d convolutions and the ops around them run "
                                            "on NHWC tensors (kiln-channels-last; cuDNN's fast kernels are NHWC)"),
                             llvm::cl::init(true)};
+  Option<std::string> groupedLayout{
+      *this, "grouped-layout",
+      llvm::cl::desc("With channels-last, which grouped convolutions run on NHWC tensors too: auto (those "
+                     "with several input channels per group, not depthwise ones), nhwc (all) or nchw (none)"),
+      llvm::cl::init("auto")};
   Option<bool> fusedAttention{*this, "fused-attention",
                               llvm::cl::desc("scaled_dot_product_attention through the runtime's fused "
                                              "kernel (kiln-gpu-fused-attention) where it applies"),
@@ -82,6 +91,8 @@ struct CUDACompileFlags {
   std::string attention;  ///< --cuda-attention: fused or decomposed
   std::string conv;       ///< --cuda-conv: cudnn, gemm or kernel
   std::string convLayout; ///< --conv-layout: auto, nhwc or nchw
+  std::string groupedLayout; ///< --cuda-grouped-layout: auto, nchw or nhwc
+  std::string depthwise;     ///< --cuda-depthwise: cudnn or kernel
   std::string tf32;       ///< --cuda-tf32: conv, all or none
   std::string toolkit;    ///< --cuda-toolkit (empty: defaultCUDAToolkit())
   /// The runtime built with this compiler has the fused attention kernels.

@@ -9,7 +9,10 @@
 // [B, H, S, E]) is passed as a strided view of its source, and a result
 // whose only use permutes it back is written in that layout, so neither
 // side is copied. Keys and values repeated for the query heads (repeat_kv)
-// are read unrepeated as grouped-query attention. Attention the kernel does not cover keeps the
+// are read unrepeated as grouped-query attention, and a mask that only
+// allows keys at or before each query's position (a causal mask combined
+// with others, as Hugging Face models build it) also sets the kernel's
+// causal flag, so it skips the key tiles after the diagonal. Attention the kernel does not cover keeps the
 // decomposition of Attention.cpp. Design: docs/Rationale/gpu-fused-attention.md.
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +24,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 #include <cmath>
@@ -79,8 +83,10 @@ struct Match {
   enum { None, Bool, Add } mask = None;
 };
 
-/// Whether the fused kernel computes `op` exactly as aten does; why not otherwise.
-FailureOr<Match> match(ScaledDotProductAttentionOp op, std::string &why) {
+/// Whether the fused kernel computes `op` exactly as aten does, and is the
+/// faster path (float32 with scores of at most `f32ScoresMib` MiB runs
+/// faster decomposed); why not otherwise.
+FailureOr<Match> match(ScaledDotProductAttentionOp op, std::string &why, int64_t f32ScoresMib) {
   auto fail = [&](const char *reason) {
     why = reason;
     return failure();
@@ -104,6 +110,14 @@ FailureOr<Match> match(ScaledDotProductAttentionOp op, std::string &why) {
       ev > kMaxHeadSize)
     return fail("head sizes not static or above 128");
   m.scale = op.getScale() ? op.getScale()->convertToDouble() : 1.0 / std::sqrt(static_cast<double>(e));
+  if (m.elem.isF32() && f32ScoresMib > 0 && q.hasStaticShape() && k.hasStaticShape()) {
+    // Scores: the query's batch dims, L and the key's S, as float32.
+    double scores = 4.0 * static_cast<double>(k.getDimSize(rank - 2));
+    for (int64_t i = 0; i < rank - 1; ++i)
+      scores *= static_cast<double>(q.getDimSize(i));
+    if (scores <= static_cast<double>(f32ScoresMib) * (1 << 20))
+      return fail("float32 with scores small enough to decompose (cuBLAS GEMMs are faster)");
+  }
   if (op.getEnableGqa() && rank >= 3) {
     int64_t hq = q.getDimSize(rank - 3), hk = k.getDimSize(rank - 3);
     if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hk) || hk < 1 || hq % hk)
@@ -161,6 +175,123 @@ std::pair<Value, int64_t> peelRepeatedHeads(Value v) {
   if (ShapedType::isDynamic(vt.getDimSize(2)) && ShapedType::isDynamic(vt.getDimSize(0)))
     return {v, 1};
   return {x, g};
+}
+
+/// The integer constant every element of `v` holds, if it is a splat constant.
+std::optional<int64_t> splatInt(Value v) {
+  DenseIntElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat())
+    return std::nullopt;
+  return attr.getSplatValue<APInt>().getSExtValue();
+}
+
+/// Where `v` holds, at every position, that position's index along one of
+/// its dims plus a constant: that dim, counted from the last (0), and the
+/// constant. Seen through arange(start, end, 1), the addition of an integer
+/// constant, unsqueezes, integer copies and expands that keep the dim's size.
+std::optional<std::pair<int64_t, int64_t>> indexAlong(Value v) {
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  auto rankOf = [](Value x) { return cast<RankedTensorType>(x.getType()).getRank(); };
+  if (auto a = dyn_cast<ArangeOp>(op)) {
+    auto start = dyn_cast_or_null<IntegerAttr>(a.getStartAttr());
+    auto step = dyn_cast_or_null<IntegerAttr>(a.getStepAttr());
+    if (!start || !step || step.getInt() != 1 || rankOf(v) != 1)
+      return std::nullopt;
+    return std::pair<int64_t, int64_t>{0, start.getInt()};
+  }
+  if (auto add = dyn_cast<AddTensorOp>(op)) {
+    if (add.getAlpha().convertToDouble() != 1.0 || rankOf(add.getOther()) > rankOf(v))
+      return std::nullopt;
+    for (auto [x, c] : {std::pair{add.getSelf(), add.getOther()}, {add.getOther(), add.getSelf()}}) {
+      std::optional<int64_t> k = splatInt(c);
+      if (!k || cast<RankedTensorType>(x.getType()).getShape() != cast<RankedTensorType>(v.getType()).getShape())
+        continue;
+      if (auto idx = indexAlong(x))
+        return std::pair<int64_t, int64_t>{idx->first, idx->second + *k};
+    }
+    return std::nullopt;
+  }
+  if (auto un = dyn_cast<UnsqueezeOp>(op)) {
+    auto idx = indexAlong(un.getSelf());
+    if (!idx)
+      return std::nullopt;
+    int64_t r = rankOf(v), d = un.getDim() < 0 ? un.getDim() + r : un.getDim();
+    int64_t pos = rankOf(un.getSelf()) - 1 - idx->first; // the index dim in the source
+    if (d <= pos)
+      ++pos;
+    return std::pair<int64_t, int64_t>{r - 1 - pos, idx->second};
+  }
+  if (auto copy = dyn_cast<ToCopyOp>(op)) {
+    auto from = cast<RankedTensorType>(copy.getSelf().getType()).getElementType();
+    auto to = cast<RankedTensorType>(v.getType()).getElementType();
+    if (!isa<IntegerType>(from) || !isa<IntegerType>(to) || to.getIntOrFloatBitWidth() < 32 ||
+        to.getIntOrFloatBitWidth() < from.getIntOrFloatBitWidth())
+      return std::nullopt;
+    return indexAlong(copy.getSelf());
+  }
+  if (auto ex = dyn_cast<ExpandOp>(op)) {
+    auto idx = indexAlong(ex.getSelf());
+    auto st = cast<RankedTensorType>(ex.getSelf().getType()), rt = cast<RankedTensorType>(v.getType());
+    if (!idx)
+      return std::nullopt;
+    int64_t n = st.getDimSize(st.getRank() - 1 - idx->first);
+    if (ShapedType::isDynamic(n) || rt.getDimSize(rt.getRank() - 1 - idx->first) != n)
+      return std::nullopt;
+    return idx;
+  }
+  return std::nullopt;
+}
+
+/// Whether boolean `mask` is false wherever the key comes after the query
+/// (mask[.., i, j] implies j <= i, the kernel's causal rule): a comparison
+/// of key and query positions (j + a <= i + b with b <= a, or j + a < i + b
+/// with b <= a + 1, either way round), or a conjunction with one, through
+/// copies and expands that keep the last two dims.
+bool impliesCausal(Value mask) {
+  auto type = dyn_cast<RankedTensorType>(mask.getType());
+  if (!type || type.getRank() < 2 || !type.getElementType().isInteger(1))
+    return false;
+  auto lastTwo = [&](Value x) {
+    auto t = cast<RankedTensorType>(x.getType());
+    return t.getRank() >= 2 && t.getDimSize(t.getRank() - 1) == type.getDimSize(type.getRank() - 1) &&
+           t.getDimSize(t.getRank() - 2) == type.getDimSize(type.getRank() - 2) &&
+           !ShapedType::isDynamic(t.getDimSize(t.getRank() - 1)) &&
+           !ShapedType::isDynamic(t.getDimSize(t.getRank() - 2));
+  };
+  Operation *op = mask.getDefiningOp();
+  if (!op || !lastTwo(mask))
+    return false;
+  if (isa<BitwiseAndTensorOp, LogicalAndOp>(op))
+    return llvm::any_of(op->getOperands(), [&](Value x) { return lastTwo(x) && impliesCausal(x); });
+  if (isa<ToCopyOp, ExpandOp>(op))
+    return lastTwo(op->getOperand(0)) && impliesCausal(op->getOperand(0));
+  // key <= query (le, or ge the other way round); key < query (lt, gt).
+  Value key, query;
+  bool strict = false;
+  if (auto c = dyn_cast<LeTensorOp>(op))
+    key = c.getSelf(), query = c.getOther();
+  else if (auto c = dyn_cast<GeTensorOp>(op))
+    key = c.getOther(), query = c.getSelf();
+  else if (auto c = dyn_cast<LtTensorOp>(op))
+    key = c.getSelf(), query = c.getOther(), strict = true;
+  else if (auto c = dyn_cast<GtTensorOp>(op))
+    key = c.getOther(), query = c.getSelf(), strict = true;
+  else
+    return false;
+  auto j = indexAlong(key), i = indexAlong(query);
+  // The positions must run along the mask's own last two dims, not
+  // broadcast ones: each operand of the comparison as long as the mask there.
+  auto along = [&](Value x, int64_t fromEnd) {
+    auto t = cast<RankedTensorType>(x.getType());
+    return t.getDimSize(t.getRank() - 1 - fromEnd) == type.getDimSize(type.getRank() - 1 - fromEnd);
+  };
+  if (!j || !i || j->first != 0 || i->first != 1 || !along(key, 0) || !along(query, 1))
+    return false;
+  // j + a (<|<=) i + b, i.e. j (<|<=) i + (b - a).
+  int64_t slack = i->second - j->second - (strict ? 1 : 0);
+  return slack <= 0;
 }
 
 /// `buf` viewed with its dims permuted (view dim i = `buf` dim perm[i]) as
@@ -228,7 +359,7 @@ struct KilnGPUFusedAttentionPass : kiln::impl::KilnGPUFusedAttentionBase<KilnGPU
     IRRewriter b(&getContext());
     for (ScaledDotProductAttentionOp op : ops) {
       std::string why;
-      FailureOr<Match> m = match(op, why);
+      FailureOr<Match> m = match(op, why, float32ScoresMib);
       if (failed(m))
         continue;
       Location loc = op.getLoc();
@@ -250,6 +381,9 @@ struct KilnGPUFusedAttentionPass : kiln::impl::KilnGPUFusedAttentionBase<KilnGPU
       Value q = operandView(b, loc, op.getQuery(), rank4), k = operandView(b, loc, key, rank4),
             v = operandView(b, loc, value, rank4);
       Value mask;
+      // A mask that already hides every key after its query lets the kernel
+      // skip those tiles: the same result, fewer tiles.
+      bool causal = op.getIsCausal() || (op.getAttnMask() && impliesCausal(op.getAttnMask()));
       if (Value mt = op.getAttnMask()) {
         // An expanded mask is read through its size-1 dims (the runtime broadcasts them).
         if (auto ex = mt.getDefiningOp<ExpandOp>())
@@ -296,7 +430,7 @@ struct KilnGPUFusedAttentionPass : kiln::impl::KilnGPUFusedAttentionBase<KilnGPU
       if (mask)
         args.push_back(mask);
       args.push_back(outView);
-      args.push_back(arith::ConstantIntOp::create(b, loc, op.getIsCausal() ? 1 : 0, 32));
+      args.push_back(arith::ConstantIntOp::create(b, loc, causal ? 1 : 0, 32));
       args.push_back(arith::ConstantIntOp::create(b, loc, m->group, 32));
       args.push_back(arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(static_cast<float>(m->scale))));
       func::CallOp::create(b, loc, callee(module, *m), args);

@@ -31,11 +31,12 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   // NHWC convolutions are for cuDNN: the im2col GEMM and the generated
   // kernels expect NCHW.
   buildLowerToLinalgPipeline(pm, options.fusedAttention, options.channelsLast && options.conv == "cudnn",
-                             /*gpu=*/true);
+                             /*gpu=*/true, options.groupedLayout);
   GPUPipelineOptions gpuOpts;
   gpuOpts.blockSize = options.blockSize;
   gpuOpts.libraryGemm = options.cublas;
   gpuOpts.convs = options.conv;
+  gpuOpts.depthwiseLibrary = options.depthwise == "cudnn";
   gpuOpts.tf32Convs = options.tf32 == "conv" || options.tf32 == "all";
   gpuOpts.tf32Matmuls = options.tf32 == "all";
   buildLinalgToGPUPipeline(pm, gpuOpts);

@@ -28,6 +28,15 @@ bool setCUDACompileFlags(const CUDACompileFlags &f, CUDAPipelineOptions &o, std:
     return fail("--conv-layout=nhwc on CUDA needs --cuda-conv=cudnn (the im2col GEMM and generated "
                 "convolutions are NCHW)");
   o.channelsLast = f.convLayout != "nchw";
+  if (f.groupedLayout != "auto" && f.groupedLayout != "nchw" && f.groupedLayout != "nhwc")
+    return fail("--cuda-grouped-layout must be 'auto', 'nchw' or 'nhwc', got '" + f.groupedLayout + "'");
+  if (f.groupedLayout == "nhwc" && (f.conv != "cudnn" || f.convLayout == "nchw"))
+    return fail("--cuda-grouped-layout=nhwc needs --cuda-conv=cudnn and channels-last convolutions "
+                "(--conv-layout auto or nhwc)");
+  o.groupedLayout = f.groupedLayout;
+  if (f.depthwise != "cudnn" && f.depthwise != "kernel")
+    return fail("--cuda-depthwise must be 'cudnn' or 'kernel', got '" + f.depthwise + "'");
+  o.depthwise = f.depthwise;
   if (f.tf32 != "conv" && f.tf32 != "all" && f.tf32 != "none")
     return fail("--cuda-tf32 must be 'conv', 'all' or 'none', got '" + f.tf32 + "'");
   o.tf32 = f.tf32;

@@ -48,6 +48,10 @@ struct Cudnn {
   cudnnStatus_t (*getFwdAlgoMax)(cudnnHandle_t, int *);
   cudnnStatus_t (*getFwdWorkspace)(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnFilterDescriptor_t,
                                    cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, size_t *);
+  /// Optional: runs each algorithm once and ranks them by time (x, w read; y and the workspace written).
+  cudnnStatus_t (*findFwdAlgoEx)(cudnnHandle_t, cudnnTensorDescriptor_t, const void *, cudnnFilterDescriptor_t,
+                                 const void *, cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, void *, int,
+                                 int *, FwdAlgoPerf *, void *, size_t);
   cudnnStatus_t (*forward)(cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,
                            cudnnFilterDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, void *, size_t,
                            const void *, cudnnTensorDescriptor_t, void *);

@@ -4,10 +4,14 @@
 // kiln_gpu_conv_{f32,bf16,f16} (C ABI through MLIR's C interface: rank-5
 // (N, C, D, H, W) memref descriptors, 1-d and 2-d convolutions with unit
 // leading spatial dims). Each runs cudnnConvolutionForward on the call's
-// stream with an algorithm chosen by cuDNN's heuristics (no kernel is run to
-// choose it, so the call can be captured in a CUDA graph); descriptors and
-// the algorithm are cached per shape; the workspace comes from the runtime's
-// allocator in the stream's order (a graph's reserved memory while captured).
+// stream with an algorithm chosen once per shape, on the first call (never
+// while a graph is being captured): for grouped and depthwise convolutions by
+// timing cuDNN's algorithms on the call's operands
+// (cudnnFindConvolutionForwardAlgorithmEx), for the others by cuDNN's
+// heuristics (no kernel is run); KILN_CUDNN_FIND changes which. Descriptors
+// and the algorithm are cached per shape; the workspace comes from the
+// runtime's allocator in the stream's order (a graph's reserved memory while
+// captured).
 #include "CudnnApi.h"
 #include "kiln/abi/gpu_calls.h"
 #include "Driver.h"
@@ -73,6 +77,8 @@ const Cudnn &cudnn() {
     KILN_CUDNN_SYM(getFwdWorkspace, "cudnnGetConvolutionForwardWorkspaceSize")
     KILN_CUDNN_SYM(forward, "cudnnConvolutionForward")
 #undef KILN_CUDNN_SYM
+    c.findFwdAlgoEx =
+        reinterpret_cast<decltype(c.findFwdAlgoEx)>(::dlsym(lib, "cudnnFindConvolutionForwardAlgorithmEx"));
     if (size_t v = c.version(); v < 90000 || v >= 100000)
       c.error = "the cuDNN library loaded is version " + std::to_string(v) + "; kiln needs cuDNN 9";
   });
@@ -84,6 +90,21 @@ constexpr int32_t kConvTF32 = KILN_GPU_CONV_TF32, kConvOverwrite = KILN_GPU_CONV
 
 /// The largest workspace an algorithm may ask for.
 constexpr size_t kMaxWorkspace = size_t(256) << 20;
+
+/// Which convolutions choose their algorithm by timing the candidates
+/// (KILN_CUDNN_FIND=none|grouped|all, default grouped): cuDNN's heuristic
+/// ranking picks a direct grouped kernel for depthwise convolutions that runs
+/// several times slower than the best of its algorithms (docs/cuda.md).
+enum class FindPolicy { None, Grouped, All };
+
+FindPolicy findPolicy() {
+  static const FindPolicy policy = [] {
+    const char *env = std::getenv("KILN_CUDNN_FIND");
+    std::string v = env ? env : "";
+    return v == "none" || v == "0" ? FindPolicy::None : v == "all" ? FindPolicy::All : FindPolicy::Grouped;
+  }();
+  return policy;
+}
 
 /// A rank-5 memref descriptor (MLIR's C interface) of any element type.
 struct Desc5 {
@@ -117,6 +138,43 @@ bool packedIn(const Desc5 *d, std::initializer_list<int> order) {
     expect *= d->sizes[*it];
   }
   return true;
+}
+
+/// Replaces `p`'s algorithm by the fastest that cuDNN measures on this
+/// shape (x and w as given; a scratch output and workspace of its own, so
+/// nothing of the model's is written), unless `stream` is being captured
+/// into a graph, the library lacks the call, or the scratch memory cannot be
+/// had: the heuristic choice already in `p` then stays.
+void findFastest(const Cudnn &c, cudnnHandle_t handle, Plan &p, int math, void *stream, const void *x,
+                 const void *w, const Desc5 *Y, size_t elemBytes) {
+  const Driver &d = driver();
+  int capturing = 1;
+  if (!c.findFwdAlgoEx || !d.cuStreamIsCapturing ||
+      d.cuStreamIsCapturing(static_cast<CUstream>(stream), &capturing) || capturing)
+    return;
+  size_t span = 1;
+  for (int i = 0; i < 5; ++i) span += static_cast<size_t>(Y->sizes[i] - 1) * static_cast<size_t>(Y->strides[i]);
+  CUdeviceptr y = 0, ws = 0;
+  if (d.cuMemAlloc(&y, span * elemBytes)) return;
+  size_t wsBytes = kMaxWorkspace;
+  if (d.cuMemAlloc(&ws, wsBytes)) ws = 0, wsBytes = 0;
+  FwdAlgoPerf perf[16];
+  int returned = 0;
+  cudnnStatus_t s = c.findFwdAlgoEx(handle, p.x, x, p.w, w, p.conv, p.y, reinterpret_cast<void *>(y), 16,
+                                    &returned, perf, reinterpret_cast<void *>(ws), wsBytes);
+  d.cuStreamSynchronize(static_cast<CUstream>(stream));
+  d.cuMemFree(y);
+  if (ws) d.cuMemFree(ws);
+  if (s) return;
+  // Ranked fastest first; the first that keeps the math type's promise.
+  for (int i = 0; i < returned; ++i) {
+    const FwdAlgoPerf &a = perf[i];
+    if (a.status || a.memory > wsBytes) continue;
+    if (math == CUDNN_FMA_MATH && a.mathType != CUDNN_FMA_MATH && a.mathType != CUDNN_DEFAULT_MATH) continue;
+    p.algo = a.algo, p.workspace = a.memory;
+    if (math != CUDNN_FMA_MATH) c.setConvMath(p.conv, a.mathType);
+    return;
+  }
 }
 
 /// out = conv(x, w) (or out += with no kConvOverwrite) on the call's stream.
@@ -230,6 +288,10 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
       if (!found)
         return scope->fail(std::string(name) + ": cuDNN has no algorithm for this convolution (" +
                            std::to_string(nb - 2) + "-d, " + std::to_string(groups) + " groups)");
+      FindPolicy policy = findPolicy();
+      if (policy == FindPolicy::All || (policy == FindPolicy::Grouped && groups > 1))
+        findFastest(c, h.handle, p, math, scope->stream(), X->aligned + X->offset * elemBytes,
+                    W->aligned + W->offset * elemBytes, Y, elemBytes);
       it = plans.emplace(std::move(key), p).first;
     }
     const Plan &p = it->second;

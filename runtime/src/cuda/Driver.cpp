@@ -66,6 +66,7 @@ std::string resolve(void *lib, Driver &d) {
   KILN_CU_SYM(cuGraphDestroy, "cuGraphDestroy")
 #undef KILN_CU_SYM
   d.cuFuncSetAttribute = reinterpret_cast<decltype(d.cuFuncSetAttribute)>(::dlsym(lib, "cuFuncSetAttribute"));
+  d.cuStreamIsCapturing = reinterpret_cast<decltype(d.cuStreamIsCapturing)>(::dlsym(lib, "cuStreamIsCapturing"));
   return "";
 }
 

@@ -83,6 +83,8 @@ struct Driver {
   /// Optional (null where the driver lacks it): raises a kernel's dynamic
   /// shared memory limit past 48 KiB (the fused attention kernels).
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  /// Optional: whether a stream is being captured into a graph (status 0: no).
+  CUresult (*cuStreamIsCapturing)(CUstream, int *);
 };
 
 /// The driver with device 0's primary context current on the calling thread.

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --kiln-gpu-fused-attention | FileCheck %s
+// RUN: kiln-opt %s --kiln-gpu-fused-attention="float32-scores-mib=1" | FileCheck %s --check-prefix=F32
 
 // kiln-gpu-fused-attention: attention the CUDA runtime's fused kernel runs
 // becomes a call of kiln_gpu_sdpa_<type>[_boolmask|_addmask] on rank-4
@@ -138,4 +139,97 @@ func.func @repeat_outer(%q: tensor<1x8x16x64xbf16>, %k: tensor<1x2x16x64xbf16>) 
   %kr = aten.view %ke[1, 8, 16, 64] : tensor<1x4x2x16x64xbf16> -> tensor<1x8x16x64xbf16>
   %a = aten.scaled_dot_product_attention %q, %kr, %kr : (tensor<1x8x16x64xbf16>, tensor<1x8x16x64xbf16>, tensor<1x8x16x64xbf16>) -> tensor<1x8x16x64xbf16>
   return %a : tensor<1x8x16x64xbf16>
+}
+
+// A bool mask built the way Hugging Face models build it: key positions
+// (arange along the last dim) <= query positions (arange along dim -2),
+// and-ed with a padding mask read from an input. It hides every key after
+// its query, so the call also sets the causal flag (the kernel then skips
+// the tiles after the diagonal) and still reads the mask.
+// (The causal operand is the sixth: %c1_i32 is a constant 1, %c0_i32 a 0.)
+// CHECK-LABEL: func.func @causal_and_padding
+// CHECK: call @kiln_gpu_sdpa_bf16_boolmask(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %c1_i32{{(_[0-9]+)?}}, %{{[^,]*}}, %{{[^,]*}})
+func.func @causal_and_padding(%q: tensor<1x8x16x64xbf16>, %pad: tensor<1x1x1x16xi1>) -> tensor<1x8x16x64xbf16> {
+  %r = aten.arange {end = 16 : i64, start = 0 : i64, step = 1 : i64} : tensor<16xi64>
+  %zero = arith.constant dense<0> : tensor<i64>
+  %r0 = aten.add_tensor %r, %zero : (tensor<16xi64>, tensor<i64>) -> tensor<16xi64>
+  %c = aten.arange {end = 16 : i64, start = 0 : i64, step = 1 : i64} : tensor<16xi64>
+  %q1 = aten.unsqueeze %r0, 0 : (tensor<16xi64>) -> tensor<1x16xi64>
+  %q2 = aten.unsqueeze %q1, 1 : (tensor<1x16xi64>) -> tensor<1x1x16xi64>
+  %qi = aten.unsqueeze %q2, 3 : (tensor<1x1x16xi64>) -> tensor<1x1x16x1xi64>
+  %k1 = aten.unsqueeze %c, 0 : (tensor<16xi64>) -> tensor<1x16xi64>
+  %k2 = aten.unsqueeze %k1, 1 : (tensor<1x16xi64>) -> tensor<1x1x16xi64>
+  %kj = aten.unsqueeze %k2, 2 : (tensor<1x1x16xi64>) -> tensor<1x1x1x16xi64>
+  %t = aten.full [], true : tensor<i1>
+  %le = aten.le_tensor %kj, %qi : (tensor<1x1x1x16xi64>, tensor<1x1x16x1xi64>) -> tensor<1x1x16x16xi1>
+  %lec = aten._to_copy %le : (tensor<1x1x16x16xi1>) -> tensor<1x1x16x16xi1>
+  %a1 = aten.bitwise_and_tensor %t, %lec : (tensor<i1>, tensor<1x1x16x16xi1>) -> tensor<1x1x16x16xi1>
+  %m = aten.bitwise_and_tensor %a1, %pad : (tensor<1x1x16x16xi1>, tensor<1x1x1x16xi1>) -> tensor<1x1x16x16xi1>
+  %me = aten.expand %m[1, -1, 16, 16] : tensor<1x1x16x16xi1> -> tensor<1x1x16x16xi1>
+  %a = aten.scaled_dot_product_attention %q, %q, %q mask %me : (tensor<1x8x16x64xbf16>, tensor<1x8x16x64xbf16>, tensor<1x8x16x64xbf16>, tensor<1x1x16x16xi1>) -> tensor<1x8x16x64xbf16>
+  return %a : tensor<1x8x16x64xbf16>
+}
+
+// Query positions >= key positions (ge, the other way round) and key <
+// query + 1 (lt) are the same rule; key < query is stricter: all set the flag.
+// CHECK-LABEL: func.func @causal_forms
+// CHECK-COUNT-3: call @kiln_gpu_sdpa_f32_boolmask(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %c1_i32{{(_[0-9]+)?}},
+func.func @causal_forms(%q: tensor<2x4x8x32xf32>) -> (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>) {
+  %r = aten.arange {end = 8 : i64, start = 0 : i64, step = 1 : i64} : tensor<8xi64>
+  %qi = aten.unsqueeze %r, 1 : (tensor<8xi64>) -> tensor<8x1xi64>
+  %one = arith.constant dense<1> : tensor<i64>
+  %qi1 = aten.add_tensor %qi, %one : (tensor<8x1xi64>, tensor<i64>) -> tensor<8x1xi64>
+  %ge = aten.ge_tensor %qi, %r : (tensor<8x1xi64>, tensor<8xi64>) -> tensor<8x8xi1>
+  %lt1 = aten.lt_tensor %r, %qi1 : (tensor<8xi64>, tensor<8x1xi64>) -> tensor<8x8xi1>
+  %lt = aten.lt_tensor %r, %qi : (tensor<8xi64>, tensor<8x1xi64>) -> tensor<8x8xi1>
+  %a = aten.scaled_dot_product_attention %q, %q, %q mask %ge : (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<8x8xi1>) -> tensor<2x4x8x32xf32>
+  %b = aten.scaled_dot_product_attention %q, %q, %q mask %lt1 : (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<8x8xi1>) -> tensor<2x4x8x32xf32>
+  %c = aten.scaled_dot_product_attention %q, %q, %q mask %lt : (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<8x8xi1>) -> tensor<2x4x8x32xf32>
+  return %a, %b, %c : tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>
+}
+
+// Masks that let a query see a later key keep the flag off: key <= query + 1
+// (a shifted diagonal), query positions that start later (a decode step's
+// query at position 8 over 9 keys: the kernel's causal rule is top-left),
+// positions along the wrong dims, an or with another mask, and a mask
+// broadcast along the query dim.
+// CHECK-LABEL: func.func @not_causal
+// CHECK-COUNT-5: call @kiln_gpu_sdpa_f32_boolmask(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %c0_i32{{(_[0-9]+)?}},
+func.func @not_causal(%q: tensor<2x4x8x32xf32>, %q1: tensor<2x4x1x32xf32>, %k9: tensor<2x4x9x32xf32>, %other: tensor<8x8xi1>, %row: tensor<1x8xi1>) -> (tensor<2x4x8x32xf32>, tensor<2x4x1x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>) {
+  %r = aten.arange {end = 8 : i64, start = 0 : i64, step = 1 : i64} : tensor<8xi64>
+  %qi = aten.unsqueeze %r, 1 : (tensor<8xi64>) -> tensor<8x1xi64>
+  %one = arith.constant dense<1> : tensor<i64>
+  %qi1 = aten.add_tensor %qi, %one : (tensor<8x1xi64>, tensor<i64>) -> tensor<8x1xi64>
+  %shift = aten.le_tensor %r, %qi1 : (tensor<8xi64>, tensor<8x1xi64>) -> tensor<8x8xi1>
+  %a = aten.scaled_dot_product_attention %q, %q, %q mask %shift : (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<8x8xi1>) -> tensor<2x4x8x32xf32>
+  %k = aten.arange {end = 9 : i64, start = 0 : i64, step = 1 : i64} : tensor<9xi64>
+  %p = aten.arange {end = 9 : i64, start = 8 : i64, step = 1 : i64} : tensor<1xi64>
+  %pi = aten.unsqueeze %p, 1 : (tensor<1xi64>) -> tensor<1x1xi64>
+  %dec = aten.le_tensor %k, %pi : (tensor<9xi64>, tensor<1x1xi64>) -> tensor<1x9xi1>
+  %b = aten.scaled_dot_product_attention %q1, %k9, %k9 mask %dec : (tensor<2x4x1x32xf32>, tensor<2x4x9x32xf32>, tensor<2x4x9x32xf32>, tensor<1x9xi1>) -> tensor<2x4x1x32xf32>
+  %kj = aten.unsqueeze %r, 0 : (tensor<8xi64>) -> tensor<1x8xi64>
+  %wrong = aten.le_tensor %qi, %kj : (tensor<8x1xi64>, tensor<1x8xi64>) -> tensor<8x8xi1>
+  %c = aten.scaled_dot_product_attention %q, %q, %q mask %wrong : (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<8x8xi1>) -> tensor<2x4x8x32xf32>
+  %le = aten.le_tensor %r, %qi : (tensor<8xi64>, tensor<8x1xi64>) -> tensor<8x8xi1>
+  %or = aten.logical_or %le, %other : (tensor<8x8xi1>, tensor<8x8xi1>) -> tensor<8x8xi1>
+  %d = aten.scaled_dot_product_attention %q, %q, %q mask %or : (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<8x8xi1>) -> tensor<2x4x8x32xf32>
+  %e = aten.scaled_dot_product_attention %q, %q, %q mask %row : (tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<1x8xi1>) -> tensor<2x4x8x32xf32>
+  return %a, %b, %c, %d, %e : tensor<2x4x8x32xf32>, tensor<2x4x1x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>
+}
+
+// With float32-scores-mib=1 (the CUDA pipeline uses 1024), float32
+// attention whose scores (B x H x L x S floats) fit in 1 MiB keeps the aten
+// op for the decomposition (cuBLAS GEMMs); larger scores (4 x 256 x 512
+// floats: 2 MiB) and 16-bit types still call the fused kernel.
+// F32-LABEL: func.func @f32_scores
+// F32: aten.scaled_dot_product_attention {{.*}} -> tensor<1x2x8x32xf32>
+// F32: call @kiln_gpu_sdpa_f32(
+// F32: call @kiln_gpu_sdpa_bf16(
+// F32-NOT: aten.scaled_dot_product_attention
+// F32: return
+func.func @f32_scores(%small: tensor<1x2x8x32xf32>, %q: tensor<1x4x256x32xf32>, %k: tensor<1x4x512x32xf32>, %h: tensor<1x2x8x32xbf16>) -> (tensor<1x2x8x32xf32>, tensor<1x4x256x32xf32>, tensor<1x2x8x32xbf16>) {
+  %a = aten.scaled_dot_product_attention %small, %small, %small : (tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>, tensor<1x2x8x32xf32>) -> tensor<1x2x8x32xf32>
+  %b = aten.scaled_dot_product_attention %q, %k, %k : (tensor<1x4x256x32xf32>, tensor<1x4x512x32xf32>, tensor<1x4x512x32xf32>) -> tensor<1x4x256x32xf32>
+  %c = aten.scaled_dot_product_attention %h, %h, %h : (tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>, tensor<1x2x8x32xbf16>) -> tensor<1x2x8x32xbf16>
+  return %a, %b, %c : tensor<1x2x8x32xf32>, tensor<1x4x256x32xf32>, tensor<1x2x8x32xbf16>
 }

@@ -1,5 +1,6 @@
-// RUN: kiln-opt %s --kiln-cuda-pipeline | FileCheck %s
-// RUN: kiln-opt %s --kiln-cuda-pipeline="tf32=none" | FileCheck %s --check-prefix=NOTF32
+// RUN: kiln-opt %s --kiln-cuda-pipeline="depthwise=cudnn" | FileCheck %s
+// RUN: kiln-opt %s --kiln-cuda-pipeline="tf32=none depthwise=cudnn" | FileCheck %s --check-prefix=NOTF32
+// RUN: kiln-opt %s --kiln-cuda-pipeline | FileCheck %s --check-prefix=DWK
 // RUN: kiln-opt %s --kiln-cuda-pipeline="conv=gemm" | FileCheck %s --check-prefix=GEMM
 // RUN: kiln-opt %s --kiln-cuda-pipeline="conv=kernel" | FileCheck %s --check-prefix=KERNEL
 
@@ -10,6 +11,12 @@
 // (kiln_gpu_conv_bf16 overwriting a 16-bit result that a generated kernel
 // widens; never TF32). TF32 follows the tf32 option: conv (the default)
 // allows it for float32 convolutions, none does not.
+// By default (depthwise=kernel) the depthwise one is a generated kernel,
+// the others still call cuDNN.
+// DWK-LABEL: llvm.func @forward(
+// DWK: llvm.call @kiln_gpu_conv_f32(
+// DWK-NOT: llvm.call @kiln_gpu_conv_f32(
+// DWK: llvm.call @kiln_gpu_conv_bf16(
 // CHECK: llvm.func private @kiln_gpu_conv_bf16(
 // CHECK: llvm.call @_mlir_ciface_kiln_gpu_conv_bf16({{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
 // CHECK: llvm.func @_mlir_ciface_kiln_gpu_conv_bf16(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr)
