@@ -238,10 +238,14 @@ struct KilnGPUScatterLoopsPass : kiln::impl::KilnGPUScatterLoopsBase<KilnGPUScat
     hostBuffers.clear();
     fn.walk([&](memref::ReshapeOp r) { hostBuffers.insert(kiln::rootBuffer(r.getShape())); });
     SmallVector<scf::ForOp> nests;
+    // Outermost host loops: directly in the function or under host guards
+    // (scf.if on sizes, e.g. "the index tensor is not empty"), which stay on
+    // the host around the kernel.
     fn.walk([&](scf::ForOp loop) {
       Operation *p = loop->getParentOp();
-      if (!loop->getParentOfType<scf::ForOp>() && !loop->getParentOfType<scf::ParallelOp>() &&
-          !loop->getParentOfType<gpu::LaunchOp>() && !loop->getParentOfType<scf::IfOp>() && isa<func::FuncOp>(p))
+      while (isa<scf::IfOp>(p))
+        p = p->getParentOp();
+      if (isa<func::FuncOp>(p))
         nests.push_back(loop);
     });
     for (scf::ForOp loop : nests)

@@ -50,6 +50,31 @@ func.func @assign(%arg0: memref<?xf32>, %arg1: memref<?xi64>, %arg2: memref<?xf3
   return
 }
 
+// A scatter under a host guard on sizes (the bufferized form of "only when
+// the index tensor is not empty"): the guard stays on the host around the
+// parallel nest.
+// CHECK-LABEL: func.func @guarded
+// CHECK: scf.if %arg4 {
+// CHECK-NOT: scf.for
+// CHECK: scf.parallel
+// CHECK: memref.store %{{.*}}, %arg0
+func.func @guarded(%arg0: memref<?x4xf32>, %arg1: memref<?x2xi64>, %arg2: memref<?x2xf32>, %n: index, %go: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.if %go {
+    scf.for %i = %c0 to %n step %c1 {
+      scf.for %j = %c0 to %c2 step %c1 {
+        %x = memref.load %arg1[%i, %j] : memref<?x2xi64>
+        %k = arith.index_cast %x : i64 to index
+        %u = memref.load %arg2[%i, %j] : memref<?x2xf32>
+        memref.store %u, %arg0[%i, %k] : memref<?x4xf32>
+      }
+    }
+  }
+  return
+}
+
 // A running sum reads what an earlier iteration wrote: one thread runs the
 // nest in its order.
 // CHECK-LABEL: func.func @prefix
