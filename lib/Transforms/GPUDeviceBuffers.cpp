@@ -100,13 +100,22 @@ struct KilnGPUDeviceBuffersPass
         device.insert(arg);
     // A buffer chosen by host control flow (an scf.if / scf.for result, as
     // dynamic-shape broadcasts of index tensors lower) is each buffer its
-    // regions may yield, and a loop's initial value.
+    // regions may yield, and a loop's initial value. A loop-carried buffer
+    // (the state of a recurrence over time: an RNN's hidden state) is one
+    // buffer in four places: the initial value, the iteration argument, the
+    // value the body yields and the loop's result.
     std::function<void(Value)> markCaptured = [&](Value v) {
       if (!isa<MemRefType>(v.getType()))
         return;
       Value root = rootBuffer(v);
       if (!device.insert(root).second)
         return;
+      if (auto arg = dyn_cast<BlockArgument>(root)) {
+        auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+        if (loop && arg.getArgNumber() >= loop.getNumInductionVars())
+          markCaptured(loop->getResult(arg.getArgNumber() - loop.getNumInductionVars()));
+        return;
+      }
       auto res = dyn_cast<OpResult>(root);
       if (!res || !isa<scf::IfOp, scf::ForOp>(res.getOwner()))
         return;
@@ -114,8 +123,10 @@ struct KilnGPUDeviceBuffersPass
         for (Block &blk : r)
           if (auto yield = dyn_cast<scf::YieldOp>(blk.getTerminator()))
             markCaptured(yield.getOperand(res.getResultNumber()));
-      if (auto loop = dyn_cast<scf::ForOp>(res.getOwner()))
+      if (auto loop = dyn_cast<scf::ForOp>(res.getOwner())) {
         markCaptured(loop.getInitArgs()[res.getResultNumber()]);
+        markCaptured(loop.getRegionIterArgs()[res.getResultNumber()]);
+      }
     };
     func.walk([&](gpu::LaunchOp launch) {
       launch.getBody().walk([&](Operation *op) {
@@ -143,15 +154,29 @@ struct KilnGPUDeviceBuffersPass
         markCaptured(v);
     });
 
+    // A device buffer that starts a loop-carried value makes the whole
+    // carried chain device memory (to a fixed point: loops nest).
+    for (bool changed = true; changed;) {
+      changed = false;
+      func.walk([&](scf::ForOp loop) {
+        for (auto [init, iter] : llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs()))
+          if (isa<MemRefType>(init.getType()) && device.contains(rootBuffer(init)) && !device.contains(iter)) {
+            markCaptured(iter);
+            changed = true;
+          }
+      });
+    }
+
     // 3. The host never reads or writes device memory: besides kernels, host
     // code may only take views, sizes and metadata of device buffers, free
-    // them and return them.
+    // them, return them and carry them through loops (scf.for iteration
+    // arguments: a recurrence whose steps are kernels).
     WalkResult bad = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::LaunchOp>(op))
         return WalkResult::skip();
       if (isa<ViewLikeOpInterface, memref::DimOp, memref::ExtractStridedMetadataOp,
               memref::ExtractAlignedPointerAsIndexOp, memref::DeallocOp, memref::AllocOp,
-              func::ReturnOp, scf::YieldOp>(op))
+              func::ReturnOp, scf::YieldOp, scf::ForOp>(op))
         return WalkResult::advance();
       if (auto call = dyn_cast<func::CallOp>(op); call && isDeviceCall(call))
         return WalkResult::advance();

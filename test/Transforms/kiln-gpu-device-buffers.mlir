@@ -159,3 +159,63 @@ func.func @chosen_by_if(%c: i1, %out: memref<4xf32>) {
   memref.dealloc %b : memref<4xf32>
   return
 }
+
+// -----
+
+// A recurrence whose steps are kernels (an RNN's time loop): the host loop
+// carries the state buffer from step to step. The initial state, the buffer
+// each step allocates and yields, and the loop's result are all device
+// allocations; the host only passes them along.
+// CHECK-LABEL: func.func @recurrence
+// CHECK: %[[H0:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: %[[H:.*]] = scf.for {{.*}} iter_args(%[[S:.*]] = %[[H0]])
+// CHECK:   %[[N:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK:   gpu.launch
+// CHECK:     memref.load %[[S]]
+// CHECK:     memref.store %{{.*}}, %[[N]]
+// CHECK:   gpu.dealloc %[[S]]
+// CHECK:   scf.yield %[[N]]
+// CHECK: gpu.launch
+// CHECK:   memref.load %[[H]]
+// CHECK-NOT: memref.alloc
+func.func @recurrence(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %h0 = memref.alloc() : memref<4xf32>
+  %h = scf.for %t = %c0 to %c10 step %c1 iter_args(%s = %h0) -> (memref<4xf32>) {
+    %n = memref.alloc() : memref<4xf32>
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+      %v = memref.load %s[%c0] : memref<4xf32>
+      memref.store %v, %n[%c0] : memref<4xf32>
+      gpu.terminator
+    }
+    memref.dealloc %s : memref<4xf32>
+    scf.yield %n : memref<4xf32>
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %h[%c0] : memref<4xf32>
+    memref.store %v, %out[%c0] : memref<4xf32>
+    gpu.terminator
+  }
+  memref.dealloc %h : memref<4xf32>
+  return
+}
+
+// -----
+
+// The host may carry a device buffer through a loop, not read it there.
+func.func @host_reads_carried(%out: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %f0 = arith.constant 0.0 : f32
+  %r = scf.for %t = %c0 to %c10 step %c1 iter_args(%s = %out) -> (memref<4xf32>) {
+    // expected-error @+1 {{'memref.load' op reads or writes a device buffer on the host}}
+    %v = memref.load %s[%c0] : memref<4xf32>
+    scf.yield %s : memref<4xf32>
+  }
+  return %f0 : f32
+}
