@@ -235,6 +235,17 @@ struct KilnGPUScatterLoopsPass : kiln::impl::KilnGPUScatterLoopsBase<KilnGPUScat
       fn.emitError("block-size must be positive, got ") << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
+    // A private helper with no kernel and no linalg op works on host memory
+    // (the deallocation helper's loops over pointer arrays): not ours.
+    if (fn.isPrivate()) {
+      bool device = fn.walk([](Operation *op) {
+                        return isa<gpu::LaunchOp>(op) || op->getName().getDialectNamespace() == "linalg"
+                                   ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+                      }).wasInterrupted();
+      if (!device)
+        return;
+    }
     hostBuffers.clear();
     fn.walk([&](memref::ReshapeOp r) { hostBuffers.insert(kiln::rootBuffer(r.getShape())); });
     SmallVector<scf::ForOp> nests;

@@ -114,3 +114,19 @@ func.func @host_shape(%arg0: memref<8xf32>) -> memref<?x?xf32> {
   %r = memref.reshape %arg0(%shape) : (memref<8xf32>, memref<2xindex>) -> memref<?x?xf32>
   return %r : memref<?x?xf32>
 }
+
+// A private helper without kernels or linalg ops works on host memory (the
+// deallocation helper's loops over pointer arrays): left alone.
+// CHECK-LABEL: func.func private @host_helper
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+func.func private @host_helper(%arg0: memref<?xindex>, %arg1: memref<?xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %true = arith.constant true
+  %n = memref.dim %arg0, %c0 : memref<?xindex>
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %true, %arg1[%i] : memref<?xi1>
+  }
+  return
+}
