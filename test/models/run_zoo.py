@@ -9,7 +9,8 @@ For every model of DIR/index.json, the checks of one target:
   cuda: default, core  compiled with --target=cuda --cuda-tf32=none; with
                  --device-run also run on the GPU (--device cuda) against
                  PyTorch's CPU outputs (on a GPU machine: the zoo folder and a
-                 kiln build there, or the compiled models carried with --work)
+                 kiln build there; or, where it has no LLVM, models compiled
+                 here with --weights-external and run there with --prebuilt)
 
 Each check passes or fails with the first line of kiln's error; a check with no
 archive is "n/a". The baseline (test/models/zoo-baseline[-cuda].json) records
@@ -19,7 +20,7 @@ regression) or a check recorded as failing passes (record it:
 
 usage: python3 test/models/run_zoo.py --zoo BUILD/test/data/zoo --kiln-compile BIN/kiln-compile \
            --kiln-run BIN/kiln-run --work DIR [--target cpu|cuda] [--device-run] [--baseline F]
-           [--update-baseline] [--only REGEX] [--jobs N]
+           [--update-baseline] [--only REGEX] [--jobs N] [--weights-external] [--prebuilt DIR]
        python3 test/models/run_zoo.py --doc docs/zoo.md --zoo DIR   (the pass table from the baselines)
 """
 import argparse
@@ -27,6 +28,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -73,17 +75,29 @@ class Runner:
         t0 = time.time()
         archive = os.path.join(d, "model.core.pt2" if what == "core" else "model.pt2")
         so = os.path.join(a.work, f"{name}.{what}.so")
-        cmd = [a.kiln_compile, archive, "-o", so, f"--target={a.target}"]
-        if a.target == "cuda":
-            cmd.append("--cuda-tf32=none")  # plain float32, as PyTorch's CPU references
-        if what == "grad":
-            cmd.append("--grad")
-        rc, out = run(cmd, a.timeout)
-        if rc != 0:
-            return "fail", "compile: " + first_error(out), time.time() - t0
-        if a.target == "cuda" and not a.device_run:
-            return "pass", "compiled", time.time() - t0
+        if a.prebuilt:
+            # Compiled elsewhere (a machine with LLVM) with --weights-external;
+            # a model that did not compile there has its error recorded.
+            built = os.path.join(a.prebuilt, f"{name}.{what}.so")
+            if not os.path.exists(built):
+                return "fail", a.prebuilt_errors.get(f"{name}.{what}", "compile: not in --prebuilt"), 0.0
+            shutil.copyfile(built, so)
+        else:
+            cmd = [a.kiln_compile, archive, "-o", so, f"--target={a.target}"]
+            if a.target == "cuda":
+                cmd.append("--cuda-tf32=none")  # plain float32, as PyTorch's CPU references
+            if what == "grad":
+                cmd.append("--grad")
+            if a.weights_external:
+                cmd.append("--weights=external")
+            rc, out = run(cmd, a.timeout)
+            if rc != 0:
+                return "fail", "compile: " + first_error(out), time.time() - t0
+            if a.target == "cuda" and not a.device_run:
+                return "pass", "compiled", time.time() - t0
         device = ["--device", "cuda"] if a.target == "cuda" else []
+        if a.weights_external:
+            device += ["--weights", archive]
         cases = e["cases"][:1] if what == "grad" else e["cases"]
         for c in cases:
             cd = os.path.join(d, c["name"])
@@ -121,6 +135,11 @@ def main():
     p.add_argument("--work", help="scratch folder for the compiled models and results.json")
     p.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
     p.add_argument("--device-run", action="store_true", help="cuda: also run every model on the GPU")
+    p.add_argument("--weights-external", action="store_true",
+                   help="compile with --weights=external and run with --weights ARCHIVE (the .so files stay small "
+                        "enough to carry to a GPU machine; that machine exports the same zoo with export_zoo.py)")
+    p.add_argument("--prebuilt", help="a --work folder of an earlier --target cuda --weights-external run on a "
+                                      "machine with LLVM: run its .so files instead of compiling (--device-run)")
     p.add_argument("--baseline", help="default: test/models/zoo-baseline[-cuda].json")
     p.add_argument("--update-baseline", action="store_true")
     p.add_argument("--only", help="only the models whose name matches this regex (no baseline check)")
@@ -132,8 +151,15 @@ def main():
         index = json.load(f)
     if a.doc:
         return write_doc(a.doc, index)
-    if not (a.kiln_compile and a.kiln_run and a.work):
-        p.error("--kiln-compile, --kiln-run and --work are needed")
+    if not ((a.kiln_compile or a.prebuilt) and a.kiln_run and a.work):
+        p.error("--kiln-compile (or --prebuilt), --kiln-run and --work are needed")
+    a.prebuilt_errors = {}
+    if a.prebuilt:
+        if not (a.device_run and a.weights_external):
+            p.error("--prebuilt runs models compiled with --weights-external: give --device-run --weights-external")
+        with open(os.path.join(a.prebuilt, "results.json")) as f:
+            a.prebuilt_errors = {f"{n}.{w}": v["detail"] for n, r in json.load(f).items() for w, v in r.items()
+                                 if v["status"] == "fail"}
     a.baseline = a.baseline or os.path.join(HERE, "zoo-baseline" + ("-cuda" if a.target == "cuda" else "") + ".json")
     os.makedirs(a.work, exist_ok=True)
     names = [n for n in index if not a.only or re.search(a.only, n)]
