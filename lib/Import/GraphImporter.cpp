@@ -476,7 +476,7 @@ LogicalResult GraphImporter::bindResults(const Object &node, Operation *op) {
   return success();
 }
 
-/// Ops/Sequence.cpp: diff, adaptive_avg_pool1d, lstm/gru.input.
+/// Ops/Sequence.cpp: diff, adaptive_avg_pool1d, lstm/gru/rnn_tanh/rnn_relu.input and their cells.
 void registerSequenceHandlers(GraphImporter &g);
 /// Ops/Random.cpp: rand, randn, randint, bernoulli, dropout in training.
 void registerRandomHandlers(GraphImporter &g);

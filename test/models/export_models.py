@@ -237,6 +237,31 @@ def build_dynamic_models():
             pooled = F.adaptive_avg_pool1d(z.permute(1, 2, 0), 3)
             return z, h, c, hg, pooled
 
+    class Cells(nn.Module):
+        """2-layer bidirectional ReLU RNN, a tanh RNN without biases, and
+        LSTMCell, GRUCell and RNNCell stepped by hand, one of them unbatched
+        (default IR: aten.rnn_relu.input, aten.rnn_tanh.input, aten.lstm_cell,
+        aten.gru_cell, aten.rnn_relu_cell)."""
+
+        def __init__(self):
+            super().__init__()
+            self.rnn_relu = nn.RNN(8, 12, num_layers=2, nonlinearity="relu", bidirectional=True, batch_first=True)
+            self.rnn_tanh = nn.RNN(24, 10, bias=False)
+            self.lstm_cell = nn.LSTMCell(10, 12)
+            self.gru_cell = nn.GRUCell(10, 12)
+            self.rnn_cell = nn.RNNCell(10, 12, nonlinearity="relu")
+
+        def forward(self, x):
+            y, h = self.rnn_relu(x)
+            z, hz = self.rnn_tanh(y.transpose(0, 1))
+            hc = cc = hg = hr = x.new_zeros(x.shape[0], 12)
+            for t in range(3):
+                hc, cc = self.lstm_cell(z[t], (hc, cc))
+                hg = self.gru_cell(z[t], hg)
+                hr = self.rnn_cell(z[t], hr)
+            u = self.gru_cell(z[0][0], hg[0])
+            return y, h, hz, hc, cc, hg, hr, u
+
     T = transformers
     V = 256
 
@@ -323,6 +348,11 @@ def build_dynamic_models():
             "inputs": lambda g, b, s: (torch.randint(0, 64, (b, s), generator=g),),
             "dims": ({0: Dim("batch", min=1, max=16)},), "cases": [(2, 10), (5, 10), (16, 10)],
             "reject": (17, 10)},
+        "rnn_cells_dyn": {
+            "make": Cells, "desc": Cells.__doc__.split("\n")[0].strip(), "core": True,
+            "inputs": lambda g, b, s: (torch.randn(b, s, 8, generator=g),),
+            "dims": ({0: Dim("batch", min=1, max=16)},), "cases": [(2, 6), (5, 6), (16, 6)],
+            "reject": (17, 6)},
     }
 
 

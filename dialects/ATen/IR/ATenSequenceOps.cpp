@@ -1,8 +1,9 @@
 //===- ATenSequenceOps.cpp - verifiers of diff, 1-d adaptive pooling, RNNs ===//
 //
 // diff: the joined input shrinks by n along dim. adaptive_avg_pool1d: an NCL
-// or CL input pooled to output_size. lstm/gru.input: the parameter count per
-// layer and direction, the input and state ranks and the result shapes.
+// or CL input pooled to output_size. lstm/gru/rnn_tanh/rnn_relu.input: the
+// parameter count per layer and direction, the input and state ranks and the
+// result shapes; their cells: the weight, bias, state and result shapes.
 //
 //===----------------------------------------------------------------------===//
 #include "ATen/IR/ATenSequenceOps.h"
@@ -99,6 +100,49 @@ template <typename OpT> LogicalResult verifyRecurrent(OpT op, size_t numStates) 
 
 LogicalResult LstmInputOp::verify() { return verifyRecurrent(*this, 2); }
 LogicalResult GruInputOp::verify() { return verifyRecurrent(*this, 1); }
+LogicalResult RnnTanhInputOp::verify() { return verifyRecurrent(*this, 1); }
+LogicalResult RnnReluInputOp::verify() { return verifyRecurrent(*this, 1); }
+
+namespace {
+/// Checks a recurrent cell: an [B, I] or [I] input, kStates states and
+/// results of [B, H] or [H], w_ih [G*H, I], w_hh [G*H, H], no or two biases
+/// of [G*H].
+template <typename OpT> LogicalResult verifyCell(OpT op) {
+  auto inTy = rankedType(op.getInput());
+  if (inTy.getRank() != 2 && inTy.getRank() != 1)
+    return op.emitOpError("expects a 2-d (batched) or 1-d input, got rank ") << inTy.getRank();
+  if (op.getHx().size() != (size_t)OpT::kStates)
+    return op.emitOpError("expects ") << OpT::kStates << " states, got " << op.getHx().size();
+  if (op.getBiases().size() != 0 && op.getBiases().size() != 2)
+    return op.emitOpError("expects no biases or two (b_ih, b_hh), got ") << op.getBiases().size();
+  auto whh = rankedType(op.getWHh()), wih = rankedType(op.getWIh());
+  if (whh.getRank() != 2 || whh.getDimSize(0) == kDyn || whh.getDimSize(1) == kDyn ||
+      whh.getDimSize(0) != OpT::kGates * whh.getDimSize(1))
+    return op.emitOpError("expects w_hh of shape [") << OpT::kGates << " * H, H]";
+  int64_t hidden = whh.getDimSize(1);
+  if (wih.getRank() != 2 || wih.getDimSize(0) != OpT::kGates * hidden)
+    return op.emitOpError("expects w_ih of shape [") << OpT::kGates * hidden << ", I]";
+  for (Value bias : op.getBiases())
+    if (rankedType(bias).getRank() != 1 || rankedType(bias).getDimSize(0) != OpT::kGates * hidden)
+      return op.emitOpError("expects biases of shape [") << OpT::kGates * hidden << "]";
+  SmallVector<int64_t> state;
+  if (inTy.getRank() == 2)
+    state.push_back(inTy.getDimSize(0));
+  state.push_back(hidden);
+  for (Value h : op.getHx())
+    if (failed(verifyResult(op, h, state, inTy.getElementType())))
+      return failure();
+  for (Value r : op->getResults())
+    if (failed(verifyResult(op, r, state, inTy.getElementType())))
+      return failure();
+  return success();
+}
+} // namespace
+
+LogicalResult LstmCellOp::verify() { return verifyCell(*this); }
+LogicalResult GruCellOp::verify() { return verifyCell(*this); }
+LogicalResult RnnTanhCellOp::verify() { return verifyCell(*this); }
+LogicalResult RnnReluCellOp::verify() { return verifyCell(*this); }
 
 #define GET_OP_CLASSES
 #include "ATen/IR/ATenSequenceOps.cpp.inc"

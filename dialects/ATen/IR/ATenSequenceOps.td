@@ -80,4 +80,44 @@ def ATen_GruInputOp : ATen_RecurrentOp<"gru_input", 2> {
   let extraClassDeclaration = [{ static constexpr int kGates = 3; }];
 }
 
+class ATen_SimpleRnnInputOp<string mnemonic, string act>
+    : ATen_RecurrentOp<mnemonic, 2> {
+  let summary = "aten::" # mnemonic # ": h' = " # act # "(x W_ih^T + b_ih + h W_hh^T + b_hh); returns (output, h_n)";
+  let arguments = (ins ATen_FloatTensor:$input, Variadic<ATen_FloatTensor>:$hx,
+                       Variadic<ATen_FloatTensor>:$params, BoolAttr:$has_biases,
+                       ATen_I64Attr:$num_layers, F64Attr:$dropout, BoolAttr:$train,
+                       BoolAttr:$bidirectional, BoolAttr:$batch_first);
+  let extraClassDeclaration = [{ static constexpr int kGates = 1; }];
+}
+
+def ATen_RnnTanhInputOp : ATen_SimpleRnnInputOp<"rnn_tanh_input", "tanh">;
+def ATen_RnnReluInputOp : ATen_SimpleRnnInputOp<"rnn_relu_input", "relu">;
+
+/// One step of a recurrent cell (nn.LSTMCell, nn.GRUCell, nn.RNNCell): the
+/// gates of the input and of the state, then the cell's update. The input is
+/// [B, I] (or [I] unbatched), the states [B, H] (or [H]); `biases` is empty
+/// or (b_ih, b_hh).
+class ATen_RecurrentCellOp<string mnemonic, int numStates, int gates, string what>
+    : ATen_Op<mnemonic, [AttrSizedOperandSegments]> {
+  let summary = "aten::" # mnemonic # ": " # what;
+  let arguments = (ins ATen_FloatTensor:$input, Variadic<ATen_FloatTensor>:$hx,
+                       ATen_FloatTensor:$w_ih, ATen_FloatTensor:$w_hh,
+                       Variadic<ATen_FloatTensor>:$biases);
+  let results = !if(!eq(numStates, 2),
+      (outs ATen_FloatTensor:$h, ATen_FloatTensor:$c),
+      (outs ATen_FloatTensor:$h));
+  let assemblyFormat = [{
+    $input `hx` `(` $hx `)` `weights` `(` $w_ih `,` $w_hh `)` `biases` `(` $biases `)`
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = "static constexpr int kGates = " # gates #
+                              "; static constexpr int kStates = " # numStates # ";";
+  let hasVerifier = 1;
+}
+
+def ATen_LstmCellOp : ATen_RecurrentCellOp<"lstm_cell", 2, 4, "gates i, f, g, o; returns (h', c')">;
+def ATen_GruCellOp : ATen_RecurrentCellOp<"gru_cell", 1, 3, "gates r, z, n; returns h'">;
+def ATen_RnnTanhCellOp : ATen_RecurrentCellOp<"rnn_tanh_cell", 1, 1, "h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)">;
+def ATen_RnnReluCellOp : ATen_RecurrentCellOp<"rnn_relu_cell", 1, 1, "h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh)">;
+
 #endif // KILN_ATEN_SEQUENCE_OPS

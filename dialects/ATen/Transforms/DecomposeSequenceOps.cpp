@@ -1,4 +1,4 @@
-//===- DecomposeSequenceOps.cpp - diff, adaptive_avg_pool1d, lstm/gru -----===//
+//===- DecomposeSequenceOps.cpp - diff, adaptive_avg_pool1d, RNNs, cells ---===//
 //
 // Rewrites the composites that sequence models reach in the default IR into
 // other aten ops, following ATen's definitions (native/ReduceOps.cpp diff,
@@ -122,9 +122,67 @@ Value gate(OpBuilder &b, Location loc, Value g, int64_t k, int64_t hidden) {
   return sliceOf(b, loc, g, 1, k * hidden, (k + 1) * hidden);
 }
 
+Value add(OpBuilder &b, Location loc, Value x, Value y, RankedTensorType ty) {
+  return AddTensorOp::create(b, loc, ty, x, y, llvm::APFloat(1.0));
+}
+Value mul(OpBuilder &b, Location loc, Value x, Value y, RankedTensorType ty) {
+  return MulTensorOp::create(b, loc, ty, x, y);
+}
+
+/// i, f, g, o = chunks of gx + gh; c' = f*c + i*g; h' = o*tanh(c').
+SmallVector<Value> lstmStep(OpBuilder &b, Location loc, Value gx, Value gh, Value h,
+                                   Value c, int64_t hidden, RankedTensorType ty) {
+  Value gates = add(b, loc, gx, gh, cast<RankedTensorType>(gx.getType()));
+  Value i = SigmoidOp::create(b, loc, ty, gate(b, loc, gates, 0, hidden));
+  Value f = SigmoidOp::create(b, loc, ty, gate(b, loc, gates, 1, hidden));
+  Value gg = TanhOp::create(b, loc, ty, gate(b, loc, gates, 2, hidden));
+  Value o = SigmoidOp::create(b, loc, ty, gate(b, loc, gates, 3, hidden));
+  Value c2 = add(b, loc, mul(b, loc, f, c, ty), mul(b, loc, i, gg, ty), ty);
+  Value h2 = mul(b, loc, o, TanhOp::create(b, loc, ty, c2), ty);
+  return {h2, c2};
+}
+
+/// r = sigmoid(xr + hr); z = sigmoid(xz + hz); n = tanh(xn + r*hn);
+/// h' = (1 - z)*n + z*h = n + z*(h - n).
+Value gruStep(OpBuilder &b, Location loc, Value gx, Value gh, Value h, int64_t hidden,
+                     RankedTensorType ty) {
+  Value r = SigmoidOp::create(
+      b, loc, ty, add(b, loc, gate(b, loc, gx, 0, hidden), gate(b, loc, gh, 0, hidden), ty));
+  Value z = SigmoidOp::create(
+      b, loc, ty, add(b, loc, gate(b, loc, gx, 1, hidden), gate(b, loc, gh, 1, hidden), ty));
+  Value n = TanhOp::create(
+      b, loc, ty,
+      add(b, loc, gate(b, loc, gx, 2, hidden), mul(b, loc, r, gate(b, loc, gh, 2, hidden), ty), ty));
+  Value hMinusN = SubTensorOp::create(b, loc, ty, h, n, llvm::APFloat(1.0));
+  return add(b, loc, n, mul(b, loc, z, hMinusN, ty), ty);
+}
+
+/// h' = tanh or relu of (gx + gh), the single gate of a plain RNN.
+template <typename OpT>
+Value simpleStep(OpBuilder &b, Location loc, Value gx, Value gh, RankedTensorType ty) {
+  Value pre = add(b, loc, gx, gh, ty);
+  if constexpr (std::is_same_v<OpT, RnnReluInputOp> || std::is_same_v<OpT, RnnReluCellOp>)
+    return ReluOp::create(b, loc, ty, pre);
+  else
+    return TanhOp::create(b, loc, ty, pre);
+}
+
+/// One step of the network or cell `OpT`: the next states (h, and c for an
+/// LSTM) from the input's gates gx, the state's gates gh and the states.
+template <typename OpT>
+SmallVector<Value> step(OpBuilder &b, Location loc, Value gx, Value gh, ValueRange states, int64_t hidden,
+                        RankedTensorType ty) {
+  if constexpr (OpT::kGates == 4)
+    return lstmStep(b, loc, gx, gh, states[0], states[1], hidden, ty);
+  else if constexpr (OpT::kGates == 3)
+    return {gruStep(b, loc, gx, gh, states[0], hidden, ty)};
+  else
+    return {simpleStep<OpT>(b, loc, gx, gh, ty)};
+}
+
 template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
   RecurrentDecomposition(MLIRContext *ctx, bool unroll) : OpRewritePattern<OpT>(ctx), unroll(unroll) {}
-  static constexpr bool kLstm = std::is_same_v<OpT, LstmInputOp>;
+  static constexpr bool kLstm = OpT::kGates == 4;
   bool unroll; // a static number of steps: no scf.for (see populateSequenceDecompositions)
 
   LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
@@ -261,8 +319,7 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
                                          ArrayRef<int64_t>{kDyn}, 0);
           Value h = args[0];
           Value gh = LinearOp::create(nb, l, gatesTy, h, cell.wHh, cell.bHh);
-          SmallVector<Value> next = kLstm ? lstmStep(nb, l, gx, gh, h, args[1], hidden, stateTy)
-                                          : SmallVector<Value>{gruStep(nb, l, gx, gh, h, hidden, stateTy)};
+          SmallVector<Value> next = step<OpT>(nb, l, gx, gh, args.drop_back(), hidden, stateTy);
           Value out = SelectScatterOp::create(nb, l, seqTy, args.back(), next[0], ValueRange{tt},
                                               ArrayRef<int64_t>{kDyn}, 0);
           next.push_back(out);
@@ -288,52 +345,60 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
       int64_t t = reverse ? steps - 1 - k : k;
       Value gx = SelectIntOp::create(b, loc, gatesTy, xw, ValueRange{}, ArrayRef<int64_t>{t}, 0);
       Value gh = LinearOp::create(b, loc, gatesTy, state[0], cell.wHh, cell.bHh);
-      state = kLstm ? lstmStep(b, loc, gx, gh, state[0], state[1], hidden, stateTy)
-                    : SmallVector<Value>{gruStep(b, loc, gx, gh, state[0], hidden, stateTy)};
+      state = step<OpT>(b, loc, gx, gh, state, hidden, stateTy);
       outs[t] = state[0];
     }
     return {stack(b, loc, outs, true, withShape(in, {steps, stateTy.getDimSize(0), hidden})), state};
   }
 
-  static Value add(OpBuilder &b, Location loc, Value x, Value y, RankedTensorType ty) {
-    return AddTensorOp::create(b, loc, ty, x, y, llvm::APFloat(1.0));
-  }
-  static Value mul(OpBuilder &b, Location loc, Value x, Value y, RankedTensorType ty) {
-    return MulTensorOp::create(b, loc, ty, x, y);
-  }
+};
+/// A recurrent cell: gates of the input and of the state (two linears), then
+/// the cell's step; an unbatched cell runs as a batch of one.
+template <typename OpT> struct CellDecomposition : OpRewritePattern<OpT> {
+  using OpRewritePattern<OpT>::OpRewritePattern;
 
-  /// i, f, g, o = chunks of gx + gh; c' = f*c + i*g; h' = o*tanh(c').
-  static SmallVector<Value> lstmStep(OpBuilder &b, Location loc, Value gx, Value gh, Value h,
-                                     Value c, int64_t hidden, RankedTensorType ty) {
-    Value gates = add(b, loc, gx, gh, cast<RankedTensorType>(gx.getType()));
-    Value i = SigmoidOp::create(b, loc, ty, gate(b, loc, gates, 0, hidden));
-    Value f = SigmoidOp::create(b, loc, ty, gate(b, loc, gates, 1, hidden));
-    Value gg = TanhOp::create(b, loc, ty, gate(b, loc, gates, 2, hidden));
-    Value o = SigmoidOp::create(b, loc, ty, gate(b, loc, gates, 3, hidden));
-    Value c2 = add(b, loc, mul(b, loc, f, c, ty), mul(b, loc, i, gg, ty), ty);
-    Value h2 = mul(b, loc, o, TanhOp::create(b, loc, ty, c2), ty);
-    return {h2, c2};
-  }
-
-  /// r = sigmoid(xr + hr); z = sigmoid(xz + hz); n = tanh(xn + r*hn);
-  /// h' = (1 - z)*n + z*h = n + z*(h - n).
-  static Value gruStep(OpBuilder &b, Location loc, Value gx, Value gh, Value h, int64_t hidden,
-                       RankedTensorType ty) {
-    Value r = SigmoidOp::create(
-        b, loc, ty, add(b, loc, gate(b, loc, gx, 0, hidden), gate(b, loc, gh, 0, hidden), ty));
-    Value z = SigmoidOp::create(
-        b, loc, ty, add(b, loc, gate(b, loc, gx, 1, hidden), gate(b, loc, gh, 1, hidden), ty));
-    Value n = TanhOp::create(
-        b, loc, ty,
-        add(b, loc, gate(b, loc, gx, 2, hidden), mul(b, loc, r, gate(b, loc, gh, 2, hidden), ty), ty));
-    Value hMinusN = SubTensorOp::create(b, loc, ty, h, n, llvm::APFloat(1.0));
-    return add(b, loc, n, mul(b, loc, z, hMinusN, ty), ty);
+  LogicalResult matchAndRewrite(OpT op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value x = op.getInput();
+    bool batched = typeOf(x).getRank() == 2;
+    SmallVector<Value> states(op.getHx());
+    if (!batched) {
+      auto unsq = [&](Value v) {
+        SmallVector<int64_t> sh(typeOf(v).getShape());
+        sh.insert(sh.begin(), 1);
+        return UnsqueezeOp::create(b, loc, withShape(v, sh), v, 0).getResult();
+      };
+      x = unsq(x);
+      for (Value &st : states)
+        st = unsq(st);
+    }
+    int64_t hidden = typeOf(op.getWHh()).getDimSize(1);
+    int64_t batch = typeOf(x).getDimSize(0);
+    auto gatesTy = withShape(x, {batch, OpT::kGates * hidden});
+    auto stateTy = withShape(x, {batch, hidden});
+    Value bIh = op.getBiases().empty() ? Value() : op.getBiases()[0];
+    Value bHh = op.getBiases().empty() ? Value() : op.getBiases()[1];
+    Value gx = LinearOp::create(b, loc, gatesTy, x, op.getWIh(), bIh);
+    Value gh = LinearOp::create(b, loc, gatesTy, states[0], op.getWHh(), bHh);
+    SmallVector<Value> next = step<OpT>(b, loc, gx, gh, states, hidden, stateTy);
+    SmallVector<Value> results;
+    for (auto [v, r] : llvm::zip(next, op->getResults())) {
+      if (!batched)
+        v = SqueezeDimsOp::create(b, loc, withShape(v, {hidden}), v, ArrayRef<int64_t>{0});
+      results.push_back(castTo(b, loc, v, r.getType()));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
   }
 };
 } // namespace
 
 void kiln::aten::populateSequenceDecompositions(RewritePatternSet &patterns, bool unrollRecurrent) {
   patterns.add<DiffDecomposition, AdaptiveAvgPool1dDecomposition>(patterns.getContext());
-  patterns.add<RecurrentDecomposition<LstmInputOp>, RecurrentDecomposition<GruInputOp>>(
+  patterns.add<RecurrentDecomposition<LstmInputOp>, RecurrentDecomposition<GruInputOp>,
+               RecurrentDecomposition<RnnTanhInputOp>, RecurrentDecomposition<RnnReluInputOp>>(
       patterns.getContext(), unrollRecurrent);
+  patterns.add<CellDecomposition<LstmCellOp>, CellDecomposition<GruCellOp>, CellDecomposition<RnnTanhCellOp>,
+               CellDecomposition<RnnReluCellOp>>(patterns.getContext());
 }

@@ -1,4 +1,4 @@
-//===- Ops/Sequence.cpp - import handlers: diff, 1-d adaptive pooling, RNNs ===//
+//===- Ops/Sequence.cpp - import handlers: diff, 1-d pooling, RNNs, cells ===//
 #include "../ImporterImpl.h"
 
 #include "ATen/IR/ATenSequenceOps.h"
@@ -93,6 +93,39 @@ void registerSequenceHandlers(GraphImporter &g) {
   };
   h["torch.ops.aten.lstm.input"] = recurrent(OpTag<LstmInputOp>{}, true);
   h["torch.ops.aten.gru.input"] = recurrent(OpTag<GruInputOp>{}, false);
+  h["torch.ops.aten.rnn_tanh.input"] = recurrent(OpTag<RnnTanhInputOp>{}, false);
+  h["torch.ops.aten.rnn_relu.input"] = recurrent(OpTag<RnnReluInputOp>{}, false);
+  // Cells: lstm_cell takes hx as a list (h, c), the others as one tensor;
+  // the biases come both or neither (nn.*Cell's bias=True/False).
+  auto cell = [&g](auto tag, bool stateList) {
+    using OpT = typename decltype(tag)::type;
+    return [&g, stateList](const Object &n, Location loc) -> LogicalResult {
+      KILN_TRY(x, g.tensorArg(n, "input", loc));
+      SmallVector<Value> hx;
+      if (stateList) {
+        KILN_TRY(list, tensorListArg(g, n, "hx", loc));
+        hx = *list;
+      } else {
+        KILN_TRY(h0, g.tensorArg(n, "hx", loc));
+        hx.push_back(*h0);
+      }
+      KILN_TRY(wIh, g.tensorArg(n, "w_ih", loc));
+      KILN_TRY(wHh, g.tensorArg(n, "w_hh", loc));
+      KILN_TRY(bIh, g.optTensorArg(n, "b_ih", loc));
+      KILN_TRY(bHh, g.optTensorArg(n, "b_hh", loc));
+      SmallVector<Value> biases;
+      if (*bIh && *bHh)
+        biases = {*bIh, *bHh};
+      else if (*bIh || *bHh)
+        return g.fail(loc, "'" + n.getString("target").value_or("").str() +
+                               "' with only one of b_ih and b_hh cannot be compiled; give both or neither");
+      return g.emitOp<OpT>(n, loc, *x, hx, *wIh, *wHh, biases);
+    };
+  };
+  h["torch.ops.aten.lstm_cell.default"] = cell(OpTag<LstmCellOp>{}, true);
+  h["torch.ops.aten.gru_cell.default"] = cell(OpTag<GruCellOp>{}, false);
+  h["torch.ops.aten.rnn_tanh_cell.default"] = cell(OpTag<RnnTanhCellOp>{}, false);
+  h["torch.ops.aten.rnn_relu_cell.default"] = cell(OpTag<RnnReluCellOp>{}, false);
 }
 
 } // namespace kiln::importer

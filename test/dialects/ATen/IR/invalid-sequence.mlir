@@ -50,3 +50,27 @@ func.func @gru_gates(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x4xf32>,
   %0:2 = aten.gru_input %x hx(%h0) params(%wih, %whh) {has_biases = false, num_layers = 1 : i64, dropout = 0.0 : f64, train = false, bidirectional = false, batch_first = false} : (tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<16x3xf32>, tensor<16x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>)
   return %0#0, %0#1 : tensor<5x2x4xf32>, tensor<1x2x4xf32>
 }
+
+// -----
+
+func.func @cell_one_bias(%x: tensor<2x3xf32>, %h: tensor<2x4xf32>, %w: tensor<4x3xf32>, %u: tensor<4x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{expects no biases or two (b_ih, b_hh), got 1}}
+  %0 = aten.rnn_tanh_cell %x hx(%h) weights(%w, %u) biases(%b) : (tensor<2x3xf32>, tensor<2x4xf32>, tensor<4x3xf32>, tensor<4x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @cell_gate_rows(%x: tensor<2x3xf32>, %h: tensor<2x4xf32>, %w: tensor<12x3xf32>, %u: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{expects w_hh of shape [3 * H, H]}}
+  %0 = aten.gru_cell %x hx(%h) weights(%w, %u) biases() : (tensor<2x3xf32>, tensor<2x4xf32>, tensor<12x3xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @lstm_cell_states(%x: tensor<2x3xf32>, %h: tensor<2x4xf32>, %w: tensor<16x3xf32>, %u: tensor<16x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  // expected-error @+1 {{expects 2 states, got 1}}
+  %0:2 = aten.lstm_cell %x hx(%h) weights(%w, %u) biases() : (tensor<2x3xf32>, tensor<2x4xf32>, tensor<16x3xf32>, tensor<16x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  return %0#0, %0#1 : tensor<2x4xf32>, tensor<2x4xf32>
+}

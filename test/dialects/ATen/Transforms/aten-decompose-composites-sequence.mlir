@@ -122,3 +122,66 @@ func.func @gru_symbolic_steps(%x: tensor<?x2x3xf32>, %h0: tensor<1x2x4xf32>, %w1
   %0:2 = aten.gru_input %x hx(%h0) params(%w1, %u1) {has_biases = false, num_layers = 1 : i64, dropout = 0.0 : f64, train = false, bidirectional = false, batch_first = false} : (tensor<?x2x3xf32>, tensor<1x2x4xf32>, tensor<12x3xf32>, tensor<12x4xf32>) -> (tensor<?x2x4xf32>, tensor<1x2x4xf32>)
   return %0#0, %0#1 : tensor<?x2x4xf32>, tensor<1x2x4xf32>
 }
+
+// -----
+
+// A plain RNN (rnn_tanh.input): one gate block, h' = tanh(x W_ih^T + b_ih +
+// h W_hh^T + b_hh) each step of the loop; rnn_relu.input the same with relu.
+// CHECK-LABEL: func.func @rnn_tanh
+// CHECK: aten.linear %{{.*}} : (tensor<5x?x3xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<5x?x4xf32>
+// CHECK: scf.for
+// CHECK:   aten.linear
+// CHECK:   aten.add_tensor
+// CHECK:   aten.tanh
+// CHECK-NOT: aten.sigmoid
+// CHECK:   scf.yield
+// CHECK-LABEL: func.func @rnn_relu
+// CHECK: scf.for
+// CHECK:   aten.relu
+// CHECK-NOT: aten.tanh
+// CHECK:   scf.yield
+func.func @rnn_tanh(%x: tensor<5x?x3xf32>, %h0: tensor<1x?x4xf32>, %w: tensor<4x3xf32>, %u: tensor<4x4xf32>,
+                    %b: tensor<4xf32>, %c: tensor<4xf32>) -> (tensor<5x?x4xf32>, tensor<1x?x4xf32>) {
+  %0:2 = aten.rnn_tanh_input %x hx(%h0) params(%w, %u, %b, %c) {has_biases = true, num_layers = 1 : i64, dropout = 0.0 : f64, train = false, bidirectional = false, batch_first = false} : (tensor<5x?x3xf32>, tensor<1x?x4xf32>, tensor<4x3xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<5x?x4xf32>, tensor<1x?x4xf32>)
+  return %0#0, %0#1 : tensor<5x?x4xf32>, tensor<1x?x4xf32>
+}
+func.func @rnn_relu(%x: tensor<5x?x3xf32>, %h0: tensor<1x?x4xf32>, %w: tensor<4x3xf32>, %u: tensor<4x4xf32>)
+    -> (tensor<5x?x4xf32>, tensor<1x?x4xf32>) {
+  %0:2 = aten.rnn_relu_input %x hx(%h0) params(%w, %u) {has_biases = false, num_layers = 1 : i64, dropout = 0.0 : f64, train = false, bidirectional = false, batch_first = false} : (tensor<5x?x3xf32>, tensor<1x?x4xf32>, tensor<4x3xf32>, tensor<4x4xf32>) -> (tensor<5x?x4xf32>, tensor<1x?x4xf32>)
+  return %0#0, %0#1 : tensor<5x?x4xf32>, tensor<1x?x4xf32>
+}
+
+// -----
+
+// Cells: the gates of the input and of the state (two linears), then one
+// step; an unbatched cell runs as a batch of one. lstm_cell returns (h', c').
+// CHECK-LABEL: func.func @lstm_cell
+// CHECK: %[[GX:.*]] = aten.linear %arg0, %arg3, %arg5 : (tensor<?x3xf32>, tensor<16x3xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+// CHECK: %[[GH:.*]] = aten.linear %arg1, %arg4, %arg6 : (tensor<?x4xf32>, tensor<16x4xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+// CHECK: aten.add_tensor %[[GX]], %[[GH]]
+// CHECK-COUNT-3: aten.sigmoid
+// CHECK-NOT: scf.for
+// CHECK: return
+// CHECK-LABEL: func.func @gru_cell_unbatched
+// CHECK: aten.unsqueeze %arg0, 0 : (tensor<3xf32>) -> tensor<1x3xf32>
+// CHECK: aten.unsqueeze %arg1, 0 : (tensor<4xf32>) -> tensor<1x4xf32>
+// CHECK: aten.linear %{{.*}}, %arg2 : (tensor<1x3xf32>, tensor<12x3xf32>) -> tensor<1x12xf32>
+// CHECK: aten.linear %{{.*}}, %arg3 : (tensor<1x4xf32>, tensor<12x4xf32>) -> tensor<1x12xf32>
+// CHECK: %[[H:.*]] = aten.squeeze_dims %{{.*}} {dims = array<i64: 0>} : (tensor<1x4xf32>) -> tensor<4xf32>
+// CHECK: return %[[H]]
+// CHECK-LABEL: func.func @rnn_relu_cell
+// CHECK: aten.relu
+// CHECK-NOT: aten.tanh
+func.func @lstm_cell(%x: tensor<?x3xf32>, %h: tensor<?x4xf32>, %c: tensor<?x4xf32>, %w: tensor<16x3xf32>,
+                     %u: tensor<16x4xf32>, %b: tensor<16xf32>, %d: tensor<16xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  %0:2 = aten.lstm_cell %x hx(%h, %c) weights(%w, %u) biases(%b, %d) : (tensor<?x3xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<16x3xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>)
+  return %0#0, %0#1 : tensor<?x4xf32>, tensor<?x4xf32>
+}
+func.func @gru_cell_unbatched(%x: tensor<3xf32>, %h: tensor<4xf32>, %w: tensor<12x3xf32>, %u: tensor<12x4xf32>) -> tensor<4xf32> {
+  %0 = aten.gru_cell %x hx(%h) weights(%w, %u) biases() : (tensor<3xf32>, tensor<4xf32>, tensor<12x3xf32>, tensor<12x4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @rnn_relu_cell(%x: tensor<2x3xf32>, %h: tensor<2x4xf32>, %w: tensor<4x3xf32>, %u: tensor<4x4xf32>) -> tensor<2x4xf32> {
+  %0 = aten.rnn_relu_cell %x hx(%h) weights(%w, %u) biases() : (tensor<2x3xf32>, tensor<2x4xf32>, tensor<4x3xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
