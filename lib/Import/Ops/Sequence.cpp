@@ -40,6 +40,16 @@ static void correctStateSizes(GraphImporter &g, const Object &n) {
   }
 }
 
+/// A recurrent node's initial states: argument hx as a list (lstm's (h, c))
+/// or as one tensor.
+static FailureOr<SmallVector<Value>> stateArgs(GraphImporter &g, const Object &n, bool stateList,
+                                               Location loc) {
+  if (stateList)
+    return tensorListArg(g, n, "hx", loc);
+  KILN_TRY(h0, g.tensorArg(n, "hx", loc));
+  return SmallVector<Value>{*h0};
+}
+
 void registerSequenceHandlers(GraphImporter &g) {
   using namespace kiln::aten;
   auto &h = g.handlers;
@@ -62,14 +72,7 @@ void registerSequenceHandlers(GraphImporter &g) {
     using OpT = typename decltype(tag)::type;
     return [&g, stateList](const Object &n, Location loc) -> LogicalResult {
       KILN_TRY(x, g.tensorArg(n, "input", loc));
-      SmallVector<Value> hx;
-      if (stateList) {
-        KILN_TRY(list, tensorListArg(g, n, "hx", loc));
-        hx = *list;
-      } else {
-        KILN_TRY(h0, g.tensorArg(n, "hx", loc));
-        hx.push_back(*h0);
-      }
+      KILN_TRY(hx, stateArgs(g, n, stateList, loc));
       KILN_TRY(params, tensorListArg(g, n, "params", loc));
       KILN_TRY(hasBiases, g.boolArg(n, "has_biases", std::nullopt, loc));
       KILN_TRY(layers, g.intArg(n, "num_layers", std::nullopt, loc));
@@ -87,7 +90,7 @@ void registerSequenceHandlers(GraphImporter &g) {
       // h_n and c_n as [L*D, 1, B, H] while the program (ATen's kernel, and
       // torch running the exported program) returns [L*D, B, H].
       correctStateSizes(g, n);
-      return g.emitOp<OpT>(n, loc, *x, hx, *params, *hasBiases, *layers, llvm::APFloat(*dropout), *train, *bidir,
+      return g.emitOp<OpT>(n, loc, *x, *hx, *params, *hasBiases, *layers, llvm::APFloat(*dropout), *train, *bidir,
                            *batchFirst);
     };
   };
@@ -101,14 +104,7 @@ void registerSequenceHandlers(GraphImporter &g) {
     using OpT = typename decltype(tag)::type;
     return [&g, stateList](const Object &n, Location loc) -> LogicalResult {
       KILN_TRY(x, g.tensorArg(n, "input", loc));
-      SmallVector<Value> hx;
-      if (stateList) {
-        KILN_TRY(list, tensorListArg(g, n, "hx", loc));
-        hx = *list;
-      } else {
-        KILN_TRY(h0, g.tensorArg(n, "hx", loc));
-        hx.push_back(*h0);
-      }
+      KILN_TRY(hx, stateArgs(g, n, stateList, loc));
       KILN_TRY(wIh, g.tensorArg(n, "w_ih", loc));
       KILN_TRY(wHh, g.tensorArg(n, "w_hh", loc));
       KILN_TRY(bIh, g.optTensorArg(n, "b_ih", loc));
@@ -119,7 +115,7 @@ void registerSequenceHandlers(GraphImporter &g) {
       else if (*bIh || *bHh)
         return g.fail(loc, "'" + n.getString("target").value_or("").str() +
                                "' with only one of b_ih and b_hh cannot be compiled; give both or neither");
-      return g.emitOp<OpT>(n, loc, *x, hx, *wIh, *wHh, biases);
+      return g.emitOp<OpT>(n, loc, *x, *hx, *wIh, *wHh, biases);
     };
   };
   h["torch.ops.aten.lstm_cell.default"] = cell(OpTag<LstmCellOp>{}, true);
