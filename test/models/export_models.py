@@ -262,6 +262,24 @@ def build_dynamic_models():
             u = self.gru_cell(z[0][0], hg[0])
             return y, h, hz, hc, cc, hg, hr, u
 
+    class WeightNorm(nn.Module):
+        """Weight-normalised layers (aten._weight_norm): a conv1d normalised
+        over its kernel dim (wav2vec2's positional conv), linears over dim 0 and
+        over the whole weight, and a conv2d through the parametrization API."""
+
+        def __init__(self):
+            super().__init__()
+            from torch.nn.utils import weight_norm
+            from torch.nn.utils.parametrizations import weight_norm as param_weight_norm
+            self.a = weight_norm(nn.Conv1d(4, 8, 3), dim=2)
+            self.b = weight_norm(nn.Linear(8, 6))
+            self.c = weight_norm(nn.Linear(6, 5), dim=None)
+            self.d = param_weight_norm(nn.Conv2d(5, 3, 1), dim=1)
+
+        def forward(self, x):
+            y = self.c(self.b(self.a(x).transpose(1, 2)))
+            return self.d(y.transpose(1, 2).unsqueeze(-1))
+
     T = transformers
     V = 256
 
@@ -348,6 +366,11 @@ def build_dynamic_models():
             "inputs": lambda g, b, s: (torch.randint(0, 64, (b, s), generator=g),),
             "dims": ({0: Dim("batch", min=1, max=16)},), "cases": [(2, 10), (5, 10), (16, 10)],
             "reject": (17, 10)},
+        "weight_norm_dyn": {
+            "make": WeightNorm, "desc": WeightNorm.__doc__.split("\n")[0].strip(), "core": True,
+            "inputs": lambda g, b, s: (torch.randn(b, 4, s, generator=g),),
+            "dims": ({0: Dim("batch", min=1, max=16)},), "cases": [(2, 9), (7, 9), (16, 9)],
+            "reject": (17, 9)},
         "rnn_cells_dyn": {
             "make": Cells, "desc": Cells.__doc__.split("\n")[0].strip(), "core": True,
             "inputs": lambda g, b, s: (torch.randn(b, s, 8, generator=g),),

@@ -8,6 +8,167 @@ const char *const kNormalizationRules = R"(
 def layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
   y, m, s = aten::native_layer_norm.default(input=input, normalized_shape=normalized_shape, weight=weight, bias=bias, eps=eps) : like input ; trailing1 input normalized_shape ; trailing1 input normalized_shape
   return y
+
+# _weight_norm(v, g, dim) = v * g / ||v||, the 2-norm over every dim but dim
+# (over all of v for dim -1): the weight of nn.utils.weight_norm (and of its
+# parametrization); sqrt(sum(v*v)) so the eager runtime runs it too
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when dim == -1
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.default(self=v2, dtype=None) : reduce v None False
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : like g
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 1
+  when dim == 0
+  n = aten::abs.default(self=v) : like v
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 2
+  when dim == 0
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[1], keepdim=True, dtype=None) : reduce v [1] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 2
+  when dim == 1
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[0], keepdim=True, dtype=None) : reduce v [0] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 3
+  when dim == 0
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[1, 2], keepdim=True, dtype=None) : reduce v [1, 2] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 3
+  when dim == 1
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[0, 2], keepdim=True, dtype=None) : reduce v [0, 2] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 3
+  when dim == 2
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[0, 1], keepdim=True, dtype=None) : reduce v [0, 1] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 4
+  when dim == 0
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[1, 2, 3], keepdim=True, dtype=None) : reduce v [1, 2, 3] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 4
+  when dim == 1
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[0, 2, 3], keepdim=True, dtype=None) : reduce v [0, 2, 3] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 4
+  when dim == 2
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[0, 1, 3], keepdim=True, dtype=None) : reduce v [0, 1, 3] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 4
+  when dim == 3
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[0, 1, 2], keepdim=True, dtype=None) : reduce v [0, 1, 2] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 5
+  when dim == 0
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[1, 2, 3, 4], keepdim=True, dtype=None) : reduce v [1, 2, 3, 4] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 5
+  when dim == 1
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[0, 2, 3, 4], keepdim=True, dtype=None) : reduce v [0, 2, 3, 4] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 5
+  when dim == 2
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[0, 1, 3, 4], keepdim=True, dtype=None) : reduce v [0, 1, 3, 4] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 5
+  when dim == 3
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[0, 1, 2, 4], keepdim=True, dtype=None) : reduce v [0, 1, 2, 4] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
+def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+  when float v
+  when rank v == 5
+  when dim == 4
+  v2 = aten::mul.Tensor(self=v, other=v) : like v
+  s = aten::sum.dim_IntList(self=v2, dim=[0, 1, 2, 3], keepdim=True, dtype=None) : reduce v [0, 1, 2, 3] True
+  n = aten::sqrt.default(self=s) : like s
+  q = aten::div.Tensor(self=g, other=n) : bcast g n
+  r = aten::mul.Tensor(self=v, other=q)
+  return r
 )";
 
 } // namespace kiln::decomp
