@@ -72,6 +72,63 @@ KILN_LIBRARY(aten, m) {
   m.def("t(Tensor(a) self) -> Tensor(a)");
   m.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)");
   m.def("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  // Special functions (kernels/cpu/Special.cpp)
+  m.def("lgamma(Tensor self) -> Tensor");
+  m.def("special_gammaln(Tensor self) -> Tensor");
+  m.def("digamma(Tensor self) -> Tensor");
+  m.def("special_digamma(Tensor self) -> Tensor");
+  m.def("special_psi(Tensor self) -> Tensor");
+  m.def("i0(Tensor self) -> Tensor");
+  m.def("special_i0(Tensor self) -> Tensor");
+  m.def("special_i0e(Tensor self) -> Tensor");
+  m.def("special_i1(Tensor self) -> Tensor");
+  m.def("special_i1e(Tensor self) -> Tensor");
+  m.def("special_modified_bessel_i0(Tensor self) -> Tensor");
+  m.def("special_modified_bessel_i1(Tensor self) -> Tensor");
+  m.def("special_modified_bessel_k0(Tensor self) -> Tensor");
+  m.def("special_modified_bessel_k1(Tensor self) -> Tensor");
+  m.def("special_bessel_j0(Tensor self) -> Tensor");
+  m.def("special_bessel_j1(Tensor self) -> Tensor");
+  m.def("special_bessel_y0(Tensor self) -> Tensor");
+  m.def("special_bessel_y1(Tensor self) -> Tensor");
+  m.def("special_erfcx(Tensor self) -> Tensor");
+  m.def("special_log_ndtr(Tensor self) -> Tensor");
+  m.def("special_ndtri(Tensor self) -> Tensor");
+  m.def("special_scaled_modified_bessel_k0(Tensor x) -> Tensor");
+  m.def("special_scaled_modified_bessel_k1(Tensor x) -> Tensor");
+  m.def("special_spherical_bessel_j0(Tensor x) -> Tensor");
+  m.def("special_airy_ai(Tensor x) -> Tensor");
+  m.def("polygamma(int n, Tensor self) -> Tensor");
+  m.def("special_polygamma(int n, Tensor self) -> Tensor");
+  m.def("mvlgamma(Tensor self, int p) -> Tensor");
+  m.def("special_multigammaln(Tensor self, int p) -> Tensor");
+  m.def("special_zeta(Tensor self, Tensor other) -> Tensor");
+  m.def("special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor");
+  m.def("special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor");
+  m.def("igamma(Tensor self, Tensor other) -> Tensor");
+  m.def("igammac(Tensor self, Tensor other) -> Tensor");
+  m.def("special_gammainc(Tensor self, Tensor other) -> Tensor");
+  m.def("special_gammaincc(Tensor self, Tensor other) -> Tensor");
+  m.def("nextafter(Tensor self, Tensor other) -> Tensor");
+  m.def("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)");
+  // The orthogonal polynomials, each with its Scalar overloads.
+  for (const char *p : {"chebyshev_polynomial_t",
+                        "chebyshev_polynomial_u",
+                        "chebyshev_polynomial_v",
+                        "chebyshev_polynomial_w",
+                        "hermite_polynomial_h",
+                        "hermite_polynomial_he",
+                        "laguerre_polynomial_l",
+                        "legendre_polynomial_p",
+                        "shifted_chebyshev_polynomial_t",
+                        "shifted_chebyshev_polynomial_u",
+                        "shifted_chebyshev_polynomial_v",
+                        "shifted_chebyshev_polynomial_w"}) {
+    std::string n = std::string("special_") + p;
+    m.def(n + "(Tensor x, Tensor n) -> Tensor");
+    m.def(n + ".x_scalar(Scalar x, Tensor n) -> Tensor");
+    m.def(n + ".n_scalar(Tensor x, Scalar n) -> Tensor");
+  }
   // Backward ops: what the autograd formulas (kernels/autograd) are written in.
   m.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor");
   m.def("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor");
