@@ -129,6 +129,70 @@ KILN_LIBRARY(aten, m) {
     m.def(n + ".x_scalar(Scalar x, Tensor n) -> Tensor");
     m.def(n + ".n_scalar(Tensor x, Scalar n) -> Tensor");
   }
+  // Linear algebra through LAPACK (kernels/cpu/LinearAlgebra*.cpp)
+  m.def("linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> "
+        "(Tensor LU, Tensor pivots, Tensor info)");
+  m.def("linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)");
+  m.def("_lu_with_info(Tensor self, bool pivot=True, bool check_errors=True) -> "
+        "(Tensor LU, Tensor pivots, Tensor info)");
+  m.def("lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, "
+        "bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)");
+  m.def("linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)");
+  m.def("linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, "
+        "bool adjoint=False) -> Tensor");
+  m.def("lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor");
+  m.def("_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)");
+  m.def("linalg_det(Tensor A) -> Tensor");
+  m.def("det(Tensor self) -> Tensor");
+  m.def("_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)");
+  m.def("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)");
+  m.def("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)");
+  m.def("logdet(Tensor self) -> Tensor");
+  m.def("_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> "
+        "(Tensor result, Tensor LU, Tensor pivots, Tensor info)");
+  m.def("linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> "
+        "(Tensor result, Tensor info)");
+  m.def("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor");
+  m.def("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)");
+  m.def("linalg_inv(Tensor A) -> Tensor");
+  m.def("inverse(Tensor self) -> Tensor");
+  m.def("linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> "
+        "(Tensor L, Tensor info)");
+  m.def("linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor");
+  m.def("cholesky(Tensor self, bool upper=False) -> Tensor");
+  m.def("cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor");
+  m.def("cholesky_inverse(Tensor self, bool upper=False) -> Tensor");
+  m.def("triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, "
+        "bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)");
+  m.def("linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, "
+        "bool unitriangular=False) -> Tensor");
+  m.def("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)");
+  m.def("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)");
+  m.def("geqrf(Tensor self) -> (Tensor a, Tensor tau)");
+  m.def("linalg_householder_product(Tensor input, Tensor tau) -> Tensor");
+  m.def("orgqr(Tensor self, Tensor input2) -> Tensor");
+  m.def("ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> "
+        "Tensor");
+  m.def("_linalg_eigh(Tensor A, str UPLO='L', bool compute_v=True) -> "
+        "(Tensor eigenvalues, Tensor eigenvectors)");
+  m.def("linalg_eigh(Tensor self, str UPLO='L') -> (Tensor eigenvalues, Tensor eigenvectors)");
+  m.def("linalg_eigvalsh(Tensor self, str UPLO='L') -> Tensor");
+  m.def("_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, "
+        "str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)");
+  m.def("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
+        "(Tensor U, Tensor S, Tensor Vh)");
+  m.def("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)");
+  m.def("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor");
+  m.def("linalg_cond(Tensor self, Scalar? p=None) -> Tensor");
+  m.def("linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, "
+        "bool hermitian=False) -> Tensor");
+  m.def("linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, "
+        "bool hermitian=False) -> Tensor");
+  m.def("pinverse(Tensor self, float rcond=1e-15) -> Tensor");
+  m.def("linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, "
+        "Tensor? rtol=None, bool hermitian=False) -> Tensor");
+  m.def("linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, "
+        "bool hermitian=False) -> Tensor");
   // Backward ops: what the autograd formulas (kernels/autograd) are written in.
   m.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor");
   m.def("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor");
