@@ -193,6 +193,28 @@ KILN_LIBRARY(aten, m) {
         "Tensor? rtol=None, bool hermitian=False) -> Tensor");
   m.def("linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, "
         "bool hermitian=False) -> Tensor");
+  // Selection along a dim (kernels/cpu/Selection.cpp)
+  m.def("kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> "
+        "(Tensor values, Tensor indices)");
+  m.def("median(Tensor self) -> Tensor");
+  m.def("median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("nanmedian(Tensor self) -> Tensor");
+  m.def("nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> "
+        "(Tensor values, Tensor indices)");
+  m.def("mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)");
+  m.def("cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)");
+  // Windows, sampling and segment reductions (kernels/cpu/Resampling.cpp)
+  m.def("adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)");
+  m.def("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)");
+  m.def("adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)");
+  for (const char *g : {"grid_sampler", "grid_sampler_2d", "grid_sampler_3d"})
+    m.def(std::string(g) + "(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
+                           "bool align_corners) -> Tensor");
+  m.def("index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, "
+        "bool include_self=True) -> Tensor");
+  m.def("segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, "
+        "Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor");
   // Backward ops: what the autograd formulas (kernels/autograd) are written in.
   m.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor");
   m.def("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor");
