@@ -215,6 +215,32 @@ KILN_LIBRARY(aten, m) {
         "bool include_self=True) -> Tensor");
   m.def("segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, "
         "Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor");
+  // Composites the rule table cannot state (kernels/cpu/Structured.cpp)
+  m.def("fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor");
+  m.def("fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor");
+  m.def("diag(Tensor self, int diagonal=0) -> Tensor");
+  m.def("diagflat(Tensor self, int offset=0) -> Tensor");
+  m.def("diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor");
+  for (const char *t : {"trapezoid", "trapz", "cumulative_trapezoid"}) {
+    m.def(std::string(t) + ".x(Tensor y, Tensor x, *, int dim=-1) -> Tensor");
+    m.def(std::string(t) + ".dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor");
+  }
+  m.def("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor");
+  m.def("cross(Tensor self, Tensor other, int? dim=None) -> Tensor");
+  m.def("linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor");
+  m.def("block_diag(Tensor[] tensors) -> Tensor");
+  m.def("combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor");
+  m.def("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor");
+  m.def("_chunk_cat(Tensor[] tensors, int dim, int num_chunks) -> Tensor");
+  m.def("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor");
+  m.def("as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, "
+        "SymInt? storage_offset=None) -> Tensor");
+  m.def("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor");
+  m.def("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) "
+        "-> Tensor");
+  m.def("multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, "
+        "Tensor? weight=None, int reduction=1) -> Tensor");
+  m.def("multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor");
   // Backward ops: what the autograd formulas (kernels/autograd) are written in.
   m.def("threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor");
   m.def("gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor");
