@@ -166,6 +166,10 @@ KILN_LIBRARY(aten, m) {
         "bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)");
   m.def("linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, "
         "bool unitriangular=False) -> Tensor");
+  m.def("linalg_matrix_power(Tensor self, int n) -> Tensor");
+  m.def("matrix_power(Tensor self, int n) -> Tensor");
+  m.def("linalg_tensorinv(Tensor self, int ind=2) -> Tensor");
+  m.def("linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor");
   m.def("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)");
   m.def("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)");
   m.def("geqrf(Tensor self) -> (Tensor a, Tensor tau)");

@@ -1,9 +1,10 @@
 // kiln runtime — eager CPU (and Meta) kernels of torch.linalg's
 // factorizations and solvers through LAPACK (Lapack.h): LU (factor, solve,
 // unpack, det, slogdet), inverse, solve, Cholesky (factor, solve, inverse),
-// triangular solves, QR (geqrf, householder_product, ormqr), eigh, SVD,
-// pinv and matrix_rank. Batched over leading dims (broadcast where ATen
-// broadcasts), computed in float64, returned in the input's dtype.
+// triangular solves, matrix_power, tensorinv and tensorsolve (QR, eigh, SVD,
+// pinv and matrix_rank are in LinearAlgebraSpectral.cpp). Batched over
+// leading dims (broadcast where ATen broadcasts), computed in float64,
+// returned in the input's dtype.
 #include "LinearAlgebraUtils.h"
 
 #include <algorithm>
@@ -434,6 +435,70 @@ Tensor solveTriangular(const Tensor &A, const Tensor &B, bool upper, bool left, 
   return trsolve("aten::linalg_solve_triangular", A, B, upper, 'N', unit, !left);
 }
 
+
+// --- matrix_power, tensorinv, tensorsolve -------------------------------------------------
+
+/// A^n by repeated squaring (n < 0: of the inverse); n = 0 gives identities.
+Tensor matrixPower(const Tensor &A, int64_t n) {
+  const char *op = "aten::linalg_matrix_power";
+  checkMatrix(A, op, true);
+  int64_t k = A.size(-1);
+  Shape batch = batchOf(A);
+  Out out(batch, k, k, A.dtype(), A);
+  if (isMeta(A)) return out.t;
+  Tensor base = n < 0 ? linalgInv(A) : A;
+  Matrices in(base, batch);
+  auto mul = [k](const Mat &x, const Mat &y) {
+    Mat z(k * k, 0.0);
+    for (int64_t j = 0; j < k; ++j)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t i = 0; i < k; ++i) z[i + j * k] += x[i + p * k] * y[p + j * k];
+    return z;
+  };
+  for (int64_t b = 0, nb = product(batch); b < nb; ++b) {
+    Mat r = identity(k), x = in.get(b);
+    for (uint64_t e = n < 0 ? -(uint64_t)n : (uint64_t)n; e; e >>= 1) {
+      if (e & 1) r = mul(r, x);
+      if (e > 1) x = mul(x, x);
+    }
+    out.put(b, r.data(), k);
+  }
+  return out.t;
+}
+
+/// The inverse of A read as a [prod(shape[:ind]), prod(shape[ind:])] matrix,
+/// shaped shape[ind:] + shape[:ind].
+Tensor tensorinv(const Tensor &A, int64_t ind) {
+  const char *op = "aten::linalg_tensorinv";
+  check(ind > 0 && ind <= A.dim(), op, "ind must be in [1, " + std::to_string(A.dim()) + "]");
+  Shape lead(A.sizes().begin(), A.sizes().begin() + ind), rest(A.sizes().begin() + ind, A.sizes().end());
+  check(product(lead) == product(rest), op, "expects prod(shape[:ind]) == prod(shape[ind:]), got " +
+                                                A.shapeString());
+  Tensor inv = linalgInv(A.contiguous().reshape({product(lead), product(rest)}));
+  return inv.reshape(cat(rest, lead));
+}
+
+/// X with tensordot(A, X, X.dim()) = B; dims of A named by `dims` move to the end first.
+Tensor tensorsolve(const Tensor &A, const Tensor &B, const std::optional<std::vector<int64_t>> &dims) {
+  const char *op = "aten::linalg_tensorsolve";
+  Tensor a = A;
+  if (dims && !dims->empty()) {
+    std::vector<int64_t> perm, moved;
+    std::vector<bool> isMoved(A.dim(), false);
+    for (int64_t d : *dims) isMoved[wrapDim(d, A.dim(), op)] = true, moved.push_back(wrapDim(d, A.dim(), op));
+    for (int64_t d = 0; d < A.dim(); ++d) if (!isMoved[d]) perm.push_back(d);
+    perm.insert(perm.end(), moved.begin(), moved.end());
+    a = call("aten::permute", A, perm).contiguous();
+  }
+  check(a.dim() >= B.dim(), op, "the shapes " + A.shapeString() + " and " + B.shapeString() +
+                                    " do not match");
+  Shape rest(a.sizes().begin() + B.dim(), a.sizes().end());
+  int64_t rows = B.numel(), cols = product(rest);
+  check(rows == cols, op, "expects prod(A.shape[B.dim():]) == B.numel(), got " + A.shapeString() +
+                              " and " + B.shapeString());
+  Tensor x = linalgSolve(a.contiguous().reshape({rows, cols}), B.contiguous().reshape({rows}), true);
+  return x.reshape(rest);
+}
 } // namespace
 
 // The QR, eigh, SVD, pinv and matrix_rank kernels (LinearAlgebraSpectral.cpp).
@@ -472,6 +537,10 @@ void registerKernels(kiln::Library &m) {
   m.impl("cholesky_inverse", choleskyInverse);
   m.impl("triangular_solve", triangularSolve);
   m.impl("linalg_solve_triangular", solveTriangular);
+  m.impl("linalg_matrix_power", matrixPower);
+  m.impl("matrix_power", matrixPower);
+  m.impl("linalg_tensorinv", tensorinv);
+  m.impl("linalg_tensorsolve", tensorsolve);
   registerSpectralKernels(m);
 }
 } // namespace

@@ -143,3 +143,20 @@ TEST(LinearAlgebraKernels, QrEighSvdPinvRank) {
   EXPECT_EQ(rank.dtype(), DType::Int64);
   EXPECT_EQ(rank.data<int64_t>()[0], 1);
 }
+
+TEST(LinearAlgebraKernels, MatrixPowerTensorinvTensorsolve) {
+  Tensor A = M({2, 2}, {1, 1, 0, 1});
+  expectAll(vals(call("aten::linalg_matrix_power", A, (int64_t)5)), {1, 5, 0, 1});
+  expectAll(vals(call("aten::linalg_matrix_power", A, (int64_t)-2)), {1, -2, 0, 1});
+  expectAll(vals(call("aten::linalg_matrix_power", A, (int64_t)0)), {1, 0, 0, 1});
+  // A [2, 2, 4] read as a 4x4 matrix (ind = 2): the inverse has shape [4, 2, 2].
+  std::vector<double> four = {2, 0, 0, 0, 0, 4, 0, 0, 0, 0, 5, 0, 0, 0, 0, 8};
+  Tensor T = M({2, 2, 4}, four);
+  Tensor inv = call("aten::linalg_tensorinv", T, (int64_t)2);
+  EXPECT_EQ(inv.sizes(), (std::vector<int64_t>{4, 2, 2}));
+  expectAll(vals(inv), {0.5, 0, 0, 0, 0, 0.25, 0, 0, 0, 0, 0.2, 0, 0, 0, 0, 0.125});
+  Tensor x = call("aten::linalg_tensorsolve", T, M({2, 2}, {1, 1, 1, 1}),
+                  std::optional<std::vector<int64_t>>());
+  EXPECT_EQ(x.sizes(), (std::vector<int64_t>{4}));
+  expectAll(vals(x), {0.5, 0.25, 0.2, 0.125});
+}
