@@ -170,6 +170,12 @@ KILN_LIBRARY(aten, m) {
   m.def("matrix_power(Tensor self, int n) -> Tensor");
   m.def("linalg_tensorinv(Tensor self, int ind=2) -> Tensor");
   m.def("linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor");
+  m.def("linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> "
+        "(Tensor LD, Tensor pivots, Tensor info)");
+  m.def("linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)");
+  m.def("linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor");
+  m.def("linalg_matrix_exp(Tensor self) -> Tensor");
+  m.def("matrix_exp(Tensor self) -> Tensor");
   m.def("linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)");
   m.def("qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)");
   m.def("geqrf(Tensor self) -> (Tensor a, Tensor tau)");
@@ -188,6 +194,8 @@ KILN_LIBRARY(aten, m) {
   m.def("svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)");
   m.def("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor");
   m.def("linalg_cond(Tensor self, Scalar? p=None) -> Tensor");
+  m.def("linalg_matrix_norm.str_ord(Tensor self, str ord='fro', int[] dim=[-2,-1], "
+        "bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
   m.def("linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, "
         "bool hermitian=False) -> Tensor");
   m.def("linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, "

@@ -44,6 +44,8 @@ Loaded load() {
   bind(lib, "dpotrf_", a.dpotrf, missing);
   bind(lib, "dpotrs_", a.dpotrs, missing);
   bind(lib, "dpotri_", a.dpotri, missing);
+  bind(lib, "dsytrf_", a.dsytrf, missing);
+  bind(lib, "dsytrs_", a.dsytrs, missing);
   bind(lib, "dtrtrs_", a.dtrtrs, missing);
   bind(lib, "dgeqrf_", a.dgeqrf, missing);
   bind(lib, "dorgqr_", a.dorgqr, missing);

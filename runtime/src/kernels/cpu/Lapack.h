@@ -21,6 +21,10 @@ struct Lapack {
   void (*dpotrs)(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda,
                  double *b, const int *ldb, int *info, FLen);
   void (*dpotri)(const char *uplo, const int *n, double *a, const int *lda, int *info, FLen);
+  void (*dsytrf)(const char *uplo, const int *n, double *a, const int *lda, int *ipiv,
+                 double *work, const int *lwork, int *info, FLen);
+  void (*dsytrs)(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda,
+                 const int *ipiv, double *b, const int *ldb, int *info, FLen);
   void (*dtrtrs)(const char *uplo, const char *trans, const char *diag, const int *n,
                  const int *nrhs, const double *a, const int *lda, double *b, const int *ldb,
                  int *info, FLen, FLen, FLen);

@@ -1,7 +1,8 @@
 // kiln runtime — eager CPU (and Meta) kernels of torch.linalg's
 // factorizations and solvers through LAPACK (Lapack.h): LU (factor, solve,
 // unpack, det, slogdet), inverse, solve, Cholesky (factor, solve, inverse),
-// triangular solves, matrix_power, tensorinv and tensorsolve (QR, eigh, SVD,
+// triangular solves, LDL^T, matrix_power, matrix_exp, tensorinv and
+// tensorsolve (QR, eigh, SVD,
 // pinv and matrix_rank are in LinearAlgebraSpectral.cpp). Batched over
 // leading dims (broadcast where ATen broadcasts), computed in float64,
 // returned in the input's dtype.
@@ -499,6 +500,120 @@ Tensor tensorsolve(const Tensor &A, const Tensor &B, const std::optional<std::ve
   Tensor x = linalgSolve(a.contiguous().reshape({rows, cols}), B.contiguous().reshape({rows}), true);
   return x.reshape(rest);
 }
+
+// --- LDL^T and the matrix exponential ------------------------------------------------
+
+/// Bunch-Kaufman LDL^T of symmetric matrices (LAPACK's dsytrf on the lower
+/// triangle; its pivots as LAPACK returns them, the strict upper triangle zeroed).
+std::tuple<Tensor, Tensor, Tensor> ldlFactorEx(const Tensor &A, bool hermitian, bool checkErrors) {
+  const char *op = "aten::linalg_ldl_factor_ex";
+  checkMatrix(A, op, true);
+  DType dt = floatDtype(A, op);
+  (void)hermitian; // real symmetric: the same factorization
+  Shape batch = batchOf(A);
+  int64_t n = A.size(-1);
+  Out LD(batch, n, n, dt, A);
+  OutVec piv(batch, n, DType::Int32, A), info(batch, std::nullopt, DType::Int32, A);
+  if (isMeta(A)) return {LD.t, piv.t, info.t};
+  Matrices in(A, batch);
+  for (int64_t b = 0, nb = product(batch); b < nb; ++b) {
+    Mat a = in.get(b);
+    std::vector<int> p(std::max<int64_t>(1, n));
+    int N = (int)n, lda = ld(n), inf = 0;
+    if (n > 0) {
+      char uplo = 'L';
+      const Lapack &L = lapack(op);
+      double wq = 0;
+      int lwork = -1;
+      L.dsytrf(&uplo, &N, a.data(), &lda, p.data(), &wq, &lwork, &inf, 1);
+      lwork = std::max(1, (int)wq);
+      std::vector<double> work(lwork);
+      L.dsytrf(&uplo, &N, a.data(), &lda, p.data(), work.data(), &lwork, &inf, 1);
+    }
+    check(!checkErrors || inf == 0, op, "the factorization has a zero block (LAPACK info " +
+                                            std::to_string(inf) + ")");
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i < j; ++i) a[i + j * n] = 0;
+    LD.put(b, a.data(), n);
+    for (int64_t i = 0; i < n; ++i) piv.set(b, i, p[i]);
+    info.set(b, 0, inf);
+  }
+  return {LD.t, piv.t, info.t};
+}
+T2 ldlFactor(const Tensor &A, bool hermitian) {
+  auto [ld, piv, info] = ldlFactorEx(A, hermitian, false);
+  return {ld, piv};
+}
+
+/// Solves A X = B from A's LDL^T factors.
+Tensor ldlSolve(const Tensor &LD, const Tensor &pivots, const Tensor &B, bool hermitian) {
+  const char *op = "aten::linalg_ldl_solve";
+  (void)hermitian;
+  checkMatrix(LD, op, true);
+  checkMatrix(B, op, false);
+  DType dt = floatDtype(B, op);
+  int64_t n = LD.size(-1), k = B.size(-1);
+  check(B.size(-2) == n, op, "the shapes " + LD.shapeString() + " and " + B.shapeString() +
+                                 " do not match");
+  Shape batch = broadcastBatch(LD, B, op);
+  Out X(batch, n, k, dt, B);
+  if (isMeta(B)) return X.t;
+  Shape ps = pivots.sizes();
+  ps.push_back(1);
+  Matrices lb(LD, batch), bb(B, batch), pb(pivots.contiguous().reshape(ps), batch);
+  for (int64_t b = 0, nb = product(batch); b < nb; ++b) {
+    Mat a = lb.get(b), rhs = bb.get(b), pd = pb.get(b);
+    std::vector<int> p(std::max<int64_t>(1, n));
+    for (int64_t i = 0; i < n; ++i) p[i] = (int)pd[i];
+    char uplo = 'L';
+    int N = (int)n, nrhs = (int)k, lda = ld(n), info = 0;
+    if (n > 0 && k > 0)
+      lapack(op).dsytrs(&uplo, &N, &nrhs, a.data(), &lda, p.data(), rhs.data(), &lda, &info, 1);
+    X.put(b, rhs.data(), n);
+  }
+  return X.t;
+}
+
+/// exp(A): scaled until its 1-norm is at most 1/2, a Taylor series to float64
+/// precision (30 terms bound the remainder by 2^-30 / 30!), then squared back.
+Tensor matrixExp(const Tensor &A) {
+  const char *op = "aten::linalg_matrix_exp";
+  checkMatrix(A, op, true);
+  DType dt = floatDtype(A, op);
+  Shape batch = batchOf(A);
+  int64_t n = A.size(-1);
+  Out out(batch, n, n, dt, A);
+  if (isMeta(A)) return out.t;
+  Matrices in(A, batch);
+  auto mul = [n](const Mat &x, const Mat &y) {
+    Mat z(n * n, 0.0);
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t p = 0; p < n; ++p)
+        for (int64_t i = 0; i < n; ++i) z[i + j * n] += x[i + p * n] * y[p + j * n];
+    return z;
+  };
+  for (int64_t b = 0, nb = product(batch); b < nb; ++b) {
+    Mat a = in.get(b);
+    double norm = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      double col = 0;
+      for (int64_t i = 0; i < n; ++i) col += std::abs(a[i + j * n]);
+      norm = std::max(norm, col);
+    }
+    int squarings = norm > 0.5 ? (int)std::ceil(std::log2(norm / 0.5)) : 0;
+    double scale = std::ldexp(1.0, -squarings);
+    for (double &v : a) v *= scale;
+    Mat sum = identity(n), term = identity(n);
+    for (int k = 1; k <= 30; ++k) {
+      term = mul(term, a);
+      for (double &v : term) v /= k;
+      for (int64_t i = 0; i < n * n; ++i) sum[i] += term[i];
+    }
+    for (int s = 0; s < squarings; ++s) sum = mul(sum, sum);
+    out.put(b, sum.data(), n);
+  }
+  return out.t;
+}
 } // namespace
 
 // The QR, eigh, SVD, pinv and matrix_rank kernels (LinearAlgebraSpectral.cpp).
@@ -541,6 +656,11 @@ void registerKernels(kiln::Library &m) {
   m.impl("matrix_power", matrixPower);
   m.impl("linalg_tensorinv", tensorinv);
   m.impl("linalg_tensorsolve", tensorsolve);
+  m.impl("linalg_ldl_factor_ex", ldlFactorEx);
+  m.impl("linalg_ldl_factor", ldlFactor);
+  m.impl("linalg_ldl_solve", ldlSolve);
+  m.impl("linalg_matrix_exp", matrixExp);
+  m.impl("matrix_exp", matrixExp);
   registerSpectralKernels(m);
 }
 } // namespace

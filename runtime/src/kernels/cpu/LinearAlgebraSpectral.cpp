@@ -421,6 +421,47 @@ Tensor rankFloat(const Tensor &A, const std::optional<double> &atol,
                   hermitian);
 }
 
+
+/// The nuclear ('nuc') or Frobenius ('fro') norm of the matrices in dims (d0, d1).
+Tensor matrixNormStr(const Tensor &A, const std::string &ord, const std::vector<int64_t> &dim,
+                     bool keepdim, const std::optional<DType> &dtype) {
+  const char *op = "aten::linalg_matrix_norm";
+  check(ord == "nuc" || ord == "fro", op, "ord must be 'fro' or 'nuc', got '" + ord + "'");
+  check(dim.size() == 2, op, "dim must name two dims");
+  int64_t d0 = wrapDim(dim[0], A.dim(), op), d1 = wrapDim(dim[1], A.dim(), op);
+  check(d0 != d1, op, "dim must name two different dims");
+  std::vector<int64_t> perm, shape;
+  for (int64_t d = 0; d < A.dim(); ++d)
+    if (d != d0 && d != d1) perm.push_back(d), shape.push_back(A.size(d));
+  perm.push_back(d0);
+  perm.push_back(d1);
+  if (keepdim) {
+    shape.clear();
+    for (int64_t d = 0; d < A.dim(); ++d) shape.push_back(d == d0 || d == d1 ? 1 : A.size(d));
+  }
+  DType dt = dtype.value_or(floatDtype(A, op));
+  Tensor out = emptyLike(shape, dt, A);
+  if (isMeta(A)) return out;
+  Tensor m = call("aten::permute", A, perm).contiguous();
+  Shape batch = batchOf(m);
+  int64_t r = m.size(-2), c = m.size(-1);
+  Matrices in(m, batch);
+  for (int64_t b = 0, nb = product(batch); b < nb; ++b) {
+    Mat a = in.get(b);
+    double v = 0;
+    if (ord == "fro") {
+      for (double x : a) v += x * x;
+      v = std::sqrt(v);
+    } else {
+      std::vector<double> s;
+      Mat U, Vt;
+      gesdd(op, a, r, c, 'N', s, U, Vt);
+      for (int64_t i = 0; i < std::min(r, c); ++i) v += s[i];
+    }
+    storeDouble(static_cast<char *>(out.rawData()) + b * dtypeSize(dt), dt, v);
+  }
+  return out;
+}
 } // namespace
 
 void registerSpectralKernels(Library &m) {
@@ -438,6 +479,7 @@ void registerSpectralKernels(Library &m) {
   m.impl("svd", svd);
   m.impl("linalg_svdvals", linalgSvdvals);
   m.impl("linalg_cond", linalgCond);
+  m.impl("linalg_matrix_norm.str_ord", matrixNormStr);
   m.impl("linalg_pinv.atol_rtol_tensor", pinvTensor);
   m.impl("linalg_pinv.atol_rtol_float", pinvFloat);
   m.impl("pinverse", pinverse);

@@ -160,3 +160,21 @@ TEST(LinearAlgebraKernels, MatrixPowerTensorinvTensorsolve) {
   EXPECT_EQ(x.sizes(), (std::vector<int64_t>{4}));
   expectAll(vals(x), {0.5, 0.25, 0.2, 0.125});
 }
+
+TEST(LinearAlgebraKernels, LdlMatrixExpNuclearNorm) {
+  // A symmetric indefinite matrix: solve through its LDL^T factors.
+  Tensor A = M({3, 3}, {1, 2, 0, 2, -1, 3, 0, 3, 2});
+  auto [LD, piv] = call<T2>("aten::linalg_ldl_factor", A, false);
+  EXPECT_EQ(piv.dtype(), DType::Int32);
+  Tensor B = M({3, 1}, {1, 2, 3});
+  expectAll(mm(vals(A), vals(call("aten::linalg_ldl_solve", LD, piv, B, false)), 3, 3, 1), {1, 2, 3});
+  // exp of a nilpotent and of a diagonal matrix.
+  expectAll(vals(call("aten::linalg_matrix_exp", M({2, 2}, {0, 3, 0, 0}))), {1, 3, 0, 1});
+  expectAll(vals(call("aten::linalg_matrix_exp", M({2, 2}, {2, 0, 0, -7}))),
+            {std::exp(2.0), 0, 0, std::exp(-7.0)}, 1e-12 * std::exp(2.0));
+  // The nuclear norm of diag(3, -4) is 7; keepdim keeps both dims.
+  Tensor n = call("aten::linalg_matrix_norm.str_ord", M({2, 2}, {3, 0, 0, -4}), std::string("nuc"),
+                  std::vector<int64_t>{-2, -1}, true, std::optional<int64_t>());
+  EXPECT_EQ(n.sizes(), (std::vector<int64_t>{1, 1}));
+  EXPECT_NEAR(vals(n)[0], 7, 1e-12);
+}
