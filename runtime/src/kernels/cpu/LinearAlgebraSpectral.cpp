@@ -280,9 +280,16 @@ T3 linalgSvdFull(const Tensor &A, bool full, bool computeUV, const std::optional
 T3 linalgSvd(const Tensor &A, bool full, const std::optional<std::string> &) {
   return svdImpl("aten::linalg_svd", A, full, true, false);
 }
+/// The legacy svd: V rather than Vh; without compute_uv, U and V are zero
+/// matrices of shapes [m, m] and [n, n], as in ATen.
 T3 svd(const Tensor &A, bool some, bool computeUV) {
-  return svdImpl("aten::svd", A, !some, true, true);
-  (void)computeUV;
+  if (computeUV) return svdImpl("aten::svd", A, !some, true, true);
+  auto [U, S, V] = svdImpl("aten::svd", A, true, true, true);
+  if (!isMeta(A))
+    for (Tensor *t : {&U, &V})
+      for (int64_t i = 0, n = t->numel(); i < n; ++i)
+        storeDouble(static_cast<char *>(t->rawData()) + i * dtypeSize(t->dtype()), t->dtype(), 0);
+  return {U, S, V};
 }
 Tensor linalgSvdvals(const Tensor &A, const std::optional<std::string> &) {
   return std::get<1>(svdImpl("aten::linalg_svdvals", A, false, false, false));

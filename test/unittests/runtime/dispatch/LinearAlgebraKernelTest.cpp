@@ -132,6 +132,12 @@ TEST(LinearAlgebraKernels, QrEighSvdPinvRank) {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 2; ++j) us[i * 2 + j] *= s[j];
   expectAll(mm(us, vals(Vh), 3, 2, 2), vals(A));
+  // The legacy svd without U and V: zero matrices of shapes [m, m] and [n, n].
+  auto [U0, S0, V0] = call<T3>("aten::svd", A, true, false);
+  EXPECT_EQ(U0.sizes(), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(V0.sizes(), (std::vector<int64_t>{2, 2}));
+  expectAll(vals(V0), {0, 0, 0, 0});
+  expectAll(vals(S0), vals(S));
   // pinv of a rank-1 matrix [[1, 2], [2, 4]] is A / 25; its rank is 1.
   Tensor r1 = M({2, 2}, {1, 2, 2, 4});
   std::optional<Tensor> none;
