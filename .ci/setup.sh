@@ -8,6 +8,7 @@ APT_PACKAGES=(
   libclang-rt-22-dev                                                      # sanitizers, libFuzzer
   libtbb-dev libgtest-dev libzip-dev nlohmann-json3-dev                 # libraries
   libdnnl-dev                      # oneDNN: CPU convolutions and GEMMs (loaded at run time)
+  liblapack3                       # LAPACK: the eager linear-algebra kernels (loaded at run time)
   cmake ninja-build ccache zip unzip                                      # build tools
   libamdhip64-dev rocm-device-libs                                        # ROCm target (docs/rocm.md)
 )

@@ -70,6 +70,17 @@ def bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> 
   e = aten::einsum.default(equation='bi,oij,bj->bo', tensors=[input1, weight, input2], path=None) : dims input1 [@0, weight@0]
   r = aten::add.Tensor(self=e, other=bias)
   return r
+# bilinear of single vectors: x1^T W x2 (+ bias)
+def bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+  when rank input1 == 1
+  when bias is None
+  r = aten::einsum.default(equation='i,oij,j->o', tensors=[input1, weight, input2], path=None)
+  return r
+def bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+  when rank input1 == 1
+  e = aten::einsum.default(equation='i,oij,j->o', tensors=[input1, weight, input2], path=None) : dims weight [@0]
+  r = aten::add.Tensor(self=e, other=bias)
+  return r
 def linalg_multi_dot(Tensor[] tensors) -> Tensor
   when len tensors == 2
   when rank tensors.0 == 2

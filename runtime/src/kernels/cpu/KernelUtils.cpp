@@ -2,7 +2,9 @@
 #include "KernelUtils.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include <tbb/blocked_range2d.h>
@@ -50,8 +52,52 @@ DType promoteTypes(DType a, DType b) { return typeRank(a) >= typeRank(b) ? a : b
 
 namespace {
 template <typename T> double loadAs(const char *p) { return (double)*reinterpret_cast<const T *>(p); }
+float bitsToFloat(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+uint32_t floatToBits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+double halfToDouble(uint16_t h) {
+  uint32_t sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  double v = exp == 0 ? std::ldexp((double)man, -24)
+             : exp == 31 ? (man ? std::numeric_limits<double>::quiet_NaN()
+                                : std::numeric_limits<double>::infinity())
+                         : std::ldexp((double)(man | 0x400), (int)exp - 25);
+  return sign ? -v : v;
+}
+/// float64 -> float16, rounded to nearest even through float32 (which can
+/// differ from one direct rounding only within a float32 ulp of a tie).
+uint16_t doubleToHalf(double d) {
+  float f = (float)d;
+  uint32_t b = floatToBits(f), sign = (b >> 16) & 0x8000;
+  float a = std::fabs(f);
+  if (std::isnan(f)) return (uint16_t)(sign | 0x7e00);
+  if (a >= 65520.0f) return (uint16_t)(sign | 0x7c00);
+  if (a < 6.103515625e-05f) // subnormal half: multiples of 2^-24
+    return (uint16_t)(sign | (uint32_t)std::nearbyint(std::ldexp(a, 24)));
+  uint32_t ab = floatToBits(a);
+  uint32_t man = ab & 0x7fffff, exp = (ab >> 23) - 127 + 15;
+  uint32_t h = (exp << 10) | (man >> 13), rest = man & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
+  return (uint16_t)(sign | h);
+}
+uint16_t doubleToBF16(double d) {
+  uint32_t b = floatToBits((float)d);
+  if (std::isnan((float)d)) return (uint16_t)((b >> 16) | 0x40);
+  b += 0x7fff + ((b >> 16) & 1);
+  return (uint16_t)(b >> 16);
+}
+} // namespace
+
 double loadDouble(const char *p, DType t) {
   switch (t) {
+  case DType::Float16: return halfToDouble(*reinterpret_cast<const uint16_t *>(p));
+  case DType::BFloat16: return bitsToFloat((uint32_t)*reinterpret_cast<const uint16_t *>(p) << 16);
   case DType::Float32: return loadAs<float>(p);
   case DType::Float64: return loadAs<double>(p);
   case DType::Int64: return loadAs<int64_t>(p);
@@ -65,6 +111,8 @@ double loadDouble(const char *p, DType t) {
 }
 void storeDouble(char *p, DType t, double v) {
   switch (t) {
+  case DType::Float16: *reinterpret_cast<uint16_t *>(p) = doubleToHalf(v); return;
+  case DType::BFloat16: *reinterpret_cast<uint16_t *>(p) = doubleToBF16(v); return;
   case DType::Float32: *reinterpret_cast<float *>(p) = (float)v; return;
   case DType::Float64: *reinterpret_cast<double *>(p) = v; return;
   case DType::Int64: *reinterpret_cast<int64_t *>(p) = (int64_t)v; return;
@@ -76,7 +124,6 @@ void storeDouble(char *p, DType t, double v) {
   default: throw Error(std::string("kiln: cannot convert to ") + dtypeName(t));
   }
 }
-} // namespace
 
 Tensor castTo(const Tensor &t, DType dt) {
   if (t.dtype() == dt) return t.contiguous();

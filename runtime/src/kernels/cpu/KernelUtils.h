@@ -59,6 +59,10 @@ std::vector<int64_t> broadcastShapes(const std::vector<int64_t> &a, const std::v
                                      const char *op);
 /// Result dtype of a binary op (float64 > float32 > int64 > int32 > ...).
 DType promoteTypes(DType a, DType b);
+/// One element at `p` of dtype `t` as a double (every dtype, float16 and
+/// bfloat16 included), and a double stored as `t` (floats rounded to nearest).
+double loadDouble(const char *p, DType t);
+void storeDouble(char *p, DType t, double v);
 /// A contiguous copy converted to `dt` (the tensor itself if already so).
 Tensor castTo(const Tensor &t, DType dt);
 /// True for Meta tensors (kernels then only compute shapes).
