@@ -86,6 +86,29 @@ FailureOr<SmallVector<unsigned>> plainLoops(AffineMap map) {
   return loops;
 }
 
+/// A fresh packed buffer holding `v` in its canonical dim order (`perm`:
+/// the dim of `v` at each canonical position), filled by one generated copy.
+Value canonicalCopy(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
+  auto type = cast<MemRefType>(v.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape;
+  SmallVector<Value> dynamicSizes;
+  SmallVector<AffineExpr> reads(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    shape.push_back(type.getDimSize(perm[i]));
+    if (type.isDynamicDim(perm[i]))
+      dynamicSizes.push_back(memref::DimOp::create(b, loc, v, perm[i]));
+    reads[perm[i]] = b.getAffineDimExpr(i);
+  }
+  Value copy = memref::AllocOp::create(b, loc, MemRefType::get(shape, type.getElementType()), dynamicSizes,
+                                       b.getI64IntegerAttr(64));
+  SmallVector<AffineMap> maps{AffineMap::get(rank, 0, reads, b.getContext()), b.getMultiDimIdentityMap(rank)};
+  linalg::GenericOp::create(b, loc, ValueRange{v}, ValueRange{copy}, maps,
+                            SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+                            [&](OpBuilder &nb, Location l, ValueRange args) { linalg::YieldOp::create(nb, l, args[0]); });
+  return copy;
+}
+
 } // namespace
 
 FailureOr<ConvBackwardMatch> LibraryCalls::matchConvBackward(linalg::LinalgOp op) {
@@ -281,23 +304,29 @@ void LibraryCalls::rewriteConvBackward(IRRewriter &rewriter, ModuleOp module, li
     for (int64_t v : list)
       args.push_back(arith::ConstantIntOp::create(rewriter, loc, v, 64));
   }
-  Value copy;
+  // cuDNN's gradients have no algorithm for operands of mixed layouts (an
+  // NHWC x with an NCHW dy): on a GPU a permuted operand is copied into
+  // NCHW / FCHW order first. oneDNN takes any strides.
+  SmallVector<Value> copies;
+  auto operand = [&](Value v, ArrayRef<int64_t> perm) {
+    if (perm.empty() || !deviceCall)
+      return asConvArg(rewriter, loc, v, perm);
+    return asConvArg(rewriter, loc, copies.emplace_back(canonicalCopy(rewriter, loc, v, perm)));
+  };
   if (m.data) {
     // The filter must be packed (FCHW or FHWC): a strided view is copied first.
     Value w = m.w;
     if (!cast<MemRefType>(w.getType()).getLayout().isIdentity())
-      w = copy = contiguousCopy(rewriter, loc, w, elem);
+      w = copies.emplace_back(contiguousCopy(rewriter, loc, w, elem));
     Value dx = collapse(rewriter, loc, m.x, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
-    args.append({asConvArg(rewriter, loc, m.dy), asConvArg(rewriter, loc, w, m.wPerm),
-                 asConvArg(rewriter, loc, dx)});
+    args.append({asConvArg(rewriter, loc, m.dy), operand(w, m.wPerm), asConvArg(rewriter, loc, dx)});
   } else {
     Value dw = collapse(rewriter, loc, m.w, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
-    args.append({asConvArg(rewriter, loc, m.x, m.xPerm), asConvArg(rewriter, loc, m.dy, m.dyPerm),
-                 asConvArg(rewriter, loc, dw)});
+    args.append({operand(m.x, m.xPerm), operand(m.dy, m.dyPerm), asConvArg(rewriter, loc, dw)});
   }
   func::CallOp::create(rewriter, loc, convCallee(module, elem, m.data ? "conv_bwd_data_" : "conv_bwd_filter_"),
                        args);
-  if (copy)
+  for (Value copy : copies)
     memref::DeallocOp::create(rewriter, loc, copy);
   for (Operation *free : llvm::reverse(m.movedFrees))
     free->moveAfter(op);

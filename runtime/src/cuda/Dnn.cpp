@@ -313,9 +313,31 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
         p.algo = a.algo, p.workspace = bytes, found = true;
         if (math != CUDNN_FMA_MATH) check(c.setConvMath(p.conv, a.mathType), "cudnnSetConvolutionMathType");
       }
-      if (!found)
+      // None of the heuristics' picks: any algorithm whose workspace cuDNN
+      // can size for these descriptors (an unsupported one is refused).
+      for (int algo = 0; algo < count && !found; ++algo) {
+        size_t bytes = 0;
+        cudnnStatus_t ws = dir == Dir::Forward ? c.getFwdWorkspace(h.handle, p.x, p.w, p.conv, p.y, algo, &bytes)
+                           : dir == Dir::Data  ? c.getBwdDataWorkspace(h.handle, p.w, p.y, p.conv, p.x, algo, &bytes)
+                                               : c.getBwdFilterWorkspace(h.handle, p.x, p.y, p.conv, p.w, algo, &bytes);
+        if (!ws && bytes <= kMaxWorkspace) p.algo = algo, p.workspace = bytes, found = true;
+      }
+      if (!found) {
+        std::string tried;
+        for (int i = 0; i < returned; ++i)
+          tried += (i ? ", " : "") + std::to_string(perf[i].algo) + ": status " + std::to_string(perf[i].status) +
+                   ", math " + std::to_string(perf[i].mathType) + ", " + std::to_string(perf[i].memory) + " bytes";
+        auto dims = [](const Desc5 *d) {
+          std::string t;
+          for (int i = 0; i < 5; ++i)
+            t += (i ? "x" : "") + std::to_string(d->sizes[i]) + "/" + std::to_string(d->strides[i]);
+          return t;
+        };
         return scope->fail(std::string(name) + ": cuDNN has no algorithm for this convolution (" +
-                           std::to_string(nb - 2) + "-d, " + std::to_string(groups) + " groups)");
+                           std::to_string(nb - 2) + "-d, " + std::to_string(groups) + " groups, x " + dims(X) +
+                           ", w " + dims(W) + (filterLast ? " NHWC" : " NCHW") + ", y " + dims(Y) +
+                           "; heuristics: " + tried + ")");
+      }
       FindPolicy policy = findPolicy();
       if (dir == Dir::Forward && (policy == FindPolicy::All || (policy == FindPolicy::Grouped && groups > 1)))
         findFastest(c, h.handle, p, math, scope->stream(), X->aligned + X->offset * elemBytes,
