@@ -129,7 +129,7 @@ FailureOr<ConvBackwardMatch> LibraryCalls::matchConvBackward(linalg::LinalgOp op
   if (!(elem.isF32() || ((elem.isBF16() || elem.isF16()) && !f32Only)) || !bigEnough(op))
     return failure();
   // The CPU runtime's gradients cannot accumulate: only a zeroed output.
-  if (!deviceCall && !zeroFillBefore(op, out))
+  if (!deviceCall && !zeroedBefore(op, out))
     return failure();
   ConvBackwardMatch m;
   m.data = part.getValue() == "input";
@@ -203,23 +203,19 @@ FailureOr<ConvBackwardMatch> LibraryCalls::matchConvBackward(linalg::LinalgOp op
     return failure();
   Value P = op.getDpsInputOperand(0)->get();
   m.w = op.getDpsInputOperand(1)->get();
+  // P: what the spread op wrote just before (nothing touching P between),
+  // read by nothing after this op (bufferization may reuse P's buffer for
+  // the next spread).
   auto alloc = P.getDefiningOp<memref::AllocOp>();
-  if (!alloc || alloc->getBlock() != op->getBlock() || !isBuffer(m.w, 4, elem))
+  if (!alloc || alloc->getBlock() != op->getBlock() || !isBuffer(m.w, 4, elem) || !deadAfter(op, P))
     return failure();
-  for (Operation *user : alloc->getUsers()) {
-    if (user == op.getOperation() || isa<memref::DeallocOp>(user))
-      continue;
-    auto spread = dyn_cast<linalg::GenericOp>(user);
-    auto spreadMark = spread ? spread->getAttrOfType<DictionaryAttr>(kiln::attrs::kConvBackward) : DictionaryAttr();
-    auto spreadPart = spreadMark ? dyn_cast_or_null<StringAttr>(spreadMark.get("part")) : StringAttr();
-    if (m.spread || !spreadPart || spreadPart.getValue() != "spread" || spread.getNumDpsInputs() != 0 ||
-        spread.getDpsInitOperand(0)->get() != P || spread->getBlock() != op->getBlock() ||
-        !spread->isBeforeInBlock(op))
-      return failure();
-    m.spread = spread;
-  }
-  if (!m.spread)
+  auto spread = dyn_cast_or_null<linalg::GenericOp>(nearestToucher(op, P, /*forward=*/false));
+  auto spreadMark = spread ? spread->getAttrOfType<DictionaryAttr>(kiln::attrs::kConvBackward) : DictionaryAttr();
+  auto spreadPart = spreadMark ? dyn_cast_or_null<StringAttr>(spreadMark.get("part")) : StringAttr();
+  if (!spreadPart || spreadPart.getValue() != "spread" || spread.getNumDpsInputs() != 0 ||
+      spread.getDpsInitOperand(0)->get() != P)
     return failure();
+  m.spread = spread;
   SmallVector<memref::LoadOp> loads;
   m.spread->walk([&](memref::LoadOp load) { loads.push_back(load); });
   if (loads.size() != 1 || !isBuffer(loads[0].getMemRef(), 4, elem))
@@ -293,6 +289,8 @@ void LibraryCalls::rewriteConvBackward(IRRewriter &rewriter, ModuleOp module, li
   if (Operation *zero = zeroFillBefore(op, out)) {
     rewriter.eraseOp(zero);
     flags |= kConvOverwrite;
+  } else if (zeroedBefore(op, out)) {
+    flags |= kConvOverwrite;  // the fill stays for the ops that read it
   }
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();

@@ -166,6 +166,10 @@ bool isCopy(linalg::LinalgOp op);
 /// shares one zeroed tensor among several accumulators) counts as a fill.
 Operation *zeroFillBefore(Operation *op, Value buffer);
 
+/// Whether `buffer` holds zeros when `op` runs: zeroFillBefore, or a fill
+/// that ops reading `buffer` follow (that fill must then stay).
+bool zeroedBefore(Operation *op, Value buffer);
+
 /// Whether `op` or an op nested in it uses `root` or a view of it.
 bool touches(Operation *op, Value root);
 
