@@ -145,6 +145,9 @@ FailureOr<ConvBackwardMatch> LibraryCalls::matchConvBackward(linalg::LinalgOp op
     Value xpad = op.getDpsInputOperand(1)->get();
     if (!isBuffer(m.dy, 4, elem) || !isBuffer(xpad, 4, elem))
       return failure();
+    // Depthwise gradients follow the forward's choice (depthwise=false: generated).
+    if (!depthwiseConvs && m.groups > 1 && outType.getDimSize(2) == 1)
+      return failure();
     m.w = out;
     m.x = xpad;
     // Loops (grp, fl, cl, kh, kw) from the output; (n, oh, ow) the other
@@ -227,7 +230,8 @@ FailureOr<ConvBackwardMatch> LibraryCalls::matchConvBackward(linalg::LinalgOp op
   // (grp*Fg+fl, cl, KH-1-kh, KW-1-kw) in some dim order.
   auto outLoops = plainLoops(op.getMatchingIndexingMap(op.getDpsInitOperand(0)));
   auto wType = cast<MemRefType>(m.w.getType());
-  if (failed(outLoops) || op.getNumLoops() != 8 || !wType.hasStaticShape())
+  if (failed(outLoops) || op.getNumLoops() != 8 || !wType.hasStaticShape() ||
+      (!depthwiseConvs && m.groups > 1 && wType.getDimSize(1) == 1))
     return failure();
   SmallVector<unsigned> rest;
   for (unsigned l = 0; l < 8; ++l)
