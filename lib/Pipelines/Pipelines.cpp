@@ -20,7 +20,7 @@
 using namespace mlir;
 
 void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bool channelsLast, bool gpu,
-                                      llvm::StringRef groupedLayout) {
+                                      llvm::StringRef groupedLayout, bool convBackwardCalls) {
   // Autograd transforms first (kiln-compile --grad has already run it): it
   // also drops the stop_gradient markers the importer puts on detach.
   pm.addPass(kiln::createAutogradDifferentiate());
@@ -39,7 +39,9 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bo
     pm.addPass(kiln::createKilnGPUFusedAttention(attnOpts));
   }
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  fpm.addPass(kiln::createConvertATenToLinalg());
+  kiln::ConvertATenToLinalgOptions lowerOpts;
+  lowerOpts.convBackwardCalls = convBackwardCalls;
+  fpm.addPass(kiln::createConvertATenToLinalg(lowerOpts));
   fpm.addPass(createCanonicalizerPass());
   if (channelsLast) {
     // On the CPU grouped and depthwise convolutions go to oneDNN in NHWC
@@ -208,7 +210,8 @@ void kiln::buildGPUHostToLLVMPipeline(OpPassManager &pm) {
 }
 
 void kiln::buildCPUPipeline(OpPassManager &pm, bool channelsLast, bool cpuLibrary) {
-  buildLowerToLinalgPipeline(pm, /*fusedAttention=*/false, channelsLast, /*gpu=*/false);
+  buildLowerToLinalgPipeline(pm, /*fusedAttention=*/false, channelsLast, /*gpu=*/false, "nchw",
+                             /*convBackwardCalls=*/cpuLibrary);
   buildLinalgToLLVMPipeline(pm, cpuLibrary);
 }
 

@@ -179,8 +179,8 @@ void LibraryCalls::eraseWriteOnlyBuffers(ModuleOp module, IRRewriter &rewriter) 
 }
 
 /// The runtime's convolution for element type `elem`, declared once in the module.
-func::FuncOp LibraryCalls::convCallee(ModuleOp module, Type elem) {
-  std::string name = prefix + (elem.isF32() ? "conv_f32" : elem.isBF16() ? "conv_bf16" : "conv_f16");
+func::FuncOp LibraryCalls::convCallee(ModuleOp module, Type elem, StringRef kind) {
+  std::string name = prefix + kind.str() + (elem.isF32() ? "f32" : elem.isBF16() ? "bf16" : "f16");
   if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
     return f;
   // void <prefix>conv_<type>(i32 flags, i64 groups, i64 s0, s1, s2, p0,
@@ -301,11 +301,18 @@ LogicalResult LibraryCalls::run(ModuleOp module) {
   SmallVector<std::pair<linalg::LinalgOp, GemmMatch>> gemmOps;
   SmallVector<std::pair<linalg::LinalgOp, ConvMatch>> convOps;
   SmallVector<std::pair<linalg::LinalgOp, DnnConvMatch>, 4> dnnConvs;
+  SmallVector<std::pair<linalg::LinalgOp, ConvBackwardMatch>, 4> convBackwards;
   if (convs != "library" && convs != "gemm" && convs != "kernel")
     return module.emitError() << "library calls: convs must be library, gemm or kernel, not '" << convs << "'";
   module.walk([&](linalg::LinalgOp op) {
     if (op->getParentOfType<gpu::LaunchOp>() || op->getParentOfType<gpu::GPUModuleOp>())
       return;
+    // A convolution's gradient (ConvBackwardLibraryCalls.cpp).
+    if (op->hasAttr(kiln::attrs::kConvBackward)) {
+      if (auto m = matchConvBackward(op); convs == "library" && succeeded(m))
+        convBackwards.emplace_back(op, *m);
+      return;
+    }
     if (gemms) {
       if (auto match = matchGemm(op); succeeded(match))
         return (void)gemmOps.emplace_back(op, *match);
@@ -325,6 +332,8 @@ LogicalResult LibraryCalls::run(ModuleOp module) {
   for (auto &[op, m] : convOps)
     calls.insert(op);
   for (auto &[op, m] : dnnConvs)
+    calls.insert(op);
+  for (auto &[op, m] : convBackwards)
     calls.insert(op);
   for (auto &[op, g] : gemmOps) {
     Value C = op.getDpsInitOperand(0)->get();
@@ -412,6 +421,8 @@ LogicalResult LibraryCalls::run(ModuleOp module) {
     rewriteConv(rewriter, module, op, m);
   for (auto &[op, m] : dnnConvs)
     rewriteDnnConv(rewriter, module, op, m);
+  for (auto &[op, m] : convBackwards)
+    rewriteConvBackward(rewriter, module, op, m);
   if (epilogues)
     dropUnreadBuffers(module, rewriter);
   eraseWriteOnlyBuffers(module, rewriter);

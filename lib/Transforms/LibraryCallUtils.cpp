@@ -143,27 +143,38 @@ bool isCopy(linalg::LinalgOp op) {
 /// overwrite `buffer` instead of adding to it, and the fill goes away. A
 /// copy of another buffer that is zero-filled the same way (bufferization
 /// shares one zeroed tensor among several accumulators) counts as a fill.
-Operation *zeroFillBefore(Operation *op, Value buffer) {
+/// zeroFillBefore; with `allowReads`, ops that only read `buffer` may come
+/// between (the fill then stays: only the copy of a shared zeroed buffer is
+/// erased, never a fill that something else still reads).
+static Operation *zeroFillBeforeImpl(Operation *op, Value buffer, bool allowReads) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     auto lin = dyn_cast<linalg::LinalgOp>(prev);
     if (lin && lin.getNumDpsInits() == 1 && lin.getDpsInitOperand(0)->get() == buffer) {
       if (isZeroFill(lin))
         return prev;
       if (isCopy(lin) && lin.getDpsInputOperand(0)->get() != buffer &&
-          zeroFillBefore(prev, lin.getDpsInputOperand(0)->get()))
+          zeroFillBeforeImpl(prev, lin.getDpsInputOperand(0)->get(), /*allowReads=*/true))
         return prev;
       return nullptr;
     }
-    bool touches = false;
+    // Several accumulators copy one shared zeroed buffer in turn: those
+    // copies (inputs of linalg ops) leave it zero.
+    bool blocks = false;
     prev->walk([&](Operation *o) {
-      for (Value v : o->getOperands())
-        touches |= rootBuffer(v) == buffer;
+      auto reader = dyn_cast<linalg::LinalgOp>(o);
+      for (OpOperand &use : o->getOpOperands())
+        if (rootBuffer(use.get()) == buffer)
+          blocks |= !allowReads || !reader || !reader.hasPureBufferSemantics() || reader.isDpsInit(&use);
     });
-    if (touches)
+    if (blocks)
       return nullptr;
   }
   return nullptr;
 }
+
+Operation *zeroFillBefore(Operation *op, Value buffer) { return zeroFillBeforeImpl(op, buffer, false); }
+
+bool zeroedBefore(Operation *op, Value buffer) { return zeroFillBeforeImpl(op, buffer, true); }
 
 /// Whether `op` or an op nested in it uses `root` or a view of it.
 bool touches(Operation *op, Value root) {

@@ -79,6 +79,24 @@ struct DnnConvMatch {
   int64_t groupDim() const { return groupedLast ? static_cast<int64_t>(stride.size()) + 1 : 1; }
 };
 
+/// A convolution's gradient marked kiln.conv_backward by the lowering, on
+/// buffers (ConvBackwardLibraryCalls.cpp): the input gradient dx (+)=
+/// conv_transpose(dy, w) or the weight gradient dw (+)= conv(x, dy), both 2-d
+/// in NCHW / FCHW.
+struct ConvBackwardMatch {
+  bool data = false;      ///< the input gradient (else the weight's)
+  Value x, dy, w;         ///< for the data part x is the output dx, for the filter part w is dw
+  /// Per operand: the buffer dim of each of its (N, C, H, W) / (F, C, KH, KW)
+  /// dims, when it is read permuted (kiln-channels-last folds transposes into
+  /// the indexing maps); empty when in that order.
+  SmallVector<int64_t> xPerm, dyPerm, wPerm;
+  int64_t groups = 1;
+  SmallVector<int64_t> stride, padding, dilation;
+  Operation *spread = nullptr;          ///< data: the op that spread dy by the stride, erased
+  SmallVector<Operation *> padOps;      ///< filter: the ops that padded x, erased
+  SmallVector<Operation *> movedFrees;  ///< frees of a source to move after the call
+};
+
 /// Bits of the runtime convolution's `flags` argument (runtime/src/cuda/Dnn.cpp).
 constexpr int32_t kConvTF32 = KILN_GPU_CONV_TF32, kConvOverwrite = KILN_GPU_CONV_OVERWRITE;
 
@@ -147,6 +165,10 @@ bool isCopy(linalg::LinalgOp op);
 /// copy of another buffer that is zero-filled the same way (bufferization
 /// shares one zeroed tensor among several accumulators) counts as a fill.
 Operation *zeroFillBefore(Operation *op, Value buffer);
+
+/// Whether `buffer` holds zeros when `op` runs: zeroFillBefore, or a fill
+/// that ops reading `buffer` follow (that fill must then stay).
+bool zeroedBefore(Operation *op, Value buffer);
 
 /// Whether `op` or an op nested in it uses `root` or a view of it.
 bool touches(Operation *op, Value root);
@@ -324,12 +346,21 @@ public:
   /// output no longer need.
   static void eraseWriteOnlyBuffers(ModuleOp module, IRRewriter &rewriter);
 
-  /// The runtime's convolution for element type `elem`, declared once in the module.
-  func::FuncOp convCallee(ModuleOp module, Type elem);
+  /// The runtime's convolution for element type `elem`, declared once in
+  /// the module: `<prefix><kind><type>` (kind conv_, conv_bwd_data_ or
+  /// conv_bwd_filter_, which all take the same arguments).
+  func::FuncOp convCallee(ModuleOp module, Type elem, StringRef kind = "conv_");
 
   /// Replaces convolution `op` by a call of the runtime's cuDNN convolution.
   void rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg::LinalgOp op, DnnConvMatch &m);
 
+
+  /// The gradient `op` computes if it is a part of a convolution's gradient
+  /// (kiln.conv_backward) on buffers of one element type the runtime takes.
+  FailureOr<ConvBackwardMatch> matchConvBackward(linalg::LinalgOp op);
+
+  /// Replaces `op` by a call of the runtime's backward-data or backward-filter convolution.
+  void rewriteConvBackward(IRRewriter &rewriter, ModuleOp module, linalg::LinalgOp op, ConvBackwardMatch &m);
 
   LogicalResult run(ModuleOp module);
 

@@ -52,6 +52,14 @@ inline constexpr llvm::StringLiteral kRuntimeBackward = "kiln.runtime_backward";
 /// has a batching rule for the op (register_vmap); autograd-batch reads it.
 inline constexpr llvm::StringLiteral kRuntimeVmap = "kiln.runtime_vmap";
 
+/// On the linalg ops that compute a convolution's gradients
+/// (convert-aten-to-linalg with conv-backward-calls): {part = "input" |
+/// "spread" | "weight", stride, padding, dilation, groups}. "weight" reads
+/// (grad_output, the zero-padded input), "input" reads (grad_output spread
+/// by the stride, written by the "spread" op, the weight); the library-call
+/// passes turn them into backward-data / backward-filter calls.
+inline constexpr llvm::StringLiteral kConvBackward = "kiln.conv_backward";
+
 } // namespace kiln::attrs
 
 #endif // KILN_ATEN_IR_ATTRNAMES_H

@@ -18,13 +18,15 @@ void populateAttentionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
 /// The gradient ops reverse-mode differentiation produces (ATenBackwardOps.td).
-void populateBackwardPatterns(mlir::RewritePatternSet &patterns);
+/// With `convBackwardCalls`, a convolution's input and weight gradients take
+/// the forms the library-call passes match (marked kiln.conv_backward).
+void populateBackwardPatterns(mlir::RewritePatternSet &patterns, bool convBackwardCalls = false);
 /// aten.call_runtime on tensors -> its buffer form (to_buffer / to_tensor around it).
 void populateRuntimeCallPatterns(mlir::RewritePatternSet &patterns);
 /// uint8 operands of reductions, scans, products and scatters through int16.
 void populateUnsignedPatterns(mlir::RewritePatternSet &patterns);
 /// All of the above.
-void populateATenToLinalgPatterns(mlir::RewritePatternSet &patterns);
+void populateATenToLinalgPatterns(mlir::RewritePatternSet &patterns, bool convBackwardCalls = false);
 } // namespace kiln
 
 #endif

@@ -29,6 +29,13 @@ def ConvertATenToLinalg : Pass<"convert-aten-to-linalg", "::mlir::func::FuncOp">
     } -> tensor<8x64xf32>
     ```
   }];
+  let options = [
+    Option<"convBackwardCalls", "conv-backward-calls", "bool", /*default=*/"false",
+           "Lower aten.convolution_backward's input and weight gradients to the "
+           "forms kiln-cpu-library-calls and kiln-gpu-library-calls turn into "
+           "backward-data / backward-filter calls (marked kiln.conv_backward); "
+           "without it, to loop nests tuned for generated code">
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect", "::mlir::bufferization::BufferizationDialect"];

@@ -16,9 +16,11 @@ namespace kiln {
 /// depthwise convolutions go channels last with `channelsLast` on the CPU;
 /// on a GPU `groupedLayout` says which: "nchw" (none), "auto" (grouped ones
 /// with several input channels per group, not depthwise ones) or "nhwc" (all).
+/// `convBackwardCalls`: convolution gradients in the forms the library-call
+/// passes turn into backward-data / backward-filter calls (cuDNN, oneDNN).
 void buildLowerToLinalgPipeline(mlir::OpPassManager &pm, bool fusedAttention = false,
                                 bool channelsLast = false, bool gpu = false,
-                                llvm::StringRef groupedLayout = "nchw");
+                                llvm::StringRef groupedLayout = "nchw", bool convBackwardCalls = false);
 /// linalg on tensors -> bufferized loops -> LLVM dialect (`kiln-linalg-to-llvm`).
 /// `cpuLibrary`: large float32 matmuls and convolutions become calls of the
 /// runtime's oneDNN entries (kiln-cpu-library-calls); else generated loops.

@@ -23,7 +23,7 @@ namespace kiln {
 void populateRandomPatterns(mlir::RewritePatternSet &patterns);
 } // namespace kiln
 
-void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
+void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns, bool convBackwardCalls) {
   populateElementwisePatterns(patterns);
   populateCreationPatterns(patterns);
   populateRandomPatterns(patterns);
@@ -36,7 +36,7 @@ void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
   populateAttentionPatterns(patterns);
   populateDataMovementPatterns(patterns);
   populateIndexingPatterns(patterns);
-  populateBackwardPatterns(patterns);
+  populateBackwardPatterns(patterns, convBackwardCalls);
   populateRuntimeCallPatterns(patterns);
   populateUnsignedPatterns(patterns);
 }
@@ -44,6 +44,7 @@ void kiln::populateATenToLinalgPatterns(RewritePatternSet &patterns) {
 namespace {
 struct ConvertATenToLinalgPass
     : kiln::impl::ConvertATenToLinalgBase<ConvertATenToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
@@ -59,7 +60,7 @@ struct ConvertATenToLinalgPass
       return llvm::all_of(op.getOperandTypes(), llvm::IsaPred<MemRefType>);
     });
     RewritePatternSet patterns(ctx);
-    kiln::populateATenToLinalgPatterns(patterns);
+    kiln::populateATenToLinalgPatterns(patterns, convBackwardCalls);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Utils.h"
+#include "ATen/IR/AttrNames.h"
 #include "kiln/Conversion/ATenToLinalg.h"
 
 #include <cmath>
@@ -178,8 +179,28 @@ struct SumToSizeLowering : OpConversionPattern<SumToSizeOp> {
 ///                                    weight[grp*Fg+fl, cl, KH-1-kh, KW-1-kw]
 /// where P is g spread out by the stride and padded by (K-1)*d - pad (a
 /// gather: P[j] = g[(j - L) / s] where that divides evenly and is in range).
+///
+/// With `libraryForm` (conv-backward-calls) the weight gradient always takes
+/// the second form, reading g and the padded input directly, and the ops
+/// computing the input and weight gradients (and the spread P) carry
+/// kiln.conv_backward with the convolution's parameters, for the library-call
+/// passes; whatever they leave runs as generated loops.
 struct ConvolutionBackwardLowering : OpConversionPattern<ConvolutionBackwardOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ConvolutionBackwardLowering(MLIRContext *ctx, bool libraryForm)
+      : OpConversionPattern(ctx), libraryForm(libraryForm) {}
+  bool libraryForm;
+
+  /// Marks `v`'s defining op as part `part` of the gradient of `op`.
+  void mark(Value v, StringRef part, ConvolutionBackwardOp op, OpBuilder &b) const {
+    if (!libraryForm)
+      return;
+    SmallVector<NamedAttribute> fields{
+        b.getNamedAttr("part", b.getStringAttr(part)), b.getNamedAttr("stride", op.getStrideAttr()),
+        b.getNamedAttr("padding", op.getPaddingAttr()), b.getNamedAttr("dilation", op.getDilationAttr()),
+        b.getNamedAttr("groups", b.getI64IntegerAttr(op.getGroups()))};
+    v.getDefiningOp()->setAttr(kiln::attrs::kConvBackward, b.getDictionaryAttr(fields));
+  }
+
   LogicalResult matchAndRewrite(ConvolutionBackwardOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (op.getTransposed())
@@ -212,7 +233,7 @@ struct ConvolutionBackwardLowering : OpConversionPattern<ConvolutionBackwardOp> 
                        })
                        .getResult(0);
     }
-    if (mask[1] && Fg >= 8) {
+    if (mask[1] && Fg >= 8 && !libraryForm) {
       // g transposed to [N, OH, OW, F], then iteration (grp, cl, kh, kw, n,
       // oh, ow, fl) into [G, Cg, KH, KW, Fg]: the innermost loop runs along
       // the output channels, contiguous in both g and the result, so it
@@ -274,6 +295,7 @@ struct ConvolutionBackwardLowering : OpConversionPattern<ConvolutionBackwardOp> 
                        linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[2], m)});
                      })
                      .getResult(0);
+      mark(gw, "weight", op, rewriter);
       results[1] = tensor::CollapseShapeOp::create(
           rewriter, loc, gw, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
     }
@@ -314,6 +336,7 @@ struct ConvolutionBackwardLowering : OpConversionPattern<ConvolutionBackwardOp> 
                                                                    scalarConstant(b, l, elem, 0.0))});
                     })
                     .getResult(0);
+      mark(P, "spread", op, rewriter);
       // Iteration (n, grp, cl, h, w, fl, kh, kw) into [N, G, Cg, H, W].
       Value init = filledTensor(rewriter, loc,
                                 {n, rewriter.getIndexAttr(G), rewriter.getIndexAttr(Cg), inH, inW},
@@ -335,6 +358,7 @@ struct ConvolutionBackwardLowering : OpConversionPattern<ConvolutionBackwardOp> 
                        linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[3], m)});
                      })
                      .getResult(0);
+      mark(gi, "input", op, rewriter);
       results[0] = tensor::CollapseShapeOp::create(
           rewriter, loc, gi, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
     }
@@ -593,9 +617,10 @@ struct NativeBatchNormBackwardLowering : OpConversionPattern<NativeBatchNormBack
 };
 } // namespace
 
-void kiln::populateBackwardPatterns(RewritePatternSet &patterns) {
+void kiln::populateBackwardPatterns(RewritePatternSet &patterns, bool convBackwardCalls) {
+  patterns.add<ConvolutionBackwardLowering>(patterns.getContext(), convBackwardCalls);
   patterns.add<ThresholdBackwardLowering, GeluBackwardLowering, SumToSizeLowering,
-               ConvolutionBackwardLowering, MaxPool2dWithIndicesBackwardLowering,
+               MaxPool2dWithIndicesBackwardLowering,
                AdaptiveAvgPool2dBackwardLowering, AvgPool2dBackwardLowering,
                NativeBatchNormBackwardLowering>(
       patterns.getContext());

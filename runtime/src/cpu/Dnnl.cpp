@@ -232,9 +232,9 @@ void finishPlan(Plan &plan, dnnl_primitive_desc_t pd) {
     dnnl_primitive_desc_t pd;
     ~Destroy() { dnnl().primitive_desc_destroy(pd); }
   } destroy{pd};
-  plan.src = *d.primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-  plan.weights = *d.primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-  plan.dst = *d.primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+  plan.src = *d.primitive_desc_query_md(pd, plan.srcQuery, 0);
+  plan.weights = *d.primitive_desc_query_md(pd, plan.weightsQuery, 0);
+  plan.dst = *d.primitive_desc_query_md(pd, plan.dstQuery, 0);
   if (plan.hasBias) plan.bias = *d.primitive_desc_query_md(pd, dnnl_query_weights_md, 1);
   plan.scratchpad = d.memory_desc_get_size(d.primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
   plan.srcIn = reorder(plan.userSrc, plan.src);
@@ -292,9 +292,9 @@ void execute(const Plan &plan, const void *src, const void *weights, void *dst, 
   int64_t scratchDims[1] = {static_cast<int64_t>(plan.scratchpad)};
   check(d.memory_desc_init_by_tag(&scratchMd, 1, scratchDims, dnnl_u8, dnnl_x), "a oneDNN scratchpad");
   void *scratch = t.scratchpad.get(plan.scratchpad ? plan.scratchpad : 64);
-  std::vector<dnnl_exec_arg_t> args{{DNNL_ARG_SRC, mem.add(plan.src, s)},
-                                    {DNNL_ARG_WEIGHTS, mem.add(plan.weights, w)},
-                                    {DNNL_ARG_DST, mem.add(plan.dst, o)},
+  std::vector<dnnl_exec_arg_t> args{{plan.srcArg, mem.add(plan.src, s)},
+                                    {plan.weightsArg, mem.add(plan.weights, w)},
+                                    {plan.dstArg, mem.add(plan.dst, o)},
                                     {DNNL_ARG_SCRATCHPAD, mem.add(scratchMd, scratch)}};
   if (plan.hasBias) args.push_back({DNNL_ARG_BIAS, mem.add(plan.bias, bias)});
   check(d.primitive_execute(plan.prim, t.stream, static_cast<int>(args.size()), args.data()), "a oneDNN primitive");

@@ -25,6 +25,8 @@ namespace kiln::cpu {
   X(memory_create) \
   X(memory_destroy) \
   X(dilated_convolution_forward_desc_init) \
+  X(dilated_convolution_backward_data_desc_init) \
+  X(dilated_convolution_backward_weights_desc_init) \
   X(matmul_desc_init) \
   X(primitive_attr_create) \
   X(primitive_attr_destroy) \
@@ -77,6 +79,11 @@ struct Plan {
   dnnl_primitive_t dstIn = nullptr, dstOut = nullptr;         ///< (dst read first with a sum post-op)
   size_t scratchpad = 0;
   bool hasBias = false;
+  /// What `src`, `weights` and `dst` are to the primitive: its two operands
+  /// and its result (a gradient's primitive reads diff_dst and writes a
+  /// diff_* memory: ConvBackward.cpp).
+  dnnl_query_t srcQuery = dnnl_query_src_md, weightsQuery = dnnl_query_weights_md, dstQuery = dnnl_query_dst_md;
+  int srcArg = DNNL_ARG_SRC, weightsArg = DNNL_ARG_WEIGHTS, dstArg = DNNL_ARG_DST;
   ~Plan();
 };
 

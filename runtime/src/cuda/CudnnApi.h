@@ -18,7 +18,8 @@ using cudnnStatus_t = int;
 constexpr int CUDNN_DATA_FLOAT = 0, CUDNN_DATA_HALF = 2, CUDNN_DATA_BFLOAT16 = 9, CUDNN_TENSOR_NCHW = 0, CUDNN_TENSOR_NHWC = 1,
               CUDNN_CROSS_CORRELATION = 1, CUDNN_TENSOR_OP_MATH = 1, CUDNN_FMA_MATH = 3, CUDNN_DEFAULT_MATH = 0;
 
-/// cudnnConvolutionFwdAlgoPerf_t.
+/// cudnnConvolutionFwdAlgoPerf_t (cudnnConvolutionBwdDataAlgoPerf_t and
+/// cudnnConvolutionBwdFilterAlgoPerf_t have the same fields).
 struct FwdAlgoPerf {
   int algo;
   cudnnStatus_t status;
@@ -55,6 +56,23 @@ struct Cudnn {
   cudnnStatus_t (*forward)(cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,
                            cudnnFilterDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, void *, size_t,
                            const void *, cudnnTensorDescriptor_t, void *);
+  // The gradients: backward data (w, dy -> dx) and backward filter (x, dy -> dw).
+  cudnnStatus_t (*getBwdDataAlgo)(cudnnHandle_t, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t,
+                                  cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, int *, FwdAlgoPerf *);
+  cudnnStatus_t (*getBwdDataAlgoMax)(cudnnHandle_t, int *);
+  cudnnStatus_t (*getBwdDataWorkspace)(cudnnHandle_t, cudnnFilterDescriptor_t, cudnnTensorDescriptor_t,
+                                       cudnnConvolutionDescriptor_t, cudnnTensorDescriptor_t, int, size_t *);
+  cudnnStatus_t (*backwardData)(cudnnHandle_t, const void *, cudnnFilterDescriptor_t, const void *,
+                                cudnnTensorDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, void *,
+                                size_t, const void *, cudnnTensorDescriptor_t, void *);
+  cudnnStatus_t (*getBwdFilterAlgo)(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t,
+                                    cudnnConvolutionDescriptor_t, cudnnFilterDescriptor_t, int, int *, FwdAlgoPerf *);
+  cudnnStatus_t (*getBwdFilterAlgoMax)(cudnnHandle_t, int *);
+  cudnnStatus_t (*getBwdFilterWorkspace)(cudnnHandle_t, cudnnTensorDescriptor_t, cudnnTensorDescriptor_t,
+                                         cudnnConvolutionDescriptor_t, cudnnFilterDescriptor_t, int, size_t *);
+  cudnnStatus_t (*backwardFilter)(cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,
+                                  cudnnTensorDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, void *,
+                                  size_t, const void *, cudnnFilterDescriptor_t, void *);
   std::string error;  ///< why cuDNN cannot be used
 };
 

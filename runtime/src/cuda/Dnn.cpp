@@ -3,7 +3,10 @@
 // kiln-gpu-library-calls turns convolutions into calls of
 // kiln_gpu_conv_{f32,bf16,f16} (C ABI through MLIR's C interface: rank-5
 // (N, C, D, H, W) memref descriptors, 1-d and 2-d convolutions with unit
-// leading spatial dims). Each runs cudnnConvolutionForward on the call's
+// leading spatial dims), and their gradients into kiln_gpu_conv_bwd_data_*
+// (cudnnConvolutionBackwardData) and kiln_gpu_conv_bwd_filter_*
+// (cudnnConvolutionBackwardFilter), which share the descriptors, plans and
+// workspace handling below. Each runs cudnnConvolutionForward on the call's
 // stream with an algorithm chosen once per shape, on the first call (never
 // while a graph is being captured): for grouped and depthwise convolutions by
 // timing cuDNN's algorithms on the call's operands
@@ -76,6 +79,14 @@ const Cudnn &cudnn() {
     KILN_CUDNN_SYM(getFwdAlgoMax, "cudnnGetConvolutionForwardAlgorithmMaxCount")
     KILN_CUDNN_SYM(getFwdWorkspace, "cudnnGetConvolutionForwardWorkspaceSize")
     KILN_CUDNN_SYM(forward, "cudnnConvolutionForward")
+    KILN_CUDNN_SYM(getBwdDataAlgo, "cudnnGetConvolutionBackwardDataAlgorithm_v7")
+    KILN_CUDNN_SYM(getBwdDataAlgoMax, "cudnnGetConvolutionBackwardDataAlgorithmMaxCount")
+    KILN_CUDNN_SYM(getBwdDataWorkspace, "cudnnGetConvolutionBackwardDataWorkspaceSize")
+    KILN_CUDNN_SYM(backwardData, "cudnnConvolutionBackwardData")
+    KILN_CUDNN_SYM(getBwdFilterAlgo, "cudnnGetConvolutionBackwardFilterAlgorithm_v7")
+    KILN_CUDNN_SYM(getBwdFilterAlgoMax, "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount")
+    KILN_CUDNN_SYM(getBwdFilterWorkspace, "cudnnGetConvolutionBackwardFilterWorkspaceSize")
+    KILN_CUDNN_SYM(backwardFilter, "cudnnConvolutionBackwardFilter")
 #undef KILN_CUDNN_SYM
     c.findFwdAlgoEx =
         reinterpret_cast<decltype(c.findFwdAlgoEx)>(::dlsym(lib, "cudnnFindConvolutionForwardAlgorithmEx"));
@@ -177,12 +188,17 @@ void findFastest(const Cudnn &c, cudnnHandle_t handle, Plan &p, int math, void *
   }
 }
 
-/// out = conv(x, w) (or out += with no kConvOverwrite) on the call's stream.
+/// Which of a convolution's three products a call computes.
+enum class Dir { Forward, Data, Filter };
+
+/// out = conv(x, w) (or out += with no kConvOverwrite) on the call's stream,
+/// or with `dir` Data out = dx, the gradient with respect to x for output
+/// gradient Y, and with Filter out = dw, the one with respect to w.
 /// x and y are (N, C, D, H, W) with any strides, w (F, C/groups, KD, KH, KW)
 /// packed in that order or channels last (F, KD, KH, KW, C/groups); params
 /// are stride, padding and dilation per spatial dim.
 void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64_t groups,
-          const std::array<int64_t, 9> &params, Desc5 *X, Desc5 *W, Desc5 *Y) {
+          const std::array<int64_t, 9> &params, Desc5 *X, Desc5 *W, Desc5 *Y, Dir dir = Dir::Forward) {
   LaunchScope *scope = LaunchScope::current();
   if (!scope || scope->failed()) return;
   if (scope->backend().type() != kiln::DeviceType::CUDA)
@@ -190,15 +206,19 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
   try {
     const Cudnn &c = cudnn();
     if (!c.error.empty()) return scope->fail(c.error);
-    for (int64_t s : Y->sizes)
+    Desc5 *O = dir == Dir::Forward ? Y : dir == Dir::Data ? X : W;
+    for (int64_t s : O->sizes)
       if (s == 0) return;  // an empty output
-    if (X->sizes[1] == 0) {  // no input channels: the sums are empty
+    bool emptySum = false;  // an operand with no elements: the sums are empty
+    for (Desc5 *d : {X, W, Y})
+      for (int64_t s : d->sizes) emptySum |= d != O && s == 0;
+    if (emptySum) {
       if (!(flags & kConvOverwrite)) return;
-      if (Y->strides[4] != 1 || Y->strides[0] != Y->sizes[1] * Y->sizes[2] * Y->sizes[3] * Y->sizes[4])
+      if (O->strides[4] != 1 || O->strides[0] != O->sizes[1] * O->sizes[2] * O->sizes[3] * O->sizes[4])
         return scope->fail(std::string(name) + ": an empty convolution into a non-contiguous output");
       const kiln::gpu::Backend &be = kiln::gpu::cudaBackend();
-      void *p = Y->aligned + Y->offset * elemBytes;
-      size_t count = static_cast<size_t>(Y->sizes[0] * Y->strides[0]);
+      void *p = O->aligned + O->offset * elemBytes;
+      size_t count = static_cast<size_t>(O->sizes[0] * O->strides[0]);
       kiln::gpu::Result r = elemBytes == 4 ? be.memsetD32(p, 0, count, scope->stream())
                                            : be.memsetD16(p, 0, count, scope->stream());
       if (r) scope->fail(std::string(name) + ": zeroing the output: " + be.errorString(r));
@@ -219,7 +239,7 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
     const bool tf32 = flags & kConvTF32;
     int math = dataType != CUDNN_DATA_FLOAT ? CUDNN_TENSOR_OP_MATH : tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
     auto fits = [](int64_t v) { return v >= 0 && v <= INT32_MAX; };
-    std::vector<int64_t> key{dataType, math, nb, groups, filterLast};
+    std::vector<int64_t> key{static_cast<int64_t>(dir), dataType, math, nb, groups, filterLast};
     for (Desc5 *d : {X, W, Y})
       for (int i = 0; i < 5; ++i) {
         if (!fits(d->sizes[i]) || !fits(d->strides[i]))
@@ -268,11 +288,16 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
       check(c.setConvGroups(p.conv, static_cast<int>(groups)), "cudnnSetConvolutionGroupCount");
       check(c.setConvMath(p.conv, math), "cudnnSetConvolutionMathType");
       int count = 0;
-      check(c.getFwdAlgoMax(h.handle, &count), "cudnnGetConvolutionForwardAlgorithmMaxCount");
+      check(dir == Dir::Forward ? c.getFwdAlgoMax(h.handle, &count)
+            : dir == Dir::Data  ? c.getBwdDataAlgoMax(h.handle, &count)
+                                : c.getBwdFilterAlgoMax(h.handle, &count),
+            "the number of cuDNN's algorithms");
       std::vector<FwdAlgoPerf> perf(std::max(count, 1));
-      int returned = 0;
-      check(c.getFwdAlgo(h.handle, p.x, p.w, p.conv, p.y, static_cast<int>(perf.size()), &returned, perf.data()),
-            "cudnnGetConvolutionForwardAlgorithm_v7");
+      int returned = 0, asked = static_cast<int>(perf.size());
+      check(dir == Dir::Forward ? c.getFwdAlgo(h.handle, p.x, p.w, p.conv, p.y, asked, &returned, perf.data())
+            : dir == Dir::Data  ? c.getBwdDataAlgo(h.handle, p.w, p.y, p.conv, p.x, asked, &returned, perf.data())
+                                : c.getBwdFilterAlgo(h.handle, p.x, p.y, p.conv, p.w, asked, &returned, perf.data()),
+            "cuDNN's algorithm heuristics");
       // The heuristics' best algorithm that works with this math type and a
       // workspace of at most kMaxWorkspace.
       bool found = false;
@@ -281,15 +306,40 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
         if (a.status || a.memory > kMaxWorkspace) continue;
         if (math == CUDNN_FMA_MATH && a.mathType != CUDNN_FMA_MATH && a.mathType != CUDNN_DEFAULT_MATH) continue;
         size_t bytes = 0;
-        if (c.getFwdWorkspace(h.handle, p.x, p.w, p.conv, p.y, a.algo, &bytes) || bytes > kMaxWorkspace) continue;
+        cudnnStatus_t ws = dir == Dir::Forward ? c.getFwdWorkspace(h.handle, p.x, p.w, p.conv, p.y, a.algo, &bytes)
+                           : dir == Dir::Data  ? c.getBwdDataWorkspace(h.handle, p.w, p.y, p.conv, p.x, a.algo, &bytes)
+                                               : c.getBwdFilterWorkspace(h.handle, p.x, p.y, p.conv, p.w, a.algo, &bytes);
+        if (ws || bytes > kMaxWorkspace) continue;
         p.algo = a.algo, p.workspace = bytes, found = true;
         if (math != CUDNN_FMA_MATH) check(c.setConvMath(p.conv, a.mathType), "cudnnSetConvolutionMathType");
       }
-      if (!found)
+      // None of the heuristics' picks: any algorithm whose workspace cuDNN
+      // can size for these descriptors (an unsupported one is refused).
+      for (int algo = 0; algo < count && !found; ++algo) {
+        size_t bytes = 0;
+        cudnnStatus_t ws = dir == Dir::Forward ? c.getFwdWorkspace(h.handle, p.x, p.w, p.conv, p.y, algo, &bytes)
+                           : dir == Dir::Data  ? c.getBwdDataWorkspace(h.handle, p.w, p.y, p.conv, p.x, algo, &bytes)
+                                               : c.getBwdFilterWorkspace(h.handle, p.x, p.y, p.conv, p.w, algo, &bytes);
+        if (!ws && bytes <= kMaxWorkspace) p.algo = algo, p.workspace = bytes, found = true;
+      }
+      if (!found) {
+        std::string tried;
+        for (int i = 0; i < returned; ++i)
+          tried += (i ? ", " : "") + std::to_string(perf[i].algo) + ": status " + std::to_string(perf[i].status) +
+                   ", math " + std::to_string(perf[i].mathType) + ", " + std::to_string(perf[i].memory) + " bytes";
+        auto dims = [](const Desc5 *d) {
+          std::string t;
+          for (int i = 0; i < 5; ++i)
+            t += (i ? "x" : "") + std::to_string(d->sizes[i]) + "/" + std::to_string(d->strides[i]);
+          return t;
+        };
         return scope->fail(std::string(name) + ": cuDNN has no algorithm for this convolution (" +
-                           std::to_string(nb - 2) + "-d, " + std::to_string(groups) + " groups)");
+                           std::to_string(nb - 2) + "-d, " + std::to_string(groups) + " groups, x " + dims(X) +
+                           ", w " + dims(W) + (filterLast ? " NHWC" : " NCHW") + ", y " + dims(Y) +
+                           "; heuristics: " + tried + ")");
+      }
       FindPolicy policy = findPolicy();
-      if (policy == FindPolicy::All || (policy == FindPolicy::Grouped && groups > 1))
+      if (dir == Dir::Forward && (policy == FindPolicy::All || (policy == FindPolicy::Grouped && groups > 1)))
         findFastest(c, h.handle, p, math, scope->stream(), X->aligned + X->offset * elemBytes,
                     W->aligned + W->offset * elemBytes, Y, elemBytes);
       it = plans.emplace(std::move(key), p).first;
@@ -298,9 +348,14 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
     void *ws = p.workspace ? mgpuMemAlloc(p.workspace, scope->stream(), false) : nullptr;
     if (p.workspace && (!ws || scope->failed())) return;
     const float one = 1.0f, beta = flags & kConvOverwrite ? 0.0f : 1.0f;
-    cudnnStatus_t s = c.forward(h.handle, &one, p.x, X->aligned + X->offset * elemBytes, p.w,
-                                W->aligned + W->offset * elemBytes, p.conv, p.algo, ws, p.workspace, &beta, p.y,
-                                Y->aligned + Y->offset * elemBytes);
+    void *x = X->aligned + X->offset * elemBytes, *w = W->aligned + W->offset * elemBytes,
+         *y = Y->aligned + Y->offset * elemBytes;
+    cudnnStatus_t s =
+        dir == Dir::Forward ? c.forward(h.handle, &one, p.x, x, p.w, w, p.conv, p.algo, ws, p.workspace, &beta, p.y, y)
+        : dir == Dir::Data  ? c.backwardData(h.handle, &one, p.w, w, p.y, y, p.conv, p.algo, ws, p.workspace, &beta,
+                                             p.x, x)
+                            : c.backwardFilter(h.handle, &one, p.x, x, p.y, y, p.conv, p.algo, ws, p.workspace,
+                                               &beta, p.w, w);
     if (ws) mgpuMemFree(ws, scope->stream());
     if (s)
       scope->fail(std::string("cuDNN convolution ") + name + " (input " + std::to_string(X->sizes[0]) + "x" +
@@ -326,3 +381,22 @@ KILN_GPU_CONV(f32, CUDNN_DATA_FLOAT, 4)
 KILN_GPU_CONV(bf16, CUDNN_DATA_BFLOAT16, 2)
 KILN_GPU_CONV(f16, CUDNN_DATA_HALF, 2)
 #undef KILN_GPU_CONV
+
+// The gradients: bwd_data(dy, w, dx), bwd_filter(x, dy, dw).
+#define KILN_GPU_CONV_BWD(suffix, dataType, bytes)                                                                   \
+  extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_conv_bwd_data_##suffix(               \
+      int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1, int64_t p2,         \
+      int64_t d0, int64_t d1, int64_t d2, Desc5 *DY, Desc5 *W, Desc5 *DX) {                                          \
+    conv("kiln_gpu_conv_bwd_data_" #suffix, dataType, bytes, flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, DX, \
+         W, DY, Dir::Data);                                                                                          \
+  }                                                                                                                  \
+  extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_conv_bwd_filter_##suffix(             \
+      int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1, int64_t p2,         \
+      int64_t d0, int64_t d1, int64_t d2, Desc5 *X, Desc5 *DY, Desc5 *DW) {                                          \
+    conv("kiln_gpu_conv_bwd_filter_" #suffix, dataType, bytes, flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2},  \
+         X, DW, DY, Dir::Filter);                                                                                    \
+  }
+KILN_GPU_CONV_BWD(f32, CUDNN_DATA_FLOAT, 4)
+KILN_GPU_CONV_BWD(bf16, CUDNN_DATA_BFLOAT16, 2)
+KILN_GPU_CONV_BWD(f16, CUDNN_DATA_HALF, 2)
+#undef KILN_GPU_CONV_BWD

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s -split-input-file -convert-aten-to-linalg | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -convert-aten-to-linalg=conv-backward-calls=true | FileCheck %s --check-prefix=LIB
 
 // The backward-formula ops (lib/Conversion/ATenToLinalg/Backward.cpp).
 
@@ -49,6 +50,15 @@ func.func @sum_to_size(%g: tensor<?x3x4xf32>) -> tensor<3x1xf32> {
 // Bias: a sum over (n, oh, ow); weight: g against the padded input at
 // oh*s + kh*d; input: g spread by the stride (a gather), against the
 // flipped weight.
+// With conv-backward-calls the ops computing the weight gradient, the
+// spread grad_output and the input gradient carry kiln.conv_backward with
+// the convolution's parameters, for the library-call passes.
+// LIB-LABEL: func.func @convolution_backward
+// LIB: linalg.generic {{.*}}outs(%{{.*}} : tensor<4xf32>)
+// LIB-NOT: kiln.conv_backward
+// LIB: linalg.generic {{.*}}ins(%arg0, %{{.*}} : tensor<2x4x4x4xf32>, tensor<2x3x10x10xf32>) outs(%{{.*}} : tensor<1x4x3x3x3xf32>) attrs =  {kiln.conv_backward = {dilation = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 1, 1>, part = "weight", stride = array<i64: 2, 2>}}
+// LIB: linalg.generic {{.*}}outs(%{{.*}} : tensor<2x4x10x10xf32>) attrs =  {kiln.conv_backward = {{{.*}}part = "spread"
+// LIB: linalg.generic {{.*}}outs(%{{.*}} : tensor<2x1x3x8x8xf32>) attrs =  {kiln.conv_backward = {{{.*}}part = "input"
 // CHECK-LABEL: func.func @convolution_backward
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "reduction", "reduction"]{{.*}}outs(%{{.*}} : tensor<4xf32>)
 // CHECK: tensor.pad
@@ -80,6 +90,11 @@ func.func @convolution_backward_weight_only(%g: tensor<2x4x8x8xf32>, %x: tensor<
 // channels-last: g transposed to [N, OH, OW, F], the output channel the
 // innermost (parallel) loop after the (n, oh, ow) reduction, and the
 // [G, Cg, KH, KW, Fg] result transposed back.
+// With conv-backward-calls: no transposes, the form a library call takes.
+// LIB-LABEL: func.func @convolution_backward_weight_channels_last
+// LIB-NOT: linalg.transpose
+// LIB: linalg.generic {{.*}}ins(%arg0, %{{.*}} : tensor<2x16x8x8xf32>, tensor<2x3x10x10xf32>) outs(%{{.*}} : tensor<1x16x3x3x3xf32>) attrs =  {kiln.conv_backward = {{{.*}}part = "weight"
+// LIB-NOT: linalg.transpose
 // CHECK-LABEL: func.func @convolution_backward_weight_channels_last
 // CHECK: tensor.pad
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x16x8x8xf32>) outs(%{{.*}} : tensor<2x8x8x16xf32>) permutation = [0, 2, 3, 1]

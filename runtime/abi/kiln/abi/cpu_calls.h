@@ -15,6 +15,11 @@
  *     rank 5 (N, C, D, H, W) views (unit leading spatial dims for 1-d and 2-d convolutions), any
  *     strides: y = conv(x, w) (+ y without KILN_CPU_OVERWRITE), stride s, symmetric zero padding p
  *     and dilation d per spatial dim, w (F, C/groups, KD, KH, KW).
+ *   kiln_cpu_conv_bwd_data_f32(i32 flags, i64 groups, s.., p.., d.., dy, w, dx)
+ *     dx = the gradient of conv(x, w) with respect to x for the output gradient dy (+ dx without
+ *     KILN_CPU_OVERWRITE); arguments as kiln_cpu_conv_f32's.
+ *   kiln_cpu_conv_bwd_filter_f32(i32 flags, i64 groups, s.., p.., d.., x, dy, dw)
+ *     dw = the same gradient with respect to w (+ dw without KILN_CPU_OVERWRITE).
  *
  * A failed call leaves its output unspecified and records an error that the
  * model's run reports (the calls run on the thread that runs the model).

@@ -29,6 +29,13 @@
  * p2, d0, d1, d2, x, w, y): y = conv(x, w) (+ y without
  * KILN_GPU_CONV_OVERWRITE), rank-5 (N, C, D, H, W) views. */
 #define KILN_GPU_CONV_PREFIX "kiln_gpu_conv_"
+/* void kiln_gpu_conv_bwd_data_<type>(flags, groups, s.., p.., d.., dy, w, dx):
+ * dx = the gradient of conv(x, w) with respect to x for output gradient dy
+ * (+ dx without KILN_GPU_CONV_OVERWRITE); void kiln_gpu_conv_bwd_filter_<type>
+ * (flags, groups, s.., p.., d.., x, dy, dw): the same for w. Arguments as
+ * kiln_gpu_conv_<type>'s. */
+#define KILN_GPU_CONV_BWD_DATA_PREFIX "kiln_gpu_conv_bwd_data_"
+#define KILN_GPU_CONV_BWD_FILTER_PREFIX "kiln_gpu_conv_bwd_filter_"
 /* void kiln_gpu_sdpa_<type>[<mask>](q, k, v, [mask,] out, i32 causal,
  * i32 group, f32 scale): fused scaled_dot_product_attention over rank-4
  * (batch, heads, sequence, head size) views. */
@@ -57,6 +64,9 @@ enum kiln_gpu_conv_flags {
   X("kiln_gpu_gemm_lt_f32") X("kiln_gpu_gemm_lt_bf16") X("kiln_gpu_gemm_lt_f16")           \
   X("kiln_gpu_gemm_lt_bf16_f32") X("kiln_gpu_gemm_lt_f16_f32")                             \
   X("kiln_gpu_conv_f32") X("kiln_gpu_conv_bf16") X("kiln_gpu_conv_f16")                    \
+  X("kiln_gpu_conv_bwd_data_f32") X("kiln_gpu_conv_bwd_data_bf16")                         \
+  X("kiln_gpu_conv_bwd_data_f16") X("kiln_gpu_conv_bwd_filter_f32")                        \
+  X("kiln_gpu_conv_bwd_filter_bf16") X("kiln_gpu_conv_bwd_filter_f16")                     \
   X("kiln_gpu_sdpa_f32") X("kiln_gpu_sdpa_bf16") X("kiln_gpu_sdpa_f16")                    \
   X("kiln_gpu_sdpa_f32_boolmask") X("kiln_gpu_sdpa_bf16_boolmask")                         \
   X("kiln_gpu_sdpa_f16_boolmask") X("kiln_gpu_sdpa_f32_addmask")                           \
