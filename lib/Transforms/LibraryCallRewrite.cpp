@@ -208,9 +208,20 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
   if (constWeights && isConstWeight(m.filter))
     flags |= kConstWeight;
   bool overwrite = false;
-  if (Operation *zero = zeroFillBefore(op, m.output)) {
+  // CPU: the bias broadcast before and an in-place ReLU after go into the call.
+  ConvEpilogue ep;
+  if (convEpilogues && outElem == elem)
+    ep = matchConvEpilogue(op, m);
+  if (ep.biasFill) {
+    rewriter.eraseOp(ep.biasFill);
+    overwrite = true;
+  } else if (Operation *zero = zeroFillBefore(op, m.output)) {
     rewriter.eraseOp(zero);
     overwrite = true;
+  }
+  if (ep.relu) {
+    rewriter.eraseOp(ep.relu);
+    flags |= KILN_CPU_RELU;
   }
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
@@ -249,7 +260,14 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
       args.push_back(arith::ConstantIntOp::create(rewriter, loc, i < 3 ? unit : list[i - 3], 64));
   args.append({asConvArg(rewriter, loc, x, m.channelsLast), asConvArg(rewriter, loc, w, m.channelsLast),
                asConvArg(rewriter, loc, narrow ? merged(narrow, m.groupDim()) : y, m.channelsLast)});
-  func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
+  if (ep.bias) {
+    int64_t dyn = ShapedType::kDynamic;
+    args.push_back(memref::CastOp::create(
+        rewriter, loc, MemRefType::get({dyn}, elem, StridedLayoutAttr::get(&getContext(), dyn, {dyn})), ep.bias));
+    func::CallOp::create(rewriter, loc, convBiasCallee(module), args);
+  } else {
+    func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
+  }
   if (retarget) {
     for (OpOperand *use : readers) {
       if (isa<memref::DeallocOp>(use->getOwner())) {

@@ -15,6 +15,8 @@
  *     rank 5 (N, C, D, H, W) views (unit leading spatial dims for 1-d and 2-d convolutions), any
  *     strides: y = conv(x, w) (+ y without KILN_CPU_OVERWRITE), stride s, symmetric zero padding p
  *     and dilation d per spatial dim, w (F, C/groups, KD, KH, KW).
+ *   kiln_cpu_conv_bias_f32(i32 flags, i64 groups, ..., x, w, y, bias)  bias rank 1 (F)
+ *     the same, + bias[f] on every output of channel f, then ReLU with KILN_CPU_RELU.
  *
  * A failed call leaves its output unspecified and records an error that the
  * model's run reports (the calls run on the thread that runs the model).
@@ -25,7 +27,7 @@
 enum kiln_cpu_call_flags {
   /* The output is written, not read (it was zero-filled before). */
   KILN_CPU_OVERWRITE = 2,
-  /* max(x, 0) of the result (the GEMM with a bias). */
+  /* max(x, 0) of the result (the GEMM with a bias, the convolutions). */
   KILN_CPU_RELU = 4,
   /* The weight operand (B of a GEMM, w of a convolution) is an argument of
    * the model of kind weight that no run changes: the runtime reorders it once

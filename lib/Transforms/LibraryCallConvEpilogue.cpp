@@ -1,0 +1,85 @@
+//===- LibraryCallConvEpilogue.cpp - a convolution's bias and ReLU folded into the CPU runtime's call ===//
+//
+// A convolution with a bias is lowered as a broadcast of the bias into the
+// output followed by the convolution accumulating into it, and a ReLU after
+// it as a loop rewriting the output in place. oneDNN takes both itself (its
+// bias and an eltwise post-op), so the call writes each output once instead
+// of three passes over it (docs/Rationale/cpu-library-calls.md).
+//
+//===----------------------------------------------------------------------===//
+#include "LibraryCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace kiln::libcalls;
+
+ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m) {
+  ConvEpilogue ep;
+  Value root = rootBuffer(m.output);
+  auto rootType = dyn_cast<MemRefType>(root.getType());
+  int64_t k = static_cast<int64_t>(m.stride.size());
+  if (!rootType || !rootType.getElementType().isF32() || rootType.getRank() != k + 2 ||
+      !cast<MemRefType>(m.filter.getType()).getElementType().isF32())
+    return ep;
+  // The whole output is what the call writes: the root buffer is the
+  // output (its groups merged back), so an op writing the root writes it.
+  int64_t outputElems = cast<MemRefType>(m.output.getType()).getNumElements();
+  if (!rootType.hasStaticShape() || rootType.getNumElements() != outputElems)
+    return ep;
+  // The output channel dim of the root: channels first, or last (NHWC).
+  int64_t channelDim = m.channelsLast.empty() ? 1 : (m.grouped ? k + 1 : m.channelsLast[1]);
+  MLIRContext *ctx = op->getContext();
+  auto wholeElementwise = [&](linalg::LinalgOp l) {
+    return l && l.hasPureBufferSemantics() && l.getNumDpsInits() == 1 && l->getNumResults() == 0 &&
+           l.getDpsInitOperand(0)->get() == root && l.getNumParallelLoops() == l.getNumLoops() &&
+           l.getMatchingIndexingMap(l.getDpsInitOperand(0)).isIdentity();
+  };
+
+  // Before: every element of the output set to bias[channel].
+  auto fill = dyn_cast_or_null<linalg::LinalgOp>(nearestToucher(op, root, /*forward=*/false));
+  if (wholeElementwise(fill) && fill.getNumDpsInputs() == 1 && overwritesWhole(fill, root)) {
+    OpOperand *in = fill.getDpsInputOperand(0);
+    auto xType = dyn_cast<MemRefType>(in->get().getType());
+    AffineMap map = fill.getMatchingIndexingMap(in);
+    auto yield = cast<linalg::YieldOp>(fill.getBlock()->getTerminator());
+    if (xType && xType.getRank() == 1 && xType.getElementType().isF32() && xType.getLayout().isIdentity() &&
+        xType.getDimSize(0) == rootType.getDimSize(channelDim) && map.getNumResults() == 1 &&
+        map.getResult(0) == getAffineDimExpr(channelDim, ctx) && yield.getNumOperands() == 1 &&
+        yield.getOperand(0) == fill.getMatchingBlockArgument(in) &&
+        untouchedBetween(fill, op, {rootBuffer(in->get())})) {
+      ep.biasFill = fill;
+      ep.bias = in->get();
+    }
+  }
+
+  // After: the output replaced by max(output, 0), element by element.
+  auto next = dyn_cast_or_null<linalg::LinalgOp>(nearestToucher(op, root, /*forward=*/true));
+  if (wholeElementwise(next) && next.getNumDpsInputs() == 1 && next.getDpsInputOperand(0)->get() == root &&
+      next.getMatchingIndexingMap(next.getDpsInputOperand(0)).isIdentity() &&
+      next.getMatchingBlockArgument(next.getDpsInitOperand(0)).use_empty()) {
+    auto yield = cast<linalg::YieldOp>(next.getBlock()->getTerminator());
+    Value x;
+    if (yield.getNumOperands() == 1 && isRelu(yield.getOperand(0), x) &&
+        x == next.getMatchingBlockArgument(next.getDpsInputOperand(0)))
+      ep.relu = next;
+  }
+  return ep;
+}
+
+func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module) {
+  std::string name = prefix + "conv_bias_f32";
+  if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
+    return f;
+  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  Type f32 = mb.getF32Type(), arg = convArgType(f32);
+  int64_t dyn = ShapedType::kDynamic;
+  Type bias = MemRefType::get({dyn}, f32, StridedLayoutAttr::get(mb.getContext(), dyn, {dyn}));
+  SmallVector<Type> inputs{mb.getI32Type()};
+  inputs.append(10, mb.getI64Type());
+  inputs.append({arg, arg, arg, bias});
+  auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(inputs, {}));
+  callee.setPrivate();
+  callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+  return callee;
+}
