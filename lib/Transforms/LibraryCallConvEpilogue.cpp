@@ -10,9 +10,21 @@
 #include "LibraryCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace kiln::libcalls;
+
+/// The nearest op before (`forward` false) or after `op` in its block that
+/// touches buffer `root` other than by making a view of it (the reshapes
+/// that split and merge a grouped convolution's channels), or null.
+static Operation *nearestAccess(Operation *op, Value root, bool forward) {
+  for (Operation *o = forward ? op->getNextNode() : op->getPrevNode(); o;
+       o = forward ? o->getNextNode() : o->getPrevNode())
+    if (touches(o, root) && !(o->getNumRegions() == 0 && isMemoryEffectFree(o)))
+      return o;
+  return nullptr;
+}
 
 ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m) {
   ConvEpilogue ep;
@@ -27,8 +39,9 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
   int64_t outputElems = cast<MemRefType>(m.output.getType()).getNumElements();
   if (!rootType.hasStaticShape() || rootType.getNumElements() != outputElems)
     return ep;
-  // The output channel dim of the root: channels first, or last (NHWC).
-  int64_t channelDim = m.channelsLast.empty() ? 1 : (m.grouped ? k + 1 : m.channelsLast[1]);
+  // The output channel dim of the root: channels first, or last (NHWC; a
+  // grouped one's (G, F/G) pair merged back into F).
+  int64_t channelDim = m.groupedLast ? k + 1 : m.channelsLast.empty() ? 1 : m.channelsLast[1];
   MLIRContext *ctx = op->getContext();
   auto wholeElementwise = [&](linalg::LinalgOp l) {
     return l && l.hasPureBufferSemantics() && l.getNumDpsInits() == 1 && l->getNumResults() == 0 &&
@@ -37,7 +50,7 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
   };
 
   // Before: every element of the output set to bias[channel].
-  auto fill = dyn_cast_or_null<linalg::LinalgOp>(nearestToucher(op, root, /*forward=*/false));
+  auto fill = dyn_cast_or_null<linalg::LinalgOp>(nearestAccess(op, root, /*forward=*/false));
   if (wholeElementwise(fill) && fill.getNumDpsInputs() == 1 && overwritesWhole(fill, root)) {
     OpOperand *in = fill.getDpsInputOperand(0);
     auto xType = dyn_cast<MemRefType>(in->get().getType());
@@ -54,7 +67,7 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
   }
 
   // After: the output replaced by max(output, 0), element by element.
-  auto next = dyn_cast_or_null<linalg::LinalgOp>(nearestToucher(op, root, /*forward=*/true));
+  auto next = dyn_cast_or_null<linalg::LinalgOp>(nearestAccess(op, root, /*forward=*/true));
   if (wholeElementwise(next) && next.getNumDpsInputs() == 1 && next.getDpsInputOperand(0)->get() == root &&
       next.getMatchingIndexingMap(next.getDpsInputOperand(0)).isIdentity() &&
       next.getMatchingBlockArgument(next.getDpsInitOperand(0)).use_empty()) {
