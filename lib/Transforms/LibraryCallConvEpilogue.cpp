@@ -1,15 +1,18 @@
 //===- LibraryCallConvEpilogue.cpp - a convolution's bias and ReLU folded into the CPU runtime's call ===//
 //
 // A convolution with a bias is lowered as a broadcast of the bias into the
-// output followed by the convolution accumulating into it, and a ReLU after
-// it as a loop rewriting the output in place. oneDNN takes both itself (its
-// bias and an eltwise post-op), so the call writes each output once instead
-// of three passes over it (docs/Rationale/cpu-library-calls.md).
+// output followed by the convolution accumulating into it, and an activation
+// after it (ReLU, hardswish, SiLU, sigmoid) as a loop over the output.
+// oneDNN takes both itself (its bias and an eltwise post-op), so the call
+// writes each output once instead of three passes over it
+// (docs/Rationale/cpu-library-calls.md).
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -24,6 +27,48 @@ static Operation *nearestAccess(Operation *op, Value root, bool forward) {
     if (touches(o, root) && !(o->getNumRegions() == 0 && isMemoryEffectFree(o)))
       return o;
   return nullptr;
+}
+
+/// The KILN_CPU_* bit of the activation `v` computes of `x`, in the forms
+/// kiln's elementwise lowering writes them: max(x, 0); x * min(max(x + 3,
+/// 0), 6) / 6; x / (1 + exp(-x)); 1 / (1 + exp(-x)). 0 for anything else.
+static int32_t activationOf(Value v, Value x) {
+  Value r;
+  if (LibraryCalls::isRelu(v, r))
+    return r == x ? KILN_CPU_RELU : 0;
+  auto isConst = [](Value c, double want) {
+    FloatAttr a;
+    return matchPattern(c, m_Constant(&a)) && a.getValueAsDouble() == want;
+  };
+  // 1 + exp(-x), either operand order.
+  auto onePlusExpNeg = [&](Value d) {
+    auto add = d.getDefiningOp<arith::AddFOp>();
+    if (!add)
+      return false;
+    for (int i = 0; i < 2; ++i) {
+      auto e = add->getOperand(1 - i).getDefiningOp<math::ExpOp>();
+      auto n = e ? e.getOperand().getDefiningOp<arith::NegFOp>() : arith::NegFOp();
+      if (isConst(add->getOperand(i), 1.0) && n && n.getOperand() == x)
+        return true;
+    }
+    return false;
+  };
+  if (auto div = v.getDefiningOp<arith::DivFOp>()) {
+    if (onePlusExpNeg(div.getRhs()))
+      return div.getLhs() == x ? KILN_CPU_SILU : isConst(div.getLhs(), 1.0) ? KILN_CPU_SIGMOID : 0;
+    // x * min(max(x + 3, 0), 6) / 6
+    auto mul = div.getLhs().getDefiningOp<arith::MulFOp>();
+    if (!mul || !isConst(div.getRhs(), 6.0))
+      return 0;
+    Value r6 = mul.getLhs() == x ? mul.getRhs() : mul.getRhs() == x ? mul.getLhs() : Value();
+    auto mn = r6 ? r6.getDefiningOp<arith::MinimumFOp>() : arith::MinimumFOp();
+    auto mx = mn ? mn.getLhs().getDefiningOp<arith::MaximumFOp>() : arith::MaximumFOp();
+    auto add = mx ? mx.getLhs().getDefiningOp<arith::AddFOp>() : arith::AddFOp();
+    if (mn && isConst(mn.getRhs(), 6.0) && mx && isConst(mx.getRhs(), 0.0) && add && add.getLhs() == x &&
+        isConst(add.getRhs(), 3.0))
+      return KILN_CPU_HARDSWISH;
+  }
+  return 0;
 }
 
 ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m) {
@@ -66,17 +111,37 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
     }
   }
 
-  // After: the output replaced by max(output, 0), element by element.
+  // After: the activation of every element, into the output itself or, if
+  // the output dies there, into a buffer of the activation's own (an
+  // ungrouped convolution's: the call then writes that buffer).
   auto next = dyn_cast_or_null<linalg::LinalgOp>(nearestAccess(op, root, /*forward=*/true));
-  if (wholeElementwise(next) && next.getNumDpsInputs() == 1 && next.getDpsInputOperand(0)->get() == root &&
-      next.getMatchingIndexingMap(next.getDpsInputOperand(0)).isIdentity() &&
-      next.getMatchingBlockArgument(next.getDpsInitOperand(0)).use_empty()) {
-    auto yield = cast<linalg::YieldOp>(next.getBlock()->getTerminator());
-    Value x;
-    if (yield.getNumOperands() == 1 && isRelu(yield.getOperand(0), x) &&
-        x == next.getMatchingBlockArgument(next.getDpsInputOperand(0)))
-      ep.relu = next;
+  if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInputs() != 1 || next.getNumDpsInits() != 1 ||
+      next->getNumResults() != 0 || next.getDpsInputOperand(0)->get() != root ||
+      next.getNumParallelLoops() != next.getNumLoops() ||
+      !next.getMatchingIndexingMap(next.getDpsInputOperand(0)).isIdentity() ||
+      !next.getMatchingIndexingMap(next.getDpsInitOperand(0)).isIdentity() ||
+      !next.getMatchingBlockArgument(next.getDpsInitOperand(0)).use_empty())
+    return ep;
+  auto yield = cast<linalg::YieldOp>(next.getBlock()->getTerminator());
+  int32_t flag = yield.getNumOperands() == 1
+                     ? activationOf(yield.getOperand(0), next.getMatchingBlockArgument(next.getDpsInputOperand(0)))
+                     : 0;
+  if (!flag)
+    return ep;
+  Value out = next.getDpsInitOperand(0)->get();
+  if (out != root) {
+    // Another buffer: a whole allocation of the output's type that nothing
+    // touches between the call and the activation, the output dead after.
+    auto alloc = out.getDefiningOp<memref::AllocOp>();
+    if (m.output != root || !alloc || out.getType() != root.getType() || alloc->getNumOperands() != 0 ||
+        alloc->getBlock() != op->getBlock() || !deadAfter(next, root) || !untouchedBetween(op, next, {out}))
+      return ep;
+    if (!alloc->isBeforeInBlock(op))
+      ep.hoist = alloc;
+    ep.output = out;
   }
+  ep.activation = next;
+  ep.flag = flag;
   return ep;
 }
 

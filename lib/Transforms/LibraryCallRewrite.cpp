@@ -219,9 +219,11 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
     rewriter.eraseOp(zero);
     overwrite = true;
   }
-  if (ep.relu) {
-    rewriter.eraseOp(ep.relu);
-    flags |= KILN_CPU_RELU;
+  if (ep.activation) {
+    rewriter.eraseOp(ep.activation);
+    flags |= ep.flag;
+    if (ep.hoist)
+      ep.hoist->moveBefore(op);
   }
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
@@ -231,7 +233,7 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
     return m.grouped ? collapse(rewriter, loc, v, mergedChannels(k + 3, first)) : v;
   };
   Value x = m.source ? m.source : merged(m.input, m.groupDim());
-  Value w = merged(m.filter, 0), y = merged(m.output, m.groupDim());
+  Value w = merged(m.filter, 0), y = merged(ep.output ? ep.output : m.output, m.groupDim());
   // A 16-bit convolution into a float32 accumulator: cuDNN writes a
   // 16-bit result of the accumulator's shape. Where the accumulator starts
   // at zero and only generic ops read it afterwards, they read the 16-bit

@@ -95,7 +95,10 @@ static_assert(kGemmOverwrite == KILN_CPU_OVERWRITE && kConvOverwrite == KILN_CPU
 struct ConvEpilogue {
   Operation *biasFill = nullptr; ///< the broadcast of `bias` that initialised the output, erased
   Value bias;                    ///< float32 [F], contiguous
-  Operation *relu = nullptr;     ///< the in-place ReLU of the whole output right after, erased
+  Operation *activation = nullptr; ///< the activation of the whole output right after, erased
+  int32_t flag = 0;                ///< its KILN_CPU_* bit (RELU, HARDSWISH, SILU, SIGMOID)
+  Value output;                    ///< the activation's own output, which the call writes instead, or null
+  Operation *hoist = nullptr;      ///< that output's allocation, moved before the call
 };
 
 /// What of a GEMM's neighbours folds into its call (see matchEpilogue).
@@ -289,8 +292,9 @@ public:
   Epilogue matchEpilogue(linalg::LinalgOp op, const GemmMatch &g, const llvm::DenseSet<Operation *> &calls);
 
   /// The float32 convolution `op` (matched as `m`)'s bias broadcast that
-  /// filled its whole output just before it, and the ReLU that rewrites
-  /// the whole output in place right after it (LibraryCallConvEpilogue.cpp).
+  /// filled its whole output just before it, and the activation (ReLU,
+  /// hardswish, SiLU, sigmoid) of the whole output right after it, in place
+  /// or into a buffer of its own (LibraryCallConvEpilogue.cpp).
   ConvEpilogue matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m);
 
   /// The CPU runtime's convolution with a bias, declared once in the module:

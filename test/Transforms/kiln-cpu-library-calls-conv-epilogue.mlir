@@ -81,3 +81,47 @@ func.func @not_a_bias(%in: memref<1x30x30x32xf32>, %w: memref<64x3x3x32xf32>, %b
   }
   return
 }
+
+// SiLU (x / (1 + exp(-x))) into a buffer of its own, the convolution's
+// output dead after it: the call writes that buffer (flags 2 + 32), and the
+// convolution's own buffer goes away.
+// CHECK-LABEL: func.func @conv_silu_elsewhere(
+// CHECK: %[[Z:.*]] = memref.alloc() : memref<1x28x28x64xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: %[[FLAGS:.*]] = arith.constant 34 : i32
+// CHECK: memref.reinterpret_cast %[[Z]]
+// CHECK: call @kiln_cpu_conv_bias_f32(%[[FLAGS]],
+// CHECK-NOT: math.exp
+// CHECK: linalg.copy ins(%[[Z]]
+func.func @conv_silu_elsewhere(%in: memref<1x30x30x32xf32>, %w: memref<64x3x3x32xf32>, %bias: memref<64xf32>,
+                               %res: memref<1x28x28x64xf32>) {
+  %y = memref.alloc() : memref<1x28x28x64xf32>
+  linalg.generic {indexing_maps = [#chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<64xf32>) outs(%y : memref<1x28x28x64xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.generic {indexing_maps = [#nhwc_in, #nhwc_w, #nhwc_out],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %w : memref<1x30x30x32xf32>, memref<64x3x3x32xf32>) outs(%y : memref<1x28x28x64xf32>) {
+  ^bb0(%x: f32, %v: f32, %o: f32):
+    %p = arith.mulf %x, %v : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  %z = memref.alloc() : memref<1x28x28x64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x28x28x64xf32>) outs(%z : memref<1x28x28x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %v : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %r = arith.divf %v, %d : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %y : memref<1x28x28x64xf32>
+  linalg.copy ins(%z : memref<1x28x28x64xf32>) outs(%res : memref<1x28x28x64xf32>)
+  memref.dealloc %z : memref<1x28x28x64xf32>
+  return
+}

@@ -18,8 +18,8 @@ using kiln::cpu::Desc;
 namespace kiln::cpu {
 namespace {
 
-/// The convolution `y (+)= conv(x, w) (+ bias[c])`, ReLU'd with
-/// KILN_CPU_RELU; params are stride, padding and dilation per spatial dim
+/// The convolution `y (+)= conv(x, w) (+ bias[c])`, then the activation
+/// its flags name (KILN_CPU_RELU, _HARDSWISH, _SILU, _SIGMOID); params are stride, padding and dilation per spatial dim
 /// (D, H, W).
 void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64_t, 9> &params, const Desc<5> *X,
           const Desc<5> *W, const Desc<5> *Y, const Desc<1> *bias) {
@@ -72,7 +72,9 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
     for (int64_t c = 0; c < bias->sizes[0]; ++c) denseBias.push_back(bias->data()[c * bias->strides[0]]);
     biasData = denseBias.data();
   }
-  std::vector<int64_t> key{0, flags & (KILN_CPU_OVERWRITE | KILN_CPU_RELU), groups, bias != nullptr};
+  std::vector<int64_t> key{0, flags & (KILN_CPU_OVERWRITE | KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU |
+                                       KILN_CPU_SIGMOID),
+                             groups, bias != nullptr};
   for (const auto *v : {&xd, &xs, &yd, &yst, &wd, &wst, &stride, &dilate, &padL, &padR}) {
     key.push_back(static_cast<int64_t>(v->size()));
     key.insert(key.end(), v->begin(), v->end());
@@ -85,7 +87,7 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
     p->hasBias = bias != nullptr;
     dnnl_memory_desc_t biasMd{};
     if (bias) biasMd = stridedDesc({yd[1]}, {1});
-    dnnl_primitive_attr_t attr = makeAttr(!overwrite, flags & KILN_CPU_RELU);
+    dnnl_primitive_attr_t attr = makeAttr(!overwrite, flags);
     // The caller's layouts for the input and output where oneDNN has a JIT
     // kernel for them, else its own (reordered around each call; a small
     // first convolution, 3 input channels, has no NHWC kernel).

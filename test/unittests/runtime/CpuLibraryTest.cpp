@@ -177,7 +177,7 @@ TEST(CpuLibrary, Convolutions) {
   }
 }
 
-// The convolution with a bias (batch norm folded into it) and a ReLU post-op:
+// The convolution with a bias (batch norm folded into it) and each activation post-op:
 // channels first and last, grouped, overwriting and accumulating, a strided bias.
 TEST(CpuLibrary, ConvolutionsWithBiasAndReLU) {
   std::vector<ConvCase> cases = {
@@ -187,9 +187,9 @@ TEST(CpuLibrary, ConvolutionsWithBiasAndReLU) {
       {"accumulate", 2, 4, 4, 1, {1, 6, 6}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, false, true},
   };
   for (const ConvCase &t : cases)
-    for (bool relu : {false, true})
+    for (int32_t act : {0, (int)KILN_CPU_RELU, (int)KILN_CPU_HARDSWISH, (int)KILN_CPU_SILU, (int)KILN_CPU_SIGMOID})
       for (int64_t biasStride : {1, 3}) {
-        SCOPED_TRACE(t.name + (relu ? ", relu" : "") + ", bias stride " + std::to_string(biasStride));
+        SCOPED_TRACE(t.name + ", activation " + std::to_string(act) + ", bias stride " + std::to_string(biasStride));
         std::array<int64_t, 3> out;
         for (int i = 0; i < 3; ++i) out[i] = outSize(t.in[i], t.k[i], t.params[i], t.params[3 + i], t.params[6 + i]);
         std::array<int, 5> order = t.channelsLast ? std::array<int, 5>{0, 2, 3, 4, 1} : std::array<int, 5>{0, 1, 2, 3, 4};
@@ -204,11 +204,16 @@ TEST(CpuLibrary, ConvolutionsWithBiasAndReLU) {
         int64_t per = (int64_t)want.size() / (t.n * t.f);
         for (size_t i = 0; i < want.size(); ++i) {
           want[i] += biasData[((int64_t)i / per % t.f) * biasStride];
-          if (relu) want[i] = std::max(want[i], 0.0f);
+          double v = want[i];
+          if (act == KILN_CPU_RELU) v = std::max(v, 0.0);
+          if (act == KILN_CPU_HARDSWISH) v = v * std::min(std::max(v + 3, 0.0), 6.0) / 6;
+          if (act == KILN_CPU_SILU) v = v / (1 + std::exp(-v));
+          if (act == KILN_CPU_SIGMOID) v = 1 / (1 + std::exp(-v));
+          want[i] = (float)v;
         }
         kiln::cpu::clearError();
         const auto &p = t.params;
-        _mlir_ciface_kiln_cpu_conv_bias_f32((t.accumulate ? 0 : KILN_CPU_OVERWRITE) | (relu ? KILN_CPU_RELU : 0),
+        _mlir_ciface_kiln_cpu_conv_bias_f32((t.accumulate ? 0 : KILN_CPU_OVERWRITE) | act,
                                             t.groups, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], &x, &w,
                                             &y, &bias);
         ASSERT_EQ(kiln::cpu::takeError(), "");
