@@ -10,13 +10,14 @@ torch.export, saves eager PyTorch's output, and
   `lib`: the default pipeline (large float32 convolutions and matmuls call
   oneDNN through the runtime); `loops`: `--cpu-library=off --conv-layout=nchw`
   (every op a generated loop nest, kiln before the library calls); `lib-nchw`:
-  the library calls on NCHW tensors (`--conv-layout=nchw`, for the layout choice),
+  the library calls on NCHW tensors (`--conv-layout=nchw`, for the layout choice);
+  `lib-nofold`: batch norm not folded into convolutions (`--fold-batch-norm=off`),
 - times each with `kiln-run --bench N --expect` (the run fails on a mismatch
   against eager's output), with KILN_NUM_THREADS / OMP_NUM_THREADS at 1 and 2,
 - times eager PyTorch (torch.no_grad) and the optional baselines on the same input.
 Prints one JSON line per measurement and a table of medians (ms).
 
-usage: bench/cpu_models.py BUILD_DIR [NAME...] [--iters N] [--variants lib,lib-nchw,loops]
+usage: bench/cpu_models.py BUILD_DIR [NAME...] [--iters N] [--variants lib,lib-nchw,loops,lib-nofold]
                                       [--loops-iters N] [--ort] [--inductor]
 Optional baselines: `pip install -r bench/requirements-cpu.txt` (onnxruntime, onnx).
 The machine is shared and noisy: compare columns of one run only.
@@ -142,7 +143,8 @@ def main():
     ap.add_argument("--inductor", action="store_true", help="time torch.compile (Inductor, freezing)")
     args = ap.parse_intermixed_args()
     specs = models()
-    variants = {"lib": [], "lib-nchw": ["--conv-layout=nchw"], "loops": ["--cpu-library=off", "--conv-layout=nchw"]}
+    variants = {"lib": [], "lib-nchw": ["--conv-layout=nchw"], "loops": ["--cpu-library=off", "--conv-layout=nchw"],
+                "lib-nofold": ["--fold-batch-norm=off"]}
     tmp = tempfile.mkdtemp(prefix="kiln-cpu-models-")
     rows = []
     for name in args.names or list(specs):

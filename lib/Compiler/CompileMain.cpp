@@ -236,6 +236,11 @@ int kilnCompileMain(int argc, char **argv) {
                                   cl::desc("Large float32 matmuls and convolutions of --target=cpu: on (the "
                                            "runtime runs them with oneDNN, default) or off (generated loops)"),
                                   cl::init("on"), cl::cat(cat));
+  cl::opt<std::string> foldBatchNorm(
+      "fold-batch-norm",
+      cl::desc("Inference batch norm after a convolution: on (folded into the convolution's filter and "
+               "bias, which the runtime computes once at load; default) or off"),
+      cl::init("on"), cl::cat(cat));
   cl::opt<unsigned> dotMaxNodes("dot-max-nodes",
                                  cl::desc("--emit=dot and --dump-dir's graph.dot: a program with more nodes "
                                           "is drawn one box per kernel (default 400)"),
@@ -403,6 +408,8 @@ int kilnCompileMain(int argc, char **argv) {
     return fail("--conv-layout must be 'auto', 'nhwc' or 'nchw', got '" + convLayout + "'");
   if (convLayout == "nhwc" && target == "rocm")
     return fail("--conv-layout=nhwc is for --target=cpu and --target=cuda");
+  if (foldBatchNorm != "on" && foldBatchNorm != "off")
+    return fail("--fold-batch-norm must be 'on' or 'off', got '" + foldBatchNorm + "'");
   if (cpuLibrary != "on" && cpuLibrary != "off")
     return fail("--cpu-library must be 'on' or 'off', got '" + cpuLibrary + "'");
   aten::ATenInjectFaultOptions faultOptions;
@@ -681,6 +688,22 @@ int kilnCompileMain(int argc, char **argv) {
       module->print(os);
       return success();
     });
+
+  // Inference entries: batch norm after a convolution becomes its filter
+  // and bias, derived from the weights once, at load (kiln-fold-batch-norm).
+  // Before the manifest, which lists the derived arguments.
+  if (foldBatchNorm == "on" && !grad && !jvp && !jacobian && !hessian && !hvp && trainStep.empty() &&
+      vmapSpec.empty()) {
+    TimingScope t = root.nest("fold-batch-norm");
+    PassManager pm(&ctx);
+    pm.enableTiming(t);
+    OpPassManager &fpm = pm.nest<func::FuncOp>();
+    fpm.addPass(createCanonicalizerPass());
+    fpm.addPass(aten::createATenDecomposeComposites());
+    fpm.addPass(kiln::createKilnFoldBatchNorm());
+    if (failed(pm.run(*module)))
+      return fail("compilation of '" + input + "' failed (see the errors above)");
+  }
 
   // 2. Manifest (from the imported signature) and weight layout.
   WeightLayout layout;

@@ -28,6 +28,7 @@ struct KilnCPULibraryCallsPass : kiln::impl::KilnCPULibraryCallsBase<KilnCPULibr
     options.gemms = gemms;
     options.convs = convs ? "library" : "kernel";
     options.epilogues = true;
+    options.convEpilogues = true;
     if (failed(kiln::libcalls::LibraryCalls(&getContext(), options).run(getOperation())))
       signalPassFailure();
   }

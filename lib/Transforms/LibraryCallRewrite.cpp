@@ -208,9 +208,22 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
   if (constWeights && isConstWeight(m.filter))
     flags |= kConstWeight;
   bool overwrite = false;
-  if (Operation *zero = zeroFillBefore(op, m.output)) {
+  // CPU: the bias broadcast before and an in-place ReLU after go into the call.
+  ConvEpilogue ep;
+  if (convEpilogues && outElem == elem)
+    ep = matchConvEpilogue(op, m);
+  if (ep.biasFill) {
+    rewriter.eraseOp(ep.biasFill);
+    overwrite = true;
+  } else if (Operation *zero = zeroFillBefore(op, m.output)) {
     rewriter.eraseOp(zero);
     overwrite = true;
+  }
+  if (ep.activation) {
+    rewriter.eraseOp(ep.activation);
+    flags |= ep.flag;
+    if (ep.hoist)
+      ep.hoist->moveBefore(op);
   }
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
@@ -220,7 +233,7 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
     return m.grouped ? collapse(rewriter, loc, v, mergedChannels(k + 3, first)) : v;
   };
   Value x = m.source ? m.source : merged(m.input, m.groupDim());
-  Value w = merged(m.filter, 0), y = merged(m.output, m.groupDim());
+  Value w = merged(m.filter, 0), y = merged(ep.output ? ep.output : m.output, m.groupDim());
   // A 16-bit convolution into a float32 accumulator: cuDNN writes a
   // 16-bit result of the accumulator's shape. Where the accumulator starts
   // at zero and only generic ops read it afterwards, they read the 16-bit
@@ -249,7 +262,14 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
       args.push_back(arith::ConstantIntOp::create(rewriter, loc, i < 3 ? unit : list[i - 3], 64));
   args.append({asConvArg(rewriter, loc, x, m.channelsLast), asConvArg(rewriter, loc, w, m.channelsLast),
                asConvArg(rewriter, loc, narrow ? merged(narrow, m.groupDim()) : y, m.channelsLast)});
-  func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
+  if (ep.bias) {
+    int64_t dyn = ShapedType::kDynamic;
+    args.push_back(memref::CastOp::create(
+        rewriter, loc, MemRefType::get({dyn}, elem, StridedLayoutAttr::get(&getContext(), dyn, {dyn})), ep.bias));
+    func::CallOp::create(rewriter, loc, convBiasCallee(module), args);
+  } else {
+    func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
+  }
   if (retarget) {
     for (OpOperand *use : readers) {
       if (isa<memref::DeallocOp>(use->getOwner())) {

@@ -108,6 +108,17 @@ constexpr int32_t kConstWeight = KILN_CPU_CONST_WEIGHT;
 static_assert(kGemmOverwrite == KILN_CPU_OVERWRITE && kConvOverwrite == KILN_CPU_OVERWRITE &&
               kGemmReLU == KILN_CPU_RELU);
 
+/// What of a convolution's neighbours folds into the CPU runtime's call
+/// (see matchConvEpilogue, LibraryCallConvEpilogue.cpp).
+struct ConvEpilogue {
+  Operation *biasFill = nullptr; ///< the broadcast of `bias` that initialised the output, erased
+  Value bias;                    ///< float32 [F], contiguous
+  Operation *activation = nullptr; ///< the activation of the whole output right after, erased
+  int32_t flag = 0;                ///< its KILN_CPU_* bit (RELU, HARDSWISH, SILU, SIGMOID)
+  Value output;                    ///< the activation's own output, which the call writes instead, or null
+  Operation *hoist = nullptr;      ///< that output's allocation, moved before the call
+};
+
 /// What of a GEMM's neighbours folds into its call (see matchEpilogue).
 struct Epilogue {
   Operation *biasFill = nullptr; ///< the broadcast that initialised C, erased
@@ -227,6 +238,7 @@ struct LibraryCallOptions {
   std::string convs = "library";    ///< library (`<prefix>conv_*` calls), gemm (im2col + GEMM) or kernel (left alone)
   bool epilogues = true;            ///< fold a GEMM's bias broadcast, rounding and ReLU into the call
   bool depthwiseConvs = true;       ///< with convs=library, depthwise convolutions too (else generated)
+  bool convEpilogues = false;       ///< fold a convolution's bias broadcast and in-place ReLU into its call (CPU)
 };
 
 /// Finds and rewrites the library calls of a module.
@@ -300,6 +312,17 @@ public:
   /// instead; if it only reads C rounded to that type, the GEMM writes a
   /// fresh buffer of that type, which the op reads instead.
   Epilogue matchEpilogue(linalg::LinalgOp op, const GemmMatch &g, const llvm::DenseSet<Operation *> &calls);
+
+  /// The float32 convolution `op` (matched as `m`)'s bias broadcast that
+  /// filled its whole output just before it, and the activation (ReLU,
+  /// hardswish, SiLU, sigmoid) of the whole output right after it, in place
+  /// or into a buffer of its own (LibraryCallConvEpilogue.cpp).
+  ConvEpilogue matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m);
+
+  /// The CPU runtime's convolution with a bias, declared once in the module:
+  /// void <prefix>conv_bias_f32(i32 flags, i64 groups, i64 s0, s1, s2, p0,
+  /// p1, p2, d0, d1, d2, x, w, y, bias).
+  func::FuncOp convBiasCallee(ModuleOp module);
 
   /// The convolution if `op` is one the runtime's cuDNN call computes.
   FailureOr<DnnConvMatch> matchDnnConv(linalg::LinalgOp op);

@@ -18,6 +18,9 @@ namespace kiln::attrs {
 inline constexpr llvm::StringLiteral kKind = "kiln.kind";
 /// The state-dict, input or output name.
 inline constexpr llvm::StringLiteral kName = "kiln.name";
+/// On a `derived` argument (kiln-fold-batch-norm): {recipe, from, eps},
+/// the manifest's `derive` line for the runtime to compute it at load.
+inline constexpr llvm::StringLiteral kDerive = "kiln.derive";
 /// Per dim: the static size or the symbol of a dynamic dim.
 inline constexpr llvm::StringLiteral kDims = "kiln.dims";
 /// On a result: the new value of a weight or input the program mutates.

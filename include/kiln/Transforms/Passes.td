@@ -38,6 +38,41 @@ def KilnFuseElementwise : Pass<"kiln-fuse-elementwise", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::affine::AffineDialect"];
 }
 
+def KilnFoldBatchNorm : Pass<"kiln-fold-batch-norm", "::mlir::func::FuncOp"> {
+  let summary = "Fold inference batch norm into the convolution before it, at load";
+  let description = [{
+    An `aten.convolution` (not transposed) whose only user is
+    `aten._native_batch_norm_legit_no_training` (running statistics; its
+    saved statistics unused), where the filter, the convolution's bias and
+    the batch norm's weight, bias, running mean and running variance are
+    float32 or float64 weight arguments of the entry (`kiln.kind` param,
+    buffer or constant) that no `kiln.update` result writes, becomes one
+    convolution with a scaled filter and a bias:
+    `W' = W * s`, `b' = (b - mean) * s + beta`, `s = gamma / sqrt(var + eps)`
+    per output channel. `W'` and `b'` are new arguments of the entry, of
+    kind `derived`, named `<filter name>#bn` and `<filter name>#bn_bias`,
+    whose `kiln.derive` attribute (`{recipe, from, eps}`) becomes the
+    manifest's `derive` line: the runtime computes them once, when it loads
+    the weights (embedded or external, on every target), so a run reads no
+    statistics and makes no pass over the convolution's output for them.
+    kiln-compile runs it before the manifest is written, on inference
+    entries only (not with --grad, --jvp, --train-step or --vmap).
+
+    Before:
+    ```mlir
+    %y = aten.convolution %x, %w {...} : (...) -> tensor<1x8x4x4xf32>
+    %r:3 = aten._native_batch_norm_legit_no_training %y weight %g bias %b mean %m var %v {eps = 1.0e-05 : f64, ...}
+    ```
+    After:
+    ```mlir
+    func.func @forward(..., %w2: tensor<8x3x3x3xf32> {kiln.kind = "derived", kiln.name = "conv.weight#bn", kiln.derive = {...}},
+                            %b2: tensor<8xf32> {kiln.kind = "derived", kiln.name = "conv.weight#bn_bias", ...})
+    %r = aten.convolution %x, %w2, %b2 {...}
+    ```
+  }];
+  let dependentDialects = ["::kiln::aten::ATenDialect"];
+}
+
 def KilnKeepRecomputed : Pass<"kiln-keep-recomputed", "::mlir::func::FuncOp"> {
   let summary = "Keep the backward's recomputations of forward values apart from the forward under CSE";
   let description = [{

@@ -10,6 +10,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cctype>
+#include <cstdio>
 #include <set>
 #include <sstream>
 
@@ -56,6 +57,7 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
       os << "sym " << s.getName().str() << " " << range[0] << " " << range[1] << "\n";
     }
   layout = {};
+  std::ostringstream derives;  // `derive` lines, after every `arg`
   for (auto [i, ty] : llvm::enumerate(forward.getArgumentTypes())) {
     auto tt = dyn_cast<RankedTensorType>(ty);
     std::string dt = tt ? dtypeName(tt.getElementType()) : "";
@@ -77,7 +79,23 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
       else
         os << " ?";
     }
-    if (kindStr != "input" && kindStr != KILN_ARG_KIND_RNG) {
+    if (kindStr == KILN_ARG_KIND_DERIVED) {
+      // Computed by the loader from the weights (kiln-fold-batch-norm): no data.
+      auto how = forward.getArgAttrOfType<DictionaryAttr>(i, kiln::attrs::kDerive);
+      auto recipe = how ? how.getAs<StringAttr>("recipe") : StringAttr();
+      auto from = how ? how.getAs<ArrayAttr>("from") : ArrayAttr();
+      auto eps = how ? how.getAs<FloatAttr>("eps") : FloatAttr();
+      if (!recipe || !from || !eps || !tt.hasStaticShape())
+        return (forward.emitError() << "derived argument '" << nameStr
+                                    << "' has no kiln.derive {recipe, from, eps} or a dynamic shape",
+                failure());
+      char epsText[32];
+      snprintf(epsText, sizeof epsText, "%.17g", eps.getValueAsDouble());
+      derives << "derive " << nameStr << " " << recipe.str() << " " << epsText;
+      for (Attribute a : from)
+        derives << " " << cast<StringAttr>(a).str();
+      derives << "\n";
+    } else if (kindStr != "input" && kindStr != KILN_ARG_KIND_RNG) {
       if (!tt.hasStaticShape())
         return (forward.emitError() << "weight '" << nameStr << "' has a dynamic shape",
                 failure());
@@ -102,6 +120,7 @@ FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
     }
     os << "\n";
   }
+  os << derives.str();
   bool sawUpdate = false;
   for (auto [i, ty] : llvm::enumerate(forward.getResultTypes())) {
     auto tt = dyn_cast<RankedTensorType>(ty);

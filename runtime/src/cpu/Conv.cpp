@@ -18,17 +18,21 @@ using kiln::cpu::Desc;
 namespace kiln::cpu {
 namespace {
 
-/// The convolution `y (+)= conv(x, w)`; params are stride, padding and
-/// dilation per spatial dim (D, H, W).
-void conv(int32_t flags, int64_t groups, const std::array<int64_t, 9> &params, const Desc<5> *X,
-          const Desc<5> *W, const Desc<5> *Y) {
+/// The convolution `y (+)= conv(x, w) (+ bias[c])`, then the activation
+/// its flags name (KILN_CPU_RELU, _HARDSWISH, _SILU, _SIGMOID); params are stride, padding and dilation per spatial dim
+/// (D, H, W).
+void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64_t, 9> &params, const Desc<5> *X,
+          const Desc<5> *W, const Desc<5> *Y, const Desc<1> *bias) {
   const bool overwrite = flags & KILN_CPU_OVERWRITE;
   const int64_t *ys = Y->sizes;
   if (std::any_of(ys, ys + 5, [](int64_t s) { return s == 0; })) return;
   if (X->sizes[1] == 0 || groups < 1 || Y->sizes[1] % groups || X->sizes[1] % groups ||
       W->sizes[1] * groups != X->sizes[1] || W->sizes[0] != Y->sizes[1])
-    throw std::runtime_error("kiln_cpu_conv_f32: the filter's shape does not match the input's and output's "
+    throw std::runtime_error(std::string(who) + ": the filter's shape does not match the input's and output's "
                              "channels and " + std::to_string(groups) + " groups");
+  if (bias && bias->sizes[0] != Y->sizes[1])
+    throw std::runtime_error(std::string(who) + ": the bias has " + std::to_string(bias->sizes[0]) +
+                             " elements for " + std::to_string(Y->sizes[1]) + " output channels");
   const DnnlApi &d = dnnl();
   if (!d.error.empty()) throw std::runtime_error(d.error);
   enterCall();
@@ -54,14 +58,23 @@ void conv(int32_t flags, int64_t groups, const std::array<int64_t, 9> &params, c
     int64_t right = (out - 1) * s + (k - 1) * dl + 1 - in - p;
     if (right < 0) in += right, right = 0;
     if (s < 1 || dl < 1 || p < 0 || in + p + right < (k - 1) * dl + 1)
-      throw std::runtime_error("kiln_cpu_conv_f32: invalid stride, padding or dilation for a " +
+      throw std::runtime_error(std::string(who) + ": invalid stride, padding or dilation for a " +
                                std::to_string(in) + "-wide input");
     xd.push_back(in), xs.push_back(X->strides[i]);
     yd.push_back(out), yst.push_back(Y->strides[i]);
     wd.push_back(k), wst.push_back(W->strides[i]);
     stride.push_back(s), dilate.push_back(dl - 1), padL.push_back(p), padR.push_back(right);
   }
-  std::vector<int64_t> key{0, flags & (KILN_CPU_OVERWRITE | KILN_CPU_RELU), groups};
+  // oneDNN reads a dense bias: a strided one is copied.
+  const float *biasData = bias ? bias->data() : nullptr;
+  std::vector<float> denseBias;
+  if (bias && bias->strides[0] != 1) {
+    for (int64_t c = 0; c < bias->sizes[0]; ++c) denseBias.push_back(bias->data()[c * bias->strides[0]]);
+    biasData = denseBias.data();
+  }
+  std::vector<int64_t> key{0, flags & (KILN_CPU_OVERWRITE | KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU |
+                                       KILN_CPU_SIGMOID),
+                             groups, bias != nullptr};
   for (const auto *v : {&xd, &xs, &yd, &yst, &wd, &wst, &stride, &dilate, &padL, &padR}) {
     key.push_back(static_cast<int64_t>(v->size()));
     key.insert(key.end(), v->begin(), v->end());
@@ -71,7 +84,10 @@ void conv(int32_t flags, int64_t groups, const std::array<int64_t, 9> &params, c
     p->userSrc = stridedDesc(xd, xs);
     p->userWeights = stridedDesc(wd, wst);
     p->userDst = stridedDesc(yd, yst);
-    dnnl_primitive_attr_t attr = makeAttr(!overwrite, flags & KILN_CPU_RELU);
+    p->hasBias = bias != nullptr;
+    dnnl_memory_desc_t biasMd{};
+    if (bias) biasMd = stridedDesc({yd[1]}, {1});
+    dnnl_primitive_attr_t attr = makeAttr(!overwrite, flags);
     // The caller's layouts for the input and output where oneDNN has a JIT
     // kernel for them, else its own (reordered around each call; a small
     // first convolution, 3 input channels, has no NHWC kernel).
@@ -83,18 +99,18 @@ void conv(int32_t flags, int64_t groups, const std::array<int64_t, 9> &params, c
                          wei = anyDesc(wd);
       dnnl_convolution_desc_t cd;
       s = d.dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src, &wei,
-                                                  nullptr, &dst, stride.data(), dilate.data(), padL.data(),
+                                                  bias ? &biasMd : nullptr, &dst, stride.data(), dilate.data(), padL.data(),
                                                   padR.data());
       if (s == dnnl_success) s = d.primitive_desc_create(&pd, &cd, attr, d.engine, nullptr);
       if (s == dnnl_success && !(isReference(pd) && !own)) break;
     }
     d.primitive_attr_destroy(attr);
-    check(s, "kiln_cpu_conv_f32: the convolution (" + std::to_string(xd.size() - 2) + "-d, " +
+    check(s, std::string(who) + ": the convolution (" + std::to_string(xd.size() - 2) + "-d, " +
                  std::to_string(groups) + " groups)");
     finishPlan(*p, pd);
     return p;
   });
-  execute(*plan, X->data(), W->data(), Y->data(), nullptr, flags & KILN_CPU_CONST_WEIGHT);
+  execute(*plan, X->data(), W->data(), Y->data(), biasData, flags & KILN_CPU_CONST_WEIGHT);
 }
 
 } // namespace
@@ -104,7 +120,17 @@ extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_cpu_con
     int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1, int64_t p2,
     int64_t d0, int64_t d1, int64_t d2, Desc<5> *X, Desc<5> *W, Desc<5> *Y) {
   try {
-    kiln::cpu::conv(flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, W, Y);
+    kiln::cpu::conv("kiln_cpu_conv_f32", flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, W, Y, nullptr);
+  } catch (const std::exception &e) {
+    kiln::cpu::fail(e.what());
+  }
+}
+
+extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_cpu_conv_bias_f32(
+    int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1, int64_t p2,
+    int64_t d0, int64_t d1, int64_t d2, Desc<5> *X, Desc<5> *W, Desc<5> *Y, Desc<1> *bias) {
+  try {
+    kiln::cpu::conv("kiln_cpu_conv_bias_f32", flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, W, Y, bias);
   } catch (const std::exception &e) {
     kiln::cpu::fail(e.what());
   }

@@ -8,6 +8,8 @@
 // runs on the calling thread's stream with its own scratchpad, so one model
 // may run from many threads at once.
 #include "Dnnl.h"
+
+#include "kiln/abi/cpu_calls.h"
 #include "Library.h"
 #include "Threads.h"
 
@@ -209,16 +211,24 @@ bool isReference(dnnl_primitive_desc_t pd) {
   return std::strncmp(impl, "ref", 3) == 0;
 }
 
-dnnl_primitive_attr_t makeAttr(bool sum, bool relu) {
+dnnl_primitive_attr_t makeAttr(bool sum, int32_t activation) {
   const DnnlApi &d = dnnl();
   dnnl_primitive_attr_t attr = nullptr;
   check(d.primitive_attr_create(&attr), "oneDNN attributes");
   check(d.primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user), "oneDNN attributes");
-  if (sum || relu) {
+  activation &= KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU | KILN_CPU_SIGMOID;
+  if (sum || activation) {
     dnnl_post_ops_t ops = nullptr;
     check(d.post_ops_create(&ops), "oneDNN post-ops");
     if (sum) d.post_ops_append_sum(ops, 1.0f);
-    if (relu) d.post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f);
+    // swish with alpha 1 is x * sigmoid(x) (SiLU); hardswish takes no parameters.
+    if (activation)
+      d.post_ops_append_eltwise(ops, 1.0f,
+                                activation == KILN_CPU_RELU        ? dnnl_eltwise_relu
+                                : activation == KILN_CPU_HARDSWISH ? dnnl_eltwise_hardswish
+                                : activation == KILN_CPU_SILU      ? dnnl_eltwise_swish
+                                                                   : dnnl_eltwise_logistic,
+                                activation == KILN_CPU_SILU ? 1.0f : 0.0f, 0.0f);
     dnnl_status_t s = d.primitive_attr_set_post_ops(attr, ops);
     d.post_ops_destroy(ops);
     check(s, "oneDNN post-ops");

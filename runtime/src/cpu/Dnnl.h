@@ -113,7 +113,7 @@ bool isReference(dnnl_primitive_desc_t pd);
 
 /// Primitive attributes with a user scratchpad and, optionally, a sum post-op
 /// (accumulate into dst) and a ReLU post-op. The caller destroys them.
-dnnl_primitive_attr_t makeAttr(bool sum, bool relu);
+dnnl_primitive_attr_t makeAttr(bool sum, int32_t activation);
 
 /// Records the calling thread's first failure of a library call.
 void fail(const std::string &message);

@@ -80,7 +80,7 @@ void gemm(const char *name, bool transA, bool transB, int32_t flags, const Desc<
     biasStrides.back() = 1;
     dnnl_memory_desc_t biasMd{};
     if (bias) biasMd = stridedDesc(biasDims, biasStrides);
-    dnnl_primitive_attr_t attr = makeAttr(!overwrite, relu);
+    dnnl_primitive_attr_t attr = makeAttr(!overwrite, relu ? KILN_CPU_RELU : 0);
     // A constant weight in oneDNN's layout; the rest as given where oneDNN
     // takes their strides, else in its own layouts.
     dnnl_primitive_desc_t pd = nullptr;

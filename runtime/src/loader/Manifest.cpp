@@ -21,6 +21,7 @@ const char *valueKindName(ValueKind k) {
   case ValueKind::Input: return "input";
   case ValueKind::Output: return "out";
   case ValueKind::Rng: return KILN_ARG_KIND_RNG;
+  case ValueKind::Derived: return KILN_ARG_KIND_DERIVED;
   }
   return "?";
 }
@@ -169,8 +170,9 @@ Manifest parseManifest(const std::string &text) {
         else if (k == "constant") v.kind = ValueKind::Constant;
         else if (k == "input") v.kind = ValueKind::Input;
         else if (k == KILN_ARG_KIND_RNG && !isUpdate) v.kind = ValueKind::Rng;
+        else if (k == KILN_ARG_KIND_DERIVED && !isUpdate) v.kind = ValueKind::Derived;
         else fail(lineNo, raw, "unknown arg kind '" + k + "' (expected param, buffer, constant or input" +
-                                   (isUpdate ? ")" : " or rng)"));
+                                   (isUpdate ? ")" : ", rng or derived)"));
       }
       if (tok.size() < p + 3) fail(lineNo, raw, "expected " + form);
       v.name = tok[p++];
@@ -208,7 +210,8 @@ Manifest parseManifest(const std::string &text) {
                         [](const ManifestValue &a) { return a.kind == ValueKind::Rng; }))
           fail(lineNo, raw, "a second generator state");
       }
-      if (isOut || isUpdate || v.kind == ValueKind::Input || v.kind == ValueKind::Rng) {
+      if (isOut || isUpdate || v.kind == ValueKind::Input || v.kind == ValueKind::Rng ||
+          v.kind == ValueKind::Derived) {
         if (extra)
           fail(lineNo, raw, std::to_string(extra) + " unexpected token(s) after the dims");
       } else {
@@ -234,8 +237,11 @@ Manifest parseManifest(const std::string &text) {
     } else if (kw == "layout") {
       if (tok.size() < 2) fail(lineNo, raw, "expected 'layout <name> <p0> <p1> ...'");
       auto it = std::find_if(m.args.begin(), m.args.end(),
-                             [&](const ManifestValue &a) { return a.isWeight() && a.name == tok[1]; });
-      if (it == m.args.end()) fail(lineNo, raw, "layout of '" + tok[1] + "', which is no earlier weight arg");
+                             [&](const ManifestValue &a) {
+                               return (a.isWeight() || a.kind == ValueKind::Derived) && a.name == tok[1];
+                             });
+      if (it == m.args.end())
+        fail(lineNo, raw, "layout of '" + tok[1] + "', which is no earlier weight arg (nor derived arg)");
       if (!it->layout.empty()) fail(lineNo, raw, "a second layout of '" + tok[1] + "'");
       if (tok.size() - 2 != it->dims.size())
         fail(lineNo, raw, "layout of '" + tok[1] + "' has " + std::to_string(tok.size() - 2) +
@@ -248,6 +254,45 @@ Manifest parseManifest(const std::string &text) {
         seen[p] = true;
         it->layout.push_back(p);
       }
+    } else if (kw == "derive") {
+      // derive <name> <recipe> <eps> <operand|->...
+      if (tok.size() < 4) fail(lineNo, raw, "expected 'derive <name> <recipe> <eps> <weight|->...'");
+      auto it = std::find_if(m.args.begin(), m.args.end(), [&](const ManifestValue &a) {
+        return a.kind == ValueKind::Derived && a.name == tok[1];
+      });
+      if (it == m.args.end()) fail(lineNo, raw, "derive of '" + tok[1] + "', which is no earlier derived arg");
+      if (!it->recipe.empty()) fail(lineNo, raw, "a second derive line for '" + tok[1] + "'");
+      size_t operands = tok[2] == KILN_DERIVE_CONV_BN_WEIGHT ? 3 : tok[2] == KILN_DERIVE_CONV_BN_BIAS ? 5 : 0;
+      if (!operands)
+        fail(lineNo, raw, "unknown recipe '" + tok[2] + "' (expected " KILN_DERIVE_CONV_BN_WEIGHT " or "
+                          KILN_DERIVE_CONV_BN_BIAS ")");
+      if (tok.size() - 4 != operands)
+        fail(lineNo, raw, "recipe " + tok[2] + " takes " + std::to_string(operands) + " operands, got " +
+                              std::to_string(tok.size() - 4));
+      char *end = nullptr;
+      errno = 0;
+      double eps = std::strtod(tok[3].c_str(), &end);
+      if (*end || errno || !(eps >= 0))
+        fail(lineNo, raw, "eps '" + tok[3] + "' is not a number >= 0");
+      std::vector<int> from;
+      for (size_t i = 4; i < tok.size(); ++i) {
+        if (tok[i] == "-") {
+          from.push_back(-1);
+          continue;
+        }
+        auto w = std::find_if(m.args.begin(), m.args.end(),
+                              [&](const ManifestValue &a) { return a.isWeight() && a.name == tok[i]; });
+        if (w == m.args.end()) fail(lineNo, raw, "'" + tok[i] + "' is no earlier weight arg");
+        from.push_back((int)(w - m.args.begin()));
+      }
+      // The recipes' required operands: the filter, the variance (and the mean).
+      bool weight = tok[2] == KILN_DERIVE_CONV_BN_WEIGHT;
+      if (weight ? (from[0] < 0 || from[2] < 0) : (from[3] < 0 || from[4] < 0))
+        fail(lineNo, raw, "recipe " + tok[2] + " needs its " +
+                              (weight ? "filter and variance" : "mean and variance"));
+      it->recipe = tok[2];
+      it->eps = eps;
+      it->from = std::move(from);
     } else if (kw == "op") {
       if (tok.size() != 2 || tok[1].find("::") == std::string::npos)
         fail(lineNo, raw, "expected 'op <namespace>::<name>'");
@@ -290,6 +335,10 @@ Manifest parseManifest(const std::string &text) {
     if (!updated.insert(ai).second) fail(u.line, text, "'" + u.name + "' is updated twice");
     m.updateArgs.push_back(ai);
   }
+  for (const ManifestValue &v : m.args)
+    if (v.kind == ValueKind::Derived && v.recipe.empty())
+      fail(v.line, "arg " KILN_ARG_KIND_DERIVED " " + v.name + " ...",
+           "derived arg '" + v.name + "' has no 'derive' line");
   // Weights must have a fully static shape, and embedded ones a location in the blob
   // whose size matches that shape.
   for (const ManifestValue &v : m.args) {

@@ -25,7 +25,8 @@ struct ManifestDim {
 };
 
 /// Rng: the generator state [seed, offset] the loader fills per run (one at most).
-enum class ValueKind { Param, Buffer, Constant, Input, Output, Rng };
+/// Derived: a tensor the loader computes from the weights at load (`derive`).
+enum class ValueKind { Param, Buffer, Constant, Input, Output, Rng, Derived };
 const char *valueKindName(ValueKind k);
 
 /// An `arg` or `out` line.
@@ -38,6 +39,11 @@ struct ManifestValue {
   /// From a `layout` line: the entry takes the weight permuted (its dim i is
   /// dim layout[i] of the state-dict tensor); empty: as it is.
   std::vector<int64_t> layout;
+  /// Derived args, from their `derive` line: the recipe, its eps and the
+  /// args it reads (indices into Manifest::args, -1 for `-`).
+  std::string recipe;
+  double eps = 0;
+  std::vector<int> from;
   int line = 0;
   bool isWeight() const {
     return kind == ValueKind::Param || kind == ValueKind::Buffer || kind == ValueKind::Constant;

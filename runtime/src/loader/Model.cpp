@@ -1,6 +1,7 @@
 // kiln runtime loader — dlopen a model, bind weights, validate inputs, call the packed entry.
 #include "Model.h"
 
+#include "DerivedWeights.h"
 #include "Error.h"
 #include "Plugins.h"
 #include "Pt2Weights.h"
@@ -146,6 +147,8 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   for (size_t i = 0; i < m->manifest_.args.size(); ++i) {
     if (m->manifest_.args[i].kind == ValueKind::Rng)
       m->rngArg_ = (int)i;
+    else if (m->manifest_.args[i].kind == ValueKind::Derived)
+      m->derivedArgs_.push_back(i);
     else
       (m->manifest_.args[i].kind == ValueKind::Input ? m->inputArgs_ : m->paramArgs_).push_back(i);
   }
@@ -174,11 +177,13 @@ void Model::prepareGPU(const std::string &moduleLoadError) {
                 "model '" + path_ + "'" + mismatch);
   if (!moduleLoadError.empty())
     throw Error(KILN_STATUS_DEVICE_ERROR, "model '" + path_ + "': " + moduleLoadError);
+  std::vector<size_t> bound = paramArgs_;
+  bound.insert(bound.end(), derivedArgs_.begin(), derivedArgs_.end());
   std::vector<Tensor> host;
-  for (size_t ai : paramArgs_) host.push_back(weights_[ai]);
+  for (size_t ai : bound) host.push_back(weights_[ai]);
   const gpu::Backend &b = gpu::backend(manifest_.device);
   std::vector<Tensor> device = gpu::uploadAll(b, host, gpu::threadStream(b));
-  for (size_t i = 0; i < paramArgs_.size(); ++i) weights_[paramArgs_[i]] = device[i];
+  for (size_t i = 0; i < bound.size(); ++i) weights_[bound[i]] = device[i];
   // Static shapes: one graph serves every run.
   bool isStatic = true;
   for (const ManifestValue &v : manifest_.args)
@@ -237,8 +242,13 @@ void Model::bindWeights(const ModelOptions &options, const void *blob, size_t bl
                       "' expects " + dtypeName(v.dtype) + " " + shapeToString(sizes));
     weights_[ai] = t;
   }
+  // Tensors derived from the weights (kiln-fold-batch-norm), from the
+  // weights as stored, before any is permuted.
+  for (size_t ai : derivedArgs_) weights_[ai] = deriveWeight(manifest_, manifest_.args[ai], weights_, path_);
   // Weights the entry takes permuted: one packed copy in that order.
-  for (size_t ai : paramArgs_) {
+  std::vector<size_t> bound = paramArgs_;
+  bound.insert(bound.end(), derivedArgs_.begin(), derivedArgs_.end());
+  for (size_t ai : bound) {
     const ManifestValue &v = manifest_.args[ai];
     if (v.layout.empty()) continue;
     const Tensor &t = weights_[ai];
@@ -386,6 +396,7 @@ void Model::captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream
     for (size_t n : plan.blockBytes) blocks.push_back(gpu::allocateStorage(b, n, stream));
     std::vector<Tensor> args(manifest_.args.size()), inputs;
     for (size_t ai : paramArgs_) args[ai] = weights_[ai];
+    for (size_t ai : derivedArgs_) args[ai] = weights_[ai];
     for (size_t i = 0; i < inputArgs_.size(); ++i) {
       std::vector<int64_t> sizes;
       for (const ManifestDim &d : input(i).dims) sizes.push_back(d.size);
@@ -487,6 +498,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   // copied only if strided or on the host of a GPU model).
   std::vector<Tensor> args(manifest_.args.size());
   for (size_t ai : paramArgs_) args[ai] = weights_[ai];
+  for (size_t ai : derivedArgs_) args[ai] = weights_[ai];
   if (rngArg_ >= 0 || options.rngStateUsed) {
     // [seed, offset]: the caller's, or this model's seed and its next offset.
     int64_t state[2] = {seed_, 0};

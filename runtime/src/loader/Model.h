@@ -116,6 +116,9 @@ private:
   kiln_model_entry_fn entry_ = nullptr;
   Manifest manifest_;
   std::vector<size_t> inputArgs_, paramArgs_;  ///< indices into manifest_.args
+  /// Derived args (`derive` lines): computed at load, passed like weights,
+  /// not listed among the params of the C API.
+  std::vector<size_t> derivedArgs_;
   int rngArg_ = -1;                            ///< the generator state's arg, if any
   int64_t seed_ = kDefaultSeed;
   mutable std::atomic<int64_t> rngOffset_{0};  ///< the next run's offset

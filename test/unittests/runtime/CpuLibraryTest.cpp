@@ -23,6 +23,9 @@ template <int R> struct Desc {
 
 extern "C" void _mlir_ciface_kiln_cpu_conv_f32(int32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                                                int64_t, int64_t, int64_t, int64_t, Desc<5> *, Desc<5> *, Desc<5> *);
+extern "C" void _mlir_ciface_kiln_cpu_conv_bias_f32(int32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                                    int64_t, int64_t, int64_t, int64_t, Desc<5> *, Desc<5> *,
+                                                    Desc<5> *, Desc<1> *);
 extern "C" void _mlir_ciface_kiln_cpu_gemm_f32(int32_t, int32_t, int32_t, Desc<3> *, Desc<3> *, Desc<3> *);
 extern "C" void _mlir_ciface_kiln_cpu_gemm_lt_f32(int32_t, int32_t, int32_t, Desc<3> *, Desc<3> *, Desc<3> *,
                                                   Desc<1> *);
@@ -172,6 +175,61 @@ TEST(CpuLibrary, Convolutions) {
     runConv(t, KILN_CPU_CONST_WEIGHT);
     kiln::cpu::forgetWeights();
   }
+}
+
+// The convolution with a bias (batch norm folded into it) and each activation post-op:
+// channels first and last, grouped, overwriting and accumulating, a strided bias.
+TEST(CpuLibrary, ConvolutionsWithBiasAndReLU) {
+  std::vector<ConvCase> cases = {
+      {"3x3 pad 1", 1, 16, 32, 1, {1, 14, 14}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}},
+      {"channels last, stride 2", 2, 16, 8, 1, {1, 9, 9}, {1, 3, 3}, {1, 2, 2, 0, 1, 1, 1, 1, 1}, true},
+      {"depthwise, channels last", 1, 12, 12, 12, {1, 10, 10}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true},
+      {"accumulate", 2, 4, 4, 1, {1, 6, 6}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, false, true},
+  };
+  for (const ConvCase &t : cases)
+    for (int32_t act : {0, (int)KILN_CPU_RELU, (int)KILN_CPU_HARDSWISH, (int)KILN_CPU_SILU, (int)KILN_CPU_SIGMOID})
+      for (int64_t biasStride : {1, 3}) {
+        SCOPED_TRACE(t.name + ", activation " + std::to_string(act) + ", bias stride " + std::to_string(biasStride));
+        std::array<int64_t, 3> out;
+        for (int i = 0; i < 3; ++i) out[i] = outSize(t.in[i], t.k[i], t.params[i], t.params[3 + i], t.params[6 + i]);
+        std::array<int, 5> order = t.channelsLast ? std::array<int, 5>{0, 2, 3, 4, 1} : std::array<int, 5>{0, 1, 2, 3, 4};
+        std::vector<float> xb, wb, yb;
+        Desc<5> x = view<5>(xb, {t.n, t.c, t.in[0], t.in[1], t.in[2]}, order);
+        Desc<5> w = view<5>(wb, {t.f, t.c / t.groups, t.k[0], t.k[1], t.k[2]}, order);
+        Desc<5> y = view<5>(yb, {t.n, t.f, out[0], out[1], out[2]}, order);
+        fill(x, 1), fill(w, 2), fill(y, 3);
+        std::vector<float> biasData = randomData(t.f * biasStride, 9);
+        Desc<1> bias{biasData.data(), biasData.data(), 0, {t.f}, {biasStride}};
+        std::vector<float> want = referenceConv(x, w, y, t.groups, t.params, t.accumulate);
+        int64_t per = (int64_t)want.size() / (t.n * t.f);
+        for (size_t i = 0; i < want.size(); ++i) {
+          want[i] += biasData[((int64_t)i / per % t.f) * biasStride];
+          double v = want[i];
+          if (act == KILN_CPU_RELU) v = std::max(v, 0.0);
+          if (act == KILN_CPU_HARDSWISH) v = v * std::min(std::max(v + 3, 0.0), 6.0) / 6;
+          if (act == KILN_CPU_SILU) v = v / (1 + std::exp(-v));
+          if (act == KILN_CPU_SIGMOID) v = 1 / (1 + std::exp(-v));
+          want[i] = (float)v;
+        }
+        kiln::cpu::clearError();
+        const auto &p = t.params;
+        _mlir_ciface_kiln_cpu_conv_bias_f32((t.accumulate ? 0 : KILN_CPU_OVERWRITE) | act,
+                                            t.groups, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], &x, &w,
+                                            &y, &bias);
+        ASSERT_EQ(kiln::cpu::takeError(), "");
+        expectClose(contents(y), want);
+      }
+  // A bias of the wrong length is an error naming the entry.
+  std::vector<float> xb, wb, yb, bb(3);
+  std::array<int, 5> order{0, 1, 2, 3, 4};
+  Desc<5> x = view<5>(xb, {1, 8, 1, 6, 6}, order), w = view<5>(wb, {4, 8, 1, 3, 3}, order),
+          y = view<5>(yb, {1, 4, 1, 6, 6}, order);
+  Desc<1> bias{bb.data(), bb.data(), 0, {3}, {1}};
+  kiln::cpu::clearError();
+  _mlir_ciface_kiln_cpu_conv_bias_f32(KILN_CPU_OVERWRITE, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &x, &w, &y, &bias);
+  std::string error = kiln::cpu::takeError();
+  EXPECT_NE(error.find("kiln_cpu_conv_bias_f32: the bias has 3 elements for 4 output channels"), std::string::npos)
+      << error;
 }
 
 TEST(CpuLibrary, ConstantWeightsAreForgottenWithTheirModel) {

@@ -76,6 +76,25 @@ TEST(Manifest, LayoutPermutesAWeight) {
   EXPECT_TRUE(m.args[1].layout.empty());
 }
 
+TEST(Manifest, DerivedArgsNameTheirRecipeAndOperands) {
+  Manifest m = parseManifest("kiln-manifest 1\nname m\nweights external\n"
+                             "arg param c.weight f32 4 8 3 3 3\narg buffer bn.running_mean f32 1 8\n"
+                             "arg buffer bn.running_var f32 1 8\narg input x f32 4 1 3 8 8\n"
+                             "arg derived c.weight#bn f32 4 8 3 3 3\narg derived c.weight#bn_bias f32 1 8\n"
+                             "derive c.weight#bn conv-bn-weight 1e-05 c.weight - bn.running_var\n"
+                             "derive c.weight#bn_bias conv-bn-bias 0.001 - - - bn.running_mean bn.running_var\n"
+                             "layout c.weight#bn 0 2 3 1\nout y f32 4 1 8 6 6\nend\n");
+  ASSERT_EQ(m.args.size(), 6u);
+  EXPECT_EQ(m.args[4].kind, ValueKind::Derived);
+  EXPECT_EQ(m.args[4].recipe, "conv-bn-weight");
+  EXPECT_DOUBLE_EQ(m.args[4].eps, 1e-5);
+  EXPECT_EQ(m.args[4].from, (std::vector<int>{0, -1, 2}));
+  EXPECT_EQ(m.args[4].layout, (std::vector<int64_t>{0, 2, 3, 1}));
+  EXPECT_EQ(m.args[5].recipe, "conv-bn-bias");
+  EXPECT_EQ(m.args[5].from, (std::vector<int>{-1, -1, -1, 1, 2}));
+  EXPECT_FALSE(m.args[4].isWeight());
+}
+
 TEST(Manifest, OpsAndPluginsTheModelNeeds) {
   Manifest m = parseManifest("kiln-manifest 1\nweights embedded\narg input x f32 1 4\nout y f32 1 4\n"
                              "op kilntest::scaled_gelu\nop aten::erfinv\nplugin libops.so\nend\n");
@@ -157,6 +176,22 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"arg input x f32 1 4\nupdate input x f32 1 4\nupdate input x f32 1 4\nend\n",
             "'x' is updated twice", 4},
         Bad{"layout\nend\n", "expected 'layout <name> <p0> <p1> ...'", 2},
+        Bad{"arg derived d f32 1 4\nend\n", "derived arg 'd' has no 'derive' line", 2},
+        Bad{"arg derived d f32 1 4 0 16\nend\n", "unexpected token(s)", 2},
+        Bad{"derive d conv-bn-bias 0 - - - m v\nend\n", "no earlier derived arg", 2},
+        Bad{"weights external\narg param m f32 1 4\narg derived d f32 1 4\n"
+            "derive d fold 0 - - - m m\nend\n", "unknown recipe 'fold'", 5},
+        Bad{"weights external\narg param m f32 1 4\narg derived d f32 1 4\n"
+            "derive d conv-bn-bias 0 m m\nend\n", "takes 5 operands, got 2", 5},
+        Bad{"weights external\narg param m f32 1 4\narg derived d f32 1 4\n"
+            "derive d conv-bn-bias x - - - m m\nend\n", "eps 'x' is not a number", 5},
+        Bad{"weights external\narg param m f32 1 4\narg derived d f32 1 4\n"
+            "derive d conv-bn-bias 0 - - - m v\nend\n", "'v' is no earlier weight arg", 5},
+        Bad{"weights external\narg param m f32 1 4\narg derived d f32 1 4\n"
+            "derive d conv-bn-bias 0 m - - - m\nend\n", "needs its mean and variance", 5},
+        Bad{"weights external\narg param m f32 1 4\narg derived d f32 1 4\n"
+            "derive d conv-bn-bias 0 - - - m m\nderive d conv-bn-bias 0 - - - m m\nend\n",
+            "a second derive line", 6},
         Bad{"weights external\nlayout w 1 0\narg param w f32 2 3 4\nend\n", "no earlier weight arg", 3},
         Bad{"weights external\narg input w f32 2 3 4\nlayout w 1 0\nend\n", "no earlier weight arg", 4},
         Bad{"weights external\narg param w f32 2 3 4\nlayout w 1 0 2\nend\n", "has 3 entries for a weight of rank 2", 4},

@@ -14,7 +14,10 @@
  *   kiln_cpu_conv_f32(i32 flags, i64 groups, i64 s0, s1, s2, p0, p1, p2, d0, d1, d2, x, w, y)
  *     rank 5 (N, C, D, H, W) views (unit leading spatial dims for 1-d and 2-d convolutions), any
  *     strides: y = conv(x, w) (+ y without KILN_CPU_OVERWRITE), stride s, symmetric zero padding p
- *     and dilation d per spatial dim, w (F, C/groups, KD, KH, KW).
+ *     and dilation d per spatial dim, w (F, C/groups, KD, KH, KW); then the activation
+ *     its flags name (KILN_CPU_RELU, _HARDSWISH, _SILU, _SIGMOID).
+ *   kiln_cpu_conv_bias_f32(i32 flags, i64 groups, ..., x, w, y, bias)  bias rank 1 (F)
+ *     the same, + bias[f] on every output of channel f, then the activation its flags name.
  *   kiln_cpu_conv_bwd_data_f32(i32 flags, i64 groups, s.., p.., d.., dy, w, dx)
  *     dx = the gradient of conv(x, w) with respect to x for the output gradient dy (+ dx without
  *     KILN_CPU_OVERWRITE); arguments as kiln_cpu_conv_f32's.
@@ -30,13 +33,19 @@
 enum kiln_cpu_call_flags {
   /* The output is written, not read (it was zero-filled before). */
   KILN_CPU_OVERWRITE = 2,
-  /* max(x, 0) of the result (the GEMM with a bias). */
+  /* max(x, 0) of the result (the GEMM with a bias, the convolutions). */
   KILN_CPU_RELU = 4,
   /* The weight operand (B of a GEMM, w of a convolution) is an argument of
    * the model of kind weight that no run changes: the runtime reorders it once
    * into the library's preferred layout and keeps that copy while the model
    * is loaded. */
-  KILN_CPU_CONST_WEIGHT = 8
+  KILN_CPU_CONST_WEIGHT = 8,
+  /* The convolutions' other activations of the result (at most one bit of
+   * RELU, HARDSWISH, SILU, SIGMOID): x * relu6(x + 3) / 6, x * sigmoid(x),
+   * 1 / (1 + exp(-x)). */
+  KILN_CPU_HARDSWISH = 16,
+  KILN_CPU_SILU = 32,
+  KILN_CPU_SIGMOID = 64
 };
 
 #endif /* KILN_ABI_CPU_CALLS_H */

@@ -45,6 +45,19 @@
  *        advanced by one per run; the caller never passes it). Random ops
  *        draw Philox4x32-10 numbers with that seed as key and (element
  *        index, op stream, offset) as counter.
+ *   arg derived <name> <dtype> <rank> <dim>...
+ *        a tensor the loader computes once, at load, from the weights, as
+ *        the `derive` line of that name says (no data in the blob; <name>
+ *        is the first weight's name, "#", and what it is)
+ *   derive <name> <recipe> <eps> <weight|->...
+ *        how: after every `arg` line; each operand names an earlier weight
+ *        arg (not derived), `-` an absent one. The loader computes in
+ *        double precision and rounds once. Recipes (kiln-fold-batch-norm,
+ *        a convolution followed by inference batch norm):
+ *          conv-bn-weight <eps> W gamma|- var: W[o,...] * s[o], where
+ *            s = gamma / sqrt(var + eps) (gamma absent: 1)
+ *          conv-bn-bias <eps> b|- gamma|- beta|- mean var:
+ *            (b - mean) * s + beta (b, beta absent: 0)
  *   out <name> <dtype> <rank> <dim>...
  *   update <kind> <name> <dtype> <rank> <dim>...
  *        the new value of a weight (kind param|buffer|constant, the
@@ -93,6 +106,12 @@
 /* The `arg` kind and name of the generator state. */
 #define KILN_ARG_KIND_RNG "rng"
 #define KILN_RNG_STATE_NAME "rng_state"
+/* The `arg` kind of a tensor derived from the weights at load, the
+ * separator in its name and the recipes of `derive` lines. */
+#define KILN_ARG_KIND_DERIVED "derived"
+#define KILN_DERIVED_NAME_SEP "#"
+#define KILN_DERIVE_CONV_BN_WEIGHT "conv-bn-weight"
+#define KILN_DERIVE_CONV_BN_BIAS "conv-bn-bias"
 
 #ifdef __cplusplus
 extern "C" {

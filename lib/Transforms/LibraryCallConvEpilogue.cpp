@@ -1,0 +1,163 @@
+//===- LibraryCallConvEpilogue.cpp - a convolution's bias and ReLU folded into the CPU runtime's call ===//
+//
+// A convolution with a bias is lowered as a broadcast of the bias into the
+// output followed by the convolution accumulating into it, and an activation
+// after it (ReLU, hardswish, SiLU, sigmoid) as a loop over the output.
+// oneDNN takes both itself (its bias and an eltwise post-op), so the call
+// writes each output once instead of three passes over it
+// (docs/Rationale/cpu-library-calls.md).
+//
+//===----------------------------------------------------------------------===//
+#include "LibraryCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace kiln::libcalls;
+
+/// The nearest op before (`forward` false) or after `op` in its block that
+/// touches buffer `root` other than by making a view of it (the reshapes
+/// that split and merge a grouped convolution's channels), or null.
+static Operation *nearestAccess(Operation *op, Value root, bool forward) {
+  for (Operation *o = forward ? op->getNextNode() : op->getPrevNode(); o;
+       o = forward ? o->getNextNode() : o->getPrevNode())
+    if (touches(o, root) && !(o->getNumRegions() == 0 && isMemoryEffectFree(o)))
+      return o;
+  return nullptr;
+}
+
+/// The KILN_CPU_* bit of the activation `v` computes of `x`, in the forms
+/// kiln's elementwise lowering writes them: max(x, 0); x * min(max(x + 3,
+/// 0), 6) / 6; x / (1 + exp(-x)); 1 / (1 + exp(-x)). 0 for anything else.
+static int32_t activationOf(Value v, Value x) {
+  Value r;
+  if (LibraryCalls::isRelu(v, r))
+    return r == x ? KILN_CPU_RELU : 0;
+  auto isConst = [](Value c, double want) {
+    FloatAttr a;
+    return matchPattern(c, m_Constant(&a)) && a.getValueAsDouble() == want;
+  };
+  // 1 + exp(-x), either operand order.
+  auto onePlusExpNeg = [&](Value d) {
+    auto add = d.getDefiningOp<arith::AddFOp>();
+    if (!add)
+      return false;
+    for (int i = 0; i < 2; ++i) {
+      auto e = add->getOperand(1 - i).getDefiningOp<math::ExpOp>();
+      auto n = e ? e.getOperand().getDefiningOp<arith::NegFOp>() : arith::NegFOp();
+      if (isConst(add->getOperand(i), 1.0) && n && n.getOperand() == x)
+        return true;
+    }
+    return false;
+  };
+  if (auto div = v.getDefiningOp<arith::DivFOp>()) {
+    if (onePlusExpNeg(div.getRhs()))
+      return div.getLhs() == x ? KILN_CPU_SILU : isConst(div.getLhs(), 1.0) ? KILN_CPU_SIGMOID : 0;
+    // x * min(max(x + 3, 0), 6) / 6
+    auto mul = div.getLhs().getDefiningOp<arith::MulFOp>();
+    if (!mul || !isConst(div.getRhs(), 6.0))
+      return 0;
+    Value r6 = mul.getLhs() == x ? mul.getRhs() : mul.getRhs() == x ? mul.getLhs() : Value();
+    auto mn = r6 ? r6.getDefiningOp<arith::MinimumFOp>() : arith::MinimumFOp();
+    auto mx = mn ? mn.getLhs().getDefiningOp<arith::MaximumFOp>() : arith::MaximumFOp();
+    auto add = mx ? mx.getLhs().getDefiningOp<arith::AddFOp>() : arith::AddFOp();
+    if (mn && isConst(mn.getRhs(), 6.0) && mx && isConst(mx.getRhs(), 0.0) && add && add.getLhs() == x &&
+        isConst(add.getRhs(), 3.0))
+      return KILN_CPU_HARDSWISH;
+  }
+  return 0;
+}
+
+ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m) {
+  ConvEpilogue ep;
+  Value root = rootBuffer(m.output);
+  auto rootType = dyn_cast<MemRefType>(root.getType());
+  int64_t k = static_cast<int64_t>(m.stride.size());
+  if (!rootType || !rootType.getElementType().isF32() || rootType.getRank() != k + 2 ||
+      !cast<MemRefType>(m.filter.getType()).getElementType().isF32())
+    return ep;
+  // The whole output is what the call writes: the root buffer is the
+  // output (its groups merged back), so an op writing the root writes it.
+  int64_t outputElems = cast<MemRefType>(m.output.getType()).getNumElements();
+  if (!rootType.hasStaticShape() || rootType.getNumElements() != outputElems)
+    return ep;
+  // The output channel dim of the root: channels first, or last (NHWC; a
+  // grouped one's (G, F/G) pair merged back into F).
+  int64_t channelDim = m.groupedLast ? k + 1 : m.channelsLast.empty() ? 1 : m.channelsLast[1];
+  MLIRContext *ctx = op->getContext();
+  auto wholeElementwise = [&](linalg::LinalgOp l) {
+    return l && l.hasPureBufferSemantics() && l.getNumDpsInits() == 1 && l->getNumResults() == 0 &&
+           l.getDpsInitOperand(0)->get() == root && l.getNumParallelLoops() == l.getNumLoops() &&
+           l.getMatchingIndexingMap(l.getDpsInitOperand(0)).isIdentity();
+  };
+
+  // Before: every element of the output set to bias[channel].
+  auto fill = dyn_cast_or_null<linalg::LinalgOp>(nearestAccess(op, root, /*forward=*/false));
+  if (wholeElementwise(fill) && fill.getNumDpsInputs() == 1 && overwritesWhole(fill, root)) {
+    OpOperand *in = fill.getDpsInputOperand(0);
+    auto xType = dyn_cast<MemRefType>(in->get().getType());
+    AffineMap map = fill.getMatchingIndexingMap(in);
+    auto yield = cast<linalg::YieldOp>(fill.getBlock()->getTerminator());
+    if (xType && xType.getRank() == 1 && xType.getElementType().isF32() && xType.getLayout().isIdentity() &&
+        xType.getDimSize(0) == rootType.getDimSize(channelDim) && map.getNumResults() == 1 &&
+        map.getResult(0) == getAffineDimExpr(channelDim, ctx) && yield.getNumOperands() == 1 &&
+        yield.getOperand(0) == fill.getMatchingBlockArgument(in) &&
+        untouchedBetween(fill, op, {rootBuffer(in->get())})) {
+      ep.biasFill = fill;
+      ep.bias = in->get();
+    }
+  }
+
+  // After: the activation of every element, into the output itself or, if
+  // the output dies there, into a buffer of the activation's own (an
+  // ungrouped convolution's: the call then writes that buffer).
+  auto next = dyn_cast_or_null<linalg::LinalgOp>(nearestAccess(op, root, /*forward=*/true));
+  if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInputs() != 1 || next.getNumDpsInits() != 1 ||
+      next->getNumResults() != 0 || next.getDpsInputOperand(0)->get() != root ||
+      next.getNumParallelLoops() != next.getNumLoops() ||
+      !next.getMatchingIndexingMap(next.getDpsInputOperand(0)).isIdentity() ||
+      !next.getMatchingIndexingMap(next.getDpsInitOperand(0)).isIdentity() ||
+      !next.getMatchingBlockArgument(next.getDpsInitOperand(0)).use_empty())
+    return ep;
+  auto yield = cast<linalg::YieldOp>(next.getBlock()->getTerminator());
+  int32_t flag = yield.getNumOperands() == 1
+                     ? activationOf(yield.getOperand(0), next.getMatchingBlockArgument(next.getDpsInputOperand(0)))
+                     : 0;
+  if (!flag)
+    return ep;
+  Value out = next.getDpsInitOperand(0)->get();
+  if (out != root) {
+    // Another buffer: a whole allocation of the output's type that nothing
+    // touches between the call and the activation, the output dead after.
+    auto alloc = out.getDefiningOp<memref::AllocOp>();
+    if (m.output != root || !alloc || out.getType() != root.getType() || alloc->getNumOperands() != 0 ||
+        alloc->getBlock() != op->getBlock() || !deadAfter(next, root) || !untouchedBetween(op, next, {out}))
+      return ep;
+    if (!alloc->isBeforeInBlock(op))
+      ep.hoist = alloc;
+    ep.output = out;
+  }
+  ep.activation = next;
+  ep.flag = flag;
+  return ep;
+}
+
+func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module) {
+  std::string name = prefix + "conv_bias_f32";
+  if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
+    return f;
+  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  Type f32 = mb.getF32Type(), arg = convArgType(f32);
+  int64_t dyn = ShapedType::kDynamic;
+  Type bias = MemRefType::get({dyn}, f32, StridedLayoutAttr::get(mb.getContext(), dyn, {dyn}));
+  SmallVector<Type> inputs{mb.getI32Type()};
+  inputs.append(10, mb.getI64Type());
+  inputs.append({arg, arg, arg, bias});
+  auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(inputs, {}));
+  callee.setPrivate();
+  callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+  return callee;
+}

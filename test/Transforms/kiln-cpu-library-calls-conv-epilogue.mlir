@@ -1,0 +1,127 @@
+// RUN: kiln-opt %s --kiln-cpu-library-calls --cse | FileCheck %s
+
+// A convolution's bias and ReLU go into the CPU runtime's call
+// (LibraryCallConvEpilogue.cpp): the broadcast of a bias vector along the
+// output channels that filled the whole output just before, and the ReLU
+// that rewrites the whole output in place just after.
+
+#nhwc_in = affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh + kh, ow + kw, c)>
+#nhwc_w = affine_map<(n, oh, ow, f, kh, kw, c) -> (f, kh, kw, c)>
+#nhwc_out = affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh, ow, f)>
+#id = affine_map<(n, h, w, c) -> (n, h, w, c)>
+#chan = affine_map<(n, h, w, c) -> (c)>
+#width = affine_map<(n, h, w, c) -> (w)>
+
+// Bias and ReLU: one kiln_cpu_conv_bias_f32 call that overwrites its output
+// and applies the ReLU (flags 2 + 4 + 8, the filter a constant weight).
+// CHECK-DAG: func.func private @kiln_cpu_conv_bias_f32(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, memref<?x?x?x?x?xf32, strided<[?, ?, ?, ?, ?], offset: ?>>, memref<?x?x?x?x?xf32, strided<[?, ?, ?, ?, ?], offset: ?>>, memref<?x?x?x?x?xf32, strided<[?, ?, ?, ?, ?], offset: ?>>, memref<?xf32, strided<[?], offset: ?>>) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @conv_bias_relu(
+// CHECK-SAME: %[[BIAS:[a-z0-9]+]]: memref<64xf32>
+// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 14 : i32
+// CHECK-NOT: linalg
+// CHECK: %[[B:.*]] = memref.cast %[[BIAS]] : memref<64xf32> to memref<?xf32, strided<[?], offset: ?>>
+// CHECK: call @kiln_cpu_conv_bias_f32(%[[FLAGS]], {{.*}}, %[[B]])
+// CHECK-NOT: linalg
+// CHECK: return
+func.func @conv_bias_relu(%in: memref<1x30x30x32xf32>, %w: memref<64x3x3x32xf32> {kiln.kind = "derived", kiln.name = "c.weight#bn"},
+                          %bias: memref<64xf32>, %out: memref<1x28x28x64xf32>) {
+  linalg.generic {indexing_maps = [#chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<64xf32>) outs(%out : memref<1x28x28x64xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.generic {indexing_maps = [#nhwc_in, #nhwc_w, #nhwc_out],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %w : memref<1x30x30x32xf32>, memref<64x3x3x32xf32>) outs(%out : memref<1x28x28x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x28x28x64xf32>) outs(%out : memref<1x28x28x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// Left alone: a broadcast along another dim than the channels is no bias
+// (it stays, the call accumulates onto it: flags 0), and an op after the
+// call that is not a ReLU stays too.
+// CHECK-LABEL: func.func @not_a_bias(
+// CHECK: linalg.generic
+// CHECK: %[[FLAGS:.*]] = arith.constant 0 : i32
+// CHECK: call @kiln_cpu_conv_f32(%[[FLAGS]],
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+// CHECK: return
+func.func @not_a_bias(%in: memref<1x30x30x32xf32>, %w: memref<64x3x3x32xf32>, %bias: memref<28xf32>,
+                      %out: memref<1x28x28x64xf32>) {
+  linalg.generic {indexing_maps = [#width, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<28xf32>) outs(%out : memref<1x28x28x64xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.generic {indexing_maps = [#nhwc_in, #nhwc_w, #nhwc_out],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %w : memref<1x30x30x32xf32>, memref<64x3x3x32xf32>) outs(%out : memref<1x28x28x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x28x28x64xf32>) outs(%out : memref<1x28x28x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.mulf %v, %v : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// SiLU (x / (1 + exp(-x))) into a buffer of its own, the convolution's
+// output dead after it: the call writes that buffer (flags 2 + 32), and the
+// convolution's own buffer goes away.
+// CHECK-LABEL: func.func @conv_silu_elsewhere(
+// CHECK: %[[Z:.*]] = memref.alloc() : memref<1x28x28x64xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: %[[FLAGS:.*]] = arith.constant 34 : i32
+// CHECK: memref.reinterpret_cast %[[Z]]
+// CHECK: call @kiln_cpu_conv_bias_f32(%[[FLAGS]],
+// CHECK-NOT: math.exp
+// CHECK: linalg.copy ins(%[[Z]]
+func.func @conv_silu_elsewhere(%in: memref<1x30x30x32xf32>, %w: memref<64x3x3x32xf32>, %bias: memref<64xf32>,
+                               %res: memref<1x28x28x64xf32>) {
+  %y = memref.alloc() : memref<1x28x28x64xf32>
+  linalg.generic {indexing_maps = [#chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<64xf32>) outs(%y : memref<1x28x28x64xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.generic {indexing_maps = [#nhwc_in, #nhwc_w, #nhwc_out],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %w : memref<1x30x30x32xf32>, memref<64x3x3x32xf32>) outs(%y : memref<1x28x28x64xf32>) {
+  ^bb0(%x: f32, %v: f32, %o: f32):
+    %p = arith.mulf %x, %v : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  %z = memref.alloc() : memref<1x28x28x64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x28x28x64xf32>) outs(%z : memref<1x28x28x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %n = arith.negf %v : f32
+    %e = math.exp %n : f32
+    %d = arith.addf %one, %e : f32
+    %r = arith.divf %v, %d : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %y : memref<1x28x28x64xf32>
+  linalg.copy ins(%z : memref<1x28x28x64xf32>) outs(%res : memref<1x28x28x64xf32>)
+  memref.dealloc %z : memref<1x28x28x64xf32>
+  return
+}

@@ -1,0 +1,76 @@
+// kiln tests — the loader's derived weights (`derive` lines): batch norm folded into a convolution.
+#include "DerivedWeights.h"
+#include "Error.h"
+#include "Manifest.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace kiln;
+
+namespace {
+
+const char *kManifest = "kiln-manifest 1\nname m\nweights external\n"
+                        "arg param w f32 2 2 3\narg param b f32 1 2\narg param g f32 1 2\n"
+                        "arg param beta f32 1 2\narg buffer mean f32 1 2\narg buffer var f32 1 2\n"
+                        "arg derived w#bn f32 2 2 3\narg derived w#bn_bias f32 1 2\n"
+                        "arg derived w#nog f32 2 2 3\narg derived w#none f32 1 2\n"
+                        "derive w#bn conv-bn-weight 0.5 w g var\n"
+                        "derive w#bn_bias conv-bn-bias 0.5 b g beta mean var\n"
+                        "derive w#nog conv-bn-weight 0.5 w - var\n"
+                        "derive w#none conv-bn-bias 0.5 - - - mean var\n"
+                        "end\n";
+
+Tensor filled(std::vector<int64_t> sizes, std::vector<float> values) {
+  Tensor t = Tensor::empty(sizes, DType::Float32);
+  for (size_t i = 0; i < values.size(); ++i) t.data<float>()[i] = values[i];
+  return t;
+}
+
+} // namespace
+
+TEST(DerivedWeights, FoldsBatchNormIntoTheFilterAndBias) {
+  Manifest m = parseManifest(kManifest);
+  std::vector<Tensor> w(m.args.size());
+  w[0] = filled({2, 3}, {1, 2, 3, 4, 5, 6});
+  w[1] = filled({2}, {0.5f, -1});
+  w[2] = filled({2}, {2, -3});
+  w[3] = filled({2}, {0.25f, 4});
+  w[4] = filled({2}, {1, -2});
+  w[5] = filled({2}, {3.5f, 1.5f});  // + eps 0.5: 4 and 2
+  const float s0 = 2 / 2.0f, s1 = -3 / std::sqrt(2.0f);
+  Tensor fw = deriveWeight(m, m.args[6], w, "m.so");
+  ASSERT_EQ(fw.sizes(), (std::vector<int64_t>{2, 3}));
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_FLOAT_EQ(fw.data<float>()[j], (1 + j) * s0);
+    EXPECT_FLOAT_EQ(fw.data<float>()[3 + j], (4 + j) * s1);
+  }
+  Tensor fb = deriveWeight(m, m.args[7], w, "m.so");
+  EXPECT_FLOAT_EQ(fb.data<float>()[0], (0.5f - 1) * s0 + 0.25f);
+  EXPECT_FLOAT_EQ(fb.data<float>()[1], (-1 + 2) * s1 + 4);
+  // No gamma: scale 1 / sqrt(var + eps); no bias, no beta: -mean * scale.
+  Tensor ng = deriveWeight(m, m.args[8], w, "m.so");
+  EXPECT_FLOAT_EQ(ng.data<float>()[4], 5 / std::sqrt(2.0f));
+  Tensor nb = deriveWeight(m, m.args[9], w, "m.so");
+  EXPECT_FLOAT_EQ(nb.data<float>()[0], -1 / 2.0f);
+  EXPECT_FLOAT_EQ(nb.data<float>()[1], 2 / std::sqrt(2.0f));
+}
+
+TEST(DerivedWeights, AnOperandOfAnotherShapeIsAnError) {
+  Manifest m = parseManifest(kManifest);
+  std::vector<Tensor> w(m.args.size());
+  w[0] = filled({2, 3}, {1, 2, 3, 4, 5, 6});
+  for (int i = 1; i < 6; ++i) w[i] = filled({2}, {1, 1});
+  w[5] = filled({3}, {1, 1, 1});
+  try {
+    deriveWeight(m, m.args[6], w, "m.so");
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), KILN_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("derived weight 'w#bn' (conv-bn-weight): operand 'var' is f32 [3], "
+                                         "expected f32 [2]"),
+              std::string::npos)
+        << e.what();
+  }
+}
