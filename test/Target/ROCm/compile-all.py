@@ -25,11 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Models that compile for the CPU but not yet for a GPU, with the reason. Each
 # is reported as KNOWN-GAP; one that compiles after all fails the run, so the
 # list cannot outlive the gap.
-KNOWN_GPU_GAPS = {
-    "rnn_dyn": "the default IR's LSTM/GRU time loop carries fresh buffers from step to step, "
-               "which the GPU host code cannot keep on the host yet ('scf.for' op reads or "
-               "writes a device buffer on the host)",
-}
+KNOWN_GPU_GAPS = {}
 
 
 def run(cmd):
