@@ -6,6 +6,7 @@
 // input and output are read and written in the caller's layout (NCHW or
 // NHWC, oneDNN's direct kernels take both) and the filter is reordered into
 // the primitive's blocked layout (once, when it is a constant weight).
+#include "ConvGeometry.h"
 #include "Dnnl.h"
 
 #include "kiln/abi/cpu_calls.h"
@@ -36,35 +37,9 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
   const DnnlApi &d = dnnl();
   if (!d.error.empty()) throw std::runtime_error(d.error);
   enterCall();
-  // Leading unit spatial dims (with no padding) are dropped.
-  int first = 2;
-  while (first < 4 && X->sizes[first] == 1 && W->sizes[first] == 1 && Y->sizes[first] == 1 &&
-         params[3 + first - 2] == 0)
-    ++first;
-  std::vector<int64_t> xd{X->sizes[0], X->sizes[1]}, xs{X->strides[0], X->strides[1]}, yd{Y->sizes[0], Y->sizes[1]},
-      yst{Y->strides[0], Y->strides[1]}, wd, wst, stride, dilate, padL, padR;
-  if (groups > 1) {
-    wd = {groups, W->sizes[0] / groups, W->sizes[1]};
-    wst = {W->strides[0] * (W->sizes[0] / groups), W->strides[0], W->strides[1]};
-  } else {
-    wd = {W->sizes[0], W->sizes[1]};
-    wst = {W->strides[0], W->strides[1]};
-  }
-  for (int i = first; i < 5; ++i) {
-    int64_t s = params[i - 2], p = params[3 + i - 2], dl = params[6 + i - 2];
-    int64_t k = W->sizes[i], in = X->sizes[i], out = Y->sizes[i];
-    // The right padding that gives `out` outputs; rows past the last
-    // window (negative right padding) are left out of the input's view.
-    int64_t right = (out - 1) * s + (k - 1) * dl + 1 - in - p;
-    if (right < 0) in += right, right = 0;
-    if (s < 1 || dl < 1 || p < 0 || in + p + right < (k - 1) * dl + 1)
-      throw std::runtime_error(std::string(who) + ": invalid stride, padding or dilation for a " +
-                               std::to_string(in) + "-wide input");
-    xd.push_back(in), xs.push_back(X->strides[i]);
-    yd.push_back(out), yst.push_back(Y->strides[i]);
-    wd.push_back(k), wst.push_back(W->strides[i]);
-    stride.push_back(s), dilate.push_back(dl - 1), padL.push_back(p), padR.push_back(right);
-  }
+  const ConvGeometry g = convGeometry(who, groups, params, X, W, Y);
+  const std::vector<int64_t> &xd = g.xd, &xs = g.xs, &yd = g.yd, &yst = g.ys, &wd = g.wd, &wst = g.ws;
+  const std::vector<int64_t> &stride = g.stride, &dilate = g.dilate, &padL = g.padL, &padR = g.padR;
   // oneDNN reads a dense bias: a strided one is copied.
   const float *biasData = bias ? bias->data() : nullptr;
   std::vector<float> denseBias;
@@ -75,10 +50,7 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
   std::vector<int64_t> key{0, flags & (KILN_CPU_OVERWRITE | KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU |
                                        KILN_CPU_SIGMOID),
                              groups, bias != nullptr};
-  for (const auto *v : {&xd, &xs, &yd, &yst, &wd, &wst, &stride, &dilate, &padL, &padR}) {
-    key.push_back(static_cast<int64_t>(v->size()));
-    key.insert(key.end(), v->begin(), v->end());
-  }
+  g.appendKey(key);
   std::shared_ptr<const Plan> plan = cachedPlan(key, [&] {
     auto p = std::make_unique<Plan>();
     p->userSrc = stridedDesc(xd, xs);

@@ -7,6 +7,7 @@
 // and write the caller's layouts where they have a kernel for them, else
 // their own, reordered around the call (Plan). They cannot accumulate, so
 // the output is always overwritten (the compiler only calls them so).
+#include "ConvGeometry.h"
 #include "Dnnl.h"
 
 #include "kiln/abi/cpu_calls.h"
@@ -52,41 +53,13 @@ void convBackward(bool data, int32_t flags, int64_t groups, const std::array<int
   const DnnlApi &d = dnnl();
   if (!d.error.empty()) throw std::runtime_error(d.error);
   enterCall();
-  int first = 2;
-  while (first < 4 && X->sizes[first] == 1 && W->sizes[first] == 1 && Y->sizes[first] == 1 &&
-         params[3 + first - 2] == 0)
-    ++first;
-  std::vector<int64_t> xd{X->sizes[0], X->sizes[1]}, xs{X->strides[0], X->strides[1]}, yd{Y->sizes[0], Y->sizes[1]},
-      yst{Y->strides[0], Y->strides[1]}, wd, wst, stride, dilate, padL, padR;
-  if (groups > 1) {
-    wd = {groups, W->sizes[0] / groups, W->sizes[1]};
-    wst = {W->strides[0] * (W->sizes[0] / groups), W->strides[0], W->strides[1]};
-  } else {
-    wd = {W->sizes[0], W->sizes[1]};
-    wst = {W->strides[0], W->strides[1]};
-  }
-  bool cropped = false;
-  for (int i = first; i < 5; ++i) {
-    int64_t s = params[i - 2], p = params[3 + i - 2], dl = params[6 + i - 2];
-    int64_t k = W->sizes[i], in = X->sizes[i], o = Y->sizes[i];
-    // Rows past the last window (negative right padding) are left out of
-    // x's view: they get no gradient (zeroed first) and give none.
-    int64_t right = (o - 1) * s + (k - 1) * dl + 1 - in - p;
-    if (right < 0) in += right, right = 0, cropped = true;
-    if (s < 1 || dl < 1 || p < 0 || in + p + right < (k - 1) * dl + 1 || in < 1)
-      throw std::runtime_error(std::string(name) + ": invalid stride, padding or dilation for a " +
-                               std::to_string(X->sizes[i]) + "-wide input");
-    xd.push_back(in), xs.push_back(X->strides[i]);
-    yd.push_back(o), yst.push_back(Y->strides[i]);
-    wd.push_back(k), wst.push_back(W->strides[i]);
-    stride.push_back(s), dilate.push_back(dl - 1), padL.push_back(p), padR.push_back(right);
-  }
-  if (cropped && data) zero(X);
+  const ConvGeometry g = convGeometry(name, groups, params, X, W, Y);
+  const std::vector<int64_t> &xd = g.xd, &xs = g.xs, &yd = g.yd, &yst = g.ys, &wd = g.wd, &wst = g.ws;
+  const std::vector<int64_t> &stride = g.stride, &dilate = g.dilate, &padL = g.padL, &padR = g.padR;
+  // Rows of x past the last window get no gradient (zeroed first) and give none.
+  if (g.cropped && data) zero(X);
   std::vector<int64_t> key{data ? 1 : 2, groups};
-  for (const auto *v : {&xd, &xs, &yd, &yst, &wd, &wst, &stride, &dilate, &padL, &padR}) {
-    key.push_back(static_cast<int64_t>(v->size()));
-    key.insert(key.end(), v->begin(), v->end());
-  }
+  g.appendKey(key);
   std::shared_ptr<const Plan> plan = cachedPlan(key, [&] {
     auto p = std::make_unique<Plan>();
     dnnl_memory_desc_t userX = stridedDesc(xd, xs), userW = stridedDesc(wd, wst), userY = stridedDesc(yd, yst);
