@@ -94,13 +94,19 @@ std::unique_ptr<Compilation> Compilation::create(const CompileOptions &options) 
   registerLLVMDialectTranslation(s->registry);
   s->ctx = std::make_unique<MLIRContext>(s->registry);
   s->ctx->loadAllAvailableDialects();
-  llvm::raw_ostream *diag = s->diag;
-  s->diagHandler = std::make_unique<ScopedDiagnosticHandler>(s->ctx.get(), [diag](Diagnostic &d) {
-    printDiagnostic(*diag, d);
+  State *state = s.get();
+  s->diagHandler = std::make_unique<ScopedDiagnosticHandler>(s->ctx.get(), [state](Diagnostic &d) {
+    if (state->progress)
+      state->progress->finish();
+    printDiagnostic(*state->diag, d);
     return success();
   });
   s->timingManager.setEnabled(options.timing);
   s->root = s->timingManager.getRootScope();
+  // Signs of life for long compiles: on a terminal unless asked otherwise.
+  bool terminal = s->diag->is_displayed();
+  if (options.progress == "on" || (options.progress == "auto" && terminal))
+    s->progress = std::make_unique<Progress>(*s->diag, /*redraw=*/terminal);
   return std::unique_ptr<Compilation>(new Compilation(std::move(s)));
 }
 
@@ -112,6 +118,7 @@ bool Compilation::done() const { return state->done; }
 int Compilation::importProgram() {
   State &s = *state;
   const CompileOptions &o = s.options;
+  s.step("import", o.input);
   {
     TimingScope t = s.root.nest("import");
     if (StringRef(o.input).ends_with(".mlir")) {
@@ -162,6 +169,7 @@ int Compilation::differentiate() {
   // autograd-differentiate) after the composites are decomposed, so each
   // reverse rule sees one form of an op.
   if (o.derivative != Derivative::None) {
+    s.step("differentiate");
     TimingScope t = s.root.nest("differentiate");
     PassManager pre(s.ctx.get());
     pre.enableTiming(t);
@@ -216,6 +224,7 @@ int Compilation::differentiate() {
   // --vmap batches the entry after differentiation, so --grad --vmap gives
   // per-sample gradients (autograd.vmap and autograd-batch).
   if (!o.vmap.empty()) {
+    s.step("vmap");
     TimingScope t = s.root.nest("vmap");
     std::string error;
     auto spec = parseVmapSpec(o.vmap, error);

@@ -16,6 +16,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
@@ -67,6 +68,7 @@ int Compilation::lower() {
   // and bias, derived from the weights once, at load (kiln-fold-batch-norm).
   // Before the manifest, which lists the derived arguments.
   if (r.foldBn && !s.differentiating()) {
+    s.step("fold-batch-norm");
     TimingScope t = s.root.nest("fold-batch-norm");
     PassManager pm(s.ctx.get());
     pm.enableTiming(t);
@@ -94,6 +96,7 @@ int Compilation::lower() {
   s.entry->setAttr("llvm.emit_c_interface", UnitAttr::get(s.ctx.get()));
 
   // The named pipeline of the target.
+  s.step("pipeline", o.target);
   TimingScope t = s.root.nest("pipeline");
   PassManager pm(s.ctx.get());
   pm.enableTiming(t);
@@ -122,6 +125,10 @@ int Compilation::lower() {
     // oneDNN's direct convolutions are NHWC kernels (docs/Rationale/cpu-library-calls.md).
     buildCPUPipeline(pm, o.convLayout == "nhwc" || (o.convLayout == "auto" && o.cpuLibrary == "on"),
                      o.cpuLibrary == "on");
+  if (s.progress)
+    pm.addInstrumentation(s.progress->passes(pm, "pipeline"));
+  if (o.timing)
+    pm.addInstrumentation(s.functionTimes.instrumentation());
   if (failed(pm.run(module)))
     return s.fail("compilation of '" + o.input + "' failed (see the errors above)");
   if (!o.dumpDir.empty())
@@ -160,6 +167,7 @@ int Compilation::emit() {
   const bool blobObject = r.embed && o.emit == EmitKind::SO && canWriteWeightsObject(host);
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule;
+  s.step("translate-to-llvm-ir");
   {
     TimingScope t = s.root.nest("translate-to-llvm-ir");
     llvmModule = translateModuleToLLVMIR(*s.module, llvmCtx, "kiln_model");
@@ -183,12 +191,19 @@ int Compilation::emit() {
     cg.codegenOptLevel = 0;
     cg.vectorize = false;
   }
+  if (o.timing)
+    cg.onFunctionOptimized = [&s](StringRef fn, double seconds) { s.functionTimes.add(1, fn, seconds); };
+  if (s.progress)
+    cg.onPartDone = [&s](unsigned done, unsigned total) {
+      s.progress->report("llvm", llvm::formatv("part {0} of {1} compiled", done, total).str(), true);
+    };
   if (o.emit == EmitKind::LLVM)
     return s.writeOutput(
         [&](StringRef tmp) { return writeText(tmp, [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); }); });
 
   auto printOptimized = [&](llvm::raw_ostream &os) { llvmModule->print(os, nullptr); };
-  return s.writeOutput([&](StringRef tmp) -> LogicalResult {
+  s.step("llvm", "optimising and compiling");
+  int rc = s.writeOutput([&](StringRef tmp) -> LogicalResult {
     std::string err;
     if (o.emit == EmitKind::Obj) {
       TimingScope t = s.root.nest("llvm-opt-and-codegen");
@@ -224,6 +239,7 @@ int Compilation::emit() {
         return (void)s.fail(err), failure();
       }
     }
+    s.step("link");
     TimingScope t = s.root.nest("link");
     LogicalResult linked = linkSharedObject(objs, tmp, err);
     removeObjs();
@@ -231,6 +247,11 @@ int Compilation::emit() {
       return (void)s.fail(err), failure();
     return success();
   });
+  if (s.progress)
+    s.progress->finish();
+  if (o.timing)
+    s.functionTimes.print(*s.diag);
+  return rc;
 }
 
 } // namespace kiln

@@ -97,6 +97,8 @@ void printDiagnostic(llvm::raw_ostream &os, Diagnostic &d) {
 }
 
 int Compilation::State::fail(const llvm::Twine &msg) {
+  if (progress)
+    progress->finish();
   *diag << "kiln-compile: error: " << msg << "\n";
   return kExitBadInput;
 }

@@ -10,6 +10,8 @@
 #include "kiln/Compiler/Compiler.h"
 #include "kiln/Compiler/GraphPicture.h"
 
+#include "CompileProgress.h"
+
 #include "ATen/Transforms/Passes.h"
 #include "kiln/Conversion/AutogradToATen.h"
 #include "kiln/Target/CPU.h"
@@ -80,6 +82,8 @@ struct Compilation::State {
   llvm::SourceMgr sourceMgr;
   mlir::DefaultTimingManager timingManager;
   mlir::TimingScope root;
+  std::unique_ptr<Progress> progress; ///< null: no progress lines
+  FunctionTimes functionTimes;        ///< --timing's slowest functions
   unsigned dumpCounter = 0;
 
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -99,6 +103,11 @@ struct Compilation::State {
   /// renames it into place (copies it to stdout) only on success.
   int writeOutput(llvm::function_ref<mlir::LogicalResult(llvm::StringRef tmpPath)> write);
   bool differentiating() const;
+  /// A progress line for the stage starting now.
+  void step(llvm::StringRef stage, llvm::StringRef detail = "") {
+    if (progress)
+      progress->stage(stage, detail);
+  }
 };
 
 } // namespace kiln

@@ -193,8 +193,14 @@ int kilnCompileMain(int argc, char **argv) {
                                "(views, elementwise ops) in the backward instead of keeping them, "
                                "as a minimum cut by bytes chooses (docs/autograd.md)"),
                       cl::cat(cat));
-  cl::opt<bool> timing("timing", cl::desc("Print the time of each stage and pass"),
+  cl::opt<bool> timing("timing", cl::desc("Print the time of each stage and pass, and the 10 functions slowest to compile"),
                        cl::cat(cat));
+  cl::opt<bool> quiet("quiet", cl::desc("No progress lines (the same as --progress=off)"), cl::cat(cat));
+  cl::opt<std::string> progress("progress",
+                                cl::desc("Progress lines on stderr (stage, pass k of n, LLVM's parts): auto "
+                                         "(default: one line redrawn on a terminal, none otherwise), on (a "
+                                         "line each off a terminal) or off"),
+                                cl::init("auto"), cl::cat(cat));
   cl::opt<std::string> cpu("cpu", cl::desc("Target CPU (default: the host's)"),
                            cl::init("native"), cl::cat(cat));
   cl::opt<int> compileJobs("compile-jobs",
@@ -225,6 +231,7 @@ int kilnCompileMain(int argc, char **argv) {
   o.dumpDir = dumpDir;
   o.dotMaxNodes = dotMaxNodes;
   o.timing = timing;
+  o.progress = quiet ? std::string("off") : std::string(progress);
   o.injectFault = injectFault;
   o.cpu = cpu;
   o.compileJobs = compileJobs;

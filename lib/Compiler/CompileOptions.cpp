@@ -120,6 +120,8 @@ bool resolveOptions(const CompileOptions &o, ResolvedOptions &r, std::string &er
   if (o.foldBatchNorm != "on" && o.foldBatchNorm != "off" && o.foldBatchNorm != "auto")
     return error = "--fold-batch-norm must be 'on', 'off' or 'auto', got '" + o.foldBatchNorm + "'", false;
   r.foldBn = o.foldBatchNorm == "on" || (o.foldBatchNorm == "auto" && !r.cuda && !r.rocm);
+  if (o.progress != "auto" && o.progress != "on" && o.progress != "off")
+    return error = "--progress must be 'auto', 'on' or 'off', got '" + o.progress + "'", false;
   if (o.cpuLibrary != "on" && o.cpuLibrary != "off")
     return error = "--cpu-library must be 'on' or 'off', got '" + o.cpuLibrary + "'", false;
   if (!o.injectFault.empty()) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs/cli.md against the tools' option definitions: check it, or write its generated parts.
 
-  cli_doc.py --doc docs/cli.md --kiln-compile BIN --kiln-run BIN --kiln-run-source KilnRun.cpp [--write]
+  cli_doc.py --doc docs/cli.md --kiln-compile BIN --kiln-run BIN --kiln-run-source Options.cpp [--write]
 
 docs/cli.md holds, between `<!-- BEGIN <tool> --help -->` and
 `<!-- END <tool> --help -->`, the exact `--help` output of kiln-compile

@@ -46,7 +46,10 @@ struct CompileOptions {
   bool explain = false;             ///< list every op's decision on `out`
   std::string dumpDir;              ///< the IR after import and each pass
   unsigned dotMaxNodes = 400;
-  bool timing = false;
+  bool timing = false; ///< stage and pass times, the slowest functions to compile
+  /// Progress lines on `diagnostics`: auto (redrawn on one line where it is a
+  /// terminal, else none), on (a line each off a terminal) or off.
+  std::string progress = "auto";
   std::string injectFault; ///< test only: MODE:OP[:N]
 
   // CPU.

@@ -8,6 +8,7 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <map>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,13 @@ struct CPUCodegenOptions {
   /// Define the object's support routines (__truncsfbf2); exactly one of the
   /// objects linked into a model does.
   bool defineSupportRoutines = true;
+  /// When set: each function's time in LLVM's optimisation pipeline (the
+  /// passes that ran on it, in seconds), called from the thread that
+  /// optimised it (kiln-compile --timing's slowest functions).
+  std::function<void(llvm::StringRef function, double seconds)> onFunctionOptimized;
+  /// When set: emitObjects' parts as they get their object files (parts
+  /// done, parts), called from the thread that finished one (progress).
+  std::function<void(unsigned done, unsigned total)> onPartDone;
 };
 
 /// Optimizes `module` and writes an ELF object to `objPath`.

@@ -6,6 +6,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/PassInstrumentation.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -20,6 +21,7 @@
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include <chrono>
 #include <mutex>
 
 using namespace llvm;
@@ -146,7 +148,31 @@ mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
     PipelineTuningOptions pto;
     pto.LoopVectorization = pto.SLPVectorization = options.vectorize;
     pto.LoopUnrolling = false;
-    PassBuilder pb(tm.get(), pto);
+    // --timing: the time of the passes that ran on each function, outermost
+    // function-level passes only (a loop pass runs inside one).
+    PassInstrumentationCallbacks pic;
+    using Clock = std::chrono::steady_clock;
+    unsigned fnDepth = 0;
+    Clock::time_point fnStart;
+    if (options.onFunctionOptimized) {
+      pic.registerBeforeNonSkippedPassCallback([&](StringRef, Any ir) {
+        if (any_cast<const Function *>(&ir) && fnDepth++ == 0)
+          fnStart = Clock::now();
+      });
+      auto after = [&](Any ir) {
+        const Function *const *f = any_cast<const Function *>(&ir);
+        if (f && fnDepth && --fnDepth == 0)
+          options.onFunctionOptimized((*f)->getName(),
+                                      std::chrono::duration<double>(Clock::now() - fnStart).count());
+      };
+      pic.registerAfterPassCallback([after](StringRef, Any ir, const PreservedAnalyses &) { after(ir); });
+      pic.registerAfterPassInvalidatedCallback([&](StringRef, const PreservedAnalyses &) {
+        // The IR is gone; only its depth is known.
+        if (fnDepth)
+          --fnDepth;
+      });
+    }
+    PassBuilder pb(tm.get(), pto, std::nullopt, options.onFunctionOptimized ? &pic : nullptr);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);

@@ -9,6 +9,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
+#include <atomic>
 #include <sched.h>
 #include <thread>
 
@@ -49,7 +50,10 @@ mlir::LogicalResult emitObjects(Module &module, const CPUCodegenOptions &options
   jobs = std::max(1u, std::min<unsigned>(jobs, defined.size()));
   if (jobs == 1) {
     objPaths.push_back((objBase + ".0.o").str());
-    return emitObject(module, options, objPaths[0], error);
+    mlir::LogicalResult r = emitObject(module, options, objPaths[0], error);
+    if (options.onPartDone)
+      options.onPartDone(1, 1);
+    return r;
   }
 
   // Parts refer to each other's functions and data by name: local symbols
@@ -97,6 +101,12 @@ mlir::LogicalResult emitObjects(Module &module, const CPUCodegenOptions &options
   for (unsigned p = 0; p < jobs; ++p)
     objPaths.push_back((objBase + "." + Twine(p) + ".o").str());
   std::vector<std::string> errors(jobs);
+  std::atomic<unsigned> partsDone{0};
+  auto partDone = [&] {
+    unsigned done = ++partsDone;
+    if (options.onPartDone)
+      options.onPartDone(done, jobs);
+  };
   std::vector<std::thread> threads;
   for (unsigned p = 1; p < jobs; ++p)
     threads.emplace_back([&, p] {
@@ -111,8 +121,10 @@ mlir::LogicalResult emitObjects(Module &module, const CPUCodegenOptions &options
       partOptions.defineSupportRoutines = false;
       if (failed(emitObject(**part, partOptions, objPaths[p], errors[p])) && errors[p].empty())
         errors[p] = "compiling part " + std::to_string(p) + " of the module failed";
+      partDone();
     });
   mlir::LogicalResult first = emitObject(module, options, objPaths[0], errors[0]);
+  partDone();
   for (std::thread &t : threads)
     t.join();
   for (unsigned p = 0; p < jobs; ++p)
