@@ -135,19 +135,7 @@ def _register(name: str) -> None:
         torch.library.register_fake(qualname, fake, lib=lib)
 
     if info.has_backward:
-        def setup_context(ctx, inputs, output):
-            ctx.kiln_inputs = inputs
-            ctx.kiln_outputs = output if isinstance(output, tuple) else (output,)
-
-        def backward(ctx, *grads):
-            res = _kiln.backward_op(info.name, [_to_kiln(a) for a in ctx.kiln_inputs],
-                                    [_to_kiln(o) for o in ctx.kiln_outputs],
-                                    [_to_kiln(g) if g is not None else None for g in grads])
-            res = [_to_torch(r) for r in res]
-            res += [None] * (len(ctx.kiln_inputs) - len(res))
-            return tuple(res[:len(ctx.kiln_inputs)])
-
-        torch.library.register_autograd(qualname, backward, setup_context=setup_context, lib=lib)
+        _register_backward(lib, ns, base, overload, qualname, info)
 
     if info.has_vmap:
         packet = getattr(getattr(torch.ops, ns), base)
@@ -166,6 +154,93 @@ def _register(name: str) -> None:
             return tuple(outs), (0,) * len(outs)
 
         torch.library.register_vmap(qualname, vmap_rule, lib=lib)
+
+
+def _flatten_args(args):
+    """The tensors of `args` (top level and inside lists) and a JSON-able spec
+    that rebuilds `args` from them: {"t": i}, {"tl": [i, ...]} or {"v": value}."""
+    import torch
+    tensors, spec = [], []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            spec.append({"t": len(tensors)})
+            tensors.append(a)
+        elif isinstance(a, (list, tuple)) and a and all(isinstance(v, torch.Tensor) for v in a):
+            spec.append({"tl": list(range(len(tensors), len(tensors) + len(a)))})
+            tensors.extend(a)
+        elif a is None or isinstance(a, (bool, int, float, str)) or (
+                isinstance(a, (list, tuple)) and all(isinstance(v, (bool, int, float)) for v in a)):
+            spec.append({"v": list(a) if isinstance(a, tuple) else a})
+        else:
+            raise _kiln.KilnError(f"kiln.library: an argument of type {type(a).__name__} cannot reach "
+                                  "a kiln op's autograd formula (symbolic sizes and dtypes are not "
+                                  "supported there yet)")
+    return tensors, spec
+
+
+def _unflatten_args(spec, tensors):
+    return [tensors[e["t"]] if "t" in e else [tensors[i] for i in e["tl"]] if "tl" in e else e["v"]
+            for e in spec]
+
+
+def _register_backward(lib, ns: str, base: str, overload: str, qualname: str, info: _OpInfo) -> None:
+    """The op's autograd formula as a torch op of its own,
+    <ns>::<op>[_<overload>]_kiln_backward(Tensor?[] tensors, Tensor[] outputs,
+    Tensor?[] grads, str spec) -> Tensor[] (one gradient per tensor argument),
+    with a fake function, so that tracers (AOT autograd, torch.compile,
+    opcheck's test_aot_dispatch_*) record a call instead of running the plugin's
+    formula on fake or functional tensors."""
+    import json
+    import torch
+    bname = f"{base}_{overload}_kiln_backward" if overload else f"{base}_kiln_backward"
+    try:
+        lib.define(f"{bname}(Tensor?[] tensors, Tensor[] outputs, Tensor?[] grads, str spec) -> Tensor[]")
+    except RuntimeError as e:
+        if "already" not in str(e):
+            raise
+
+    def kernel(tensors, outputs, grads, spec):
+        spec = json.loads(spec)
+        args = _unflatten_args(spec, tensors)
+        res = _kiln.backward_op(info.name, [_to_kiln(a) for a in args], [_to_kiln(o) for o in outputs],
+                                [_to_kiln(g) if g is not None else None for g in grads])
+        res = [_to_torch(r) for r in res]
+        out = [None] * len(tensors)
+        for pos, e in enumerate(spec):
+            r = res[pos] if pos < len(res) else None
+            if "t" in e:
+                out[e["t"]] = r
+            elif "tl" in e:
+                for k, i in enumerate(e["tl"]):
+                    out[i] = r[k] if isinstance(r, list) and k < len(r) else None
+        return [o if o is not None else torch.zeros_like(t) if t is not None else torch.empty(0)
+                for o, t in zip(out, tensors)]
+
+    def fake(tensors, outputs, grads, spec):
+        return [torch.empty_like(t) if t is not None else torch.empty(0) for t in tensors]
+
+    lib.impl(bname, kernel, "CPU")
+    torch.library.register_fake(f"{ns}::{bname}", fake, lib=lib)
+    backward_op = getattr(getattr(torch.ops, ns), bname).default
+
+    def setup_context(ctx, inputs, output):
+        ctx.kiln_inputs = inputs
+        ctx.kiln_outputs = output if isinstance(output, tuple) else (output,)
+
+    def backward(ctx, *grads):
+        tensors, spec = _flatten_args(ctx.kiln_inputs)
+        gs = backward_op(tensors, list(ctx.kiln_outputs), list(grads), json.dumps(spec))
+        res = []
+        for e in spec:
+            if "t" in e:
+                res.append(gs[e["t"]])
+            elif "tl" in e:
+                res.append([gs[i] for i in e["tl"]])
+            else:
+                res.append(None)
+        return tuple(res)
+
+    torch.library.register_autograd(qualname, backward, setup_context=setup_context, lib=lib)
 
 
 def _tracing(args) -> bool:

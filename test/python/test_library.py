@@ -47,6 +47,27 @@ def test_opcheck_kiln_and_torch(scaled_gelu):
     torch.library.opcheck(scaled_gelu.default, (torch.randn(3, 4, dtype=torch.float64), 1.5))
 
 
+def test_torch_opcheck_with_requires_grad(scaled_gelu):
+    # test_aot_dispatch_dynamic traces the autograd formula with fake and
+    # functional tensors: it must be a traceable op, not a direct kernel call.
+    for dtype in (torch.float64, torch.float32):
+        x = torch.randn(3, 4, dtype=dtype, requires_grad=True)
+        report = torch.library.opcheck(scaled_gelu.default, (x, 1.5))
+        assert set(report.values()) == {"SUCCESS"}, report
+        assert "test_aot_dispatch_dynamic" in report
+
+
+def test_gradient_inside_compiled_graph(scaled_gelu):
+    def f(x):
+        return (scaled_gelu(x, 2.0) * x).sum()
+
+    x = torch.randn(5, 6, requires_grad=True)
+    (g,) = torch.autograd.grad(torch.compile(f, backend="aot_eager")(x), x)
+    x_ref = x.detach().requires_grad_(True)
+    (g_ref,) = torch.autograd.grad((_reference(x_ref, 2.0) * x_ref).sum(), x_ref)
+    torch.testing.assert_close(g, g_ref)
+
+
 def test_opcheck_reports_a_failure():
     with pytest.raises(kiln.KilnError):
         kiln.library.opcheck("kilntest::no_such_op")
