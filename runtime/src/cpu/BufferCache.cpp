@@ -5,6 +5,7 @@
 
 #include "../loader/Error.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -73,7 +74,95 @@ constexpr size_t kPage = 4096;
 
 } // namespace
 
-extern "C" void *kiln_cpu_alloc(size_t alignment, size_t size) {
+namespace {
+
+/// The run scopes: which one recorded a live buffer (any thread may free it).
+struct RunScopes {
+  std::mutex mu;
+  std::unordered_map<void *, kiln::cpu::RunAllocations *> owner;
+  std::atomic<int> active{0};
+};
+
+RunScopes &runScopes() {
+  static RunScopes *r = new RunScopes;
+  return *r;
+}
+
+thread_local kiln::cpu::RunAllocations *tRunScope = nullptr;
+
+void *recorded(void *p) {
+  if (p && tRunScope)
+    kiln::cpu::RunAllocations::recordAlloc(p);
+  return p;
+}
+
+} // namespace
+
+namespace kiln::cpu {
+
+RunAllocations::RunAllocations() : outer(tRunScope) {
+  tRunScope = this;
+  ++runScopes().active;
+}
+
+RunAllocations::~RunAllocations() {
+  RunScopes &r = runScopes();
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    for (void *p : ptrs)
+      r.owner.erase(p);
+  }
+  --r.active;
+  tRunScope = outer;
+}
+
+void RunAllocations::recordAlloc(void *p) {
+  RunScopes &r = runScopes();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.owner[p] = tRunScope;
+  tRunScope->ptrs.insert(p);
+}
+
+void RunAllocations::recordFree(void *p) {
+  RunScopes &r = runScopes();
+  if (r.active.load(std::memory_order_relaxed) == 0)
+    return;
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.owner.find(p);
+  if (it == r.owner.end())
+    return;
+  it->second->ptrs.erase(p);
+  r.owner.erase(it);
+}
+
+void RunAllocations::freeLeftovers(const std::unordered_set<void *> &keep) {
+  std::vector<void *> left;
+  {
+    RunScopes &r = runScopes();
+    std::lock_guard<std::mutex> lock(r.mu);
+    for (void *p : ptrs)
+      if (!keep.count(p)) {
+        left.push_back(p);
+        r.owner.erase(p);
+      }
+    for (void *p : left)
+      ptrs.erase(p);
+  }
+  for (void *p : left)
+    kiln_cpu_free(p);
+}
+
+size_t RunAllocations::live() const {
+  std::lock_guard<std::mutex> lock(runScopes().mu);
+  return ptrs.size();
+}
+
+} // namespace kiln::cpu
+
+namespace {
+
+/// kiln_cpu_alloc without the run scope.
+void *allocateBlock(size_t alignment, size_t size) {
   if (alignment & (alignment - 1))
     return nullptr;
   if (alignment < 64)
@@ -108,9 +197,20 @@ extern "C" void *kiln_cpu_alloc(size_t alignment, size_t size) {
   return p;
 }
 
+} // namespace
+
+extern "C" void *kiln_cpu_alloc(size_t alignment, size_t size) {
+  if (alignment & (alignment - 1))
+    return nullptr;
+  if (tRunScope)
+    return recorded(allocateBlock(alignment, size));
+  return allocateBlock(alignment, size);
+}
+
 extern "C" void kiln_cpu_free(void *ptr) {
   if (!ptr)
     return;
+  kiln::cpu::RunAllocations::recordFree(ptr);
   Cache &c = cache();
   std::unique_lock<std::mutex> lock(c.mu);
   auto it = c.live.find(ptr);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <unordered_set>
 
 namespace kiln::cpu {
 
@@ -26,6 +27,32 @@ void checkBufferCacheSetting();
 
 /// Releases every idle block to libc (a model was unloaded).
 void trimBufferCache();
+
+/// The buffers kiln_cpu_alloc hands out on this thread while a RunAllocations
+/// lives (frees from any thread are seen). A compiled model whose run fails
+/// part-way (a runtime call that fails) returns at once, without freeing the
+/// buffers it had allocated: the loader frees what is left of them.
+class RunAllocations {
+public:
+  RunAllocations();
+  /// Forgets the buffers still live (they belong to the run's results).
+  ~RunAllocations();
+  RunAllocations(const RunAllocations &) = delete;
+  RunAllocations &operator=(const RunAllocations &) = delete;
+
+  /// Frees every recorded buffer still live but those in `keep`.
+  void freeLeftovers(const std::unordered_set<void *> &keep);
+  /// How many recorded buffers are still live.
+  size_t live() const;
+
+  // For kiln_cpu_alloc / kiln_cpu_free.
+  static void recordAlloc(void *p);
+  static void recordFree(void *p);
+
+private:
+  RunAllocations *outer;
+  std::unordered_set<void *> ptrs;
+};
 
 /// Blocks smaller than this go straight to libc: its heap reuses them
 /// without page faults.

@@ -1,6 +1,7 @@
 // kiln runtime — kiln_rt_call_op: the boxed bridge from compiled code to the dispatcher.
 #include "kiln/library.h"
 #include "kiln/rt_call.h"
+#include "kiln/abi/cpu_memory.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -98,8 +99,9 @@ void boxResult(const IValue &r, kiln_rt_value &out, const std::string &what) {
                   ", the op returned " + dtypeName(t.dtype()));
     if (!out.desc) throw Error("kiln: " + what + ": no descriptor storage for the result");
     size_t nbytes = t.nbytes();
-    size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
-    void *p = std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment);
+    // From the compiled code's allocator: it frees the buffer (kiln_cpu_free),
+    // and a run that fails later frees it too (RunAllocations).
+    void *p = kiln_cpu_alloc(kAlignment, nbytes ? nbytes : kAlignment);
     if (!p) throw Error("kiln: " + what + ": out of memory");
     Tensor dst = Tensor::fromBlob(p, t.sizes(), t.dtype());
     dst.copyFrom(t);
@@ -249,7 +251,7 @@ extern "C" int32_t kiln_rt_call_op(const char *qualified_name, int64_t nargs, ki
       for (int64_t i = 0; i < done; ++i)
         if (results[i].tag == KILN_RT_TENSOR) {
           auto *w = static_cast<int64_t *>(results[i].desc);
-          std::free(reinterpret_cast<void *>(w[0]));
+          kiln_cpu_free(reinterpret_cast<void *>(w[0]));
           w[0] = w[1] = 0;
         }
       throw;

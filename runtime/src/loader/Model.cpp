@@ -20,6 +20,7 @@
 #include <link.h>
 #include <algorithm>
 #include <map>
+#include <unordered_set>
 #include <mutex>
 #include <sys/stat.h>
 
@@ -377,9 +378,21 @@ std::vector<int64_t> Model::callEntry(const std::vector<Tensor> &args, std::map<
   std::vector<int64_t> result(resultWords ? resultWords : 1, 0);
   packed[0] = result.data();
   cpu::clearError();
+  // A run that fails part-way returns at once with null results and leaves
+  // the buffers it had allocated: they are freed here.
+  cpu::RunAllocations allocations;
   entry_(packed.data());
-  // A CPU library call (oneDNN) that failed inside the entry.
-  if (std::string why = cpu::takeError(); !why.empty())
+  std::string why = cpu::takeError(); // a CPU library call (oneDNN) that failed
+  const char *rtError = kiln_rt_last_error ? kiln_rt_last_error() : nullptr;
+  bool failed = !why.empty() || (rtError && *rtError &&
+                                 std::all_of(result.begin(), result.end(), [](int64_t w) { return w == 0; }));
+  if (failed && allocations.live()) {
+    std::unordered_set<void *> results;
+    for (int64_t w : result)
+      results.insert(reinterpret_cast<void *>(w));
+    allocations.freeLeftovers(results);
+  }
+  if (!why.empty())
     throw Error(KILN_STATUS_INTERNAL, "model '" + manifest_.name + "': " + why);
   return result;
 }

@@ -112,6 +112,50 @@ TEST(BufferCache, ThreadsNeverShareALiveBlock) {
 
 namespace {
 
+TEST(BufferCache, AFailedRunsLeftoversAreFreed) {
+  trimBufferCache();
+  const size_t big = 2 * kMinCachedBytes;
+  size_t liveBefore = bufferCacheStats().liveBlocks;
+  void *result = nullptr, *freedInRun = nullptr, *outside = kiln_cpu_alloc(64, big);
+  {
+    kiln::cpu::RunAllocations run;
+    result = kiln_cpu_alloc(64, big);
+    void *small = kiln_cpu_alloc(64, 100);  // libc's, recorded too
+    freedInRun = kiln_cpu_alloc(64, big);
+    void *left = kiln_cpu_alloc(64, big);
+    ASSERT_TRUE(result && small && freedInRun && left);
+    kiln_cpu_free(freedInRun);
+    // Freed on another thread: still seen.
+    std::thread([&] { kiln_cpu_free(small); }).join();
+    EXPECT_EQ(run.live(), 2u) << "result and left";
+    run.freeLeftovers({result});
+    EXPECT_EQ(run.live(), 1u) << "only the kept result";
+  }
+  // `left` went back to the cache; the result and `outside` are the caller's.
+  EXPECT_EQ(bufferCacheStats().liveBlocks, liveBefore + 2);
+  kiln_cpu_free(result);
+  kiln_cpu_free(outside);
+  EXPECT_EQ(bufferCacheStats().liveBlocks, liveBefore);
+  trimBufferCache();
+}
+
+TEST(BufferCache, RunScopesNestAndForgetOnExit) {
+  void *a = nullptr, *b = nullptr;
+  {
+    kiln::cpu::RunAllocations outer;
+    a = kiln_cpu_alloc(64, 256);
+    {
+      kiln::cpu::RunAllocations inner;
+      b = kiln_cpu_alloc(64, 256);
+      EXPECT_EQ(inner.live(), 1u);
+    }
+    EXPECT_EQ(outer.live(), 1u) << "the inner scope's buffer is not the outer's";
+  }
+  // Both scopes are gone: freeing their buffers now is an ordinary free.
+  kiln_cpu_free(a);
+  kiln_cpu_free(b);
+}
+
 TEST(BufferCache, BadSettingIsRefusedWithItsName) {
   ::setenv(kiln::cpu::kBufferCacheEnv, "12x", 1);
   try {
