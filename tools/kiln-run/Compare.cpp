@@ -1,5 +1,6 @@
 // kiln-run — comparing outputs with expected tensors, and describing them.
 #include "KilnRunInternal.h"
+#include "kiln/half.h"
 #include "kiln/abi/io_names.h"
 
 #include "kiln/gpu.h"
@@ -27,36 +28,13 @@ namespace kiln::run {
 
 namespace {
 
-float halfToFloat(uint16_t h) {
-  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0x1f) bits = sign | 0x7f800000u | (mant << 13);
-  else if (exp) bits = sign | ((exp + 112) << 23) | (mant << 13);
-  else if (!mant) bits = sign;
-  else {
-    // Subnormal half: normalise it.
-    int e = -1;
-    do { ++e; mant <<= 1; } while (!(mant & 0x400));
-    bits = sign | ((uint32_t)(112 - e) << 23) | ((mant & 0x3ff) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-float bf16ToFloat(uint16_t b) {
-  uint32_t bits = (uint32_t)b << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 double elementAsDouble(const Tensor &t, int64_t i) {
   const char *p = static_cast<const char *>(t.rawData());
   switch (t.dtype()) {
   case DType::Float32: return reinterpret_cast<const float *>(p)[i];
   case DType::Float64: return reinterpret_cast<const double *>(p)[i];
-  case DType::Float16: return halfToFloat(reinterpret_cast<const uint16_t *>(p)[i]);
-  case DType::BFloat16: return bf16ToFloat(reinterpret_cast<const uint16_t *>(p)[i]);
+  case DType::Float16: return halfBitsToFloat(reinterpret_cast<const uint16_t *>(p)[i]);
+  case DType::BFloat16: return bf16BitsToFloat(reinterpret_cast<const uint16_t *>(p)[i]);
   case DType::Int64: return (double)reinterpret_cast<const int64_t *>(p)[i];
   case DType::Int32: return reinterpret_cast<const int32_t *>(p)[i];
   case DType::Int16: return reinterpret_cast<const int16_t *>(p)[i];

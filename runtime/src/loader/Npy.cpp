@@ -1,5 +1,6 @@
 // kiln runtime — .npy reading (v1/v2/v3, C or Fortran order) and atomic writing.
 #include "kiln/npy.h"
+#include "kiln/half.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -251,7 +252,8 @@ Tensor bf16ToF32(const Tensor &t) {
   Tensor out = Tensor::empty(c.sizes(), DType::Float32);
   const uint16_t *src = c.data<uint16_t>();
   uint32_t *dst = out.data<uint32_t>();
-  for (int64_t i = 0, n = c.numel(); i < n; ++i) dst[i] = (uint32_t)src[i] << 16;
+  float *dstf = reinterpret_cast<float *>(dst);
+  for (int64_t i = 0, n = c.numel(); i < n; ++i) dstf[i] = bf16BitsToFloat(src[i]);
   return out;
 }
 
@@ -262,15 +264,7 @@ Tensor f32ToBf16(const Tensor &t) {
   Tensor out = Tensor::empty(c.sizes(), DType::BFloat16);
   const uint32_t *src = c.data<uint32_t>();
   uint16_t *dst = out.data<uint16_t>();
-  for (int64_t i = 0, n = c.numel(); i < n; ++i) {
-    uint32_t bits = src[i];
-    if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu)) {
-      dst[i] = (uint16_t)((bits >> 16) | 0x0040);  // NaN: keep the sign, make it quiet
-      continue;
-    }
-    bits += 0x7fffu + ((bits >> 16) & 1);  // round to nearest, ties to even
-    dst[i] = (uint16_t)(bits >> 16);
-  }
+  for (int64_t i = 0, n = c.numel(); i < n; ++i) dst[i] = floatToBF16Bits(bitsToFloat(src[i]));
   return out;
 }
 

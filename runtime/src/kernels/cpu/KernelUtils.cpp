@@ -1,6 +1,8 @@
 // kiln runtime — shared helpers of the eager CPU kernels, including the GEMM.
 #include "KernelUtils.h"
 
+#include "kiln/half.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -52,46 +54,11 @@ DType promoteTypes(DType a, DType b) { return typeRank(a) >= typeRank(b) ? a : b
 
 namespace {
 template <typename T> double loadAs(const char *p) { return (double)*reinterpret_cast<const T *>(p); }
-float bitsToFloat(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-uint32_t floatToBits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-double halfToDouble(uint16_t h) {
-  uint32_t sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  double v = exp == 0 ? std::ldexp((double)man, -24)
-             : exp == 31 ? (man ? std::numeric_limits<double>::quiet_NaN()
-                                : std::numeric_limits<double>::infinity())
-                         : std::ldexp((double)(man | 0x400), (int)exp - 25);
-  return sign ? -v : v;
-}
+double halfToDouble(uint16_t h) { return halfBitsToFloat(h); }
 /// float64 -> float16, rounded to nearest even through float32 (which can
 /// differ from one direct rounding only within a float32 ulp of a tie).
-uint16_t doubleToHalf(double d) {
-  float f = (float)d;
-  uint32_t b = floatToBits(f), sign = (b >> 16) & 0x8000;
-  float a = std::fabs(f);
-  if (std::isnan(f)) return (uint16_t)(sign | 0x7e00);
-  if (a >= 65520.0f) return (uint16_t)(sign | 0x7c00);
-  if (a < 6.103515625e-05f) // subnormal half: multiples of 2^-24
-    return (uint16_t)(sign | (uint32_t)std::nearbyint(std::ldexp(a, 24)));
-  uint32_t ab = floatToBits(a);
-  uint32_t man = ab & 0x7fffff, exp = (ab >> 23) - 127 + 15;
-  uint32_t h = (exp << 10) | (man >> 13), rest = man & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) ++h;
-  return (uint16_t)(sign | h);
-}
-uint16_t doubleToBF16(double d) {
-  uint32_t b = floatToBits((float)d);
-  if (std::isnan((float)d)) return (uint16_t)((b >> 16) | 0x40);
-  b += 0x7fff + ((b >> 16) & 1);
-  return (uint16_t)(b >> 16);
-}
+uint16_t doubleToHalf(double d) { return floatToHalfBits((float)d); }
+uint16_t doubleToBF16(double d) { return floatToBF16Bits((float)d); }
 } // namespace
 
 double loadDouble(const char *p, DType t) {

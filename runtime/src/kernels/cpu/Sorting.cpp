@@ -2,6 +2,7 @@
 // searchsorted
 // along one dim, every dtype, NaN ordered above every number (as in ATen).
 #include "KernelUtils.h"
+#include "kiln/half.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,26 +13,6 @@
 
 namespace kiln::cpu {
 namespace {
-
-float halfBitsToFloat(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  float f;
-  if (exp == 0) {
-    f = std::ldexp((float)man, -24); // zero or subnormal
-    return sign ? -f : f;
-  }
-  uint32_t bits = exp == 31 ? sign | 0x7f800000u | (man << 13)
-                            : sign | ((exp + 112) << 23) | (man << 13);
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-float bf16BitsToFloat(uint16_t h) {
-  uint32_t bits = (uint32_t)h << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 /// The keys of one strided row, as doubles (float dtypes) or int64s (the
 /// others: exact for every int64).
