@@ -17,4 +17,12 @@
 #define GET_OP_CLASSES
 #include "Autograd/IR/AutogradOps.h.inc"
 
+namespace kiln::autograd {
+/// A ranked tensor of a floating-point type: what differentiation follows.
+inline bool isFloatTensor(mlir::Type t) {
+  auto tt = mlir::dyn_cast<mlir::RankedTensorType>(t);
+  return tt && mlir::isa<mlir::FloatType>(tt.getElementType());
+}
+} // namespace kiln::autograd
+
 #endif

@@ -18,10 +18,6 @@ using namespace kiln::autograd;
 #include "Autograd/IR/AutogradOps.cpp.inc"
 
 namespace {
-bool isFloatTensor(Type t) {
-  auto tt = dyn_cast<RankedTensorType>(t);
-  return tt && isa<FloatType>(tt.getElementType());
-}
 
 /// The callee and the checks every transform shares: primals and `wrt`.
 FailureOr<func::FuncOp> verifyCall(Operation *op, SymbolTableCollection &symbols,

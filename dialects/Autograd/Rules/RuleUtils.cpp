@@ -13,10 +13,6 @@ static constexpr int64_t kDyn = ShapedType::kDynamic;
 
 RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-bool isFloatTensor(Type t) {
-  auto tt = dyn_cast<RankedTensorType>(t);
-  return tt && isa<FloatType>(tt.getElementType());
-}
 
 Value scalarTensor(OpBuilder &b, Location loc, Type elem, double value) {
   auto ty = RankedTensorType::get({}, elem);

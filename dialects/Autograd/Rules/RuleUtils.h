@@ -69,8 +69,6 @@ FailureOr<int64_t> staticCount(Value v, ArrayRef<int64_t> dims);
 /// The number of elements of `x` in `dims`, as a tensor of `x`'s element type
 /// with `x`'s rank and those dims as 1 (a 0-d constant when they are static).
 Value countOf(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> dims);
-/// Whether `t` is a tensor of floating-point elements.
-bool isFloatTensor(Type t);
 /// Checks an operand whose cotangent is needed has the result's element type
 /// (a rule cannot yet convert a gradient back to another dtype).
 LogicalResult checkSameElementType(Operation *op, Value operand, Value result);

@@ -25,14 +25,11 @@
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
+using kiln::autograd::isFloatTensor;
 using namespace kiln;
 
 namespace {
 
-bool isFloatTensor(Type t) {
-  auto tt = dyn_cast<RankedTensorType>(t);
-  return tt && isa<FloatType>(tt.getElementType());
-}
 
 /// What the three entries share: the model's one output and its float user
 /// inputs (the arguments differentiated), checked.

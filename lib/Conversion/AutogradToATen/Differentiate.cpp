@@ -31,10 +31,6 @@ using namespace kiln::autograd;
 
 namespace {
 
-bool isFloatTensor(Type t) {
-  auto tt = dyn_cast<RankedTensorType>(t);
-  return tt && isa<FloatType>(tt.getElementType());
-}
 
 Value zerosLike(OpBuilder &b, Location loc, Value like) {
   auto ty = cast<RankedTensorType>(like.getType());

@@ -12,12 +12,9 @@
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
+using kiln::autograd::isFloatTensor;
 
 namespace {
-bool isFloatTensor(Type t) {
-  auto tt = dyn_cast<RankedTensorType>(t);
-  return tt && isa<FloatType>(tt.getElementType());
-}
 } // namespace
 
 FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry) {
