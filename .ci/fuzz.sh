@@ -2,6 +2,7 @@
 # Builds kiln's libFuzzer targets (KILN_FUZZ=ON, in build-fuzz/) and runs each for a while.
 #
 #   .ci/fuzz.sh [SECONDS-PER-TARGET] [TARGET...]     (default: 60 s, every target)
+#   KILN_FUZZ_RUNS=1000000 .ci/fuzz.sh 0 TARGET...    (a number of executions instead)
 #
 # Each target keeps a growing corpus in build-fuzz/fuzz/corpus/<target>/, seeded
 # from the repository's archives, .npy files, manifests and schemas; crashes go
@@ -47,8 +48,15 @@ status=0
 for t in $TARGETS; do
   mkdir -p "$FUZZ/corpus/$t"
   log=$FUZZ/$t.log
-  echo "== $t for ${SECONDS_EACH}s"
-  if ! nice -n 19 "$FUZZ/$t" -max_total_time="$SECONDS_EACH" -rss_limit_mb=3072 -timeout=20 \
+  if [ -n "${KILN_FUZZ_RUNS:-}" ]; then
+    limit="-runs=$KILN_FUZZ_RUNS"
+    echo "== $t for $KILN_FUZZ_RUNS executions"
+  else
+    limit="-max_total_time=$SECONDS_EACH"
+    echo "== $t for ${SECONDS_EACH}s"
+  fi
+  start=$(date +%s)
+  if ! nice -n 19 "$FUZZ/$t" "$limit" -rss_limit_mb=3072 -timeout=20 \
       -max_len=400000 -print_final_stats=1 -artifact_prefix="$FUZZ/artifacts/$t-" \
       "$FUZZ/corpus/$t" "$FUZZ/seeds/$t" >"$log" 2>&1; then
     echo "   FOUND A FAILURE: see $log and $FUZZ/artifacts/"
@@ -56,5 +64,6 @@ for t in $TARGETS; do
     status=1
   fi
   grep -E "^stat::number_of_executed_units|Done [0-9]+ runs" "$log" | tail -1 | sed 's/^/   /'
+  echo "   $(( $(date +%s) - start )) s"
 done
 exit $status

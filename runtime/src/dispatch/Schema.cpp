@@ -300,8 +300,13 @@ private:
         skipWs();
         int64_t n = -1;
         if (!atEnd() && std::isdigit((unsigned char)s_[pos_])) {
+          size_t at = pos_;
           n = 0;
-          while (!atEnd() && std::isdigit((unsigned char)s_[pos_])) n = n * 10 + (s_[pos_++] - '0');
+          while (!atEnd() && std::isdigit((unsigned char)s_[pos_])) {
+            // A fixed list size (int[2]) is small; a huge one is a typo.
+            if (n > 1000000) fail("a list size too large", at);
+            n = n * 10 + (s_[pos_++] - '0');
+          }
         }
         expectChar(']');
         t = SchemaType::listOf(t, n);

@@ -121,6 +121,8 @@ TEST(Schema, ErrorsPointAtTheColumn) {
       {"ns::f(int[] x=3) -> ()", 15, "unsized list"},
       {"ns::f(Tensor x) -> (Tensor, Tensor", 35, "expected ',' or ')'"},
       {"ns::f.default(Tensor x) -> Tensor", 7, "'default'"},
+      // Found by fuzz-schema: the list size overflowed int64 (UBSan).
+      {"ns::f(int[777777777777777777777777777777777770] k) -> Tensor", 11, "list size too large"},
   };
   for (const BadSchema &b : bad) {
     SCOPED_TRACE(b.text);
