@@ -30,7 +30,10 @@ void IValue::expect(Tag t) const {
 
 int64_t IValue::toInt() const {
   if (tag_ == Tag::Int || tag_ == Tag::Bool) return i_;
-  if (tag_ == Tag::Double && (double)(int64_t)d_ == d_) return (int64_t)d_;
+  // A whole double in int64's range (NaN, infinities and huge values are not).
+  if (tag_ == Tag::Double && d_ >= -9223372036854775808.0 && d_ < 9223372036854775808.0 &&
+      (double)(int64_t)d_ == d_)
+    return (int64_t)d_;
   expect(Tag::Int);
   return 0;
 }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace kiln;
 using K = SchemaType::Kind;
 
@@ -140,6 +142,19 @@ TEST(Schema, ErrorsPointAtTheColumn) {
       EXPECT_EQ(what.substr(caret + 1), "  " + std::string(b.column - 1, ' ') + "^");
     }
   }
+}
+
+TEST(Schema, NonIntegralDefaultsOfIntListsAreErrors) {
+  // Found by fuzz-schema: a NaN default of a list of ints was converted to
+  // int64 (undefined behaviour, UBSan). Infinities and huge values too.
+  for (const char *text : {"ns::f(int[2] k=nan) -> Tensor", "ns::f(int[2] k=inf) -> Tensor",
+                           "ns::f(int[2] k=1e300) -> Tensor", "ns::f(int k=-inf) -> Tensor"}) {
+    SCOPED_TRACE(text);
+    EXPECT_ANY_THROW(parseSchema(text));
+  }
+  EXPECT_ANY_THROW(IValue(std::nan("")).toInt());
+  EXPECT_ANY_THROW(IValue(1e300).toInt());
+  EXPECT_EQ(IValue(3.0).toInt(), 3);
 }
 
 TEST(Schema, ColumnOfTheIssueExample) {
