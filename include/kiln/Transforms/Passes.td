@@ -200,6 +200,11 @@ def KilnChannelsLast : Pass<"kiln-channels-last", "::mlir::func::FuncOp"> {
       NHWC;
     - any other `linalg.generic` (a reduction over H and W) reads the NHWC
       tensor through its indexing map;
+    - a rank-preserving `tensor.extract_slice` of such a tensor, and a
+      `tensor.insert_slice` of one into a destination that is NHWC without a
+      transpose (`tensor.empty`, a fill of one, an earlier insert rewritten
+      the same way) run in NHWC: a concatenation of convolutions' results is
+      built in their layout;
     - transposes of transposes, of `tensor.empty`, of `linalg.fill` and of
       broadcasts fold.
     A 4-d weight of the entry (`kiln.kind` other than input, not updated)
