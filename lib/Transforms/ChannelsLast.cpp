@@ -534,8 +534,9 @@ struct KilnChannelsLastPass : kiln::impl::KilnChannelsLastBase<KilnChannelsLastP
       patterns.add<GroupedConvToNHWC>(ctx, depthwise);
     patterns.add<ConvToNHWC, PoolToNHWC<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
                  PoolToNHWC<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>, TransposeOfTranspose,
-                 TransposeOfInit, PadOfTranspose, TransposeOfPad, ElementwiseToNHWC, BroadcastToNHWC,
-                 InsertSliceOfTranspose, ExtractSliceOfTranspose>(ctx);
+                 TransposeOfInit, PadOfTranspose, TransposeOfPad, ElementwiseToNHWC, BroadcastToNHWC>(ctx);
+    if (slices)
+      patterns.add<InsertSliceOfTranspose, ExtractSliceOfTranspose>(ctx);
     if (failed(applyPatternsGreedily(fn, std::move(patterns))))
       return signalPassFailure();
     RewritePatternSet folds(ctx);

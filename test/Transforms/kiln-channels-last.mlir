@@ -1,4 +1,5 @@
-// RUN: kiln-opt %s --kiln-channels-last --canonicalize | FileCheck %s
+// RUN: kiln-opt %s --kiln-channels-last="slices=true" --canonicalize | FileCheck %s
+// RUN: kiln-opt %s --kiln-channels-last --canonicalize | FileCheck %s --check-prefix=NOSLICES
 // RUN: kiln-opt %s --kiln-channels-last="grouped=true" --canonicalize | FileCheck %s --check-prefix=GROUPED
 // RUN: kiln-opt %s --kiln-channels-last="grouped=true depthwise=false" --canonicalize | FileCheck %s --check-prefix=NODW
 
@@ -230,6 +231,9 @@ func.func @grouped_fill_of_split(%w1: tensor<4x1x3x3xf32> {kiln.kind = "param", 
 // run in NHWC, at the NHWC offsets and sizes, so the only transposes left
 // are the input's and the result's. An insert into a destination that is
 // NCHW and not free to permute (an argument) stays NCHW.
+// Without `slices` the concatenation stays NCHW.
+// NOSLICES-LABEL: func.func @concat(
+// NOSLICES: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [1, 4, 8, 8] [1, 1, 1, 1] : tensor<1x4x8x8xf32> into tensor<1x10x8x8xf32>
 // CHECK-LABEL: func.func @concat(
 // CHECK-SAME: %[[CW1:[^:]*]]: tensor<4x1x1x3xf32>
 // CHECK-SAME: %[[CW2:[^:]*]]: tensor<6x1x1x3xf32>
