@@ -52,6 +52,9 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bo
     kiln::KilnChannelsLastOptions clOpts;
     clOpts.grouped = !gpu || groupedLayout != "nchw";
     clOpts.depthwise = !gpu || groupedLayout == "nhwc";
+    // Concatenations in NHWC where the library calls stage a convolution
+    // writing a strided part of one (the CPU's).
+    clOpts.slices = !gpu;
     fpm.addPass(kiln::createKilnChannelsLast(clOpts));
     fpm.addPass(createCanonicalizerPass());
   }

@@ -29,6 +29,8 @@ struct KilnCPULibraryCallsPass : kiln::impl::KilnCPULibraryCallsBase<KilnCPULibr
     options.convs = convs ? "library" : "kernel";
     options.epilogues = true;
     options.convEpilogues = true;
+    if (convs)
+      kiln::libcalls::stageStridedConvOutputs(getOperation());
     if (failed(kiln::libcalls::LibraryCalls(&getContext(), options).run(getOperation())))
       signalPassFailure();
   }

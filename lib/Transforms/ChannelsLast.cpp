@@ -279,6 +279,66 @@ struct TransposeOfPad : OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
+/// `v` permuted by `perm` where that costs nothing: a transpose to NCHW of
+/// an NHWC tensor (the transpose undone), an empty tensor or a fill of one
+/// (made in the permuted shape). Null otherwise.
+Value freelyTransposed(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
+  if (perm == ArrayRef<int64_t>(kToLast))
+    if (Value x = transposedFrom(v, kToFirst))
+      return x;
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  if (v.getDefiningOp<tensor::EmptyOp>() ||
+      (fill && fill.hasPureTensorSemantics() && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()))
+    return transposeOf(b, loc, v, perm);
+  return {};
+}
+
+/// `list` (one entry per NCHW dim) in NHWC order.
+SmallVector<OpFoldResult> toNHWC(ArrayRef<OpFoldResult> list) {
+  SmallVector<OpFoldResult> r;
+  for (int64_t p : kToLast)
+    r.push_back(list[p]);
+  return r;
+}
+
+/// insert_slice(transpose_to_nchw(x), dest) ->
+///   transpose_to_nchw(insert_slice(x, dest in NHWC)) where dest is NHWC
+/// for free (an empty tensor, or the result of the same rewrite): a
+/// concatenation along any dim of convolutions' results is built in their
+/// layout, so each one writes its slice of it directly.
+struct InsertSliceOfTranspose : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp op, PatternRewriter &rewriter) const override {
+    Value x = transposedFrom(op.getSource(), kToFirst);
+    if (!x || op.getSourceType().getRank() != 4 || op.getDestType().getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "not a rank-4 NHWC tensor transposed, inserted unreduced");
+    Location loc = op.getLoc();
+    Value dest = freelyTransposed(rewriter, loc, op.getDest(), kToLast);
+    if (!dest)
+      return rewriter.notifyMatchFailure(op, "the destination is not NHWC without a transpose");
+    Value y = tensor::InsertSliceOp::create(rewriter, loc, x, dest, toNHWC(op.getMixedOffsets()),
+                                           toNHWC(op.getMixedSizes()), toNHWC(op.getMixedStrides()));
+    rewriter.replaceOp(op, transposeOf(rewriter, loc, y, kToFirst));
+    return success();
+  }
+};
+
+/// extract_slice(transpose_to_nchw(x)) -> transpose_to_nchw(extract_slice(x))
+/// for a rank-preserving slice (a split along the channels, say).
+struct ExtractSliceOfTranspose : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op, PatternRewriter &rewriter) const override {
+    Value x = transposedFrom(op.getSource(), kToFirst);
+    if (!x || op.getSourceType().getRank() != 4 || op.getResultType().getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "not a rank-preserving slice of an NHWC tensor transposed");
+    Location loc = op.getLoc();
+    Value y = tensor::ExtractSliceOp::create(rewriter, loc, x, toNHWC(op.getMixedOffsets()),
+                                            toNHWC(op.getMixedSizes()), toNHWC(op.getMixedStrides()));
+    rewriter.replaceOp(op, transposeOf(rewriter, loc, y, kToFirst));
+    return success();
+  }
+};
+
 /// Whether every iterator of `op` is parallel and every output map the identity.
 bool isElementwise(linalg::GenericOp op) {
   return op.getNumLoops() == 4 && op.getNumReductionLoops() == 0 &&
@@ -475,6 +535,8 @@ struct KilnChannelsLastPass : kiln::impl::KilnChannelsLastBase<KilnChannelsLastP
     patterns.add<ConvToNHWC, PoolToNHWC<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
                  PoolToNHWC<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>, TransposeOfTranspose,
                  TransposeOfInit, PadOfTranspose, TransposeOfPad, ElementwiseToNHWC, BroadcastToNHWC>(ctx);
+    if (slices)
+      patterns.add<InsertSliceOfTranspose, ExtractSliceOfTranspose>(ctx);
     if (failed(applyPatternsGreedily(fn, std::move(patterns))))
       return signalPassFailure();
     RewritePatternSet folds(ctx);

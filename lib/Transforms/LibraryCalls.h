@@ -226,6 +226,12 @@ Value asConvArg(OpBuilder &b, Location loc, Value buffer, ArrayRef<int64_t> perm
 /// dims `first` and `first + 1` (the groups and the channels per group).
 SmallVector<ReassociationIndices> mergedChannels(int64_t rank, int64_t first);
 
+/// Makes each convolution under `root` that writes a static strided slice
+/// (its part of a concatenation) write a dense buffer of its own, copied into
+/// the slice after it, so that the runtime's convolution can take it
+/// (LibraryCallStagedOutputs.cpp).
+void stageStridedConvOutputs(Operation *root);
+
 /// What one target's pass rewrites and how its runtime's entries are named.
 struct LibraryCallOptions {
   std::string prefix = "kiln_gpu_"; ///< of every callee: `<prefix>gemm_f32`, `<prefix>conv_f32`, ...

@@ -1,4 +1,5 @@
-// RUN: kiln-opt %s --kiln-channels-last --canonicalize | FileCheck %s
+// RUN: kiln-opt %s --kiln-channels-last="slices=true" --canonicalize | FileCheck %s
+// RUN: kiln-opt %s --kiln-channels-last --canonicalize | FileCheck %s --check-prefix=NOSLICES
 // RUN: kiln-opt %s --kiln-channels-last="grouped=true" --canonicalize | FileCheck %s --check-prefix=GROUPED
 // RUN: kiln-opt %s --kiln-channels-last="grouped=true depthwise=false" --canonicalize | FileCheck %s --check-prefix=NODW
 
@@ -223,4 +224,48 @@ func.func @grouped_fill_of_split(%w1: tensor<4x1x3x3xf32> {kiln.kind = "param", 
       ins(%xg, %w1g : tensor<2x4x1x10x10xf32>, tensor<4x1x1x3x3xf32>) outs(%i1g : tensor<2x4x1x8x8xf32>) -> tensor<2x4x1x8x8xf32>
   %m1 = tensor.collapse_shape %c1 [[0], [1, 2], [3], [4]] : tensor<2x4x1x8x8xf32> into tensor<2x4x8x8xf32>
   return %m1 : tensor<2x4x8x8xf32>
+}
+
+// A concatenation of two convolutions' results along the channels (the
+// aten lowering's inserts into an empty tensor), then a slice of it: both
+// run in NHWC, at the NHWC offsets and sizes, so the only transposes left
+// are the input's and the result's. An insert into a destination that is
+// NCHW and not free to permute (an argument) stays NCHW.
+// Without `slices` the concatenation stays NCHW.
+// NOSLICES-LABEL: func.func @concat(
+// NOSLICES: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [1, 4, 8, 8] [1, 1, 1, 1] : tensor<1x4x8x8xf32> into tensor<1x10x8x8xf32>
+// CHECK-LABEL: func.func @concat(
+// CHECK-SAME: %[[CW1:[^:]*]]: tensor<4x1x1x3xf32>
+// CHECK-SAME: %[[CW2:[^:]*]]: tensor<6x1x1x3xf32>
+// CHECK-SAME: %[[CD:[^:]*]]: tensor<1x8x8x8xf32>
+// CHECK: %[[A:.*]] = linalg.conv_2d_nhwc_fhwc {{.*}} ins(%{{.*}}, %[[CW1]]
+// CHECK: %[[B:.*]] = linalg.conv_2d_nhwc_fhwc {{.*}} ins(%{{.*}}, %[[CW2]]
+// CHECK: %[[BT:.*]] = linalg.transpose ins(%[[B]] : tensor<1x8x8x6xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x8x8x10xf32>
+// CHECK: %[[I1:.*]] = tensor.insert_slice %[[A]] into %[[E]][0, 0, 0, 0] [1, 8, 8, 4] [1, 1, 1, 1] : tensor<1x8x8x4xf32> into tensor<1x8x8x10xf32>
+// CHECK: %[[I2:.*]] = tensor.insert_slice %[[B]] into %[[I1]][0, 0, 0, 4] [1, 8, 8, 6] [1, 1, 1, 1] : tensor<1x8x8x6xf32> into tensor<1x8x8x10xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[I2]][0, 0, 0, 2] [1, 8, 8, 5] [1, 1, 1, 1] : tensor<1x8x8x10xf32> to tensor<1x8x8x5xf32>
+// CHECK: %[[ST:.*]] = linalg.transpose ins(%[[S]] : tensor<1x8x8x5xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK: %[[D:.*]] = tensor.insert_slice %[[BT]] into %[[CD]][0, 1, 0, 0] [1, 6, 8, 8] [1, 1, 1, 1] : tensor<1x6x8x8xf32> into tensor<1x8x8x8xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[ST]], %[[D]]
+func.func @concat(%w1: tensor<4x3x1x1xf32> {kiln.kind = "param", kiln.name = "e1.weight"},
+                  %w2: tensor<6x3x1x1xf32> {kiln.kind = "param", kiln.name = "e3.weight"},
+                  %x: tensor<1x3x8x8xf32> {kiln.kind = "input", kiln.name = "x"},
+                  %d: tensor<1x8x8x8xf32> {kiln.kind = "input", kiln.name = "d"}) -> (tensor<1x5x8x8xf32>, tensor<1x8x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1x4x8x8xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w1 : tensor<1x3x8x8xf32>, tensor<4x3x1x1xf32>) outs(%f0 : tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %e1 = tensor.empty() : tensor<1x6x8x8xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x6x8x8xf32>) -> tensor<1x6x8x8xf32>
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w2 : tensor<1x3x8x8xf32>, tensor<6x3x1x1xf32>) outs(%f1 : tensor<1x6x8x8xf32>) -> tensor<1x6x8x8xf32>
+  %cat0 = tensor.empty() : tensor<1x10x8x8xf32>
+  %cat1 = tensor.insert_slice %a into %cat0[0, 0, 0, 0] [1, 4, 8, 8] [1, 1, 1, 1] : tensor<1x4x8x8xf32> into tensor<1x10x8x8xf32>
+  %cat2 = tensor.insert_slice %b into %cat1[0, 4, 0, 0] [1, 6, 8, 8] [1, 1, 1, 1] : tensor<1x6x8x8xf32> into tensor<1x10x8x8xf32>
+  %s = tensor.extract_slice %cat2[0, 2, 0, 0] [1, 5, 8, 8] [1, 1, 1, 1] : tensor<1x10x8x8xf32> to tensor<1x5x8x8xf32>
+  %into = tensor.insert_slice %b into %d[0, 1, 0, 0] [1, 6, 8, 8] [1, 1, 1, 1] : tensor<1x6x8x8xf32> into tensor<1x8x8x8xf32>
+  return %s, %into : tensor<1x5x8x8xf32>, tensor<1x8x8x8xf32>
 }
