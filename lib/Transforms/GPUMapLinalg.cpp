@@ -628,8 +628,26 @@ std::optional<SubgroupPlan> planFewOutputReduction(linalg::GenericOp op, int64_t
       return std::nullopt;
     (i < numParallel ? outputs : reduced) *= r;
   }
-  if (outputs > maxOutputs || reduced < subgroupSize)
+  if (reduced < subgroupSize)
     return std::nullopt;
+  // Beyond `maxOutputs`, only where some input holds each output's reduction
+  // elements together (the reduction loops its last indices, in order: an
+  // NCHW pool over H and W at a large batch): a subgroup then reads them
+  // contiguously, where one thread per output would stride through them.
+  if (outputs > maxOutputs) {
+    unsigned numReduction = numLoops - numParallel;
+    bool trailing = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+      AffineMap map = op.getMatchingIndexingMap(in);
+      if (map.getNumResults() < numReduction)
+        return false;
+      for (unsigned r = 0; r < numReduction; ++r)
+        if (map.getResult(map.getNumResults() - numReduction + r) != getAffineDimExpr(numParallel + r, op.getContext()))
+          return false;
+      return true;
+    });
+    if (!trailing)
+      return std::nullopt;
+  }
   return planCombiners(op);
 }
 
