@@ -82,8 +82,7 @@ int kilnCompileMain(int argc, char **argv) {
       "cuda-grouped-layout",
       cl::desc("Layout of grouped and depthwise 2-d convolutions for --target=cuda with channels-last "
                "convolutions: auto (default: grouped ones with several input channels per group NHWC, "
-               "depthwise ones NHWC as generated kernels, NCHW with --cuda-depthwise=cudnn), nhwc (all) or "
-               "nchw (all)"),
+               "depthwise ones NCHW), nhwc (all) or nchw (all)"),
       cl::init("auto"), cl::cat(cat));
   cl::opt<std::string> cudaDepthwise(
       "cuda-depthwise",

@@ -30,16 +30,8 @@ namespace kiln {
 void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   // NHWC convolutions are for cuDNN: the im2col GEMM and the generated
   // kernels expect NCHW.
-  // Depthwise convolutions run as generated kernels (--cuda-depthwise=kernel)
-  // go NHWC with the rest by default: channels innermost, neighbouring
-  // threads read neighbouring channels, and no transposes to and from NCHW
-  // around each one (they were most of EfficientNet-B0's kernel time).
-  // cuDNN's depthwise kernels stay NCHW under auto (its NHWC ones are slow).
-  llvm::StringRef groupedLayout = options.groupedLayout;
-  if (groupedLayout == "auto" && options.depthwise == "kernel")
-    groupedLayout = "nhwc";
   buildLowerToLinalgPipeline(pm, options.fusedAttention, options.channelsLast && options.conv == "cudnn",
-                             /*gpu=*/true, groupedLayout, /*convBackwardCalls=*/options.conv == "cudnn");
+                             /*gpu=*/true, options.groupedLayout, /*convBackwardCalls=*/options.conv == "cudnn");
   GPUPipelineOptions gpuOpts;
   gpuOpts.blockSize = options.blockSize;
   gpuOpts.libraryGemm = options.cublas;
