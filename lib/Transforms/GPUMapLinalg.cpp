@@ -628,8 +628,30 @@ std::optional<SubgroupPlan> planFewOutputReduction(linalg::GenericOp op, int64_t
       return std::nullopt;
     (i < numParallel ? outputs : reduced) *= r;
   }
-  if (outputs > maxOutputs || reduced < subgroupSize)
+  if (reduced < subgroupSize)
     return std::nullopt;
+  // Beyond `maxOutputs`: where one thread per output would still run few
+  // threads (up to 16x `maxOutputs`: 256 blocks of 256) each a long loop
+  // (at least 8 subgroups of iterations: an NHWC pool over H and W at a
+  // large batch; a block's subgroups take neighbouring outputs, so they
+  // share the cache lines they read), or where some input holds each
+  // output's reduction elements together (the reduction loops its last
+  // indices, in order: an NCHW pool at a large batch), which a subgroup
+  // reads contiguously where one thread per output strides through them.
+  if (outputs > maxOutputs && !(outputs <= 16 * maxOutputs && reduced >= 8 * subgroupSize)) {
+    unsigned numReduction = numLoops - numParallel;
+    bool trailing = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+      AffineMap map = op.getMatchingIndexingMap(in);
+      if (map.getNumResults() < numReduction)
+        return false;
+      for (unsigned r = 0; r < numReduction; ++r)
+        if (map.getResult(map.getNumResults() - numReduction + r) != getAffineDimExpr(numParallel + r, op.getContext()))
+          return false;
+      return true;
+    });
+    if (!trailing)
+      return std::nullopt;
+  }
   return planCombiners(op);
 }
 

@@ -101,3 +101,54 @@ func.func @many(%x: memref<8x7x7x1024xf32>, %y: memref<8x1024xf32>) {
   }
   return
 }
+
+// More outputs than few-outputs (32 images x 144 channels: 4608) but an NCHW
+// map: each output's 56 x 56 elements lie together at the end of the input,
+// so a subgroup per output still reads them contiguously (one thread per
+// output would stride 3136 elements apart from its neighbours): 576 blocks
+// of 8 subgroups, the lanes walking h * 56 + w.
+// CHECK-LABEL: func.func @pool_nchw_batch
+// CHECK-DAG: %[[C576:.*]] = arith.constant 576 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C576]], {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C32]], %{{.*}} = %[[C8]],
+// CHECK: memref.load %{{.*}} : memref<32x144x56x56xbf16>
+// CHECK-COUNT-5: gpu.shuffle xor
+// OFF-LABEL: func.func @pool_nchw_batch
+// OFF-NOT: gpu.shuffle
+// OFF: return
+func.func @pool_nchw_batch(%x: memref<32x144x56x56xbf16>, %y: memref<32x144xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c)>],
+                  iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x : memref<32x144x56x56xbf16>) outs(%y : memref<32x144xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %e = arith.extf %a : bf16 to f32
+    %s = arith.addf %acc, %e : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// The same pool over an NHWC map: the reduction is not contiguous, but one
+// thread per output would run 18 blocks each a 3136-long loop, so each
+// output still gets a subgroup (the 8 of a block take 8 neighbouring
+// channels, sharing the cache lines they read).
+// CHECK-LABEL: func.func @pool_nhwc_batch
+// CHECK-DAG: %[[C576:.*]] = arith.constant 576 : index
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C576]],
+// CHECK: memref.load %{{.*}} : memref<32x56x56x144xbf16>
+// CHECK-COUNT-5: gpu.shuffle xor
+// OFF-LABEL: func.func @pool_nhwc_batch
+// OFF-NOT: gpu.shuffle
+// OFF: return
+func.func @pool_nhwc_batch(%x: memref<32x56x56x144xbf16>, %y: memref<32x144xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c)>],
+                  iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x : memref<32x56x56x144xbf16>) outs(%y : memref<32x144xf32>) {
+  ^bb0(%a: bf16, %acc: f32):
+    %e = arith.extf %a : bf16 to f32
+    %s = arith.addf %acc, %e : f32
+    linalg.yield %s : f32
+  }
+  return
+}

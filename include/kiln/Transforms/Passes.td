@@ -303,7 +303,12 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     number of reduction loops read in any order: a pool over H and W or a
     matrix-vector product at batch 1) gets a subgroup per output the same
     way, its reduction loops walked as one linear index, instead of a
-    handful of threads each running a long loop. An
+    handful of threads each running a long loop. Above `few-outputs`, so
+    does one with up to 16 times as many outputs and at least 8 subgroups of
+    reduction iterations (an NHWC pool over H and W at a large batch, which
+    one thread per output would run on a few dozen blocks), or one whose
+    reduction loops are the last indices of some input in order (an NCHW
+    pool: a subgroup reads each output's elements contiguously). An
     op with no parallel loop (a full reduction to a scalar) runs in a single
     thread. With `fuse-rows` (the default), such a row reduction and the
     consecutive ops around it that read and write only its rows (an op over
@@ -348,7 +353,8 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
            "subgroup of reduction iterations over any number of reduction loops, "
            "read in any order) also gets a subgroup per output, its reduction "
            "loops walked as one linear index: pools over H and W and "
-           "matrix-vector products at batch 1 (0 turns this off)">,
+           "matrix-vector products at batch 1; more where the reduction is long "
+           "(see the description; 0 turns this off)">,
     Option<"fuseRows", "fuse-rows", "bool", "true",
            "Run a row reduction together with the ops around it that touch only its "
            "rows (layer norm, softmax: fills, elementwise producers and consumers, "
