@@ -13,13 +13,13 @@ APT_PACKAGES=(
   libamdhip64-dev rocm-device-libs                                        # ROCm target (docs/rocm.md)
 )
 # pip requirement : import name : version prefix the module must report ("" = any).
-# nanobind builds the Python package; torch, torchvision and transformers are what its tests
+# nanobind builds the Python package; torch, torchvision, transformers and timm are what its tests
 # and the test-model exporter (test/models/export_models.py) run against, pinned to the versions that made
 # ../shared/corpus.
 PIP_PACKAGES=(
   "numpy:numpy:" "pytest:pytest:" "nanobind:nanobind:" "scikit-build-core:scikit_build_core:"
   "torch==2.11.0:torch:2.11.0" "torchvision==0.26.0:torchvision:0.26.0"
-  "transformers==5.17.0:transformers:5.17.0"
+  "transformers==5.17.0:transformers:5.17.0" "timm==1.0.31:timm:1.0.31"
 )
 
 missing=()

@@ -32,15 +32,16 @@ import shutil
 import sys
 import warnings
 
-VERSIONS = {"torch": "2.11.0", "torchvision": "0.26.0", "transformers": "5.17.0"}
+VERSIONS = {"torch": "2.11.0", "torchvision": "0.26.0", "transformers": "5.17.0", "timm": "1.0.31"}
 
 
 def check_versions():
     import torch
     import torchvision
+    import timm
     import transformers
     found = {"torch": torch.__version__, "torchvision": torchvision.__version__,
-             "transformers": transformers.__version__}
+             "transformers": transformers.__version__, "timm": timm.__version__}
     for k, want in VERSIONS.items():
         if found[k].split("+")[0] != want:
             sys.exit(f"export_models.py: {k} {found[k]} is installed, the models are made with {want} "

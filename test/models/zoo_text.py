@@ -124,6 +124,15 @@ SPECS = [
                                         word_embed_proj_dim=64))),
     Spec("bloom", "transformers BloomModel (ALiBi position biases)", *decoder(
         T.BloomModel, lambda: T.BloomConfig(vocab_size=V, hidden_size=64, n_layer=2, n_head=4))),
+    Spec("qwen3", "transformers Qwen3Model (RMSNorm on queries and keys per head, GQA, RoPE)", *decoder(
+        T.Qwen3Model, lambda: T.Qwen3Config(num_key_value_heads=2, head_dim=16, **dec))),
+    Spec("gemma2", "transformers Gemma2Model (attention and final logit soft-capping, alternating sliding "
+         "windows of 8, pre- and post-norms)", *decoder(
+        T.Gemma2Model, lambda: T.Gemma2Config(num_key_value_heads=2, head_dim=16, sliding_window=8, **dec))),
+    Spec("deberta_v2", "transformers DebertaV2Model (disentangled relative attention: log buckets, gathers)",
+         *encoder(T.DebertaV2Model, lambda: T.DebertaV2Config(vocab_size=V, max_position_embeddings=64,
+                                                              relative_attention=True, position_buckets=8,
+                                                              pos_att_type=["p2c", "c2p"], **small))),
     Spec("mixtral", "transformers MixtralModel (top-2 of 4 experts, sparse MoE)", mixtral,
          lambda g, b: text(g, b)),
     Spec("mixtral_batched_mm", "transformers MixtralModel, experts_implementation=\"batched_mm\" "

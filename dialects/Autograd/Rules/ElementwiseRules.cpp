@@ -401,6 +401,47 @@ LogicalResult binaryJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImp
   return success();
 }
 
+/// addcmul(s, t1, t2, value) = s + value * t1 * t2 and addcdiv = s + value * t1 / t2:
+/// g to s; value * g * t2 (addcmul) or value * g / t2 (addcdiv) to t1; value * g * t1
+/// (addcmul) or -value * g * t1 / t2^2 (addcdiv) to t2, each summed to its operand's shape.
+template <typename OpT, bool Div>
+LogicalResult addcVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                      SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value g = cts[0], t1 = op.getTensor1(), t2 = op.getTensor2();
+  double v = op.getValue().convertToDouble();
+  for (int i = 0; i < 3; ++i)
+    if (needed[i] && failed(checkSameElementType(op, op->getOperand(i), op.getResult())))
+      return failure();
+  if (needed[0])
+    out[0] = sumTo(b, loc, g, op.getSelf().getType());
+  Value vg = scale(b, loc, g, v);
+  if (needed[1])
+    out[1] = sumTo(b, loc, Div ? div(b, loc, vg, t2) : mul(b, loc, vg, t2), t1.getType());
+  if (needed[2]) {
+    Value d = Div ? scale(b, loc, div(b, loc, mul(b, loc, vg, t1), mul(b, loc, t2, t2)), -1.0)
+                  : mul(b, loc, vg, t1);
+    out[2] = sumTo(b, loc, d, t2.getType());
+  }
+  return success();
+}
+template <typename OpT, bool Div>
+LogicalResult addcJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value t1 = op.getTensor1(), t2 = op.getTensor2(), r;
+  double v = op.getValue().convertToDouble();
+  auto acc = [&](Value t) { r = r ? add(b, loc, r, t) : t; };
+  if (ts[0])
+    acc(ts[0]);
+  if (ts[1])
+    acc(scale(b, loc, Div ? div(b, loc, ts[1], t2) : mul(b, loc, ts[1], t2), v));
+  if (ts[2])
+    acc(Div ? scale(b, loc, div(b, loc, mul(b, loc, ts[2], t1), mul(b, loc, t2, t2)), -v)
+            : scale(b, loc, mul(b, loc, ts[2], t1), v));
+  out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
+  return success();
+}
+
 /// where(c, a, o): the cotangent where c holds goes to a, elsewhere to o.
 LogicalResult whereVjp(WhereSelfOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
                        SmallVectorImpl<Value> &out) {
@@ -554,6 +595,8 @@ void attachElementwiseRules(MLIRContext *ctx) {
   KILN_BINARY(Atan2Op) KILN_BINARY(HypotOp)
 #undef KILN_BINARY
   WhereSelfOp::attachInterface<Rule<WhereSelfOp, whereVjp, whereJvp>>(*ctx);
+  AddcmulOp::attachInterface<Rule<AddcmulOp, addcVjp<AddcmulOp, false>, addcJvp<AddcmulOp, false>>>(*ctx);
+  AddcdivOp::attachInterface<Rule<AddcdivOp, addcVjp<AddcdivOp, true>, addcJvp<AddcdivOp, true>>>(*ctx);
   MaskedFillTensorOp::attachInterface<Rule<MaskedFillTensorOp, maskedFillVjp, maskedFillJvp>>(*ctx);
   ClampTensorOp::attachInterface<Rule<ClampTensorOp, clampVjp, clampJvp>>(*ctx);
   ToCopyOp::attachInterface<Rule<ToCopyOp, toCopyVjp, toCopyJvp>>(*ctx);

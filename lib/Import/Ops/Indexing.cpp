@@ -540,10 +540,68 @@ void registerIndexingHandlers(GraphImporter &g) {
     KILN_TRY(dims, g.intsArg(n, "dims", SmallVector<int64_t>{}, loc));
     return g.emitOp<RollOp>(n, loc, *x, *shifts, *dims);
   };
-  h["torch.ops.aten.repeat.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
+  // repeat with literal counts is aten.repeat; with a symbolic count (DeBERTa's
+  // `.repeat(q.size(0) // heads, 1, 1)` under a symbolic batch) it is built from
+  // views as ATen's own repeat does: self viewed as [1, d0, 1, d1, ...], expanded
+  // to [r0, d0, r1, d1, ...] and viewed as [r0*d0, r1*d1, ...] (leading repeats
+  // beyond the rank of self are dims of their own).
+  h["torch.ops.aten.repeat.default"] = [&g, &b](const Object &n, Location loc) -> LogicalResult {
     KILN_TRY(x, g.tensorArg(n, "self", loc));
-    KILN_TRY(reps, g.intsArg(n, "repeats", std::nullopt, loc));
-    return g.emitOp<RepeatOp>(n, loc, *x, *reps);
+    const Object *arg = g.argOf(n, "repeats");
+    if (!arg || !arg->getArray("as_sym_ints")) {
+      KILN_TRY(reps, g.intsArg(n, "repeats", std::nullopt, loc));
+      return g.emitOp<RepeatOp>(n, loc, *x, *reps);
+    }
+    SmallVector<int64_t> statics;
+    SmallVector<Value> dynamic;
+    if (failed(g.symIntsArg(n, "repeats", statics, dynamic, loc)))
+      return failure();
+    if (dynamic.empty())
+      return g.emitOp<RepeatOp>(n, loc, *x, statics);
+    int64_t rank = typeOf(*x).getRank(), count = statics.size(), lead = count - rank;
+    if (lead < 0)
+      return g.fail(loc, "repeat: " + std::to_string(count) + " repeats for a tensor of rank " +
+                             std::to_string(rank) + " (at least its rank are needed)");
+    SmallVector<Value> reps;
+    for (unsigned i = 0, next = 0; i < statics.size(); ++i)
+      reps.push_back(statics[i] == kDyn ? dynamic[next++]
+                                        : arith::ConstantIndexOp::create(b, loc, statics[i]));
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    SmallVector<Value> unsq, expanded, out;
+    for (int64_t i = 0; i < count; ++i) {
+      if (i < lead) {
+        unsq.push_back(one);
+        expanded.push_back(reps[i]);
+        out.push_back(reps[i]);
+        continue;
+      }
+      Value d = dimOf(b, loc, *x, i - lead);
+      unsq.append({one, d});
+      expanded.append({reps[i], d});
+      out.push_back(arith::MulIOp::create(b, loc, reps[i], d));
+    }
+    Value v = viewTo(b, loc, *x, unsq);
+    SmallVector<int64_t> shape, expStatics;
+    SmallVector<Value> expDynamic;
+    for (Value s : expanded) {
+      APInt c;
+      bool lit = matchPattern(s, m_ConstantInt(&c));
+      shape.push_back(lit ? c.getSExtValue() : kDyn);
+      if (!lit)
+        expDynamic.push_back(s);
+    }
+    Value e = ExpandOp::create(b, loc, RankedTensorType::get(shape, typeOf(v).getElementType()), v,
+                               expDynamic, shape);
+    KILN_TRY(types, g.resultTypes(n, loc));
+    SmallVector<int64_t> outStatics;
+    SmallVector<Value> outDynamic;
+    auto resTy = cast<RankedTensorType>((*types)[0]);
+    for (int64_t i = 0; i < count; ++i) {
+      outStatics.push_back(resTy.getDimSize(i));
+      if (resTy.isDynamicDim(i))
+        outDynamic.push_back(out[i]);
+    }
+    return g.bindResults(n, ViewOp::create(b, loc, resTy, e, outDynamic, outStatics));
   };
   // tile: repeat with the list padded with leading 1s to the rank of self.
   h["torch.ops.aten.tile.default"] = [&g](const Object &n, Location loc) -> LogicalResult {

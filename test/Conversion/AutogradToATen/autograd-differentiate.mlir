@@ -207,3 +207,57 @@ func.func @conv1d_grad(%x: tensor<?x4x10xf32>, %w: tensor<6x4x3xf32>, %b: tensor
   %y, %gx, %gw, %gb = autograd.vjp @conv1d(%x, %w, %b) cotangents(%c) wrt [0, 1, 2] : (tensor<?x4x10xf32>, tensor<6x4x3xf32>, tensor<6xf32>), (tensor<?x6x5xf32>) -> tensor<?x6x5xf32>, tensor<?x4x10xf32>, tensor<6x4x3xf32>, tensor<6xf32>
   return %y, %gx, %gw, %gb : tensor<?x6x5xf32>, tensor<?x4x10xf32>, tensor<6x4x3xf32>, tensor<6xf32>
 }
+
+// -----
+
+// addcmul (s + v*t1*t2) and addcdiv (s + v*t1/t2), with broadcasting operands
+// (ConvNeXtV2's GRN): each cotangent summed back to its operand's shape.
+func.func private @addc(%s: tensor<3xf32>, %a: tensor<4x3xf32>, %d: tensor<4x1xf32>) -> tensor<4x3xf32> {
+  %0 = aten.addcmul %s, %a, %d {value = 0.5 : f64} : (tensor<3xf32>, tensor<4x3xf32>, tensor<4x1xf32>) -> tensor<4x3xf32>
+  %1 = aten.addcdiv %0, %a, %d {value = 2.0 : f64} : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x1xf32>) -> tensor<4x3xf32>
+  return %1 : tensor<4x3xf32>
+}
+// CHECK-LABEL: func.func @addc_vjp(
+// CHECK-SAME: %[[S:.*]]: tensor<3xf32>, %[[A:.*]]: tensor<4x3xf32>, %[[D:.*]]: tensor<4x1xf32>, %[[C:.*]]: tensor<4x3xf32>)
+// addcdiv: 2g/d to a, -2g*a/d^2 to d, g to addcmul's result
+// CHECK: %[[TWO:.*]] = arith.constant dense<2.000000e+00> : tensor<f32>
+// CHECK: %[[VG:.*]] = aten.mul_tensor %[[C]], %[[TWO]]
+// CHECK: %[[GA1:.*]] = aten.div_tensor %[[VG]], %[[D]]
+// CHECK: %[[NUM:.*]] = aten.mul_tensor %[[VG]], %[[A]]
+// CHECK: %[[D2:.*]] = aten.mul_tensor %[[D]], %[[D]]
+// CHECK: %[[Q:.*]] = aten.div_tensor %[[NUM]], %[[D2]]
+// CHECK: %[[M1:.*]] = arith.constant dense<-1.000000e+00> : tensor<f32>
+// CHECK: %[[GD1F:.*]] = aten.mul_tensor %[[Q]], %[[M1]]
+// CHECK: %[[GD1:.*]] = aten.sum_to_size %[[GD1F]] : (tensor<4x3xf32>) -> tensor<4x1xf32>
+// addcmul: g to s (summed to [3]), 0.5g*d to a, 0.5g*a to d
+// CHECK: %[[GS:.*]] = aten.sum_to_size %[[C]] : (tensor<4x3xf32>) -> tensor<3xf32>
+// CHECK: %[[HALF:.*]] = arith.constant dense<5.000000e-01> : tensor<f32>
+// CHECK: %[[HG:.*]] = aten.mul_tensor %[[C]], %[[HALF]]
+// CHECK: %[[GA2:.*]] = aten.mul_tensor %[[HG]], %[[D]]
+// CHECK: %[[GD2F:.*]] = aten.mul_tensor %[[HG]], %[[A]]
+// CHECK: %[[GD2:.*]] = aten.sum_to_size %[[GD2F]] : (tensor<4x3xf32>) -> tensor<4x1xf32>
+// CHECK: %[[GA:.*]] = aten.add_tensor %[[GA1]], %[[GA2]]
+// CHECK: %[[GD:.*]] = aten.add_tensor %[[GD1]], %[[GD2]]
+// CHECK: return %{{.*}}, %[[GS]], %[[GA]], %[[GD]]
+func.func @addc_vjp(%s: tensor<3xf32>, %a: tensor<4x3xf32>, %d: tensor<4x1xf32>, %c: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<4x1xf32>) {
+  %y, %gs, %ga, %gd = autograd.vjp @addc(%s, %a, %d) cotangents(%c) wrt [0, 1, 2]
+      : (tensor<3xf32>, tensor<4x3xf32>, tensor<4x1xf32>), (tensor<4x3xf32>) -> tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<4x1xf32>
+  return %y, %gs, %ga, %gd : tensor<4x3xf32>, tensor<3xf32>, tensor<4x3xf32>, tensor<4x1xf32>
+}
+// Forward mode in t2: 0.5*t*a through addcmul, then -2*t*a/d^2 added by addcdiv.
+// CHECK-LABEL: func.func @addc_jvp(
+// CHECK-SAME: %[[S:.*]]: tensor<3xf32>, %[[A:.*]]: tensor<4x3xf32>, %[[D:.*]]: tensor<4x1xf32>, %[[T:.*]]: tensor<4x1xf32>)
+// CHECK: %[[TA:.*]] = aten.mul_tensor %[[T]], %[[A]]
+// CHECK: %[[HALF:.*]] = arith.constant dense<5.000000e-01> : tensor<f32>
+// CHECK: %[[T1:.*]] = aten.mul_tensor %[[TA]], %[[HALF]]
+// CHECK: %[[TA2:.*]] = aten.mul_tensor %[[T]], %[[A]]
+// CHECK: %[[D2:.*]] = aten.mul_tensor %[[D]], %[[D]]
+// CHECK: %[[Q:.*]] = aten.div_tensor %[[TA2]], %[[D2]]
+// CHECK: %[[M2:.*]] = arith.constant dense<-2.000000e+00> : tensor<f32>
+// CHECK: %[[T2:.*]] = aten.mul_tensor %[[Q]], %[[M2]]
+// CHECK: %[[TY:.*]] = aten.add_tensor %[[T1]], %[[T2]]
+// CHECK: return %{{.*}}, %[[TY]]
+func.func @addc_jvp(%s: tensor<3xf32>, %a: tensor<4x3xf32>, %d: tensor<4x1xf32>, %t: tensor<4x1xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %y, %ty = autograd.jvp @addc(%s, %a, %d) tangents(%t) wrt [2] : (tensor<3xf32>, tensor<4x3xf32>, tensor<4x1xf32>), (tensor<4x1xf32>) -> tensor<4x3xf32>, tensor<4x3xf32>
+  return %y, %ty : tensor<4x3xf32>, tensor<4x3xf32>
+}
