@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <unordered_map>
 
 namespace kiln::eager {
@@ -60,6 +61,19 @@ std::string symbolOf(const std::string &expr) {
   return expr.substr(b, expr.find('\'', b) - b);
 }
 
+/// A serialized float: a number, or the strings torch.export writes for
+/// the non-finite values ("Infinity", "-Infinity", "NaN").
+double floatOf(const json &v) {
+  if (v.is_string()) {
+    const std::string &t = v.get_ref<const std::string &>();
+    if (t == "Infinity" || t == "inf") return std::numeric_limits<double>::infinity();
+    if (t == "-Infinity" || t == "-inf") return -std::numeric_limits<double>::infinity();
+    if (t == "NaN" || t == "nan") return std::numeric_limits<double>::quiet_NaN();
+    throw Error("kiln: unexpected float value '" + t + "'");
+  }
+  return v.get<double>();
+}
+
 ArgSource parseArg(const json &arg, const std::string &ctx) {
   ArgSource s;
   if (!arg.is_object() || arg.size() != 1) throw Error("kiln: " + ctx + ": malformed argument");
@@ -84,7 +98,7 @@ ArgSource parseArg(const json &arg, const std::string &ctx) {
   } else if (kind == "as_int") {
     s.constant = IValue(v.get<int64_t>());
   } else if (kind == "as_float") {
-    s.constant = IValue(v.get<double>());
+    s.constant = IValue(floatOf(v));
   } else if (kind == "as_bool") {
     s.constant = IValue(v.get<bool>());
   } else if (kind == "as_string") {
@@ -92,7 +106,9 @@ ArgSource parseArg(const json &arg, const std::string &ctx) {
   } else if (kind == "as_ints") {
     s.constant = IValue(v.get<std::vector<int64_t>>());
   } else if (kind == "as_floats") {
-    s.constant = IValue(v.get<std::vector<double>>());
+    std::vector<double> fs;
+    for (auto &x : v) fs.push_back(floatOf(x));
+    s.constant = IValue(fs);
   } else if (kind == "as_bools") {
     s.constant = IValue(v.get<std::vector<bool>>());
   } else if (kind == "as_sym_int") {
@@ -296,6 +312,25 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
           std::string why;
           try { Dispatcher::get().findOpOrThrow(q); } catch (const Error &e) { why = e.what(); }
           throw Error(why + " in " + ctx + (n.where.empty() ? "" : " at " + n.where));
+        }
+        // A number given for a Tensor argument (add.Tensor(x, 3)): PyTorch wraps it
+        // as a wrapped-number scalar, which is what the op's .Scalar overload does.
+        for (auto &a : named) {
+          const FunctionSchema &s0 = n.op.schema();
+          int idx = a.first.empty() ? -1 : s0.argumentIndex(a.first);
+          if (idx < 0 || a.second.kind != ArgSource::Constant || !a.second.constant.isScalar() ||
+              s0.arguments[idx].type->kind != SchemaType::Kind::Tensor)
+            continue;
+          // add.Tensor -> add.Scalar, div.Tensor_mode -> div.Scalar_mode.
+          std::string ov = q.substr(q.rfind('.') + 1);
+          if (ov.rfind("Tensor", 0) != 0) continue;
+          std::string alt = q.substr(0, q.rfind('.')) + ".Scalar" + ov.substr(6);
+          OperatorHandle o = Dispatcher::get().findOp(alt);
+          if (!o.valid() || o.schema().argumentIndex(a.first) != idx)
+            throw Error("kiln: " + ctx + ": argument '" + a.first + "' is the number " + a.second.constant.repr() +
+                        " where " + q + " takes a Tensor, and there is no " + alt + " overload");
+          n.op = o;
+          break;
         }
         const FunctionSchema &s = n.op.schema();
         n.args.resize(s.arguments.size());
