@@ -262,8 +262,64 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
       if (expandedTv.contains(name)) return expandedTv[name].dump();
       return "";
     };
-    std::function<void(const json &)> addNode = [&](const json &jn) {
+    std::function<void(const json &)> addNode;
+    // wrap_with_set_grad_enabled(enabled, subgraph, *operands) runs its subgraph's
+    // nodes inline: grad mode changes what autograd records, never the values.
+    auto inlineSubgraph = [&](const json &jn) {
+      const json &ins = jn.at("inputs");
+      if (ins.size() < 2 || !ins[1].at("arg").contains("as_graph"))
+        throw Error("kiln: '" + path + "': " + jn.value("target", std::string()) + " without a subgraph");
+      const json &sg = ins[1].at("arg").at("as_graph");
+      const json &sub = sg.at("graph");
+      std::string prefix = sg.value("name", std::string("submod")) + "/" + std::to_string(impl->nodes.size()) + "/";
+      std::unordered_map<std::string, std::string> rename;
+      auto refName = [&](const json &a) -> std::string {
+        if (a.contains("as_tensor")) return a.at("as_tensor").at("name");
+        if (a.contains("as_sym_int") && a.at("as_sym_int").contains("as_name")) return a.at("as_sym_int").at("as_name");
+        throw Error("kiln: '" + path + "': a subgraph operand that is not a tensor or symbolic int: " +
+                    a.dump().substr(0, 80));
+      };
+      const json &sin = sub.at("inputs"), &sout = sub.at("outputs"), &nout = jn.at("outputs");
+      if (sin.size() != ins.size() - 2 || sout.size() != nout.size())
+        throw Error("kiln: '" + path + "': subgraph '" + sg.value("name", std::string()) +
+                    "' does not match its operands or results");
+      for (size_t i = 0; i < sin.size(); ++i) rename[refName(sin[i])] = refName(ins[i + 2].at("arg"));
+      for (size_t i = 0; i < sout.size(); ++i) rename[refName(sout[i])] = refName(nout[i]);
+      auto mapName = [&](const std::string &n) {
+        auto it = rename.find(n);
+        return it != rename.end() ? it->second : prefix + n;
+      };
+      std::function<void(json &)> ren = [&](json &j) {
+        if (j.is_array()) {
+          for (json &x : j) ren(x);
+          return;
+        }
+        if (!j.is_object()) return;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+          if (it.key() == "as_tensor" && it->is_object() && it->contains("name"))
+            (*it)["name"] = mapName((*it)["name"].get<std::string>());
+          else if (it.key() == "as_name" && it->is_string()) *it = mapName(it->get<std::string>());
+          else if (it.key() == "as_tensors" && it->is_array()) {
+            for (json &t : *it)
+              if (t.is_object() && t.contains("name")) t["name"] = mapName(t["name"].get<std::string>());
+              else ren(t);
+          } else ren(*it);
+        }
+      };
+      if (sub.contains("tensor_values"))
+        for (auto &[k, v] : sub.at("tensor_values").items()) expandedTv[mapName(k)] = v;
+      for (const json &sn : sub.at("nodes")) {
+        json c = sn;
+        ren(c);
+        addNode(c);
+      }
+    };
+    addNode = [&](const json &jn) {
       std::string target = jn.value("target", std::string());
+      if (target == "torch.ops.higher_order.wrap_with_set_grad_enabled") {
+        inlineSubgraph(jn);
+        return;
+      }
       if (decomp::hasRule(target)) {
         if (auto e = decomp::expand(jn.dump(), metaOf)) {
           // Named, not temporaries: items() refers to the object it iterates.

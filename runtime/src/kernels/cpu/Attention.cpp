@@ -3,6 +3,7 @@
 // grouped-query heads; a fully masked row gives zeros as ATen's math path does.
 #include "TensorIter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -40,7 +41,17 @@ Tensor sdpa(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &mas
   std::vector<int64_t> shape = lead;
   shape.push_back(L);
   shape.push_back(Ev);
-  Tensor out = emptyLike(shape, q.dtype(), q);
+  // The result keeps the query's memory layout (its dims ordered by stride), as
+  // ATen's does; exported graphs may view it with that layout in mind.
+  std::vector<int64_t> order(r);
+  for (int64_t d = 0; d < r; ++d) order[d] = d;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return q.stride(a) > q.stride(b); });
+  std::vector<int64_t> phys(r), ost(r);
+  for (int64_t i = 0; i < r; ++i) phys[i] = shape[order[i]];
+  Tensor pt = emptyLike(phys, q.dtype(), q);
+  std::vector<int64_t> pst = Tensor::contiguousStrides(phys);
+  for (int64_t i = 0; i < r; ++i) ost[order[i]] = pst[i];
+  Tensor out = Tensor::view(pt.storage(), 0, shape, ost, q.dtype());
   if (isMeta(out) || isMeta(k) || isMeta(v) || (mask.defined() && isMeta(mask))) return out;
   check(q.dtype() == k.dtype() && q.dtype() == v.dtype(), op, "query, key and value must have the same dtype");
   std::vector<int64_t> ls = lead;
@@ -82,9 +93,14 @@ Tensor sdpa(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &mas
           mx = std::max(mx, x);
         }
         std::fill(acc.begin(), acc.end(), 0.0);
-        T *orow = po + bl * Ev;
+        int64_t off = l * ost[r - 2], es = ost[r - 1];
+        for (int64_t d = r - 3, rem = b; d >= 0; --d) {
+          off += (rem % shape[d]) * ost[d];
+          rem /= shape[d];
+        }
+        T *orow = po + off;
         if (mx == -std::numeric_limits<double>::infinity()) {
-          for (int64_t e = 0; e < Ev; ++e) orow[e] = T(0);
+          for (int64_t e = 0; e < Ev; ++e) orow[e * es] = T(0);
           continue;
         }
         double sum = 0;
@@ -95,7 +111,7 @@ Tensor sdpa(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &mas
           const T *vr = pv + (bk * S + s) * Ev;
           for (int64_t e = 0; e < Ev; ++e) acc[e] += p * (double)vr[e];
         }
-        for (int64_t e = 0; e < Ev; ++e) orow[e] = (T)acc[e];
+        for (int64_t e = 0; e < Ev; ++e) orow[e * es] = (T)acc[e];
       }
     });
   });
