@@ -44,6 +44,7 @@ def first_error(text):
     # Paths of this machine (the zoo folder, Python's packages) left out.
     text = re.sub(r"/\S*/site-packages/", "", text).replace(os.path.dirname(os.path.dirname(HERE)) + "/", "")
     text = re.sub(r"'/\S*/(case\d|grads)/", r"'<zoo>/\1/", text)
+    text = re.sub(r"'/\S*/([^/\s']+/model(\.core)?\.pt2)'", r"'<zoo>/\1'", text)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     for ln in lines:
         if "MISMATCH" in ln:
