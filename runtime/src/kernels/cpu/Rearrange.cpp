@@ -1,7 +1,9 @@
 // kiln runtime — eager CPU (and Meta) copies that rearrange elements on every
-// dtype: constant_pad_nd / pad (constant mode; negative pads crop), flip, roll.
+// dtype: constant_pad_nd / pad (constant mode; negative pads crop), flip, roll,
+// repeat_interleave, and slice_scatter / select_scatter (a copy with one window replaced).
 #include "TensorIter.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln::cpu {
@@ -100,7 +102,77 @@ Tensor roll(const Tensor &self, std::vector<int64_t> shifts, std::vector<int64_t
   return cur;
 }
 
+/// A view of `t` restricted to [start, end) step `step` along dim d (ATen's slice clamping).
+Tensor sliceView(const Tensor &t, int64_t d, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
+                 const char *op) {
+  check(step > 0, op, "slice step must be positive");
+  int64_t n = t.size(d), s = start.value_or(0), e = end.value_or(n);
+  if (s < 0) s += n;
+  if (e < 0) e += n;
+  s = std::clamp<int64_t>(s, 0, n);
+  e = std::clamp<int64_t>(e, s, n);
+  std::vector<int64_t> sz = t.sizes(), st = t.strides();
+  sz[d] = (e - s + step - 1) / step;
+  st[d] *= step;
+  return Tensor::view(t.storage(), t.offset() + s * t.stride(d), sz, st, t.dtype());
+}
+
+Tensor sliceScatter(const Tensor &self, const Tensor &src, int64_t dim, std::optional<int64_t> start,
+                    std::optional<int64_t> end, int64_t step) {
+  const char *op = "aten::slice_scatter";
+  int64_t d = wrapDim(dim, self.dim(), op);
+  Tensor out = emptyLike(self.sizes(), self.dtype(), self);
+  if (isMeta(out)) return out;
+  copyInto(out, self, op);
+  Tensor win = sliceView(out, d, start, end, step, op);
+  check(win.sizes() == src.sizes(), op,
+        "src " + src.shapeString() + " must have the slice's shape " + win.shapeString());
+  copyInto(win, src, op);
+  return out;
+}
+
+Tensor selectScatter(const Tensor &self, const Tensor &src, int64_t dim, int64_t index) {
+  const char *op = "aten::select_scatter";
+  int64_t d = wrapDim(dim, self.dim(), op), n = self.size(d);
+  check(index >= -n && index < n, op, "index " + std::to_string(index) + " is out of range for size " + std::to_string(n));
+  if (index < 0) index += n;
+  Tensor out = emptyLike(self.sizes(), self.dtype(), self);
+  if (isMeta(out)) return out;
+  copyInto(out, self, op);
+  std::vector<int64_t> sz = out.sizes(), st = out.strides();
+  sz.erase(sz.begin() + d);
+  st.erase(st.begin() + d);
+  Tensor win = Tensor::view(out.storage(), out.offset() + index * out.stride(d), sz, st, out.dtype());
+  check(win.sizes() == src.sizes(), op, "src " + src.shapeString() + " must have shape " + win.shapeString());
+  copyInto(win, src, op);
+  return out;
+}
+
+/// repeat_interleave(self, repeats: int, dim): each element `repeats` times along dim
+/// (of the flattened tensor when dim is None).
+Tensor repeatInterleave(const Tensor &self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t>) {
+  const char *op = "aten::repeat_interleave.self_int";
+  check(repeats >= 0, op, "repeats must be non-negative, got " + std::to_string(repeats));
+  Tensor x = dim ? self : self.contiguous().reshape({self.numel()});
+  int64_t d = dim ? wrapDim(*dim, x.dim(), op) : 0;
+  std::vector<int64_t> shape = x.sizes();
+  shape[d] *= repeats;
+  Tensor out = emptyLike(shape, x.dtype(), x);
+  if (isMeta(out)) return out;
+  for (int64_t r = 0; r < repeats; ++r) {
+    // out[..., i * repeats + r, ...] = x[..., i, ...]
+    std::vector<int64_t> st = out.strides();
+    st[d] *= repeats;
+    Tensor dst = Tensor::view(out.storage(), out.offset() + r * out.stride(d), x.sizes(), st, out.dtype());
+    copyInto(dst, x, op);
+  }
+  return out;
+}
+
 void registerKernels(kiln::Library &m) {
+  m.impl("slice_scatter", sliceScatter);
+  m.impl("select_scatter", selectScatter);
+  m.impl("repeat_interleave.self_int", repeatInterleave);
   m.impl("constant_pad_nd", constantPad);
   m.impl("pad", pad);
   m.impl("flip", flip);
@@ -114,6 +186,11 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor");
   m.def("pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor");
   m.def("flip(Tensor self, int[] dims) -> Tensor");
+  m.def("slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, "
+        "SymInt step=1) -> Tensor");
+  m.def("select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor");
+  m.def("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) "
+        "-> Tensor");
   m.def("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor");
 }
 
