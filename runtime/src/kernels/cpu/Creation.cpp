@@ -125,16 +125,33 @@ Tensor arangeStartStep(IValue start, IValue end, IValue step, std::optional<DTyp
   return arangeImpl(start, end, step, dt, device);
 }
 
-/// A fresh contiguous copy converted to `dt`.
+/// A fresh copy converted to `dt`, in self's memory layout (ATen's preserve_format).
 Tensor copyAs(const Tensor &self, DType dt) {
-  Tensor out = Tensor::empty(self.sizes(), dt, self.device());
+  Tensor out = emptyPreserving(self, dt);
   copyInto(out, self, "aten::_to_copy");
   return out;
 }
-Tensor clone(const Tensor &self, IValue) { return copyAs(self, self.dtype()); }
+/// A copy in the layout a memory_format asks for: torch.export's codes 1
+/// (contiguous_format) and 2 (channels_last, 4-D); None or 4 (preserve_format) keep self's.
+Tensor copyWithFormat(const Tensor &self, DType dt, const IValue &fmt, const char *op) {
+  int64_t code = fmt.isInt() ? fmt.toInt() : fmt.isString() && fmt.toString() == "contiguous_format" ? 1 : 4;
+  if (code == 4 || code == 0) return copyAs(self, dt);
+  Tensor out;
+  if (code == 2 && self.dim() == 4) {
+    std::vector<int64_t> s = self.sizes();
+    Tensor p = Tensor::empty({s[0], s[2], s[3], s[1]}, dt, self.device());
+    out = Tensor::view(p.storage(), 0, s, {s[1] * s[2] * s[3], 1, s[3] * s[1], s[1]}, dt);
+  } else {
+    check(code == 1, op, "memory_format " + std::to_string(code) + " is not supported by the eager CPU kernel");
+    out = Tensor::empty(self.sizes(), dt, self.device());
+  }
+  copyInto(out, self, op);
+  return out;
+}
+Tensor clone(const Tensor &self, IValue fmt) { return copyWithFormat(self, self.dtype(), fmt, "aten::clone"); }
 Tensor liftFreshCopy(const Tensor &self) { return copyAs(self, self.dtype()); }
-Tensor toCopy(const Tensor &self, std::optional<DType> dt, IValue, IValue, IValue, bool, IValue) {
-  return copyAs(self, dt.value_or(self.dtype()));
+Tensor toCopy(const Tensor &self, std::optional<DType> dt, IValue, IValue, IValue, bool, IValue fmt) {
+  return copyWithFormat(self, dt.value_or(self.dtype()), fmt, "aten::_to_copy");
 }
 /// to(): the tensor itself when nothing changes and no copy is asked for.
 Tensor toImpl(const Tensor &self, DType dt, bool copy) {
@@ -149,7 +166,10 @@ Tensor toDtypeLayout(const Tensor &self, std::optional<DType> dt, IValue, IValue
 }
 Tensor typeAs(const Tensor &self, const Tensor &other) { return toImpl(self, other.dtype(), false); }
 Tensor contiguous(const Tensor &self, IValue) {
-  return self.isContiguous() ? self : copyAs(self, self.dtype());
+  if (self.isContiguous()) return self;
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  copyInto(out, self, "aten::contiguous");
+  return out;
 }
 
 /// copy(self, src): a new tensor shaped and typed like self holding src's values.
@@ -196,9 +216,7 @@ Tensor dropoutImpl(const Tensor &input, double p, bool train, const char *op) {
             "export the model in eval mode (model.eval())");
   return input;
 }
-Tensor dropout(const Tensor &input, double p, bool train) {
-  return toImpl(dropoutImpl(input, p, train, "aten::dropout"), input.dtype(), true);
-}
+Tensor dropout(const Tensor &input, double p, bool train) { return dropoutImpl(input, p, train, "aten::dropout"); }
 Tensor dropoutInplace(Tensor self, double p, bool train) { return dropoutImpl(self, p, train, "aten::dropout_"); }
 
 void registerKernels(kiln::Library &m) {

@@ -1,6 +1,7 @@
 // kiln runtime — strided copies and ATen's result_type for the generic eager kernels.
 #include "TensorIter.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -38,6 +39,29 @@ DType resultType(const std::vector<PromoteOperand> &ops) {
                                                                                     : promoteTypesAten(*r, *lower);
   }
   return r ? *r : DType::Float32;
+}
+
+Tensor emptyPreserving(const Tensor &like, DType dt) {
+  int64_t r = like.dim();
+  if (isMeta(like) || like.isContiguous() || r < 2) return Tensor::empty(like.sizes(), dt, like.device());
+  std::vector<int64_t> order(r);
+  for (int64_t d = 0; d < r; ++d) order[d] = d;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return like.stride(a) > like.stride(b); });
+  // Dense and non-overlapping: the strides, innermost first, are the running products of the sizes.
+  int64_t expect = 1;
+  for (int64_t i = r - 1; i >= 0; --i) {
+    int64_t d = order[i];
+    if (like.size(d) == 1) continue;
+    if (like.stride(d) != expect) return Tensor::empty(like.sizes(), dt, like.device());
+    expect *= like.size(d);
+  }
+  std::vector<int64_t> phys(r), st(r);
+  for (int64_t i = 0; i < r; ++i) phys[i] = like.size(order[i]);
+  std::vector<int64_t> pst = Tensor::contiguousStrides(phys);
+  for (int64_t i = 0; i < r; ++i) st[order[i]] = pst[i];
+  Tensor p = Tensor::empty(phys, dt, like.device());
+  return Tensor::view(p.storage(), 0, like.sizes(), st, dt);
 }
 
 void copyInto(const Tensor &dst, const Tensor &src, const char *op) {

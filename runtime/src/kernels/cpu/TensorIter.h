@@ -56,6 +56,11 @@ struct PromoteOperand {
 /// scalars only raise the category (a float Scalar gives float32).
 DType resultType(const std::vector<PromoteOperand> &ops);
 
+/// An uninitialised tensor shaped like `like` with dtype `dt` that keeps its
+/// memory layout (dims in the same stride order) when `like` is dense and
+/// non-overlapping, as ATen's preserve_format does; else contiguous.
+Tensor emptyPreserving(const Tensor &like, DType dt);
+
 /// Writes `src` (broadcast to dst's shape, any dtype) into `dst` (any strides), converting.
 void copyInto(const Tensor &dst, const Tensor &src, const char *op);
 
@@ -100,6 +105,8 @@ Tensor mapPointwise(const std::array<Tensor, K> &ins, DType compute, DType outDt
     check(dtypeCategory(compute) <= dtypeCategory(out.dtype()) || dtypeCategory(outDt) <= dtypeCategory(out.dtype()),
           op, std::string("result type ") + dtypeTorchName(outDt) + " can't be cast to the output's dtype " +
                   dtypeTorchName(out.dtype()));
+  } else if (ins[0].sizes() == shape && !isMeta(ins[0])) {
+    out = emptyPreserving(ins[0], outDt); // ATen's outputs follow the first input's layout
   } else {
     out = Tensor::empty(shape, outDt, dev);
   }

@@ -179,3 +179,25 @@ TEST(EagerKernels, AttentionMatchesTheFormula) {
   EXPECT_THROW(call("aten::dropout", q, 0.5, true), Error);
   expectVals(call("aten::dropout", q, 0.5, false), {1, 2});
 }
+
+TEST(EagerKernels, CopiesAndPointwiseResultsKeepTheLayout) {
+  // ATen's preserve_format: a copy of a transposed tensor is transposed too,
+  // so a later view that relies on that layout works.
+  Tensor x = F({2, 3}, {0, 1, 2, 3, 4, 5});
+  Tensor xt = call("aten::t", x);
+  Tensor c = call("aten::clone", xt, IValue());
+  EXPECT_EQ(c.strides(), (std::vector<int64_t>{1, 3}));
+  expectVals(c, {0, 3, 1, 4, 2, 5});
+  EXPECT_NE(c.storage(), x.storage());
+  // clone(memory_format=torch.contiguous_format) (export's code 1) is row-major.
+  Tensor cc = call("aten::clone", xt, IValue((int64_t)1));
+  EXPECT_EQ(cc.strides(), (std::vector<int64_t>{2, 1}));
+  expectVals(cc, {0, 3, 1, 4, 2, 5});
+  // A pointwise result follows its first input's layout.
+  Tensor s = call("aten::sigmoid", xt);
+  EXPECT_EQ(s.strides(), (std::vector<int64_t>{1, 3}));
+  EXPECT_NEAR(vals(s)[1], 1 / (1 + std::exp(-3.0)), 1e-6);
+  // An expanded (overlapping) input gives a row-major result.
+  Tensor e = call("aten::expand", call("aten::unsqueeze", F({3}, {1, 2, 3}), (int64_t)0), std::vector<int64_t>{2, 3});
+  EXPECT_EQ(call("aten::neg", e).strides(), (std::vector<int64_t>{3, 1}));
+}
