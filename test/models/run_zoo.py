@@ -11,15 +11,17 @@ For every model of DIR/index.json, the checks of one target:
                  PyTorch's CPU outputs (on a GPU machine: the zoo folder and a
                  kiln build there; or, where it has no LLVM, models compiled
                  here with --weights-external and run there with --prebuilt)
+  eager: default, core  (--eager) no compile: `kiln-run model.pt2` runs each
+                 archive in the eager interpreter against PyTorch's outputs
 
 Each check passes or fails with the first line of kiln's error; a check with no
-archive is "n/a". The baseline (test/models/zoo-baseline[-cuda].json) records
+archive is "n/a". The baseline (test/models/zoo-baseline[-cuda|-eager].json) records
 every check: the run fails when a check recorded as passing fails (a
 regression) or a check recorded as failing passes (record it:
 --update-baseline, which keeps the written reasons of the failures that stay).
 
 usage: python3 test/models/run_zoo.py --zoo BUILD/test/data/zoo --kiln-compile BIN/kiln-compile \
-           --kiln-run BIN/kiln-run --work DIR [--target cpu|cuda] [--device-run] [--baseline F]
+           --kiln-run BIN/kiln-run --work DIR [--target cpu|cuda | --eager] [--device-run] [--baseline F]
            [--update-baseline] [--only REGEX] [--jobs N] [--weights-external] [--prebuilt DIR]
        python3 test/models/run_zoo.py --doc docs/zoo.md --zoo DIR   (the pass table from the baselines)
 """
@@ -34,13 +36,15 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CHECKS = {"cpu": ["default", "core", "grad"], "cuda": ["default", "core"]}
+CHECKS = {"cpu": ["default", "core", "grad"], "cuda": ["default", "core"], "eager": ["default", "core"]}
+SUFFIX = {"cpu": "", "cuda": "-cuda", "eager": "-eager"}
 
 
 def first_error(text):
     # Paths of this machine (the zoo folder, Python's packages) left out.
     text = re.sub(r"/\S*/site-packages/", "", text).replace(os.path.dirname(os.path.dirname(HERE)) + "/", "")
     text = re.sub(r"'/\S*/(case\d|grads)/", r"'<zoo>/\1/", text)
+    text = re.sub(r"'/\S*/([^/\s']+/model(\.core)?\.pt2)'", r"'<zoo>/\1'", text)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     for ln in lines:
         if "MISMATCH" in ln:
@@ -75,7 +79,9 @@ class Runner:
         t0 = time.time()
         archive = os.path.join(d, "model.core.pt2" if what == "core" else "model.pt2")
         so = os.path.join(a.work, f"{name}.{what}.so")
-        if a.prebuilt:
+        if a.target == "eager":
+            so = archive  # kiln-run interprets the archive itself
+        elif a.prebuilt:
             # Compiled elsewhere (a machine with LLVM) with --weights-external;
             # a model that did not compile there has its error recorded.
             built = os.path.join(a.prebuilt, f"{name}.{what}.so")
@@ -119,7 +125,8 @@ class Runner:
             rc, out = run(cmd, a.timeout)
             if rc != 0:
                 return "fail", f"run {c['name']}: " + first_error(out), time.time() - t0
-        os.unlink(so)
+        if so != archive:
+            os.unlink(so)
         return "pass", "", time.time() - t0
 
 
@@ -134,6 +141,8 @@ def main():
     p.add_argument("--kiln-run")
     p.add_argument("--work", help="scratch folder for the compiled models and results.json")
     p.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--eager", action="store_true",
+                   help="run each archive with `kiln-run model.pt2` (the eager interpreter), no compile")
     p.add_argument("--device-run", action="store_true", help="cuda: also run every model on the GPU")
     p.add_argument("--weights-external", action="store_true",
                    help="compile with --weights=external and run with --weights ARCHIVE (the .so files stay small "
@@ -151,7 +160,9 @@ def main():
         index = json.load(f)
     if a.doc:
         return write_doc(a.doc, index)
-    if not ((a.kiln_compile or a.prebuilt) and a.kiln_run and a.work):
+    if a.eager:
+        a.target = "eager"
+    if not ((a.kiln_compile or a.prebuilt or a.eager) and a.kiln_run and a.work):
         p.error("--kiln-compile (or --prebuilt), --kiln-run and --work are needed")
     a.prebuilt_errors = {}
     if a.prebuilt:
@@ -160,7 +171,7 @@ def main():
         with open(os.path.join(a.prebuilt, "results.json")) as f:
             a.prebuilt_errors = {f"{n}.{w}": v["detail"] for n, r in json.load(f).items() for w, v in r.items()
                                  if v["status"] == "fail"}
-    a.baseline = a.baseline or os.path.join(HERE, "zoo-baseline" + ("-cuda" if a.target == "cuda" else "") + ".json")
+    a.baseline = a.baseline or os.path.join(HERE, "zoo-baseline" + SUFFIX[a.target] + ".json")
     os.makedirs(a.work, exist_ok=True)
     names = [n for n in index if not a.only or re.search(a.only, n)]
     runner = Runner(a, index)
@@ -235,7 +246,7 @@ UNSEEN = [
 
 def write_doc(path, index):
     base = {}
-    for t, suffix in (("cpu", ""), ("cuda", "-cuda")):
+    for t, suffix in SUFFIX.items():
         with open(os.path.join(HERE, f"zoo-baseline{suffix}.json")) as f:
             base[t] = json.load(f)
     rows, counts = [], {}
@@ -249,7 +260,7 @@ def write_doc(path, index):
     notes = []
     for n, e in index.items():
         batch = "n/a" if "export_error" in e else ("1..8" if e["dynamic"] else "2")
-        cells = [cell("cpu", n, w) for w in CHECKS["cpu"]] + [cell("cuda", n, w) for w in CHECKS["cuda"]]
+        cells = [cell(t, n, w) for t in CHECKS for w in CHECKS[t]]
         rows.append(f"| `{n}` | {e['description']} | {batch} | " + " | ".join(cells) + " |")
         for t in base:
             for w, v in base[t].get(n, {}).items():
@@ -264,15 +275,19 @@ def write_doc(path, index):
         "# The model zoo",
         "",
         "Generated by `python3 test/models/run_zoo.py --doc docs/zoo.md --zoo build/test/data/zoo` from",
-        "`test/models/zoo-baseline.json` (CPU) and `test/models/zoo-baseline-cuda.json` (CUDA compile);",
+        "`test/models/zoo-baseline.json` (CPU), `test/models/zoo-baseline-cuda.json` (CUDA compile) and",
+        "`test/models/zoo-baseline-eager.json` (`kiln-run model.pt2`, the eager interpreter, no compile);",
         "do not edit by hand. How the zoo is made and tested: [testing.md](testing.md#the-model-zoo).",
         "",
         f"{len(index)} models. Totals (pass/tested): CPU default IR {total('cpu', 'default')}, "
         f"Core ATen IR {total('cpu', 'core')}, gradients {total('cpu', 'grad')}; "
-        f"CUDA compile default IR {total('cuda', 'default')}, Core ATen IR {total('cuda', 'core')}.",
+        f"CUDA compile default IR {total('cuda', 'default')}, Core ATen IR {total('cuda', 'core')}; "
+        f"eager (`kiln-run model.pt2`) default IR {total('eager', 'default')}, "
+        f"Core ATen IR {total('eager', 'core')}.",
         "",
-        "| model | what | batch | CPU default | CPU core | CPU grad | CUDA default | CUDA core |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| model | what | batch | CPU default | CPU core | CPU grad | CUDA default | CUDA core "
+        "| eager default | eager core |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *rows,
         "",
         "## Models kiln had not seen",

@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <unordered_map>
 
 namespace kiln::eager {
@@ -60,6 +61,19 @@ std::string symbolOf(const std::string &expr) {
   return expr.substr(b, expr.find('\'', b) - b);
 }
 
+/// A serialized float: a number, or the strings torch.export writes for
+/// the non-finite values ("Infinity", "-Infinity", "NaN").
+double floatOf(const json &v) {
+  if (v.is_string()) {
+    const std::string &t = v.get_ref<const std::string &>();
+    if (t == "Infinity" || t == "inf") return std::numeric_limits<double>::infinity();
+    if (t == "-Infinity" || t == "-inf") return -std::numeric_limits<double>::infinity();
+    if (t == "NaN" || t == "nan") return std::numeric_limits<double>::quiet_NaN();
+    throw Error("kiln: unexpected float value '" + t + "'");
+  }
+  return v.get<double>();
+}
+
 ArgSource parseArg(const json &arg, const std::string &ctx) {
   ArgSource s;
   if (!arg.is_object() || arg.size() != 1) throw Error("kiln: " + ctx + ": malformed argument");
@@ -84,7 +98,7 @@ ArgSource parseArg(const json &arg, const std::string &ctx) {
   } else if (kind == "as_int") {
     s.constant = IValue(v.get<int64_t>());
   } else if (kind == "as_float") {
-    s.constant = IValue(v.get<double>());
+    s.constant = IValue(floatOf(v));
   } else if (kind == "as_bool") {
     s.constant = IValue(v.get<bool>());
   } else if (kind == "as_string") {
@@ -92,7 +106,9 @@ ArgSource parseArg(const json &arg, const std::string &ctx) {
   } else if (kind == "as_ints") {
     s.constant = IValue(v.get<std::vector<int64_t>>());
   } else if (kind == "as_floats") {
-    s.constant = IValue(v.get<std::vector<double>>());
+    std::vector<double> fs;
+    for (auto &x : v) fs.push_back(floatOf(x));
+    s.constant = IValue(fs);
   } else if (kind == "as_bools") {
     s.constant = IValue(v.get<std::vector<bool>>());
   } else if (kind == "as_sym_int") {
@@ -246,8 +262,64 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
       if (expandedTv.contains(name)) return expandedTv[name].dump();
       return "";
     };
-    std::function<void(const json &)> addNode = [&](const json &jn) {
+    std::function<void(const json &)> addNode;
+    // wrap_with_set_grad_enabled(enabled, subgraph, *operands) runs its subgraph's
+    // nodes inline: grad mode changes what autograd records, never the values.
+    auto inlineSubgraph = [&](const json &jn) {
+      const json &ins = jn.at("inputs");
+      if (ins.size() < 2 || !ins[1].at("arg").contains("as_graph"))
+        throw Error("kiln: '" + path + "': " + jn.value("target", std::string()) + " without a subgraph");
+      const json &sg = ins[1].at("arg").at("as_graph");
+      const json &sub = sg.at("graph");
+      std::string prefix = sg.value("name", std::string("submod")) + "/" + std::to_string(impl->nodes.size()) + "/";
+      std::unordered_map<std::string, std::string> rename;
+      auto refName = [&](const json &a) -> std::string {
+        if (a.contains("as_tensor")) return a.at("as_tensor").at("name");
+        if (a.contains("as_sym_int") && a.at("as_sym_int").contains("as_name")) return a.at("as_sym_int").at("as_name");
+        throw Error("kiln: '" + path + "': a subgraph operand that is not a tensor or symbolic int: " +
+                    a.dump().substr(0, 80));
+      };
+      const json &sin = sub.at("inputs"), &sout = sub.at("outputs"), &nout = jn.at("outputs");
+      if (sin.size() != ins.size() - 2 || sout.size() != nout.size())
+        throw Error("kiln: '" + path + "': subgraph '" + sg.value("name", std::string()) +
+                    "' does not match its operands or results");
+      for (size_t i = 0; i < sin.size(); ++i) rename[refName(sin[i])] = refName(ins[i + 2].at("arg"));
+      for (size_t i = 0; i < sout.size(); ++i) rename[refName(sout[i])] = refName(nout[i]);
+      auto mapName = [&](const std::string &n) {
+        auto it = rename.find(n);
+        return it != rename.end() ? it->second : prefix + n;
+      };
+      std::function<void(json &)> ren = [&](json &j) {
+        if (j.is_array()) {
+          for (json &x : j) ren(x);
+          return;
+        }
+        if (!j.is_object()) return;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+          if (it.key() == "as_tensor" && it->is_object() && it->contains("name"))
+            (*it)["name"] = mapName((*it)["name"].get<std::string>());
+          else if (it.key() == "as_name" && it->is_string()) *it = mapName(it->get<std::string>());
+          else if (it.key() == "as_tensors" && it->is_array()) {
+            for (json &t : *it)
+              if (t.is_object() && t.contains("name")) t["name"] = mapName(t["name"].get<std::string>());
+              else ren(t);
+          } else ren(*it);
+        }
+      };
+      if (sub.contains("tensor_values"))
+        for (auto &[k, v] : sub.at("tensor_values").items()) expandedTv[mapName(k)] = v;
+      for (const json &sn : sub.at("nodes")) {
+        json c = sn;
+        ren(c);
+        addNode(c);
+      }
+    };
+    addNode = [&](const json &jn) {
       std::string target = jn.value("target", std::string());
+      if (target == "torch.ops.higher_order.wrap_with_set_grad_enabled") {
+        inlineSubgraph(jn);
+        return;
+      }
       if (decomp::hasRule(target)) {
         if (auto e = decomp::expand(jn.dump(), metaOf)) {
           // Named, not temporaries: items() refers to the object it iterates.
@@ -296,6 +368,25 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
           std::string why;
           try { Dispatcher::get().findOpOrThrow(q); } catch (const Error &e) { why = e.what(); }
           throw Error(why + " in " + ctx + (n.where.empty() ? "" : " at " + n.where));
+        }
+        // A number given for a Tensor argument (add.Tensor(x, 3)): PyTorch wraps it
+        // as a wrapped-number scalar, which is what the op's .Scalar overload does.
+        for (auto &a : named) {
+          const FunctionSchema &s0 = n.op.schema();
+          int idx = a.first.empty() ? -1 : s0.argumentIndex(a.first);
+          if (idx < 0 || a.second.kind != ArgSource::Constant || !a.second.constant.isScalar() ||
+              s0.arguments[idx].type->kind != SchemaType::Kind::Tensor)
+            continue;
+          // add.Tensor -> add.Scalar, div.Tensor_mode -> div.Scalar_mode.
+          std::string ov = q.substr(q.rfind('.') + 1);
+          if (ov.rfind("Tensor", 0) != 0) continue;
+          std::string alt = q.substr(0, q.rfind('.')) + ".Scalar" + ov.substr(6);
+          OperatorHandle o = Dispatcher::get().findOp(alt);
+          if (!o.valid() || o.schema().argumentIndex(a.first) != idx)
+            throw Error("kiln: " + ctx + ": argument '" + a.first + "' is the number " + a.second.constant.repr() +
+                        " where " + q + " takes a Tensor, and there is no " + alt + " overload");
+          n.op = o;
+          break;
         }
         const FunctionSchema &s = n.op.schema();
         n.args.resize(s.arguments.size());

@@ -1,0 +1,311 @@
+// kiln runtime — eager CPU (and Meta) indexing kernels on every dtype:
+// embedding, index.Tensor (advanced indexing with None and bool masks),
+// index_put(_), index_select, gather, scatter.src, cat.
+#include "TensorIter.h"
+
+#include <cstring>
+
+namespace kiln::cpu {
+namespace {
+
+/// The int64 value of index element `off` (int64 or int32 index tensors).
+int64_t loadIndex(const Tensor &idx, int64_t off) { return (int64_t)loadDouble(elemPtr(idx, off), idx.dtype()); }
+void checkIndexDtype(const Tensor &idx, const char *op) {
+  check(idx.dtype() == DType::Int64 || idx.dtype() == DType::Int32, op,
+        std::string("indices must be an int64 or int32 tensor, got ") + dtypeTorchName(idx.dtype()));
+}
+int64_t wrapIndex(int64_t i, int64_t n, const char *op, int64_t dim) {
+  check(i >= -n && i < n, op,
+        "index " + std::to_string(i) + " is out of bounds for dimension " + std::to_string(dim) + " with size " +
+            std::to_string(n));
+  return i < 0 ? i + n : i;
+}
+
+Tensor embedding(const Tensor &weight, const Tensor &indices, int64_t, bool, bool) {
+  const char *op = "aten::embedding";
+  check(weight.dim() == 2, op, "weight must be 2-D, got " + weight.shapeString());
+  checkIndexDtype(indices, op);
+  std::vector<int64_t> shape = indices.sizes();
+  shape.push_back(weight.size(1));
+  Tensor out = Tensor::empty(shape, weight.dtype(), isMeta(indices) ? indices.device() : weight.device());
+  if (isMeta(out) || isMeta(weight)) return out;
+  Tensor w = weight.contiguous(), idx = indices.contiguous();
+  size_t row = (size_t)w.size(1) * dtypeSize(w.dtype());
+  const char *pw = elemPtr(w, 0);
+  char *po = elemPtr(out, 0);
+  for (int64_t i = 0, n = idx.numel(); i < n; ++i) {
+    int64_t r = loadIndex(idx, i);
+    check(r >= 0 && r < w.size(0), op,
+          "index " + std::to_string(r) + " is out of range for an embedding of " + std::to_string(w.size(0)) + " rows");
+    std::memcpy(po + i * row, pw + r * row, row);
+  }
+  return out;
+}
+
+/// Advanced indexing: the per-dim index tensors (masks expanded), broadcast.
+struct AdvIndex {
+  std::vector<Tensor> idx;          ///< one per self dim; undefined = not indexed
+  std::vector<int64_t> bshape;      ///< broadcast shape of the index tensors
+  std::vector<int64_t> outShape;
+  std::vector<int64_t> srcDimOfOut; ///< for each out dim: the self dim, or -1 (part of bshape)
+  int64_t bAt = 0;                  ///< where bshape's dims sit in the output
+};
+
+/// Index tensors of a bool mask: one int64 tensor per mask dim (its nonzero positions).
+std::vector<Tensor> maskToIndices(const Tensor &mask) {
+  Tensor m = mask.contiguous();
+  std::vector<std::vector<int64_t>> pos(m.dim());
+  std::vector<int64_t> ix(m.dim(), 0);
+  for (int64_t i = 0, n = m.numel(); i < n; ++i) {
+    if (loadDouble(elemPtr(m, i), m.dtype()) != 0)
+      for (int64_t d = 0; d < m.dim(); ++d) pos[d].push_back(ix[d]);
+    for (int64_t d = m.dim() - 1; d >= 0; --d) {
+      if (++ix[d] < m.size(d)) break;
+      ix[d] = 0;
+    }
+  }
+  std::vector<Tensor> out;
+  for (auto &p : pos) {
+    Tensor t = Tensor::empty({(int64_t)p.size()}, DType::Int64);
+    if (!p.empty()) std::memcpy(t.rawData(), p.data(), p.size() * sizeof(int64_t));
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<Tensor> optionalTensors(const IValue &v) {
+  std::vector<Tensor> r;
+  if (v.isTensorList()) return v.toTensorList();
+  if (v.isList())
+    for (const IValue &x : v.toList()) r.push_back(x.isTensor() ? x.toTensor() : Tensor());
+  return r;
+}
+
+AdvIndex prepareIndex(const Tensor &self, const std::vector<Tensor> &given, const char *op) {
+  AdvIndex a;
+  for (const Tensor &t : given) {
+    if (t.defined() && (t.dtype() == DType::Bool || t.dtype() == DType::UInt8)) {
+      check(!isMeta(t), op, "a boolean mask index has a data-dependent shape and cannot be traced on Meta");
+      for (Tensor &m : maskToIndices(t)) a.idx.push_back(m);
+    } else {
+      if (t.defined()) checkIndexDtype(t, op);
+      a.idx.push_back(t);
+    }
+  }
+  check((int64_t)a.idx.size() <= self.dim(), op,
+        "too many indices (" + std::to_string(a.idx.size()) + ") for a tensor of rank " + std::to_string(self.dim()));
+  a.idx.resize(self.dim());
+  std::vector<int64_t> pos;
+  bool first = true;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (a.idx[d].defined()) {
+      a.bshape = first ? a.idx[d].sizes() : broadcastShapes(a.bshape, a.idx[d].sizes(), op);
+      first = false;
+      pos.push_back(d);
+    }
+  check(!pos.empty(), op, "at least one index must be a tensor");
+  bool adjacent = pos.back() - pos.front() + 1 == (int64_t)pos.size();
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (a.idx[d].defined()) continue;
+    a.outShape.push_back(self.size(d));
+    a.srcDimOfOut.push_back(d);
+  }
+  // Insert the broadcast dims at bAt (the non-indexed dims before it keep their order).
+  int64_t before = 0;
+  for (int64_t d = 0; d < (adjacent ? pos.front() : 0); ++d) before += !a.idx[d].defined();
+  a.bAt = before;
+  a.outShape.insert(a.outShape.begin() + before, a.bshape.begin(), a.bshape.end());
+  a.srcDimOfOut.insert(a.srcDimOfOut.begin() + before, a.bshape.size(), -1);
+  return a;
+}
+
+/// Calls f(outLinear, srcOffset) for every output element of an advanced index.
+template <typename F> void forEachAdv(const Tensor &self, const AdvIndex &a, const char *op, F f) {
+  int64_t rank = (int64_t)a.outShape.size(), nb = (int64_t)a.bshape.size();
+  std::vector<std::vector<int64_t>> ist(self.dim());
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (a.idx[d].defined()) ist[d] = broadcastStrides(a.idx[d], a.bshape);
+  int64_t n = 1;
+  for (int64_t s : a.outShape) n *= s;
+  std::vector<int64_t> ix(rank, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    for (int64_t o = 0; o < rank; ++o)
+      if (a.srcDimOfOut[o] >= 0) off += ix[o] * self.stride(a.srcDimOfOut[o]);
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      if (!a.idx[d].defined()) continue;
+      int64_t io = 0;
+      for (int64_t k = 0; k < nb; ++k) io += ix[a.bAt + k] * ist[d][k];
+      off += wrapIndex(loadIndex(a.idx[d], io), self.size(d), op, d) * self.stride(d);
+    }
+    f(i, off);
+    for (int64_t o = rank - 1; o >= 0; --o) {
+      if (++ix[o] < a.outShape[o]) break;
+      ix[o] = 0;
+    }
+  }
+}
+
+Tensor indexTensor(const Tensor &self, IValue indices) {
+  const char *op = "aten::index.Tensor";
+  AdvIndex a = prepareIndex(self, optionalTensors(indices), op);
+  Device dev = self.device();
+  for (const Tensor &t : a.idx)
+    if (t.defined() && isMeta(t)) dev = t.device();
+  Tensor out = Tensor::empty(a.outShape, self.dtype(), dev);
+  if (isMeta(out)) return out;
+  size_t es = dtypeSize(self.dtype());
+  const char *ps = elemPtr(self, 0);
+  char *po = elemPtr(out, 0);
+  forEachAdv(self, a, op, [&](int64_t i, int64_t off) { std::memcpy(po + i * es, ps + off * es, es); });
+  return out;
+}
+
+Tensor indexPutImpl(Tensor dst, const IValue &indices, const Tensor &values, bool accumulate, const char *op) {
+  AdvIndex a = prepareIndex(dst, optionalTensors(indices), op);
+  if (isMeta(dst)) return dst;
+  Tensor v = Tensor::empty(a.outShape, dst.dtype());
+  copyInto(v, values, op); // broadcast the values to the indexed shape
+  size_t es = dtypeSize(dst.dtype());
+  char *pd = elemPtr(dst, 0);
+  const char *pv = elemPtr(v, 0);
+  DType dt = dst.dtype();
+  forEachAdv(dst, a, op, [&](int64_t i, int64_t off) {
+    if (accumulate) storeDouble(pd + off * es, dt, loadDouble(pd + off * es, dt) + loadDouble(pv + i * es, dt));
+    else std::memcpy(pd + off * es, pv + i * es, es);
+  });
+  return dst;
+}
+Tensor indexPut(const Tensor &self, IValue indices, const Tensor &values, bool accumulate) {
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  copyInto(out, self, "aten::index_put");
+  return indexPutImpl(out, indices, values, accumulate, "aten::index_put");
+}
+Tensor indexPutInplace(Tensor self, IValue indices, const Tensor &values, bool accumulate) {
+  return indexPutImpl(self, indices, values, accumulate, "aten::index_put_");
+}
+
+Tensor indexSelect(const Tensor &self, int64_t dim, const Tensor &index) {
+  const char *op = "aten::index_select";
+  checkIndexDtype(index, op);
+  check(index.dim() <= 1, op, "index must be 0-D or 1-D, got " + index.shapeString());
+  int64_t d = wrapDim(dim, self.dim(), op);
+  std::vector<Tensor> idx(self.dim());
+  idx[d] = index.dim() == 0 ? index.reshape({1}) : index;
+  return indexTensor(self, IValue(idx));
+}
+
+/// gather/scatter share the walk over `index`: f(indexOff-walk position, selfOff, otherOff).
+Tensor gather(const Tensor &self, int64_t dim, const Tensor &index, bool) {
+  const char *op = "aten::gather";
+  checkIndexDtype(index, op);
+  int64_t d = wrapDim(dim, self.dim(), op);
+  check(index.dim() == self.dim() || (self.dim() == 0 && index.dim() <= 1), op,
+        "index " + index.shapeString() + " must have the rank of self " + self.shapeString());
+  Tensor out = Tensor::empty(index.sizes(), self.dtype(), self.device());
+  if (isMeta(out) || isMeta(index)) return out;
+  for (int64_t k = 0; k < index.dim(); ++k)
+    check(k == d || index.size(k) <= self.size(k), op, "index " + index.shapeString() + " is larger than self " +
+                                                          self.shapeString() + " outside dim " + std::to_string(d));
+  size_t es = dtypeSize(self.dtype());
+  std::vector<int64_t> sst = self.strides();
+  sst[d] = 0; // the gathered dim is addressed by the index values
+  std::array<std::vector<int64_t>, 3> st{out.strides(), index.strides(), sst};
+  char *po = elemPtr(out, 0);
+  const char *ps = elemPtr(self, 0);
+  forEachIndex<3>(index.sizes(), st, [&](const std::array<int64_t, 3> &o) {
+    int64_t i = wrapIndex(loadIndex(index, o[1]), self.size(d), op, d);
+    std::memcpy(po + o[0] * es, ps + (o[2] + i * self.stride(d)) * es, es);
+  });
+  return out;
+}
+
+Tensor scatterSrc(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &src) {
+  const char *op = "aten::scatter.src";
+  checkIndexDtype(index, op);
+  int64_t d = wrapDim(dim, self.dim(), op);
+  check(index.dim() == self.dim() && src.dim() == self.dim(), op, "self, index and src must have the same rank");
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  copyInto(out, self, op);
+  if (isMeta(out) || isMeta(index)) return out;
+  Tensor s = src.dtype() == self.dtype() ? src : castTo(src, self.dtype());
+  size_t es = dtypeSize(self.dtype());
+  std::vector<int64_t> ost = out.strides();
+  ost[d] = 0;
+  std::array<std::vector<int64_t>, 3> st{ost, index.strides(), s.strides()};
+  char *po = elemPtr(out, 0);
+  const char *ps = elemPtr(s, 0);
+  forEachIndex<3>(index.sizes(), st, [&](const std::array<int64_t, 3> &o) {
+    int64_t i = wrapIndex(loadIndex(index, o[1]), self.size(d), op, d);
+    std::memcpy(po + (o[0] + i * out.stride(d)) * es, ps + o[2] * es, es);
+  });
+  return out;
+}
+
+Tensor cat(std::vector<Tensor> tensors, int64_t dim) {
+  const char *op = "aten::cat";
+  check(!tensors.empty(), op, "expected a non-empty list of tensors");
+  // ATen skips legacy empty 1-D tensors of shape [0].
+  std::vector<Tensor> ts;
+  std::vector<PromoteOperand> pro;
+  for (const Tensor &t : tensors) pro.push_back({&t, nullptr});
+  DType dt = resultType(pro);
+  for (const Tensor &t : tensors)
+    if (!(t.dim() == 1 && t.size(0) == 0)) ts.push_back(t);
+  if (ts.empty()) return Tensor::empty({0}, dt, tensors[0].device());
+  const Tensor &ref = ts[0];
+  check(ref.dim() > 0, op, "zero-dimensional tensor cannot be concatenated");
+  int64_t d = wrapDim(dim, ref.dim(), op), total = 0;
+  Device dev = ref.device();
+  for (size_t k = 0; k < ts.size(); ++k) {
+    check(ts[k].dim() == ref.dim(), op,
+          "tensors must have the same rank: " + ref.shapeString() + " and " + ts[k].shapeString());
+    for (int64_t j = 0; j < ref.dim(); ++j)
+      check(j == d || ts[k].size(j) == ref.size(j), op,
+            "sizes of tensors must match except in dimension " + std::to_string(d) + ": " + ref.shapeString() +
+                " and " + ts[k].shapeString() + " (tensor " + std::to_string(k) + ")");
+    total += ts[k].size(d);
+    if (isMeta(ts[k])) dev = ts[k].device();
+  }
+  std::vector<int64_t> shape = ref.sizes();
+  shape[d] = total;
+  Tensor out = Tensor::empty(shape, dt, dev);
+  if (isMeta(out)) return out;
+  int64_t at = 0;
+  for (const Tensor &t : ts) {
+    std::vector<int64_t> st = out.strides();
+    Tensor part = Tensor::view(out.storage(), out.offset() + at * out.stride(d), t.sizes(), st, dt);
+    copyInto(part, t, op);
+    at += t.size(d);
+  }
+  return out;
+}
+
+void registerKernels(kiln::Library &m) {
+  m.impl("embedding", embedding);
+  m.impl("index.Tensor", indexTensor);
+  m.impl("index_put", indexPut);
+  m.impl("index_put_", indexPutInplace);
+  m.impl("index_select", indexSelect);
+  m.impl("gather", gather);
+  m.impl("scatter.src", scatterSrc);
+  m.impl("cat", cat);
+}
+
+} // namespace
+} // namespace kiln::cpu
+
+KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, "
+        "bool sparse=False) -> Tensor");
+  m.def("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor");
+  m.def("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor");
+  m.def("index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)");
+  m.def("index_select(Tensor self, int dim, Tensor index) -> Tensor");
+  m.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor");
+  m.def("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor");
+  m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
+}
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

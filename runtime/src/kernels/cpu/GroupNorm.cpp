@@ -1,0 +1,76 @@
+// kiln runtime — eager CPU (and Meta) group normalization: native_group_norm
+// (output, per-group mean and rstd) and group_norm on top of it.
+#include "KernelUtils.h"
+
+#include <cmath>
+
+namespace kiln::cpu {
+namespace {
+
+std::tuple<Tensor, Tensor, Tensor> nativeGroupNorm(const Tensor &input, const Tensor &weight, const Tensor &bias,
+                                                   int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  const char *op = "aten::native_group_norm";
+  check(group > 0 && C % group == 0, op,
+        "the number of channels " + std::to_string(C) + " must be divisible by num_groups " + std::to_string(group));
+  check(input.numel() == N * C * HxW, op, "input " + input.shapeString() + " does not hold N*C*HxW elements");
+  for (const Tensor *t : {&weight, &bias})
+    check(!t->defined() || t->numel() == C, op, "weight and bias must have C = " + std::to_string(C) + " elements");
+  Tensor out = emptyLike(input.sizes(), input.dtype(), input);
+  Tensor mean = emptyLike({N, group}, input.dtype(), input), rstd = emptyLike({N, group}, input.dtype(), input);
+  if (isMeta(out)) return {out, mean, rstd};
+  Tensor x = input.contiguous();
+  Tensor w = weight.defined() ? weight.contiguous() : Tensor(), b = bias.defined() ? bias.contiguous() : Tensor();
+  int64_t cpg = C / group, len = cpg * HxW;
+  dispatchFloat(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>();
+    T *po = out.data<T>(), *pm = mean.data<T>(), *pr = rstd.data<T>();
+    const T *pw = w.defined() ? w.data<T>() : nullptr, *pb = b.defined() ? b.data<T>() : nullptr;
+    parallelFor(N * group, 1, [&](int64_t g0, int64_t g1) {
+      for (int64_t g = g0; g < g1; ++g) {
+        const T *xs = px + g * len;
+        double s = 0, ss = 0;
+        for (int64_t i = 0; i < len; ++i) s += xs[i];
+        double mu = len ? s / len : 0;
+        for (int64_t i = 0; i < len; ++i) ss += ((double)xs[i] - mu) * ((double)xs[i] - mu);
+        double var = len ? ss / len : 0, r = 1.0 / std::sqrt(var + eps);
+        pm[g] = (T)mu;
+        pr[g] = (T)r;
+        int64_t c0 = (g % group) * cpg;
+        for (int64_t c = 0; c < cpg; ++c) {
+          double sc = r * (pw ? (double)pw[c0 + c] : 1.0), sh = (pb ? (double)pb[c0 + c] : 0.0) - mu * sc;
+          const T *xc = xs + c * HxW;
+          T *oc = po + g * len + c * HxW;
+          for (int64_t i = 0; i < HxW; ++i) oc[i] = (T)((double)xc[i] * sc + sh);
+        }
+      }
+    });
+  });
+  return {out, mean, rstd};
+}
+
+Tensor groupNorm(const Tensor &input, int64_t groups, const Tensor &weight, const Tensor &bias, double eps, bool) {
+  const char *op = "aten::group_norm";
+  check(input.dim() >= 2, op, "expects an input of rank 2 or more, got " + input.shapeString());
+  int64_t N = input.size(0), C = input.size(1), HxW = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) HxW *= input.size(d);
+  return std::get<0>(nativeGroupNorm(input, weight, bias, N, C, HxW, groups, eps));
+}
+
+void registerKernels(kiln::Library &m) {
+  m.impl("native_group_norm", nativeGroupNorm);
+  m.impl("group_norm", groupNorm);
+}
+
+} // namespace
+} // namespace kiln::cpu
+
+KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, "
+        "int group, float eps) -> (Tensor, Tensor, Tensor)");
+  m.def("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, "
+        "bool cudnn_enabled=True) -> Tensor");
+}
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

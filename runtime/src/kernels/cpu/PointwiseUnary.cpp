@@ -1,0 +1,157 @@
+// kiln runtime — eager CPU (and Meta) unary pointwise kernels on every dtype:
+// sigmoid/tanh/exp/log/sin/cos/sqrt/rsqrt/erf/log1p/silu/hardsigmoid/hardswish
+// (integers give float32), neg/abs/hardtanh/clamp (dtype kept), logical_not,
+// and the in-place forms (relu_, silu_, hardswish_, ...) that write into self.
+#include "TensorIter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kiln::cpu {
+namespace {
+
+using UFn = double (*)(double);
+
+/// A floating op: integer and bool inputs compute in float32, like ATen.
+Tensor floatUnary(const Tensor &self, const char *op, UFn f, Tensor out = Tensor()) {
+  DType dt = isFloatingPoint(self.dtype()) ? self.dtype() : DType::Float32;
+  return mapPointwise<1>({self}, dt, dt, op, [f](const double *v) { return f(v[0]); }, out);
+}
+/// An op that keeps the dtype (bool excluded where ATen rejects it).
+Tensor sameUnary(const Tensor &self, const char *op, UFn f, Tensor out = Tensor()) {
+  return mapPointwise<1>({self}, self.dtype(), self.dtype(), op, [f](const double *v) { return f(v[0]); }, out);
+}
+
+double sigmoidF(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double siluF(double x) { return x / (1.0 + std::exp(-x)); }
+double hardsigmoidF(double x) { return std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0; }
+double hardswishF(double x) { return x * std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0; }
+double rsqrtF(double x) { return 1.0 / std::sqrt(x); }
+double reluF(double x) { return std::isnan(x) ? x : x > 0 ? x : 0.0; }
+double negF(double x) { return -x; }
+double absF(double x) { return std::fabs(x); }
+double expF(double x) { return std::exp(x); }
+double logF(double x) { return std::log(x); }
+double sinF(double x) { return std::sin(x); }
+double cosF(double x) { return std::cos(x); }
+double tanhF(double x) { return std::tanh(x); }
+double sqrtF(double x) { return std::sqrt(x); }
+double erfF(double x) { return std::erf(x); }
+double log1pF(double x) { return std::log1p(x); }
+
+#define KILN_FLOAT_UNARY(NAME, FN)                                                                 \
+  Tensor NAME(const Tensor &self) { return floatUnary(self, "aten::" #NAME, FN); }                \
+  Tensor NAME##Inplace(Tensor self) {                                                              \
+    check(isFloatingPoint(self.dtype()), "aten::" #NAME "_",                                       \
+          std::string("result type Float can't be cast to the desired output type ") +            \
+              dtypeTorchName(self.dtype()));                                                       \
+    return floatUnary(self, "aten::" #NAME "_", FN, self);                                         \
+  }
+KILN_FLOAT_UNARY(sigmoid, sigmoidF)
+KILN_FLOAT_UNARY(silu, siluF)
+KILN_FLOAT_UNARY(hardsigmoid, hardsigmoidF)
+KILN_FLOAT_UNARY(hardswish, hardswishF)
+KILN_FLOAT_UNARY(rsqrt, rsqrtF)
+KILN_FLOAT_UNARY(exp, expF)
+KILN_FLOAT_UNARY(log, logF)
+KILN_FLOAT_UNARY(sin, sinF)
+KILN_FLOAT_UNARY(cos, cosF)
+KILN_FLOAT_UNARY(tanh, tanhF)
+KILN_FLOAT_UNARY(sqrt, sqrtF)
+KILN_FLOAT_UNARY(erf, erfF)
+KILN_FLOAT_UNARY(log1p, log1pF)
+#undef KILN_FLOAT_UNARY
+
+Tensor neg(const Tensor &self) {
+  check(self.dtype() != DType::Bool, "aten::neg", "negation of a bool tensor is not supported, use logical_not");
+  return sameUnary(self, "aten::neg", negF);
+}
+Tensor negInplace(Tensor self) { return sameUnary(neg(self), "aten::neg_", [](double x) { return x; }, self); }
+Tensor abs(const Tensor &self) { return sameUnary(self, "aten::abs", absF); }
+Tensor reluInplace(Tensor self) {
+  check(self.dtype() != DType::Bool, "aten::relu_", "relu of a bool tensor is not supported");
+  return sameUnary(self, "aten::relu_", reluF, self);
+}
+Tensor logicalNot(const Tensor &self) {
+  return mapPointwise<1>({self}, self.dtype(), DType::Bool, "aten::logical_not",
+                         [](const double *v) { return v[0] == 0 ? 1.0 : 0.0; });
+}
+
+/// clamp(x, lo, hi) with ATen's NaN propagation; the bounds may be absent.
+Tensor clampImpl(const Tensor &self, const IValue &lo, const IValue &hi, const char *op, Tensor out) {
+  check(!lo.isNone() || !hi.isNone(), op, "at least one of 'min' or 'max' must not be None");
+  DType dt = resultType({{&self, nullptr}, {nullptr, &lo}, {nullptr, &hi}});
+  double l = lo.isNone() ? -std::numeric_limits<double>::infinity() : roundTo(dt, scalarValue(lo, op));
+  double h = hi.isNone() ? std::numeric_limits<double>::infinity() : roundTo(dt, scalarValue(hi, op));
+  return mapPointwise<1>({self}, dt, dt, op,
+                         [l, h](const double *v) {
+                           double x = v[0];
+                           if (std::isnan(x)) return x;
+                           return std::min(std::max(x, l), h);
+                         },
+                         out);
+}
+Tensor clamp(const Tensor &self, IValue lo, IValue hi) { return clampImpl(self, lo, hi, "aten::clamp", {}); }
+Tensor clampInplace(Tensor self, IValue lo, IValue hi) { return clampImpl(self, lo, hi, "aten::clamp_", self); }
+Tensor clampMin(const Tensor &self, IValue lo) { return clampImpl(self, lo, IValue(), "aten::clamp_min", {}); }
+Tensor clampMax(const Tensor &self, IValue hi) { return clampImpl(self, IValue(), hi, "aten::clamp_max", {}); }
+Tensor hardtanh(const Tensor &self, IValue lo, IValue hi) {
+  check(self.dtype() != DType::Bool, "aten::hardtanh", "hardtanh of a bool tensor is not supported");
+  return clampImpl(self, lo, hi, "aten::hardtanh", {});
+}
+Tensor hardtanhInplace(Tensor self, IValue lo, IValue hi) { return clampImpl(self, lo, hi, "aten::hardtanh_", self); }
+
+void registerKernels(kiln::Library &m) {
+  m.impl("sigmoid", sigmoid);
+  m.impl("sigmoid_", sigmoidInplace);
+  m.impl("silu", silu);
+  m.impl("silu_", siluInplace);
+  m.impl("hardsigmoid", hardsigmoid);
+  m.impl("hardsigmoid_", hardsigmoidInplace);
+  m.impl("hardswish", hardswish);
+  m.impl("hardswish_", hardswishInplace);
+  m.impl("rsqrt", rsqrt);
+  m.impl("exp", exp);
+  m.impl("log", log);
+  m.impl("sin", sin);
+  m.impl("cos", cos);
+  m.impl("tanh", tanh);
+  m.impl("tanh_", tanhInplace);
+  m.impl("sqrt", sqrt);
+  m.impl("erf", erf);
+  m.impl("log1p", log1p);
+  m.impl("neg", neg);
+  m.impl("neg_", negInplace);
+  m.impl("abs", abs);
+  m.impl("relu_", reluInplace);
+  m.impl("logical_not", logicalNot);
+  m.impl("clamp", clamp);
+  m.impl("clamp_", clampInplace);
+  m.impl("clamp_min", clampMin);
+  m.impl("clamp_max", clampMax);
+  m.impl("hardtanh", hardtanh);
+  m.impl("hardtanh_", hardtanhInplace);
+}
+
+} // namespace
+} // namespace kiln::cpu
+
+KILN_LIBRARY_FRAGMENT(aten, m) {
+  for (const char *f : {"sigmoid", "silu", "hardsigmoid", "hardswish", "tanh", "neg"}) {
+    m.def(std::string(f) + "(Tensor self) -> Tensor");
+    m.def(std::string(f) + "_(Tensor(a!) self) -> Tensor(a!)");
+  }
+  for (const char *f : {"rsqrt", "exp", "log", "sin", "cos", "sqrt", "erf", "log1p", "abs", "logical_not"})
+    m.def(std::string(f) + "(Tensor self) -> Tensor");
+  m.def("relu_(Tensor(a!) self) -> Tensor(a!)");
+  m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
+  m.def("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)");
+  m.def("clamp_min(Tensor self, Scalar min) -> Tensor");
+  m.def("clamp_max(Tensor self, Scalar max) -> Tensor");
+  m.def("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor");
+  m.def("hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)");
+}
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

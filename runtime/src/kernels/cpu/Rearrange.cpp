@@ -1,0 +1,198 @@
+// kiln runtime — eager CPU (and Meta) copies that rearrange elements on every
+// dtype: constant_pad_nd / pad (constant mode; negative pads crop), flip, roll,
+// repeat_interleave, and slice_scatter / select_scatter (a copy with one window replaced).
+#include "TensorIter.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kiln::cpu {
+namespace {
+
+Tensor constantPad(const Tensor &self, std::vector<int64_t> pad, IValue value) {
+  const char *op = "aten::constant_pad_nd";
+  check(pad.size() % 2 == 0 && (int64_t)pad.size() / 2 <= self.dim(), op,
+        "padding length " + std::to_string(pad.size()) + " must be even and at most twice the rank " +
+            std::to_string(self.dim()));
+  std::vector<int64_t> shape = self.sizes();
+  // The input's window that survives (crops) and where it lands in the output.
+  std::vector<int64_t> inStart(self.dim(), 0), outStart(self.dim(), 0), len = self.sizes();
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    int64_t d = self.dim() - 1 - (int64_t)i, lo = pad[2 * i], hi = pad[2 * i + 1];
+    shape[d] = self.size(d) + lo + hi;
+    check(shape[d] >= 0, op, "the padded size of dimension " + std::to_string(d) + " would be negative");
+    inStart[d] = lo < 0 ? -lo : 0;
+    outStart[d] = lo > 0 ? lo : 0;
+    len[d] = std::max<int64_t>(0, self.size(d) - inStart[d] - (hi < 0 ? -hi : 0));
+  }
+  Tensor out = emptyLike(shape, self.dtype(), self);
+  if (isMeta(out)) return out;
+  Tensor fill = Tensor::empty({}, self.dtype());
+  storeDouble(elemPtr(fill, 0), self.dtype(), scalarValue(value, op));
+  copyInto(out, fill, op);
+  int64_t inOff = self.offset(), outOff = out.offset();
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    inOff += inStart[d] * self.stride(d);
+    outOff += outStart[d] * out.stride(d);
+  }
+  Tensor src = Tensor::view(self.storage(), inOff, len, self.strides(), self.dtype());
+  Tensor dst = Tensor::view(out.storage(), outOff, len, out.strides(), out.dtype());
+  copyInto(dst, src, op);
+  return out;
+}
+
+Tensor pad(const Tensor &self, std::vector<int64_t> p, std::string mode, std::optional<double> value) {
+  check(mode == "constant", "aten::pad",
+        "mode '" + mode + "' has no eager CPU kernel (constant only)");
+  return constantPad(self, p, IValue(value.value_or(0.0)));
+}
+
+Tensor flip(const Tensor &self, std::vector<int64_t> dims) {
+  const char *op = "aten::flip";
+  std::vector<bool> f(self.dim(), false);
+  for (int64_t d : dims) {
+    int64_t w = wrapDim(d, self.dim(), op);
+    check(!f[w], op, "dim " + std::to_string(w) + " appears twice");
+    f[w] = true;
+  }
+  Tensor out = emptyLike(self.sizes(), self.dtype(), self);
+  if (isMeta(out)) return out;
+  // Read the input backwards along the flipped dims.
+  int64_t off = self.offset();
+  std::vector<int64_t> st = self.strides();
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (f[d] && self.size(d) > 0) {
+      off += (self.size(d) - 1) * st[d];
+      st[d] = -st[d];
+    }
+  std::array<std::vector<int64_t>, 2> strides{out.strides(), st};
+  size_t es = dtypeSize(self.dtype());
+  char *po = elemPtr(out, 0);
+  const char *ps = static_cast<const char *>(self.storage()->data()) + off * (int64_t)es;
+  forEachIndex<2>(self.sizes(), strides,
+                  [&](const std::array<int64_t, 2> &o) { std::memcpy(po + o[0] * es, ps + o[1] * es, es); });
+  return out;
+}
+
+Tensor roll(const Tensor &self, std::vector<int64_t> shifts, std::vector<int64_t> dims) {
+  const char *op = "aten::roll";
+  if (dims.empty()) { // roll the flattened tensor
+    check(shifts.size() == 1, op, "without dims, shifts must have one entry");
+    Tensor flat = self.contiguous().reshape({self.numel()});
+    return roll(flat, shifts, {0}).reshape(self.sizes());
+  }
+  check(shifts.size() == dims.size(), op, "shifts and dims must have the same length");
+  Tensor cur = self;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = wrapDim(dims[i], self.dim(), op), n = self.size(d);
+    Tensor out = emptyLike(self.sizes(), self.dtype(), self);
+    if (isMeta(out)) return out;
+    if (n == 0) return out;
+    int64_t s = ((shifts[i] % n) + n) % n;
+    // out[s:] = cur[:n-s], out[:s] = cur[n-s:]
+    auto part = [&](const Tensor &t, int64_t start, int64_t len) {
+      std::vector<int64_t> sz = t.sizes();
+      sz[d] = len;
+      return Tensor::view(t.storage(), t.offset() + start * t.stride(d), sz, t.strides(), t.dtype());
+    };
+    copyInto(part(out, s, n - s), part(cur, 0, n - s), op);
+    copyInto(part(out, 0, s), part(cur, n - s, s), op);
+    cur = out;
+  }
+  return cur;
+}
+
+/// A view of `t` restricted to [start, end) step `step` along dim d (ATen's slice clamping).
+Tensor sliceView(const Tensor &t, int64_t d, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step,
+                 const char *op) {
+  check(step > 0, op, "slice step must be positive");
+  int64_t n = t.size(d), s = start.value_or(0), e = end.value_or(n);
+  if (s < 0) s += n;
+  if (e < 0) e += n;
+  s = std::clamp<int64_t>(s, 0, n);
+  e = std::clamp<int64_t>(e, s, n);
+  std::vector<int64_t> sz = t.sizes(), st = t.strides();
+  sz[d] = (e - s + step - 1) / step;
+  st[d] *= step;
+  return Tensor::view(t.storage(), t.offset() + s * t.stride(d), sz, st, t.dtype());
+}
+
+Tensor sliceScatter(const Tensor &self, const Tensor &src, int64_t dim, std::optional<int64_t> start,
+                    std::optional<int64_t> end, int64_t step) {
+  const char *op = "aten::slice_scatter";
+  int64_t d = wrapDim(dim, self.dim(), op);
+  Tensor out = emptyLike(self.sizes(), self.dtype(), self);
+  if (isMeta(out)) return out;
+  copyInto(out, self, op);
+  Tensor win = sliceView(out, d, start, end, step, op);
+  check(win.sizes() == src.sizes(), op,
+        "src " + src.shapeString() + " must have the slice's shape " + win.shapeString());
+  copyInto(win, src, op);
+  return out;
+}
+
+Tensor selectScatter(const Tensor &self, const Tensor &src, int64_t dim, int64_t index) {
+  const char *op = "aten::select_scatter";
+  int64_t d = wrapDim(dim, self.dim(), op), n = self.size(d);
+  check(index >= -n && index < n, op, "index " + std::to_string(index) + " is out of range for size " + std::to_string(n));
+  if (index < 0) index += n;
+  Tensor out = emptyLike(self.sizes(), self.dtype(), self);
+  if (isMeta(out)) return out;
+  copyInto(out, self, op);
+  std::vector<int64_t> sz = out.sizes(), st = out.strides();
+  sz.erase(sz.begin() + d);
+  st.erase(st.begin() + d);
+  Tensor win = Tensor::view(out.storage(), out.offset() + index * out.stride(d), sz, st, out.dtype());
+  check(win.sizes() == src.sizes(), op, "src " + src.shapeString() + " must have shape " + win.shapeString());
+  copyInto(win, src, op);
+  return out;
+}
+
+/// repeat_interleave(self, repeats: int, dim): each element `repeats` times along dim
+/// (of the flattened tensor when dim is None).
+Tensor repeatInterleave(const Tensor &self, int64_t repeats, std::optional<int64_t> dim, std::optional<int64_t>) {
+  const char *op = "aten::repeat_interleave.self_int";
+  check(repeats >= 0, op, "repeats must be non-negative, got " + std::to_string(repeats));
+  Tensor x = dim ? self : self.contiguous().reshape({self.numel()});
+  int64_t d = dim ? wrapDim(*dim, x.dim(), op) : 0;
+  std::vector<int64_t> shape = x.sizes();
+  shape[d] *= repeats;
+  Tensor out = emptyLike(shape, x.dtype(), x);
+  if (isMeta(out)) return out;
+  for (int64_t r = 0; r < repeats; ++r) {
+    // out[..., i * repeats + r, ...] = x[..., i, ...]
+    std::vector<int64_t> st = out.strides();
+    st[d] *= repeats;
+    Tensor dst = Tensor::view(out.storage(), out.offset() + r * out.stride(d), x.sizes(), st, out.dtype());
+    copyInto(dst, x, op);
+  }
+  return out;
+}
+
+void registerKernels(kiln::Library &m) {
+  m.impl("slice_scatter", sliceScatter);
+  m.impl("select_scatter", selectScatter);
+  m.impl("repeat_interleave.self_int", repeatInterleave);
+  m.impl("constant_pad_nd", constantPad);
+  m.impl("pad", pad);
+  m.impl("flip", flip);
+  m.impl("roll", roll);
+}
+
+} // namespace
+} // namespace kiln::cpu
+
+KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor");
+  m.def("pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor");
+  m.def("flip(Tensor self, int[] dims) -> Tensor");
+  m.def("slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, "
+        "SymInt step=1) -> Tensor");
+  m.def("select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor");
+  m.def("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) "
+        "-> Tensor");
+  m.def("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor");
+}
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

@@ -1,0 +1,200 @@
+// kiln runtime — eager CPU (and Meta) 2-D window and resampling kernels:
+// avg_pool2d (ceil_mode, count_include_pad, divisor_override) and
+// upsample_bilinear2d/upsample_nearest2d (.vec), with ATen's source-index rules.
+#include "KernelUtils.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace kiln::cpu {
+namespace {
+
+/// Runs f(plane) over the N*C planes of a 3-D [C,H,W] or 4-D [N,C,H,W] tensor.
+template <typename F> void forEachPlane(int64_t planes, F f) {
+  parallelFor(planes, 1, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) f(p);
+  });
+}
+
+std::vector<int64_t> pair(const std::vector<int64_t> &v, const char *op, const char *what, int64_t dflt) {
+  if (v.empty()) return {dflt, dflt};
+  check(v.size() == 1 || v.size() == 2, op, std::string(what) + " must have 1 or 2 entries");
+  return v.size() == 1 ? std::vector<int64_t>{v[0], v[0]} : v;
+}
+
+int64_t poolOut(int64_t in, int64_t k, int64_t s, int64_t p, bool ceil) {
+  int64_t out = (in + 2 * p - k + (ceil ? s - 1 : 0)) / s + 1;
+  if (ceil && (out - 1) * s >= in + p) --out;
+  return out;
+}
+
+Tensor avgPool2d(const Tensor &self, std::vector<int64_t> kernel, std::vector<int64_t> stride,
+                 std::vector<int64_t> padding, bool ceil, bool countPad, std::optional<int64_t> divisor) {
+  const char *op = "aten::avg_pool2d";
+  check(self.dim() == 3 || self.dim() == 4, op, "expects a 3-D or 4-D input, got " + self.shapeString());
+  auto k = pair(kernel, op, "kernel_size", 1);
+  auto s = stride.empty() ? k : pair(stride, op, "stride", 1);
+  auto p = pair(padding, op, "padding", 0);
+  check(k[0] > 0 && k[1] > 0 && s[0] > 0 && s[1] > 0, op, "kernel_size and stride must be positive");
+  check(p[0] * 2 <= k[0] && p[1] * 2 <= k[1], op, "padding should be at most half of the kernel size");
+  check(!divisor || *divisor != 0, op, "divisor must not be zero");
+  int64_t H = self.size(-2), W = self.size(-1);
+  int64_t OH = poolOut(H, k[0], s[0], p[0], ceil), OW = poolOut(W, k[1], s[1], p[1], ceil);
+  check(OH > 0 && OW > 0, op, "the output size is too small for input " + self.shapeString());
+  std::vector<int64_t> shape = self.sizes();
+  shape[shape.size() - 2] = OH;
+  shape.back() = OW;
+  Tensor out = emptyLike(shape, self.dtype(), self);
+  if (isMeta(out)) return out;
+  Tensor x = self.contiguous();
+  int64_t planes = x.numel() / (H * W);
+  dispatchFloat(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *in = x.data<T>();
+    T *o = out.data<T>();
+    forEachPlane(planes, [&](int64_t pl) {
+      const T *ip = in + pl * H * W;
+      T *op2 = o + pl * OH * OW;
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t h0 = oh * s[0] - p[0], w0 = ow * s[1] - p[1];
+          int64_t h1 = std::min(h0 + k[0], H + p[0]), w1 = std::min(w0 + k[1], W + p[1]);
+          int64_t poolSize = (h1 - h0) * (w1 - w0);
+          h0 = std::max<int64_t>(h0, 0);
+          w0 = std::max<int64_t>(w0, 0);
+          h1 = std::min(h1, H);
+          w1 = std::min(w1, W);
+          T sum = 0;
+          for (int64_t h = h0; h < h1; ++h)
+            for (int64_t w = w0; w < w1; ++w) sum += ip[h * W + w];
+          int64_t div = divisor ? *divisor : countPad ? poolSize : (h1 - h0) * (w1 - w0);
+          op2[oh * OW + ow] = div ? sum / (T)div : T(0);
+        }
+    });
+  });
+  return out;
+}
+
+/// The output size and source-index scale of one upsampled dim.
+struct Axis {
+  int64_t in, out;
+  std::optional<double> scale; ///< the user's scale factor, if given
+};
+std::vector<Axis> upsampleAxes(const Tensor &x, const std::optional<std::vector<int64_t>> &size,
+                               const std::optional<std::vector<double>> &scales, const char *op) {
+  check(x.dim() == 4, op, "expects a 4-D input, got " + x.shapeString());
+  check(size.has_value() != scales.has_value(), op, "exactly one of output_size and scale_factors must be given");
+  std::vector<Axis> ax(2);
+  for (int i = 0; i < 2; ++i) {
+    ax[i].in = x.size(2 + i);
+    if (size) {
+      check(size->size() == 2, op, "output_size must have 2 entries");
+      ax[i].out = (*size)[i];
+    } else {
+      check(scales->size() == 2, op, "scale_factors must have 2 entries");
+      ax[i].scale = (*scales)[i];
+      ax[i].out = (int64_t)std::floor(ax[i].in * (*scales)[i]);
+    }
+    check(ax[i].in > 0 && ax[i].out > 0, op, "input and output sizes must be positive");
+  }
+  return ax;
+}
+/// ATen's area_pixel_compute_scale.
+double pixelScale(const Axis &a, bool alignCorners) {
+  if (alignCorners) return a.out > 1 ? (double)(a.in - 1) / (a.out - 1) : 0.0;
+  return a.scale && *a.scale > 0 ? 1.0 / *a.scale : (double)a.in / a.out;
+}
+
+Tensor upsampleBilinear(const Tensor &self, std::optional<std::vector<int64_t>> size, bool alignCorners,
+                        std::optional<std::vector<double>> scales) {
+  const char *op = "aten::upsample_bilinear2d.vec";
+  auto ax = upsampleAxes(self, size, scales, op);
+  Tensor out = emptyLike({self.size(0), self.size(1), ax[0].out, ax[1].out}, self.dtype(), self);
+  if (isMeta(out)) return out;
+  Tensor x = self.contiguous();
+  int64_t H = ax[0].in, W = ax[1].in, OH = ax[0].out, OW = ax[1].out;
+  double sh = pixelScale(ax[0], alignCorners), sw = pixelScale(ax[1], alignCorners);
+  // Per output coordinate: the two source indices and the weight of the second.
+  auto coords = [&](int64_t n, int64_t in, double scale, std::vector<int64_t> &i0, std::vector<int64_t> &i1,
+                    std::vector<double> &l1) {
+    i0.resize(n); i1.resize(n); l1.resize(n);
+    for (int64_t d = 0; d < n; ++d) {
+      double src = alignCorners ? d * scale : std::max((d + 0.5) * scale - 0.5, 0.0);
+      int64_t a = std::min<int64_t>((int64_t)src, in - 1);
+      i0[d] = a;
+      i1[d] = a + (a < in - 1 ? 1 : 0);
+      l1[d] = std::min(std::max(src - a, 0.0), 1.0);
+    }
+  };
+  std::vector<int64_t> h0, h1, w0, w1;
+  std::vector<double> lh, lw;
+  coords(OH, H, sh, h0, h1, lh);
+  coords(OW, W, sw, w0, w1, lw);
+  int64_t planes = x.size(0) * x.size(1);
+  dispatchFloat(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *in = x.data<T>();
+    T *o = out.data<T>();
+    forEachPlane(planes, [&](int64_t pl) {
+      const T *ip = in + pl * H * W;
+      T *q = o + pl * OH * OW;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        T a1 = (T)lh[oh], a0 = T(1) - a1;
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          T b1 = (T)lw[ow], b0 = T(1) - b1;
+          q[oh * OW + ow] = a0 * (b0 * ip[h0[oh] * W + w0[ow]] + b1 * ip[h0[oh] * W + w1[ow]]) +
+                            a1 * (b0 * ip[h1[oh] * W + w0[ow]] + b1 * ip[h1[oh] * W + w1[ow]]);
+        }
+      }
+    });
+  });
+  return out;
+}
+
+Tensor upsampleNearest(const Tensor &self, std::optional<std::vector<int64_t>> size,
+                       std::optional<std::vector<double>> scales) {
+  const char *op = "aten::upsample_nearest2d.vec";
+  auto ax = upsampleAxes(self, size, scales, op);
+  Tensor out = emptyLike({self.size(0), self.size(1), ax[0].out, ax[1].out}, self.dtype(), self);
+  if (isMeta(out)) return out;
+  Tensor x = self.contiguous();
+  int64_t H = ax[0].in, W = ax[1].in, OH = ax[0].out, OW = ax[1].out;
+  auto srcIndex = [](int64_t d, const Axis &a) {
+    double scale = a.scale && *a.scale > 0 ? 1.0 / *a.scale : (double)a.in / a.out;
+    return std::min<int64_t>((int64_t)std::floor((float)d * (float)scale), a.in - 1);
+  };
+  std::vector<int64_t> hs(OH), ws(OW);
+  for (int64_t d = 0; d < OH; ++d) hs[d] = srcIndex(d, ax[0]);
+  for (int64_t d = 0; d < OW; ++d) ws[d] = srcIndex(d, ax[1]);
+  int64_t planes = x.size(0) * x.size(1);
+  size_t es = dtypeSize(x.dtype());
+  const char *in = static_cast<const char *>(x.rawData());
+  char *o = static_cast<char *>(out.rawData());
+  forEachPlane(planes, [&](int64_t pl) {
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow)
+        std::memcpy(o + ((pl * OH + oh) * OW + ow) * es, in + ((pl * H + hs[oh]) * W + ws[ow]) * es, es);
+  });
+  return out;
+}
+
+void registerKernels(kiln::Library &m) {
+  m.impl("avg_pool2d", avgPool2d);
+  m.impl("upsample_bilinear2d.vec", upsampleBilinear);
+  m.impl("upsample_nearest2d.vec", upsampleNearest);
+}
+
+} // namespace
+} // namespace kiln::cpu
+
+KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, "
+        "bool count_include_pad=True, int? divisor_override=None) -> Tensor");
+  m.def("upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
+        "float[]? scale_factors) -> Tensor");
+  m.def("upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor");
+}
+
+KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
+KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }
