@@ -281,7 +281,26 @@ Tensor cat(std::vector<Tensor> tensors, int64_t dim) {
   return out;
 }
 
+/// stack: each tensor given a new dim `dim` of size 1, then concatenated.
+Tensor stack(std::vector<Tensor> tensors, int64_t dim) {
+  const char *op = "aten::stack";
+  check(!tensors.empty(), op, "expected a non-empty list of tensors");
+  int64_t d = wrapDim(dim, tensors[0].dim() + 1, op);
+  const std::vector<int64_t> shape = tensors[0].sizes();
+  const std::string shapeText = tensors[0].shapeString();
+  for (Tensor &t : tensors) {
+    check(t.sizes() == shape, op,
+          "stack expects each tensor to be equal size, but got " + shapeText + " and " + t.shapeString());
+    std::vector<int64_t> sz = t.sizes(), st = t.strides();
+    sz.insert(sz.begin() + d, 1);
+    st.insert(st.begin() + d, d < t.dim() ? t.stride(d) * t.size(d) : 1);
+    t = Tensor::view(t.storage(), t.offset(), sz, st, t.dtype());
+  }
+  return cat(tensors, d);
+}
+
 void registerKernels(kiln::Library &m) {
+  m.impl("stack", stack);
   m.impl("embedding", embedding);
   m.impl("index.Tensor", indexTensor);
   m.impl("index_put", indexPut);
@@ -305,6 +324,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor");
   m.def("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor");
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
+  m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");
 }
 
 KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }

@@ -96,6 +96,23 @@ Tensor clamp(const Tensor &self, IValue lo, IValue hi) { return clampImpl(self, 
 Tensor clampInplace(Tensor self, IValue lo, IValue hi) { return clampImpl(self, lo, hi, "aten::clamp_", self); }
 Tensor clampMin(const Tensor &self, IValue lo) { return clampImpl(self, lo, IValue(), "aten::clamp_min", {}); }
 Tensor clampMax(const Tensor &self, IValue hi) { return clampImpl(self, IValue(), hi, "aten::clamp_max", {}); }
+/// leaky_relu: x, or x * negative_slope below 0 (NaN stays NaN); floating
+/// dtypes only, as in ATen.
+Tensor leakyReluImpl(const Tensor &self, const IValue &slope, const char *op, Tensor out) {
+  check(isFloatingPoint(self.dtype()), op, std::string("not implemented for ") + dtypeTorchName(self.dtype()));
+  double a = scalarValue(slope, op);
+  return mapPointwise<1>({self}, self.dtype(), self.dtype(), op,
+                         [a](const double *v) { return v[0] > 0 || std::isnan(v[0]) ? v[0] : v[0] * a; }, out);
+}
+Tensor leakyRelu(const Tensor &self, IValue slope) { return leakyReluImpl(self, slope, "aten::leaky_relu", {}); }
+Tensor leakyReluInplace(Tensor self, IValue slope) {
+  return leakyReluImpl(self, slope, "aten::leaky_relu_", self);
+}
+/// square: x * x in the input's dtype (bool becomes int64, as ATen's pow(x, 2)).
+Tensor square(const Tensor &self) {
+  DType dt = self.dtype() == DType::Bool ? DType::Int64 : self.dtype();
+  return mapPointwise<1>({self}, dt, dt, "aten::square", [](const double *v) { return v[0] * v[0]; });
+}
 Tensor hardtanh(const Tensor &self, IValue lo, IValue hi) {
   check(self.dtype() != DType::Bool, "aten::hardtanh", "hardtanh of a bool tensor is not supported");
   return clampImpl(self, lo, hi, "aten::hardtanh", {});
@@ -132,6 +149,9 @@ void registerKernels(kiln::Library &m) {
   m.impl("clamp_max", clampMax);
   m.impl("hardtanh", hardtanh);
   m.impl("hardtanh_", hardtanhInplace);
+  m.impl("leaky_relu", leakyRelu);
+  m.impl("leaky_relu_", leakyReluInplace);
+  m.impl("square", square);
 }
 
 } // namespace
@@ -145,6 +165,9 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   for (const char *f : {"rsqrt", "exp", "log", "sin", "cos", "sqrt", "erf", "log1p", "abs", "logical_not"})
     m.def(std::string(f) + "(Tensor self) -> Tensor");
   m.def("relu_(Tensor(a!) self) -> Tensor(a!)");
+  m.def("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");
+  m.def("leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)");
+  m.def("square(Tensor self) -> Tensor");
   m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
   m.def("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)");
   m.def("clamp_min(Tensor self, Scalar min) -> Tensor");

@@ -205,6 +205,16 @@ std::vector<Tensor> chunk(const Tensor &self, int64_t chunks, int64_t dim) {
   return split(self, each, d);
 }
 
+std::vector<Tensor> unbind(const Tensor &self, int64_t dim) {
+  const char *op = "aten::unbind.int";
+  check(self.dim() > 0, op, "dimension specified as 0 but tensor has no dimensions");
+  int64_t d = wrapDim(dim, self.dim(), op);
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < self.size(d); ++i)
+    out.push_back(selectInt(self, d, i));
+  return out;
+}
+
 } // namespace
 } // namespace kiln::cpu
 
@@ -227,6 +237,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]");
   m.def("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]");
   m.def("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]");
+  m.def("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]");
 }
 
 KILN_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
@@ -247,4 +258,5 @@ KILN_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("split_with_sizes", splitWithSizes);
   m.impl("split.Tensor", split);
   m.impl("chunk", chunk);
+  m.impl("unbind.int", unbind);
 }

@@ -201,3 +201,24 @@ TEST(EagerKernels, CopiesAndPointwiseResultsKeepTheLayout) {
   Tensor e = call("aten::expand", call("aten::unsqueeze", F({3}, {1, 2, 3}), (int64_t)0), std::vector<int64_t>{2, 3});
   EXPECT_EQ(call("aten::neg", e).strides(), (std::vector<int64_t>{3, 1}));
 }
+
+TEST(EagerKernels, StackUnbindLeakyReluSquare) {
+  Tensor a = F({2, 2}, {1, 2, 3, 4}), b = F({2, 2}, {5, 6, 7, 8});
+  Tensor s1 = call("aten::stack", std::vector<Tensor>{a, b}, (int64_t)1);
+  EXPECT_EQ(s1.sizes(), (std::vector<int64_t>{2, 2, 2}));
+  expectVals(s1, {1, 2, 5, 6, 3, 4, 7, 8});
+  Tensor s2 = call("aten::stack", std::vector<Tensor>{a, b}, (int64_t)-1);
+  expectVals(s2, {1, 5, 2, 6, 3, 7, 4, 8});
+  EXPECT_THROW(call("aten::stack", std::vector<Tensor>{a, F({2}, {1, 2})}, (int64_t)0), Error);
+  auto rows = call<std::vector<Tensor>>("aten::unbind.int", a, (int64_t)1);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].storage(), a.storage()); // views of self
+  expectVals(rows[1], {2, 4});
+  Tensor x = F({4}, {-2, -0.5f, 0, 3});
+  expectVals(call("aten::leaky_relu", x, 0.1), {-0.2, -0.05, 0, 3});
+  call("aten::leaky_relu_", x, 0.5);
+  expectVals(x, {-1, -0.25, 0, 3});
+  EXPECT_THROW(call("aten::leaky_relu", L({1}, {1}), 0.1), Error);
+  expectVals(call("aten::square", L({3}, {-3, 0, 4})), {9, 0, 16});
+  EXPECT_EQ(call("aten::square", L({1}, {2})).dtype(), DType::Int64);
+}
