@@ -3,6 +3,7 @@
 // unflatten, split/split_with_sizes/chunk. One CompositeExplicitAutograd kernel
 // serves CPU, CUDA, HIP and Meta.
 #include "KernelUtils.h"
+#include "kiln/library.h"
 
 #include <algorithm>
 
@@ -205,6 +206,11 @@ std::vector<Tensor> chunk(const Tensor &self, int64_t chunks, int64_t dim) {
   return split(self, each, d);
 }
 
+/// reshape_as: reshape to `other`'s sizes (a view where the strides allow).
+Tensor reshapeAs(const Tensor &self, const Tensor &other) {
+  return call<Tensor>("aten::reshape", self, other.sizes());
+}
+
 std::vector<Tensor> unbind(const Tensor &self, int64_t dim) {
   const char *op = "aten::unbind.int";
   check(self.dim() > 0, op, "dimension specified as 0 but tensor has no dimensions");
@@ -238,6 +244,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]");
   m.def("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]");
   m.def("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]");
+  m.def("reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)");
 }
 
 KILN_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
@@ -259,4 +266,5 @@ KILN_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("split.Tensor", split);
   m.impl("chunk", chunk);
   m.impl("unbind.int", unbind);
+  m.impl("reshape_as", reshapeAs);
 }

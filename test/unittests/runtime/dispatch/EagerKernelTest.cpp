@@ -202,7 +202,7 @@ TEST(EagerKernels, CopiesAndPointwiseResultsKeepTheLayout) {
   EXPECT_EQ(call("aten::neg", e).strides(), (std::vector<int64_t>{3, 1}));
 }
 
-TEST(EagerKernels, StackUnbindLeakyReluSquare) {
+TEST(EagerKernels, StackUnbindLeakyReluSquareReshapeAs) {
   Tensor a = F({2, 2}, {1, 2, 3, 4}), b = F({2, 2}, {5, 6, 7, 8});
   Tensor s1 = call("aten::stack", std::vector<Tensor>{a, b}, (int64_t)1);
   EXPECT_EQ(s1.sizes(), (std::vector<int64_t>{2, 2, 2}));
@@ -220,5 +220,9 @@ TEST(EagerKernels, StackUnbindLeakyReluSquare) {
   expectVals(x, {-1, -0.25, 0, 3});
   EXPECT_THROW(call("aten::leaky_relu", L({1}, {1}), 0.1), Error);
   expectVals(call("aten::square", L({3}, {-3, 0, 4})), {9, 0, 16});
+  Tensor ra = call("aten::reshape_as", a, F({4}, {0, 0, 0, 0}));
+  EXPECT_EQ(ra.sizes(), (std::vector<int64_t>{4}));
+  EXPECT_EQ(ra.storage(), a.storage()); // a view of a contiguous tensor
+  expectVals(ra, {1, 2, 3, 4});
   EXPECT_EQ(call("aten::square", L({1}, {2})).dtype(), DType::Int64);
 }
