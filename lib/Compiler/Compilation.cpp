@@ -22,6 +22,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -187,8 +188,8 @@ int Compilation::differentiate() {
     case Derivative::Jacobian: derived = buildJacobianEntry(module, s.entry); break;
     case Derivative::Hessian: derived = buildHessianEntry(module, s.entry); break;
     case Derivative::Hvp: derived = buildHvpEntry(module, s.entry); break;
-    case Derivative::TrainStep:
-    case Derivative::None: derived = buildTrainStepEntry(module, s.entry, s.resolved.step, added); break;
+    case Derivative::TrainStep: derived = buildTrainStepEntry(module, s.entry, s.resolved.step, added); break;
+    case Derivative::None: llvm_unreachable("no derivative asked for");
     }
     if (failed(derived))
       return kExitBadInput;

@@ -643,7 +643,7 @@ std::optional<SubgroupPlan> planFewOutputReduction(linalg::GenericOp op, int64_t
   // iterations made ConvNeXt-T's 7x7 ones 3.4x slower (H200).
   if (reduced < 8 * subgroupSize && outputs > maxOutputs)
     return std::nullopt;
-  if (outputs > maxOutputs && outputs > 16 * maxOutputs) {
+  if (outputs > 16 * maxOutputs) {
     unsigned numReduction = numLoops - numParallel;
     bool trailing = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
       AffineMap map = op.getMatchingIndexingMap(in);

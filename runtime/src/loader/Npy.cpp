@@ -251,9 +251,8 @@ Tensor bf16ToF32(const Tensor &t) {
   Tensor c = t.contiguous();
   Tensor out = Tensor::empty(c.sizes(), DType::Float32);
   const uint16_t *src = c.data<uint16_t>();
-  uint32_t *dst = out.data<uint32_t>();
-  float *dstf = reinterpret_cast<float *>(dst);
-  for (int64_t i = 0, n = c.numel(); i < n; ++i) dstf[i] = bf16BitsToFloat(src[i]);
+  float *dst = out.data<float>();
+  for (int64_t i = 0, n = c.numel(); i < n; ++i) dst[i] = bf16BitsToFloat(src[i]);
   return out;
 }
 

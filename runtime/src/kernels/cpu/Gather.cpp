@@ -2,6 +2,7 @@
 // embedding, index.Tensor (advanced indexing with None and bool masks),
 // index_put(_), index_select, gather, scatter.src, cat.
 #include "TensorIter.h"
+#include "kiln/library.h"
 
 #include <cstring>
 
@@ -291,10 +292,7 @@ Tensor stack(std::vector<Tensor> tensors, int64_t dim) {
   for (Tensor &t : tensors) {
     check(t.sizes() == shape, op,
           "stack expects each tensor to be equal size, but got " + shapeText + " and " + t.shapeString());
-    std::vector<int64_t> sz = t.sizes(), st = t.strides();
-    sz.insert(sz.begin() + d, 1);
-    st.insert(st.begin() + d, d < t.dim() ? t.stride(d) * t.size(d) : 1);
-    t = Tensor::view(t.storage(), t.offset(), sz, st, t.dtype());
+    t = call<Tensor>("aten::unsqueeze", t, d);
   }
   return cat(tensors, d);
 }
