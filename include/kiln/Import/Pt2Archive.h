@@ -1,8 +1,9 @@
 //===- Pt2Archive.h - reading torch.export .pt2 archives --------*- C++ -*-===//
 //
-// Opens a `.pt2` zip with libzip, finds its members whatever the top folder
-// is called, parses the JSON members with llvm::json and reads raw weights.
-// Nothing in an archive is ever unpickled.
+// Opens a `.pt2` zip through the runtime's one archive reader
+// (kiln/abi/archive.h), finds its members whatever the top folder is called,
+// parses the JSON members with llvm::json and reads raw weights. Nothing in an
+// archive is ever unpickled.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_IMPORT_PT2ARCHIVE_H
@@ -16,7 +17,7 @@
 #include <string>
 #include <vector>
 
-struct zip;
+struct kiln_archive;
 
 namespace kiln {
 
@@ -41,8 +42,7 @@ public:
 private:
   Pt2Archive() = default;
   std::string path_, prefix_;
-  ::zip *zip_ = nullptr;
-  std::vector<std::string> names_;
+  ::kiln_archive *archive_ = nullptr;
 };
 
 } // namespace kiln

@@ -1,14 +1,15 @@
-// kiln runtime loader — .pt2 weights: libzip for the archive, nlohmann/json for its configs.
+// kiln runtime loader — .pt2 weights: the shared archive reader (kiln/abi/archive.h), nlohmann/json for the configs.
 #include "Pt2Weights.h"
 
 #include "Error.h"
+#include "kiln/abi/archive.h"
 #include "kiln/abi/limits.h"
 
 #include <nlohmann/json.hpp>
-#include <zip.h>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <sys/stat.h>
 
 namespace kiln {
@@ -20,7 +21,14 @@ const char *const kConstantsConfig = "data/constants/model_constants_config.json
 bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-zip_t *Z(void *p) { return static_cast<zip_t *>(p); }
+kiln_archive *A(void *p) { return static_cast<kiln_archive *>(p); }
+/// Takes a message from the archive reader (it names the archive and the
+/// member) and throws it as a loader error.
+[[noreturn]] void throwArchiveError(const std::string &path, char *error) {
+  std::string msg = error ? error : "weights file '" + path + "': unknown archive error";
+  kiln_archive_free(error);
+  throw Error(KILN_STATUS_INVALID_ARGUMENT, msg);
+}
 } // namespace
 
 bool Pt2Weights::dtypeFromSerde(int code, DType &out) {
@@ -43,23 +51,15 @@ Pt2Weights::Pt2Weights(const std::string &path) : path_(path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0)
     throw Error(KILN_STATUS_NOT_FOUND, "weights file '" + path + "' does not exist");
-  int err = 0;
-  zip_t *z = zip_open(path.c_str(), ZIP_RDONLY, &err);
-  if (!z) {
-    zip_error_t ze;
-    zip_error_init_with_code(&ze, err);
-    std::string why = zip_error_strerror(&ze);
-    zip_error_fini(&ze);
-    throw Error(KILN_STATUS_INVALID_ARGUMENT,
-                "weights file '" + path + "' is not a readable .pt2 (zip) archive: " + why);
-  }
-  zip_ = z;
+  char *error = nullptr;
+  kiln_archive *a = kiln_archive_open(path.c_str(), &error);
+  if (!a) throwArchiveError(path, error);
+  archive_ = a;
   try {
     // The top folder is not fixed ("model/", "model.core/", ...): find the config.
     std::vector<std::string> configs;
-    zip_int64_t n = zip_get_num_entries(z, 0);
-    for (zip_int64_t i = 0; i < n; ++i) {
-      const char *name = zip_get_name(z, (zip_uint64_t)i, 0);
+    for (size_t i = 0, n = kiln_archive_member_count(a); i < n; ++i) {
+      const char *name = kiln_archive_member_name(a, i);
       if (name && endsWith(name, kWeightsConfig)) configs.push_back(name);
     }
     if (configs.empty())
@@ -73,61 +73,24 @@ Pt2Weights::Pt2Weights(const std::string &path) : path_(path) {
     prefix_ = configs[0].substr(0, configs[0].size() - std::strlen(kWeightsConfig));
     parseConfig(configs[0], false);
     std::string constants = prefix_ + kConstantsConfig;
-    if (zip_name_locate(z, constants.c_str(), 0) >= 0) parseConfig(constants, true);
+    if (kiln_archive_has_member(a, constants.c_str())) parseConfig(constants, true);
   } catch (...) {
-    zip_discard(z);
-    zip_ = nullptr;
+    kiln_archive_close(a);
+    archive_ = nullptr;
     throw;
   }
 }
 
-Pt2Weights::~Pt2Weights() {
-  if (zip_) zip_discard(Z(zip_));
-}
+Pt2Weights::~Pt2Weights() { kiln_archive_close(A(archive_)); }
 
 std::string Pt2Weights::readMember(const std::string &member, uint64_t limit) const {
-  zip_t *z = Z(zip_);
-  zip_int64_t idx = zip_name_locate(z, member.c_str(), 0);
-  if (idx < 0)
-    throw Error(KILN_STATUS_INVALID_ARGUMENT,
-                "weights file '" + path_ + "' has no member '" + member + "'");
-  zip_stat_t st;
-  zip_stat_init(&st);
-  if (zip_stat_index(z, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
-    throw Error(KILN_STATUS_INVALID_ARGUMENT,
-                "weights file '" + path_ + "': cannot stat member '" + member + "'");
-  if (!limit) limit = kiln_limit_tensor_bytes();
-  // The zip directory's size is only a claim: refuse one over the limit before
-  // allocating, and grow the buffer only as data really arrives.
-  if (st.size > limit)
-    throw Error(KILN_STATUS_INVALID_ARGUMENT,
-                "weights file '" + path_ + "': member '" + member + "' claims " +
-                    std::to_string(st.size) + " bytes, more than kiln's limit of " +
-                    std::to_string(limit) + " (KILN_MAX_TENSOR_BYTES / KILN_MAX_JSON_BYTES, docs/limits.md)");
-  zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)idx, 0);
-  if (!f)
-    throw Error(KILN_STATUS_INVALID_ARGUMENT, "weights file '" + path_ + "': cannot open member '" +
-                                                  member + "': " + zip_strerror(z));
-  std::string data;
-  const zip_uint64_t chunk = 16u << 20;
-  zip_int64_t got = 0;
-  while ((zip_uint64_t)got < st.size) {
-    zip_uint64_t want = std::min<zip_uint64_t>(chunk, st.size - (zip_uint64_t)got);
-    data.resize((size_t)got + want);
-    zip_int64_t n = zip_fread(f, &data[(size_t)got], want);
-    if (n <= 0) {
-      if (n < 0) got = -1;
-      break;
-    }
-    got += n;
-  }
-  std::string why = got < 0 ? zip_file_strerror(f) : "";
-  zip_fclose(f);
-  if (got < 0 || (zip_uint64_t)got != st.size)
-    throw Error(KILN_STATUS_INVALID_ARGUMENT, "weights file '" + path_ + "': reading member '" +
-                                                  member + "' failed" +
-                                                  (why.empty() ? std::string(" (short read)") : ": " + why));
-  return data;
+  char *data = nullptr, *error = nullptr;
+  uint64_t size = 0;
+  if (kiln_archive_read(A(archive_), member.c_str(), limit, &data, &size, &error) != 0)
+    throwArchiveError(path_, error);
+  std::string bytes(data, (size_t)size);
+  kiln_archive_free(data);
+  return bytes;
 }
 
 std::string Pt2Weights::readJsonMember(const std::string &member) const {
@@ -248,14 +211,18 @@ Tensor Pt2Weights::read(const std::string &name) const {
                     " is larger than kiln's limit of " + std::to_string(kiln_limit_tensor_bytes()) +
                     " bytes (KILN_MAX_TENSOR_BYTES, docs/limits.md)");
   if (numel == 0) return Tensor::empty(e.sizes, e.dtype);
-  std::string bytes = readMember(e.member);
-  if (bytesNeeded > bytes.size())
+  char *raw = nullptr, *error = nullptr;
+  uint64_t rawSize = 0;
+  if (kiln_archive_read(A(archive_), e.member.c_str(), 0, &raw, &rawSize, &error) != 0)
+    throwArchiveError(path_, error);
+  std::unique_ptr<char, void (*)(void *)> owned(raw, kiln_archive_free);
+  if (bytesNeeded > rawSize)
     throw Error(KILN_STATUS_INVALID_ARGUMENT,
                 "weights file '" + path_ + "': member '" + e.member + "' for '" + name + "' has " +
-                    std::to_string(bytes.size()) + " bytes, but " + shapeToString(e.sizes) +
+                    std::to_string(rawSize) + " bytes, but " + shapeToString(e.sizes) +
                     " of " + dtypeName(e.dtype) + " needs " + std::to_string(bytesNeeded));
-  auto storage = Storage::allocate(bytes.size());
-  std::memcpy(storage->data(), bytes.data(), bytes.size());
+  auto storage = Storage::allocate((size_t)rawSize);
+  std::memcpy(storage->data(), raw, (size_t)rawSize);
   // Raw bytes are little-endian, as is every host kiln runs on.
   Tensor view = Tensor::view(storage, e.storageOffset, e.sizes, e.strides, e.dtype);
   Tensor out = Tensor::empty(e.sizes, e.dtype);

@@ -53,7 +53,7 @@ private:
   void parseConfig(const std::string &member, bool constants);
 
   std::string path_, prefix_;
-  void *zip_ = nullptr;  // zip_t*, kept out of this header
+  void *archive_ = nullptr;  // kiln_archive*, kept out of this header
   std::map<std::string, Entry> entries_;
 };
 

@@ -3,35 +3,20 @@
 #include "Model.h"
 #include "Pt2Weights.h"
 #include "TestUtil.h"
+#include "ZipWriter.h"
 
 #include <gtest/gtest.h>
-#include <zip.h>
 
 #include <cstring>
 #include <fstream>
-#include <list>
 
 using namespace kiln;
 using kiln::test::TempDir;
+using kiln::test::writeZip;
 
 namespace {
 
 const std::string kCorpus = KILN_TEST_CORPUS;
-
-// Writes a zip holding `members` (name -> bytes).
-void writeZip(const std::string &path, const std::vector<std::pair<std::string, std::string>> &members) {
-  int err = 0;
-  zip_t *z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
-  ASSERT_NE(z, nullptr);
-  std::list<std::string> keep;  // libzip reads the buffers at zip_close
-  for (const auto &[name, bytes] : members) {
-    keep.push_back(bytes);
-    zip_source_t *src = zip_source_buffer(z, keep.back().data(), keep.back().size(), 0);
-    ASSERT_NE(src, nullptr);
-    ASSERT_GE(zip_file_add(z, name.c_str(), src, ZIP_FL_OVERWRITE), 0);
-  }
-  ASSERT_EQ(zip_close(z), 0);
-}
 
 std::string entryJson(const std::string &name, const std::string &file, int dtype,
                       const std::vector<int64_t> &sizes, const std::vector<int64_t> &strides,

@@ -1,0 +1,83 @@
+// kiln tests — the one .pt2 (zip) member reader (kiln/abi/archive.h): listing, reading, limits, errors.
+#include "TestUtil.h"
+#include "ZipWriter.h"
+#include "kiln/abi/archive.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+using kiln::test::TempDir;
+using kiln::test::writeZip;
+
+namespace {
+
+/// Takes (and frees) a message from the reader.
+std::string take(char *error) {
+  std::string s = error ? error : "";
+  kiln_archive_free(error);
+  return s;
+}
+
+TEST(Archive, ListsAndReadsMembers) {
+  TempDir dir;
+  writeZip(dir / "a.pt2", {{"top/one.bin", std::string("\x01\x02\x03", 3)}, {"top/empty", ""}});
+  char *error = nullptr;
+  kiln_archive *a = kiln_archive_open((dir / "a.pt2").c_str(), &error);
+  ASSERT_NE(a, nullptr) << take(error);
+  EXPECT_EQ(std::string(kiln_archive_path(a)), dir / "a.pt2");
+  ASSERT_EQ(kiln_archive_member_count(a), 2u);
+  EXPECT_EQ(std::string(kiln_archive_member_name(a, 0)), "top/one.bin");
+  EXPECT_EQ(kiln_archive_member_name(a, 2), nullptr);
+  EXPECT_EQ(kiln_archive_has_member(a, "top/one.bin"), 1);
+  EXPECT_EQ(kiln_archive_has_member(a, "one.bin"), 0);
+
+  char *data = nullptr;
+  uint64_t size = 0;
+  ASSERT_EQ(kiln_archive_read(a, "top/one.bin", 0, &data, &size, &error), 0) << take(error);
+  EXPECT_EQ(std::string(data, size), std::string("\x01\x02\x03", 3));
+  kiln_archive_free(data);
+  // An empty member still gives a buffer to free.
+  ASSERT_EQ(kiln_archive_read(a, "top/empty", 0, &data, &size, &error), 0) << take(error);
+  EXPECT_NE(data, nullptr);
+  EXPECT_EQ(size, 0u);
+  kiln_archive_free(data);
+  kiln_archive_close(a);
+}
+
+TEST(Archive, RefusesWhatItCannotRead) {
+  TempDir dir;
+  char *error = nullptr;
+  EXPECT_EQ(kiln_archive_open((dir / "missing.pt2").c_str(), &error), nullptr);
+  EXPECT_NE(take(error).find("no such file"), std::string::npos);
+  EXPECT_EQ(kiln_archive_open(dir.path().c_str(), &error), nullptr);
+  EXPECT_NE(take(error).find("is a directory"), std::string::npos);
+  std::ofstream(dir / "text.pt2") << "not a zip";
+  EXPECT_EQ(kiln_archive_open((dir / "text.pt2").c_str(), &error), nullptr);
+  EXPECT_NE(take(error).find("is not a readable .pt2 (zip) archive"), std::string::npos);
+}
+
+TEST(Archive, MemberErrorsNameTheMemberAndTheArchive) {
+  TempDir dir;
+  writeZip(dir / "a.pt2", {{"top/big.bin", std::string(4096, 'x')}});
+  char *error = nullptr;
+  kiln_archive *a = kiln_archive_open((dir / "a.pt2").c_str(), &error);
+  ASSERT_NE(a, nullptr) << take(error);
+  char *data = nullptr;
+  uint64_t size = 0;
+  EXPECT_EQ(kiln_archive_read(a, "top/none", 0, &data, &size, &error), -1);
+  EXPECT_EQ(data, nullptr);
+  EXPECT_EQ(take(error), "'" + (dir / "a.pt2") + "' has no member 'top/none'");
+  // The limit is checked against the size the directory claims, before reading.
+  EXPECT_EQ(kiln_archive_read(a, "top/big.bin", 1024, &data, &size, &error), -1);
+  EXPECT_EQ(data, nullptr);
+  std::string msg = take(error);
+  EXPECT_NE(msg.find("member 'top/big.bin' of '" + (dir / "a.pt2") + "' claims 4096 bytes, more than kiln's limit of 1024"),
+            std::string::npos)
+      << msg;
+  kiln_archive_close(a);
+  kiln_archive_close(nullptr);
+}
+
+} // namespace
