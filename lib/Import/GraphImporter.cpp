@@ -492,6 +492,8 @@ void GraphImporter::registerHandlers() {
   registerReductionHandlers(*this);
   registerAttentionHandlers(*this);
   registerShapeHandlers(*this);
+  registerSplitJoinHandlers(*this);
+  registerSymIntHandlers(*this);
   registerMutationHandlers(*this);
   registerIndexingHandlers(*this);
   registerSequenceHandlers(*this);

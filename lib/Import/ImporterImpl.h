@@ -257,6 +257,8 @@ void registerResamplingHandlers(GraphImporter &g);
 void registerReductionHandlers(GraphImporter &g);
 void registerAttentionHandlers(GraphImporter &g);
 void registerShapeHandlers(GraphImporter &g);
+void registerSplitJoinHandlers(GraphImporter &g);
+void registerSymIntHandlers(GraphImporter &g);
 void registerMutationHandlers(GraphImporter &g);
 void registerIndexingHandlers(GraphImporter &g);
 
