@@ -17,6 +17,8 @@ void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateAttentionPatterns(mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
+/// flip, roll, repeat, tril/triu and pads: gathers at coordinates computed from the result's.
+void populateRemapPatterns(mlir::RewritePatternSet &patterns);
 /// The gradient ops reverse-mode differentiation produces (ATenBackwardOps.td).
 /// With `convBackwardCalls`, a convolution's input and weight gradients take
 /// the forms the library-call passes match (marked kiln.conv_backward).

@@ -154,8 +154,6 @@ struct SymSizeLowering : OpConversionPattern<SymSizeIntOp> {
     return success();
   }
 };
-/// `d` counted from the front (ATen's negative dims).
-int64_t normDim(int64_t d, int64_t rank) { return d < 0 ? d + std::max<int64_t>(rank, 1) : d; }
 
 /// Converts a scalar to `to` as ATen's casts do (bool and unsigned values convert as unsigned;
 /// to bool is `!= 0`).

@@ -69,8 +69,6 @@ struct MaxPool2dLowering : OpConversionPattern<MaxPool2dOp> {
   }
 };
 
-Value cIdx(OpBuilder &b, Location loc, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-
 /// The type 16-bit floats accumulate in (float32), else the dtype itself.
 Type accumulatorType(Type elem) {
   if (auto f = dyn_cast<FloatType>(elem); f && f.getWidth() < 32)

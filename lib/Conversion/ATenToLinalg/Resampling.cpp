@@ -22,7 +22,6 @@ using namespace kiln::detail;
 namespace {
 enum class Mode { Nearest, NearestExact, Linear, Cubic };
 
-Value cIdx(OpBuilder &b, Location l, int64_t v) { return arith::ConstantIndexOp::create(b, l, v); }
 Value cF(OpBuilder &b, Location l, Type t, double v) {
   return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v));
 }

@@ -382,4 +382,35 @@ Value ifNonEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims, Type r
   return ifOp.getResult(0);
 }
 
+SmallVector<Value> sizeValues(OpBuilder &b, Location loc, Value t) {
+  SmallVector<Value> out;
+  for (OpFoldResult s : getSizes(b, loc, t))
+    out.push_back(getValueOrCreateConstantIndexOp(b, loc, s));
+  return out;
+}
+
+SmallVector<Value> loopIndices(OpBuilder &b, Location loc, int64_t rank) {
+  SmallVector<Value> idx;
+  for (int64_t i = 0; i < rank; ++i)
+    idx.push_back(linalg::IndexOp::create(b, loc, i));
+  return idx;
+}
+
+Value gatherGeneric(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elem,
+                    ValueRange inputs, ArrayRef<AffineMap> maps,
+                    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>, ValueRange)> body) {
+  int64_t rank = sizes.size();
+  Value init = emptyTensor(b, loc, sizes, elem);
+  SmallVector<AffineMap> allMaps(maps);
+  allMaps.push_back(AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), inputs, ValueRange{init}, allMaps, iters,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               SmallVector<Value> idx = loopIndices(nb, nl, rank);
+               linalg::YieldOp::create(nb, nl, body(nb, nl, idx, args.drop_back()));
+             })
+      .getResult(0);
+}
+
 } // namespace kiln::detail

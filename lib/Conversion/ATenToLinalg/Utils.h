@@ -105,6 +105,21 @@ Value insertSliceOrDest(OpBuilder &b, Location loc, Value src, Value dest,
 Value ifNonEmpty(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims, Type resultType,
                  function_ref<Value(OpBuilder &, Location)> body,
                  function_ref<Value(OpBuilder &, Location)> fallback);
+/// `d` counted from the front (ATen's negative dims).
+inline int64_t normDim(int64_t d, int64_t rank) { return d < 0 ? d + std::max<int64_t>(rank, 1) : d; }
+/// An `index` constant.
+inline Value cIdx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+/// Sizes as index values.
+SmallVector<Value> sizeValues(OpBuilder &b, Location loc, Value t);
+/// The loop indices of the enclosing linalg.generic.
+SmallVector<Value> loopIndices(OpBuilder &b, Location loc, int64_t rank);
+/// linalg.generic over `sizes` x `elem` whose inputs are `inputs` read
+/// through `maps`; `body(b, loc, loopIndices, inputElements)` yields the element.
+Value gatherGeneric(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elem,
+                    ValueRange inputs, ArrayRef<AffineMap> maps,
+                    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>, ValueRange)> body);
 } // namespace kiln::detail
 
 #endif
