@@ -4,7 +4,10 @@
   check_layering.py --source SRC [--build BUILD --readelf READELF]
 
 Sources: every #include of runtime/, dialects/, lib/, include/, tools/ and
-python-bindings/ is checked against the rules of the folder it is in.
+python-bindings/ is checked against the rules of the folder it is in, and
+the header layout (docs/architecture.md, "Header layout"): lib/'s private
+headers are included only inside their own lib/<Area>, include/kiln/<Area>
+mirrors a lib/<Area>, and every source file opens with a comment.
 Build (optional): every target's include directories (with those its link
 dependencies bring) and link dependencies, which the build writes into
 BUILD/layering-targets.jsonl (cmake/KilnLayering.cmake), and the shared
@@ -112,6 +115,31 @@ def check_sources(root):
     return errors
 
 
+def check_header_layout(root):
+    """lib/<Area>'s private headers stay in lib/<Area>; include/kiln/<Area> has a lib/<Area>;
+    every source file opens with a comment saying what it holds."""
+    errors = []
+    inc_root = os.path.join(root, 'include/kiln')
+    for d in sorted(os.listdir(inc_root)):
+        if os.path.isdir(os.path.join(inc_root, d)) and not os.path.isdir(os.path.join(root, 'lib', d)):
+            errors.append(f'include/kiln/{d}/: public headers of a lib/{d} that does not exist '
+                          '(include/kiln/<Area> holds the public headers of lib/<Area>)')
+    for path in sources(root, ('runtime', 'dialects', 'lib', 'include', 'tools', 'python-bindings/src')):
+        r = rel(path, root)
+        with open(path, encoding='utf-8', errors='replace') as f:
+            first = next((line.strip() for line in f if line.strip()), '')
+        if not first.startswith(('//', '/*', '#!')):
+            errors.append(f'{r}:1: opens without a comment saying what the file holds')
+        for n, kind, inc in includes(path):
+            resolved = os.path.normpath(os.path.join(os.path.dirname(r), inc)).replace(os.sep, '/')
+            if kind == '"' and resolved.startswith('lib/') and os.path.exists(os.path.join(root, resolved)):
+                area = '/'.join(resolved.split('/')[:2]) + '/'
+                if not r.startswith(area):
+                    errors.append(f'{r}:{n}: #include "{inc}": a private header of {area} used outside it '
+                                  f'(move it to include/kiln/{area[4:]})')
+    return errors
+
+
 # ---- the build: what CMake resolved for each target
 
 RUNTIME_TARGETS = {'kiln_runtime', 'kiln_run_driver', 'kiln-run', 'kiln-opcheck', 'kiln_example_ops', '_kiln',
@@ -212,7 +240,7 @@ def main():
     ap.add_argument('--build')
     ap.add_argument('--readelf')
     a = ap.parse_args()
-    errors = check_sources(a.source)
+    errors = check_sources(a.source) + check_header_layout(a.source)
     checked = 'sources'
     if a.build:
         errors += check_build(a.source, a.build, a.readelf)
