@@ -141,6 +141,11 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm, bool cpuLibrary) {
 }
 
 void kiln::buildLinalgToGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options) {
+  // A reduction's parallelism on a GPU is its outputs: one with few outputs
+  // over many elements (batch norm statistics in training, a loss, a sum of
+  // a whole tensor) runs in two stages, the first with many partial results.
+  if (options.splitReductions)
+    pm.nest<func::FuncOp>().addPass(kiln::createKilnGPUSplitReductions());
   addBufferizationPasses(pm);
   std::string convs = options.convs;
   if (convs == "gemm" && !options.libraryGemm)

@@ -59,6 +59,11 @@ struct GPUPipelineOptions : mlir::PassPipelineOptions<GPUPipelineOptions> {
   Option<bool> tf32Convs{*this, "tf32-convs",
                          llvm::cl::desc("Library convolutions on float32 may use TF32"),
                          llvm::cl::init(false)};
+  Option<bool> splitReductions{
+      *this, "split-reductions",
+      llvm::cl::desc("Reductions with few outputs and many inputs run in two stages "
+                     "(kiln-gpu-split-reductions)"),
+      llvm::cl::init(true)};
   Option<bool> tf32Matmuls{*this, "tf32-matmuls",
                            llvm::cl::desc("Library matmuls on float32 may use TF32"),
                            llvm::cl::init(false)};

@@ -568,6 +568,43 @@ def KilnGPUDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def KilnGPUSplitReductions : Pass<"kiln-gpu-split-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Split reductions with few outputs and many inputs into two stages for the GPU";
+  let description = [{
+    On tensors, before bufferization. A GPU reduction gets parallelism from
+    its outputs: one thread or one subgroup per output element
+    (`kiln-map-linalg-to-gpu`). A reduction with few outputs over many
+    elements (a batch norm's per-channel sums in training, its backward's
+    sums over N, H and W, a loss's mean over the batch, the sum of a whole
+    tensor) would run on a few warps, or one thread, with a long loop each.
+    This pass turns the outermost reduction loops into parallel ones of a
+    partial result, while the partials stay at most `partials` and each keeps
+    enough iterations, then reduces the partials along those loops into the
+    op's own outputs:
+
+    Before: `sum over (n, h, w) of x[n, c, h, w]` (64 outputs, 401408 iterations each)
+    After: `p[c, n] = sum over (h, w) of x[n, c, h, w]` (2048 partials, fill with
+    the combiner's neutral element), then `out[c] = out[c] + sum over n of p[c, n]`.
+
+    Every output must be one associative combiner (add, mul, max, min, and,
+    or, xor; integer or float) of its own value and one value of the body, with
+    a neutral element, and be indexed by parallel loops only; every loop must
+    have a static size. Floating-point sums are reassociated, as every
+    parallel reduction (and PyTorch's GPU kernels) does. Vendor-neutral.
+  }];
+  let options = [
+    Option<"maxOutputs", "max-outputs", "int64_t", "1024",
+           "Split only reductions with at most this many outputs">,
+    Option<"minIterations", "min-iterations", "int64_t", "16384",
+           "Split only reductions with at least this many iterations per output">,
+    Option<"partials", "partials", "int64_t", "4096",
+           "The most partial results the first stage may have">,
+    Option<"minPartialIterations", "min-partial-iterations", "int64_t", "256",
+           "The fewest reduction iterations each partial result keeps">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def KilnGPUMergeModules : Pass<"kiln-gpu-merge-modules", "::mlir::ModuleOp"> {
   let summary = "Gather every outlined kernel into one gpu.module";
   let description = [{
