@@ -329,10 +329,7 @@ kiln_status_t kiln_model_param_read(kiln_model_t m, size_t i, kiln_tensor_t *out
       throw kiln::Error(KILN_STATUS_OUT_OF_RANGE, "kiln_model_param_read: index " + std::to_string(i) +
                                                       " but the model has " +
                                                       std::to_string(m->params.size()));
-    kiln::Tensor t = m->model->readParam(i);
-    if (t.device().type != kiln::DeviceType::CPU)
-      throw kiln::Error(KILN_STATUS_UNIMPLEMENTED, "kiln_model_param_read: weights on a GPU");
-    *out = newHandle(std::move(t));
+    *out = newHandle(m->model->readParam(i));
   });
 }
 

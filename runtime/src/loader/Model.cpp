@@ -470,6 +470,17 @@ Tensor Model::updateTarget(size_t ui, const std::vector<Tensor> &inputs) const {
   return inputs[std::find(inputArgs_.begin(), inputArgs_.end(), ai) - inputArgs_.begin()];
 }
 
+Tensor Model::readParam(size_t i) const {
+  std::lock_guard<std::mutex> lock(stateMutex_);
+  const Tensor &t = paramTensor(i);
+  if (t.device().type == DeviceType::CPU)
+    return t.contiguous().clone();
+  // A GPU model keeps its weights on the device: copy on this thread's
+  // stream, which orders the copy after the runs this thread queued.
+  const gpu::Backend &b = gpu::backend(t.device().type);
+  return gpu::toHost(b, t, gpu::threadStream(b));
+}
+
 std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptions &options) const {
   std::vector<int64_t> bound = validateInputs(inputs);
   bool onGPU = manifest_.device == DeviceType::CUDA || manifest_.device == DeviceType::HIP;

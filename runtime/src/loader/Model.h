@@ -70,11 +70,9 @@ public:
   const ManifestValue &param(size_t i) const { return manifest_.args[paramArgs_.at(i)]; }
   /// The bound data of weight `i` (a view of the embedded blob, or read from the .pt2).
   const Tensor &paramTensor(size_t i) const { return weights_[paramArgs_.at(i)]; }
-  /// A copy of weight i as it is now (after the updates of earlier runs).
-  Tensor readParam(size_t i) const {
-    std::lock_guard<std::mutex> lock(stateMutex_);
-    return paramTensor(i).contiguous().clone();
-  }
+  /// A host copy of weight i as it is now (after the updates of earlier runs;
+  /// a GPU model's weights are copied from the device).
+  Tensor readParam(size_t i) const;
 
   /// Checks count, device, dtype, rank and every dim of `inputs` (static sizes,
   /// symbol ranges, one value per symbol). Throws kiln::Error; touches no data.
