@@ -177,6 +177,17 @@ struct TriangleLowering : OpConversionPattern<OpT> {
   }
 };
 
+/// ATen's pad list (last dim first: low, high, then the dim before, ...) as
+/// low and high pads per dim of a rank-`rank` tensor.
+std::pair<SmallVector<int64_t>, SmallVector<int64_t>> padsPerDim(ArrayRef<int64_t> pad, int64_t rank) {
+  SmallVector<int64_t> low(rank, 0), high(rank, 0);
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    low[rank - 1 - i] = pad[2 * i];
+    high[rank - 1 - i] = pad[2 * i + 1];
+  }
+  return {low, high};
+}
+
 struct ConstantPadLowering : OpConversionPattern<ConstantPadNdOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ConstantPadNdOp op, OpAdaptor adaptor,
@@ -186,11 +197,8 @@ struct ConstantPadLowering : OpConversionPattern<ConstantPadNdOp> {
     auto ty = cast<RankedTensorType>(self.getType());
     int64_t rank = ty.getRank();
     ArrayRef<int64_t> pad = op.getPad();
-    SmallVector<int64_t> low(rank, 0), high(rank, 0);
-    for (size_t i = 0; i < pad.size() / 2; ++i) {
-      low[rank - 1 - i] = pad[2 * i];
-      high[rank - 1 - i] = pad[2 * i + 1];
-    }
+    SmallVector<int64_t> low, high;
+    std::tie(low, high) = padsPerDim(pad, rank);
     // Negative pads crop first.
     if (llvm::any_of(pad, [](int64_t p) { return p < 0; })) {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
@@ -239,12 +247,8 @@ struct GatherPadLowering : OpConversionPattern<OpT> {
     Value self = adaptor.getSelf();
     auto ty = cast<RankedTensorType>(self.getType());
     int64_t rank = ty.getRank();
-    ArrayRef<int64_t> padding = op.getPadding();
-    SmallVector<int64_t> low(rank, 0), high(rank, 0);
-    for (size_t i = 0; i < padding.size() / 2; ++i) {
-      low[rank - 1 - i] = padding[2 * i];
-      high[rank - 1 - i] = padding[2 * i + 1];
-    }
+    SmallVector<int64_t> low, high;
+    std::tie(low, high) = padsPerDim(op.getPadding(), rank);
     SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, self);
     SmallVector<OpFoldResult> padded;
     for (int64_t d = 0; d < rank; ++d)
