@@ -11,6 +11,9 @@
 # PyTorch's TF32 test precision: rtol = atol = 5e-3.
 # A case that did not compile for CUDA is a FAIL line with the compiler's
 # first error.
+# With KILN_SANITIZER=memcheck|racecheck|synccheck|initcheck every kiln-run
+# runs under CUDA's compute-sanitizer with that tool: a case passes only if
+# its numbers match and the tool reports no error (docs/testing.md).
 #   test/gpu/run-corpus.sh PACK_DIR [REPO_ROOT]
 # Needs nothing but bash and the packed kiln-run; with python3 there, the
 # cuDNN of PyTorch's pip packages is found for the convolutions (unless
@@ -28,6 +31,11 @@ if [ -z "${KILN_CUDNN:-}" ]; then
   fi
 fi
 kiln_run=$pack/bin/kiln-run
+san=()
+if [ -n "${KILN_SANITIZER:-}" ]; then
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  san=("$sanitizer" --tool "$KILN_SANITIZER" --error-exitcode 86 --print-limit 5)
+fi
 # Plugins pack.sh carried (custom ops that run on the host between kernels).
 plugins=()
 for p in "$pack"/lib/plugins/*.so; do [ -f "$p" ] && plugins+=(--plugin "$p"); done
@@ -51,7 +59,7 @@ for dir in "$pack"/models/*/; do
     # With graphs, three runs: the first captures, the later ones replay the
     # captured graph, and --expect checks the last run's outputs.
     extra=(--runs 3); [ $mode == no-graphs ] && extra=(--no-cuda-graphs)
-    if ! text=$("$kiln_run" "${args[@]}" "${extra[@]}" 2>&1); then ok=0; fi
+    if ! text=$("${san[@]}" "$kiln_run" "${args[@]}" "${extra[@]}" 2>&1); then ok=0; fi
     # "output0 vs 'path': max abs err E (..., rel ...): OK": keep what follows the path.
     detail+="$mode: $(echo "$text" | sed -n "s/^.* vs '[^']*': //p" | tr '\n' ';' | sed 's/;$//')"
     [ $ok == 1 ] || detail+=" [$(echo "$text" | grep -v " vs '" | tail -n 3 | tr '\n' ' ')]"
@@ -59,11 +67,11 @@ for dir in "$pack"/models/*/; do
   done
   if [ -f "$dir/cuda-tf32.so" ]; then
     tf=("$dir/cuda-tf32.so" "${args[@]:1}" --rtol 5e-3 --atol 5e-3)
-    if ! text=$("$kiln_run" "${tf[@]}" 2>&1); then ok=0; fi
+    if ! text=$("${san[@]}" "$kiln_run" "${tf[@]}" 2>&1); then ok=0; fi
     detail+="tf32 (5e-3): $(echo "$text" | sed -n "s/^.* vs '[^']*': //p" | tr '\n' ';' | sed 's/;$//')"
   fi
   if [ $ok == 1 ]; then pass=$((pass + 1)); echo "$case: PASS (rtol $rtol) $detail"
   else echo "$case: FAIL (rtol $rtol) $detail"; fi
 done
-echo "run-corpus: $pass of $total cases pass on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+echo "run-corpus${KILN_SANITIZER:+ (compute-sanitizer --tool $KILN_SANITIZER)}: $pass of $total cases pass on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 [ $pass == $total ] && [ $total -gt 0 ]
