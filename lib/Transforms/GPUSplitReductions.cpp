@@ -32,6 +32,9 @@ struct SplitLimits {
 /// first stage, and each output's combiner and neutral element.
 struct SplitPlan {
   SmallVector<unsigned> loops;
+  /// Set when no loop can be taken because the first reduction loop alone is
+  /// too long: that loop and the number of pieces it can be cut into.
+  std::optional<std::pair<unsigned, int64_t>> cut;
   SmallVector<Operation *> combiners;
   SmallVector<TypedAttr> neutrals;
 };
@@ -90,9 +93,90 @@ std::optional<SplitPlan> planSplit(linalg::GenericOp op, const SplitLimits &lim)
     outputs *= ranges[d];
     iterations /= ranges[d];
   }
-  if (plan.loops.empty())
+  if (plan.loops.empty()) {
+    // The first reduction loop alone would make too many partials: cut it
+    // into k pieces (k dividing it, as many as the partials allow, each
+    // piece's partial keeping enough iterations).
+    auto first = llvm::find(iters, utils::IteratorType::reduction);
+    unsigned d = first - iters.begin();
+    int64_t size = ranges[d];
+    for (int64_t k = std::min<int64_t>(size - 1, lim.partials / outputs); k >= 2; --k)
+      if (size % k == 0 && iterations / k >= lim.minPartialIterations) {
+        plan.cut = std::make_pair(d, k);
+        return plan;
+      }
     return std::nullopt;
+  }
   return plan;
+}
+
+/// `op` with reduction loop `d` cut into an outer loop of `k` and an inner one
+/// (d = outer * (size / k) + inner): every input reading `d` as one plain
+/// result is viewed through tensor.expand_shape with that dim split in two.
+/// Null if an input uses `d` otherwise, or the body reads loop indices.
+linalg::GenericOp cutLoop(RewriterBase &rw, linalg::GenericOp op, unsigned d, int64_t k) {
+  if (!op.getBody()->getOps<linalg::IndexOp>().empty())
+    return nullptr;
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t inner = ranges[d] / k;
+  unsigned n = ranges.size();
+  // Old loop j -> new loop: j before d, j + 1 after; d is the outer piece.
+  auto shifted = [&](unsigned j) { return getAffineDimExpr(j <= d ? j : j + 1, ctx); };
+  SmallVector<AffineExpr> repl;
+  for (unsigned j = 0; j < n; ++j)
+    repl.push_back(shifted(j));
+  rw.setInsertionPoint(op);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap m = op.getMatchingIndexingMap(in);
+    int pos = -1;
+    for (auto [r, e] : llvm::enumerate(m.getResults())) {
+      if (auto de = dyn_cast<AffineDimExpr>(e); de && de.getPosition() == d) {
+        if (pos >= 0)
+          return nullptr;
+        pos = r;
+      } else if (e.isFunctionOfDim(d)) {
+        return nullptr;
+      }
+    }
+    if (pos < 0) {
+      inputs.push_back(in->get());
+      maps.push_back(m.replaceDimsAndSymbols(repl, {}, n + 1, 0));
+      continue;
+    }
+    auto ty = cast<RankedTensorType>(in->get().getType());
+    SmallVector<int64_t> shape(ty.getShape());
+    shape[pos] = inner;
+    shape.insert(shape.begin() + pos, k);
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t r = 0, o = 0; r < ty.getRank(); ++r) {
+      groups.push_back(r == pos ? ReassociationIndices{o, o + 1} : ReassociationIndices{o});
+      o += r == pos ? 2 : 1;
+    }
+    inputs.push_back(tensor::ExpandShapeOp::create(rw, loc, RankedTensorType::get(shape, ty.getElementType()),
+                                                   in->get(), groups));
+    SmallVector<AffineExpr> exprs;
+    for (auto [r, e] : llvm::enumerate(m.getResults())) {
+      if ((int)r == pos) {
+        exprs.push_back(getAffineDimExpr(d, ctx));
+        exprs.push_back(getAffineDimExpr(d + 1, ctx));
+      } else {
+        exprs.push_back(e.replaceDimsAndSymbols(repl, {}));
+      }
+    }
+    maps.push_back(AffineMap::get(n + 1, 0, exprs, ctx));
+  }
+  for (OpOperand &init : op.getDpsInitsMutable())
+    maps.push_back(op.getMatchingIndexingMap(&init).replaceDimsAndSymbols(repl, {}, n + 1, 0));
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  iters.insert(iters.begin() + d + 1, utils::IteratorType::reduction);
+  auto cut = linalg::GenericOp::create(rw, loc, op.getResultTypes(), inputs, op.getDpsInits(), maps, iters);
+  rw.cloneRegionBefore(op.getRegion(), cut.getRegion(), cut.getRegion().begin());
+  rw.replaceOp(op, cut.getResults());
+  return cut;
 }
 
 void split(RewriterBase &rw, linalg::GenericOp op, const SplitPlan &plan) {
@@ -175,8 +259,16 @@ struct KilnGPUSplitReductionsPass
         work.emplace_back(op, std::move(*plan));
     });
     IRRewriter rw(&getContext());
-    for (auto &[op, plan] : work)
-      split(rw, op, plan);
+    for (auto &[op, plan] : work) {
+      if (!plan.cut) {
+        split(rw, op, plan);
+        continue;
+      }
+      linalg::GenericOp cut = cutLoop(rw, op, plan.cut->first, plan.cut->second);
+      std::optional<SplitPlan> again = cut ? planSplit(cut, lim) : std::nullopt;
+      if (again && !again->cut)
+        split(rw, cut, *again);
+    }
   }
 };
 

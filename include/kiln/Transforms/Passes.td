@@ -586,6 +586,11 @@ def KilnGPUSplitReductions : Pass<"kiln-gpu-split-reductions", "::mlir::func::Fu
     After: `p[c, n] = sum over (h, w) of x[n, c, h, w]` (2048 partials, fill with
     the combiner's neutral element), then `out[c] = out[c] + sum over n of p[c, n]`.
 
+    When the first reduction loop alone would make too many partials (a sum
+    of a whole [100000, 64] tensor), it is first cut into two loops, the
+    outer as long as the partials allow (a divisor of its size), through a
+    `tensor.expand_shape` of the inputs that read it.
+
     Every output must be one associative combiner (add, mul, max, min, and,
     or, xor; integer or float) of its own value and one value of the body, with
     a neutral element, and be indexed by parallel loops only; every loop must
