@@ -1,7 +1,7 @@
 // kiln runtime — eager CPU (and Meta) binary and ternary pointwise kernels on
 // every dtype, with broadcasting and ATen's type promotion (Scalar and 0-dim
 // operands only raise the category): sub/div/pow/fmod/floor_divide/minimum/
-// maximum, comparisons, bitwise/logical and/or, the Scalar overloads, where,
+// maximum, comparisons, bitwise/logical and/or, the Scalar overloads, where, addcmul/addcdiv,
 // masked_fill, and the in-place forms (add_, sub_, mul_, div_, masked_fill_).
 #include "TensorIter.h"
 
@@ -202,6 +202,26 @@ Tensor whereScalarOther(const Tensor &c, const Tensor &a, IValue b) { return whe
 Tensor whereScalarSelf(const Tensor &c, IValue a, const Tensor &b) { return whereImpl(c, a, iv(b), "aten::where.ScalarSelf"); }
 Tensor whereScalar(const Tensor &c, IValue a, IValue b) { return whereImpl(c, a, b, "aten::where.Scalar"); }
 
+/// addcmul: self + value * t1 * t2; addcdiv: self + value * t1 / t2 (floating
+/// only, as ATen refuses integer division there); the tensors promoted together.
+Tensor addcImpl(const Tensor &self, const Tensor &t1, const Tensor &t2, const IValue &value, bool div,
+                const char *op) {
+  DType dt = resultType({{&self, nullptr}, {&t1, nullptr}, {&t2, nullptr}});
+  if (div)
+    check(isFloatingPoint(t1.dtype()) && isFloatingPoint(t2.dtype()), op,
+          "integer division with addcdiv is not supported; use a floating-point tensor");
+  double v = scalarValue(value, op);
+  if (div)
+    return mapPointwise<3>({self, t1, t2}, dt, dt, op, [v](const double *x) { return x[0] + v * (x[1] / x[2]); });
+  return mapPointwise<3>({self, t1, t2}, dt, dt, op, [v](const double *x) { return x[0] + v * (x[1] * x[2]); });
+}
+Tensor addcmul(const Tensor &self, const Tensor &t1, const Tensor &t2, IValue value) {
+  return addcImpl(self, t1, t2, value, false, "aten::addcmul");
+}
+Tensor addcdiv(const Tensor &self, const Tensor &t1, const Tensor &t2, IValue value) {
+  return addcImpl(self, t1, t2, value, true, "aten::addcdiv");
+}
+
 /// masked_fill: self's dtype kept; the value may be a Scalar or a 0-dim tensor.
 Tensor maskedFillImpl(const Tensor &self, const Tensor &mask, const Tensor &value, const char *op, Tensor out) {
   check(mask.dtype() == DType::Bool, op, std::string("mask must be a bool tensor, got ") + dtypeTorchName(mask.dtype()));
@@ -270,6 +290,8 @@ void registerKernels(kiln::Library &m) {
   m.impl("div_.Tensor", divInplace);
   m.impl("div_.Scalar", divScalarInplace);
   m.impl("where.self", whereSelf);
+  m.impl("addcmul", addcmul);
+  m.impl("addcdiv", addcdiv);
   m.impl("where.ScalarOther", whereScalarOther);
   m.impl("where.ScalarSelf", whereScalarSelf);
   m.impl("where.Scalar", whereScalar);
@@ -283,6 +305,8 @@ void registerKernels(kiln::Library &m) {
 } // namespace kiln::cpu
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor");
+  m.def("addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor");
   m.def("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
   m.def("sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
   m.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");

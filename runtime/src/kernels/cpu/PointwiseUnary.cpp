@@ -1,6 +1,6 @@
 // kiln runtime — eager CPU (and Meta) unary pointwise kernels on every dtype:
 // sigmoid/tanh/exp/log/sin/cos/sqrt/rsqrt/erf/log1p/silu/hardsigmoid/hardswish
-// (integers give float32), neg/abs/hardtanh/clamp (dtype kept), logical_not,
+// (integers give float32), neg/abs/sign/hardtanh/clamp (dtype kept), logical_not,
 // and the in-place forms (relu_, silu_, hardswish_, ...) that write into self.
 #include "TensorIter.h"
 
@@ -69,6 +69,10 @@ Tensor neg(const Tensor &self) {
 }
 Tensor negInplace(Tensor self) { return sameUnary(neg(self), "aten::neg_", [](double x) { return x; }, self); }
 Tensor abs(const Tensor &self) { return sameUnary(self, "aten::abs", absF); }
+/// sign: -1, 0 or 1 in the input's dtype (0 for NaN and for -0.0, as ATen's).
+Tensor sign(const Tensor &self) {
+  return sameUnary(self, "aten::sign", [](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; });
+}
 Tensor reluInplace(Tensor self) {
   check(self.dtype() != DType::Bool, "aten::relu_", "relu of a bool tensor is not supported");
   return sameUnary(self, "aten::relu_", reluF, self);
@@ -141,6 +145,7 @@ void registerKernels(kiln::Library &m) {
   m.impl("neg", neg);
   m.impl("neg_", negInplace);
   m.impl("abs", abs);
+  m.impl("sign", sign);
   m.impl("relu_", reluInplace);
   m.impl("logical_not", logicalNot);
   m.impl("clamp", clamp);
@@ -162,7 +167,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
     m.def(std::string(f) + "(Tensor self) -> Tensor");
     m.def(std::string(f) + "_(Tensor(a!) self) -> Tensor(a!)");
   }
-  for (const char *f : {"rsqrt", "exp", "log", "sin", "cos", "sqrt", "erf", "log1p", "abs", "logical_not"})
+  for (const char *f : {"rsqrt", "exp", "log", "sin", "cos", "sqrt", "erf", "log1p", "abs", "sign", "logical_not"})
     m.def(std::string(f) + "(Tensor self) -> Tensor");
   m.def("relu_(Tensor(a!) self) -> Tensor(a!)");
   m.def("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");

@@ -1,7 +1,8 @@
-// kiln runtime — eager CPU (and Meta) kernels: mean.dim, sum.dim_IntList.
+// kiln runtime — eager CPU (and Meta) kernels: mean.dim, sum.dim_IntList, amax, amin.
 #include "KernelUtils.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kiln::cpu {
 namespace {
@@ -73,6 +74,64 @@ Tensor sumDim(const Tensor &self, const std::optional<std::vector<int64_t>> &dim
   return reduceDims(self, dims, keepdim, dtype, false, "aten::sum.dim_IntList");
 }
 
+/// amax / amin over `dims0` (empty: every dim): the dtype kept, NaN
+/// propagated; a reduced dim of size 0 is an error, as in ATen.
+Tensor extremum(const Tensor &self, const std::vector<int64_t> &dims0, bool keepdim, bool isMax, const char *op) {
+  int64_t rank = self.dim();
+  std::vector<bool> reduce(rank, dims0.empty());
+  for (int64_t d : dims0) {
+    int64_t w = wrapDim(d, rank, op);
+    if (rank == 0) continue;
+    check(!reduce[w], op, "dim " + std::to_string(w) + " appears twice in the list");
+    reduce[w] = true;
+  }
+  std::vector<int64_t> outShape, ps, pst;
+  int64_t outer = 1, inner = 1;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int64_t d = 0; d < rank; ++d) {
+      if (reduce[d] != (pass == 1)) continue;
+      ps.push_back(self.size(d));
+      pst.push_back(self.stride(d));
+      if (pass == 1) {
+        check(self.size(d) != 0, op, "expected a non-empty dim " + std::to_string(d) + " to reduce, got " +
+                                         self.shapeString());
+        inner *= self.size(d);
+      } else {
+        outer *= self.size(d);
+      }
+    }
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduce[d] || keepdim) outShape.push_back(reduce[d] ? 1 : self.size(d));
+  Tensor out = Tensor::empty(outShape, self.dtype(), self.device());
+  if (isMeta(self)) return out;
+  Tensor x = Tensor::view(self.storage(), self.offset(), ps, pst, self.dtype()).contiguous();
+  dispatchNumeric(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>();
+    T *po = out.data<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      const T *p = px + o * inner;
+      T best = p[0];
+      for (int64_t i = 1; i < inner; ++i) {
+        if constexpr (std::is_floating_point_v<T>)
+          if (std::isnan((double)best)) break;
+        T v = p[i];
+        bool nan = false;
+        if constexpr (std::is_floating_point_v<T>) nan = std::isnan((double)v);
+        if (nan || (isMax ? v > best : v < best)) best = v;
+      }
+      po[o] = best;
+    }
+  });
+  return out;
+}
+Tensor amax(const Tensor &self, std::vector<int64_t> dims, bool keepdim) {
+  return extremum(self, dims, keepdim, true, "aten::amax");
+}
+Tensor amin(const Tensor &self, std::vector<int64_t> dims, bool keepdim) {
+  return extremum(self, dims, keepdim, false, "aten::amin");
+}
+
 } // namespace
 } // namespace kiln::cpu
 
@@ -81,8 +140,15 @@ namespace {
 void registerKernels(kiln::Library &m) {
   m.impl("mean.dim", kiln::cpu::meanDim);
   m.impl("sum.dim_IntList", kiln::cpu::sumDim);
+  m.impl("amax", kiln::cpu::amax);
+  m.impl("amin", kiln::cpu::amin);
 }
 } // namespace
+
+KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
+  m.def("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
+}
 
 KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
 KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

@@ -1,0 +1,25 @@
+# Makes the addcmul/addcdiv/sign/amax/amin case (torch from PyPI): broadcast
+# operands, a Scalar value, a NaN that amax must propagate, integer sign and
+# amin, several dims with keepdim and a full reduction; saved in the default
+# IR and in Core ATen IR with the inputs and PyTorch's outputs. Run from this
+# folder:  python3 export.py
+import numpy as np, torch
+
+
+class Ops(torch.nn.Module):
+    def forward(self, x, y, z, i):
+        return (torch.addcmul(x, y, z, value=0.5), torch.addcdiv(x, y, z.abs() + 1, value=-2), torch.sign(x),
+                torch.amax(x, dim=(0, 2), keepdim=True), torch.amin(i, dim=1), torch.amax(x), torch.sign(i))
+
+
+torch.manual_seed(0)
+x, y, z = torch.randn(3, 4, 5), torch.randn(3, 4, 5), torch.randn(4, 5)
+x[0, 0, 0] = float("nan")
+i = torch.randint(-9, 9, (3, 4))
+ep = torch.export.export(Ops(), (x, y, z, i))
+torch.export.save(ep, "model.pt2")
+torch.export.save(ep.run_decompositions(), "model.core.pt2")
+for k, t in enumerate((x, y, z, i)):
+    np.save(f"input{k}.npy", t.numpy())
+for k, o in enumerate(Ops()(x, y, z, i)):
+    np.save(f"output{k}.npy", o.numpy())
