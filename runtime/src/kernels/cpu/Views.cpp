@@ -1,6 +1,6 @@
 // kiln runtime — view ops as true views (sizes/strides over the same storage):
 // unsqueeze, squeeze, expand, slice, select, narrow, alias, detach, as_strided,
-// unflatten, split/split_with_sizes/chunk. One CompositeExplicitAutograd kernel
+// unflatten, split/split_with_sizes/chunk, unfold. One CompositeExplicitAutograd kernel
 // serves CPU, CUDA, HIP and Meta.
 #include "KernelUtils.h"
 #include "kiln/library.h"
@@ -113,6 +113,26 @@ Tensor selectInt(const Tensor &self, int64_t dim, int64_t index) {
   sz.erase(sz.begin() + d);
   st.erase(st.begin() + d);
   return restride(self, sz, st, off);
+}
+
+/// unfold(dim, size, step): every window of `size` elements along `dim`,
+/// `step` apart, as a new last dim (a 0-dim tensor is one window of 1).
+Tensor unfold(const Tensor &self, int64_t dim, int64_t size, int64_t step) {
+  const char *op = "aten::unfold";
+  int64_t d = wrapDim(dim, std::max<int64_t>(self.dim(), 1), op);
+  int64_t n = self.dim() ? self.size(d) : 1, stride = self.dim() ? self.stride(d) : 1;
+  check(size >= 0 && size <= n, op,
+        "size " + std::to_string(size) + " exceeds the size of dimension " + std::to_string(d) + " (" +
+            std::to_string(n) + ")");
+  check(step > 0, op, "step must be positive, got " + std::to_string(step));
+  std::vector<int64_t> sz = self.sizes(), st = self.strides();
+  if (self.dim()) {
+    sz[d] = (n - size) / step + 1;
+    st[d] = stride * step;
+  }
+  sz.push_back(size);
+  st.push_back(stride);
+  return restride(self, sz, st);
 }
 
 Tensor alias(const Tensor &self) { return restride(self, self.sizes(), self.strides()); }
@@ -235,6 +255,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)");
   m.def("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)");
   m.def("alias(Tensor(a) self) -> Tensor(a)");
+  m.def("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)");
   m.def("detach(Tensor(a) self) -> Tensor(a)");
   m.def("detach_(Tensor(a!) self) -> Tensor(a!)");
   m.def("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) "
@@ -258,6 +279,7 @@ KILN_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("narrow", narrow);
   m.impl("select.int", selectInt);
   m.impl("alias", alias);
+  m.impl("unfold", unfold);
   m.impl("detach", detach);
   m.impl("detach_", detachInplace);
   m.impl("as_strided", asStrided);

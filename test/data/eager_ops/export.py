@@ -1,6 +1,7 @@
-# Makes the addcmul/addcdiv/sign/amax/amin case (torch from PyPI): broadcast
-# operands, a Scalar value, a NaN that amax must propagate, integer sign and
-# amin, several dims with keepdim and a full reduction; saved in the default
+# Makes the addcmul/addcdiv/sign/amax/amin/unfold case (torch from PyPI):
+# broadcast operands, a Scalar value, a NaN that amax must propagate, integer
+# sign and amin, several dims with keepdim and a full reduction, overlapping
+# and strided windows of a transposed (non-contiguous) tensor; saved in the default
 # IR and in Core ATen IR with the inputs and PyTorch's outputs. Run from this
 # folder:  python3 export.py
 import numpy as np, torch
@@ -9,7 +10,8 @@ import numpy as np, torch
 class Ops(torch.nn.Module):
     def forward(self, x, y, z, i):
         return (torch.addcmul(x, y, z, value=0.5), torch.addcdiv(x, y, z.abs() + 1, value=-2), torch.sign(x),
-                torch.amax(x, dim=(0, 2), keepdim=True), torch.amin(i, dim=1), torch.amax(x), torch.sign(i))
+                torch.amax(x, dim=(0, 2), keepdim=True), torch.amin(i, dim=1), torch.amax(x), torch.sign(i),
+                y.transpose(1, 2).unfold(1, 3, 1) * 2, y.unfold(-1, 2, 2) + 1)
 
 
 torch.manual_seed(0)
