@@ -39,7 +39,10 @@ public:
 
   /// Validates the inputs (count, dtype, rank, dims within range) and runs the
   /// graph on the CPU. Throws kiln::Error naming the failing node and its
-  /// Python source line. Thread-safe: runs share only read-only weights.
+  /// Python source line. Thread-safe: runs read the weights together; the
+  /// buffers the program writes (a batch norm's running statistics in
+  /// training) are written back after each run, one run at a time, and the
+  /// next run sees them, as with a compiled model.
   std::vector<Tensor> run(const std::vector<Tensor> &inputs) const;
 
   /// Gradients of sum(outputs[i] * cotangents[i]).

@@ -7,12 +7,13 @@
 #include "../loader/Pt2Weights.h"
 
 #include <nlohmann/json.hpp>
-#include <zip.h>
 
 #include <climits>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 
 namespace kiln::eager {
@@ -169,7 +170,17 @@ ValueSpec specOf(const std::string &name, const json &tv,
 
 struct Program::Impl {
   std::string path;
-  std::unordered_map<std::string, Tensor> state; ///< params, buffers, constants by graph name
+  /// Params, buffers, constants by graph name; a run writes the buffers the
+  /// program mutates (under `stateMutex`, as a compiled model does).
+  mutable std::unordered_map<std::string, Tensor> state;
+  mutable std::shared_mutex stateMutex;
+  /// A graph output that is not the program's: the new value of a buffer
+  /// (its graph name) or of user input `userInput`.
+  struct Mutation {
+    std::string output, buffer;
+    int64_t userInput = -1;
+  };
+  std::vector<Mutation> mutations;
   std::vector<std::pair<std::string, std::string>> params; ///< (graph name, state-dict name)
   std::unordered_map<std::string, IValue> constInputs;
   std::vector<std::string> inputNames, outputNames;
@@ -221,6 +232,7 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
         ranges[it.key()] = {lo, hi};
       }
     // Inputs: parameters, buffers, constants (read now), then user inputs.
+    std::unordered_map<std::string, std::string> bufferArg; // buffer name -> graph input name
     for (const json &spec : gm.at("signature").at("input_specs")) {
       if (!spec.is_object() || spec.size() != 1)
         throw Error("kiln: '" + path + "': an input spec is not an object with one kind");
@@ -233,7 +245,10 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
         readState(v.at("arg").at("name"), v.at("parameter_name"));
         impl->params.emplace_back(v.at("arg").at("name"), v.at("parameter_name"));
       }
-      else if (kind == "buffer") readState(v.at("arg").at("name"), v.at("buffer_name"));
+      else if (kind == "buffer") {
+        readState(v.at("arg").at("name"), v.at("buffer_name"));
+        bufferArg[v.at("buffer_name").get<std::string>()] = v.at("arg").at("name").get<std::string>();
+      }
       else if (kind == "tensor_constant") readState(v.at("arg").at("name"), v.at("tensor_constant_name"));
       else if (kind == "user_input") {
         const json &arg = v.at("arg");
@@ -248,11 +263,39 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
         throw Error("kiln: '" + path + "': graph input kind '" + kind + "' is not supported");
       }
     }
-    for (const json &o : g.at("outputs")) {
+    // Outputs: the program's own, then (as the signature's output specs say)
+    // new values of buffers and user inputs, which a run writes back.
+    const json &sig = gm.at("signature");
+    const json *outSpecs = sig.contains("output_specs") ? &sig.at("output_specs") : nullptr;
+    const json &graphOuts = g.at("outputs");
+    for (size_t i = 0; i < graphOuts.size(); ++i) {
+      const json &o = graphOuts[i];
       if (!o.contains("as_tensor")) throw Error("kiln: '" + path + "': only tensor outputs are supported");
       std::string n = o.at("as_tensor").at("name");
-      impl->outputNames.push_back(n);
-      impl->outputs.push_back(specOf(n, tv, ranges));
+      std::string kind = "user_output";
+      const json *spec = nullptr;
+      if (outSpecs && i < outSpecs->size() && (*outSpecs)[i].is_object() && (*outSpecs)[i].size() == 1) {
+        kind = (*outSpecs)[i].begin().key();
+        spec = &(*outSpecs)[i].begin().value();
+      }
+      if (kind == "user_output") {
+        impl->outputNames.push_back(n);
+        impl->outputs.push_back(specOf(n, tv, ranges));
+      } else if (kind == "buffer_mutation") {
+        std::string buffer = spec->at("buffer_name");
+        auto it = bufferArg.find(buffer);
+        if (it == bufferArg.end())
+          throw Error("kiln: '" + path + "': output '" + n + "' mutates buffer '" + buffer + "', which is not an input");
+        impl->mutations.push_back({n, it->second, -1});
+      } else if (kind == "user_input_mutation") {
+        std::string input = spec->at("user_input_name");
+        auto it = std::find(impl->inputNames.begin(), impl->inputNames.end(), input);
+        if (it == impl->inputNames.end())
+          throw Error("kiln: '" + path + "': output '" + n + "' mutates input '" + input + "', which is not an input");
+        impl->mutations.push_back({n, "", (int64_t)(it - impl->inputNames.begin())});
+      } else {
+        throw Error("kiln: '" + path + "': graph output kind '" + kind + "' is not supported by the eager interpreter");
+      }
     }
     // Composite ops run as the nodes the decomposition table (kiln/decompose.h)
     // expands them into: the same table the compiler's importer reads.
@@ -471,6 +514,8 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
   if (inputs.size() != p.inputs.size())
     throw Error("kiln: '" + p.path + "' takes " + std::to_string(p.inputs.size()) + " inputs, got " +
                 std::to_string(inputs.size()));
+  // Runs read the state together; the buffer updates after them write alone.
+  std::shared_lock<std::shared_mutex> readLock(p.stateMutex);
   std::unordered_map<std::string, IValue> env;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ValueSpec &s = p.inputs[i];
@@ -579,11 +624,27 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
                   n.name + "' (" + n.target + ")" + (n.where.empty() ? "" : "\n  at " + n.where));
     }
   }
-  std::vector<Tensor> out;
-  for (const std::string &n : p.outputNames) {
+  auto result = [&](const std::string &n) {
     auto it = env.find(n);
-    if (it != env.end()) out.push_back(it->second.toTensor());
-    else out.push_back(lookup(n, p.nodes.empty() ? Node{} : p.nodes.back()).toTensor());
+    if (it != env.end()) return it->second.toTensor();
+    return lookup(n, p.nodes.empty() ? Node{} : p.nodes.back()).toTensor();
+  };
+  std::vector<Tensor> out;
+  for (const std::string &n : p.outputNames) out.push_back(result(n));
+  std::vector<Tensor> updates;
+  for (const Program::Impl::Mutation &m : p.mutations) updates.push_back(result(m.output));
+  readLock.unlock();
+  if (!p.mutations.empty()) {
+    std::unique_lock<std::shared_mutex> writeLock(p.stateMutex);
+    for (size_t i = 0; i < p.mutations.size(); ++i) {
+      const Program::Impl::Mutation &m = p.mutations[i];
+      if (m.userInput >= 0) {
+        Tensor target = inputs[m.userInput];
+        target.copyFrom(updates[i]);
+      } else {
+        p.state[m.buffer] = updates[i].contiguous().clone();
+      }
+    }
   }
   return out;
 }

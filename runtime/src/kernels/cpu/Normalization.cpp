@@ -1,4 +1,5 @@
 // kiln runtime — eager CPU (and Meta) kernels: batch_norm,
+// _native_batch_norm_legit (with running stats, .no_stats, _functional),
 // _native_batch_norm_legit_no_training, native_layer_norm.
 #include "KernelUtils.h"
 
@@ -9,9 +10,11 @@ namespace {
 
 /// Normalises over every dim but 1. Inference uses running stats; training
 /// uses batch stats and updates the running stats in place (as ATen does).
+/// With `saved`, also the statistics used: mean and 1 / sqrt(var + eps).
 Tensor batchNormImpl(const Tensor &input, const Tensor &weight, const Tensor &bias,
                      const Tensor &runningMean, const Tensor &runningVar, bool training,
-                     double momentum, double eps, const char *op) {
+                     double momentum, double eps, const char *op,
+                     std::pair<Tensor, Tensor> *saved = nullptr) {
   check(input.dim() >= 2, op, "expected an input with at least 2 dims (N, C, ...), got " +
                                   input.shapeString());
   int64_t N = input.size(0), C = input.size(1);
@@ -28,6 +31,8 @@ Tensor batchNormImpl(const Tensor &input, const Tensor &weight, const Tensor &bi
   check(training || (runningMean.defined() && runningVar.defined()), op,
         "running_mean and running_var are needed when training=False");
   Tensor out = Tensor::empty(input.sizes(), input.dtype(), input.device());
+  if (saved)
+    *saved = {Tensor::empty({C}, input.dtype(), input.device()), Tensor::empty({C}, input.dtype(), input.device())};
   if (isMeta(input)) return out;
   Tensor x = input.contiguous();
   dispatchFloat(input.dtype(), op, [&](auto tag) {
@@ -73,6 +78,11 @@ Tensor batchNormImpl(const Tensor &input, const Tensor &weight, const Tensor &bi
         var[c] = rv.data<double>()[c];
       }
     }
+    if (saved)
+      for (int64_t c = 0; c < C; ++c) {
+        saved->first.data<T>()[c] = (T)mean[c];
+        saved->second.data<T>()[c] = (T)(1.0 / std::sqrt(var[c] + eps));
+      }
     T *po = out.data<T>();
     const T *pw = w.defined() ? w.data<T>() : nullptr, *pb = b.defined() ? b.data<T>() : nullptr;
     parallelFor(N * C, std::max<int64_t>(1, 4096 / std::max<int64_t>(inner, 1)), [&](int64_t r0, int64_t r1) {
@@ -108,6 +118,39 @@ batchNormNoTraining(const Tensor &input, const std::optional<Tensor> &weight,
   // Inference saves no statistics: ATen's CPU kernel returns empty tensors.
   return {out, Tensor::empty({0}, input.dtype(), input.device()),
           Tensor::empty({0}, input.dtype(), input.device())};
+}
+
+/// Training-mode batch norm that returns the statistics it used; the running
+/// stats, when given, are updated in place.
+std::tuple<Tensor, Tensor, Tensor>
+batchNormLegit(const Tensor &input, const std::optional<Tensor> &weight, const std::optional<Tensor> &bias,
+               Tensor runningMean, Tensor runningVar, bool training, double momentum, double eps) {
+  std::pair<Tensor, Tensor> saved;
+  Tensor out = batchNormImpl(input, weight.value_or(Tensor()), bias.value_or(Tensor()), runningMean, runningVar,
+                             training, momentum, eps, "aten::_native_batch_norm_legit", &saved);
+  return {out, saved.first, saved.second};
+}
+/// The functional form: the running stats are not written; their updated
+/// values are returned after the output and the saved statistics.
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor>
+batchNormLegitFunctional(const Tensor &input, const std::optional<Tensor> &weight, const std::optional<Tensor> &bias,
+                         const Tensor &runningMean, const Tensor &runningVar, bool training, double momentum,
+                         double eps) {
+  Tensor rm = runningMean.contiguous().clone(), rv = runningVar.contiguous().clone();
+  std::pair<Tensor, Tensor> saved;
+  Tensor out = batchNormImpl(input, weight.value_or(Tensor()), bias.value_or(Tensor()), rm, rv, training, momentum,
+                             eps, "aten::_native_batch_norm_legit_functional", &saved);
+  return {out, saved.first, saved.second, rm, rv};
+}
+std::tuple<Tensor, Tensor, Tensor>
+batchNormLegitNoStats(const Tensor &input, const std::optional<Tensor> &weight, const std::optional<Tensor> &bias,
+                      bool training, double momentum, double eps) {
+  const char *op = "aten::_native_batch_norm_legit.no_stats";
+  check(training, op, "without running statistics a batch norm must use the batch's (training=True)");
+  std::pair<Tensor, Tensor> saved;
+  Tensor out = batchNormImpl(input, weight.value_or(Tensor()), bias.value_or(Tensor()), Tensor(), Tensor(), true,
+                             momentum, eps, op, &saved);
+  return {out, saved.first, saved.second};
 }
 
 /// Normalises over the trailing dims `normalizedShape` names; returns the
@@ -168,9 +211,21 @@ void registerKernels(kiln::Library &m) {
   using namespace kiln::cpu;
   m.impl("batch_norm", batchNorm);
   m.impl("_native_batch_norm_legit_no_training", batchNormNoTraining);
+  m.impl("_native_batch_norm_legit", batchNormLegit);
+  m.impl("_native_batch_norm_legit.no_stats", batchNormLegitNoStats);
+  m.impl("_native_batch_norm_legit_functional", batchNormLegitFunctional);
   m.impl("native_layer_norm", layerNorm);
 }
 } // namespace
+
+KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, "
+        "Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)");
+  m.def("_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, "
+        "float momentum, float eps) -> (Tensor, Tensor, Tensor)");
+  m.def("_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, "
+        "Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor)");
+}
 
 KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
 KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

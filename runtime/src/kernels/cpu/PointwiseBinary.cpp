@@ -2,7 +2,7 @@
 // every dtype, with broadcasting and ATen's type promotion (Scalar and 0-dim
 // operands only raise the category): sub/div/pow/fmod/floor_divide/minimum/
 // maximum, comparisons, bitwise/logical and/or, the Scalar overloads, where, addcmul/addcdiv,
-// masked_fill, and the in-place forms (add_, sub_, mul_, div_, masked_fill_).
+// masked_fill, and the in-place forms (add_, sub_, mul_, div_ with Tensor and Scalar, masked_fill_).
 #include "TensorIter.h"
 
 #include <cmath>
@@ -167,6 +167,14 @@ Tensor subInplace(Tensor self, const Tensor &b, IValue alpha) {
   double al = scalarValue(alpha, "aten::sub_.Tensor");
   return binaryOp(iv(self), iv(b), Kind::Arith, "aten::sub_.Tensor", [al](double x, double y) { return x - al * y; }, self);
 }
+Tensor addScalarInplace(Tensor self, IValue b, IValue alpha) {
+  double al = scalarValue(alpha, "aten::add_.Scalar");
+  return binaryOp(iv(self), b, Kind::Arith, "aten::add_.Scalar", [al](double x, double y) { return x + al * y; }, self);
+}
+Tensor subScalarInplace(Tensor self, IValue b, IValue alpha) {
+  double al = scalarValue(alpha, "aten::sub_.Scalar");
+  return binaryOp(iv(self), b, Kind::Arith, "aten::sub_.Scalar", [al](double x, double y) { return x - al * y; }, self);
+}
 Tensor mulInplace(Tensor self, const Tensor &b) {
   return binaryOp(iv(self), iv(b), Kind::Arith, "aten::mul_.Tensor", [](double x, double y) { return x * y; }, self);
 }
@@ -285,6 +293,8 @@ void registerKernels(kiln::Library &m) {
   m.impl("ge.Scalar", geScalar);
   m.impl("add_.Tensor", addInplace);
   m.impl("sub_.Tensor", subInplace);
+  m.impl("add_.Scalar", addScalarInplace);
+  m.impl("sub_.Scalar", subScalarInplace);
   m.impl("mul_.Tensor", mulInplace);
   m.impl("mul_.Scalar", mulScalarInplace);
   m.impl("div_.Tensor", divInplace);
@@ -334,6 +344,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   }
   m.def("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
   m.def("sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
+  m.def("add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)");
+  m.def("sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)");
   m.def("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)");
   m.def("mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)");
   m.def("div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)");

@@ -1,6 +1,6 @@
 // kiln runtime — eager CPU (and Meta) copies that rearrange elements on every
 // dtype: constant_pad_nd / pad (constant mode; negative pads crop), flip, roll,
-// repeat_interleave, and slice_scatter / select_scatter (a copy with one window replaced).
+// repeat, repeat_interleave, and slice_scatter / select_scatter (a copy with one window replaced).
 #include "TensorIter.h"
 
 #include <algorithm>
@@ -169,7 +169,43 @@ Tensor repeatInterleave(const Tensor &self, int64_t repeats, std::optional<int64
   return out;
 }
 
+/// repeat(self, repeats): the tensor tiled repeats[i] times along dim i (self
+/// first viewed with leading 1s up to len(repeats) dims). One strided copy:
+/// the output seen as (repeat, size) pairs, the input broadcast over repeats.
+Tensor repeat(const Tensor &self, std::vector<int64_t> repeats) {
+  const char *op = "aten::repeat";
+  check((int64_t)repeats.size() >= self.dim(), op,
+        "repeats has " + std::to_string(repeats.size()) + " entries, fewer than the tensor's " +
+            std::to_string(self.dim()) + " dims");
+  size_t R = repeats.size(), lead = R - self.dim();
+  std::vector<int64_t> shape(R), src(R), srcStride(R);
+  for (size_t i = 0; i < R; ++i) {
+    check(repeats[i] >= 0, op, "repeats must be non-negative, got " + shapeToString(repeats));
+    src[i] = i < lead ? 1 : self.size(i - lead);
+    srcStride[i] = i < lead ? 0 : self.stride(i - lead);
+    shape[i] = src[i] * repeats[i];
+  }
+  Tensor out = emptyLike(shape, self.dtype(), self);
+  if (isMeta(out) || out.numel() == 0) return out;
+  std::vector<int64_t> pairs, dstStride, srcView, srcViewStride;
+  for (size_t i = 0; i < R; ++i) {
+    pairs.push_back(repeats[i]);
+    pairs.push_back(src[i]);
+    dstStride.push_back(src[i] * out.stride(i));
+    dstStride.push_back(out.stride(i));
+    srcView.push_back(repeats[i]);
+    srcView.push_back(src[i]);
+    srcViewStride.push_back(0);
+    srcViewStride.push_back(srcStride[i]);
+  }
+  Tensor dst = Tensor::view(out.storage(), out.offset(), pairs, dstStride, out.dtype());
+  Tensor from = Tensor::view(self.storage(), self.offset(), srcView, srcViewStride, self.dtype());
+  copyInto(dst, from, op);
+  return out;
+}
+
 void registerKernels(kiln::Library &m) {
+  m.impl("repeat", repeat);
   m.impl("slice_scatter", sliceScatter);
   m.impl("select_scatter", selectScatter);
   m.impl("repeat_interleave.self_int", repeatInterleave);
@@ -186,6 +222,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor");
   m.def("pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor");
   m.def("flip(Tensor self, int[] dims) -> Tensor");
+  m.def("repeat(Tensor self, SymInt[] repeats) -> Tensor");
   m.def("slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, "
         "SymInt step=1) -> Tensor");
   m.def("select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor");
