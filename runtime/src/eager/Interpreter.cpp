@@ -425,11 +425,27 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
           if (ov.rfind("Tensor", 0) != 0) continue;
           std::string alt = q.substr(0, q.rfind('.')) + ".Scalar" + ov.substr(6);
           OperatorHandle o = Dispatcher::get().findOp(alt);
-          if (!o.valid() || o.schema().argumentIndex(a.first) != idx)
-            throw Error("kiln: " + ctx + ": argument '" + a.first + "' is the number " + a.second.constant.repr() +
-                        " where " + q + " takes a Tensor, and there is no " + alt + " overload");
-          n.op = o;
-          break;
+          if (o.valid() && o.schema().argumentIndex(a.first) == idx &&
+              o.schema().arguments[idx].type->kind == SchemaType::Kind::Scalar) {
+            n.op = o;
+            break;
+          }
+        }
+        // A number no .Scalar overload takes (15 - x as sub.Tensor(15, x)):
+        // a 0-dim tensor, which ATen's promotion, like a wrapped number, lets
+        // raise only the dtype's category.
+        for (auto &a : named) {
+          const FunctionSchema &s0 = n.op.schema();
+          int idx = a.first.empty() ? -1 : s0.argumentIndex(a.first);
+          if (idx < 0 || a.second.kind != ArgSource::Constant || !a.second.constant.isScalar() ||
+              s0.arguments[idx].type->kind != SchemaType::Kind::Tensor)
+            continue;
+          const IValue &v = a.second.constant;
+          Tensor t = Tensor::empty({}, v.isDouble() ? DType::Float64 : v.isBool() ? DType::Bool : DType::Int64);
+          if (v.isDouble()) *t.data<double>() = v.toDouble();
+          else if (v.isBool()) *t.data<uint8_t>() = v.toBool() ? 1 : 0;
+          else *t.data<int64_t>() = v.toInt();
+          a.second.constant = IValue(t);
         }
         const FunctionSchema &s = n.op.schema();
         n.args.resize(s.arguments.size());

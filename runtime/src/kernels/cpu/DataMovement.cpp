@@ -70,21 +70,22 @@ std::optional<std::vector<int64_t>> viewStrides(const std::vector<int64_t> &size
   return out;
 }
 
-Tensor view(const Tensor &self, std::vector<int64_t> size) {
-  std::vector<int64_t> shape = inferSize(size, self.numel(), "aten::view");
-  auto st = viewStrides(self.sizes(), self.strides(), shape);
-  check((bool)st, "aten::view",
-        "view size " + shapeToString(shape) + " is not compatible with the input's size " +
-            self.shapeString() + " and strides " + shapeToString(self.strides()) +
-            " (use reshape)");
-  return restride(self, shape, *st);
-}
-
 Tensor reshape(const Tensor &self, std::vector<int64_t> size) {
   std::vector<int64_t> shape = inferSize(size, self.numel(), "aten::reshape");
   if (auto st = viewStrides(self.sizes(), self.strides(), shape)) return restride(self, shape, *st);
   Tensor c = self.clone();
   return restride(c, shape, Tensor::contiguousStrides(shape));
+}
+
+/// view: a true view where the strides allow one. A graph's view node was
+/// valid on PyTorch's tensors, whose layouts the eager kernels need not
+/// reproduce (an op PyTorch computes into a fresh contiguous tensor may be a
+/// strided view here), so where they do not allow one the data is copied, as
+/// reshape does; exported graphs are functional, so nothing writes through it.
+Tensor view(const Tensor &self, std::vector<int64_t> size) {
+  std::vector<int64_t> shape = inferSize(size, self.numel(), "aten::view");
+  if (auto st = viewStrides(self.sizes(), self.strides(), shape)) return restride(self, shape, *st);
+  return reshape(self, shape);
 }
 
 Tensor permute(const Tensor &self, std::vector<int64_t> dims) {

@@ -1,6 +1,7 @@
 // kiln runtime — eager CPU (and Meta) unary pointwise kernels on every dtype:
 // sigmoid/tanh/exp/log/sin/cos/sqrt/rsqrt/erf/log1p/silu/hardsigmoid/hardswish
-// (integers give float32), neg/abs/sign/hardtanh/clamp (dtype kept), logical_not,
+// (integers give float32), neg/abs/sign/floor/ceil/round/trunc/hardtanh/clamp
+// (dtype kept), logical_not, bitwise_not,
 // and the in-place forms (relu_, silu_, hardswish_, ...) that write into self.
 #include "TensorIter.h"
 
@@ -69,6 +70,12 @@ Tensor neg(const Tensor &self) {
 }
 Tensor negInplace(Tensor self) { return sameUnary(neg(self), "aten::neg_", [](double x) { return x; }, self); }
 Tensor abs(const Tensor &self) { return sameUnary(self, "aten::abs", absF); }
+/// floor, ceil, trunc and round (half to even, as ATen's) keep the dtype;
+/// on integers they are the identity.
+Tensor floor(const Tensor &self) { return sameUnary(self, "aten::floor", [](double x) { return std::floor(x); }); }
+Tensor ceil(const Tensor &self) { return sameUnary(self, "aten::ceil", [](double x) { return std::ceil(x); }); }
+Tensor trunc(const Tensor &self) { return sameUnary(self, "aten::trunc", [](double x) { return std::trunc(x); }); }
+Tensor round(const Tensor &self) { return sameUnary(self, "aten::round", [](double x) { return std::nearbyint(x); }); }
 /// sign: -1, 0 or 1 in the input's dtype (0 for NaN and for -0.0, as ATen's).
 Tensor sign(const Tensor &self) {
   return sameUnary(self, "aten::sign", [](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; });
@@ -76,6 +83,16 @@ Tensor sign(const Tensor &self) {
 Tensor reluInplace(Tensor self) {
   check(self.dtype() != DType::Bool, "aten::relu_", "relu of a bool tensor is not supported");
   return sameUnary(self, "aten::relu_", reluF, self);
+}
+/// bitwise_not: ~x on integers, not on bools; floating dtypes are refused, as ATen does.
+Tensor bitwiseNot(const Tensor &self) {
+  const char *op = "aten::bitwise_not";
+  check(!isFloatingPoint(self.dtype()), op,
+        std::string("not implemented for ") + dtypeTorchName(self.dtype()) + " (integers and bool only)");
+  bool isBool = self.dtype() == DType::Bool;
+  return mapPointwise<1>({self}, self.dtype(), self.dtype(), op, [isBool](const double *v) {
+    return isBool ? (v[0] == 0 ? 1.0 : 0.0) : (double)~(int64_t)v[0];
+  });
 }
 Tensor logicalNot(const Tensor &self) {
   return mapPointwise<1>({self}, self.dtype(), DType::Bool, "aten::logical_not",
@@ -146,8 +163,13 @@ void registerKernels(kiln::Library &m) {
   m.impl("neg_", negInplace);
   m.impl("abs", abs);
   m.impl("sign", sign);
+  m.impl("floor", floor);
+  m.impl("ceil", ceil);
+  m.impl("trunc", trunc);
+  m.impl("round", round);
   m.impl("relu_", reluInplace);
   m.impl("logical_not", logicalNot);
+  m.impl("bitwise_not", bitwiseNot);
   m.impl("clamp", clamp);
   m.impl("clamp_", clampInplace);
   m.impl("clamp_min", clampMin);
@@ -167,7 +189,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
     m.def(std::string(f) + "(Tensor self) -> Tensor");
     m.def(std::string(f) + "_(Tensor(a!) self) -> Tensor(a!)");
   }
-  for (const char *f : {"rsqrt", "exp", "log", "sin", "cos", "sqrt", "erf", "log1p", "abs", "sign", "logical_not"})
+  for (const char *f : {"rsqrt", "exp", "log", "sin", "cos", "sqrt", "erf", "log1p", "abs", "sign", "floor", "ceil",
+                        "trunc", "round", "logical_not", "bitwise_not"})
     m.def(std::string(f) + "(Tensor self) -> Tensor");
   m.def("relu_(Tensor(a!) self) -> Tensor(a!)");
   m.def("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");

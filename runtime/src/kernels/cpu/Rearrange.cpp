@@ -1,5 +1,6 @@
 // kiln runtime — eager CPU (and Meta) copies that rearrange elements on every
-// dtype: constant_pad_nd / pad (constant mode; negative pads crop), flip, roll,
+// dtype: constant_pad_nd / pad (constant mode, negative pads crop; reflect, replicate,
+// circular) and reflection_pad / replication_pad, flip, roll,
 // repeat, repeat_interleave, and slice_scatter / select_scatter (a copy with one window replaced).
 #include "TensorIter.h"
 
@@ -41,10 +42,64 @@ Tensor constantPad(const Tensor &self, std::vector<int64_t> pad, IValue value) {
   return out;
 }
 
+/// A view of `t` at index `i` of dim `d`, keeping the dim (size 1).
+Tensor sliceOne(const Tensor &t, int64_t d, int64_t i) {
+  std::vector<int64_t> sz = t.sizes();
+  sz[d] = 1;
+  return Tensor::view(t.storage(), t.offset() + i * t.stride(d), sz, t.strides(), t.dtype());
+}
+
+/// reflect, replicate and circular padding: each output index of a padded
+/// dim reads one input index (mirrored without repeating the edge, clamped,
+/// or wrapped around), one padded dim at a time, last dims first.
+Tensor indexPad(const Tensor &self, const std::vector<int64_t> &pad, const std::string &mode, const char *op) {
+  check(pad.size() % 2 == 0 && (int64_t)pad.size() / 2 <= self.dim(), op,
+        "padding length " + std::to_string(pad.size()) + " must be even and at most twice the rank " +
+            std::to_string(self.dim()));
+  Tensor cur = self;
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    int64_t d = self.dim() - 1 - (int64_t)i, lo = pad[2 * i], hi = pad[2 * i + 1], n = cur.size(d);
+    check(lo >= 0 && hi >= 0, op, "mode '" + mode + "' takes no negative padding");
+    if (mode == "reflect")
+      check(lo < n && hi < n, op, "reflect padding (" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                      ") must be smaller than dimension " + std::to_string(d) + " of size " +
+                                      std::to_string(n));
+    else
+      check(n > 0 && (mode != "circular" || (lo <= n && hi <= n)), op,
+            "mode '" + mode + "' needs a non-empty dimension " + std::to_string(d) + " at least as large as its padding");
+    std::vector<int64_t> shape = cur.sizes();
+    shape[d] = n + lo + hi;
+    Tensor out = emptyLike(shape, cur.dtype(), cur);
+    if (isMeta(out)) {
+      cur = out;
+      continue;
+    }
+    for (int64_t k = 0; k < shape[d]; ++k) {
+      int64_t j = k - lo;
+      if (mode == "reflect") j = j < 0 ? -j : j >= n ? 2 * (n - 1) - j : j;
+      else if (mode == "replicate") j = std::min<int64_t>(std::max<int64_t>(j, 0), n - 1);
+      else j = ((j % n) + n) % n;
+      Tensor dst = sliceOne(out, d, k);
+      copyInto(dst, sliceOne(cur, d, j), op);
+    }
+    cur = out;
+  }
+  return pad.empty() ? self.clone() : cur;
+}
+
 Tensor pad(const Tensor &self, std::vector<int64_t> p, std::string mode, std::optional<double> value) {
-  check(mode == "constant", "aten::pad",
-        "mode '" + mode + "' has no eager CPU kernel (constant only)");
-  return constantPad(self, p, IValue(value.value_or(0.0)));
+  const char *op = "aten::pad";
+  if (mode == "constant") return constantPad(self, p, IValue(value.value_or(0.0)));
+  check(mode == "reflect" || mode == "replicate" || mode == "circular", op,
+        "mode must be constant, reflect, replicate or circular, got '" + mode + "'");
+  check(!value || *value == 0.0, op, "a padding value is only for mode 'constant'");
+  return indexPad(self, p, mode, op);
+}
+Tensor reflectionPad(const Tensor &self, std::vector<int64_t> p) {
+  return indexPad(self, p, "reflect", "aten::reflection_pad");
+}
+Tensor replicationPad(const Tensor &self, std::vector<int64_t> p) {
+  return indexPad(self, p, "replicate", "aten::replication_pad");
 }
 
 Tensor flip(const Tensor &self, std::vector<int64_t> dims) {
@@ -211,6 +266,8 @@ void registerKernels(kiln::Library &m) {
   m.impl("repeat_interleave.self_int", repeatInterleave);
   m.impl("constant_pad_nd", constantPad);
   m.impl("pad", pad);
+  for (const char *n : {"reflection_pad1d", "reflection_pad2d", "reflection_pad3d"}) m.impl(n, reflectionPad);
+  for (const char *n : {"replication_pad1d", "replication_pad2d", "replication_pad3d"}) m.impl(n, replicationPad);
   m.impl("flip", flip);
   m.impl("roll", roll);
 }
@@ -222,6 +279,13 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor");
   m.def("pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> Tensor");
   m.def("flip(Tensor self, int[] dims) -> Tensor");
+  for (const char *n : {"reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor",
+                        "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor",
+                        "reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor",
+                        "replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor",
+                        "replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor",
+                        "replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor"})
+    m.def(n);
   m.def("repeat(Tensor self, SymInt[] repeats) -> Tensor");
   m.def("slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, "
         "SymInt step=1) -> Tensor");
