@@ -6,7 +6,8 @@ ONNX Runtime (1, 2 threads) and Inductor, in one run, every output checked.
 For each model it builds the network in PyTorch (torchvision / transformers
 constructors, seeded random weights: nothing is downloaded), exports it with
 torch.export, saves eager PyTorch's output, and
-- compiles the archive with kiln-compile once per variant (wall seconds):
+- compiles the archive with kiln-compile once per variant (wall seconds, and
+  CPU seconds: user + system of kiln-compile and its linker):
   `lib`: the default pipeline (large float32 convolutions and matmuls call
   oneDNN through the runtime); `loops`: `--cpu-library=off --conv-layout=nchw`
   (every op a generated loop nest, kiln before the library calls); `lib-nchw`:
@@ -22,7 +23,7 @@ usage: bench/cpu_models.py BUILD_DIR [NAME...] [--iters N] [--variants lib,lib-n
 Optional baselines: `pip install -r bench/requirements-cpu.txt` (onnxruntime, onnx).
 The machine is shared and noisy: compare columns of one run only.
 """
-import argparse, json, os, re, subprocess, sys, tempfile, time
+import argparse, json, os, re, resource, subprocess, sys, tempfile, time
 
 import numpy as np
 import torch
@@ -108,10 +109,16 @@ def median_ms(fn, iters):
 def kiln_variant(args, name, pt2, d, inputs, expect, variant, flags):
     so = os.path.join(d, f"{name}.{variant}.so")
     t = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run([os.path.join(args.build, "bin", "kiln-compile"), pt2, "-o", so, *flags],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     compile_s = time.perf_counter() - t
-    out = {"compile_s": round(compile_s, 2)}
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU seconds (user + system, all of kiln-compile's threads and the
+    # linker it runs): what the compile costs whatever the machine's load,
+    # where the wall time above grows with every other process.
+    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    out = {"compile_s": round(compile_s, 2), "compile_cpu_s": round(cpu_s, 2)}
     if p.returncode:
         out["error"] = "kiln-compile: " + p.stdout.strip()[-400:]
         return out
@@ -207,7 +214,8 @@ def main():
     for v in args.variants.split(","):
         cols += [(f"kiln {v} 1t", lambda r, v=v: r["kiln_" + v].get("1t_ms")),
                  (f"kiln {v} 2t", lambda r, v=v: r["kiln_" + v].get("2t_ms")),
-                 (f"{v} compile s", lambda r, v=v: r["kiln_" + v].get("compile_s"))]
+                 (f"{v} compile s", lambda r, v=v: r["kiln_" + v].get("compile_s")),
+                 (f"{v} compile CPU s", lambda r, v=v: r["kiln_" + v].get("compile_cpu_s"))]
     cols += [("eager 1t", lambda r: r.get("eager_1t_ms")), ("eager 2t", lambda r: r.get("eager_2t_ms"))]
     for opt in ("ort", "inductor"):
         if getattr(args, opt):

@@ -71,6 +71,19 @@ static int32_t activationOf(Value v, Value x) {
   return 0;
 }
 
+/// Whether a grouped convolution's output `m.output` is `root` itself with
+/// its channels split into (groups, channels per group) by one expand_shape:
+/// what the call's merged output is, so another buffer of root's type can
+/// stand for it (a depthwise convolution's activation into a buffer of its
+/// own).
+static bool splitsGroups(const DnnConvMatch &m, Value root) {
+  auto expand = m.output.getDefiningOp<memref::ExpandShapeOp>();
+  if (!m.grouped || !expand || expand.getSrc() != root)
+    return false;
+  return expand.getReassociationIndices() ==
+         mergedChannels(cast<MemRefType>(m.output.getType()).getRank(), m.groupDim());
+}
+
 ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m) {
   ConvEpilogue ep;
   Value root = rootBuffer(m.output);
@@ -112,8 +125,8 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
   }
 
   // After: the activation of every element, into the output itself or, if
-  // the output dies there, into a buffer of the activation's own (an
-  // ungrouped convolution's: the call then writes that buffer).
+  // the output dies there, into a buffer of the activation's own (the call
+  // then writes that buffer).
   auto next = dyn_cast_or_null<linalg::LinalgOp>(nearestAccess(op, root, /*forward=*/true));
   if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInputs() != 1 || next.getNumDpsInits() != 1 ||
       next->getNumResults() != 0 || next.getDpsInputOperand(0)->get() != root ||
@@ -133,9 +146,16 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
     // Another buffer: a whole allocation of the output's type that nothing
     // touches between the call and the activation, the output dead after.
     auto alloc = out.getDefiningOp<memref::AllocOp>();
-    if (m.output != root || !alloc || out.getType() != root.getType() || alloc->getNumOperands() != 0 ||
+    if (!(m.output == root || splitsGroups(m, root)) || !alloc || out.getType() != root.getType() ||
+        alloc->getNumOperands() != 0 ||
         alloc->getBlock() != op->getBlock() || !deadAfter(next, root) || !untouchedBetween(op, next, {out}))
       return ep;
+    // Not a buffer the call reads: an earlier output whose buffer the
+    // activation reuses can be the convolution's own input (padded through
+    // a copy the call now reads past).
+    for (Value in : {m.input, m.source, m.filter})
+      if (in && rootBuffer(in) == out)
+        return ep;
     if (!alloc->isBeforeInBlock(op))
       ep.hoist = alloc;
     ep.output = out;

@@ -233,7 +233,8 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
     return m.grouped ? collapse(rewriter, loc, v, mergedChannels(k + 3, first)) : v;
   };
   Value x = m.source ? m.source : merged(m.input, m.groupDim());
-  Value w = merged(m.filter, 0), y = merged(ep.output ? ep.output : m.output, m.groupDim());
+  // An activation's own buffer has the merged output's type already.
+  Value w = merged(m.filter, 0), y = ep.output ? ep.output : merged(m.output, m.groupDim());
   // A 16-bit convolution into a float32 accumulator: cuDNN writes a
   // 16-bit result of the accumulator's shape. Where the accumulator starts
   // at zero and only generic ops read it afterwards, they read the 16-bit

@@ -37,7 +37,7 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
   const DnnlApi &d = dnnl();
   if (!d.error.empty()) throw std::runtime_error(d.error);
   enterCall();
-  const ConvGeometry g = convGeometry(who, groups, params, X, W, Y);
+  const ConvGeometry g = convGeometry(who, groups, params, X, W, Y, /*floorRows=*/true);
   const std::vector<int64_t> &xd = g.xd, &xs = g.xs, &yd = g.yd, &yst = g.ys, &wd = g.wd, &wst = g.ws;
   const std::vector<int64_t> &stride = g.stride, &dilate = g.dilate, &padL = g.padL, &padR = g.padR;
   // oneDNN reads a dense bias: a strided one is copied.

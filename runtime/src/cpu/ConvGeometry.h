@@ -32,8 +32,13 @@ struct ConvGeometry {
 
 /// `params` are stride, padding and dilation per spatial dim (D, H, W);
 /// throws naming `who` for a stride, padding or dilation that fits no window.
+/// With `floorRows`, rows past the last window that are fewer than a stride
+/// (a strided convolution over an even input) stay in x's view with a right
+/// padding of 0, as oneDNN's output size (rounding down) has them: a
+/// cropped view is not dense, which oneDNN's fast kernels cannot read (it
+/// reordered the source on every call).
 inline ConvGeometry convGeometry(const std::string &who, int64_t groups, const std::array<int64_t, 9> &params,
-                                 const Desc<5> *X, const Desc<5> *W, const Desc<5> *Y) {
+                                 const Desc<5> *X, const Desc<5> *W, const Desc<5> *Y, bool floorRows = false) {
   int first = 2;
   while (first < 4 && X->sizes[first] == 1 && W->sizes[first] == 1 && Y->sizes[first] == 1 &&
          params[3 + first - 2] == 0)
@@ -53,6 +58,8 @@ inline ConvGeometry convGeometry(const std::string &who, int64_t groups, const s
     int64_t k = W->sizes[i], in = X->sizes[i], out = Y->sizes[i];
     // The right padding that gives `out` outputs.
     int64_t right = (out - 1) * s + (k - 1) * dl + 1 - in - p;
+    if (right < 0 && floorRows && right > -s && (in + p - (k - 1) * dl - 1) / s + 1 == out)
+      right = 0;
     if (right < 0) in += right, right = 0, g.cropped = true;
     if (s < 1 || dl < 1 || p < 0 || in + p + right < (k - 1) * dl + 1 || in < 1)
       throw std::runtime_error(who + ": invalid stride, padding or dilation for a " + std::to_string(X->sizes[i]) +

@@ -165,6 +165,10 @@ TEST(CpuLibrary, Convolutions) {
       {"3-d", 1, 3, 4, 1, {5, 6, 7}, {3, 3, 2}, {1, 2, 1, 1, 1, 0, 1, 1, 2}},
       {"channels last", 2, 16, 8, 1, {1, 7, 7}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true},
       {"channels last, groups 4", 1, 16, 8, 4, {1, 6, 5}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true},
+      // A downsampling shortcut: the last row and column read by no window
+      // stay in the (dense) view, a right padding of 0 rounding down.
+      {"channels last, 1x1 stride 2 over an even input", 2, 32, 64, 1, {1, 14, 14}, {1, 1, 1},
+       {1, 2, 2, 0, 0, 0, 1, 1, 1}, true},
       {"accumulate (a residual)", 2, 4, 4, 1, {1, 6, 6}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, false, true},
       {"strided views with an offset", 1, 3, 5, 1, {1, 9, 10}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, false, false,
        3, 7},
