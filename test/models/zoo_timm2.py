@@ -50,7 +50,7 @@ SPECS = [
              stem_hidden_dim=16), image()),
     Spec("timm_sequencer", "timm Sequencer2D (bidirectional LSTMs along rows and columns)",
          create("sequencer2d_s", img_size=64, layers=(1, 1, 1), patch_sizes=(8, 2, 1), embed_dims=(16, 32, 32),
-                hidden_sizes=(8, 16, 16), mlp_ratios=(2, 2, 2)), image(), grad=True),
+                hidden_sizes=(8, 16, 16), mlp_ratios=(2, 2, 2)), image()),
     Spec("timm_tiny_vit", "timm TinyViT (MBConv stage, windowed attention with padding, attention biases)",
          cls("tiny_vit", "TinyVit", depths=(1, 1, 1, 1), embed_dims=(16, 32, 48, 64), num_heads=(1, 2, 3, 4),
              window_sizes=(2, 2, 2, 2)), image()),
