@@ -219,6 +219,14 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
     rewriter.eraseOp(zero);
     overwrite = true;
   }
+  if (ep.output && !overwrite) {
+    // The call would accumulate onto the activation's buffer, which does not
+    // hold the output's starting values (a copied bias, an earlier result):
+    // the convolution accumulates in place and the activation stays a loop.
+    ep.activation = nullptr;
+    ep.output = Value();
+    ep.hoist = nullptr;
+  }
   if (ep.activation) {
     rewriter.eraseOp(ep.activation);
     flags |= ep.flag;

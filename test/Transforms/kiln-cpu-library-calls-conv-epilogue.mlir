@@ -126,6 +126,46 @@ func.func @conv_silu_elsewhere(%in: memref<1x30x30x32xf32>, %w: memref<64x3x3x32
   return
 }
 
+// The output starts as a copy of another buffer (a bias broadcast shared with
+// a later convolution), then a ReLU into a buffer of its own: the call must
+// accumulate onto that copy, so it keeps writing the convolution's buffer
+// (flags 0) and the ReLU stays a loop; writing the ReLU's buffer instead
+// would add the convolution to whatever that buffer held.
+// CHECK-LABEL: func.func @conv_accumulate_relu_elsewhere(
+// CHECK: %[[Y:.*]] = memref.alloc() : memref<1x28x28x64xf32>
+// CHECK: linalg.copy ins(%{{.*}} : memref<1x28x28x64xf32>) outs(%[[Y]]
+// CHECK: %[[FLAGS:.*]] = arith.constant 0 : i32
+// CHECK: memref.reinterpret_cast %[[Y]]
+// CHECK: call @kiln_cpu_conv_f32(%[[FLAGS]],
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[Y]]
+// CHECK: arith.maximumf
+func.func @conv_accumulate_relu_elsewhere(%in: memref<1x30x30x32xf32>, %w: memref<64x3x3x32xf32>,
+                                          %init: memref<1x28x28x64xf32>, %res: memref<1x28x28x64xf32>) {
+  %y = memref.alloc() : memref<1x28x28x64xf32>
+  linalg.copy ins(%init : memref<1x28x28x64xf32>) outs(%y : memref<1x28x28x64xf32>)
+  linalg.generic {indexing_maps = [#nhwc_in, #nhwc_w, #nhwc_out],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %w : memref<1x30x30x32xf32>, memref<64x3x3x32xf32>) outs(%y : memref<1x28x28x64xf32>) {
+  ^bb0(%x: f32, %v: f32, %o: f32):
+    %p = arith.mulf %x, %v : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  %z = memref.alloc() : memref<1x28x28x64xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x28x28x64xf32>) outs(%z : memref<1x28x28x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %y : memref<1x28x28x64xf32>
+  linalg.copy ins(%z : memref<1x28x28x64xf32>) outs(%res : memref<1x28x28x64xf32>)
+  memref.dealloc %z : memref<1x28x28x64xf32>
+  return
+}
+
 // A depthwise (grouped, channels-last) convolution's ReLU into a buffer of
 // its own, the output dead after: the call writes that buffer too (flags
 // 2 + 4 + 8), its channels not split into (groups, 1) views.

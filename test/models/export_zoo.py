@@ -1,7 +1,8 @@
 """Exports kiln's model zoo: small real models from torchvision, transformers and hand-written modules.
 
 The zoo (issue 20) checks kiln on models it was not written for. The models are
-listed in zoo_vision.py, zoo_timm.py and zoo_text.py: tiny configs, random weights from a fixed
+listed in zoo_vision.py, zoo_timm.py, zoo_text.py, zoo_timm2.py, zoo_text2.py and
+zoo_video.py: tiny configs, random weights from a fixed
 seed, nothing downloaded. For each, DIR/<name>/ receives
 
   model.pt2           the default IR, as a user saves it, with a symbolic batch
@@ -42,7 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from export_models import VERSIONS, check_versions, ops_of  # noqa: E402
 
-SOURCES = ["export_zoo.py", "zoo_spec.py", "zoo_vision.py", "zoo_text.py", "zoo_timm.py", "export_models.py"]
+SOURCES = ["export_zoo.py", "zoo_spec.py", "zoo_vision.py", "zoo_text.py", "zoo_timm.py", "zoo_text2.py",
+           "zoo_timm2.py", "zoo_video.py", "export_models.py"]
 BATCH_RANGE = (1, 8)
 
 
@@ -188,9 +190,12 @@ def export_timed(job):
 
 def all_specs():
     import zoo_text
+    import zoo_text2
     import zoo_timm
+    import zoo_timm2
+    import zoo_video
     import zoo_vision
-    specs = zoo_vision.SPECS + zoo_timm.SPECS + zoo_text.SPECS
+    specs = zoo_vision.SPECS + zoo_timm.SPECS + zoo_text.SPECS + zoo_timm2.SPECS + zoo_text2.SPECS + zoo_video.SPECS
     assert len({s.name for s in specs}) == len(specs)
     return {s.name: s for s in specs}
 

@@ -1,4 +1,4 @@
-//===- ConvolutionRules.cpp - derivatives of conv2d and convolution (direct and transposed) -===//
+//===- ConvolutionRules.cpp - derivatives of conv2d and convolution (1- to 3-d, direct and transposed) -===//
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
@@ -79,6 +79,95 @@ LogicalResult conv1dVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool
   return success();
 }
 
+/// A batched 3-d convolution is, per temporal tap i, a 2-d convolution of
+/// the frames it reads (x padded in time, frames i*dt, i*dt + st, ...) with
+/// the filter's slice w[:, :, i], the output frames folded into the batch:
+/// its gradients are those 2-d convolutions' (aten.convolution_backward), the
+/// filter's stacked back along time and the input's scattered back onto the
+/// frames each tap read. Needs static time, height and width.
+template <typename OpT>
+LogicalResult conv3dVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                        SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value x = op.getInput(), w = op.getWeight(), g = cts[0];
+  auto xTy = tensorType(x), wTy = tensorType(w), gTy = tensorType(g);
+  for (int64_t d = 1; d < 5; ++d)
+    if (xTy.isDynamicDim(d) || gTy.isDynamicDim(d))
+      return op.emitError("cannot differentiate a 3-d convolution with a dynamic channel or spatial dim yet");
+  auto param = [](ArrayRef<int64_t> v, int64_t i, int64_t dflt) {
+    return v.empty() ? dflt : v.size() == 1 ? v[0] : v[i];
+  };
+  ArrayRef<int64_t> st = op.getStride(), pd = op.getPadding(), dl = op.getDilation();
+  int64_t sT = param(st, 0, 1), pT = param(pd, 0, 0), dT = param(dl, 0, 1);
+  auto spatial = [&](ArrayRef<int64_t> v, int64_t dflt) {
+    return b.getDenseI64ArrayAttr({param(v, 1, dflt), param(v, 2, dflt)});
+  };
+  Type elem = xTy.getElementType();
+  int64_t C = xTy.getDimSize(1), T = xTy.getDimSize(2), H = xTy.getDimSize(3), W = xTy.getDimSize(4);
+  int64_t F = wTy.getDimSize(0), Cg = wTy.getDimSize(1), KT = wTy.getDimSize(2);
+  int64_t KH = wTy.getDimSize(3), KW = wTy.getDimSize(4);
+  int64_t TO = gTy.getDimSize(2), HO = gTy.getDimSize(3), WO = gTy.getDimSize(4);
+  int64_t dyn = ShapedType::kDynamic;
+  // Frames folded into the batch: [N, Ch, TO, h, w] -> [N*TO, Ch, h, w], and back.
+  SmallVector<Value> nb;
+  if (xTy.isDynamicDim(0))
+    nb.push_back(arith::MulIOp::create(b, loc, tensor::DimOp::create(b, loc, x, 0),
+                                       arith::ConstantIndexOp::create(b, loc, TO)));
+  int64_t NB = xTy.isDynamicDim(0) ? dyn : xTy.getDimSize(0) * TO;
+  SmallVector<Value> n = dynamicDims(b, loc, x);
+  auto fold = [&](Value v, int64_t ch, int64_t h, int64_t wd) {
+    v = permute(b, loc, v, {0, 2, 1, 3, 4});
+    return viewTo(b, loc, v, {NB, ch, h, wd}, nb);
+  };
+  auto unfold = [&](Value v, int64_t ch, int64_t h, int64_t wd) {
+    v = viewTo(b, loc, v, {xTy.getDimSize(0), TO, ch, h, wd}, n.empty() ? ValueRange{} : ValueRange{n[0]});
+    return permute(b, loc, v, {0, 2, 1, 3, 4});
+  };
+  Value xp = pT ? ConstantPadNdOp::create(
+                      b, loc, RankedTensorType::get({xTy.getDimSize(0), C, T + 2 * pT, H, W}, elem), x,
+                      b.getDenseI64ArrayAttr({0, 0, 0, 0, pT, pT}), b.getF64FloatAttr(0.0))
+                : x;
+  Value g2 = fold(g, F, HO, WO);
+  auto tapTy = RankedTensorType::get({F, Cg, 1, KH, KW}, elem);
+  auto biasTy = RankedTensorType::get({F}, elem);
+  SmallVector<Value> dWs;
+  Value dX;
+  for (int64_t i = 0; i < KT; ++i) {
+    auto framesTy = RankedTensorType::get({xTy.getDimSize(0), C, TO, H, W}, elem);
+    Value frames = SliceTensorOp::create(b, loc, framesTy, xp, ValueRange{},
+                                         b.getDenseI64ArrayAttr({i * dT, i * dT + (TO - 1) * sT + 1}),
+                                         b.getI64IntegerAttr(2), b.getI64IntegerAttr(sT));
+    Value x2 = fold(frames, C, H, W);
+    Value wi = SliceTensorOp::create(b, loc, tapTy, w, ValueRange{}, b.getDenseI64ArrayAttr({i, i + 1}),
+                                     b.getI64IntegerAttr(2), b.getI64IntegerAttr(1));
+    wi = viewTo(b, loc, wi, {F, Cg, KH, KW}, {});
+    auto bw = ConvolutionBackwardOp::create(
+        b, loc, TypeRange{x2.getType(), wi.getType(), biasTy}, g2, x2, wi, spatial(st, 1), spatial(pd, 0),
+        spatial(dl, 1), b.getBoolAttr(false), b.getDenseI64ArrayAttr({0, 0}), op.getGroupsAttr(),
+        b.getDenseBoolArrayAttr({needed[0], needed[1], false}));
+    if (needed[1])
+      dWs.push_back(viewTo(b, loc, bw.getGradWeight(), {F, Cg, 1, KH, KW}, {}));
+    if (needed[0]) {
+      // The frames tap i read: o*sT - pT + i*dT, outside [0, T) in the padding.
+      SmallVector<int64_t> index;
+      for (int64_t o = 0; o < TO; ++o) {
+        int64_t t = o * sT - pT + i * dT;
+        index.push_back(t >= 0 && t < T ? t : -1);
+      }
+      Value part = scatterTaps(b, loc, unfold(bw.getGradInput(), C, H, W), 2, T, 1, index,
+                               SmallVector<double>(TO, 1.0));
+      dX = dX ? add(b, loc, dX, part) : part;
+    }
+  }
+  if (needed[0])
+    out[0] = dX;
+  if (needed[1])
+    out[1] = dWs.size() == 1 ? dWs[0] : CatOp::create(b, loc, w.getType(), dWs, b.getI64IntegerAttr(2)).getResult();
+  if (op.getBias() && needed[2])
+    out[2] = viewAs(b, loc, sumDims(b, loc, g, {0, 2, 3, 4}, false), op.getBias());
+  return success();
+}
+
 /// Operands (input, weight, bias?) -> aten.convolution_backward with the
 /// mask of the needed gradients.
 template <typename OpT>
@@ -91,8 +180,10 @@ LogicalResult convVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> 
   Value x = op.getInput(), w = op.getWeight();
   if (tensorType(w).getRank() == 3 && tensorType(x).getRank() == 3)
     return conv1dVjp(op, b, cts, needed, out, outputPadding);
+  if (tensorType(w).getRank() == 5 && tensorType(x).getRank() == 5)
+    return conv3dVjp(op, b, cts, needed, out);
   if (tensorType(w).getRank() != 4)
-    return op.emitError("cannot differentiate a 3-d convolution yet");
+    return op.emitError("cannot differentiate an unbatched 3-d convolution yet");
   if (tensorType(x).getRank() != 4)
     return op.emitError("cannot differentiate an unbatched (3-d input) convolution yet");
   bool bias = op.getBias() && needed[2];

@@ -250,6 +250,8 @@ KILN_LIBRARY(aten, m) {
   m.def("histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor");
   m.def("im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) "
         "-> Tensor");
+  m.def("col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, "
+        "int[2] padding, int[2] stride) -> Tensor");
   m.def("multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, "
         "Tensor? weight=None, int reduction=1) -> Tensor");
   m.def("multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor");

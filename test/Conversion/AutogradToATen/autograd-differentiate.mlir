@@ -210,6 +210,37 @@ func.func @conv1d_grad(%x: tensor<?x4x10xf32>, %w: tensor<6x4x3xf32>, %b: tensor
 
 // -----
 
+// A 3-d convolution's gradients are, per temporal tap, those of a 2-d one over
+// the frames the tap reads (x padded in time, sliced with the time stride) with
+// the output frames folded into the batch; the input gradient is scattered back
+// onto those frames (tap 0 reads frames -1 (padding), 1, 3; tap 1 reads 0, 2,
+// 4), the filter's taps are joined along time, the bias gets g summed.
+// CHECK-LABEL: func.func @conv3d_grad
+// CHECK: %[[XP:.*]] = aten.constant_pad_nd %{{.*}} {pad = array<i64: 0, 0, 0, 0, 1, 1>} : (tensor<?x2x5x6x6xf32>) -> tensor<?x2x7x6x6xf32>
+// CHECK: %[[GP:.*]] = aten.permute %{{.*}} {dims = array<i64: 0, 2, 1, 3, 4>}
+// CHECK: %[[G2:.*]] = aten.view %[[GP]][%{{.*}}, 3, 6, 6] : tensor<?x3x3x6x6xf32> -> tensor<?x3x6x6xf32>
+// CHECK: aten.slice_tensor %[[XP]][0, 5] {dim = 2 : i64, step = 2 : i64}
+// CHECK: aten.slice_tensor %{{.*}}[0, 1] {dim = 2 : i64} : tensor<3x2x2x3x3xf32> -> tensor<3x2x1x3x3xf32>
+// CHECK: aten.convolution_backward %[[G2]], {{.*}}padding = array<i64: 1, 1>, stride = array<i64: 1, 1>
+// CHECK: arith.constant dense<{{\[\[\[\[\[}}5]], {{\[\[}}1]], {{\[\[}}3]]]]]> : tensor<1x1x3x1x1xi64>
+// CHECK: aten.scatter {{.*}}reduce = "sum"
+// CHECK: aten.slice_tensor %[[XP]][1, 6] {dim = 2 : i64, step = 2 : i64}
+// CHECK: aten.convolution_backward %[[G2]],
+// CHECK: arith.constant dense<{{\[\[\[\[\[}}0]], {{\[\[}}2]], {{\[\[}}4]]]]]> : tensor<1x1x3x1x1xi64>
+// CHECK: aten.cat %{{.*}}, %{{.*}} {dim = 2 : i64} : (tensor<3x2x1x3x3xf32>, tensor<3x2x1x3x3xf32>) -> tensor<3x2x2x3x3xf32>
+// CHECK: aten.sum_dim_intlist %{{.*}} {dim = array<i64: 0, 2, 3, 4>}
+func.func private @conv3d(%x: tensor<?x2x5x6x6xf32>, %w: tensor<3x2x2x3x3xf32>, %b: tensor<3xf32>) -> tensor<?x3x3x6x6xf32> {
+  %0 = aten.convolution %x, %w, %b {stride = array<i64: 2, 1, 1>, padding = array<i64: 1, 1, 1>, dilation = array<i64: 1, 1, 1>, transposed = false, output_padding = array<i64: 0, 0, 0>} : (tensor<?x2x5x6x6xf32>, tensor<3x2x2x3x3xf32>, tensor<3xf32>) -> tensor<?x3x3x6x6xf32>
+  return %0 : tensor<?x3x3x6x6xf32>
+}
+func.func @conv3d_grad(%x: tensor<?x2x5x6x6xf32>, %w: tensor<3x2x2x3x3xf32>, %b: tensor<3xf32>, %c: tensor<?x3x3x6x6xf32>)
+    -> (tensor<?x3x3x6x6xf32>, tensor<?x2x5x6x6xf32>, tensor<3x2x2x3x3xf32>, tensor<3xf32>) {
+  %y, %gx, %gw, %gb = autograd.vjp @conv3d(%x, %w, %b) cotangents(%c) wrt [0, 1, 2] : (tensor<?x2x5x6x6xf32>, tensor<3x2x2x3x3xf32>, tensor<3xf32>), (tensor<?x3x3x6x6xf32>) -> tensor<?x3x3x6x6xf32>, tensor<?x2x5x6x6xf32>, tensor<3x2x2x3x3xf32>, tensor<3xf32>
+  return %y, %gx, %gw, %gb : tensor<?x3x3x6x6xf32>, tensor<?x2x5x6x6xf32>, tensor<3x2x2x3x3xf32>, tensor<3xf32>
+}
+
+// -----
+
 // addcmul (s + v*t1*t2) and addcdiv (s + v*t1/t2), with broadcasting operands
 // (ConvNeXtV2's GRN): each cotangent summed back to its operand's shape.
 func.func private @addc(%s: tensor<3xf32>, %a: tensor<4x3xf32>, %d: tensor<4x1xf32>) -> tensor<4x3xf32> {

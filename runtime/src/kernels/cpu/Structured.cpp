@@ -3,7 +3,7 @@
 // (runtime/src/decomp) cannot state: fftshift/ifftshift, diag, diag_embed,
 // diagflat, trapezoid/cumulative_trapezoid, tensordot, cross without a dim,
 // vander, block_diag, combinations, renorm, _chunk_cat, put,
-// as_strided_scatter, histc, im2col and the margin losses. Elements are read
+// as_strided_scatter, histc, im2col, col2im and the margin losses. Elements are read
 // as float64 and written in the result dtype.
 #include "KernelUtils.h"
 
@@ -499,6 +499,46 @@ Tensor im2col(const Tensor &self, const std::vector<int64_t> &k, const std::vect
   return out;
 }
 
+/// The adjoint of im2col: columns [N, C*kh*kw, L] (or [C*kh*kw, L]) summed back onto an
+/// [N, C, H, W] (or [C, H, W]) output of `output_size`, overlapping blocks adding up.
+Tensor col2im(const Tensor &self, const std::vector<int64_t> &size, const std::vector<int64_t> &k,
+              const std::vector<int64_t> &dil, const std::vector<int64_t> &pad,
+              const std::vector<int64_t> &str) {
+  const char *op = "aten::col2im";
+  check(self.dim() == 2 || self.dim() == 3, op, "expects a 2-d or 3-d input, got " + self.shapeString());
+  check(size.size() == 2 && k.size() == 2 && dil.size() == 2 && pad.size() == 2 && str.size() == 2, op,
+        "expects 2 values for output_size, kernel_size, dilation, padding and stride");
+  check(k[0] > 0 && k[1] > 0 && dil[0] > 0 && dil[1] > 0 && str[0] > 0 && str[1] > 0 && pad[0] >= 0 &&
+            pad[1] >= 0, op, "kernel_size, dilation and stride must be positive and padding not negative");
+  bool batched = self.dim() == 3;
+  int64_t N = batched ? self.size(0) : 1, rows = self.size(-2), L = self.size(-1);
+  int64_t H = size[0], W = size[1], kk = k[0] * k[1];
+  check(rows % kk == 0, op, "expects dim " + std::to_string(self.dim() - 2) + " (" + std::to_string(rows) +
+        ") to be divisible by the kernel's " + std::to_string(kk) + " elements");
+  int64_t oh = (H + 2 * pad[0] - dil[0] * (k[0] - 1) - 1) / str[0] + 1;
+  int64_t ow = (W + 2 * pad[1] - dil[1] * (k[1] - 1) - 1) / str[1] + 1;
+  check(oh > 0 && ow > 0 && oh * ow == L, op, "expects " + std::to_string(std::max<int64_t>(oh, 0) *
+        std::max<int64_t>(ow, 0)) + " blocks for output_size [" + std::to_string(H) + ", " +
+        std::to_string(W) + "], got " + std::to_string(L));
+  int64_t C = rows / kk;
+  Shape s = batched ? Shape{N, C, H, W} : Shape{C, H, W};
+  Tensor out = emptyLike(s, self.dtype(), self);
+  if (isMeta(self) || out.numel() == 0) return out;
+  Tensor x = self.contiguous();
+  std::vector<double> acc(out.numel(), 0.0);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t c = r / kk, ki = (r / k[1]) % k[0], kj = r % k[1];
+      for (int64_t l = 0; l < L; ++l) {
+        int64_t y = (l / ow) * str[0] - pad[0] + ki * dil[0], xx = (l % ow) * str[1] - pad[1] + kj * dil[1];
+        if (y >= 0 && y < H && xx >= 0 && xx < W)
+          acc[((n * C + c) * H + y) * W + xx] += get(x, (n * rows + r) * L + l);
+      }
+    }
+  for (int64_t i = 0; i < (int64_t)acc.size(); ++i) set(out, i, acc[i]);
+  return out;
+}
+
 // --- margin losses -------------------------------------------------------------------
 
 Tensor reduceLoss(const Tensor &per, int64_t reduction, const Tensor &like) {
@@ -597,6 +637,7 @@ void registerKernels(kiln::Library &m) {
   m.impl("as_strided_scatter", asStridedScatter);
   m.impl("histc", histc);
   m.impl("im2col", im2col);
+  m.impl("col2im", col2im);
   m.impl("multi_margin_loss", multiMarginLoss);
   m.impl("multilabel_margin_loss", multilabelMarginLoss);
 }

@@ -73,6 +73,17 @@ TEST(StructuredKernels, ScattersHistogramsAndLosses) {
                      std::vector<int64_t>{1, 1}, std::vector<int64_t>{0, 0}, std::vector<int64_t>{1, 1});
   EXPECT_EQ(cols.sizes(), (std::vector<int64_t>{1, 4, 2}));
   EXPECT_EQ(fv(cols), (std::vector<float>{1, 2, 2, 3, 4, 5, 5, 6}));
+  // col2im (fold), im2col's adjoint: the two blocks sum back where they overlap (column 1).
+  Tensor img = call("aten::col2im", F({1, 4, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), std::vector<int64_t>{2, 3},
+                    std::vector<int64_t>{2, 2}, std::vector<int64_t>{1, 1}, std::vector<int64_t>{0, 0},
+                    std::vector<int64_t>{1, 1});
+  EXPECT_EQ(img.sizes(), (std::vector<int64_t>{1, 1, 2, 3}));
+  EXPECT_EQ(fv(img), (std::vector<float>{1, 5, 4, 5, 13, 8}));
+  // Unbatched, a block count that does not match output_size: a clear error.
+  EXPECT_THROW(call("aten::col2im", F({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
+                    std::vector<int64_t>{2, 3}, std::vector<int64_t>{2, 2}, std::vector<int64_t>{1, 1},
+                    std::vector<int64_t>{0, 0}, std::vector<int64_t>{1, 1}),
+               Error);
   // multi_margin: target 0 of x = [1, 0.5, 2]: (max(0, 1 - 1 + 0.5) + max(0, 1 - 1 + 2)) / 3.
   std::vector<float> mm = fv(call("aten::multi_margin_loss", F({3}, {1, 0.5f, 2}), I({}, {0}), 1.0,
                                   1.0, std::optional<Tensor>(), (int64_t)1));
