@@ -1,5 +1,5 @@
 # Makes the addcmul/addcdiv/sign/amax/amin/unfold/floor/ceil/round/trunc/bitwise_not and
-# reflect/replicate/circular pad case (torch from PyPI):
+# reflect/replicate/circular pad, reciprocal/softplus and max.dim/min.dim case (torch from PyPI):
 # broadcast operands, a Scalar value, a NaN that amax must propagate, integer
 # sign and amin, several dims with keepdim and a full reduction, overlapping
 # and strided windows of a transposed (non-contiguous) tensor; saved in the default
@@ -17,7 +17,8 @@ class Ops(torch.nn.Module):
                 torch.floor(y * 3), torch.ceil(y * 3), torch.round(y * 2), torch.trunc(y * 3),
                 (torch.arange(4.0) - 1.5).round(), torch.bitwise_not(i), torch.bitwise_not(i > 0),
                 F.pad(y, (2, 1, 1, 3), mode="reflect"), F.pad(y, (1, 2), mode="replicate"),
-                F.pad(y.unsqueeze(0), (2, 2, 1, 1), mode="circular"))
+                F.pad(y.unsqueeze(0), (2, 2, 1, 1), mode="circular"), torch.reciprocal(z), F.softplus(y * 10, beta=2),
+                *torch.max(x, dim=1), *torch.min(i, dim=0, keepdim=True))
 
 
 torch.manual_seed(0)

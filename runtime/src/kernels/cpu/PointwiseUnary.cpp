@@ -1,5 +1,5 @@
 // kiln runtime — eager CPU (and Meta) unary pointwise kernels on every dtype:
-// sigmoid/tanh/exp/log/sin/cos/sqrt/rsqrt/erf/log1p/silu/hardsigmoid/hardswish
+// sigmoid/tanh/exp/log/sin/cos/sqrt/rsqrt/erf/log1p/reciprocal/softplus/silu/hardsigmoid/hardswish
 // (integers give float32), neg/abs/sign/floor/ceil/round/trunc/hardtanh/clamp
 // (dtype kept), logical_not, bitwise_not,
 // and the in-place forms (relu_, silu_, hardswish_, ...) that write into self.
@@ -40,6 +40,7 @@ double tanhF(double x) { return std::tanh(x); }
 double sqrtF(double x) { return std::sqrt(x); }
 double erfF(double x) { return std::erf(x); }
 double log1pF(double x) { return std::log1p(x); }
+double reciprocalF(double x) { return 1.0 / x; }
 
 #define KILN_FLOAT_UNARY(NAME, FN)                                                                 \
   Tensor NAME(const Tensor &self) { return floatUnary(self, "aten::" #NAME, FN); }                \
@@ -62,6 +63,7 @@ KILN_FLOAT_UNARY(tanh, tanhF)
 KILN_FLOAT_UNARY(sqrt, sqrtF)
 KILN_FLOAT_UNARY(erf, erfF)
 KILN_FLOAT_UNARY(log1p, log1pF)
+KILN_FLOAT_UNARY(reciprocal, reciprocalF)
 #undef KILN_FLOAT_UNARY
 
 Tensor neg(const Tensor &self) {
@@ -83,6 +85,14 @@ Tensor sign(const Tensor &self) {
 Tensor reluInplace(Tensor self) {
   check(self.dtype() != DType::Bool, "aten::relu_", "relu of a bool tensor is not supported");
   return sameUnary(self, "aten::relu_", reluF, self);
+}
+/// softplus: log(1 + exp(beta x)) / beta, x itself where beta x > threshold.
+Tensor softplus(const Tensor &self, IValue beta, IValue threshold) {
+  const char *op = "aten::softplus";
+  double b = scalarValue(beta, op), t = scalarValue(threshold, op);
+  DType dt = isFloatingPoint(self.dtype()) ? self.dtype() : DType::Float32;
+  return mapPointwise<1>({self}, dt, dt, op,
+                         [b, t](const double *v) { return v[0] * b > t ? v[0] : std::log1p(std::exp(v[0] * b)) / b; });
 }
 /// bitwise_not: ~x on integers, not on bools; floating dtypes are refused, as ATen does.
 Tensor bitwiseNot(const Tensor &self) {
@@ -159,6 +169,8 @@ void registerKernels(kiln::Library &m) {
   m.impl("sqrt", sqrt);
   m.impl("erf", erf);
   m.impl("log1p", log1p);
+  m.impl("reciprocal", reciprocal);
+  m.impl("softplus", softplus);
   m.impl("neg", neg);
   m.impl("neg_", negInplace);
   m.impl("abs", abs);
@@ -189,13 +201,14 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
     m.def(std::string(f) + "(Tensor self) -> Tensor");
     m.def(std::string(f) + "_(Tensor(a!) self) -> Tensor(a!)");
   }
-  for (const char *f : {"rsqrt", "exp", "log", "sin", "cos", "sqrt", "erf", "log1p", "abs", "sign", "floor", "ceil",
+  for (const char *f : {"rsqrt", "exp", "log", "sin", "cos", "sqrt", "erf", "log1p", "reciprocal", "abs", "sign", "floor", "ceil",
                         "trunc", "round", "logical_not", "bitwise_not"})
     m.def(std::string(f) + "(Tensor self) -> Tensor");
   m.def("relu_(Tensor(a!) self) -> Tensor(a!)");
   m.def("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");
   m.def("leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)");
   m.def("square(Tensor self) -> Tensor");
+  m.def("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor");
   m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
   m.def("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)");
   m.def("clamp_min(Tensor self, Scalar min) -> Tensor");

@@ -1,4 +1,4 @@
-// kiln runtime — eager CPU (and Meta) kernels: mean.dim, sum.dim_IntList, amax, amin.
+// kiln runtime — eager CPU (and Meta) kernels: mean.dim, sum.dim_IntList, amax, amin, max.dim, min.dim.
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -125,6 +125,48 @@ Tensor extremum(const Tensor &self, const std::vector<int64_t> &dims0, bool keep
   });
   return out;
 }
+/// max.dim / min.dim: the extremum along `dim` and the index of its first
+/// occurrence (a NaN is the extremum where there is one, as in ATen).
+std::tuple<Tensor, Tensor> extremumDim(const Tensor &self, int64_t dim, bool keepdim, bool isMax, const char *op) {
+  int64_t rank = self.dim(), d = rank ? wrapDim(dim, rank, op) : 0;
+  Tensor values = extremum(self, rank ? std::vector<int64_t>{d} : std::vector<int64_t>{}, keepdim, isMax, op);
+  Tensor indices = Tensor::empty(values.sizes(), DType::Int64, self.device());
+  if (isMeta(self)) return {values, indices};
+  int64_t n = rank ? self.size(d) : 1, outer = 1, inner = 1;
+  for (int64_t k = 0; k < d; ++k) outer *= self.size(k);
+  for (int64_t k = d + 1; k < rank; ++k) inner *= self.size(k);
+  Tensor x = self.contiguous(), v = values.contiguous();
+  dispatchNumeric(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>(), *pv = v.data<T>();
+    int64_t *pi = indices.data<int64_t>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        T best = pv[o * inner + i];
+        bool nanBest = false;
+        if constexpr (std::is_floating_point_v<T>) nanBest = std::isnan((double)best);
+        int64_t at = 0;
+        for (int64_t k = 0; k < n; ++k) {
+          T e = px[(o * n + k) * inner + i];
+          bool hit = e == best;
+          if constexpr (std::is_floating_point_v<T>) hit = hit || (nanBest && std::isnan((double)e));
+          if (hit) {
+            at = k;
+            break;
+          }
+        }
+        pi[o * inner + i] = at;
+      }
+  });
+  return {values, indices};
+}
+std::tuple<Tensor, Tensor> maxDim(const Tensor &self, int64_t dim, bool keepdim) {
+  return extremumDim(self, dim, keepdim, true, "aten::max.dim");
+}
+std::tuple<Tensor, Tensor> minDim(const Tensor &self, int64_t dim, bool keepdim) {
+  return extremumDim(self, dim, keepdim, false, "aten::min.dim");
+}
+
 Tensor amax(const Tensor &self, std::vector<int64_t> dims, bool keepdim) {
   return extremum(self, dims, keepdim, true, "aten::amax");
 }
@@ -142,12 +184,16 @@ void registerKernels(kiln::Library &m) {
   m.impl("sum.dim_IntList", kiln::cpu::sumDim);
   m.impl("amax", kiln::cpu::amax);
   m.impl("amin", kiln::cpu::amin);
+  m.impl("max.dim", kiln::cpu::maxDim);
+  m.impl("min.dim", kiln::cpu::minDim);
 }
 } // namespace
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
+  m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
 }
 
 KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
