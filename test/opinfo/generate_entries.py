@@ -57,7 +57,14 @@ def main():
     p.add_argument("--workdir", help="keep the exported cases here between runs")
     p.add_argument("--extra-dtypes", action="store_true",
                    help="also one 16-bit and one integer dtype per entry")
+    p.add_argument("--extra-only", action="store_true",
+                   help="only the 16-bit and integer dtypes (the opinfo-entries-dtypes suite, "
+                        "default --out test/data/opinfo-entries-dtypes)")
     args = p.parse_args()
+    if args.extra_only:
+        args.extra_dtypes = True
+        if args.out == p.get_default("out"):
+            args.out = os.path.join(here, "..", "data", "opinfo-entries-dtypes")
 
     gen = generate.Generator(args)
     t0 = time.time()
@@ -74,6 +81,14 @@ def main():
         if args.only and not re.search(args.only, oid):
             continue
         dts = entry_dtypes(o, args.extra_dtypes)
+        if args.extra_only:
+            dts = [d for d in dts if d != "float32"]
+            if not dts:
+                entries[oid] = {"status": "no-extra-dtype", "dtypes": []}
+                continue
+            entries[oid] = {"status": None, "dtypes": dts}
+            jobs.append((oid, dts, workdir, True))  # one job: its cases form a bundle
+            continue
         if not dts:
             entries[oid] = {"status": "no-float32", "dtypes": []}
             continue
@@ -87,6 +102,15 @@ def main():
     cases, skipped, bundles = generate.run_jobs(ctx, args, jobs)
     for oid, e in entries.items():
         if e["status"]:
+            continue
+        # Per dtype: exported, or why not (the report counts entries per dtype class).
+        e["dtype_status"] = {}
+        for dt in e["dtypes"]:
+            got = [c for c in cases if c["opinfo"] == oid and c["dtype"] == dt]
+            why = [s["reason"] for s in skipped if s["opinfo"] == oid and s["dtype"] == dt]
+            e["dtype_status"][dt] = "exported" if got else (why[0] if why else f"no small real {dt} sample")
+        if args.extra_only:
+            e["status"] = "exported" if any(v == "exported" for v in e["dtype_status"].values()) else "not-exported"
             continue
         mine = [c for c in cases if c["opinfo"] == oid and c["dtype"] == "float32"]
         why = [s["reason"] for s in skipped if s["opinfo"] == oid and s["dtype"] == "float32"]
@@ -103,11 +127,11 @@ def main():
         "torch": gen.torch.__version__,
         "archive": "cases.tar.xz",
         "archive_sha256": digest,
-        "suite": "entries",
+        "suite": "entries-dtypes" if args.extra_only else "entries",
         "entries": entries,
         "core_ops": gen.core,
         "opinfos_of_core_op": {},
-        "max_samples": {"float32": 2, "other": 2},
+        "max_samples": {"float32": 2, "other": generate.MAX_SAMPLES_OTHER},
         "cases": cases,
         "bundles": bundles,
         "skipped": skipped,
@@ -117,7 +141,7 @@ def main():
         f.write("\n")
     n_exp = sum(1 for e in entries.values() if e["status"] == "exported")
     print(f"{len(entries)} entries, {n_exp} exported; {len(cases)} cases, {len(bundles)} bundles, "
-          f"{os.path.getsize(tar_path) / 1e6:.1f} MB ({time.time() - t0:.0f} s)")
+          f"{os.path.getsize(os.path.join(args.out, 'cases.tar.xz')) / 1e6:.1f} MB ({time.time() - t0:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 WORK/results.json) and the case index (test/data/opinfo/cases.json).
 Standard library only.
 
-usage: report.py --results WORK/results.json [--out docs/op-coverage.md]
+usage: report.py --results WORK/results.json [--entries-results W/results.json]
+                 [--dtypes-results W/results.json] [--grad-results W/results.json]
+                 [--vmap-results W/results.json] [--out docs/op-coverage.md]
 """
 import argparse
 import json
@@ -91,46 +93,14 @@ def blocking_op(reason):
     return reason.split("unsupported operator '", 1)[1].split("'", 1)[0]
 
 
-def entries_section(eindex, eresults, lines):
-    """The entries suite: every OpInfo entry in the default IR and Core ATen IR."""
-    samples = run.sample_results(eindex, eresults["records"])
-    entries = run.entry_status(eindex, samples)
-    figs, total, not_exported = run.entry_summary(entries)
-    lines += ["## Every OpInfo entry, default IR and Core ATen IR", "",
-              f"PyTorch's OpInfo database has {total} entries. Each is exported from its first two "
-              "small float32 samples as torch.export writes it (the default IR) and after "
-              "`run_decompositions()` (Core ATen IR), compiled and compared with eager PyTorch "
-              f"(`test/data/opinfo-entries`, {eresults['archives']} archives, "
-              f"{eresults['seconds']:.0f} s). An entry passes an IR when all its samples pass; "
-              f"an entry kiln cannot compile counts as failed, and so do the {not_exported} that "
-              "torch.export cannot export (or that have no small real float32 sample).", "",
-              "| IR | float32 entries passing | of all entries | of exportable entries |",
-              "| --- | --- | --- | --- |"]
-    exportable = total - not_exported
-    for ir, n in figs.items():
-        name = {"default": "default (training) IR", "core": "Core ATen IR"}[ir]
-        lines.append(f"| {name} | {n} | {100 * n / max(total, 1):.1f}% | "
-                     f"{100 * n / max(exportable, 1):.1f}% |")
-    for dt_kind, dts in (("16-bit", ["bfloat16", "float16"]), ("integer", ["int64", "int32", "int8", "uint8"])):
-        rows = []
-        for ir in run.IR_ARCHIVES:
-            have = [e for e in entries.values() if any(d in e for d in dts)]
-            ok = [e for e in have if all(e[d][ir]["pass"] for d in dts if d in e)]
-            rows.append(f"{len(ok)} of {len(have)} ({ir})")
-        lines.append("")
-        if not any(any(d in e for d in dts) for e in entries.values()):
-            lines.append(f"No {dt_kind} samples in these cases yet (`generate_entries.py "
-                         "--extra-dtypes` adds one 16-bit and one integer dtype per entry).")
-            continue
-        lines.append(f"In one {dt_kind} dtype per entry (where it has one and samples exported): "
-                     + ", ".join(rows) + " entries pass.")
-    # What blocks the default IR: ops kiln refuses, by how many entries each blocks.
-    blocked = {}
-    other = {}
+def failure_lists(entries, dtypes, ir_title, lines, level="###"):
+    """Failures of some dtypes' samples: ops kiln refuses (by entries blocked),
+    then every other failure with the first line of kiln's error."""
+    blocked, other = {}, {}
     for oid, e in sorted(entries.items()):
         for ir in run.IR_ARCHIVES:
-            slot = e.get("float32", {}).get(ir)
-            if not slot or slot["pass"]:
+            slot = next((e[d][ir] for d in dtypes if d in e and not e[d][ir]["pass"]), None)
+            if not slot:
                 continue
             op = blocking_op(slot["reason"])
             if op:
@@ -139,16 +109,100 @@ def entries_section(eindex, eresults, lines):
                 other.setdefault(ir, []).append((oid, slot["reason"]))
     for ir in run.IR_ARCHIVES:
         ops = sorted(((len(v), op, v) for (i, op), v in blocked.items() if i == ir), reverse=True)
-        lines += ["", f"### {ir.capitalize()} IR: unsupported ops, by entries blocked", ""]
+        lines += ["", f"{level} {ir.capitalize()} IR{ir_title}: unsupported ops, by entries blocked", ""]
         if not ops:
             lines.append("None.")
         for n, op, v in ops:
             lines.append(f"- `{op}` ({n}): {', '.join(v[:6])}{' ...' if len(v) > 6 else ''}")
-        lines += ["", f"### {ir.capitalize()} IR: other failures", ""]
+        lines += ["", f"{level} {ir.capitalize()} IR{ir_title}: other failures", ""]
         if not other.get(ir):
             lines.append("None.")
         for oid, reason in other.get(ir, []):
             lines.append(f"- {oid}: {reason}")
+
+
+def pct(n, d):
+    return f"{100 * n / d:.1f}%" if d else "-"
+
+
+def entries_section(eindex, eresults, lines, dindex=None, dresults=None, gindex=None, gresults=None):
+    """The entries suites: every OpInfo entry in the default IR and Core ATen IR,
+    forward in float32, 16-bit and integer dtypes, and backward."""
+    samples = run.sample_results(eindex, eresults["records"])
+    entries = run.entry_status(eindex, samples)
+    figs, total, not_exported = run.entry_summary(entries)
+    exportable = total - not_exported
+    names = {"default": "default (training) IR", "core": "Core ATen IR"}
+    lines += ["## Every OpInfo entry, default IR and Core ATen IR", "",
+              f"PyTorch's OpInfo database has {total} entries. Each is exported from its first two "
+              "small float32 samples as torch.export writes it (the default IR) and after "
+              "`run_decompositions()` (Core ATen IR), compiled and compared with eager PyTorch "
+              f"(`test/data/opinfo-entries`, {eresults['archives']} archives, "
+              f"{eresults['seconds']:.0f} s). An entry passes an IR when all its samples pass; "
+              f"an entry kiln cannot compile counts as failed, and so do the {not_exported} that "
+              "torch.export cannot export (or that have no small real float32 sample)."]
+    rows = [(f"forward float32", names[ir], n, total, total, exportable) for ir, n in figs.items()]
+    dentries = None
+    if dindex and dresults:
+        dentries = run.entry_status(dindex, run.sample_results(dindex, dresults["records"]))
+        lines += ["", "The 16-bit and integer rows: each entry that supports one is exported again from "
+                  "its first two small samples in one 16-bit dtype (bfloat16, else float16) and one "
+                  "integer dtype (int64, else int32, int8, uint8) "
+                  f"(`test/data/opinfo-entries-dtypes`, {dresults['archives']} archives, "
+                  f"{dresults['seconds']:.0f} s), compared with assert_close's tolerances for the dtype "
+                  "(integers exactly)."]
+        for cls, dts in run.DTYPE_CLASSES.items():
+            supported = [oid for oid, e in dindex["entries"].items()
+                         if any(d in dts for d in e.get("dtypes", []))]
+            for ir, (n, have) in run.entry_class_summary(dentries, dts).items():
+                rows.append((f"forward {cls}", names[ir], n, total, len(supported), have))
+    gentries = None
+    if gindex and gresults:
+        gentries = gresults["entries"]
+        lines += ["", "The backward rows: every differentiable entry (`supports_autograd`) whose float32 "
+                  "programs torch.export exports is compiled with `kiln-compile --grad` (the same "
+                  "archives) and its gradients of `sum(output * cotangent)` with respect to the "
+                  "inputs OpInfo differentiates are compared with `torch.autograd`'s "
+                  f"(`test/data/opinfo-entries-grad`, rtol {gresults['rtol']:g} / atol "
+                  f"{gresults['atol']:g}, {gresults['archives']} archives, {gresults['seconds']:.0f} s). "
+                  "An entry kiln cannot differentiate counts as failed."]
+        for ir, n in gresults["entries_passing"].items():
+            rows.append(("backward float32", names[ir], n, total, gresults["entries_differentiable"],
+                         gresults["entries_differentiable_exported"]))
+    lines += ["", "| direction | IR | entries passing | of all entries | of the entries it applies to "
+              "(dtype supported / differentiable) | of those torch.export exports |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for d, ir, n, tot, applies, exp in rows:
+        lines.append(f"| {d} | {ir} | {n} | {pct(n, tot)} | {pct(n, applies)} of {applies} | "
+                     f"{pct(n, exp)} of {exp} |")
+    if dentries is None:
+        lines += ["", "No 16-bit or integer samples in these cases (`generate_entries.py --extra-only`)."]
+    failure_lists(entries, ["float32"], "", lines)
+    if dentries is not None:
+        for cls, dts in run.DTYPE_CLASSES.items():
+            failure_lists(dentries, dts, f", {cls}", lines)
+    if gentries is not None:
+        lines += ["", "### Backward: what fails, by kiln's error", ""]
+        for ir in run.IR_ARCHIVES:
+            groups = {}
+            for oid, e in sorted(gentries.items()):
+                slot = e.get("grad", {}).get(ir)
+                if slot and not slot["pass"]:
+                    why = slot["reason"] or ""
+                    key = why.split(" [node ")[0]
+                    key = key.split(": max abs error")[0] if "mismatch" in key else key
+                    groups.setdefault(key, []).append(oid)
+            lines += [f"{names[ir]}:", ""]
+            if not groups:
+                lines.append("None.")
+            for why, v in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                lines.append(f"- ({len(v)}) {', '.join(v)}: {why}")
+            lines.append("")
+        no_grad = sorted(oid for oid, e in gentries.items() if e["status"] == "no-gradient")
+        if no_grad:
+            lines += ["Differentiable entries with no gradient to check (no floating input OpInfo "
+                      "differentiates, or torch's own gradient fails or is not finite): "
+                      + ", ".join(no_grad) + ".", ""]
     lines += ["", "### Entries torch.export cannot export", ""]
     lines.append(", ".join(f"{oid}" for oid, e in sorted(entries.items()) if e["status"] != "exported") or "None.")
     lines.append("")
@@ -215,6 +269,11 @@ def main():
     p.add_argument("--entries-results", help="the entries suite's results.json (run.py --data "
                    "test/data/opinfo-entries)")
     p.add_argument("--entries-data", default=os.path.join(HERE, "..", "data", "opinfo-entries"))
+    p.add_argument("--dtypes-results", help="the 16-bit/integer entries' results.json (run.py --data "
+                   "test/data/opinfo-entries-dtypes)")
+    p.add_argument("--dtypes-data", default=os.path.join(HERE, "..", "data", "opinfo-entries-dtypes"))
+    p.add_argument("--grad-results", help="run_grad.py's results.json (the entries' gradients)")
+    p.add_argument("--grad-data", default=os.path.join(HERE, "..", "data", "opinfo-entries-grad"))
     p.add_argument("--out", default=os.path.join(HERE, "..", "..", "docs", "op-coverage.md"))
     args = p.parse_args()
     vsection = []
@@ -266,7 +325,19 @@ def main():
         with open(os.path.join(args.entries_data, "cases.json")) as f:
             eindex = json.load(f)
         with open(args.entries_results) as f:
-            entries_section(eindex, json.load(f), lines)
+            eresults = json.load(f)
+        extra = {}
+        if args.dtypes_results:
+            with open(os.path.join(args.dtypes_data, "cases.json")) as f:
+                extra["dindex"] = json.load(f)
+            with open(args.dtypes_results) as f:
+                extra["dresults"] = json.load(f)
+        if args.grad_results:
+            with open(os.path.join(args.grad_data, "cases.json")) as f:
+                extra["gindex"] = json.load(f)
+            with open(args.grad_results) as f:
+                extra["gresults"] = json.load(f)
+        entries_section(eindex, eresults, lines, **extra)
     lines += vsection
     lines += ["## Core ATen ops", ""]
     tested_sorted = sorted(tested)

@@ -236,6 +236,17 @@ def entry_summary(entries, dtype="float32"):
     return res, total, not_exported
 
 
+DTYPE_CLASSES = {"16-bit": ["bfloat16", "float16"], "integer": ["int64", "int32", "int8", "uint8"]}
+
+
+def entry_class_summary(entries, dtypes):
+    """{ir: (passing, entries with samples)} for one class of dtypes (16-bit,
+    integer): an entry passes when every sample it has in those dtypes passes."""
+    have = [e for e in entries.values() if any(d in e for d in dtypes)]
+    return {ir: (sum(1 for e in have if all(e[d][ir]["pass"] for d in dtypes if d in e)), len(have))
+            for ir in IR_ARCHIVES}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--kiln-compile", required=True)
@@ -326,8 +337,15 @@ def main():
           f"{n_pass} of {len(samples)} samples pass ({time.time() - t0:.0f} s with {args.jobs} jobs)")
     print(f"opinfo: {len(passing)} of {len(tested)} core ops with float32 samples pass all of them "
           f"({100 * rate:.1f}%; {len(index['core_ops'])} core ops in torch {index['torch']})")
-    entries_passing = {}
-    if entries:
+    entries_passing, class_passing = {}, {}
+    if entries and index.get("suite") == "entries-dtypes":
+        for cls, dts in DTYPE_CLASSES.items():
+            figs = entry_class_summary(entries, dts)
+            class_passing[cls] = {ir: n for ir, (n, _) in figs.items()}
+            for ir, (n, have) in figs.items():
+                print(f"opinfo: {ir} IR: {n} of {have} OpInfo entries with {cls} samples pass them all "
+                      f"({100 * n / max(have, 1):.1f}%; {len(entries)} entries)")
+    elif entries:
         figs, total, not_exported = entry_summary(entries)
         entries_passing = figs
         for ir, n in figs.items():
@@ -358,6 +376,13 @@ def main():
         if n < want:
             rate_dropped = True
             print(f"opinfo: REGRESSION: {n} OpInfo entries pass in the {ir} IR, the baseline has {want}")
+    for cls, figs in class_passing.items():
+        for ir, n in figs.items():
+            want = baseline.get("entries_passing_dtypes", {}).get(cls, {}).get(ir, 0)
+            if n < want:
+                rate_dropped = True
+                print(f"opinfo: REGRESSION: {n} OpInfo entries pass their {cls} samples in the {ir} IR, "
+                      f"the baseline has {want}")
     newly = sorted(now - set(baseline["passing"]))
     if newly:
         print(f"opinfo: {len(newly)} samples pass that the baseline does not list "
@@ -370,6 +395,8 @@ def main():
                   "passing": sorted(now)}
         if entries_passing:
             record["entries_passing_f32"] = entries_passing
+        if class_passing:
+            record["entries_passing_dtypes"] = class_passing
         with open(baseline_path, "w") as f:
             json.dump(record, f, indent=0)
             f.write("\n")

@@ -248,6 +248,7 @@ KILN_DERIV(ErfOp, return scale(b, loc, unary<ExpOp>(b, loc, scale(b, loc, sqr(b,
                                2.0 / std::sqrt(M_PI));)
 KILN_DERIV(ErfcOp, return scale(b, loc, unary<ExpOp>(b, loc, scale(b, loc, sqr(b, loc, x), -1.0)),
                                 -2.0 / std::sqrt(M_PI));)
+KILN_DERIV(ErfinvOp, return scale(b, loc, unary<ExpOp>(b, loc, sqr(b, loc, y)), std::sqrt(M_PI) / 2.0);)
 KILN_DERIV(SigmoidOp, return mul(b, loc, y, sub(b, loc, cst(b, loc, y, 1.0), y));)
 KILN_DERIV(SiluOp, {
   Value s = unary<SigmoidOp>(b, loc, x);
@@ -442,6 +443,39 @@ LogicalResult addcJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<
   return success();
 }
 
+/// lerp(s, e, w) = s + w * (e - s): g * (1 - w) to s, g * w to e, g * (e - s) to w.
+Value lerpPartial(LerpTensorOp op, OpBuilder &b, Location loc, unsigned i) {
+  Value s = op.getSelf(), e = op.getEnd(), w = op.getWeight();
+  if (i == 0)
+    return sub(b, loc, cst(b, loc, w, 1.0), w);
+  return i == 1 ? w : sub(b, loc, e, s);
+}
+LogicalResult lerpVjp(LerpTensorOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                      SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  for (unsigned i = 0; i < 3; ++i) {
+    if (!needed[i])
+      continue;
+    Value x = op->getOperand(i);
+    if (failed(checkSameElementType(op, x, op.getResult())))
+      return failure();
+    out[i] = sumTo(b, loc, expandAs(b, loc, mul(b, loc, cts[0], lerpPartial(op, b, loc, i)), op.getResult()),
+                   x.getType());
+  }
+  return success();
+}
+LogicalResult lerpJvp(LerpTensorOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value r;
+  for (unsigned i = 0; i < 3; ++i)
+    if (ts[i]) {
+      Value t = mul(b, loc, ts[i], lerpPartial(op, b, loc, i));
+      r = r ? add(b, loc, r, t) : t;
+    }
+  out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
+  return success();
+}
+
 /// where(c, a, o): the cotangent where c holds goes to a, elsewhere to o.
 LogicalResult whereVjp(WhereSelfOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
                        SmallVectorImpl<Value> &out) {
@@ -583,6 +617,7 @@ void attachElementwiseRules(MLIRContext *ctx) {
   KILN_UNARY(ReciprocalOp) KILN_UNARY(SinOp) KILN_UNARY(CosOp) KILN_UNARY(TanOp) KILN_UNARY(TanhOp)
   KILN_UNARY(SinhOp) KILN_UNARY(CoshOp) KILN_UNARY(AsinOp) KILN_UNARY(AcosOp) KILN_UNARY(AtanOp)
   KILN_UNARY(AsinhOp) KILN_UNARY(AcoshOp) KILN_UNARY(AtanhOp) KILN_UNARY(ErfOp) KILN_UNARY(ErfcOp)
+  KILN_UNARY(ErfinvOp)
   KILN_UNARY(SigmoidOp) KILN_UNARY(SiluOp) KILN_UNARY(MishOp) KILN_UNARY(AbsOp)
   KILN_UNARY(SoftplusOp) KILN_UNARY(LeakyReluOp) KILN_UNARY(EluOp) KILN_UNARY(HardtanhOp)
   KILN_UNARY(HardsigmoidOp) KILN_UNARY(HardswishOp) KILN_UNARY(ThresholdOp) KILN_UNARY(FracOp)
@@ -595,6 +630,7 @@ void attachElementwiseRules(MLIRContext *ctx) {
   KILN_BINARY(Atan2Op) KILN_BINARY(HypotOp)
 #undef KILN_BINARY
   WhereSelfOp::attachInterface<Rule<WhereSelfOp, whereVjp, whereJvp>>(*ctx);
+  LerpTensorOp::attachInterface<Rule<LerpTensorOp, lerpVjp, lerpJvp>>(*ctx);
   AddcmulOp::attachInterface<Rule<AddcmulOp, addcVjp<AddcmulOp, false>, addcJvp<AddcmulOp, false>>>(*ctx);
   AddcdivOp::attachInterface<Rule<AddcdivOp, addcVjp<AddcdivOp, true>, addcJvp<AddcdivOp, true>>>(*ctx);
   MaskedFillTensorOp::attachInterface<Rule<MaskedFillTensorOp, maskedFillVjp, maskedFillJvp>>(*ctx);

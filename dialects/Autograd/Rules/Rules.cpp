@@ -9,6 +9,7 @@
 void kiln::autograd::registerATenGradientRules(mlir::DialectRegistry &registry) {
   registry.addExtension(+[](mlir::MLIRContext *ctx, aten::ATenDialect *) {
     rules::attachElementwiseRules(ctx);
+    rules::attachPiecewiseRules(ctx);
     rules::attachLinalgRules(ctx);
     rules::attachConvolutionRules(ctx);
     rules::attachNormalizationRules(ctx);

@@ -20,6 +20,7 @@ void registerATenGradientRules(mlir::DialectRegistry &registry);
 
 namespace rules {
 void attachElementwiseRules(mlir::MLIRContext *ctx);
+void attachPiecewiseRules(mlir::MLIRContext *ctx);
 void attachLinalgRules(mlir::MLIRContext *ctx);
 void attachConvolutionRules(mlir::MLIRContext *ctx);
 void attachNormalizationRules(mlir::MLIRContext *ctx);

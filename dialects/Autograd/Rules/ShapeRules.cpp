@@ -166,9 +166,57 @@ LogicalResult scatterViewJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVect
   return success();
 }
 
+/// diagonal: the cotangent is written back onto the diagonal of zeros.
+LogicalResult diagonalVjp(DiagonalOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                          SmallVectorImpl<Value> &out) {
+  if (!needed[0])
+    return success();
+  Location loc = op.getLoc();
+  Value self = op.getSelf();
+  out[0] = DiagonalScatterOp::create(b, loc, TypeRange{self.getType()},
+                                     ValueRange{zerosLike(b, loc, self), cts[0]}, op->getAttrs())
+               ->getResult(0);
+  return success();
+}
+LogicalResult diagonalJvp(DiagonalOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (ts[0])
+    out[0] = DiagonalOp::create(b, op.getLoc(), TypeRange{op.getType()}, ValueRange{ts[0]}, op->getAttrs())
+                 ->getResult(0);
+  return success();
+}
+
+/// copy(self, src): the result is src broadcast to self's shape, so self gets
+/// nothing and src the cotangent summed back to its shape (and dtype).
+LogicalResult copyVjp(CopyOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                      SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  if (needed[0])
+    out[0] = zerosLike(b, loc, op.getSelf());
+  if (needed[1]) {
+    Value g = cts[0];
+    auto srcTy = tensorType(op.getSrc());
+    if (tensorType(g).getElementType() != srcTy.getElementType())
+      g = ToCopyOp::create(b, loc, RankedTensorType::get(tensorType(g).getShape(), srcTy.getElementType()), g);
+    out[1] = sumTo(b, loc, g, srcTy);
+  }
+  return success();
+}
+LogicalResult copyJvp(CopyOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  if (ts[1] || ts[0])
+    out[0] = CopyOp::create(b, loc, op.getType(), zerosLike(b, loc, op.getSelf()),
+                            ts[1] ? ts[1] : zerosLike(b, loc, op.getSrc()));
+  return success();
+}
+
 } // namespace
 
 void attachShapeRules(MLIRContext *ctx) {
+  DiagonalOp::attachInterface<Rule<DiagonalOp, diagonalVjp, diagonalJvp>>(*ctx);
+  DiagonalScatterOp::attachInterface<
+      Rule<DiagonalScatterOp, scatterViewVjp<DiagonalScatterOp, DiagonalOp>,
+           scatterViewJvp<DiagonalScatterOp>>>(*ctx);
+  CopyOp::attachInterface<Rule<CopyOp, copyVjp, copyJvp>>(*ctx);
   SliceScatterOp::attachInterface<Rule<SliceScatterOp, scatterViewVjp<SliceScatterOp, SliceTensorOp>,
                                        scatterViewJvp<SliceScatterOp>>>(*ctx);
   SelectScatterOp::attachInterface<Rule<SelectScatterOp, scatterViewVjp<SelectScatterOp, SelectIntOp>,

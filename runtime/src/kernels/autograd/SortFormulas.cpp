@@ -1,4 +1,5 @@
-// kiln runtime — backward formulas of the sorting ops (sort, topk, msort): the
+// kiln runtime — backward formulas of the sorting and selecting ops (sort, topk,
+// cummax/cummin, kthvalue, median/nanmedian/mode over a dim): the
 // values' gradient scattered back to the positions the indices name, zeros
 // elsewhere (compiled programs reach them through "<op>#backward" calls).
 #include "kiln/library.h"
@@ -48,6 +49,20 @@ Grads values(const Ctx &c, const Grads &g, int64_t dim) {
   return {scatterBack(c.input(0), dim, c.output(1), g[0])};
 }
 
+/// The reducing selections (kthvalue, median.dim, mode, ...): like values(),
+/// with the reduced dim put back first when keepdim is false.
+Grads reducedValues(const Ctx &c, const Grads &g, int64_t dim, bool keepdim) {
+  if (g.empty() || !g[0].defined()) return {Tensor()};
+  const Tensor &self = c.input(0);
+  if (keepdim || self.dim() == 0) return {scatterBack(self, dim, c.output(1), g[0])};
+  if (dim < 0) dim += self.dim();
+  std::vector<int64_t> kept = self.sizes();
+  kept[dim] = 1;
+  Tensor gk = call<Tensor>("aten::reshape", g[0].contiguous(), kept);
+  Tensor ik = call<Tensor>("aten::reshape", c.output(1).contiguous(), kept);
+  return {scatterBack(self, dim, ik, gk)};
+}
+
 } // namespace
 } // namespace kiln
 
@@ -58,4 +73,15 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.register_autograd("sort.stable", [](const Ctx &c, const Grads &g) { return values(c, g, c.inputs[2].toInt()); });
   // topk(self, k, dim=-1, largest=True, sorted=True)
   m.register_autograd("topk", [](const Ctx &c, const Grads &g) { return values(c, g, c.inputs[2].toInt()); });
+  // cummax/cummin(self, dim): every position's value came from the index beside it.
+  m.register_autograd("cummax", [](const Ctx &c, const Grads &g) { return values(c, g, c.inputs[1].toInt()); });
+  m.register_autograd("cummin", [](const Ctx &c, const Grads &g) { return values(c, g, c.inputs[1].toInt()); });
+  // kthvalue(self, k, dim=-1, keepdim=False), median.dim / nanmedian.dim / mode(self, dim, keepdim)
+  m.register_autograd("kthvalue", [](const Ctx &c, const Grads &g) {
+    return reducedValues(c, g, c.inputs[2].toInt(), c.inputs[3].toBool());
+  });
+  for (const char *op : {"median.dim", "nanmedian.dim", "mode"})
+    m.register_autograd(op, [](const Ctx &c, const Grads &g) {
+      return reducedValues(c, g, c.inputs[1].toInt(), c.inputs[2].toBool());
+    });
 }
