@@ -32,6 +32,9 @@ namespace {
 constexpr int64_t kToLast[4] = {0, 2, 3, 1};
 /// NHWC -> NCHW.
 constexpr int64_t kToFirst[4] = {0, 3, 1, 2};
+/// A depthwise filter (C, 1, KH, KW) -> (KH, KW, 1, C): the channels
+/// innermost, as in the NHWC activations.
+constexpr int64_t kDepthwiseToLast[4] = {2, 3, 1, 0};
 
 /// `v` transposed by `perm` (linalg.transpose semantics: result dim i is
 /// input dim perm[i]).
@@ -139,10 +142,16 @@ Value splitGroups(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t grou
 ///   transpose(collapse(conv_2d_nhwgc_gfhwc(split(transpose(x)), split(transpose(w)),
 ///                                          split(transpose(init))))):
 /// grouped and depthwise convolutions in NHWC (static channel counts).
+/// With `depthwiseHwc`, a depthwise one with one output channel per group
+/// becomes linalg.depthwise_conv_2d_nhwc_hwc instead, its filter
+/// transposed to (KH, KW, C).
 struct GroupedConvToNHWC : OpRewritePattern<tensor::CollapseShapeOp> {
-  GroupedConvToNHWC(MLIRContext *ctx, bool depthwise) : OpRewritePattern(ctx), depthwise(depthwise) {}
+  GroupedConvToNHWC(MLIRContext *ctx, bool depthwise, bool depthwiseHwc)
+      : OpRewritePattern(ctx), depthwise(depthwise), depthwiseHwc(depthwiseHwc) {}
   /// Whether depthwise convolutions (C/G = 1) are rewritten too.
   bool depthwise;
+  /// Whether those with F/G = 1 too get a (KH, KW, C) filter.
+  bool depthwiseHwc;
   LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse, PatternRewriter &rewriter) const override {
     auto op = collapse.getSrc().getDefiningOp<linalg::Conv2DNgchwGfchwOp>();
     if (!op || !op.hasPureTensorSemantics() || !op->hasOneUse() ||
@@ -166,6 +175,24 @@ struct GroupedConvToNHWC : OpRewritePattern<tensor::CollapseShapeOp> {
     Location loc = op.getLoc();
     if (!init)
       init = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], fillDest).getResult(0);
+    if (depthwiseHwc && wType.getDimSize(1) == 1 && wType.getDimSize(2) == 1) {
+      // (C, 1, KH, KW) -> (KH, KW, 1, C) -> (KH, KW, C): neighbouring
+      // channels (a generated kernel's neighbouring threads) read
+      // neighbouring filter elements.
+      Value wt = transposeOf(rewriter, loc, w, kDepthwiseToLast);
+      auto wtType = cast<RankedTensorType>(wt.getType());
+      auto hwc = RankedTensorType::get({wtType.getDimSize(0), wtType.getDimSize(1), wtType.getDimSize(3)},
+                                       wtType.getElementType());
+      Value wc = tensor::CollapseShapeOp::create(rewriter, loc, hwc, wt,
+                                                 SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+      Value in = transposeOf(rewriter, loc, init, kToLast);
+      Value y = linalg::DepthwiseConv2DNhwcHwcOp::create(rewriter, loc, in.getType(),
+                                                         ValueRange{transposeOf(rewriter, loc, x, kToLast), wc},
+                                                         ValueRange{in}, op.getStrides(), op.getDilations())
+                    .getResult(0);
+      rewriter.replaceOp(collapse, transposeOf(rewriter, loc, y, kToFirst));
+      return success();
+    }
     // NHWC (N, H, W, C) -> (N, H, W, G, C/G); filter (F, KH, KW, C/G) -> (G, F/G, KH, KW, C/G).
     Value xs = splitGroups(rewriter, loc, transposeOf(rewriter, loc, x, kToLast), 3, groups);
     Value ws = splitGroups(rewriter, loc, transposeOf(rewriter, loc, w, kToLast), 0, groups);
@@ -476,8 +503,9 @@ struct ReadThroughMap : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
-/// The entry's weights whose only readers are transposes to NHWC become
-/// arguments passed in NHWC, recorded in kiln.weight_layouts for the
+/// The entry's weights whose only readers are transposes to NHWC (or, for
+/// depthwise filters, to (KH, KW, 1, C)), all the same, become arguments
+/// passed permuted, recorded in kiln.weight_layouts for the
 /// manifest (the runtime permutes them once, at load).
 void permuteWeightArguments(func::FuncOp fn) {
   MLIRContext *ctx = fn.getContext();
@@ -497,14 +525,19 @@ void permuteWeightArguments(func::FuncOp fn) {
     if (!kind || kind.getValue() == "input" || !name || updated.contains(name.getValue()) || !type ||
         type.getRank() != 4 || !type.hasStaticShape() || arg.use_empty() || layouts.get(name.getValue()))
       continue;
-    bool allTransposed = llvm::all_of(arg.getUsers(), [](Operation *user) {
+    auto first = dyn_cast<linalg::TransposeOp>(*arg.getUsers().begin());
+    if (!first || (first.getPermutation() != ArrayRef<int64_t>(kToLast) &&
+                   first.getPermutation() != ArrayRef<int64_t>(kDepthwiseToLast)))
+      continue;
+    SmallVector<int64_t> perm(first.getPermutation());
+    bool allTransposed = llvm::all_of(arg.getUsers(), [&](Operation *user) {
       auto t = dyn_cast<linalg::TransposeOp>(user);
-      return t && t.getPermutation() == ArrayRef<int64_t>(kToLast);
+      return t && t.getPermutation() == ArrayRef<int64_t>(perm);
     });
     if (!allTransposed)
       continue;
     SmallVector<int64_t> shape;
-    for (int64_t p : kToLast)
+    for (int64_t p : perm)
       shape.push_back(type.getDimSize(p));
     auto permuted = RankedTensorType::get(shape, type.getElementType());
     arg.setType(permuted);
@@ -513,7 +546,7 @@ void permuteWeightArguments(func::FuncOp fn) {
       user->getResult(0).replaceAllUsesWith(arg);
       user->erase();
     }
-    layouts.set(name, DenseI64ArrayAttr::get(ctx, kToLast));
+    layouts.set(name, DenseI64ArrayAttr::get(ctx, perm));
   }
   if (layouts.empty())
     return;
@@ -531,7 +564,7 @@ struct KilnChannelsLastPass : kiln::impl::KilnChannelsLastBase<KilnChannelsLastP
     // elementwise op whose other input was yet to become NHWC in NCHW).
     RewritePatternSet patterns(ctx);
     if (grouped)
-      patterns.add<GroupedConvToNHWC>(ctx, depthwise);
+      patterns.add<GroupedConvToNHWC>(ctx, depthwise, depthwiseHwc);
     patterns.add<ConvToNHWC, PoolToNHWC<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>,
                  PoolToNHWC<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>, TransposeOfTranspose,
                  TransposeOfInit, PadOfTranspose, TransposeOfPad, ElementwiseToNHWC, BroadcastToNHWC>(ctx);

@@ -2,6 +2,7 @@
 // RUN: kiln-opt %s --kiln-channels-last --canonicalize | FileCheck %s --check-prefix=NOSLICES
 // RUN: kiln-opt %s --kiln-channels-last="grouped=true" --canonicalize | FileCheck %s --check-prefix=GROUPED
 // RUN: kiln-opt %s --kiln-channels-last="grouped=true depthwise=false" --canonicalize | FileCheck %s --check-prefix=NODW
+// RUN: kiln-opt %s --kiln-channels-last="grouped=true depthwise-hwc=true" --canonicalize | FileCheck %s --check-prefix=DWHWC
 
 // A stem convolution, batch norm and ReLU, max pooling, a 1x1 convolution,
 // a residual add and a sum over H and W. Every op runs in NHWC: the only
@@ -146,6 +147,19 @@ func.func @mixed(%w: tensor<6x4x1x1xf32> {kiln.kind = "param", kiln.name = "w"},
 // NODW: linalg.conv_2d_ngchw_gfchw
 // NODW-NOT: linalg.conv_2d_ngchw_gfchw
 // NODW: linalg.conv_2d_nhwgc_gfhwc
+// With depthwise-hwc (the CUDA default, generated depthwise kernels) the
+// depthwise one is linalg.depthwise_conv_2d_nhwc_hwc, its filter an argument
+// in (KH, KW, 1, C) order (layout 2 3 1 0) viewed as (KH, KW, C); the grouped
+// 1x1 is unchanged.
+// DWHWC-LABEL: func.func @grouped(
+// DWHWC-SAME: %[[W1:.*]]: tensor<3x3x1x4xf32> {kiln.kind = "param", kiln.name = "dw.weight"}
+// DWHWC-SAME: attributes {kiln.weight_layouts = {dw.weight = array<i64: 2, 3, 1, 0>, pw.weight = array<i64: 0, 2, 3, 1>}}
+// DWHWC: %[[W1C:.*]] = tensor.collapse_shape %[[W1]] {{\[\[}}0], [1], [2, 3]] : tensor<3x3x1x4xf32> into tensor<3x3x4xf32>
+// DWHWC: %[[XP:.*]] = tensor.pad
+// DWHWC: %[[C1:.*]] = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[XP]], %[[W1C]] : tensor<2x10x10x4xf32>, tensor<3x3x4xf32>) outs(%{{.*}} : tensor<2x8x8x4xf32>)
+// DWHWC: linalg.generic {{.*}} ins(%[[C1]] : tensor<2x8x8x4xf32>)
+// DWHWC: linalg.conv_2d_nhwgc_gfhwc
+// DWHWC-NOT: linalg.conv_2d_ngchw_gfchw
 // GROUPED-LABEL: func.func @grouped(
 // GROUPED-SAME: %[[W1:.*]]: tensor<4x3x3x1xf32> {kiln.kind = "param", kiln.name = "dw.weight"}
 // GROUPED-SAME: %[[W2:.*]]: tensor<6x1x1x2xf32> {kiln.kind = "param", kiln.name = "pw.weight"}
@@ -268,4 +282,38 @@ func.func @concat(%w1: tensor<4x3x1x1xf32> {kiln.kind = "param", kiln.name = "e1
   %s = tensor.extract_slice %cat2[0, 2, 0, 0] [1, 5, 8, 8] [1, 1, 1, 1] : tensor<1x10x8x8xf32> to tensor<1x5x8x8xf32>
   %into = tensor.insert_slice %b into %d[0, 1, 0, 0] [1, 6, 8, 8] [1, 1, 1, 1] : tensor<1x6x8x8xf32> into tensor<1x8x8x8xf32>
   return %s, %into : tensor<1x5x8x8xf32>, tensor<1x8x8x8xf32>
+}
+
+// A strided 5x5 depthwise convolution of bf16 into float32, and one with two
+// output channels per group (a channel multiplier): with depthwise-hwc the
+// first is depthwise_conv_2d_nhwc_hwc with its strides, the second stays
+// conv_2d_nhwgc_gfhwc with an (F, KH, KW, C/G) filter.
+// DWHWC-LABEL: func.func @depthwise_strided(
+// DWHWC-SAME: tensor<5x5x1x8xbf16> {kiln.kind = "param", kiln.name = "dw.weight"}
+// DWHWC-SAME: tensor<8x3x3x1xbf16> {kiln.kind = "param", kiln.name = "mult.weight"}
+// DWHWC-SAME: attributes {kiln.weight_layouts = {dw.weight = array<i64: 2, 3, 1, 0>, mult.weight = array<i64: 0, 2, 3, 1>}}
+// DWHWC: linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<2x16x16x8xbf16>, tensor<5x5x8xbf16>) outs(%{{.*}} : tensor<2x6x6x8xf32>)
+// DWHWC: linalg.conv_2d_nhwgc_gfhwc {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x16x16x4x1xbf16>, tensor<4x2x3x3x1xbf16>) outs(%{{.*}} : tensor<2x14x14x4x2xf32>)
+func.func @depthwise_strided(%w: tensor<8x1x5x5xbf16> {kiln.kind = "param", kiln.name = "dw.weight"},
+                      %w2: tensor<8x1x3x3xbf16> {kiln.kind = "param", kiln.name = "mult.weight"},
+                      %x: tensor<2x8x16x16xbf16> {kiln.kind = "input", kiln.name = "x"},
+                      %x4: tensor<2x4x16x16xbf16> {kiln.kind = "input", kiln.name = "x4"}) -> (tensor<2x8x6x6xf32>, tensor<2x8x14x14xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<2x8x6x6xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x8x6x6xf32>) -> tensor<2x8x6x6xf32>
+  %xg = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [2, 8, 1, 16, 16] : tensor<2x8x16x16xbf16> into tensor<2x8x1x16x16xbf16>
+  %wg = tensor.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 5, 5] : tensor<8x1x5x5xbf16> into tensor<8x1x1x5x5xbf16>
+  %ig = tensor.expand_shape %f0 [[0], [1, 2], [3], [4]] output_shape [2, 8, 1, 6, 6] : tensor<2x8x6x6xf32> into tensor<2x8x1x6x6xf32>
+  %c = linalg.conv_2d_ngchw_gfchw {dilations = dense<[1, 1]> : tensor<2xi64>, strides = dense<[2, 2]> : tensor<2xi64>}
+      ins(%xg, %wg : tensor<2x8x1x16x16xbf16>, tensor<8x1x1x5x5xbf16>) outs(%ig : tensor<2x8x1x6x6xf32>) -> tensor<2x8x1x6x6xf32>
+  %m = tensor.collapse_shape %c [[0], [1, 2], [3], [4]] : tensor<2x8x1x6x6xf32> into tensor<2x8x6x6xf32>
+  %e1 = tensor.empty() : tensor<2x8x14x14xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x8x14x14xf32>) -> tensor<2x8x14x14xf32>
+  %xg2 = tensor.expand_shape %x4 [[0], [1, 2], [3], [4]] output_shape [2, 4, 1, 16, 16] : tensor<2x4x16x16xbf16> into tensor<2x4x1x16x16xbf16>
+  %wg2 = tensor.expand_shape %w2 [[0, 1], [2], [3], [4]] output_shape [4, 2, 1, 3, 3] : tensor<8x1x3x3xbf16> into tensor<4x2x1x3x3xbf16>
+  %ig2 = tensor.expand_shape %f1 [[0], [1, 2], [3], [4]] output_shape [2, 4, 2, 14, 14] : tensor<2x8x14x14xf32> into tensor<2x4x2x14x14xf32>
+  %c2 = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%xg2, %wg2 : tensor<2x4x1x16x16xbf16>, tensor<4x2x1x3x3xbf16>) outs(%ig2 : tensor<2x4x2x14x14xf32>) -> tensor<2x4x2x14x14xf32>
+  %m2 = tensor.collapse_shape %c2 [[0], [1, 2], [3], [4]] : tensor<2x4x2x14x14xf32> into tensor<2x8x14x14xf32>
+  return %m, %m2 : tensor<2x8x6x6xf32>, tensor<2x8x14x14xf32>
 }

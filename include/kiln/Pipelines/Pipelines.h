@@ -18,9 +18,12 @@ namespace kiln {
 /// with several input channels per group, not depthwise ones) or "nhwc" (all).
 /// `convBackwardCalls`: convolution gradients in the forms the library-call
 /// passes turn into backward-data / backward-filter calls (cuDNN, oneDNN).
+/// `depthwiseKernels` (a GPU whose depthwise convolutions are generated
+/// kernels): NHWC depthwise convolutions take (KH, KW, C) filters.
 void buildLowerToLinalgPipeline(mlir::OpPassManager &pm, bool fusedAttention = false,
                                 bool channelsLast = false, bool gpu = false,
-                                llvm::StringRef groupedLayout = "nchw", bool convBackwardCalls = false);
+                                llvm::StringRef groupedLayout = "nchw", bool convBackwardCalls = false,
+                                bool depthwiseKernels = false);
 /// linalg on tensors -> bufferized loops -> LLVM dialect (`kiln-linalg-to-llvm`).
 /// `cpuLibrary`: large float32 matmuls and convolutions become calls of the
 /// runtime's oneDNN entries (kiln-cpu-library-calls); else generated loops.

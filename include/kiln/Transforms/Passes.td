@@ -217,6 +217,11 @@ def KilnChannelsLast : Pass<"kiln-channels-last", "::mlir::func::FuncOp"> {
     its groups) becomes `linalg.conv_2d_nhwgc_gfhwc` between the same
     transposes, its filter an argument in (F, KH, KW, C/G) order; with
     `depthwise=false` only those with more than one input channel per group.
+    With `depthwise-hwc` a depthwise one with one output channel per group
+    becomes `linalg.depthwise_conv_2d_nhwc_hwc` instead, its filter in
+    (KH, KW, C) order (a weight argument permuted from (C, 1, KH, KW) at load,
+    layout 2 3 1 0) for the generated kernels, whose neighbouring threads are
+    neighbouring channels.
     The CUDA pipeline runs it when convolutions go to cuDNN, whose NHWC
     kernels are the fast ones on tensor cores.
   }];
@@ -231,6 +236,13 @@ def KilnChannelsLast : Pass<"kiln-channels-last", "::mlir::func::FuncOp"> {
            "per group go NHWC (the CUDA default: RegNetY-800MF b32 bf16 ran "
            "2.70 -> 1.62 ms with its grouped convolutions NHWC, while NHWC "
            "depthwise ones slowed ConvNeXt-T 3.21 -> 6.66 ms, H200)">,
+    Option<"depthwiseHwc", "depthwise-hwc", "bool", "false",
+           "With depthwise: a depthwise convolution with one output channel per "
+           "group becomes linalg.depthwise_conv_2d_nhwc_hwc, its filter in "
+           "(KH, KW, C) order (permuted at load when it is a weight), so that a "
+           "generated kernel's neighbouring threads (neighbouring channels) read "
+           "neighbouring filter elements (the CUDA pipeline when depthwise "
+           "convolutions are generated kernels)">,
     Option<"slices", "slices", "bool", "false",
            "Also concatenations (inserts) and rank-preserving slices of NHWC "
            "tensors (on for the CPU, whose library calls stage a convolution "

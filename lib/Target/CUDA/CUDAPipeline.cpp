@@ -31,7 +31,8 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   // NHWC convolutions are for cuDNN: the im2col GEMM and the generated
   // kernels expect NCHW.
   buildLowerToLinalgPipeline(pm, options.fusedAttention, options.channelsLast && options.conv == "cudnn",
-                             /*gpu=*/true, options.groupedLayout, /*convBackwardCalls=*/options.conv == "cudnn");
+                             /*gpu=*/true, options.groupedLayout, /*convBackwardCalls=*/options.conv == "cudnn",
+                             /*depthwiseKernels=*/options.depthwise != "cudnn");
   GPUPipelineOptions gpuOpts;
   gpuOpts.blockSize = options.blockSize;
   gpuOpts.libraryGemm = options.cublas;
