@@ -328,8 +328,8 @@ LogicalResult zeroJvp(OpT op, OpBuilder &b, ArrayRef<Value>, SmallVectorImpl<Val
 //===----------------------------------------------------------------------===//
 
 /// The partial derivatives of a binary op with respect to operand `i`.
-template <typename OpT> Value partial(OpT op, OpBuilder &b, Location loc, int i);
-template <> Value partial<PowTensorTensorOp>(PowTensorTensorOp op, OpBuilder &b, Location loc, int i) {
+template <typename OpT> Value partial(OpT op, OpBuilder &b, Location loc, unsigned i);
+template <> Value partial<PowTensorTensorOp>(PowTensorTensorOp op, OpBuilder &b, Location loc, unsigned i) {
   Value a = op.getSelf(), e = op.getOther(), y = op.getResult();
   if (i == 0) { // e * a^(e - 1)
     Type elem = tensorType(y).getElementType();
@@ -347,7 +347,7 @@ template <> Value partial<PowTensorTensorOp>(PowTensorTensorOp op, OpBuilder &b,
 }
 /// maximum/minimum: the cotangent goes to the operand that is selected, split
 /// evenly on ties.
-template <typename OpT, bool Max> Value extremumPartial(OpT op, OpBuilder &b, Location loc, int i) {
+template <typename OpT, bool Max> Value extremumPartial(OpT op, OpBuilder &b, Location loc, unsigned i) {
   Value a = op->getOperand(i), c = op->getOperand(1 - i), y = op.getResult();
   auto boolTy = RankedTensorType::get(tensorType(y).getShape(), b.getI1Type());
   Value wins = Max ? GtTensorOp::create(b, loc, boolTy, a, c).getResult()
@@ -356,51 +356,21 @@ template <typename OpT, bool Max> Value extremumPartial(OpT op, OpBuilder &b, Lo
   return where(b, loc, wins, cst(b, loc, y, 1.0),
                where(b, loc, tie, cst(b, loc, y, 0.5), cst(b, loc, y, 0.0)));
 }
-template <> Value partial<MaximumOp>(MaximumOp op, OpBuilder &b, Location loc, int i) {
+template <> Value partial<MaximumOp>(MaximumOp op, OpBuilder &b, Location loc, unsigned i) {
   return extremumPartial<MaximumOp, true>(op, b, loc, i);
 }
-template <> Value partial<MinimumOp>(MinimumOp op, OpBuilder &b, Location loc, int i) {
+template <> Value partial<MinimumOp>(MinimumOp op, OpBuilder &b, Location loc, unsigned i) {
   return extremumPartial<MinimumOp, false>(op, b, loc, i);
 }
-template <> Value partial<Atan2Op>(Atan2Op op, OpBuilder &b, Location loc, int i) {
+template <> Value partial<Atan2Op>(Atan2Op op, OpBuilder &b, Location loc, unsigned i) {
   Value a = op.getSelf(), c = op.getOther();
   Value r2 = add(b, loc, sqr(b, loc, a), sqr(b, loc, c));
   return i == 0 ? div(b, loc, c, r2) : scale(b, loc, div(b, loc, a, r2), -1.0);
 }
-template <> Value partial<HypotOp>(HypotOp op, OpBuilder &b, Location loc, int i) {
+template <> Value partial<HypotOp>(HypotOp op, OpBuilder &b, Location loc, unsigned i) {
   return div(b, loc, op->getOperand(i), op.getResult());
 }
 
-template <typename OpT>
-LogicalResult binaryVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
-                        SmallVectorImpl<Value> &out) {
-  Location loc = op.getLoc();
-  for (int i = 0; i < 2; ++i) {
-    if (!needed[i])
-      continue;
-    Value x = op->getOperand(i);
-    if (failed(checkSameElementType(op, x, op.getResult())))
-      return failure();
-    out[i] = sumTo(b, loc, expandAs(b, loc, mul(b, loc, cts[0], partial(op, b, loc, i)), op.getResult()),
-                   x.getType());
-  }
-  return success();
-}
-template <typename OpT>
-LogicalResult binaryJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  Location loc = op.getLoc();
-  Value r;
-  for (int i = 0; i < 2; ++i) {
-    if (!ts[i])
-      continue;
-    if (failed(checkSameElementType(op, op->getOperand(i), op.getResult())))
-      return failure();
-    Value t = mul(b, loc, ts[i], partial(op, b, loc, i));
-    r = r ? add(b, loc, r, t) : t;
-  }
-  out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
-  return success();
-}
 
 /// addcmul(s, t1, t2, value) = s + value * t1 * t2 and addcdiv = s + value * t1 / t2:
 /// g to s; value * g * t2 (addcmul) or value * g / t2 (addcdiv) to t1; value * g * t1
@@ -625,7 +595,8 @@ void attachElementwiseRules(MLIRContext *ctx) {
 #define KILN_ZERO(OP) OP::attachInterface<Rule<OP, zeroVjp<OP>, zeroJvp<OP>>>(*ctx);
   KILN_ZERO(FloorOp) KILN_ZERO(CeilOp) KILN_ZERO(RoundOp) KILN_ZERO(TruncOp) KILN_ZERO(SignOp)
 #undef KILN_ZERO
-#define KILN_BINARY(OP) OP::attachInterface<Rule<OP, binaryVjp<OP>, binaryJvp<OP>>>(*ctx);
+#define KILN_BINARY(OP) \
+  OP::attachInterface<Rule<OP, pointwiseVjp<OP, partial<OP>>, pointwiseJvp<OP, partial<OP>>>>(*ctx);
   KILN_BINARY(PowTensorTensorOp) KILN_BINARY(MaximumOp) KILN_BINARY(MinimumOp)
   KILN_BINARY(Atan2Op) KILN_BINARY(HypotOp)
 #undef KILN_BINARY

@@ -124,41 +124,12 @@ template <> Value partial<LogitOp>(LogitOp op, OpBuilder &b, Location loc, unsig
   return where(b, loc, outside, cst(b, loc, x, fill), d);
 }
 
-template <typename OpT>
-LogicalResult piecewiseVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
-                           SmallVectorImpl<Value> &out) {
-  Location loc = op.getLoc();
-  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
-    if (!needed[i])
-      continue;
-    Value x = op->getOperand(i);
-    if (failed(checkSameElementType(op, x, op.getResult())))
-      return failure();
-    out[i] = sumTo(b, loc, expandAs(b, loc, mul(b, loc, cts[0], partial(op, b, loc, i)), op.getResult()),
-                   x.getType());
-  }
-  return success();
-}
-template <typename OpT>
-LogicalResult piecewiseJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  Location loc = op.getLoc();
-  Value r;
-  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
-    if (!ts[i])
-      continue;
-    if (failed(checkSameElementType(op, op->getOperand(i), op.getResult())))
-      return failure();
-    Value t = mul(b, loc, ts[i], partial(op, b, loc, i));
-    r = r ? add(b, loc, r, t) : t;
-  }
-  out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
-  return success();
-}
 
 } // namespace
 
 void attachPiecewiseRules(MLIRContext *ctx) {
-#define KILN_PIECEWISE(OP) OP::attachInterface<Rule<OP, piecewiseVjp<OP>, piecewiseJvp<OP>>>(*ctx);
+#define KILN_PIECEWISE(OP) \
+  OP::attachInterface<Rule<OP, pointwiseVjp<OP, partial<OP>>, pointwiseJvp<OP, partial<OP>>>>(*ctx);
   KILN_PIECEWISE(RemainderTensorOp) KILN_PIECEWISE(FmodTensorOp) KILN_PIECEWISE(FmaxOp)
   KILN_PIECEWISE(FminOp) KILN_PIECEWISE(CopysignTensorOp) KILN_PIECEWISE(DivTensorModeOp)
   KILN_PIECEWISE(RoundDecimalsOp) KILN_PIECEWISE(NanToNumOp) KILN_PIECEWISE(HardshrinkOp)

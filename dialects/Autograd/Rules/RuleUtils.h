@@ -89,6 +89,42 @@ Value gatherFlat(OpBuilder &b, Location loc, Value t, Value indices, Value resul
 /// offsets `indices` within the last `n` dims of zeros shaped as `like`.
 Value scatterFlat(OpBuilder &b, Location loc, Value g, Value indices, Value like, int64_t n);
 
+/// Both rules of a pointwise op from its partial derivatives: `Partial(op, b,
+/// loc, i)` is d result / d operand i, elementwise (in the result's shape
+/// or broadcastable to it). Reverse: each needed operand gets the cotangent
+/// times its partial, summed to its shape; forward: the sum over operands of
+/// tangent times partial.
+template <typename OpT, Value (*Partial)(OpT, OpBuilder &, Location, unsigned)>
+LogicalResult pointwiseVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                           SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    if (!needed[i])
+      continue;
+    Value x = op->getOperand(i);
+    if (failed(checkSameElementType(op, x, op.getResult())))
+      return failure();
+    out[i] = sumTo(b, loc, expandAs(b, loc, mul(b, loc, cts[0], Partial(op, b, loc, i)), op.getResult()),
+                   x.getType());
+  }
+  return success();
+}
+template <typename OpT, Value (*Partial)(OpT, OpBuilder &, Location, unsigned)>
+LogicalResult pointwiseJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value r;
+  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    if (!ts[i])
+      continue;
+    if (failed(checkSameElementType(op, op->getOperand(i), op.getResult())))
+      return failure();
+    Value t = mul(b, loc, ts[i], Partial(op, b, loc, i));
+    r = r ? add(b, loc, r, t) : t;
+  }
+  out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
+  return success();
+}
+
 /// Adapts a family's rule functions to the interface. `Vjp` is
 /// LogicalResult(OpT, OpBuilder &, ArrayRef<Value>, ArrayRef<bool>,
 /// SmallVectorImpl<Value> &); `Jvp` (optional) is LogicalResult(OpT,
