@@ -64,6 +64,8 @@ RnnResult runRnn(Cell cell, const Tensor &input0, const Tensor &h0, const Tensor
     dispatchFloat(input.dtype(), op, [&](auto tag) {
       using T_ = decltype(tag);
       Tensor layerIn = input.contiguous();
+      Tensor hs = castTo(hInit, input.dtype()).contiguous();
+      Tensor cs = cell == Cell::LSTM ? castTo(cInit, input.dtype()).contiguous() : Tensor();
       int64_t inSize = I;
       for (int64_t l = 0; l < layers; ++l) {
         Tensor layerOut = Tensor::empty({T, B, D * H}, input.dtype());
@@ -78,12 +80,9 @@ RnnResult runRnn(Cell cell, const Tensor &input0, const Tensor &h0, const Tensor
           Tensor bih = hasBiases ? castTo(params[k + 2], input.dtype()).contiguous() : Tensor();
           Tensor bhh = hasBiases ? castTo(params[k + 3], input.dtype()).contiguous() : Tensor();
           std::vector<T_> h(B * H), c(B * H), gx(B * G * H), gh(B * G * H);
-          Tensor hs = castTo(hInit, input.dtype()).contiguous();
           std::copy(hs.data<T_>() + (l * D + d) * B * H, hs.data<T_>() + (l * D + d + 1) * B * H, h.begin());
-          if (cell == Cell::LSTM) {
-            Tensor cs = castTo(cInit, input.dtype()).contiguous();
+          if (cell == Cell::LSTM)
             std::copy(cs.data<T_>() + (l * D + d) * B * H, cs.data<T_>() + (l * D + d + 1) * B * H, c.begin());
-          }
           const T_ *px = layerIn.data<T_>();
           T_ *po = layerOut.data<T_>();
           for (int64_t s = 0; s < T; ++s) {
@@ -149,34 +148,21 @@ std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor &input, std::vector<Tensor>
   return {r.output, r.h, r.c};
 }
 
-std::tuple<Tensor, Tensor> gru(const Tensor &input, const Tensor &hx, std::vector<Tensor> params, bool hasBiases,
-                               int64_t layers, double dropout, bool train, bool bidirectional, bool batchFirst) {
-  RnnResult r = runRnn(Cell::GRU, input, hx, Tensor(), params, hasBiases, layers, dropout, train, bidirectional,
-                       batchFirst, "aten::gru.input");
-  return {r.output, r.h};
-}
-
-std::tuple<Tensor, Tensor> rnnTanh(const Tensor &input, const Tensor &hx, std::vector<Tensor> params,
-                                   bool hasBiases, int64_t layers, double dropout, bool train, bool bidirectional,
-                                   bool batchFirst) {
-  RnnResult r = runRnn(Cell::Tanh, input, hx, Tensor(), params, hasBiases, layers, dropout, train, bidirectional,
-                       batchFirst, "aten::rnn_tanh.input");
-  return {r.output, r.h};
-}
-
-std::tuple<Tensor, Tensor> rnnRelu(const Tensor &input, const Tensor &hx, std::vector<Tensor> params,
-                                   bool hasBiases, int64_t layers, double dropout, bool train, bool bidirectional,
-                                   bool batchFirst) {
-  RnnResult r = runRnn(Cell::Relu, input, hx, Tensor(), params, hasBiases, layers, dropout, train, bidirectional,
-                       batchFirst, "aten::rnn_relu.input");
+/// gru.input, rnn_tanh.input and rnn_relu.input: one state, returned after the output.
+template <Cell C>
+std::tuple<Tensor, Tensor> oneStateRnn(const Tensor &input, const Tensor &hx, std::vector<Tensor> params,
+                                       bool hasBiases, int64_t layers, double dropout, bool train,
+                                       bool bidirectional, bool batchFirst) {
+  const char *op = C == Cell::GRU ? "aten::gru.input" : C == Cell::Tanh ? "aten::rnn_tanh.input" : "aten::rnn_relu.input";
+  RnnResult r = runRnn(C, input, hx, Tensor(), params, hasBiases, layers, dropout, train, bidirectional, batchFirst, op);
   return {r.output, r.h};
 }
 
 void registerKernels(kiln::Library &m) {
   m.impl("lstm.input", lstm);
-  m.impl("gru.input", gru);
-  m.impl("rnn_tanh.input", rnnTanh);
-  m.impl("rnn_relu.input", rnnRelu);
+  m.impl("gru.input", oneStateRnn<Cell::GRU>);
+  m.impl("rnn_tanh.input", oneStateRnn<Cell::Tanh>);
+  m.impl("rnn_relu.input", oneStateRnn<Cell::Relu>);
 }
 
 } // namespace
