@@ -6,7 +6,9 @@
 // already take any leading dims. Inference batch norm's backward, whose
 // weight and bias gradients sum over N, makes the batch part of the
 // channels instead: [N, B*C, ...] with the per-channel operands repeated,
-// so each sample gets its own weight and bias gradients.
+// so each sample gets its own weight and bias gradients. A convolution's
+// per-sample weight gradient is one batched product of the output gradient
+// with the input's windows (unfold), which keeps the batch size dynamic.
 //
 //===----------------------------------------------------------------------===//
 #include "Autograd/Batching/BatchRules.h"
@@ -163,6 +165,116 @@ Result batchNormBackward(Operation *op, ArrayRef<Value> operands, ArrayRef<bool>
   r.batched = {true, true, true};
   return r;
 }
+
+/// The windows a 2-d convolution reads, per sample: [B, N, C, H, W] ->
+/// [B, N, C, Ho, Wo, KH, KW] (padded, unfolded along H then W with the
+/// convolution's stride, every dilation-th tap kept). Static per-sample dims.
+Value convolutionWindows(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> kernel,
+                         ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
+                         ArrayRef<int64_t> dilation) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  Type elem = xt.getElementType();
+  SmallVector<int64_t> shape(xt.getShape());
+  if (padding[0] || padding[1]) {
+    shape[3] += 2 * padding[0];
+    shape[4] += 2 * padding[1];
+    x = ConstantPadNdOp::create(b, loc, RankedTensorType::get(shape, elem), x,
+                                b.getDenseI64ArrayAttr({padding[1], padding[1], padding[0], padding[0]}),
+                                b.getF64FloatAttr(0.0));
+  }
+  // Along H (dim 3), then W (dim 4): each window becomes a new last dim.
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t span = (kernel[i] - 1) * dilation[i] + 1;
+    int64_t dim = 3 + i;
+    shape[dim] = (shape[dim] - span) / stride[i] + 1;
+    shape.push_back(span);
+    x = UnfoldOp::create(b, loc, RankedTensorType::get(shape, elem), x, b.getI64IntegerAttr(dim),
+                         b.getI64IntegerAttr(span), b.getI64IntegerAttr(stride[i]));
+  }
+  for (int64_t i = 0; i < 2; ++i) {
+    if (dilation[i] == 1)
+      continue;
+    int64_t dim = 5 + i;
+    int64_t span = shape[dim];
+    shape[dim] = kernel[i];
+    x = SliceTensorOp::create(b, loc, RankedTensorType::get(shape, elem), x, ValueRange{},
+                              b.getDenseI64ArrayAttr({0, span}), b.getI64IntegerAttr(dim),
+                              b.getI64IntegerAttr(dilation[i]));
+  }
+  return x;
+}
+
+/// A 2-d convolution's backward with an unbatched weight. The input
+/// gradient folds the batch into N; the weight gradient of each sample is
+/// its output gradient times its input's windows, summed over N and the
+/// output positions, per group: [B, G, Co/G, N*Ho*Wo] x [B, G, N*Ho*Wo,
+/// Ci/G*KH*KW] (one batched aten.matmul); the bias gradient sums the output
+/// gradient per sample. Needs static per-sample dims (the batch may be dynamic).
+Result convolutionBackward(Operation *op, ArrayRef<Value> operands, ArrayRef<bool> batched,
+                           const Batch &batch, OpBuilder &b) {
+  auto conv = cast<ConvolutionBackwardOp>(op);
+  ArrayRef<bool> mask = conv.getOutputMask();
+  if (!mask[1] && !mask[2])
+    return foldRule(op, operands, batched, batch, b, {0, 1}, {0}, /*materialize=*/true);
+  if (batched[2] || conv.getTransposed() || !mask[1])
+    return failure();
+  Location loc = op->getLoc();
+  Value g = materializeBatch(b, loc, operands[0], batched[0], batch);
+  Value x = materializeBatch(b, loc, operands[1], batched[1], batch);
+  auto gt = cast<RankedTensorType>(g.getType()), xt = cast<RankedTensorType>(x.getType());
+  auto wt = cast<RankedTensorType>(operands[2].getType());
+  if (gt.getRank() != 5 || xt.getRank() != 5 || !wt.hasStaticShape())
+    return failure();
+  for (int64_t d = 1; d < 5; ++d)
+    if (gt.isDynamicDim(d) || xt.isDynamicDim(d) || xt.getDimSize(1) == 0)
+      return failure();
+  int64_t n = xt.getDimSize(1), ci = xt.getDimSize(2), co = gt.getDimSize(2);
+  int64_t ho = gt.getDimSize(3), wo = gt.getDimSize(4), groups = conv.getGroups();
+  int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3);
+  ArrayRef<int64_t> stride = conv.getStride(), padding = conv.getPadding(), dilation = conv.getDilation();
+  // The windows must be the output positions (checked before building anything).
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t span = (wt.getDimSize(2 + i) - 1) * dilation[i] + 1;
+    if ((xt.getDimSize(3 + i) + 2 * padding[i] - span) / stride[i] + 1 != gt.getDimSize(3 + i))
+      return failure();
+  }
+  Type elem = gt.getElementType();
+  int64_t B = ShapedType::kDynamic;
+  SmallVector<Value> dyn;
+  if (ShapedType::isDynamic(batch.staticSize))
+    dyn.push_back(batch.size);
+  else
+    B = batch.staticSize;
+  namespace r = autograd::rules;
+  BatchedResults res;
+  // The input gradient: the batch folded into N.
+  if (mask[0]) {
+    auto folded = [&](Value v) { return foldBatch(b, loc, v); };
+    Value gf = folded(g), xf = folded(x);
+    auto gi = ConvolutionBackwardOp::create(
+        b, loc, TypeRange{xf.getType(), wt, RankedTensorType::get({co}, elem)}, gf, xf, operands[2],
+        conv.getStrideAttr(), conv.getPaddingAttr(), conv.getDilationAttr(), conv.getTransposedAttr(),
+        conv.getOutputPaddingAttr(), conv.getGroupsAttr(), b.getDenseBoolArrayAttr({true, false, false}));
+    res.values.push_back(unfoldBatch(b, loc, gi.getGradInput(), batch, n));
+  } else {
+    res.values.push_back(x); // unspecified (not asked for): any value of its type
+  }
+  // The weight gradient.
+  Value win = convolutionWindows(b, loc, x, {kh, kw}, stride, padding, dilation);
+  int64_t cig = ci / groups, cog = co / groups, l = n * ho * wo;
+  win = r::viewTo(b, loc, win, {B, n, groups, cig, ho, wo, kh, kw}, dyn);
+  win = r::permute(b, loc, win, {0, 2, 1, 4, 5, 3, 6, 7});
+  win = r::viewTo(b, loc, win, {B, groups, l, cig * kh * kw}, dyn);
+  Value gg = r::viewTo(b, loc, g, {B, n, groups, cog, ho, wo}, dyn);
+  gg = r::permute(b, loc, gg, {0, 2, 3, 1, 4, 5});
+  gg = r::viewTo(b, loc, gg, {B, groups, cog, l}, dyn);
+  Value gw = r::matmul(b, loc, gg, win);
+  res.values.push_back(r::viewTo(b, loc, gw, {B, co, cig, kh, kw}, dyn));
+  // The bias gradient (also when not asked for: unused, it is dropped).
+  res.values.push_back(r::sumDims(b, loc, g, {1, 3, 4}, /*keepdim=*/false));
+  res.batched = {true, true, true};
+  return res;
+}
 } // namespace
 
 void addNetworkBatchRules(BatchRuleTable &t) {
@@ -171,16 +283,9 @@ void addNetworkBatchRules(BatchRuleTable &t) {
                              const Batch &batch, OpBuilder &b) -> Result {
     return foldRule(op, operands, batched, batch, b, {0}, {0}, /*materialize=*/false);
   };
-  // Its backward when only the input gradient is asked for (weight and bias
-  // gradients sum over N: per sample they run in the loop over the batch).
-  t["aten.convolution_backward"] = [](Operation *op, ArrayRef<Value> operands,
-                                      ArrayRef<bool> batched, const Batch &batch,
-                                      OpBuilder &b) -> Result {
-    auto mask = cast<ConvolutionBackwardOp>(op).getOutputMask();
-    if (mask[1] || mask[2])
-      return failure();
-    return foldRule(op, operands, batched, batch, b, {0, 1}, {0}, /*materialize=*/true);
-  };
+  // Its backward: the input gradient folds the batch into N, the weight and
+  // bias gradients are per sample (see convolutionBackward).
+  t["aten.convolution_backward"] = convolutionBackward;
   t["aten._native_batch_norm_legit_no_training"] =
       [](Operation *op, ArrayRef<Value> operands, ArrayRef<bool> batched, const Batch &batch,
          OpBuilder &b) -> Result {

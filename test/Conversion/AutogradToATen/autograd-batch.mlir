@@ -168,3 +168,30 @@ func.func @idx_vmap(%x: tensor<?x4x5xf32>, %i: tensor<4x2xi64>) -> (tensor<?x4x2
       : (tensor<?x4x5xf32>, tensor<4x2xi64>) -> tensor<?x4x2xf32>, tensor<?x4x5xf32>, tensor<?x4x9xf32>, tensor<?x4x5xf32>, tensor<?x2x8x10xf32>
   return %0#0, %0#1, %0#2, %0#3, %0#4 : tensor<?x4x2xf32>, tensor<?x4x5xf32>, tensor<?x4x9xf32>, tensor<?x4x5xf32>, tensor<?x2x8x10xf32>
 }
+// -----
+
+// A convolution's backward with per-sample weight and bias gradients: the
+// input gradient folds the batch into N; the weight gradient is one batched
+// product of the output gradient with the padded input's windows (unfold
+// along H and W, every second tap for dilation 2), per group; the bias
+// gradient sums the output gradient per sample.
+func.func private @convBackward(%g: tensor<2x4x3x3xf32>, %x: tensor<2x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> (tensor<2x4x8x8xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) {
+  %0:3 = aten.convolution_backward %g, %x, %w {dilation = array<i64: 2, 2>, groups = 2 : i64, output_mask = array<i1: true, true, true>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x4x3x3xf32>, tensor<2x4x8x8xf32>, tensor<4x2x3x3xf32>) -> (tensor<2x4x8x8xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>)
+  return %0#0, %0#1, %0#2 : tensor<2x4x8x8xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>
+}
+// CHECK-LABEL: func.func @convBackward_vmap(
+// CHECK-SAME: %[[G:.*]]: tensor<?x2x4x3x3xf32>, %[[X:.*]]: tensor<?x2x4x8x8xf32>, %[[W:.*]]: tensor<4x2x3x3xf32>)
+// CHECK: %[[GI:.*]], %{{.*}}, %{{.*}} = aten.convolution_backward {{.*}} output_mask = array<i1: true, false, false>{{.*}} : (tensor<?x4x3x3xf32>, tensor<?x4x8x8xf32>, tensor<4x2x3x3xf32>)
+// CHECK: aten.constant_pad_nd %[[X]] {pad = array<i64: 1, 1, 1, 1>{{.*}} -> tensor<?x2x4x10x10xf32>
+// CHECK: aten.unfold %{{.*}} {dimension = 3 : i64, size = 5 : i64, step = 2 : i64} : (tensor<?x2x4x10x10xf32>) -> tensor<?x2x4x3x10x5xf32>
+// CHECK: aten.unfold %{{.*}} {dimension = 4 : i64, size = 5 : i64, step = 2 : i64} : (tensor<?x2x4x3x10x5xf32>) -> tensor<?x2x4x3x3x5x5xf32>
+// CHECK-NOT: aten.convolution_backward
+// CHECK: aten.matmul %{{.*}}, %{{.*}} : (tensor<?x2x2x18xf32>, tensor<?x2x18x18xf32>) -> tensor<?x2x2x18xf32>
+// CHECK: aten.sum_dim_intlist %[[G]]
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @convBackward_vmap(%g: tensor<?x2x4x3x3xf32>, %x: tensor<?x2x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> (tensor<?x2x4x8x8xf32>, tensor<?x4x2x3x3xf32>, tensor<?x4xf32>) {
+  %0:3 = autograd.vmap @convBackward(%g, %x, %w) in_dims [0, 0, -1] out_dims [0, 0, 0]
+      : (tensor<?x2x4x3x3xf32>, tensor<?x2x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<?x2x4x8x8xf32>, tensor<?x4x2x3x3xf32>, tensor<?x4xf32>
+  return %0#0, %0#1, %0#2 : tensor<?x2x4x8x8xf32>, tensor<?x4x2x3x3xf32>, tensor<?x4xf32>
+}
