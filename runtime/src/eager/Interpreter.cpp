@@ -5,6 +5,7 @@
 #include "kiln/library.h"
 
 #include "../loader/Pt2Weights.h"
+#include "Aliases.h"
 
 #include <nlohmann/json.hpp>
 
@@ -407,6 +408,10 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
         if (d1 == std::string::npos || d1 == d2) throw Error("kiln: " + ctx + ": unexpected target name");
         std::string q = rest.substr(0, d1) + "::" + rest.substr(d1 + 1, d2 - d1 - 1) + "." + rest.substr(d2 + 1);
         n.op = Dispatcher::get().findOp(q);
+        if (!n.op.valid()) { // an alias (multiply.Tensor) runs as its op (mul.Tensor)
+          std::string canonical = canonicalOpName(q);
+          if (!canonical.empty() && (n.op = Dispatcher::get().findOp(canonical)).valid()) q = canonical;
+        }
         if (!n.op.valid()) {
           std::string why;
           try { Dispatcher::get().findOpOrThrow(q); } catch (const Error &e) { why = e.what(); }

@@ -114,6 +114,38 @@ Tensor arangeImpl(const IValue &start, const IValue &end, const IValue &step, st
   for (int64_t i = 0; i < n; ++i) storeDouble(p + i * es, out, s + (double)i * st);
   return r;
 }
+/// An n x m identity matrix: ones on the main diagonal.
+Tensor eyeImpl(int64_t n, int64_t m, std::optional<DType> dt, IValue device) {
+  const char *op = "aten::eye";
+  check(n >= 0 && m >= 0, op, "n and m must be non-negative, got " + std::to_string(n) + " and " + std::to_string(m));
+  Tensor r = filled({n, m}, dt.value_or(DType::Float32), deviceFrom(device, nullptr), 0, op);
+  if (isMeta(r)) return r;
+  char *p = static_cast<char *>(r.rawData());
+  size_t es = dtypeSize(r.dtype());
+  for (int64_t i = 0; i < std::min(n, m); ++i) storeDouble(p + (i * m + i) * es, r.dtype(), 1);
+  return r;
+}
+Tensor eye(int64_t n, std::optional<DType> dt, IValue, IValue device, IValue) { return eyeImpl(n, n, dt, device); }
+Tensor eyeM(int64_t n, int64_t m, std::optional<DType> dt, IValue, IValue device, IValue) {
+  return eyeImpl(n, m, dt, device);
+}
+
+/// `steps` values from start to end, evenly spaced; the second half counted back from end
+/// (as ATen does, so both ends are exact).
+Tensor linspace(IValue start, IValue end, int64_t steps, std::optional<DType> dt, IValue, IValue device, IValue) {
+  const char *op = "aten::linspace";
+  check(steps >= 0, op, "number of steps must be non-negative");
+  double a = scalarValue(start, op), b = scalarValue(end, op);
+  Tensor r = Tensor::empty({steps}, dt.value_or(DType::Float32), deviceFrom(device, nullptr));
+  if (isMeta(r)) return r;
+  char *p = static_cast<char *>(r.rawData());
+  size_t es = dtypeSize(r.dtype());
+  double step = steps > 1 ? (b - a) / (double)(steps - 1) : 0;
+  for (int64_t i = 0; i < steps; ++i)
+    storeDouble(p + i * es, r.dtype(), i < steps / 2 ? a + step * (double)i : b - step * (double)(steps - 1 - i));
+  return r;
+}
+
 Tensor arange(IValue end, std::optional<DType> dt, IValue, IValue device, IValue) {
   return arangeImpl(IValue((int64_t)0), end, IValue((int64_t)1), dt, device);
 }
@@ -234,6 +266,9 @@ void registerKernels(kiln::Library &m) {
   m.impl("new_full", newFull);
   m.impl("new_empty", newEmpty);
   m.impl("scalar_tensor", scalarTensor);
+  m.impl("linspace", linspace);
+  m.impl("eye", eye);
+  m.impl("eye.m", eyeM);
   m.impl("arange", arange);
   m.impl("arange.start", arangeStart);
   m.impl("arange.start_step", arangeStartStep);
@@ -276,6 +311,9 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("new_empty(Tensor self, SymInt[] size, *, " + opts + ") -> Tensor");
   m.def("scalar_tensor(Scalar s, *, " + opts + ") -> Tensor");
   m.def("arange(Scalar end, *, " + opts + ") -> Tensor");
+  m.def("linspace(Scalar start, Scalar end, int steps, *, " + opts + ") -> Tensor");
+  m.def("eye(SymInt n, *, " + opts + ") -> Tensor");
+  m.def("eye.m(SymInt n, SymInt m, *, " + opts + ") -> Tensor");
   m.def("arange.start(Scalar start, Scalar end, *, " + opts + ") -> Tensor");
   m.def("arange.start_step(Scalar start, Scalar end, Scalar step=1, *, " + opts + ") -> Tensor");
   m.def("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor");

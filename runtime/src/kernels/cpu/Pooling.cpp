@@ -1,6 +1,6 @@
-// kiln runtime — eager CPU (and Meta) kernels: max_pool2d,
-// max_pool2d_with_indices, adaptive_avg_pool2d and their backward ops.
-#include "KernelUtils.h"
+// kiln runtime — eager CPU (and Meta) kernels: max_pool2d/3d (with indices),
+// adaptive_avg_pool2d/3d and the 2-D backward ops (the 1-D ones are decomposition rules).
+#include "Spatial.h"
 
 #include <cmath>
 #include <limits>
@@ -16,119 +16,141 @@ int64_t poolOutSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool
   return out;
 }
 
-std::vector<int64_t> two(std::vector<int64_t> v, const char *op, const char *what) {
-  if (v.size() == 1) v.push_back(v[0]);
-  check(v.size() == 2, op, std::string(what) + " must have 1 or 2 values");
-  return v;
-}
-
-std::tuple<Tensor, Tensor> maxPoolImpl(const Tensor &self, std::vector<int64_t> kernel,
-                                       std::vector<int64_t> stride, std::vector<int64_t> padding,
-                                       std::vector<int64_t> dilation, bool ceil, bool wantIndices,
+/// Max pooling over the last `d` (1 to 3) dims of a [N, C, spatial...] or [C, spatial...] input;
+/// with `wantIndices`, each maximum's flat offset within its plane too.
+std::tuple<Tensor, Tensor> maxPoolImpl(const Tensor &self, const std::vector<int64_t> &kernel0,
+                                       const std::vector<int64_t> &stride0, const std::vector<int64_t> &padding0,
+                                       const std::vector<int64_t> &dilation0, bool ceil, bool wantIndices, int d,
                                        const char *op) {
-  kernel = two(kernel, op, "kernel_size");
-  stride = stride.empty() ? kernel : two(stride, op, "stride");
-  padding = two(padding, op, "padding");
-  dilation = two(dilation, op, "dilation");
-  check(self.dim() == 3 || self.dim() == 4, op, "expected a 3-D or 4-D input, got " + self.shapeString());
-  for (int i = 0; i < 2; ++i) {
+  check(!kernel0.empty(), op, "kernel_size must not be empty");
+  Dims kernel = spatialParam(kernel0, d, 1, op, "kernel_size");
+  Dims stride = stride0.empty() ? kernel : spatialParam(stride0, d, 1, op, "stride");
+  Dims padding = spatialParam(padding0, d, 0, op, "padding");
+  Dims dilation = spatialParam(dilation0, d, 1, op, "dilation");
+  check(self.dim() == d + 1 || self.dim() == d + 2, op,
+        "expected a " + std::to_string(d + 1) + "-D or " + std::to_string(d + 2) + "-D input, got " +
+            self.shapeString());
+  Dims in = spatialSizes(self, d), out;
+  for (int i = 0; i < kSpatialDims; ++i) {
     check(kernel[i] > 0 && stride[i] > 0 && dilation[i] > 0, op,
           "kernel_size, stride and dilation must be positive");
-    check(padding[i] >= 0 && padding[i] * 2 <= kernel[i], op,
-          "padding must be at most half of kernel_size");
+    check(padding[i] >= 0 && padding[i] * 2 <= kernel[i], op, "padding must be at most half of kernel_size");
+    out[i] = poolOutSize(in[i], kernel[i], stride[i], padding[i], dilation[i], ceil);
+    check(out[i] > 0, op, "output size is too small for input " + self.shapeString());
   }
-  int64_t H = self.size(-2), W = self.size(-1);
-  int64_t planes = self.numel() / std::max<int64_t>(1, H * W);
-  int64_t OH = poolOutSize(H, kernel[0], stride[0], padding[0], dilation[0], ceil);
-  int64_t OW = poolOutSize(W, kernel[1], stride[1], padding[1], dilation[1], ceil);
-  check(OH > 0 && OW > 0, op, "output size is too small for input " + self.shapeString());
-  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - 2);
-  shape.push_back(OH);
-  shape.push_back(OW);
-  Tensor out = Tensor::empty(shape, self.dtype(), self.device());
+  int64_t plane = product(in), P = product(out);
+  int64_t planes = self.numel() / std::max<int64_t>(1, plane);
+  std::vector<int64_t> shape = withSpatial({self.sizes().begin(), self.sizes().end() - d}, out, d);
+  Tensor result = Tensor::empty(shape, self.dtype(), self.device());
   Tensor idx = wantIndices ? Tensor::empty(shape, DType::Int64, self.device()) : Tensor();
-  if (isMeta(self)) return {out, idx};
+  if (isMeta(self)) return {result, idx};
   Tensor x = self.contiguous();
   dispatchFloat(self.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T *px = x.data<T>();
-    T *po = out.data<T>();
+    T *po = result.data<T>();
     int64_t *pi = wantIndices ? idx.data<int64_t>() : nullptr;
     parallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
-        const T *in = px + p * H * W;
-        for (int64_t oh = 0; oh < OH; ++oh)
-          for (int64_t ow = 0; ow < OW; ++ow) {
-            T best = -std::numeric_limits<T>::infinity();
-            int64_t bi = -1;
-            for (int64_t kh = 0; kh < kernel[0]; ++kh) {
-              int64_t ih = oh * stride[0] - padding[0] + kh * dilation[0];
-              if (ih < 0 || ih >= H) continue;
-              for (int64_t kw = 0; kw < kernel[1]; ++kw) {
-                int64_t iw = ow * stride[1] - padding[1] + kw * dilation[1];
-                if (iw < 0 || iw >= W) continue;
-                T v = in[ih * W + iw];
+        const T *src = px + p * plane;
+        for (int64_t o = 0; o < P; ++o) {
+          int64_t od = o / (out[1] * out[2]), oh = o / out[2] % out[1], ow = o % out[2];
+          T best = -std::numeric_limits<T>::infinity();
+          int64_t bi = -1;
+          for (int64_t kd = 0; kd < kernel[0]; ++kd) {
+            int64_t id = od * stride[0] - padding[0] + kd * dilation[0];
+            if (id < 0 || id >= in[0]) continue;
+            for (int64_t kh = 0; kh < kernel[1]; ++kh) {
+              int64_t ih = oh * stride[1] - padding[1] + kh * dilation[1];
+              if (ih < 0 || ih >= in[1]) continue;
+              for (int64_t kw = 0; kw < kernel[2]; ++kw) {
+                int64_t iw = ow * stride[2] - padding[2] + kw * dilation[2];
+                if (iw < 0 || iw >= in[2]) continue;
+                int64_t at = (id * in[1] + ih) * in[2] + iw;
+                T v = src[at];
                 if (v > best || std::isnan(v) || bi < 0) {
                   best = v;
-                  bi = ih * W + iw;
+                  bi = at;
                   if (std::isnan(v)) goto done;
                 }
               }
             }
-          done:
-            po[(p * OH + oh) * OW + ow] = best;
-            if (pi) pi[(p * OH + oh) * OW + ow] = bi;
           }
-      }
-    });
-  });
-  return {out, idx};
-}
-
-Tensor maxPool2d(const Tensor &self, std::vector<int64_t> k, std::vector<int64_t> s,
-                 std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
-  return std::get<0>(maxPoolImpl(self, k, s, p, d, ceil, false, "aten::max_pool2d"));
-}
-std::tuple<Tensor, Tensor> maxPool2dWithIndices(const Tensor &self, std::vector<int64_t> k,
-                                                std::vector<int64_t> s, std::vector<int64_t> p,
-                                                std::vector<int64_t> d, bool ceil) {
-  return maxPoolImpl(self, k, s, p, d, ceil, true, "aten::max_pool2d_with_indices");
-}
-
-Tensor adaptiveAvgPool2d(const Tensor &self, std::vector<int64_t> outputSize) {
-  const char *op = "aten::adaptive_avg_pool2d";
-  outputSize = two(outputSize, op, "output_size");
-  check(self.dim() == 3 || self.dim() == 4, op, "expected a 3-D or 4-D input, got " + self.shapeString());
-  int64_t H = self.size(-2), W = self.size(-1), OH = outputSize[0], OW = outputSize[1];
-  check(OH >= 0 && OW >= 0, op, "output_size must be non-negative");
-  int64_t planes = self.numel() / std::max<int64_t>(1, H * W);
-  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - 2);
-  shape.push_back(OH);
-  shape.push_back(OW);
-  Tensor out = Tensor::empty(shape, self.dtype(), self.device());
-  if (isMeta(self)) return out;
-  Tensor x = self.contiguous();
-  dispatchFloat(self.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    const T *px = x.data<T>();
-    T *po = out.data<T>();
-    parallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const T *in = px + p * H * W;
-        for (int64_t oh = 0; oh < OH; ++oh) {
-          int64_t h0 = oh * H / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
-          for (int64_t ow = 0; ow < OW; ++ow) {
-            int64_t w0 = ow * W / OW, w1 = ((ow + 1) * W + OW - 1) / OW;
-            double s = 0;
-            for (int64_t h = h0; h < h1; ++h)
-              for (int64_t w = w0; w < w1; ++w) s += in[h * W + w];
-            po[(p * OH + oh) * OW + ow] = (T)(s / (double)((h1 - h0) * (w1 - w0)));
-          }
+        done:
+          po[p * P + o] = best;
+          if (pi) pi[p * P + o] = bi;
         }
       }
     });
   });
-  return out;
+  return {result, idx};
+}
+
+Tensor maxPool2d(const Tensor &self, std::vector<int64_t> k, std::vector<int64_t> s,
+                 std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
+  return std::get<0>(maxPoolImpl(self, k, s, p, d, ceil, false, 2, "aten::max_pool2d"));
+}
+Tensor maxPool3d(const Tensor &self, std::vector<int64_t> k, std::vector<int64_t> s,
+                 std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
+  return std::get<0>(maxPoolImpl(self, k, s, p, d, ceil, false, 3, "aten::max_pool3d"));
+}
+std::tuple<Tensor, Tensor> maxPool2dWithIndices(const Tensor &self, std::vector<int64_t> k,
+                                                std::vector<int64_t> s, std::vector<int64_t> p,
+                                                std::vector<int64_t> d, bool ceil) {
+  return maxPoolImpl(self, k, s, p, d, ceil, true, 2, "aten::max_pool2d_with_indices");
+}
+std::tuple<Tensor, Tensor> maxPool3dWithIndices(const Tensor &self, std::vector<int64_t> k,
+                                                std::vector<int64_t> s, std::vector<int64_t> p,
+                                                std::vector<int64_t> d, bool ceil) {
+  return maxPoolImpl(self, k, s, p, d, ceil, true, 3, "aten::max_pool3d_with_indices");
+}
+
+/// Adaptive average pooling over the last `d` (1 to 3) dims: output cell i of a dim of
+/// size n averages input [floor(i n / o), ceil((i + 1) n / o)).
+Tensor adaptiveAvgPool(const Tensor &self, const std::vector<int64_t> &outputSize, int d, const char *op) {
+  check((int)outputSize.size() == d || outputSize.size() == 1, op,
+        "output_size must have 1 or " + std::to_string(d) + " values");
+  Dims out = spatialParam(outputSize, d, 1, op, "output_size");
+  check(self.dim() == d + 1 || self.dim() == d + 2, op,
+        "expected a " + std::to_string(d + 1) + "-D or " + std::to_string(d + 2) + "-D input, got " +
+            self.shapeString());
+  check(out[0] >= 0 && out[1] >= 0 && out[2] >= 0, op, "output_size must be non-negative");
+  Dims in = spatialSizes(self, d);
+  int64_t plane = product(in), P = product(out);
+  int64_t planes = self.numel() / std::max<int64_t>(1, plane);
+  Tensor result = Tensor::empty(withSpatial({self.sizes().begin(), self.sizes().end() - d}, out, d), self.dtype(),
+                                self.device());
+  if (isMeta(self)) return result;
+  Tensor x = self.contiguous();
+  auto lo = [&](int i, int64_t o) { return o * in[i] / out[i]; };
+  auto hi = [&](int i, int64_t o) { return ((o + 1) * in[i] + out[i] - 1) / out[i]; };
+  dispatchFloat(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>();
+    T *po = result.data<T>();
+    parallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const T *src = px + p * plane;
+        for (int64_t o = 0; o < P; ++o) {
+          int64_t od = o / (out[1] * out[2]), oh = o / out[2] % out[1], ow = o % out[2];
+          double s = 0;
+          for (int64_t a = lo(0, od); a < hi(0, od); ++a)
+            for (int64_t h = lo(1, oh); h < hi(1, oh); ++h)
+              for (int64_t w = lo(2, ow); w < hi(2, ow); ++w) s += src[(a * in[1] + h) * in[2] + w];
+          int64_t n = (hi(0, od) - lo(0, od)) * (hi(1, oh) - lo(1, oh)) * (hi(2, ow) - lo(2, ow));
+          po[p * P + o] = (T)(s / (double)n);
+        }
+      }
+    });
+  });
+  return result;
+}
+
+Tensor adaptiveAvgPool2d(const Tensor &self, std::vector<int64_t> o) {
+  return adaptiveAvgPool(self, o, 2, "aten::adaptive_avg_pool2d");
+}
+Tensor adaptiveAvgPool3d(const Tensor &self, std::vector<int64_t> o) {
+  return adaptiveAvgPool(self, o, 3, "aten::adaptive_avg_pool3d");
 }
 
 Tensor maxPool2dWithIndicesBackward(const Tensor &gradOut, const Tensor &self,
@@ -196,12 +218,23 @@ namespace {
 void registerKernels(kiln::Library &m) {
   using namespace kiln::cpu;
   m.impl("max_pool2d", maxPool2d);
+  m.impl("max_pool3d", maxPool3d);
   m.impl("max_pool2d_with_indices", maxPool2dWithIndices);
+  m.impl("max_pool3d_with_indices", maxPool3dWithIndices);
   m.impl("adaptive_avg_pool2d", adaptiveAvgPool2d);
+  m.impl("adaptive_avg_pool3d", adaptiveAvgPool3d);
   m.impl("max_pool2d_with_indices_backward", maxPool2dWithIndicesBackward);
   m.impl("_adaptive_avg_pool2d_backward", adaptiveAvgPool2dBackward);
 }
 } // namespace
+
+KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, "
+        "bool ceil_mode=False) -> Tensor");
+  m.def("max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
+        "int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)");
+  m.def("adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor");
+}
 
 KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
 KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

@@ -1,0 +1,65 @@
+"""The eager interpreter (kiln-run model.pt2, no compile) on 3-d convolutions (plain,
+strided, dilated, grouped, transposed, with and without batch), 3-d max and adaptive
+average pooling, instance norm (own statistics, and the running ones of a tracking
+module in eval), eye, linspace and ATen's alias ops (multiply, greater, special_expit, clip, fix, ...),
+exported in the default IR, against PyTorch."""
+import os
+import subprocess
+
+import numpy as np
+import torch
+
+from conftest import BUILD_DIR
+
+KILN_RUN = os.path.join(BUILD_DIR, "bin", "kiln-run")
+
+
+class _Video(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Conv3d(3, 8, (3, 3, 3), stride=(1, 2, 2), padding=1)
+        self.b = torch.nn.Conv3d(8, 8, 3, padding=2, dilation=2, groups=4, bias=False)
+        self.up = torch.nn.ConvTranspose3d(8, 4, 2, stride=2, output_padding=0)
+        self.inorm = torch.nn.InstanceNorm3d(8, affine=True)
+        self.tracked = torch.nn.InstanceNorm2d(4, track_running_stats=True)
+        with torch.no_grad():
+            self.tracked.running_mean.uniform_(-1, 1)
+            self.tracked.running_var.uniform_(0.5, 2)
+
+    def forward(self, x, y):
+        h = torch.relu(self.inorm(self.a(x)))
+        h = self.b(torch.nn.functional.max_pool3d(h, 3, stride=1, padding=1))
+        u = self.up(h)
+        pooled = torch.nn.functional.adaptive_avg_pool3d(u, (2, 3, 1)).flatten(1)
+        plane = self.tracked(y)
+        e = torch.eye(4, 6) + torch.linspace(-1.0, 2.0, 6)
+        z = torch.multiply(plane.mean((2, 3)), 2.0)
+        w = torch.greater(z, 0.1).float() + torch.special.expit(torch.absolute(torch.negative(z)))
+        w = torch.clip(torch.divide(torch.subtract(w, 0.25), 1.5), -0.5, 0.9) + torch.fix(z * 3)
+        return pooled, e, torch.conv3d(x[0], self.a.weight), w
+
+
+def test_eager_3d_ops_and_aliases(tmp_path):
+    torch.manual_seed(0)
+    model = _Video().eval()
+    x, y = torch.randn(2, 3, 6, 10, 9), torch.randn(2, 4, 5, 5)
+    ep = torch.export.export(model, (x, y))
+    targets = {n.target.__name__ for n in ep.graph.nodes if n.op == "call_function"}
+    for op in ("conv3d.default", "max_pool3d.default", "adaptive_avg_pool3d.default", "instance_norm.default",
+               "eye.m", "linspace.default", "multiply.Tensor", "greater.Scalar", "special_expit.default",
+               "absolute.default", "negative.default", "clip.default", "divide.Tensor", "subtract.Tensor", "fix.default"):
+        assert op in targets, (op, sorted(targets))
+    pt2 = tmp_path / "model.pt2"
+    torch.export.save(ep, pt2)
+    with torch.no_grad():
+        want = model(x, y)
+    args = [KILN_RUN, os.fspath(pt2)]
+    for i, t in enumerate((x, y)):
+        np.save(tmp_path / f"in{i}.npy", t.numpy())
+        args += ["--input", os.fspath(tmp_path / f"in{i}.npy")]
+    for i, t in enumerate(want):
+        np.save(tmp_path / f"out{i}.npy", t.numpy())
+        args += ["--expect", os.fspath(tmp_path / f"out{i}.npy")]
+    r = subprocess.run(args + ["--rtol", "1e-4", "--atol", "1e-5"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count(": OK") == len(want), r.stdout
