@@ -2,6 +2,8 @@
 #include "kiln/dispatcher.h"
 #include "kiln/library.h"
 
+#include "Float16Fallback.h"
+
 #include <algorithm>
 #include <dlfcn.h>
 #include <iostream>
@@ -540,6 +542,18 @@ void OperatorHandle::redispatchBoxed(DispatchKeySet ks, Stack &stack) const {
                   " (the call's keys: " + callKeys.str() + "); " +
                   (have.empty() ? std::string("it has no kernels at all")
                                 : "it has kernels for: " + have));
+    }
+    if (k == DispatchKey::CPU && holdsFloat16(stack)) {
+      // A CPU kernel without 16-bit loops runs the call in float32 (Float16Fallback.h).
+      Stack args = stack;
+      try {
+        kf.fn(*this, ks, stack);
+      } catch (const UnsupportedDTypeError &e) {
+        if (!isFloat16(e.dtype) ||
+            !runInFloat32(schema(), args, stack, [&](Stack &s) { kf.fn(*this, ks, s); }))
+          throw;
+      }
+      return;
     }
     kf.fn(*this, ks, stack);
     return;

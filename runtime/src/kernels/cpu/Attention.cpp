@@ -34,7 +34,8 @@ Tensor sdpa(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &mas
       groups = q.size(d) / k.size(d);
       continue;
     }
-    check(k.size(d) == q.size(d) && v.size(d) == q.size(d), op,
+    // A key/value batch dim of 1 broadcasts to the query's (one key head for every query head).
+    check((k.size(d) == q.size(d) || k.size(d) == 1) && (v.size(d) == q.size(d) || v.size(d) == 1), op,
           "query " + q.shapeString() + ", key " + k.shapeString() + " and value " + v.shapeString() +
               " differ in batch dims");
   }
@@ -65,7 +66,18 @@ Tensor sdpa(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &mas
     copyInto(m, mask, op); // broadcast to [..., L, S]
   }
   double sc = scale ? *scale : 1.0 / std::sqrt((double)E);
-  Tensor qc = q.contiguous(), kc = k.contiguous(), vc = v.contiguous();
+  // Key and value broadcast to the query's batch dims (keeping their own grouped head dim).
+  auto broadcastLead = [&](const Tensor &t) {
+    std::vector<int64_t> want = lead;
+    if (groups > 1) want[r - 3] = t.size(r - 3);
+    want.push_back(t.size(-2));
+    want.push_back(t.size(-1));
+    if (want == t.sizes()) return t.contiguous();
+    Tensor b = Tensor::empty(want, t.dtype());
+    copyInto(b, t, op);
+    return b;
+  };
+  Tensor qc = q.contiguous(), kc = broadcastLead(k), vc = broadcastLead(v);
   int64_t B = 1;
   for (int64_t s : lead) B *= s;
   dispatchFloat(q.dtype(), op, [&](auto tag) {

@@ -5,6 +5,8 @@
 
 #include "kiln/library.h"
 
+#include "../../dispatch/Float16Fallback.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,8 +22,9 @@ template <typename F> void dispatchFloat(DType dt, const char *op, F &&f) {
   case DType::Float32: f(float{}); return;
   case DType::Float64: f(double{}); return;
   default:
-    throw Error(std::string("kiln: ") + op + ": dtype " + dtypeName(dt) +
-                " is not supported by the eager CPU kernel (float32, float64)");
+    throw UnsupportedDTypeError(std::string("kiln: ") + op + ": dtype " + dtypeName(dt) +
+                                    " is not supported by the eager CPU kernel (float32, float64)",
+                                dt);
   }
 }
 /// Like dispatchFloat, also int64 and int32.
@@ -32,8 +35,9 @@ template <typename F> void dispatchNumeric(DType dt, const char *op, F &&f) {
   case DType::Int64: f(int64_t{}); return;
   case DType::Int32: f(int32_t{}); return;
   default:
-    throw Error(std::string("kiln: ") + op + ": dtype " + dtypeName(dt) +
-                " is not supported by the eager CPU kernel");
+    throw UnsupportedDTypeError(std::string("kiln: ") + op + ": dtype " + dtypeName(dt) +
+                                    " is not supported by the eager CPU kernel",
+                                dt);
   }
 }
 
