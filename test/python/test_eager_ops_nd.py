@@ -1,7 +1,7 @@
 """The eager interpreter (kiln-run model.pt2, no compile) on 3-d convolutions (plain,
 strided, dilated, grouped, transposed, with and without batch), 3-d max and adaptive
 average pooling, instance norm (own statistics, and the running ones of a tracking
-module in eval), eye, linspace and ATen's alias ops (multiply, greater, special_expit, clip, fix, ...),
+module in eval), bicubic upsampling, eye, linspace and ATen's alias ops (multiply, greater, special_expit, clip, fix, ...),
 exported in the default IR, against PyTorch."""
 import os
 import subprocess
@@ -63,3 +63,28 @@ def test_eager_3d_ops_and_aliases(tmp_path):
     r = subprocess.run(args + ["--rtol", "1e-4", "--atol", "1e-5"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.count(": OK") == len(want), r.stdout
+
+
+class _Bicubic(torch.nn.Module):
+    def forward(self, x):
+        a = torch.nn.functional.interpolate(x, size=(7, 13), mode="bicubic", align_corners=False)
+        b = torch.nn.functional.interpolate(x, scale_factor=1.5, mode="bicubic", align_corners=True)
+        c = torch.nn.functional.interpolate(x, size=(3, 2), mode="bicubic", align_corners=False)
+        return a, b, c
+
+
+def test_eager_bicubic_upsampling(tmp_path):
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 5, 6)
+    ep = torch.export.export(_Bicubic(), (x,))
+    assert any("upsample_bicubic2d" in str(n.target) for n in ep.graph.nodes)
+    pt2 = tmp_path / "model.pt2"
+    torch.export.save(ep, pt2)
+    np.save(tmp_path / "in.npy", x.numpy())
+    args = [KILN_RUN, os.fspath(pt2), "--input", os.fspath(tmp_path / "in.npy")]
+    for i, t in enumerate(_Bicubic()(x)):
+        np.save(tmp_path / f"out{i}.npy", t.numpy())
+        args += ["--expect", os.fspath(tmp_path / f"out{i}.npy")]
+    r = subprocess.run(args + ["--rtol", "1e-5", "--atol", "1e-5"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count(": OK") == 3, r.stdout

@@ -1,7 +1,9 @@
 // kiln runtime — eager CPU (and Meta) 2-D window and resampling kernels:
 // avg_pool2d (ceil_mode, count_include_pad, divisor_override) and
-// upsample_bilinear2d/upsample_nearest2d (.vec), with ATen's source-index rules.
+// upsample_bilinear2d/upsample_bicubic2d/upsample_nearest2d (.vec), with ATen's source-index rules.
 #include "KernelUtils.h"
+
+#include <array>
 
 #include <algorithm>
 #include <cmath>
@@ -152,6 +154,59 @@ Tensor upsampleBilinear(const Tensor &self, std::optional<std::vector<int64_t>> 
   return out;
 }
 
+/// Bicubic upsampling (ATen's cubic convolution, A = -0.75): each output reads a 4 x 4
+/// neighbourhood of its source position, indices clamped to the input.
+Tensor upsampleBicubic(const Tensor &self, std::optional<std::vector<int64_t>> size, bool alignCorners,
+                       std::optional<std::vector<double>> scales) {
+  const char *op = "aten::upsample_bicubic2d.vec";
+  auto ax = upsampleAxes(self, size, scales, op);
+  Tensor out = emptyLike({self.size(0), self.size(1), ax[0].out, ax[1].out}, self.dtype(), self);
+  if (isMeta(out)) return out;
+  Tensor x = self.contiguous();
+  int64_t H = ax[0].in, W = ax[1].in, OH = ax[0].out, OW = ax[1].out;
+  constexpr double A = -0.75;
+  auto near = [](double t) { return ((A + 2) * t - (A + 3)) * t * t + 1; };      // |t| <= 1
+  auto far = [](double t) { return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A; }; // 1 < |t| < 2
+  // Per output coordinate: four source indices and their weights.
+  auto taps = [&](int64_t n, int64_t in, double scale, std::vector<std::array<int64_t, 4>> &idx,
+                  std::vector<std::array<double, 4>> &wt) {
+    idx.resize(n);
+    wt.resize(n);
+    for (int64_t d = 0; d < n; ++d) {
+      double src = alignCorners ? d * scale : (d + 0.5) * scale - 0.5;
+      double f = std::floor(src), t = src - f;
+      for (int k = 0; k < 4; ++k)
+        idx[d][k] = std::min<int64_t>(std::max<int64_t>((int64_t)f - 1 + k, 0), in - 1);
+      wt[d] = {far(t + 1), near(t), near(1 - t), far(2 - t)};
+    }
+  };
+  std::vector<std::array<int64_t, 4>> hi, wi;
+  std::vector<std::array<double, 4>> hw, ww;
+  taps(OH, H, pixelScale(ax[0], alignCorners), hi, hw);
+  taps(OW, W, pixelScale(ax[1], alignCorners), wi, ww);
+  int64_t planes = x.size(0) * x.size(1);
+  dispatchFloat(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *in = x.data<T>();
+    T *o = out.data<T>();
+    forEachPlane(planes, [&](int64_t pl) {
+      const T *ip = in + pl * H * W;
+      T *q = o + pl * OH * OW;
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          double acc = 0;
+          for (int a = 0; a < 4; ++a) {
+            double row = 0;
+            for (int b = 0; b < 4; ++b) row += ww[ow][b] * (double)ip[hi[oh][a] * W + wi[ow][b]];
+            acc += hw[oh][a] * row;
+          }
+          q[oh * OW + ow] = (T)acc;
+        }
+    });
+  });
+  return out;
+}
+
 Tensor upsampleNearest(const Tensor &self, std::optional<std::vector<int64_t>> size,
                        std::optional<std::vector<double>> scales) {
   const char *op = "aten::upsample_nearest2d.vec";
@@ -183,6 +238,7 @@ void registerKernels(kiln::Library &m) {
   m.impl("avg_pool2d", avgPool2d);
   m.impl("upsample_bilinear2d.vec", upsampleBilinear);
   m.impl("upsample_nearest2d.vec", upsampleNearest);
+  m.impl("upsample_bicubic2d.vec", upsampleBicubic);
 }
 
 } // namespace
@@ -194,6 +250,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
         "float[]? scale_factors) -> Tensor");
   m.def("upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor");
+  m.def("upsample_bicubic2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
+        "float[]? scale_factors) -> Tensor");
 }
 
 KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
