@@ -1,7 +1,7 @@
 """The eager interpreter (kiln-run model.pt2, no compile) on 3-d convolutions (plain,
 strided, dilated, grouped, transposed, with and without batch), 3-d max and adaptive
 average pooling, instance norm (own statistics, and the running ones of a tracking
-module in eval), bicubic upsampling, eye, linspace and ATen's alias ops (multiply, greater, special_expit, clip, fix, ...),
+module in eval), bicubic upsampling, disabled autocast regions, eye, linspace and ATen's alias ops (multiply, greater, special_expit, clip, fix, ...),
 exported in the default IR, against PyTorch."""
 import os
 import subprocess
@@ -88,3 +88,38 @@ def test_eager_bicubic_upsampling(tmp_path):
     r = subprocess.run(args + ["--rtol", "1e-5", "--atol", "1e-5"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.count(": OK") == 3, r.stdout
+
+
+class _Autocast(torch.nn.Module):
+    def __init__(self, enabled):
+        super().__init__()
+        self.enabled = enabled
+        self.lin = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.enabled):
+            y = self.lin(x).relu()
+        return y * 2
+
+
+def test_eager_autocast_regions(tmp_path):
+    """A disabled autocast region (a wrap_with_autocast subgraph) runs inline; an enabled
+    one, whose casts the archive does not record, is refused with a clear error."""
+    torch.manual_seed(0)
+    x = torch.randn(3, 8)
+    np.save(tmp_path / "in.npy", x.numpy())
+    for enabled in (False, True):
+        model = _Autocast(enabled)
+        ep = torch.export.export(model, (x,))
+        assert any("wrap_with_autocast" in str(n.target) for n in ep.graph.nodes), ep.graph
+        pt2 = tmp_path / f"model{int(enabled)}.pt2"
+        torch.export.save(ep, pt2)
+        with torch.no_grad():
+            np.save(tmp_path / "out.npy", model(x).float().numpy())
+        r = subprocess.run([KILN_RUN, os.fspath(pt2), "--input", os.fspath(tmp_path / "in.npy"), "--expect",
+                            os.fspath(tmp_path / "out.npy")], capture_output=True, text=True)
+        if enabled:
+            assert r.returncode == 2, r.stdout + r.stderr
+            assert "an enabled autocast region" in r.stderr, r.stderr
+        else:
+            assert r.returncode == 0 and ": OK" in r.stdout, r.stdout + r.stderr

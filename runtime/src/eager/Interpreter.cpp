@@ -308,12 +308,13 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
     };
     std::function<void(const json &)> addNode;
     // wrap_with_set_grad_enabled(enabled, subgraph, *operands) runs its subgraph's
-    // nodes inline: grad mode changes what autograd records, never the values.
-    auto inlineSubgraph = [&](const json &jn) {
+    // nodes inline: grad mode changes what autograd records, never the values. So does
+    // a disabled wrap_with_autocast(device, dtype, enabled, cache, subgraph, *operands).
+    auto inlineSubgraph = [&](const json &jn, size_t graphArg) {
       const json &ins = jn.at("inputs");
-      if (ins.size() < 2 || !ins[1].at("arg").contains("as_graph"))
+      if (ins.size() <= graphArg || !ins[graphArg].at("arg").contains("as_graph"))
         throw Error("kiln: '" + path + "': " + jn.value("target", std::string()) + " without a subgraph");
-      const json &sg = ins[1].at("arg").at("as_graph");
+      const json &sg = ins[graphArg].at("arg").at("as_graph");
       const json &sub = sg.at("graph");
       std::string prefix = sg.value("name", std::string("submod")) + "/" + std::to_string(impl->nodes.size()) + "/";
       std::unordered_map<std::string, std::string> rename;
@@ -324,10 +325,10 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
                     a.dump().substr(0, 80));
       };
       const json &sin = sub.at("inputs"), &sout = sub.at("outputs"), &nout = jn.at("outputs");
-      if (sin.size() != ins.size() - 2 || sout.size() != nout.size())
+      if (sin.size() != ins.size() - graphArg - 1 || sout.size() != nout.size())
         throw Error("kiln: '" + path + "': subgraph '" + sg.value("name", std::string()) +
                     "' does not match its operands or results");
-      for (size_t i = 0; i < sin.size(); ++i) rename[refName(sin[i])] = refName(ins[i + 2].at("arg"));
+      for (size_t i = 0; i < sin.size(); ++i) rename[refName(sin[i])] = refName(ins[i + graphArg + 1].at("arg"));
       for (size_t i = 0; i < sout.size(); ++i) rename[refName(sout[i])] = refName(nout[i]);
       auto mapName = [&](const std::string &n) {
         auto it = rename.find(n);
@@ -361,7 +362,17 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
     addNode = [&](const json &jn) {
       std::string target = jn.value("target", std::string());
       if (target == "torch.ops.higher_order.wrap_with_set_grad_enabled") {
-        inlineSubgraph(jn);
+        inlineSubgraph(jn, 1);
+        return;
+      }
+      if (target == "torch.ops.higher_order.wrap_with_autocast") {
+        const json &ins = jn.at("inputs");
+        const json *enabled = ins.size() > 2 ? &ins[2].at("arg") : nullptr;
+        if (!enabled || !enabled->contains("as_bool") || enabled->at("as_bool").get<bool>())
+          throw Error("kiln: '" + path + "': node '" + jn.value("name", target) +
+                      "': an enabled autocast region (torch.autocast) is not supported; export it with "
+                      "ep.run_decompositions() so its casts are explicit ops");
+        inlineSubgraph(jn, 4);
         return;
       }
       if (decomp::hasRule(target)) {
