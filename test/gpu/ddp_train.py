@@ -11,7 +11,8 @@ optimizer splits each model's graph at the gradient buckets (bucket_cap_mb), so
 kiln compiles several pieces whose gradients DDP all-reduces bucket by bucket.
 
 On a GPU machine each process sees only its own GPU (CUDA_VISIBLE_DEVICES is set
-from LOCAL_RANK before torch loads: kiln runs on device 0 of its process) and
+from LOCAL_RANK before torch loads, picking from the GPUs CUDA_VISIBLE_DEVICES
+named if it was set: kiln runs on device 0 of its process) and
 ranks talk through NCCL; on the CPU (--device cpu, what test/python/test_ddp.py
 runs) through gloo. kiln's KILN_* variables apply as in one process: under
 KILN_RECORD_DIR every rank records what it needs (the ranks' programs are the
@@ -25,7 +26,10 @@ import time
 
 if "LOCAL_RANK" in os.environ and "--device" in sys.argv and \
         sys.argv[sys.argv.index("--device") + 1] == "cuda":
-    os.environ["CUDA_VISIBLE_DEVICES"] = os.environ["LOCAL_RANK"]
+    # Rank r takes the r-th visible GPU (of CUDA_VISIBLE_DEVICES when it names them).
+    _visible = [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    _rank = int(os.environ["LOCAL_RANK"])
+    os.environ["CUDA_VISIBLE_DEVICES"] = _visible[_rank] if _rank < len(_visible) else str(_rank)
 os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
 os.environ.setdefault("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
 
