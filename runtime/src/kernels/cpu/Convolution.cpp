@@ -51,6 +51,11 @@ template <typename T> void col2imAdd(const T *col, const Geometry &g, T *x) {
   forEachTap(g, [&](int64_t xi, int64_t ci) { x[xi] += col[ci]; });
 }
 
+struct ConvOperands {
+  Tensor result, x, w, b;
+  bool meta = false;
+};
+
 /// What every convolution kernel checks and derives first: the spatial rank
 /// from the weight, the input as [N, C, spatial...] (an unbatched input gets N = 1).
 struct ConvSetup {
@@ -80,18 +85,25 @@ struct ConvSetup {
             "stride and dilation must be positive and padding non-negative");
   }
 
-  /// An output [N, OC, out...] (without N for an unbatched input).
-  Tensor output(int64_t N, int64_t OC, const Dims &out) const {
+  /// The output [N, OC, out...] (without N for an unbatched input) and, unless a tensor is
+  /// Meta, the contiguous input and weight and the bias in the input's dtype.
+  ConvOperands operands(const Tensor &weight, const Tensor &bias, int64_t N, int64_t OC, const Dims &out,
+                        const char *op) const {
+    if (bias.defined())
+      check(bias.dim() == 1 && bias.size(0) == OC, op, "bias must have shape [" + std::to_string(OC) + "]");
     std::vector<int64_t> s = withSpatial({N, OC}, out, d);
     if (unbatched) s.erase(s.begin());
-    return Tensor::empty(s, input.dtype(), input.device());
+    ConvOperands r;
+    r.result = Tensor::empty(s, input.dtype(), input.device());
+    r.meta = isMeta(input) || isMeta(weight);
+    if (r.meta) return r;
+    check(weight.dtype() == input.dtype(), op, "input and weight must have the same dtype");
+    r.x = input.contiguous();
+    r.w = weight.contiguous();
+    r.b = bias.defined() ? castTo(bias, input.dtype()) : Tensor();
+    return r;
   }
 };
-
-void checkBias(const Tensor &bias, int64_t OC, const char *op) {
-  if (bias.defined())
-    check(bias.dim() == 1 && bias.size(0) == OC, op, "bias must have shape [" + std::to_string(OC) + "]");
-}
 
 template <typename T> void addBias(T *o, const T *pb, int64_t channels, int64_t P) {
   for (int64_t c = 0; c < channels; ++c)
@@ -113,12 +125,9 @@ Tensor convImpl(const Tensor &input0, const Tensor &weight, const Tensor &bias, 
     out[i] = (in[i] + 2 * cs.padding[i] - cs.dilation[i] * (k[i] - 1) - 1) / cs.stride[i] + 1;
     check(out[i] > 0, op, "the kernel is larger than the padded input " + input.shapeString());
   }
-  checkBias(bias, OC, op);
-  Tensor result = cs.output(N, OC, out);
-  if (isMeta(input) || isMeta(weight)) return result;
-  check(weight.dtype() == input.dtype(), op, "input and weight must have the same dtype");
-  Tensor x = input.contiguous(), w = weight.contiguous();
-  Tensor b = bias.defined() ? castTo(bias, input.dtype()) : Tensor();
+  ConvOperands ops = cs.operands(weight, bias, N, OC, out, op);
+  Tensor &result = ops.result, &x = ops.x, &w = ops.w, &b = ops.b;
+  if (ops.meta) return result;
   dispatchFloat(input.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const int64_t OCg = OC / groups, Kdim = ICg * product(k), P = product(out), plane = product(in);
@@ -159,12 +168,9 @@ Tensor convTransposeImpl(const Tensor &input0, const Tensor &weight, const Tenso
     out[i] = (in[i] - 1) * cs.stride[i] - 2 * cs.padding[i] + cs.dilation[i] * (k[i] - 1) + outputPadding[i] + 1;
     check(out[i] > 0, op, "the output of the transposed convolution would be empty");
   }
-  checkBias(bias, OC, op);
-  Tensor result = cs.output(N, OC, out);
-  if (isMeta(input) || isMeta(weight)) return result;
-  check(weight.dtype() == input.dtype(), op, "input and weight must have the same dtype");
-  Tensor x = input.contiguous(), w = weight.contiguous();
-  Tensor b = bias.defined() ? castTo(bias, input.dtype()) : Tensor();
+  ConvOperands ops = cs.operands(weight, bias, N, OC, out, op);
+  Tensor &result = ops.result, &x = ops.x, &w = ops.w, &b = ops.b;
+  if (ops.meta) return result;
   dispatchFloat(input.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const int64_t ICg = C / groups, Kdim = OCg * product(k), P = product(in), Q = product(out);

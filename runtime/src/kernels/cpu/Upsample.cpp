@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 namespace kiln::cpu {
 namespace {
@@ -16,6 +17,19 @@ namespace {
 template <typename F> void forEachPlane(int64_t planes, F f) {
   parallelFor(planes, 1, [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) f(p);
+  });
+}
+
+/// Runs f(in, out) over the planes of contiguous `x` (`inPlane` elements each) and `out`
+/// (`outPlane` each), typed by x's float dtype.
+template <typename F>
+void forEachPlanePair(const Tensor &x, Tensor &out, int64_t inPlane, int64_t outPlane, const char *op, F f) {
+  dispatchFloat(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *in = x.data<T>();
+    T *o = out.data<T>();
+    forEachPlane(x.numel() / std::max<int64_t>(1, inPlane),
+                 [&](int64_t pl) { f(in + pl * inPlane, o + pl * outPlane); });
   });
 }
 
@@ -50,14 +64,8 @@ Tensor avgPool2d(const Tensor &self, std::vector<int64_t> kernel, std::vector<in
   Tensor out = emptyLike(shape, self.dtype(), self);
   if (isMeta(out)) return out;
   Tensor x = self.contiguous();
-  int64_t planes = x.numel() / (H * W);
-  dispatchFloat(x.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    const T *in = x.data<T>();
-    T *o = out.data<T>();
-    forEachPlane(planes, [&](int64_t pl) {
-      const T *ip = in + pl * H * W;
-      T *op2 = o + pl * OH * OW;
+  forEachPlanePair(x, out, H * W, OH * OW, op, [&](const auto *ip, auto *op2) {
+    using T = std::remove_pointer_t<decltype(op2)>;
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           int64_t h0 = oh * s[0] - p[0], w0 = ow * s[1] - p[1];
@@ -73,7 +81,6 @@ Tensor avgPool2d(const Tensor &self, std::vector<int64_t> kernel, std::vector<in
           int64_t div = divisor ? *divisor : countPad ? poolSize : (h1 - h0) * (w1 - w0);
           op2[oh * OW + ow] = div ? sum / (T)div : T(0);
         }
-    });
   });
   return out;
 }
@@ -133,14 +140,8 @@ Tensor upsampleBilinear(const Tensor &self, std::optional<std::vector<int64_t>> 
   std::vector<double> lh, lw;
   coords(OH, H, sh, h0, h1, lh);
   coords(OW, W, sw, w0, w1, lw);
-  int64_t planes = x.size(0) * x.size(1);
-  dispatchFloat(x.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    const T *in = x.data<T>();
-    T *o = out.data<T>();
-    forEachPlane(planes, [&](int64_t pl) {
-      const T *ip = in + pl * H * W;
-      T *q = o + pl * OH * OW;
+  forEachPlanePair(x, out, H * W, OH * OW, op, [&](const auto *ip, auto *q) {
+    using T = std::remove_pointer_t<decltype(q)>;
       for (int64_t oh = 0; oh < OH; ++oh) {
         T a1 = (T)lh[oh], a0 = T(1) - a1;
         for (int64_t ow = 0; ow < OW; ++ow) {
@@ -149,7 +150,6 @@ Tensor upsampleBilinear(const Tensor &self, std::optional<std::vector<int64_t>> 
                             a1 * (b0 * ip[h1[oh] * W + w0[ow]] + b1 * ip[h1[oh] * W + w1[ow]]);
         }
       }
-    });
   });
   return out;
 }
@@ -184,14 +184,8 @@ Tensor upsampleBicubic(const Tensor &self, std::optional<std::vector<int64_t>> s
   std::vector<std::array<double, 4>> hw, ww;
   taps(OH, H, pixelScale(ax[0], alignCorners), hi, hw);
   taps(OW, W, pixelScale(ax[1], alignCorners), wi, ww);
-  int64_t planes = x.size(0) * x.size(1);
-  dispatchFloat(x.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    const T *in = x.data<T>();
-    T *o = out.data<T>();
-    forEachPlane(planes, [&](int64_t pl) {
-      const T *ip = in + pl * H * W;
-      T *q = o + pl * OH * OW;
+  forEachPlanePair(x, out, H * W, OH * OW, op, [&](const auto *ip, auto *q) {
+    using T = std::remove_pointer_t<decltype(q)>;
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           double acc = 0;
@@ -202,7 +196,6 @@ Tensor upsampleBicubic(const Tensor &self, std::optional<std::vector<int64_t>> s
           }
           q[oh * OW + ow] = (T)acc;
         }
-    });
   });
   return out;
 }
