@@ -4,11 +4,13 @@
 #include "kiln/decompose.h"
 #include "kiln/library.h"
 
+#include "../kernels/cpu/Philox.h"
 #include "../loader/Pt2Weights.h"
 #include "Aliases.h"
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <functional>
@@ -16,6 +18,11 @@
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
+
+namespace kiln {
+/// The generator seed of a model (loader/Model.cpp): KILN_SEED, else PyTorch's default seed.
+int64_t resolveSeed(int64_t seed);
+} // namespace kiln
 
 namespace kiln::eager {
 
@@ -39,7 +46,30 @@ struct Node {
   std::vector<ArgSource> args;     ///< schema order (Op) or positional
   std::vector<std::string> outputs;///< one per result; "" if unused
   bool outputIsList = false;       ///< a single as_tensors output
+  int64_t stream = -1;             ///< a random op: its place among the program's random ops
 };
+
+/// Whether node `n` draws random numbers, as the compiler's importer counts them: rand, randn,
+/// randint (and their _like forms), bernoulli, and dropout in training with 0 < p < 1 (p and train
+/// constants; a computed one counts as drawing).
+bool drawsRandom(const Node &n) {
+  static const char *const always[] = {"aten::rand", "aten::randn", "aten::rand_like", "aten::randn_like",
+                                       "aten::randint", "aten::randint_like", "aten::bernoulli"};
+  std::string name = n.op.name();
+  name = name.substr(0, name.find('.')); // the op, whatever its overload
+  for (const char *a : always)
+    if (name == a) return true;
+  if (name != "aten::native_dropout" && name != "aten::dropout" && name != "aten::dropout_") return false;
+  const FunctionSchema &s = n.op.schema();
+  int p = s.argumentIndex("p"), train = s.argumentIndex("train");
+  const ArgSource *ps = p >= 0 ? &n.args[p] : nullptr, *ts = train >= 0 ? &n.args[train] : nullptr;
+  if (ts && ts->kind == ArgSource::Constant && ts->constant.isBool() && !ts->constant.toBool()) return false;
+  if (ps && ps->kind == ArgSource::Constant && (ps->constant.isDouble() || ps->constant.isInt())) {
+    double v = ps->constant.isDouble() ? ps->constant.toDouble() : (double)ps->constant.toInt();
+    if (v == 0 || v == 1) return false;
+  }
+  return true;
+}
 
 /// "File "x.py", line 83, in forward\n    code" -> the first two lines, trimmed.
 std::string whereOf(const json &node) {
@@ -187,6 +217,11 @@ struct Program::Impl {
   std::vector<std::string> inputNames, outputNames;
   std::vector<ValueSpec> inputs, outputs;
   std::vector<Node> nodes;
+  /// Random ops: how many (each draws from its own stream), the generator's seed (KILN_SEED, else
+  /// PyTorch's default seed, as a compiled model's) and the next run's offset.
+  int64_t randomOps = 0;
+  uint64_t seed = 67280421310721ull;
+  mutable std::atomic<uint64_t> nextOffset{0};
 };
 
 /// Runs the nodes in order; `overrides` replace state tensors by graph name
@@ -485,9 +520,17 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
         throw Error("kiln: " + ctx + ": target is not supported by the eager interpreter" +
                     (n.where.empty() ? "" : " (at " + n.where + ")"));
       }
+      if (n.kind == Node::Op && drawsRandom(n)) n.stream = impl->randomOps++;
       impl->nodes.push_back(std::move(n));
     };
     for (const json &jn : g.at("nodes")) addNode(jn);
+    if (impl->randomOps) {
+      try {
+        impl->seed = (uint64_t)resolveSeed(-1);
+      } catch (const std::exception &e) {
+        throw Error(std::string("kiln: '") + path + "': " + e.what());
+      }
+    }
   } catch (const json::exception &e) {
     throw Error("kiln: '" + path + "': unexpected model.json content: " + e.what());
   }
@@ -546,6 +589,8 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
   if (inputs.size() != p.inputs.size())
     throw Error("kiln: '" + p.path + "' takes " + std::to_string(p.inputs.size()) + " inputs, got " +
                 std::to_string(inputs.size()));
+  // A program with random ops takes the next generator offset per run, as a compiled model does.
+  uint64_t offset = p.randomOps ? p.nextOffset.fetch_add(1) : 0;
   // Runs read the state together; the buffer updates after them write alone.
   std::shared_lock<std::shared_mutex> readLock(p.stateMutex);
   std::unordered_map<std::string, IValue> env;
@@ -610,7 +655,15 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
       Stack s;
       for (const ArgSource &a : n.args) s.push_back(value(a, n));
       switch (n.kind) {
-      case Node::Op: n.op.callBoxed(s); break;
+      case Node::Op:
+        if (n.stream >= 0) {
+          cpu::RandomStream rs{p.seed, offset, (uint32_t)n.stream};
+          cpu::RandomStreamScope scope(&rs);
+          n.op.callBoxed(s);
+        } else {
+          n.op.callBoxed(s);
+        }
+        break;
       case Node::GetItem: {
         IValue list = s.at(0);
         int64_t i = s.at(1).toInt();

@@ -17,8 +17,8 @@ Tensor sdpa(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &mas
         "query, key and value must have the same rank (at least 2), got " + q.shapeString() + ", " +
             k.shapeString() + ", " + v.shapeString());
   check(dropoutP == 0, op,
-        "dropout_p > 0 needs a random generator, which kiln's eager CPU runtime does not have; "
-        "export the model in eval mode");
+        "dropout_p > 0 runs as its decomposition (softmax, dropout, matmul), which covers 4-D inputs "
+        "without is_causal or enable_gqa; export the model in eval mode or decompose it to Core ATen IR");
   check(!(causal && mask.defined()), op, "attn_mask and is_causal cannot both be set");
   int64_t r = q.dim(), L = q.size(-2), E = q.size(-1), S = k.size(-2), Ev = v.size(-1);
   check(k.size(-1) == E && v.size(-2) == S, op,

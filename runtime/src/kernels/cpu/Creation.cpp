@@ -1,7 +1,7 @@
 // kiln runtime — eager CPU (and Meta) kernels that make or copy tensors:
 // zeros/ones/full/empty (and their _like/new_ forms), arange, scalar_tensor,
 // clone, _to_copy/to/type_as/contiguous, copy, lift_fresh_copy, fill_/zero_,
-// and the checks and no-ops of an exported graph (_assert_tensor_metadata, dropout).
+// linspace, eye, and the checks of an exported graph (_assert_tensor_metadata).
 #include "TensorIter.h"
 
 #include <cmath>
@@ -238,19 +238,6 @@ void assertTensorMetadata(const Tensor &a, std::optional<std::vector<int64_t>> s
   (void)stride; // strides are a layout choice the eager runtime may make differently
 }
 
-/// dropout: the identity in eval mode or with p == 0; a training-mode dropout
-/// with p > 0 needs random numbers, which the eager CPU runtime does not draw.
-Tensor dropoutImpl(const Tensor &input, double p, bool train, const char *op) {
-  check(p >= 0 && p <= 1, op, "dropout probability has to be between 0 and 1, got " + std::to_string(p));
-  check(!train || p == 0, op,
-        "training-mode dropout with p=" + std::to_string(p) +
-            " needs a random generator, which kiln's eager CPU runtime does not have; "
-            "export the model in eval mode (model.eval())");
-  return input;
-}
-Tensor dropout(const Tensor &input, double p, bool train) { return dropoutImpl(input, p, train, "aten::dropout"); }
-Tensor dropoutInplace(Tensor self, double p, bool train) { return dropoutImpl(self, p, train, "aten::dropout_"); }
-
 void registerKernels(kiln::Library &m) {
   m.impl("zeros", zeros);
   m.impl("ones", ones);
@@ -286,8 +273,6 @@ void registerKernels(kiln::Library &m) {
   m.impl("fill_.Tensor", fillTensor);
   m.impl("zero_", zeroInplace);
   m.impl("_assert_tensor_metadata", assertTensorMetadata);
-  m.impl("dropout", dropout);
-  m.impl("dropout_", dropoutInplace);
 }
 
 } // namespace
@@ -334,8 +319,6 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("zero_(Tensor(a!) self) -> Tensor(a!)");
   m.def("_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, "
         "ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()");
-  m.def("dropout(Tensor input, float p, bool train) -> Tensor");
-  m.def("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)");
 }
 
 KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
