@@ -549,7 +549,11 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
         except compiler.NotCompiled:
             raise
         except (compiler.CompileError, _Unsupported) as e:
-            # The old road: the backward recomputes the forward.
+            # A failure of the cut itself takes the old road (the backward
+            # recomputes the forward); any other (kiln cannot differentiate
+            # the graph) would fail there too, and goes through AOTAutograd.
+            if not isinstance(e, _Unsupported) and "autograd-split-grad" not in str(e):
+                raise
             entry["split_error"] = str(e).splitlines()[0] if str(e) else type(e).__name__
         if split is None:
             fwd = grad = None
