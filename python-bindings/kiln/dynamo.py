@@ -542,6 +542,8 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
         kw = dict(use_cache=debug is None, target=_target_of(example_inputs))
         split = None
         try:
+            if not _options.get("split", True):
+                raise _Unsupported("options={'split': False}")
             fwd, bwd = _compile_halves(ep, debug, kw)
             sources = _residual_sources(fwd, bwd, sum(not o.name.startswith("residuals/")
                                                       for o in fwd.outputs))
@@ -620,7 +622,7 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
     entry["compiled"] = True
     entry["split"] = False
     entry["reason"] = ("compiled by kiln: forward, and backward by kiln's value and gradient, "
-                       "which recomputes the forward (the split failed: "
+                       "which recomputes the forward (not split: "
                        f"{entry.get('split_error', '?')})")
 
     def run(*args):
@@ -640,6 +642,9 @@ OPTIONS = {
                         "compiles both graphs (default: kiln differentiates the graph itself and "
                         "cuts the value and gradient into a forward that returns residuals and a "
                         "backward that takes them)",
+    "split": "bool (default True): kiln's value and gradient cut into a forward that returns "
+             "residuals and a backward that takes them; False: the backward runs the whole value "
+             "and gradient, recomputing the forward (for comparison)",
 }
 _options: Dict[str, Any] = {}
 
