@@ -3,7 +3,8 @@
 halves (kiln-compile --grad --split, the default) vs the recomputing
 value-and-gradient backward (options={"split": False}) vs PyTorch eager, in one run.
 
-Models: torchvision's ResNet-18 (10 classes) on 64x64 images, batch 8, batch
+The steps of the three modes are interleaved, so the machine's load falls on
+each alike. Models: torchvision's ResNet-18 (10 classes) on 64x64 images, batch 8, batch
 norm in training mode; a BERT-style encoder (transformers' BertModel, 4 layers,
 hidden 256, 4 heads, 64 tokens, batch 8, dropout 0.1) with a linear head. Each
 trains N AdamW steps from the same weights in each mode; the median step time
@@ -73,34 +74,48 @@ def saved_bytes(fn, args, y, weights):
     return total[0]
 
 
-def train(make, mode, steps):
+MODES = ("eager", "kiln", "kiln_recompute")
+
+
+def train_interleaved(make, steps):
+    """Each mode trains its own copy of the model from the same weights; the
+    steps are interleaved (one step of each mode in turn) so that a change in
+    the machine's load falls on every mode alike."""
     import kiln.dynamo
-    model, args, y = make()
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    fn = model
-    if mode == "kiln":
-        fn = torch.compile(model, backend="kiln")
-    elif mode == "kiln_recompute":
-        fn = torch.compile(model, backend="kiln", options={"split": False})
+    base, args, y = make()
+    base.train()
+    runs = {}
+    for mode in MODES:
+        model = copy.deepcopy(base)
+        fn = model
+        if mode == "kiln":
+            fn = torch.compile(model, backend="kiln")
+        elif mode == "kiln_recompute":
+            fn = torch.compile(model, backend="kiln", options={"split": False})
+        runs[mode] = {"model": model, "fn": fn, "opt": torch.optim.AdamW(model.parameters(), lr=1e-4),
+                      "times": [], "losses": []}
     before = len(kiln.dynamo.explanations())
-    losses, times = [], []
     for _ in range(steps):
-        t0 = time.perf_counter()
-        opt.zero_grad(set_to_none=True)
-        loss = nn.functional.cross_entropy(fn(*args), y)
-        loss.backward()
-        opt.step()
-        times.append(time.perf_counter() - t0)
-        losses.append(loss.item())
-    weights = {t.untyped_storage().data_ptr() for t in list(model.parameters()) + list(model.buffers())}
-    saved = saved_bytes(fn, args, y, weights)
+        for mode in MODES:
+            r = runs[mode]
+            t0 = time.perf_counter()
+            r["opt"].zero_grad(set_to_none=True)
+            loss = nn.functional.cross_entropy(r["fn"](*args), y)
+            loss.backward()
+            r["opt"].step()
+            r["times"].append(time.perf_counter() - t0)
+            r["losses"].append(loss.item())
     entries = kiln.dynamo.explanations()[before:]
-    half = sorted(times[steps // 2:])
-    return {"step_ms": 1e3 * half[len(half) // 2], "min_ms": 1e3 * half[0], "losses": losses,
-            "saved_bytes": saved, "graphs": len(entries),
-            "split": sum(bool(e.get("split")) for e in entries),
-            "compiled": sum(bool(e["compiled"]) for e in entries)}
+    out = {}
+    for mode in MODES:
+        r = runs[mode]
+        model = r["model"]
+        weights = {t.untyped_storage().data_ptr() for t in list(model.parameters()) + list(model.buffers())}
+        half = sorted(r["times"][steps // 2:])
+        out[mode] = {"step_ms": 1e3 * half[len(half) // 2], "min_ms": 1e3 * half[0],
+                     "losses": r["losses"], "saved_bytes": saved_bytes(r["fn"], args, y, weights)}
+    out["graphs"] = [(e["compiled"], e.get("split")) for e in entries]
+    return out
 
 
 def main():
@@ -111,19 +126,16 @@ def main():
     a = ap.parse_args()
     if a.threads:
         torch.set_num_threads(a.threads)
-    import torch._dynamo
-    rows = []
     for name, make in MODELS.items():
         if a.only and a.only not in name:
             continue
-        for mode in ("eager", "kiln", "kiln_recompute"):
-            torch._dynamo.reset()
-            r = train(make, mode, a.steps)
-            rows.append((name, mode, r))
-            print(f"{name:22s} {mode:15s} step {r['step_ms']:8.1f} ms (min {r['min_ms']:8.1f}), saved "
-                  f"{r['saved_bytes'] / 2**20:7.2f} MiB, graphs {r['graphs']} ({r['split']} split, "
-                  f"{r['compiled']} compiled), losses {r['losses'][0]:.4f} .. {r['losses'][-1]:.4f}",
+        res = train_interleaved(make, a.steps)
+        for mode in MODES:
+            r = res[mode]
+            print(f"{name:20s} {mode:15s} step {r['step_ms']:8.1f} ms (min {r['min_ms']:8.1f}), saved "
+                  f"{r['saved_bytes'] / 2**20:7.2f} MiB, losses {r['losses'][0]:.4f} .. {r['losses'][-1]:.4f}",
                   flush=True)
+        print(f"{name:20s} kiln graphs (compiled, split): {res['graphs']}", flush=True)
 
 
 if __name__ == "__main__":
