@@ -47,7 +47,23 @@ bool isView(Operation *op) {
              SliceTensorOp, SelectIntOp, tensor::CastOp>(op);
 }
 
+/// Scalar shape arithmetic (a dim of a tensor, index math), which the
+/// backward recomputes from arguments rather than have handed over.
+bool isShapeMath(Operation *op) {
+  if (isa<tensor::DimOp>(op))
+    return true;
+  return op->getDialect() && op->getDialect()->getNamespace() == "arith" && op->getNumRegions() == 0 &&
+         llvm::none_of(op->getResultTypes(), [](Type t) { return isa<ShapedType>(t); });
+}
+
+/// The 0-d tensor type that carries a scalar across the cut (index as i64).
+RankedTensorType scalarCarrier(Type t) {
+  return RankedTensorType::get({}, t.isIndex() ? IntegerType::get(t.getContext(), 64) : t);
+}
+
 int64_t bytesOf(Type t) {
+  if (!isa<RankedTensorType>(t))
+    t = scalarCarrier(t);
   auto ty = cast<RankedTensorType>(t);
   int64_t n = 1;
   for (int64_t d : ty.getShape())
@@ -57,6 +73,8 @@ int64_t bytesOf(Type t) {
 
 ArrayAttr dimsOf(Builder &b, Type t) {
   SmallVector<Attribute> dims;
+  if (!isa<RankedTensorType>(t))
+    return b.getArrayAttr(dims);
   for (int64_t d : cast<RankedTensorType>(t).getShape())
     dims.push_back(d == ShapedType::kDynamic ? Attribute(b.getStringAttr("?"))
                                              : Attribute(b.getI64IntegerAttr(d)));
@@ -153,7 +171,7 @@ struct AutogradSplitGradPass : kiln::impl::AutogradSplitGradBase<AutogradSplitGr
     std::function<bool(Operation *)> viewOfArgs = [&](Operation *def) -> bool {
       if (isa<arith::ConstantOp>(def))
         return true;
-      if (!isView(def))
+      if (!isView(def) && !isShapeMath(def))
         return false;
       for (Value v : usedValues(def))
         if (Operation *d = v.getDefiningOp(); d && d->getBlock() == &body && !viewOfArgs(d))
@@ -243,8 +261,20 @@ struct AutogradSplitGradPass : kiln::impl::AutogradSplitGradBase<AutogradSplitGr
       SmallVector<Attribute> attrs;
       for (unsigned i = 0; i < numOuts; ++i)
         attrs.push_back(fn.getResultAttrDict(i) ? fn.getResultAttrDict(i) : b.getDictionaryAttr({}));
+      OpBuilder ob(ret);
       for (const Residual &r : resultRes) {
-        rets.push_back(r.value);
+        Value v = r.value;
+        if (!isa<RankedTensorType>(v.getType())) {
+          // A scalar (a dynamic size the forward computed) crosses as a 0-d tensor.
+          if (v.getType().isIndex()) {
+            v = arith::IndexCastOp::create(ob, ret.getLoc(), ob.getI64Type(), v);
+            fwd.insert(v.getDefiningOp());
+          }
+          v = tensor::FromElementsOp::create(ob, ret.getLoc(), scalarCarrier(r.value.getType()),
+                                             ValueRange{v});
+          fwd.insert(v.getDefiningOp());
+        }
+        rets.push_back(v);
         attrs.push_back(b.getDictionaryAttr(
             {b.getNamedAttr(kiln::attrs::kName,
                             b.getStringAttr(KILN_RESIDUALS_PREFIX + std::to_string(r.index))),
@@ -254,7 +284,6 @@ struct AutogradSplitGradPass : kiln::impl::AutogradSplitGradBase<AutogradSplitGr
         rets.push_back(ret.getOperand(i));
         attrs.push_back(fn.getResultAttrDict(i));
       }
-      OpBuilder ob(ret);
       func::ReturnOp::create(ob, ret.getLoc(), rets);
       ret.erase();
       // Everything else is the backward's.
@@ -306,7 +335,8 @@ struct AutogradSplitGradPass : kiln::impl::AutogradSplitGradBase<AutogradSplitGr
     }
     for (const Residual &r : resultRes) {
       from.push_back(r.value);
-      argTypes.push_back(r.value.getType());
+      argTypes.push_back(isa<RankedTensorType>(r.value.getType()) ? r.value.getType()
+                                                                    : scalarCarrier(r.value.getType()));
       argAttrs.push_back(inputAttrs(KILN_RESIDUALS_PREFIX + std::to_string(r.index),
                                     dimsOf(b, r.value.getType())));
     }
@@ -328,9 +358,16 @@ struct AutogradSplitGradPass : kiln::impl::AutogradSplitGradBase<AutogradSplitGr
     bwdFn.setAllResultAttrs(resultAttrs);
     Block *nb = bwdFn.addEntryBlock();
     IRMapping map;
-    for (auto [v, a] : llvm::zip(from, nb->getArguments()))
-      map.map(v, a);
     ob.setInsertionPointToStart(nb);
+    for (auto [v, a] : llvm::zip(from, nb->getArguments())) {
+      Value m = a;
+      if (a.getType() != v.getType()) { // a scalar carried as a 0-d tensor
+        m = tensor::ExtractOp::create(ob, fn.getLoc(), a, ValueRange{});
+        if (v.getType().isIndex())
+          m = arith::IndexCastOp::create(ob, fn.getLoc(), ob.getIndexType(), m);
+      }
+      map.map(v, m);
+    }
     for (Operation &op : body.without_terminator())
       if (bwd.contains(&op))
         ob.clone(op, map);

@@ -85,3 +85,34 @@ func.func @forward(%x: tensor<4x8xf32> {kiln.kind = "input", kiln.name = "x"},
       : (tensor<4x8xf32>, tensor<8x8xf32>), (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<8x8xf32>
   return %s, %gx, %gw, %new : tensor<4x8xf32>, tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A dynamic size the forward computes from its own values (not an
+// argument's) crosses as a 0-d i64 tensor: the forward returns it, the
+// backward extracts it. (A size of an argument is recomputed instead.)
+// FWD-LABEL: module attributes {kiln.residual_bytes = 8 : i64}
+// FWD: -> (tensor<?x4xf32> {kiln.name = "y"}, tensor<i64> {kiln.dims = [], kiln.name = "residuals/0"})
+// FWD: %[[N:.*]] = tensor.dim
+// FWD: %[[I:.*]] = arith.index_cast %[[N]] : index to i64
+// FWD: %[[T:.*]] = tensor.from_elements %[[I]] : tensor<i64>
+// FWD: return %{{.*}}, %[[T]]
+// BWD: func.func @forward(%[[R:[a-z0-9]+]]: tensor<i64> {{[^)]*}}"residuals/0"}, %[[C:[a-z0-9]+]]: tensor<?x4xf32> {{[^)]*}}"cotangent0"})
+// BWD: %[[E:.*]] = tensor.extract %[[R]][] : tensor<i64>
+// BWD: %[[N:.*]] = arith.index_cast %[[E]] : i64 to index
+// BWD: aten.expand %{{.*}}[%[[N]], 4]
+// BWD-NOT: aten.relu
+func.func @forward(%x: tensor<?x4xf32> {kiln.kind = "input", kiln.name = "x"},
+                   %c: tensor<?x4xf32> {kiln.kind = "input", kiln.name = "cotangent0"})
+    -> (tensor<?x4xf32> {kiln.name = "y"}, tensor<?x4xf32> {kiln.name = "grads/input0"}) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %h = aten.relu %x : tensor<?x4xf32>
+  %n = tensor.dim %h, %c0 : tensor<?x4xf32>
+  %e = aten.expand %one[%n, 4] : tensor<f32> -> tensor<?x4xf32>
+  %y = aten.mul_tensor %h, %e : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %e2 = aten.expand %two[%n, 4] : tensor<f32> -> tensor<?x4xf32>
+  %g = aten.mul_tensor %c, %e2 : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y, %g : tensor<?x4xf32>, tensor<?x4xf32>
+}
