@@ -170,3 +170,21 @@ def test_backward_does_not_recompute_the_forward(tmp_path, monkeypatch):
     assert sum(_count(enc_bwd, op) for op in softmax) == 0
     assert _count(enc_fwd, "aten.random") > 0 and _count(enc_bwd, "aten.random") == 0
     assert '"residuals/' in enc_bwd and '"cotangent0"' in enc_bwd
+
+
+def test_dynamic_batch_gradients_match_eager(monkeypatch):
+    """A third batch size makes Dynamo mark the batch dynamic: the halves then
+    take any batch, and residual sizes the forward computed cross as scalars."""
+    monkeypatch.setenv("KILN_STRICT", "1")
+    for make, shape in ((_ConvBN, (3, 8, 8)), (lambda: _Encoder(0.0).train(), (6, 16))):
+        eager = make()
+        compiled_model = copy.deepcopy(eager)
+        compiled = torch.compile(compiled_model, backend="kiln")
+        before = len(kiln.dynamo.explanations())
+        for batch in (2, 3, 5):
+            x = torch.randn(batch, *shape)
+            ge = torch.autograd.grad(eager(x).square().sum(), list(eager.parameters()))
+            gc = torch.autograd.grad(compiled(x).square().sum(), list(compiled_model.parameters()))
+            for a, b in zip(gc, ge):
+                torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+        _split_entries(kiln.dynamo.explanations()[before:])
