@@ -166,17 +166,21 @@ struct AutogradSplitGradPass : kiln::impl::AutogradSplitGradBase<AutogradSplitGr
     }
 
     // The backward: what the gradients need beyond the forward. Constants
-    // are copied, and view chains of arguments rebuilt, rather than crossing.
+    // are copied, and view chains and shape arithmetic of arguments rebuilt,
+    // rather than crossing.
     DenseSet<Operation *> bwd;
-    std::function<bool(Operation *)> viewOfArgs = [&](Operation *def) -> bool {
-      if (isa<arith::ConstantOp>(def))
-        return true;
-      if (!isView(def) && !isShapeMath(def))
-        return false;
-      for (Value v : usedValues(def))
-        if (Operation *d = v.getDefiningOp(); d && d->getBlock() == &body && !viewOfArgs(d))
-          return false;
-      return true;
+    DenseMap<Operation *, bool> rebuildableMemo;
+    std::function<bool(Operation *)> rebuildable = [&](Operation *def) -> bool {
+      if (auto it = rebuildableMemo.find(def); it != rebuildableMemo.end())
+        return it->second;
+      bool ok = isa<arith::ConstantOp>(def) || isView(def) || isShapeMath(def);
+      if (ok && !isa<arith::ConstantOp>(def))
+        for (Value v : usedValues(def))
+          if (Operation *d = v.getDefiningOp(); d && d->getBlock() == &body && !rebuildable(d)) {
+            ok = false;
+            break;
+          }
+      return rebuildableMemo[def] = ok;
     };
     for (unsigned i = numOuts; i < numOuts + numGrads; ++i)
       work.push_back(ret.getOperand(i));
@@ -184,7 +188,7 @@ struct AutogradSplitGradPass : kiln::impl::AutogradSplitGradBase<AutogradSplitGr
       Operation *def = work.pop_back_val().getDefiningOp();
       if (!def || def->getBlock() != &body || bwd.contains(def))
         continue;
-      if (fwd.contains(def) && !viewOfArgs(def))
+      if (fwd.contains(def) && !rebuildable(def))
         continue; // a residual
       if (isa<kiln::aten::RandomOp>(def))
         return def->emitError("autograd-split-grad: the backward would draw random numbers");
