@@ -56,9 +56,31 @@ bool isShapeMath(Operation *op) {
          llvm::none_of(op->getResultTypes(), [](Type t) { return isa<ShapedType>(t); });
 }
 
-/// The 0-d tensor type that carries a scalar across the cut (index as i64).
+/// The tensor type that carries a scalar across the cut. A size (an index
+/// or integer, what shape arithmetic computes) is the first dim of an empty
+/// `tensor<?x0xi8>`: no data, so nothing moves between host and device; a
+/// float is a 0-d tensor holding it.
 RankedTensorType scalarCarrier(Type t) {
-  return RankedTensorType::get({}, t.isIndex() ? IntegerType::get(t.getContext(), 64) : t);
+  if (t.isIntOrIndex())
+    return RankedTensorType::get({ShapedType::kDynamic, 0}, IntegerType::get(t.getContext(), 8));
+  return RankedTensorType::get({}, t);
+}
+
+/// The value carrying scalar `v` (built before `b`'s insertion point).
+Value carryScalar(OpBuilder &b, Location loc, Value v) {
+  if (!v.getType().isIntOrIndex())
+    return tensor::FromElementsOp::create(b, loc, scalarCarrier(v.getType()), ValueRange{v});
+  if (!v.getType().isIndex())
+    v = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  return tensor::EmptyOp::create(b, loc, scalarCarrier(v.getType()), ValueRange{v});
+}
+
+/// The scalar of type `t` that `carrier` carries.
+Value readScalar(OpBuilder &b, Location loc, Value carrier, Type t) {
+  if (!t.isIntOrIndex())
+    return tensor::ExtractOp::create(b, loc, carrier, ValueRange{});
+  Value n = tensor::DimOp::create(b, loc, carrier, 0);
+  return t.isIndex() ? n : arith::IndexCastOp::create(b, loc, t, n).getResult();
 }
 
 int64_t bytesOf(Type t) {
@@ -74,7 +96,7 @@ int64_t bytesOf(Type t) {
 ArrayAttr dimsOf(Builder &b, Type t) {
   SmallVector<Attribute> dims;
   if (!isa<RankedTensorType>(t))
-    return b.getArrayAttr(dims);
+    t = scalarCarrier(t);
   for (int64_t d : cast<RankedTensorType>(t).getShape())
     dims.push_back(d == ShapedType::kDynamic ? Attribute(b.getStringAttr("?"))
                                              : Attribute(b.getI64IntegerAttr(d)));
@@ -269,14 +291,11 @@ struct AutogradSplitGradPass : kiln::impl::AutogradSplitGradBase<AutogradSplitGr
       for (const Residual &r : resultRes) {
         Value v = r.value;
         if (!isa<RankedTensorType>(v.getType())) {
-          // A scalar (a dynamic size the forward computed) crosses as a 0-d tensor.
-          if (v.getType().isIndex()) {
-            v = arith::IndexCastOp::create(ob, ret.getLoc(), ob.getI64Type(), v);
-            fwd.insert(v.getDefiningOp());
-          }
-          v = tensor::FromElementsOp::create(ob, ret.getLoc(), scalarCarrier(r.value.getType()),
-                                             ValueRange{v});
-          fwd.insert(v.getDefiningOp());
+          // A scalar (a dynamic size the forward computed) crosses in a carrier.
+          Operation *first = &*std::prev(ob.getInsertionPoint());
+          v = carryScalar(ob, ret.getLoc(), v);
+          for (Operation *op = first->getNextNode(); op != ret; op = op->getNextNode())
+            fwd.insert(op);
         }
         rets.push_back(v);
         attrs.push_back(b.getDictionaryAttr(
@@ -365,11 +384,8 @@ struct AutogradSplitGradPass : kiln::impl::AutogradSplitGradBase<AutogradSplitGr
     ob.setInsertionPointToStart(nb);
     for (auto [v, a] : llvm::zip(from, nb->getArguments())) {
       Value m = a;
-      if (a.getType() != v.getType()) { // a scalar carried as a 0-d tensor
-        m = tensor::ExtractOp::create(ob, fn.getLoc(), a, ValueRange{});
-        if (v.getType().isIndex())
-          m = arith::IndexCastOp::create(ob, fn.getLoc(), ob.getIndexType(), m);
-      }
+      if (a.getType() != v.getType()) // a scalar in its carrier
+        m = readScalar(ob, fn.getLoc(), a, v.getType());
       map.map(v, m);
     }
     for (Operation &op : body.without_terminator())
