@@ -173,10 +173,11 @@ def test_backward_does_not_recompute_the_forward(tmp_path, monkeypatch):
 
 
 def test_dynamic_batch_gradients_match_eager(monkeypatch):
-    """A third batch size makes Dynamo mark the batch dynamic: the halves then
-    take any batch, and residual sizes the forward computed cross as scalars."""
+    """A second batch size makes Dynamo mark the batch dynamic: the halves then
+    take any batch (the third size reuses them), and sizes the forward
+    computed from its own values cross the cut (as the encoder's do)."""
     monkeypatch.setenv("KILN_STRICT", "1")
-    for make, shape in ((_ConvBN, (3, 8, 8)), (lambda: _Encoder(0.0).train(), (6, 16))):
+    for make, shape in ((lambda: _Encoder(0.0).train(), (6, 16)),):
         eager = make()
         compiled_model = copy.deepcopy(eager)
         compiled = torch.compile(compiled_model, backend="kiln")
