@@ -200,7 +200,7 @@ int Compilation::differentiate() {
     PassManager pm(s.ctx.get());
     pm.enableTiming(t);
     AutogradDifferentiateOptions diffOptions;
-    diffOptions.remat = o.remat;
+    diffOptions.remat = o.remat || !o.split.empty(); // the split cuts where remat chose
     pm.addPass(createAutogradDifferentiate(diffOptions));
     pm.addPass(createSymbolDCEPass());
     pm.nest<func::FuncOp>().addPass(createCanonicalizerPass());
@@ -208,6 +208,26 @@ int Compilation::differentiate() {
     pm.nest<func::FuncOp>().addPass(createCSEPass());
     if (failed(pm.run(module)))
       return s.fail("cannot differentiate '" + o.input + "' (see the errors above)");
+    if (!o.split.empty()) {
+      // One half of the value and gradient (autograd-split-grad).
+      PassManager split(s.ctx.get());
+      split.enableTiming(t);
+      AutogradSplitGradOptions splitOptions;
+      splitOptions.half = o.split;
+      split.addPass(createAutogradSplitGrad(splitOptions));
+      split.addPass(createSymbolDCEPass());
+      split.nest<func::FuncOp>().addPass(createCanonicalizerPass());
+      split.nest<func::FuncOp>().addPass(kiln::createKilnKeepRecomputed());
+      split.nest<func::FuncOp>().addPass(createCSEPass());
+      if (failed(split.run(module)))
+        return s.fail("cannot split the gradient of '" + o.input + "' (see the errors above)");
+      s.entry = findEntry(module);
+      if (auto bytes = module->getAttrOfType<IntegerAttr>(kiln::attrs::kResidualBytes)) {
+        if (o.timing)
+          *s.diag << "  residuals: " << bytes.getInt() << " bytes returned by the forward\n";
+        module->removeAttr(kiln::attrs::kResidualBytes);
+      }
+    }
     // The forward values the backward reads (static estimate, docs/autograd.md).
     auto saved = module->getAttrOfType<IntegerAttr>(kiln::attrs::kSavedActivationBytes);
     auto before = module->getAttrOfType<IntegerAttr>(kiln::attrs::kSavedActivationBytesBeforeRemat);

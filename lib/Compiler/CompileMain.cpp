@@ -193,6 +193,13 @@ int kilnCompileMain(int argc, char **argv) {
                                "(views, elementwise ops) in the backward instead of keeping them, "
                                "as a minimum cut by bytes chooses (docs/autograd.md)"),
                       cl::cat(cat));
+  cl::opt<std::string> split(
+      "split",
+      cl::desc("With --grad: compile one half of the value and gradient, cut where the backward "
+               "reads the forward (--remat's cut): 'forward' returns the outputs and the residuals "
+               "(residuals/<i>), 'backward' takes the residuals and the cotangents and returns the "
+               "gradients (docs/autograd.md)"),
+      cl::value_desc("forward|backward"), cl::cat(cat));
   cl::opt<bool> timing("timing", cl::desc("Print the time of each stage and pass, and the 10 functions slowest to compile"),
                        cl::cat(cat));
   cl::opt<bool> quiet("quiet", cl::desc("No progress lines (the same as --progress=off)"), cl::cat(cat));
@@ -269,6 +276,7 @@ int kilnCompileMain(int argc, char **argv) {
   if (betas.getNumOccurrences())
     o.betas = betas;
   o.remat = remat;
+  o.split = split;
   o.vmap = vmapSpec;
   return compile(o);
 }

@@ -75,6 +75,12 @@ bool checkDerivative(const CompileOptions &o, ResolvedOptions &r, std::string &e
   const bool adamw = training && o.optimizer == "adamw";
   if (o.remat && o.derivative != Derivative::Grad && !training)
     return error = "--remat applies to --grad and --train-step only", false;
+  if (!o.split.empty() && o.split != "forward" && o.split != "backward")
+    return error = "--split must be 'forward' or 'backward', got '" + o.split + "'", false;
+  if (!o.split.empty() && o.derivative != Derivative::Grad)
+    return error = "--split applies to --grad only", false;
+  if (!o.split.empty() && !o.vmap.empty())
+    return error = "--split cannot be combined with --vmap", false;
   if (training && o.optimizer != "sgd" && o.optimizer != "adamw")
     return error = "--train-step must be 'sgd' or 'adamw', got '" + o.optimizer + "'", false;
   if (training && !r.embed)

@@ -123,6 +123,14 @@ def compile_file(pt2: str, output: str, *, target: str = "cpu", weights: str = "
     return times
 
 
+def derivative_args(options: Dict[str, Any]) -> List[str]:
+    """The kiln-compile flags of a request's derivative options (grad, split)."""
+    args = ["--grad"] if options.get("grad") else []
+    if options.get("split"):
+        args.append(f"--split={options['split']}")
+    return args
+
+
 class Module:
     """A loaded compiled model. Call it with torch tensors or NumPy arrays;
     inputs are passed without copies when C-contiguous, outputs come back as
@@ -327,7 +335,8 @@ def _point_traces_at(program: Any, fn: Any) -> None:
 def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Sequence[Any]] = None,
             dynamic_shapes: Any = None, output: Optional[str] = None, weights: str = "embed",
             plugins: Sequence[str] = (), use_cache: bool = True,
-            debug_dir: Optional[str] = None, grad: bool = False) -> Module:
+            debug_dir: Optional[str] = None, grad: bool = False,
+            split: Optional[str] = None) -> Module:
     """Compiles `program` and loads it.
 
     program: a path to a .pt2 (or .mlir) file, a torch.export.ExportedProgram, or an
@@ -340,10 +349,18 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
     the module takes the inputs plus one cotangent per output and returns the
     outputs, then the gradients of sum(output * cotangent) with respect to every
     floating-point input and parameter (see Module.run_named for their names).
+    split: with grad, one half of the value and gradient (kiln-compile --grad
+    --split, docs/autograd.md): "forward" returns the outputs, then the
+    residuals ("residuals/<i>"); "backward" takes the residuals (named
+    "residuals/<i>", "residuals/input<k>" for the forward's input k,
+    "residuals/output<k>" for its output k) and one cotangent per output and
+    returns the gradients.
     Raises CompileError naming the op and the Python line of anything kiln cannot compile.
     """
     if target not in ("cpu", "cuda", "rocm"):
         raise ValueError(f"unknown target {target!r} (cpu, cuda or rocm)")
+    if split not in (None, "forward", "backward") or (split and not grad):
+        raise ValueError(f"split={split!r}: 'forward' or 'backward', with grad=True")
     with tempfile.TemporaryDirectory(prefix="kiln-") as tmp:
         if isinstance(program, (str, os.PathLike)):
             pt2 = os.fspath(program)
@@ -372,6 +389,8 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
         opts = {"target": target, "weights": weights, "plugins": plugins}
         if grad:
             opts["grad"] = True
+        if split:
+            opts["split"] = split
         key = cache.key_for(pt2, opts)
         so = output
         if so is None:
@@ -397,7 +416,7 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
                                           "compile`" if recorded else
                                           " (set KILN_RECORD_DIR to record it)"), recorded)
         compile_file(pt2, so, target=target, weights=weights, plugins=opts["plugins"],
-                     dump_dir=debug_dir, extra_args=["--grad"] if grad else [])
+                     dump_dir=debug_dir, extra_args=derivative_args(opts))
         if output is None:
             so = cache.store(key, so) if use_cache else cache.keep(so)
         return Module(so, pt2 if weights == "external" else None, plugins,

@@ -4,12 +4,15 @@ Each graph Dynamo captures is exported to the ATen IR with torch.export (symboli
 sizes Dynamo marked dynamic stay dynamic, so one compile serves a range of
 shapes), saved as a .pt2 and compiled by kiln. Graph breaks, guards and
 recompilation are Dynamo's own. When a graph needs gradients, kiln differentiates
-it itself (its autograd dialect, kiln-compile --grad): the forward runs one
-compiled module, the backward a value-and-gradient module that recomputes the
-forward from the saved inputs with the forward's generator state, so dropout
-masks are the forward's (state updates such as a training batch norm's
-running statistics are applied once, by the forward). A graph kiln cannot
-differentiate (an op with no reverse rule, a gradient a parameter of the graph
+it itself (its autograd dialect) and cuts the value and gradient in two
+(kiln-compile --grad --split): the forward module returns the outputs and the
+residuals the backward reads, which autograd saves, and the backward module
+takes the residuals and the cotangents, so nothing of the forward runs twice;
+dropout masks are residuals, and state updates such as a training batch
+norm's running statistics are applied once, by the forward. Should the split
+fail, the backward is the whole value-and-gradient module instead, which
+recomputes the forward from the saved inputs with the forward's generator
+state. A graph kiln cannot differentiate (an op with no reverse rule, a gradient a parameter of the graph
 itself would need) goes through AOTAutograd instead, which hands kiln separate forward
 and backward graphs (docs/python.md).
 
@@ -430,6 +433,97 @@ def _training_function(fwd, grad, plan: _Plan, grad_slot: Dict[int, int], num_ou
     return KilnGraph
 
 
+def _residual_sources(fwd, bwd, num_outputs: int) -> List[Tuple[str, int]]:
+    """Where each argument of the backward half comes from: ("input", k) the
+    forward's input k, ("output", k) its output k, ("result", i) its residual
+    result i, ("cotangent", i). _Unsupported if the halves do not fit together
+    (they come from one cut, so this guards against mixing two compiles)."""
+    import re
+    results = {o.name: (i, o.dtype) for i, o in enumerate(fwd.outputs[num_outputs:])}
+    if any(not n.startswith("residuals/") for n in results):
+        raise _Unsupported("the forward half returns more than its outputs and residuals")
+    sources: List[Tuple[str, int]] = []
+    seen = set()
+    for v in bwd.inputs:
+        m = re.fullmatch(r"residuals/(input|output)?(\d+)|cotangent(\d+)", v.name)
+        if m is None:
+            raise _Unsupported(f"the backward half takes '{v.name}', no residual or cotangent")
+        if m.group(3) is not None:
+            sources.append(("cotangent", int(m.group(3))))
+            continue
+        if sources and sources[-1][0] == "cotangent":
+            raise _Unsupported("the backward half takes a residual after a cotangent")
+        k = int(m.group(2))
+        if m.group(1) == "input":
+            sources.append(("input", k))
+        elif m.group(1) == "output":
+            if k >= num_outputs:
+                raise _Unsupported(f"the backward half reads output {k} of {num_outputs}")
+            sources.append(("output", k))
+        else:
+            if v.name not in results or results[v.name][1] != v.dtype:
+                raise _Unsupported(f"the halves disagree on residual '{v.name}'")
+            seen.add(v.name)
+            sources.append(("result", results[v.name][0]))
+    if seen != set(results):
+        raise _Unsupported("the backward half does not read every residual the forward returns")
+    return sources
+
+
+def _split_training_function(fwd, bwd, grad_slot: Dict[int, int], num_outputs: int,
+                             sources: Sequence[Tuple[str, int]]):
+    """A torch.autograd.Function over the two halves of kiln's value and
+    gradient (kiln-compile --grad --split): the forward module returns the
+    outputs and the residuals, which are saved for backward together with the
+    inputs and outputs the backward reads as they are; the backward module
+    takes them and the cotangents and returns the gradients. The forward
+    applies the graph's state updates (a training batch norm's running
+    statistics) and draws its random numbers (dropout masks are residuals)
+    once; nothing of it runs again in the backward."""
+    import torch
+
+    saved_sources = [(kind, k) for kind, k in sources if kind != "cotangent"]
+
+    class KilnGraphSplit(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, *tensors):
+            outs = fwd.run(list(tensors))
+            user, results = outs[:num_outputs], outs[num_outputs:]
+            pick = {"input": tensors, "output": user, "result": results}
+            ctx.save_for_backward(*[pick[kind][k] for kind, k in saved_sources])
+            ctx.num_inputs = len(tensors)
+            return tuple(user)
+
+        @staticmethod
+        def backward(ctx, *cotangents):
+            grads = bwd.run(list(ctx.saved_tensors) + [c.contiguous() for c in cotangents])
+            return tuple(grads[grad_slot[k]] if k in grad_slot and ctx.needs_input_grad[k] else None
+                         for k in range(ctx.num_inputs))
+
+    return KilnGraphSplit
+
+
+def _compile_halves(ep, debug: Optional[str], kw: Dict[str, Any]):
+    """The forward and backward halves of the graph's value and gradient
+    (kiln-compile --grad --split). Both are asked for even when the first is
+    not compiled yet, so a recording run (KILN_RECORD_DIR) records both."""
+    fwd = bwd = None
+    pending = None
+    try:
+        fwd = compiler.compile(ep, grad=True, split="forward",
+                               debug_dir=os.path.join(debug, "kiln_ir") if debug else None, **kw)
+    except compiler.NotCompiled as e:
+        pending = e
+    try:
+        bwd = compiler.compile(ep, grad=True, split="backward",
+                               debug_dir=os.path.join(debug, "kiln_ir_backward") if debug else None, **kw)
+    except compiler.NotCompiled as e:
+        pending = pending or e
+    if pending is not None:
+        raise pending
+    return fwd, bwd
+
+
 def _compile_training(gm, example_inputs) -> Optional[Callable]:
     """Forward and backward of a graph that needs gradients, both by kiln with its
     own differentiation (kiln-compile --grad); None, with the reason recorded,
@@ -446,20 +540,38 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
             if p is not None and p.requires_grad:
                 raise _Unsupported(f"parameter '{name}' is held by the graph, not passed in")
         kw = dict(use_cache=debug is None, target=_target_of(example_inputs))
-        fwd = grad = None
-        pending = None
-        # Both are asked for even when the first is not compiled yet, so a
-        # recording run (KILN_RECORD_DIR) records both.
+        split = None
         try:
-            fwd = compiler.compile(ep, debug_dir=os.path.join(debug, "kiln_ir") if debug else None, **kw)
-        except compiler.NotCompiled as e:
-            pending = e
-        try:
-            grad = compiler.compile(ep, grad=True, **kw)
-        except compiler.NotCompiled as e:
-            pending = pending or e
-        if pending is not None:
-            raise pending
+            if not _options.get("split", True):
+                raise _Unsupported("options={'split': False}")
+            fwd, bwd = _compile_halves(ep, debug, kw)
+            sources = _residual_sources(fwd, bwd, sum(not o.name.startswith("residuals/")
+                                                      for o in fwd.outputs))
+            split = (fwd, bwd, sources)
+        except compiler.NotCompiled:
+            raise
+        except (compiler.CompileError, _Unsupported) as e:
+            # A failure of the cut itself takes the old road (the backward
+            # recomputes the forward); any other (kiln cannot differentiate
+            # the graph) would fail there too, and goes through AOTAutograd.
+            if not isinstance(e, _Unsupported) and "autograd-split-grad" not in str(e):
+                raise
+            entry["split_error"] = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if split is None:
+            fwd = grad = None
+            pending = None
+            # Both are asked for even when the first is not compiled yet, so a
+            # recording run (KILN_RECORD_DIR) records both.
+            try:
+                fwd = compiler.compile(ep, debug_dir=os.path.join(debug, "kiln_ir") if debug else None, **kw)
+            except compiler.NotCompiled as e:
+                pending = e
+            try:
+                grad = compiler.compile(ep, grad=True, **kw)
+            except compiler.NotCompiled as e:
+                pending = pending or e
+            if pending is not None:
+                raise pending
     except compiler.NotCompiled as e:
         if not _recorded(e) and _strict():
             raise
@@ -478,6 +590,26 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
             with open(os.path.join(debug, "fallback.txt"), "w") as f:
                 f.write("AOTAutograd: " + entry["reason"] + "\n")
         return None
+    positions = plan.tensor_positions
+    if split is not None:
+        fwd, bwd, sources = split
+        num_outputs = len(fwd.outputs) - sum(o.name.startswith("residuals/") for o in fwd.outputs)
+        grad_names = [o.name for o in bwd.outputs]
+        grad_slot = {k: grad_names.index(f"grads/input{k}")
+                     for k in range(len(positions)) if f"grads/input{k}" in grad_names}
+        fn = _split_training_function(fwd, bwd, grad_slot, num_outputs, sources)
+        entry["compiled"] = True
+        entry["split"] = True
+        entry["residuals"] = len(fwd.outputs) - num_outputs
+        entry["reason"] = ("compiled by kiln: forward and backward halves of kiln's value and "
+                           "gradient (kiln-compile --grad --split)")
+
+        def run_split(*args):
+            return plan.outputs(fn.apply(*[args[i] for i in positions]))
+
+        run_split._kiln_module = fwd
+        run_split._kiln_grad_module = bwd
+        return run_split
     num_outputs = len(fwd.outputs)
     # grads/input<i>: i counts the user inputs; map each to its place among the
     # gradient outputs.
@@ -487,9 +619,11 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
     # The inputs the graph writes into (Dynamo lifts buffers to inputs).
     mutated = [k for k, v in enumerate(grad.inputs[:len(plan.tensor_positions)]) if v.mutated]
     fn = _training_function(fwd, grad, plan, grad_slot, num_outputs, mutated)
-    positions = plan.tensor_positions
     entry["compiled"] = True
-    entry["reason"] = "compiled by kiln: forward, and backward by kiln's autograd dialect"
+    entry["split"] = False
+    entry["reason"] = ("compiled by kiln: forward, and backward by kiln's value and gradient, "
+                       "which recomputes the forward (not split: "
+                       f"{entry.get('split_error', '?')})")
 
     def run(*args):
         return plan.outputs(fn.apply(*[args[i] for i in positions]))
@@ -506,7 +640,11 @@ OPTIONS = {
     "save_activations": "bool: training graphs go through AOTAutograd, whose partitioner "
                         "chooses the activations the forward saves for the backward, and kiln "
                         "compiles both graphs (default: kiln differentiates the graph itself and "
-                        "the backward recomputes the forward from the inputs)",
+                        "cuts the value and gradient into a forward that returns residuals and a "
+                        "backward that takes them)",
+    "split": "bool (default True): kiln's value and gradient cut into a forward that returns "
+             "residuals and a backward that takes them; False: the backward runs the whole value "
+             "and gradient, recomputing the forward (for comparison)",
 }
 _options: Dict[str, Any] = {}
 

@@ -99,7 +99,7 @@ def compile_recorded(root: str, jobs: int = 1, log=print) -> Dict[str, Any]:
                 compiler.compile_file(r["pt2"], so, target=opts.get("target", "cpu"),
                                       weights=opts.get("weights", "embed"),
                                       plugins=opts.get("plugins", ()),
-                                      extra_args=["--grad"] if opts.get("grad") else [])
+                                      extra_args=compiler.derivative_args(opts))
             except Exception as e:  # noqa: BLE001 - reported per program, the others go on
                 result["failed"][r["key"]] = str(e).splitlines()[0] if str(e) else type(e).__name__
                 log(f"kiln.offline: {r['key']} FAILED: {result['failed'][r['key']]}")
@@ -110,7 +110,9 @@ def compile_recorded(root: str, jobs: int = 1, log=print) -> Dict[str, Any]:
                 return
             cache.store(key, so)
         result["compiled"] += 1
-        log(f"kiln.offline: {r['key']} ({opts.get('target')}{', grad' if opts.get('grad') else ''}) "
+        what = ", grad" if opts.get("grad") else ""
+        what += f", {opts['split']} half" if opts.get("split") else ""
+        log(f"kiln.offline: {r['key']} ({opts.get('target')}{what}) "
             f"compiled in {time.perf_counter() - t0:.1f} s")
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

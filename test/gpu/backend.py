@@ -17,6 +17,14 @@ ResNet-50 and BERT-base at batch 1 in float32 through the backend, eager and
 Inductor, and (with --pack, bench/pack_gpu.sh's output) the same model compiled
 by the CLI and timed with kiln-run --bench on this GPU. float32 everywhere with
 TF32 off, so kiln's plain float32 arithmetic is compared like with like.
+
+kiln trains each graph through the two halves of its value and gradient
+(kiln-compile --grad --split: the forward returns residuals, the backward takes
+them), so the record phase records a forward and a backward half per training
+graph. --recompute adds the mode kiln_recompute (the backend with
+options={"split": False}: the backward runs the whole value and gradient,
+recomputing the forward), in both phases, to compare the two in one run; the
+table says how many training graphs ran as split halves.
 """
 import argparse
 import copy
@@ -73,6 +81,8 @@ TRAIN = {"resnet18_b32": resnet18, "bert_base_b8": bert}
 
 
 def train(make, mode, steps, dev):
+    import kiln.dynamo
+    before = len(kiln.dynamo.explanations())
     model, args, y = make()
     model = model.to(dev).train()
     args = tuple(a.to(dev) for a in args)
@@ -83,6 +93,8 @@ def train(make, mode, steps, dev):
         fn = torch.compile(model)
     elif mode == "kiln":
         fn = torch.compile(model, backend="kiln")
+    elif mode == "kiln_recompute":
+        fn = torch.compile(model, backend="kiln", options={"split": False})
     losses, times = [], []
     for _ in range(steps):
         torch.cuda.synchronize()
@@ -95,7 +107,9 @@ def train(make, mode, steps, dev):
         times.append(time.perf_counter() - t0)
         losses.append(loss.item())
     half = sorted(times[steps // 2:])
-    return losses, 1e3 * half[len(half) // 2]
+    training = [e for e in kiln.dynamo.explanations()[before:] if e["kind"] == "training"]
+    split = f"{sum(bool(e.get('split')) for e in training)}/{len(training)}" if training else ""
+    return losses, 1e3 * half[len(half) // 2], split
 
 
 def median_ms(fn, iters=100, warmup=10):
@@ -162,6 +176,8 @@ def main():
     ap.add_argument("--pack", help="bench/pack_gpu.sh output: time the CLI .so too")
     ap.add_argument("--only", default="")
     ap.add_argument("--json")
+    ap.add_argument("--recompute", action="store_true",
+                    help="also train with the recomputing backward (kiln_recompute)")
     a = ap.parse_args()
     dev = torch.device("cuda")
     res = {"device": torch.cuda.get_device_name(), "phase": a.phase, "train": {}, "infer": {}}
@@ -170,17 +186,21 @@ def main():
         if a.only and a.only not in name:
             continue
         modes = ["kiln"] if a.phase == "record" else ["eager", "inductor", "kiln"]
+        if a.recompute:
+            modes.append("kiln_recompute")
         r = {}
         for mode in modes:
             torch._dynamo.reset()
             steps = 2 if a.phase == "record" else a.steps
             try:
-                losses, ms = train(make, mode, steps, dev)
-                r[mode] = {"losses": losses, "step_ms": ms}
+                losses, ms, split = train(make, mode, steps, dev)
+                r[mode] = {"losses": losses, "step_ms": ms, "split_graphs": split}
             except Exception as e:  # noqa: BLE001 - reported in the table
                 r[mode] = {"error": f"{type(e).__name__}: {str(e)[:400]}"}
             print(name, mode, r[mode] if "error" in r[mode] else
-                  f"step {r[mode]['step_ms']:.2f} ms, last loss {r[mode]['losses'][-1]:.6f}", flush=True)
+                  f"step {r[mode]['step_ms']:.2f} ms, last loss {r[mode]['losses'][-1]:.6f}"
+                  + (f", split training graphs {r[mode]['split_graphs']}" if r[mode]["split_graphs"] else ""),
+                  flush=True)
         if "eager" in r and "losses" in r.get("kiln", {}) and "losses" in r["eager"]:
             e, k = r["eager"]["losses"], r["kiln"]["losses"]
             r["max_rel_loss_diff"] = max(abs(x - y) / abs(y) for x, y in zip(k, e))
@@ -207,7 +227,9 @@ def main():
     print("\n== on", res["device"])
     for name, r in res["train"].items():
         cells = [f"{m} {r[m]['step_ms']:.2f} ms" if "step_ms" in r.get(m, {}) else f"{m} -" for m in
-                 ("eager", "inductor", "kiln")]
+                 ("eager", "inductor", "kiln", "kiln_recompute") if m in r]
+        cells += [f"{m} split graphs {r[m]['split_graphs']}" for m in ("kiln", "kiln_recompute")
+                  if r.get(m, {}).get("split_graphs")]
         print(f"train {name}: " + ", ".join(cells) + (f", max rel loss diff {r['max_rel_loss_diff']:.2e}"
                                                       if "max_rel_loss_diff" in r else ""))
     for name, r in res["infer"].items():

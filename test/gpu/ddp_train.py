@@ -1,7 +1,7 @@
 """torch.compile(DDP(model), backend="kiln") against eager DDP and Inductor DDP.
 
     python -m torch.distributed.run --nproc-per-node 2 test/gpu/ddp_train.py \
-        --device cuda --model resnet18 [--modes eager,inductor,kiln] [--json out.json]
+        --device cuda --model resnet18 [--modes eager,inductor,kiln[,kiln_recompute]] [--json out.json]
 
 Every rank trains the same model from the same seed on its own slice of a
 global batch for --steps SGD or AdamW steps, once per mode; rank 0 prints each
@@ -93,7 +93,14 @@ def train(args, mode, dev, rank, world):
     inputs = tuple(x[rank * per:(rank + 1) * per].to(dev) for x in inputs)
     labels = labels[rank * per:(rank + 1) * per].to(dev)
     ddp = DDP(model, device_ids=[0] if dev.type == "cuda" else None, bucket_cap_mb=args.bucket_mb)
-    fn = ddp if mode == "eager" else torch.compile(ddp, backend="kiln" if mode == "kiln" else "inductor")
+    if mode == "eager":
+        fn = ddp
+    elif mode == "kiln":
+        fn = torch.compile(ddp, backend="kiln")
+    elif mode == "kiln_recompute":  # the backward runs the whole value and gradient
+        fn = torch.compile(ddp, backend="kiln", options={"split": False})
+    else:
+        fn = torch.compile(ddp)
     opt = (torch.optim.AdamW(model.parameters(), lr=1e-4) if args.optim == "adamw"
            else torch.optim.SGD(model.parameters(), lr=0.05))
     losses, times = [], []
@@ -136,7 +143,16 @@ def main():
            else "cpu", "modes": {}}
     for mode in a.modes.split(","):
         torch._dynamo.reset()
+        if mode.startswith("kiln"):
+            import kiln.dynamo
+            before = len(kiln.dynamo.explanations())
         res["modes"][mode] = train(a, mode, dev, rank, world)
+        if mode.startswith("kiln"):
+            # Training pieces: how many ran as kiln's split halves (no forward recompute).
+            training = [e for e in kiln.dynamo.explanations()[before:]
+                        if e["kind"] == "training" and e["compiled"]]
+            res["modes"][mode]["training_graphs"] = len(training)
+            res["modes"][mode]["split_graphs"] = sum(bool(e.get("split")) for e in training)
     if "kiln" in res["modes"]:
         import kiln.dynamo
         res["kiln_summary"] = kiln.dynamo.summary()
@@ -145,8 +161,10 @@ def main():
             res["max_rel_loss_diff"] = max(abs(x - y) / max(abs(y), 1e-12) for x, y in zip(k, e))
     if rank == 0:
         for mode, r in res["modes"].items():
+            graphs = (f", {r['training_graphs']} training graphs ({r['split_graphs']} split)"
+                      if "training_graphs" in r else "")
             print(f"ddp {a.model} x{world} on {res['device']}: {mode} step {r['step_ms']:.2f} ms, "
-                  f"{r['samples_per_s']:.1f} samples/s, last loss {r['losses'][-1]:.6f}", flush=True)
+                  f"{r['samples_per_s']:.1f} samples/s, last loss {r['losses'][-1]:.6f}{graphs}", flush=True)
         if "max_rel_loss_diff" in res:
             print(f"max rel loss diff kiln vs eager: {res['max_rel_loss_diff']:.2e}")
         print("RESULT " + json.dumps(res), flush=True)

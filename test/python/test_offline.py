@@ -73,10 +73,12 @@ def test_record_compile_replay(tmp_path, runtime_only):
     assert first["summary"]["compiled"] == 0 and first["summary"]["eager"] >= 2, first["summary"]
     assert "recorded in" in r.stderr
     recorded = sorted(os.listdir(rec))
-    # The training graph's forward and value-and-gradient modules, the inference graph.
+    # The training graph's forward and backward halves (kiln-compile --grad
+    # --split), the inference graph.
     assert len(recorded) == 3, recorded
     options = [json.loads((rec / k / "request.json").read_text())["options"] for k in recorded]
-    assert sorted(bool(o.get("grad")) for o in options) == [False, False, True]
+    assert sorted(bool(o.get("grad")) for o in options) == [False, True, True]
+    assert sorted(o.get("split", "") for o in options) == ["", "backward", "forward"]
     assert all(o["target"] == "cpu" for o in options)
 
     # 2. The full package compiles them into the cache.
@@ -179,9 +181,10 @@ def test_a_failed_offline_compile_sends_the_next_recording_down_the_other_road(t
         return subprocess.run([sys.executable, "-m", "kiln.offline", "compile", str(rec), "--cache-dir",
                                str(cache)], env=_env(PACKAGE_DIR), capture_output=True, text=True)
 
-    first = run(KILN_RECORD_DIR=rec, KILN_STRICT=1)  # forward and value-and-gradient recorded
+    first = run(KILN_RECORD_DIR=rec, KILN_STRICT=1)  # the forward and backward halves recorded
     c = offline()
-    assert c.returncode == 1 and "1 compiled, 0 already cached, 1 failed" in c.stdout, c.stdout + c.stderr
+    # Both halves differentiate the graph, so both fail.
+    assert c.returncode == 1 and "0 compiled, 0 already cached, 2 failed" in c.stdout, c.stdout + c.stderr
     assert "msort" in c.stdout
     run(KILN_RECORD_DIR=rec, KILN_STRICT=1)  # the failure is known: AOTAutograd's graphs recorded
     c = offline()

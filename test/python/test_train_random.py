@@ -39,6 +39,8 @@ def test_backward_uses_the_forwards_mask():
     assert not torch.equal(masks[0], masks[1])  # each call draws a new mask
     entries = kiln.dynamo.explanations()[before:]
     assert entries and all(e["compiled"] and e["kind"] == "training" for e in entries), entries
+    # The split halves: the mask is a residual of the forward, drawn once.
+    assert all(e["split"] and e["residuals"] > 0 for e in entries), entries
 
 
 def _bert(dropout, attention="eager"):

@@ -47,7 +47,8 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   size_t numGrads = 0;
   for (size_t i = 0; i < exe->numOutputs(); ++i) {
     std::string label = exe->outputLabel(i);
-    for (const char *prefix : {KILN_GRADS_PREFIX, KILN_TANGENTS_PREFIX, KILN_JACOBIAN_PREFIX, KILN_HESSIAN_PREFIX, KILN_HVP_PREFIX})
+    for (const char *prefix : {KILN_GRADS_PREFIX, KILN_TANGENTS_PREFIX, KILN_JACOBIAN_PREFIX,
+                               KILN_HESSIAN_PREFIX, KILN_HVP_PREFIX, KILN_RESIDUALS_PREFIX})
       isGrad[i] = isGrad[i] || label.rfind(prefix, 0) == 0;
     numGrads += isGrad[i];
   }
@@ -60,6 +61,34 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   if (!o.expectGrads.empty() && !numGrads)
     usageError("'" + o.model + "' has no gradient outputs: --expect-grads needs a model compiled "
                "with kiln-compile --grad");
+  if (!o.residuals.empty()) {
+    // A --grad --split=backward model: its residual inputs come from the
+    // forward half's --output-dir (residuals/<i>.npy, output<k>.npy) and
+    // from the forward's own inputs (the --input files, in order).
+    std::vector<std::string> forwardInputs = std::move(o.inputs);
+    o.inputs.clear();
+    const std::string inPrefix = KILN_RESIDUALS_INPUT_PREFIX, outPrefix = KILN_RESIDUALS_OUTPUT_PREFIX;
+    for (size_t i = 0; i < exe->numInputs(); ++i) {
+      std::string label = exe->inputLabel(i);
+      if (label.rfind(KILN_RESIDUALS_PREFIX, 0) != 0)
+        continue;
+      std::filesystem::path dir(o.residuals);
+      if (label.rfind(inPrefix, 0) == 0) {
+        size_t k = std::stoul(label.substr(inPrefix.size()));
+        if (k >= forwardInputs.size())
+          usageError("'" + o.model + "' reads the forward's input " + std::to_string(k) + " ('" + label +
+                     "'), but only " + std::to_string(forwardInputs.size()) + " --input were given");
+        o.inputs.push_back(forwardInputs[k]);
+      } else if (label.rfind(outPrefix, 0) == 0) {
+        o.inputs.push_back((dir / ("output" + label.substr(outPrefix.size()) + ".npy")).string());
+      } else {
+        o.inputs.push_back((dir / (label + ".npy")).string());
+      }
+    }
+    if (o.inputs.empty())
+      usageError("'" + o.model + "' takes no residuals: --residuals needs a model compiled with "
+                 "kiln-compile --grad --split=backward");
+  }
   if (!o.cotangents.empty()) {
     // The seeds of a --grad model or a --train-step: inputs named cotangent<i>.
     size_t numCotangents = 0;

@@ -36,6 +36,7 @@ struct Options {
   std::vector<std::string> inputs, expects, plugins;
   std::vector<std::string> cotangents;  ///< --cotangent: inputs after --input (a --grad model)
   std::vector<std::string> tangents;    ///< --tangent: inputs after --input (a --jvp model)
+  std::string residuals;                ///< --residuals DIR: a --split=backward model's residuals
   std::string expectGrads;              ///< --expect-grads DIR
   std::string expectParams;             ///< --expect-params DIR
   bool gradcheck = false;               ///< --gradcheck: gradients vs central differences

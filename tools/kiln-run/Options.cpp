@@ -12,6 +12,7 @@ namespace kiln::run {
 
 std::string usage() {
   return R"(usage: kiln-run MODEL.so [--input F.npy]... [--cotangent F.npy|--tangent F.npy]...
+                [--residuals DIR]
                 [--output-dir DIR] [--expect F.npy]... [--expect-grads DIR] [--expect-params DIR]
                 [--gradcheck [--gradcheck-range LO,HI]]
                 [--rtol R] [--atol A] [--torch-tolerances] [--runs N] [--bench N]
@@ -26,13 +27,20 @@ model with when bisecting numerical problems.
   --cotangent F.npy  a model compiled with kiln-compile --grad: one per model
                      output, the seeds of its backward pass (passed after the
                      --input tensors)
+  --residuals DIR    a model compiled with kiln-compile --grad --split=backward:
+                     its residual inputs are read from the forward half's
+                     --output-dir DIR (residuals/<i>.npy, output<k>.npy) and
+                     the --input files (the forward's inputs, which it reads
+                     as they are); pass the --cotangent files after them
   --tangent F.npy    a model compiled with kiln-compile --jvp: one per
                      floating-point model input, the direction of the
                      Jacobian-vector product (passed after the --input tensors)
   --output-dir DIR   write output{i}.npy there (created if needed); the
                      gradients of a --grad model go to DIR/grads/<name>.npy
                      (input{i}.npy, <parameter name>.npy), the tangents of a
-                     --jvp model to DIR/tangents/output{i}.npy, and the weights
+                     --jvp model to DIR/tangents/output{i}.npy, the residuals
+                     of a --grad --split=forward model to DIR/residuals/<i>.npy,
+                     and the weights
                      the runs updated (a --train-step model's trained
                      parameters and optimizer state, batch-norm statistics)
                      to DIR/params/<name>.npy
@@ -132,6 +140,7 @@ Options parseArgs(const std::vector<std::string> &args) {
     else if (a == "--expect") o.expects.push_back(next());
     else if (a == "--cotangent") o.cotangents.push_back(next());
     else if (a == "--tangent") o.tangents.push_back(next());
+    else if (a == "--residuals") o.residuals = next();
     else if (a == "--expect-grads") o.expectGrads = next();
     else if (a == "--expect-params") o.expectParams = next();
     else if (a == "--gradcheck") o.gradcheck = true;

@@ -39,6 +39,8 @@ inline constexpr llvm::StringLiteral kPeakBufferBytes = "kiln.peak_buffer_bytes"
 inline constexpr llvm::StringLiteral kSavedActivationBytes = "kiln.saved_activation_bytes";
 inline constexpr llvm::StringLiteral kSavedActivationBytesBeforeRemat =
     "kiln.saved_activation_bytes_before_remat";
+/// Bytes of the residuals a split forward returns (autograd-split-grad).
+inline constexpr llvm::StringLiteral kResidualBytes = "kiln.residual_bytes";
 
 // ---- on ops and declarations
 /// On a function declaration: a runtime GPU library entry point (its

@@ -77,6 +77,10 @@ struct CompileOptions {
   std::optional<double> lr, momentum, weightDecay, eps; ///< unset: the optimizer's defaults
   std::optional<std::string> betas;                    ///< "B1,B2"
   bool remat = false;
+  /// With Derivative::Grad: empty (the whole value and gradient), "forward"
+  /// (outputs and residuals) or "backward" (residuals and cotangents to
+  /// gradients); both halves of one cut, with remat (autograd-split-grad).
+  std::string split;
   std::string vmap; ///< IN[:OUT] (docs/vmap.md)
 
   /// Where errors and --timing go (default llvm::errs()), and --explain's

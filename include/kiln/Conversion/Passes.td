@@ -143,6 +143,62 @@ def AutogradDifferentiate : Pass<"autograd-differentiate", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def AutogradSplitGrad : Pass<"autograd-split-grad", "::mlir::ModuleOp"> {
+  let summary = "Cut a differentiated value-and-gradient entry into its forward or its backward half";
+  let description = [{
+    Runs after `autograd-differentiate` (with `remat`) on the module's public
+    entry as `kiln-compile --grad` builds it: the arguments, then one
+    `cotangent<i>` per output; the results are the outputs, the `grads/...`,
+    then the state updates (`kiln.update`). The entry is one straight-line
+    function in which the forward and the reverse sweep are interleaved.
+
+    The cut: the **forward** is every op the outputs and the state updates
+    (and every `aten.random`) need; the **backward** is every other op the
+    gradients need, i.e. the reverse sweep, the values the rematerialisation
+    cut chose to rebuild (`autograd.recomputed`) and the reverse rules' ops
+    on arguments alone (a weight's transpose). A forward view chain of an
+    argument that the backward reads is rebuilt there too, so the argument
+    itself crosses the cut, not a copy; constants are copied into both.
+    The **residuals** are the values the backward reads across the cut, in
+    program order: a user input (`residuals/input<k>`, k counting user
+    inputs) or an output (`residuals/output<k>`) crosses as itself, a
+    parameter or buffer the forward does not write stays a weight of the
+    backward, and every other value (a mutated argument's value before the
+    update included) is a result `residuals/<i>` of the forward.
+
+    `half=forward` rewrites the entry into the forward: the same arguments
+    without the cotangents; the outputs, the `residuals/<i>`, then the
+    updates. `half=backward` rewrites it into the backward: the argument,
+    output and forward-result residuals, then every cotangent; the
+    gradients. Both halves come from the same deterministic cut, so the
+    forward's residual results are the backward's residual arguments.
+    The bytes of the forward-result residuals (dynamic dims counted as 1024)
+    are recorded on the module as `kiln.residual_bytes`.
+
+    Before (the value and gradient of `y = relu(x @ w)`):
+    ```mlir
+    func.func @forward(%x, %w, %c {kiln.name = "cotangent0"}) -> (y, grads/input0, grads/w)
+    ```
+    After, `half=forward`:
+    ```mlir
+    func.func @forward(%x, %w) -> (y)        // the backward reads y, x and w as they are
+    ```
+    and `half=backward`:
+    ```mlir
+    func.func @forward(%x {kiln.name = "residuals/input0"}, %w, %y {kiln.name = "residuals/output0"},
+                       %c {kiln.name = "cotangent0"}) -> (grads/input0, grads/w)
+    ```
+    A random op or a state update the backward would need, or a forward op
+    that reads a cotangent, is an error.
+  }];
+  let options = [
+    Option<"half", "half", "std::string", /*default=*/"\"forward\"",
+           "Which half to keep: forward or backward">,
+  ];
+  let dependentDialects = ["::kiln::aten::ATenDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def AutogradBatch : Pass<"autograd-batch", "::mlir::ModuleOp"> {
   let summary = "Rewrite autograd.vmap into batched aten code (batching rules, else a loop)";
   let description = [{

@@ -20,6 +20,14 @@
 #define KILN_GRADS_INPUT_PREFIX "grads/input"
 #define KILN_GRADS_ARG_PREFIX "grads/arg"
 
+/* --grad --split=forward|backward: the values the backward reads across the
+ * cut. A result of the forward "residuals/<i>"; in the backward, that
+ * argument, or "residuals/input<k>" for the forward's user input k (passed
+ * as it is) or "residuals/output<k>" for its output k. */
+#define KILN_RESIDUALS_PREFIX "residuals/"
+#define KILN_RESIDUALS_INPUT_PREFIX "residuals/input"
+#define KILN_RESIDUALS_OUTPUT_PREFIX "residuals/output"
+
 /* --jvp and --hvp: one tangent (vector) input per floating-point user input,
  * "tangent<i>"; --jvp's tangent outputs are "tangents/output<i>". */
 #define KILN_TANGENT_PREFIX "tangent"
