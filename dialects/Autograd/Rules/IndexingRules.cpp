@@ -459,6 +459,10 @@ LogicalResult gatherPadVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<b
   auto xTy = tensorType(x);
   int64_t rank = xTy.getRank();
   ArrayRef<int64_t> pads = op.getPadding();
+  if (xTy.hasStaticShape() && xTy.getNumElements() == 0) { // nothing was read
+    out[0] = zerosLike(b, loc, x);
+    return success();
+  }
   auto slice = [&](Value v, int64_t dim, int64_t lo, int64_t hi) -> Value {
     SmallVector<int64_t> shape(tensorType(v).getShape());
     shape[dim] = hi - lo;
