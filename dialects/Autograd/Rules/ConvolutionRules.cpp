@@ -234,10 +234,9 @@ LogicalResult convVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> 
     return conv1dVjp(op, b, cts, needed, out, outputPadding);
   if (tensorType(w).getRank() == 5 && tensorType(x).getRank() == 5)
     return conv3dVjp(op, b, cts, needed, out);
-  if (tensorType(w).getRank() != 4)
-    return op.emitError("cannot differentiate an unbatched 3-d convolution yet");
-  if (tensorType(x).getRank() != 4)
-    return op.emitError("cannot differentiate an unbatched (3-d input) convolution yet");
+  if (tensorType(w).getRank() != 4 || tensorType(x).getRank() != 4)
+    return op.emitError("cannot differentiate a convolution of a rank-")
+           << tensorType(x).getRank() << " input with a rank-" << tensorType(w).getRank() << " weight";
   bool bias = op.getBias() && needed[2];
   auto wTy = tensorType(w);
   auto biasTy = RankedTensorType::get({wTy.getDimSize(0)}, wTy.getElementType());
