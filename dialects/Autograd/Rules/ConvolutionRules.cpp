@@ -8,37 +8,6 @@ using namespace kiln::aten;
 namespace kiln::autograd::rules {
 namespace {
 
-/// A 2-d transposed convolution y = conv_transpose(x, w) (w [C_in, C_out / g,
-/// kh, kw]) is the adjoint of the direct convolution with the same stride,
-/// padding, dilation and groups and w as its [F = C_in, C / g = C_out / g]
-/// filter: the input gradient is that direct convolution of g_y, the weight
-/// gradient that convolution's weight gradient with g_y as its input and x as
-/// its output gradient (both sum x[n, ci, i] g_y[n, co, i s + k d - p] over
-/// the same index set as the forward), the bias gradient g_y summed per channel.
-LogicalResult transposedConvVjp(ConvolutionOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
-                                SmallVectorImpl<Value> &out) {
-  Location loc = op.getLoc();
-  Value x = op.getInput(), w = op.getWeight(), g = cts[0];
-  if (tensorType(w).getRank() != 4 || tensorType(x).getRank() != 4)
-    return op.emitError("cannot differentiate a transposed 'aten.convolution' other than a batched 2-d one yet");
-  auto noPad = b.getDenseI64ArrayAttr({0, 0});
-  if (needed[0])
-    out[0] = ConvolutionOp::create(b, loc, x.getType(), g, w, Value(), op.getStrideAttr(), op.getPaddingAttr(),
-                                   op.getDilationAttr(), b.getBoolAttr(false), noPad, op.getGroupsAttr());
-  if (needed[1]) {
-    auto wTy = tensorType(w);
-    auto biasTy = RankedTensorType::get({wTy.getDimSize(0)}, wTy.getElementType());
-    auto bw = ConvolutionBackwardOp::create(
-        b, loc, TypeRange{g.getType(), w.getType(), biasTy}, x, g, w, op.getStrideAttr(), op.getPaddingAttr(),
-        op.getDilationAttr(), b.getBoolAttr(false), noPad, op.getGroupsAttr(),
-        b.getDenseBoolArrayAttr({false, true, false}));
-    out[1] = bw.getGradWeight();
-  }
-  if (op.getBias() && needed[2])
-    out[2] = viewAs(b, loc, sumDims(b, loc, g, {0, 2, 3}, false), op.getBias());
-  return success();
-}
-
 /// `v` with a unit dim inserted at 2 ([N, C, L] -> [N, C, 1, L]), and back.
 Value unitHeight(OpBuilder &b, Location loc, Value v) {
   auto ty = tensorType(v);
@@ -168,6 +137,87 @@ LogicalResult conv3dVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool
   return success();
 }
 
+template <typename OpT>
+LogicalResult convVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                      SmallVectorImpl<Value> &out, bool transposed, ArrayRef<int64_t> outputPadding);
+LogicalResult transposedConvVjp(ConvolutionOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                                SmallVectorImpl<Value> &out);
+
+/// An unbatched convolution (input [C, spatial...]) is the batched one over a
+/// batch of one: its gradients are those of a copy of the op on the input
+/// with a leading unit dim, the input's gradient with that dim dropped.
+template <typename OpT>
+LogicalResult unbatchedConvVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                               SmallVectorImpl<Value> &out, bool transposed,
+                               ArrayRef<int64_t> outputPadding) {
+  Location loc = op.getLoc();
+  auto lift = [&](Value v) {
+    auto ty = tensorType(v);
+    SmallVector<int64_t> shape{1};
+    llvm::append_range(shape, ty.getShape());
+    return UnsqueezeOp::create(b, loc, RankedTensorType::get(shape, ty.getElementType()), v, 0).getResult();
+  };
+  Value x1 = lift(op.getInput()), g1 = lift(cts[0]);
+  auto lifted = cast<OpT>(b.clone(*op.getOperation()));
+  lifted->setOperand(0, x1);
+  lifted->getResult(0).setType(g1.getType());
+  SmallVector<Value> o(out.size());
+  LogicalResult r = failure();
+  if constexpr (std::is_same_v<OpT, ConvolutionOp>) {
+    if (lifted.getTransposed())
+      r = transposedConvVjp(lifted, b, {g1}, needed, o);
+    else
+      r = convVjp(lifted, b, {g1}, needed, o, transposed, outputPadding);
+  } else {
+    r = convVjp(lifted, b, {g1}, needed, o, transposed, outputPadding);
+  }
+  lifted->erase();
+  if (failed(r))
+    return failure();
+  if (needed[0])
+    out[0] = SqueezeDimsOp::create(b, loc, op.getInput().getType(), o[0], ArrayRef<int64_t>{0});
+  for (size_t i = 1; i < out.size(); ++i)
+    if (needed[i])
+      out[i] = o[i];
+  return success();
+}
+
+/// A transposed convolution y = conv_transpose(x, w) (w [C_in, C_out / g,
+/// k...]) is the adjoint of the direct convolution D(., w) with the same
+/// stride, padding, dilation and groups (w as its [F = C_in, C_out / g]
+/// filter): <g, conv_transpose(x, w)> = <x, D(g, w)>. So the input gradient
+/// is D(g, w), the weight gradient D's weight gradient with g as its input
+/// and x as its output's cotangent (any rank D has a rule for: 1- to 3-d,
+/// batched or not), the bias gradient g summed over all but the channel dim.
+LogicalResult transposedConvVjp(ConvolutionOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                                SmallVectorImpl<Value> &out) {
+  Location loc = op.getLoc();
+  Value x = op.getInput(), w = op.getWeight(), g = cts[0];
+  int64_t spatial = tensorType(w).getRank() - 2, rank = tensorType(g).getRank();
+  auto d = ConvolutionOp::create(b, loc, x.getType(), g, w, Value(), op.getStrideAttr(), op.getPaddingAttr(),
+                                 op.getDilationAttr(), b.getBoolAttr(false),
+                                 b.getDenseI64ArrayAttr(SmallVector<int64_t>(spatial, 0)), op.getGroupsAttr());
+  if (needed[1]) {
+    SmallVector<Value> o(3);
+    if (failed(convVjp(d, b, {x}, {false, true, false}, o, false, {})))
+      return failure();
+    out[1] = o[1];
+  }
+  if (needed[0])
+    out[0] = d.getResult();
+  else
+    d->erase();
+  if (op.getBias() && needed[2]) {
+    int64_t channel = rank - spatial - 1;
+    SmallVector<int64_t> dims;
+    for (int64_t i = 0; i < rank; ++i)
+      if (i != channel)
+        dims.push_back(i);
+    out[2] = viewAs(b, loc, sumDims(b, loc, g, dims, false), op.getBias());
+  }
+  return success();
+}
+
 /// Operands (input, weight, bias?) -> aten.convolution_backward with the
 /// mask of the needed gradients.
 template <typename OpT>
@@ -178,14 +228,15 @@ LogicalResult convVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> 
   if (transposed)
     return op.emitError("cannot differentiate a transposed 'aten.convolution' yet");
   Value x = op.getInput(), w = op.getWeight();
+  if (tensorType(x).getRank() == tensorType(w).getRank() - 1)
+    return unbatchedConvVjp(op, b, cts, needed, out, transposed, outputPadding);
   if (tensorType(w).getRank() == 3 && tensorType(x).getRank() == 3)
     return conv1dVjp(op, b, cts, needed, out, outputPadding);
   if (tensorType(w).getRank() == 5 && tensorType(x).getRank() == 5)
     return conv3dVjp(op, b, cts, needed, out);
-  if (tensorType(w).getRank() != 4)
-    return op.emitError("cannot differentiate an unbatched 3-d convolution yet");
-  if (tensorType(x).getRank() != 4)
-    return op.emitError("cannot differentiate an unbatched (3-d input) convolution yet");
+  if (tensorType(w).getRank() != 4 || tensorType(x).getRank() != 4)
+    return op.emitError("cannot differentiate a convolution of a rank-")
+           << tensorType(x).getRank() << " input with a rank-" << tensorType(w).getRank() << " weight";
   bool bias = op.getBias() && needed[2];
   auto wTy = tensorType(w);
   auto biasTy = RankedTensorType::get({wTy.getDimSize(0)}, wTy.getElementType());
@@ -251,8 +302,11 @@ LogicalResult conv2dVjp(Conv2dOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
 }
 LogicalResult convolutionVjp(ConvolutionOp op, OpBuilder &b, ArrayRef<Value> cts,
                              ArrayRef<bool> needed, SmallVectorImpl<Value> &out) {
-  if (op.getTransposed())
+  if (op.getTransposed()) {
+    if (tensorType(op.getInput()).getRank() == tensorType(op.getWeight()).getRank() - 1)
+      return unbatchedConvVjp(op, b, cts, needed, out, false, op.getOutputPadding());
     return transposedConvVjp(op, b, cts, needed, out);
+  }
   return convVjp(op, b, cts, needed, out, false, op.getOutputPadding());
 }
 

@@ -4,6 +4,8 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace kiln::aten;
 
@@ -457,6 +459,10 @@ LogicalResult gatherPadVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<b
   auto xTy = tensorType(x);
   int64_t rank = xTy.getRank();
   ArrayRef<int64_t> pads = op.getPadding();
+  if (xTy.hasStaticShape() && xTy.getNumElements() == 0) { // nothing was read
+    out[0] = zerosLike(b, loc, x);
+    return success();
+  }
   auto slice = [&](Value v, int64_t dim, int64_t lo, int64_t hi) -> Value {
     SmallVector<int64_t> shape(tensorType(v).getShape());
     shape[dim] = hi - lo;
@@ -478,9 +484,26 @@ LogicalResult gatherPadVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<b
   for (size_t k = 0; 2 * k + 1 < pads.size(); ++k) {
     int64_t dim = rank - 1 - (int64_t)k, lo = pads[2 * k], hi = pads[2 * k + 1];
     int64_t n = xTy.getDimSize(dim);
-    if (n == ShapedType::kDynamic || lo < 0 || hi < 0)
-      return op.emitError("cannot differentiate '")
-             << op->getName() << "' over a dynamic dim or with negative padding yet";
+    if (n == ShapedType::kDynamic)
+      return op.emitError("cannot differentiate '") << op->getName() << "' over a dynamic dim yet";
+    if (lo < 0 || hi < 0) {
+      // A negative pad crops: output position i reads x[j(i - lo)] with j the
+      // pad's map into [0, n) (clamped, reflected or wrapped); the cotangent
+      // is scatter-added at those positions.
+      SmallVector<int64_t> index;
+      for (int64_t i = 0; i < n + lo + hi; ++i) {
+        int64_t j = i - lo;
+        if (isa<ReplicationPadOp>(op))
+          j = std::clamp<int64_t>(j, 0, n - 1);
+        else if (isa<ReflectionPadOp>(op))
+          j = j < 0 ? -j : (j >= n ? 2 * (n - 1) - j : j);
+        else
+          j = ((j % n) + n) % n;
+        index.push_back(j);
+      }
+      g = scatterTaps(b, loc, g, dim, n, 1, index, SmallVector<double>(index.size(), 1.0));
+      continue;
+    }
     Value grad = slice(g, dim, lo, lo + n);
     if (lo > 0) {
       Value left = slice(g, dim, 0, lo);

@@ -36,6 +36,32 @@ LogicalResult batchNormGrads(Operation *op, OpBuilder &b, Value g, Value x, Valu
   return success();
 }
 
+/// Inference batch norm y = (x - r) w / sqrt(v + eps) + b with respect to its running
+/// statistics r and v (ATen refuses these; kiln's --grad differentiates every float input):
+/// d r = -w s sum(g), d v = -w s^3 sum(g (x - r)) / 2 per channel, s = 1 / sqrt(v + eps).
+void runningStatGrads(OpBuilder &b, Location loc, Value g, Value x, Value weight, Value mean,
+                      Value var, double eps, bool needMean, bool needVar, Value &gm, Value &gv) {
+  auto xTy = tensorType(x);
+  Type elem = xTy.getElementType();
+  SmallVector<int64_t> others, shape(xTy.getRank(), 1);
+  for (int64_t d = 0; d < xTy.getRank(); ++d)
+    if (d != 1)
+      others.push_back(d);
+  shape[1] = xTy.getDimSize(1);
+  SmallVector<Value> dyn;
+  if (ShapedType::isDynamic(shape[1]))
+    dyn.push_back(tensor::DimOp::create(b, loc, x, 1));
+  Value s = unary<RsqrtOp>(b, loc, add(b, loc, var, scalarTensor(b, loc, elem, eps)));
+  Value ws = weight ? mul(b, loc, viewAs(b, loc, weight, mean), s) : s;
+  if (needMean)
+    gm = scale(b, loc, mul(b, loc, ws, sumDims(b, loc, g, others, false)), -1.0);
+  if (needVar) {
+    Value centred = sub(b, loc, x, viewTo(b, loc, mean, shape, dyn));
+    Value t = sumDims(b, loc, mul(b, loc, g, centred), others, false);
+    gv = scale(b, loc, mul(b, loc, mul(b, loc, ws, mul(b, loc, s, s)), t), -0.5);
+  }
+}
+
 LogicalResult noTrainingVjp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
                             ArrayRef<Value> cts, ArrayRef<bool> needed,
                             SmallVectorImpl<Value> &out) {
@@ -43,17 +69,17 @@ LogicalResult noTrainingVjp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
   unsigned i = 1;
   int wi = op.getWeight() ? i++ : -1, bi = op.getBias() ? i++ : -1;
   int mi = i++, vi = i++;
-  if (needed[mi] || needed[vi])
-    return op.emitError("cannot differentiate 'aten._native_batch_norm_legit_no_training' "
-                        "with respect to its running statistics");
   if (!cts[0])
-    return success(); // only the (empty) saved statistics were used
+    return success(); // only the saved statistics were used: ATen gives them no gradient
   Value gx, gw, gb;
   if (failed(batchNormGrads(op, b, cts[0], op.getInput(), op.getWeight(), op.getBias(),
                             op.getRunningMean(), op.getRunningVar(),
                             op.getEps().convertToDouble(), needed[0], wi >= 0 && needed[wi],
                             bi >= 0 && needed[bi], gx, gw, gb)))
     return failure();
+  runningStatGrads(b, op.getLoc(), cts[0], op.getInput(), op.getWeight(), op.getRunningMean(),
+                   op.getRunningVar(), op.getEps().convertToDouble(), needed[mi], needed[vi],
+                   out[mi], out[vi]);
   out[0] = gx;
   if (wi >= 0)
     out[wi] = gw;
@@ -104,10 +130,7 @@ LogicalResult batchNormVjp(BatchNormOp op, OpBuilder &b, ArrayRef<Value> cts,
     return op.emitError("cannot differentiate 'aten.batch_norm' in training mode yet");
   unsigned i = 1;
   int wi = op.getWeight() ? i++ : -1, bi = op.getBias() ? i++ : -1;
-  for (unsigned k = i; k < op->getNumOperands(); ++k)
-    if (needed[k])
-      return op.emitError("cannot differentiate 'aten.batch_norm' with respect to its running "
-                          "statistics");
+  int mi = op.getRunningMean() ? (int)i++ : -1, vi = op.getRunningVar() ? (int)i++ : -1;
   Value gx, gw, gb;
   if (failed(batchNormGrads(op, b, cts[0], op.getInput(), op.getWeight(), op.getBias(),
                             op.getRunningMean(), op.getRunningVar(),
@@ -119,6 +142,14 @@ LogicalResult batchNormVjp(BatchNormOp op, OpBuilder &b, ArrayRef<Value> cts,
     out[wi] = gw;
   if (bi >= 0)
     out[bi] = gb;
+  Value gm, gv;
+  runningStatGrads(b, op.getLoc(), cts[0], op.getInput(), op.getWeight(), op.getRunningMean(),
+                   op.getRunningVar(), op.getEps().convertToDouble(), mi >= 0 && needed[mi],
+                   vi >= 0 && needed[vi], gm, gv);
+  if (gm)
+    out[mi] = gm;
+  if (gv)
+    out[vi] = gv;
   return success();
 }
 
@@ -167,14 +198,7 @@ LogicalResult trainingBatchNormVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, Ar
                                    SmallVectorImpl<Value> &out) {
   if (!op.getTraining()) {
     // Inference: an affine map per channel with the running statistics.
-    for (Value ct : cts.drop_front())
-      if (ct)
-        return op.emitError("cannot differentiate '")
-               << op->getName() << "' without training through its statistics";
     BatchNormParts<OpT> p(op, b);
-    if ((p.mi >= 0 && needed[p.mi]) || (p.vi >= 0 && needed[p.vi]))
-      return op.emitError("cannot differentiate '")
-             << op->getName() << "' with respect to its running statistics";
     if (!cts[0])
       return success();
     Value gx, gw, gb;
@@ -183,6 +207,14 @@ LogicalResult trainingBatchNormVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, Ar
                               op.getEps().convertToDouble(), needed[0], p.wi >= 0 && needed[p.wi],
                               p.bi >= 0 && needed[p.bi], gx, gw, gb)))
       return failure();
+    Value gm, gv;
+    runningStatGrads(b, p.loc, cts[0], op.getInput(), op.getWeight(), op.getRunningMean(),
+                     op.getRunningVar(), op.getEps().convertToDouble(),
+                     p.mi >= 0 && needed[p.mi], p.vi >= 0 && needed[p.vi], gm, gv);
+    if (gm)
+      out[p.mi] = gm;
+    if (gv)
+      out[p.vi] = gv;
     out[0] = gx;
     if (p.wi >= 0)
       out[p.wi] = gw;
@@ -192,8 +224,6 @@ LogicalResult trainingBatchNormVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, Ar
   }
   BatchNormParts<OpT> p(op, b);
   Location loc = p.loc;
-  Type elem = tensorType(p.x).getElementType();
-  double m = op.getMomentum().convertToDouble();
   Value gx;
   auto addTo = [&](Value &acc, Value v) { acc = acc ? add(b, loc, acc, v) : v; };
   if (Value g = cts[0]) {
@@ -206,28 +236,8 @@ LogicalResult trainingBatchNormVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, Ar
     if (p.bi >= 0 && needed[p.bi])
       out[p.bi] = viewAs(b, loc, sumDims(b, loc, g, p.dims, false), op.getBias());
   }
-  // Saved mean: 1 / N per element; saved inverse std: -s^3 (x - mu) / N.
-  if (cts[1])
-    addTo(gx, div(b, loc, p.channel(b, cts[1]), p.n));
-  if (cts[2])
-    addTo(gx, div(b, loc, mul(b, loc, scale(b, loc, p.channel(b, cts[2]), -1.0),
-                              mul(b, loc, mul(b, loc, p.s, p.s), p.xh)),
-                  p.n));
-  // New running statistics: m mu and m var N / (N - 1), plus (1 - m) r.
-  if (cts.size() > 3) {
-    Value one = scalarTensor(b, loc, elem, 1.0);
-    if (cts[3]) {
-      addTo(gx, div(b, loc, scale(b, loc, p.channel(b, cts[3]), m), p.n));
-      if (needed[p.mi])
-        out[p.mi] = scale(b, loc, cts[3], 1.0 - m);
-    }
-    if (cts[4]) {
-      addTo(gx, div(b, loc, mul(b, loc, scale(b, loc, p.channel(b, cts[4]), 2.0 * m), p.d),
-                    sub(b, loc, p.n, one)));
-      if (needed[p.vi])
-        out[p.vi] = scale(b, loc, cts[4], 1.0 - m);
-    }
-  }
+  // The saved mean and inverse std and the new running statistics are outputs ATen marks
+  // non-differentiable (output_differentiability), so their cotangents add nothing.
   if (needed[0] && gx)
     out[0] = gx.getType() == p.x.getType() ? gx : expandAs(b, loc, gx, p.x);
   return success();
@@ -365,8 +375,8 @@ LayerNormParts layerNormParts(NativeLayerNormOp op, OpBuilder &b) {
 /// y = x_hat * w + b with x_hat = (x - mean) * rstd over the trailing dims:
 /// g_x = rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat)) with
 /// g_hat = g * w; g_w = sum(g * x_hat) and g_b = sum(g) over the leading
-/// dims. Cotangents of the mean and rstd results add 1/N and
-/// -rstd^2 * x_hat / N per element.
+/// dims. The mean and rstd results are outputs ATen marks non-differentiable
+/// (output_differentiability), so their cotangents add nothing.
 LogicalResult layerNormVjp(NativeLayerNormOp op, OpBuilder &b, ArrayRef<Value> cts,
                            ArrayRef<bool> needed, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();
@@ -378,18 +388,6 @@ LogicalResult layerNormVjp(NativeLayerNormOp op, OpBuilder &b, ArrayRef<Value> c
     Value inner = sub(b, loc, sub(b, loc, gh, meanDims(b, loc, gh, p.normDims, true)),
                       mul(b, loc, p.xhat, meanDims(b, loc, mul(b, loc, gh, p.xhat), p.normDims, true)));
     gx = mul(b, loc, rstd, inner);
-  }
-  if (needed[0] && (cts[1] || cts[2])) {
-    Value n = countOf(b, loc, x, p.normDims);
-    Value extra;
-    if (cts[1])
-      extra = expandAs(b, loc, div(b, loc, cts[1], n), x);
-    if (cts[2]) {
-      Value t = div(b, loc, mul(b, loc, mul(b, loc, cts[2], mul(b, loc, rstd, rstd)), p.xhat), n);
-      t = scale(b, loc, t, -1.0);
-      extra = extra ? add(b, loc, extra, t) : t;
-    }
-    gx = gx ? add(b, loc, gx, extra) : extra;
   }
   if (needed[0])
     out[0] = gx ? gx : zerosLike(b, loc, x);

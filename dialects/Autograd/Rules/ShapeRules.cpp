@@ -1,4 +1,4 @@
-//===- ShapeRules.cpp - derivatives of views, permutes and expands --------===//
+//===- ShapeRules.cpp - derivatives of views, permutes, expands, windows --===//
 #include "Autograd/Rules/Rules.h"
 #include "RuleUtils.h"
 
@@ -209,6 +209,87 @@ LogicalResult copyJvp(CopyOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorIm
   return success();
 }
 
+/// unfold(self, dim, size, step): window w's element k reads self[w * step + k]
+/// along dim. The cotangent's window dim and trailing size dim, side by
+/// side and flattened, are one read per position: scattered (added) back.
+LogicalResult unfoldVjp(UnfoldOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                        SmallVectorImpl<Value> &out) {
+  if (!needed[0])
+    return success();
+  Location loc = op.getLoc();
+  auto xTy = tensorType(op.getSelf());
+  int64_t rank = xTy.getRank(), size = op.getSize(), step = op.getStep();
+  if (rank == 0) { // a 0-d input unfolds to [size] (size 1): the cotangent itself
+    out[0] = viewAs(b, loc, cts[0], op.getSelf());
+    return success();
+  }
+  int64_t dim = (op.getDimension() % rank + rank) % rank;
+  int64_t in = xTy.getDimSize(dim), windows = tensorType(op.getResult()).getDimSize(dim);
+  if (ShapedType::isDynamic(in) || ShapedType::isDynamic(windows))
+    return op.emitError("cannot differentiate 'aten.unfold' along a dynamic dim yet");
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d <= dim; ++d)
+    perm.push_back(d);
+  perm.push_back(rank);
+  for (int64_t d = dim + 1; d < rank; ++d)
+    perm.push_back(d);
+  Value g = permute(b, loc, cts[0], perm);
+  SmallVector<int64_t> flat(tensorType(g).getShape());
+  flat[dim] = windows * size;
+  flat.erase(flat.begin() + dim + 1);
+  g = viewTo(b, loc, g, flat, dynamicDims(b, loc, g));
+  SmallVector<int64_t> index;
+  for (int64_t w = 0; w < windows; ++w)
+    for (int64_t k = 0; k < size; ++k)
+      index.push_back(w * step + k);
+  out[0] = scatterTaps(b, loc, g, dim, in, 1, index, SmallVector<double>(index.size(), 1.0));
+  return success();
+}
+LogicalResult unfoldJvp(UnfoldOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (ts[0])
+    out[0] = UnfoldOp::create(b, op.getLoc(), op.getType(), ts[0], op.getDimensionAttr(),
+                              op.getSizeAttr(), op.getStepAttr());
+  return success();
+}
+
+/// as_strided of a contiguous tensor reads flat(self)[offset + i . stride]
+/// for every index i of the result: the cotangent, flattened, is added
+/// back at those flat positions (overlapping reads sum).
+LogicalResult asStridedVjp(AsStridedOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                           SmallVectorImpl<Value> &out) {
+  if (!needed[0])
+    return success();
+  Location loc = op.getLoc();
+  auto xTy = tensorType(op.getSelf());
+  auto yTy = tensorType(op.getResult());
+  if (!xTy.hasStaticShape() || !yTy.hasStaticShape())
+    return op.emitError("cannot differentiate 'aten.as_strided' of a dynamic shape yet");
+  ArrayRef<int64_t> size = op.getSize(), stride = op.getStride();
+  SmallVector<int64_t> index{op.getStorageOffset()};
+  for (auto [n, st] : llvm::zip(size, stride)) {
+    SmallVector<int64_t> next;
+    for (int64_t base : index)
+      for (int64_t i = 0; i < n; ++i)
+        next.push_back(base + i * st);
+    index.swap(next);
+  }
+  int64_t total = xTy.getNumElements();
+  Value g = viewTo(b, loc, cts[0], {yTy.getNumElements()}, {});
+  if (index.empty()) { // an empty view: nothing read
+    out[0] = zerosLike(b, loc, op.getSelf());
+    return success();
+  }
+  Value flat = scatterTaps(b, loc, g, 0, total, 1, index, SmallVector<double>(index.size(), 1.0));
+  out[0] = viewTo(b, loc, flat, xTy.getShape(), {});
+  return success();
+}
+LogicalResult asStridedJvp(AsStridedOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (ts[0])
+    out[0] = AsStridedOp::create(b, op.getLoc(), op.getType(), ts[0], op.getSizeAttr(),
+                                 op.getStrideAttr(), op.getStorageOffsetAttr());
+  return success();
+}
+
 } // namespace
 
 void attachShapeRules(MLIRContext *ctx) {
@@ -233,6 +314,8 @@ void attachShapeRules(MLIRContext *ctx) {
   ExpandOp::attachInterface<Rule<ExpandOp, expandVjp, expandJvp>>(*ctx);
   CatOp::attachInterface<Rule<CatOp, catVjp, catJvp>>(*ctx);
   SliceTensorOp::attachInterface<Rule<SliceTensorOp, sliceVjp, sliceJvp>>(*ctx);
+  UnfoldOp::attachInterface<Rule<UnfoldOp, unfoldVjp, unfoldJvp>>(*ctx);
+  AsStridedOp::attachInterface<Rule<AsStridedOp, asStridedVjp, asStridedJvp>>(*ctx);
 }
 
 } // namespace kiln::autograd::rules

@@ -84,14 +84,16 @@ def log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
   c = aten::_to_copy.default(self=self, dtype=dtype) : like self as dtype
   r = aten::_log_softmax.default(self=c, dim=dim, half_to_float=False)
   return r
-# _safe_softmax: softmax, with 0 for rows that are all -inf
+# _safe_softmax: softmax, with 0 for rows that are all -inf (those rows are zeroed before the
+# softmax too, so its backward reads no NaN there and their gradient is 0, as ATen's)
 def _safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
   when dtype is None
-  s = aten::_softmax.default(self=self, dim=dim, half_to_float=False) : like self
   f = aten::isinf.default(self=self) : like self as bool
   n = aten::lt.Scalar(self=self, other=0) : like self as bool
   i = aten::logical_and.default(self=f, other=n) : like self as bool
   a = aten::all.dim(self=i, dim=dim, keepdim=True) : reduce self dim True as bool
+  x = aten::where.self(condition=a, self=0.0, other=self) : like self
+  s = aten::_softmax.default(self=x, dim=dim, half_to_float=False) : like self
   r = aten::where.self(condition=a, self=0.0, other=s)
   return r
 

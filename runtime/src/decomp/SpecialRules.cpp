@@ -4,13 +4,13 @@
 namespace kiln::decomp {
 
 const char *const kSpecialRules = R"(
-# entr(x) = -x log x for x > 0, 0 at 0, -inf below 0, NaN stays NaN (torch/_refs)
+# entr(x) = -x log x for x > 0, 0 at 0, -inf below 0, NaN stays NaN (torch/_refs); the
+# -inf is log(0) of a constant, so no gradient flows through it
 def special_entr(Tensor self) -> Tensor
   when float self
-  z = aten::mul.Tensor(self=self, other=0.0) : like self
-  ninf = aten::log.default(self=z) : like self
+  ninf = aten::log.default(self=0.0) : dims self []
   e = aten::eq.Scalar(self=self, other=0) : like self as bool
-  a = aten::where.self(condition=e, self=z, other=ninf) : like self
+  a = aten::where.self(condition=e, self=0.0, other=ninf) : like self
   lg = aten::log.default(self=self) : like self
   n = aten::neg.default(self=self) : like self
   m = aten::mul.Tensor(self=n, other=lg) : like self

@@ -31,10 +31,11 @@ inline Shape cat(Shape a, const Shape &b) {
 }
 inline int ld(int64_t rows) { return (int)std::max<int64_t>(1, rows); }
 
-/// The result dtype: the input's float dtype (float32 or float64).
+/// The result dtype: the input's floating dtype (16-bit ones too: the kernels
+/// work in float64 buffers and round once when they write the result).
 inline DType floatDtype(const Tensor &t, const char *op) {
-  check(t.dtype() == DType::Float32 || t.dtype() == DType::Float64, op,
-        std::string("expects a float32 or float64 tensor, got ") + dtypeName(t.dtype()));
+  check(isFloatingPoint(t.dtype()), op,
+        std::string("expects a floating-point tensor, got ") + dtypeName(t.dtype()));
   return t.dtype();
 }
 inline void checkMatrix(const Tensor &t, const char *op, bool square) {

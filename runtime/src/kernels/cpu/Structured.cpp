@@ -145,7 +145,9 @@ Tensor trapezoidImpl(const char *op, const Tensor &y, const std::optional<Tensor
   Shape s = y.sizes();
   if (cumulative) s[d] = std::max<int64_t>(n - 1, 0);
   else s.erase(s.begin() + d);
-  DType dt = (y.dtype() == DType::Float64) ? DType::Float64 : DType::Float32;
+  // ATen's result dtype: y's (and x's) floating dtype promoted, integers give float32.
+  DType dt = isFloatingPoint(y.dtype()) ? y.dtype() : DType::Float32;
+  if (xOpt && isFloatingPoint(xOpt->dtype())) dt = promoteTypes(dt, xOpt->dtype());
   Tensor out = emptyLike(s, dt, y);
   if (isMeta(y)) return out;
   Tensor yc = y.contiguous();

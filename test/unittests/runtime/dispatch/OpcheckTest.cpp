@@ -120,6 +120,67 @@ TEST(Opcheck, AtenFormulasMatchFiniteDifferences) {
   }
 }
 
+namespace {
+Tensor ints(const std::vector<int64_t> &values) {
+  Tensor t = Tensor::empty({(int64_t)values.size()}, DType::Int64);
+  for (size_t i = 0; i < values.size(); ++i) t.data<int64_t>()[i] = values[i];
+  return t;
+}
+/// Values in (-0.9, 0.9): grid_sampler's normalized coordinates.
+Tensor inside(const std::vector<int64_t> &shape, double phase) {
+  Tensor t = wavy(shape, phase);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] *= 0.45f;
+  return t;
+}
+} // namespace
+
+// The formulas of ops compiled programs hand to the runtime (their "<op>#backward"
+// calls) against finite differences: structural, indexed, reducing, resampling and
+// special ops (the linear algebra's are checked in test/e2e/grad-gradcheck.test).
+TEST(Opcheck, RuntimeOpFormulasMatchFiniteDifferences) {
+  using V = std::vector<int64_t>;
+  struct Case {
+    const char *op;
+    Stack args;
+  };
+  std::vector<Case> cases = {
+      {"aten::cross", {wavy({2, 3}, 0.1), wavy({2, 3}, 0.9), (int64_t)1}},
+      {"aten::diag", {wavy({3, 4}, 0.2), (int64_t)1}},
+      {"aten::diag_embed", {wavy({2, 3}, 0.3), (int64_t)-1, (int64_t)0, (int64_t)2}},
+      {"aten::fft_fftshift", {wavy({4, 5}, 0.4), std::nullopt}},
+      {"aten::put", {wavy({3, 4}, 0.5), ints({7, 0, 11}), wavy({3}, 1.5), false}},
+      {"aten::index_reduce", {wavy({4, 3}, 0.6), (int64_t)0, ints({0, 2, 0}), wavy({3, 3}, 1.2),
+                              std::string("prod"), true}},
+      {"aten::tensordot", {wavy({2, 3, 4}, 0.7), wavy({4, 3, 2}, 1.7), V{1, 2}, V{1, 0}}},
+      {"aten::cdist", {wavy({2, 3}, 0.8), wavy({4, 3}, 1.8), 2.0, std::nullopt}},
+      {"aten::trapezoid.x", {wavy({3, 5}, 0.9), wavy({5}, 1.9), (int64_t)-1}},
+      {"aten::cumulative_trapezoid.x", {wavy({3, 5}, 1.0), wavy({3, 5}, 2.0), (int64_t)1}},
+      {"aten::renorm", {wavy({3, 4}, 1.1), 2.0, (int64_t)0, 2.5}},
+      {"aten::linalg_vander", {wavy({4}, 1.2), std::nullopt}},
+      {"aten::segment_reduce", {wavy({6}, 1.3), std::string("mean"), ints({2, 3, 1}), std::nullopt, std::nullopt,
+                                (int64_t)0, false, std::nullopt}},
+      {"aten::grid_sampler_2d", {wavy({1, 2, 4, 4}, 1.4), inside({1, 3, 3, 2}, 2.4), (int64_t)0, (int64_t)0, false}},
+      {"aten::multi_margin_loss", {wavy({3, 4}, 1.5), ints({0, 3, 1}), (int64_t)1, 1.0, std::nullopt, (int64_t)1}},
+      {"aten::linalg_householder_product", {wavy({4, 3}, 1.6), wavy({3}, 0.4)}},
+      {"aten::special_i1e", {wavy({6}, 1.7)}},
+      {"aten::special_erfcx", {wavy({6}, 1.8)}},
+      {"aten::special_log_ndtr", {wavy({6}, 1.9)}},
+      {"aten::mvlgamma", {positive({6}), (int64_t)1}},
+  };
+  for (Case &c : cases) {
+    OpcheckOptions o;
+    o.samples = {c.args};
+    OpcheckReport r = opcheck(c.op, o);
+    bool gradChecked = false;
+    for (auto &x : r.results) {
+      if (x.test != "test_autograd") continue;
+      EXPECT_TRUE(x.passed || x.skipped) << c.op << ":\n" << r.str();
+      gradChecked |= x.passed && !x.skipped;
+    }
+    EXPECT_TRUE(gradChecked) << c.op << " has no checked formula:\n" << r.str();
+  }
+}
+
 TEST(Opcheck, CatchesBrokenPlugins) {
   loadOrDie(KILN_BROKEN_OPS);
   OpcheckReport fake = opcheck("kilnbroken::wrong_fake");
