@@ -10,8 +10,29 @@ include(TableGen)
 include(AddLLVM)
 include(AddMLIR)
 include(HandleLLVMOptions)
-# Link every MLIR component through the one libMLIR.so (MLIRConfig does not export this).
-set(MLIR_LINK_MLIR_DYLIB ON)
+# Link every MLIR component through the one libMLIR.so (MLIRConfig does not export this);
+# KILN_STATIC_MLIR links the static component libraries instead, for a binary
+# that must run where LLVM is not installed (a fuzz target on another machine).
+if(KILN_STATIC_MLIR)
+  set(MLIR_LINK_MLIR_DYLIB OFF)
+  set(LLVM_LINK_LLVM_DYLIB OFF)
+  # LLVMSupport's static link interface names zstd's imported target, which
+  # only the LLVM build that exported it defined.
+  if(NOT TARGET zstd::libzstd_shared)
+    find_library(KILN_ZSTD_LIBRARY NAMES zstd libzstd.so.1 REQUIRED)
+    add_library(zstd::libzstd_shared SHARED IMPORTED)
+    set_target_properties(zstd::libzstd_shared PROPERTIES IMPORTED_LOCATION ${KILN_ZSTD_LIBRARY})
+  endif()
+  # MLIR's exported static libraries link "LLVM", the shared library (libLLVM.so needs z3, ICU, ...):
+  # point that name at LLVM's static component libraries instead.
+  llvm_map_components_to_libnames(KILN_LLVM_STATIC_LIBS Support Demangle TargetParser BinaryFormat)
+  get_target_property(KILN_LLVM_SUPPORT_A LLVMSupport IMPORTED_LOCATION_RELWITHDEBINFO)
+  set_target_properties(LLVM PROPERTIES
+    IMPORTED_LOCATION_RELWITHDEBINFO "${KILN_LLVM_SUPPORT_A}" IMPORTED_SONAME_RELWITHDEBINFO ""
+    INTERFACE_LINK_LIBRARIES "${KILN_LLVM_STATIC_LIBS}")
+else()
+  set(MLIR_LINK_MLIR_DYLIB ON)
+endif()
 separate_arguments(KILN_LLVM_DEFS NATIVE_COMMAND "${LLVM_DEFINITIONS}")
 
 # The compiler's layers (docs/architecture.md, "Layers"). No include directory
