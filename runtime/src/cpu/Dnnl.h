@@ -24,6 +24,7 @@ namespace kiln::cpu {
   X(memory_desc_equal) \
   X(memory_create) \
   X(memory_destroy) \
+  X(memory_set_data_handle) \
   X(dilated_convolution_forward_desc_init) \
   X(dilated_convolution_backward_data_desc_init) \
   X(dilated_convolution_backward_weights_desc_init) \
@@ -78,6 +79,7 @@ struct Plan {
   dnnl_primitive_t srcIn = nullptr, weightsIn = nullptr;      ///< user -> primitive layout, or null
   dnnl_primitive_t dstIn = nullptr, dstOut = nullptr;         ///< (dst read first with a sum post-op)
   size_t scratchpad = 0;
+  dnnl_memory_desc_t scratchpadMd{};  ///< `scratchpad` bytes
   bool hasBias = false;
   /// What `src`, `weights` and `dst` are to the primitive: its two operands
   /// and its result (a gradient's primitive reads diff_dst and writes a
