@@ -109,7 +109,7 @@ struct Bound {
 /// operand (making and destroying them per call cost as much as a small
 /// primitive's work) and the plan's constant weights it used last.
 struct PlanMemories {
-  Bound userSrc, src, userWeights, weights, userDst, dst, scratchpad, bias;
+  Bound userSrc, src, userWeights, weights, userDst, dst, scratchpad, bias, userBinary, binary;
   const void *weightsFor = nullptr;  ///< the user's weight buffer `kept` was reordered from
   uint64_t weightsGeneration = 0;
   std::shared_ptr<Scratch> kept;
@@ -126,7 +126,7 @@ struct KeyHash {
 /// The calling thread's stream, temporary buffers, plans and memory objects.
 struct ThreadState {
   dnnl_stream_t stream = nullptr;
-  Scratch scratchpad, src, weights, dst;
+  Scratch scratchpad, src, weights, dst, binary;
   std::unordered_map<std::vector<int64_t>, std::shared_ptr<const Plan>, KeyHash> plans;
   std::unordered_map<const Plan *, std::unique_ptr<PlanMemories>> memories;
 };
@@ -225,7 +225,7 @@ dnnl_memory_desc_t anyDesc(const std::vector<int64_t> &dims) {
 }
 
 Plan::~Plan() {
-  for (dnnl_primitive_t p : {prim, srcIn, weightsIn, dstIn, dstOut})
+  for (dnnl_primitive_t p : {prim, srcIn, weightsIn, dstIn, dstOut, binaryIn})
     if (p) dnnl().primitive_destroy(p);
 }
 
@@ -268,16 +268,17 @@ bool isReference(dnnl_primitive_desc_t pd) {
   return std::strncmp(impl, "ref", 3) == 0;
 }
 
-dnnl_primitive_attr_t makeAttr(bool sum, int32_t activation) {
+dnnl_primitive_attr_t makeAttr(bool sum, int32_t activation, const dnnl_memory_desc_t *addend) {
   const DnnlApi &d = dnnl();
   dnnl_primitive_attr_t attr = nullptr;
   check(d.primitive_attr_create(&attr), "oneDNN attributes");
   check(d.primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user), "oneDNN attributes");
   activation &= KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU | KILN_CPU_SIGMOID;
-  if (sum || activation) {
+  if (sum || activation || addend) {
     dnnl_post_ops_t ops = nullptr;
     check(d.post_ops_create(&ops), "oneDNN post-ops");
     if (sum) d.post_ops_append_sum(ops, 1.0f);
+    if (addend) check(d.post_ops_append_binary(ops, dnnl_binary_add, addend), "oneDNN post-ops");
     // swish with alpha 1 is x * sigmoid(x) (SiLU); hardswish takes no parameters.
     if (activation)
       d.post_ops_append_eltwise(ops, 1.0f,
@@ -309,12 +310,13 @@ void finishPlan(Plan &plan, dnnl_primitive_desc_t pd) {
   plan.srcIn = reorder(plan.userSrc, plan.src);
   plan.weightsIn = reorder(plan.userWeights, plan.weights);
   plan.dstOut = reorder(plan.dst, plan.userDst);
+  if (plan.binaryArg) plan.binaryIn = reorder(plan.userBinary, plan.binary);
   if (plan.dstOut) plan.dstIn = reorder(plan.userDst, plan.dst);
   check(d.primitive_create(&plan.prim, pd), "a oneDNN primitive");
 }
 
 void execute(const Plan &plan, const void *src, const void *weights, void *dst, const void *bias,
-             bool constWeights) {
+             bool constWeights, const void *binary) {
   const DnnlApi &d = dnnl();
   ThreadState &t = tState;
   if (!t.stream) check(d.stream_create(&t.stream, d.engine, dnnl_stream_default_flags), "a oneDNN stream");
@@ -367,17 +369,30 @@ void execute(const Plan &plan, const void *src, const void *weights, void *dst, 
         "reordering a oneDNN weight");
     w = buf;
   }
+  // The added tensor in the destination's layout.
+  const void *addend = binary;
+  if (plan.binaryIn) {
+    void *buf = t.binary.get(d.memory_desc_get_size(&plan.binary));
+    run(plan.binaryIn,
+        {{DNNL_ARG_FROM, mem.userBinary.at(plan.userBinary, binary)}, {DNNL_ARG_TO, mem.binary.at(plan.binary, buf)}},
+        "reordering a oneDNN post-op operand");
+    addend = buf;
+  }
   void *scratch = t.scratchpad.get(plan.scratchpad ? plan.scratchpad : 64);
   // Where no reorder stands between, the primitive reads and writes the
   // user's buffer through the user's memory object (the descriptors are
   // equal then).
-  dnnl_exec_arg_t args[5] = {
+  dnnl_exec_arg_t args[6] = {
       {plan.srcArg, plan.srcIn ? mem.src.at(plan.src, s) : mem.userSrc.at(plan.src, s)},
       {plan.weightsArg, plan.weightsIn ? mem.weights.at(plan.weights, w) : mem.userWeights.at(plan.weights, w)},
       {plan.dstArg, plan.dstOut ? mem.dst.at(plan.dst, o) : mem.userDst.at(plan.dst, o)},
-      {DNNL_ARG_SCRATCHPAD, mem.scratchpad.at(plan.scratchpadMd, scratch)},
-      {DNNL_ARG_BIAS, plan.hasBias ? mem.bias.at(plan.bias, bias) : nullptr}};
-  check(d.primitive_execute(plan.prim, t.stream, plan.hasBias ? 5 : 4, args), "a oneDNN primitive");
+      {DNNL_ARG_SCRATCHPAD, mem.scratchpad.at(plan.scratchpadMd, scratch)}};
+  int nargs = 4;
+  if (plan.hasBias) args[nargs++] = {DNNL_ARG_BIAS, mem.bias.at(plan.bias, bias)};
+  if (plan.binaryArg)
+    args[nargs++] = {plan.binaryArg, plan.binaryIn ? mem.binary.at(plan.binary, addend)
+                                                   : mem.userBinary.at(plan.binary, addend)};
+  check(d.primitive_execute(plan.prim, t.stream, nargs, args), "a oneDNN primitive");
   if (plan.dstOut)
     run(plan.dstOut, {{DNNL_ARG_FROM, mem.dst.at(plan.dst, o)}, {DNNL_ARG_TO, mem.userDst.at(plan.userDst, dst)}},
         "reordering a oneDNN destination");
