@@ -1,11 +1,11 @@
-//===- LibraryCallConvEpilogue.cpp - a convolution's bias and ReLU folded into the CPU runtime's call ===//
+//===- LibraryCallConvEpilogue.cpp - a convolution's bias, residual add and activation folded into the CPU runtime's call ===//
 //
 // A convolution with a bias is lowered as a broadcast of the bias into the
 // output followed by the convolution accumulating into it, and an activation
-// after it (ReLU, hardswish, SiLU, sigmoid) as a loop over the output.
-// oneDNN takes both itself (its bias and an eltwise post-op), so the call
-// writes each output once instead of three passes over it
-// (docs/Rationale/cpu-library-calls.md).
+// after it (ReLU, hardswish, SiLU, sigmoid), or a residual added before it,
+// as a loop over the output. oneDNN takes all of them itself (its bias, a
+// binary-add and an eltwise post-op), so the call writes each output once
+// instead of three passes over it (docs/Rationale/cpu-library-calls.md).
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryCalls.h"
@@ -124,23 +124,59 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
     }
   }
 
-  // After: the activation of every element, into the output itself or, if
-  // the output dies there, into a buffer of the activation's own (the call
-  // then writes that buffer).
+  // After: the activation of every element (of the output plus a residual
+  // of the output's type, with a bias), into the output itself or, if the
+  // output dies there, into a buffer of the activation's own (the call then
+  // writes that buffer).
   auto next = dyn_cast_or_null<linalg::LinalgOp>(nearestAccess(op, root, /*forward=*/true));
-  if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInputs() != 1 || next.getNumDpsInits() != 1 ||
-      next->getNumResults() != 0 || next.getDpsInputOperand(0)->get() != root ||
+  if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInits() != 1 || next->getNumResults() != 0 ||
       next.getNumParallelLoops() != next.getNumLoops() ||
-      !next.getMatchingIndexingMap(next.getDpsInputOperand(0)).isIdentity() ||
       !next.getMatchingIndexingMap(next.getDpsInitOperand(0)).isIdentity() ||
-      !next.getMatchingBlockArgument(next.getDpsInitOperand(0)).use_empty())
+      !next.getMatchingBlockArgument(next.getDpsInitOperand(0)).use_empty() ||
+      llvm::any_of(next.getDpsInputOperands(),
+                   [&](OpOperand *in) { return !next.getMatchingIndexingMap(in).isIdentity(); }))
     return ep;
   auto yield = cast<linalg::YieldOp>(next.getBlock()->getTerminator());
-  int32_t flag = yield.getNumOperands() == 1
-                     ? activationOf(yield.getOperand(0), next.getMatchingBlockArgument(next.getDpsInputOperand(0)))
-                     : 0;
-  if (!flag)
+  if (yield.getNumOperands() != 1)
     return ep;
+  int32_t flag = 0;
+  Value residual;
+  if (next.getNumDpsInputs() == 1 && next.getDpsInputOperand(0)->get() == root) {
+    flag = activationOf(yield.getOperand(0), next.getMatchingBlockArgument(next.getDpsInputOperand(0)));
+    if (!flag)
+      return ep;
+  } else if (next.getNumDpsInputs() == 2 && ep.bias) {
+    // act(output + r) or output + r, r a buffer of the output's type the
+    // call does not write, defined before it, unchanged until the add.
+    int self = next.getDpsInputOperand(0)->get() == root ? 0 : 1;
+    OpOperand *other = next.getDpsInputOperand(1 - self);
+    Value a = next.getMatchingBlockArgument(next.getDpsInputOperand(self)), r = other->get();
+    Value added = yield.getOperand(0);
+    auto add = added.getDefiningOp<arith::AddFOp>();
+    if (!add) {
+      Value x;
+      if (LibraryCalls::isRelu(added, x))
+        add = x.getDefiningOp<arith::AddFOp>();
+      else if (auto div = added.getDefiningOp<arith::DivFOp>())
+        add = div.getLhs().getDefiningOp<arith::AddFOp>();
+      if (!add)
+        return ep;
+      flag = activationOf(added, add);
+      if (!flag)
+        return ep;
+    }
+    Value b = next.getMatchingBlockArgument(other);
+    if (next.getDpsInputOperand(self)->get() != root || r == root || r.getType() != root.getType() ||
+        !((add.getLhs() == a && add.getRhs() == b) || (add.getLhs() == b && add.getRhs() == a)) ||
+        rootBuffer(r) == root || !untouchedBetween(op, next, {rootBuffer(r)}))
+      return ep;
+    if (Operation *def = r.getDefiningOp())
+      if (def->getBlock() == op->getBlock() && !def->isBeforeInBlock(op))
+        return ep;
+    residual = r;
+  } else {
+    return ep;
+  }
   Value out = next.getDpsInitOperand(0)->get();
   if (out != root) {
     // Another buffer: a whole allocation of the output's type that nothing
@@ -153,7 +189,7 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
     // Not a buffer the call reads: an earlier output whose buffer the
     // activation reuses can be the convolution's own input (padded through
     // a copy the call now reads past).
-    for (Value in : {m.input, m.source, m.filter})
+    for (Value in : {m.input, m.source, m.filter, residual})
       if (in && rootBuffer(in) == out)
         return ep;
     if (!alloc->isBeforeInBlock(op))
@@ -162,11 +198,16 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
   }
   ep.activation = next;
   ep.flag = flag;
+  ep.residual = residual;
   return ep;
 }
 
-func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module) {
-  std::string name = prefix + "conv_bias_f32";
+func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module) { return convBiasCallee(module, false); }
+
+func::FuncOp LibraryCalls::convBiasAddCallee(ModuleOp module) { return convBiasCallee(module, true); }
+
+func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module, bool residual) {
+  std::string name = prefix + (residual ? "conv_bias_add_f32" : "conv_bias_f32");
   if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
     return f;
   OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
@@ -176,6 +217,8 @@ func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module) {
   SmallVector<Type> inputs{mb.getI32Type()};
   inputs.append(10, mb.getI64Type());
   inputs.append({arg, arg, arg, bias});
+  if (residual)
+    inputs.push_back(arg);
   auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(inputs, {}));
   callee.setPrivate();
   callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());

@@ -226,6 +226,7 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
     ep.activation = nullptr;
     ep.output = Value();
     ep.hoist = nullptr;
+    ep.residual = Value();
   }
   if (ep.activation) {
     rewriter.eraseOp(ep.activation);
@@ -275,7 +276,9 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
     int64_t dyn = ShapedType::kDynamic;
     args.push_back(memref::CastOp::create(
         rewriter, loc, MemRefType::get({dyn}, elem, StridedLayoutAttr::get(&getContext(), dyn, {dyn})), ep.bias));
-    func::CallOp::create(rewriter, loc, convBiasCallee(module), args);
+    if (ep.residual)
+      args.push_back(asConvArg(rewriter, loc, ep.residual, m.channelsLast));
+    func::CallOp::create(rewriter, loc, ep.residual ? convBiasAddCallee(module) : convBiasCallee(module), args);
   } else {
     func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
   }

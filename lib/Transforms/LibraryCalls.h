@@ -117,6 +117,7 @@ struct ConvEpilogue {
   int32_t flag = 0;                ///< its KILN_CPU_* bit (RELU, HARDSWISH, SILU, SIGMOID)
   Value output;                    ///< the activation's own output, which the call writes instead, or null
   Operation *hoist = nullptr;      ///< that output's allocation, moved before the call
+  Value residual;                  ///< a tensor of the output's type the activation adds first, or null
 };
 
 /// What of a GEMM's neighbours folds into its call (see matchEpilogue).
@@ -322,13 +323,21 @@ public:
   /// The float32 convolution `op` (matched as `m`)'s bias broadcast that
   /// filled its whole output just before it, and the activation (ReLU,
   /// hardswish, SiLU, sigmoid) of the whole output right after it, in place
-  /// or into a buffer of its own (LibraryCallConvEpilogue.cpp).
+  /// or into a buffer of its own, optionally after adding a tensor of the
+  /// output's type (a residual; only with a bias)
+  /// (LibraryCallConvEpilogue.cpp).
   ConvEpilogue matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m);
 
   /// The CPU runtime's convolution with a bias, declared once in the module:
   /// void <prefix>conv_bias_f32(i32 flags, i64 groups, i64 s0, s1, s2, p0,
   /// p1, p2, d0, d1, d2, x, w, y, bias).
   func::FuncOp convBiasCallee(ModuleOp module);
+
+  /// The same with a tensor added before the activation (a residual):
+  /// void <prefix>conv_bias_add_f32(i32 flags, i64 groups, ..., x, w, y,
+  /// bias, r).
+  func::FuncOp convBiasAddCallee(ModuleOp module);
+  func::FuncOp convBiasCallee(ModuleOp module, bool residual);
 
   /// The convolution if `op` is one the runtime's cuDNN call computes.
   FailureOr<DnnConvMatch> matchDnnConv(linalg::LinalgOp op);

@@ -19,11 +19,11 @@ using kiln::cpu::Desc;
 namespace kiln::cpu {
 namespace {
 
-/// The convolution `y (+)= conv(x, w) (+ bias[c])`, then the activation
-/// its flags name (KILN_CPU_RELU, _HARDSWISH, _SILU, _SIGMOID); params are stride, padding and dilation per spatial dim
-/// (D, H, W).
+/// The convolution `y (+)= conv(x, w) (+ bias[c]) (+ r)`, then the
+/// activation its flags name (KILN_CPU_RELU, _HARDSWISH, _SILU, _SIGMOID);
+/// params are stride, padding and dilation per spatial dim (D, H, W).
 void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64_t, 9> &params, const Desc<5> *X,
-          const Desc<5> *W, const Desc<5> *Y, const Desc<1> *bias) {
+          const Desc<5> *W, const Desc<5> *Y, const Desc<1> *bias, const Desc<5> *R = nullptr) {
   const bool overwrite = flags & KILN_CPU_OVERWRITE;
   const int64_t *ys = Y->sizes;
   if (std::any_of(ys, ys + 5, [](int64_t s) { return s == 0; })) return;
@@ -34,6 +34,8 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
   if (bias && bias->sizes[0] != Y->sizes[1])
     throw std::runtime_error(std::string(who) + ": the bias has " + std::to_string(bias->sizes[0]) +
                              " elements for " + std::to_string(Y->sizes[1]) + " output channels");
+  if (R && !std::equal(R->sizes, R->sizes + 5, Y->sizes))
+    throw std::runtime_error(std::string(who) + ": the added tensor's shape differs from the output's");
   const DnnlApi &d = dnnl();
   if (!d.error.empty()) throw std::runtime_error(d.error);
   enterCall();
@@ -47,10 +49,15 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
     for (int64_t c = 0; c < bias->sizes[0]; ++c) denseBias.push_back(bias->data()[c * bias->strides[0]]);
     biasData = denseBias.data();
   }
+  // The added tensor in the output's view (its strides over the dims the
+  // geometry keeps: the output's dims, unit ones dropped).
+  std::vector<int64_t> rs;
+  if (R) rs = g.keptStrides(R);
   std::vector<int64_t> key{0, flags & (KILN_CPU_OVERWRITE | KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU |
                                        KILN_CPU_SIGMOID),
-                             groups, bias != nullptr};
+                             groups, bias != nullptr, R != nullptr};
   g.appendKey(key);
+  key.insert(key.end(), rs.begin(), rs.end());
   std::shared_ptr<const Plan> plan = cachedPlan(key, [&] {
     auto p = std::make_unique<Plan>();
     p->userSrc = stridedDesc(xd, xs);
@@ -59,13 +66,21 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
     p->hasBias = bias != nullptr;
     dnnl_memory_desc_t biasMd{};
     if (bias) biasMd = stridedDesc({yd[1]}, {1});
-    dnnl_primitive_attr_t attr = makeAttr(!overwrite, flags);
+    if (R) {
+      // oneDNN reads the added tensor as if laid out like the output.
+      p->userBinary = stridedDesc(yd, rs);
+      p->binary = p->userDst;
+      p->binaryArg = binaryPostOpArg(!overwrite);
+    }
+    dnnl_primitive_attr_t attr = makeAttr(!overwrite, flags, R ? &p->binary : nullptr);
     // The caller's layouts for the input and output where oneDNN has a JIT
     // kernel for them, else its own (reordered around each call; a small
-    // first convolution, 3 input channels, has no NHWC kernel).
+    // first convolution, 3 input channels, has no NHWC kernel). With an
+    // added tensor, always the caller's: it is read in the output's layout.
     dnnl_primitive_desc_t pd = nullptr;
     dnnl_status_t s = dnnl_unimplemented;
     for (bool own : {false, true}) {
+      if (own && R && pd) break;
       if (pd) d.primitive_desc_destroy(pd), pd = nullptr;
       dnnl_memory_desc_t src = own ? anyDesc(xd) : p->userSrc, dst = own ? anyDesc(yd) : p->userDst,
                          wei = anyDesc(wd);
@@ -82,7 +97,7 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
     finishPlan(*p, pd);
     return p;
   });
-  execute(*plan, X->data(), W->data(), Y->data(), biasData, flags & KILN_CPU_CONST_WEIGHT);
+  execute(*plan, X->data(), W->data(), Y->data(), biasData, flags & KILN_CPU_CONST_WEIGHT, R ? R->data() : nullptr);
 }
 
 } // namespace
@@ -103,6 +118,17 @@ extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_cpu_con
     int64_t d0, int64_t d1, int64_t d2, Desc<5> *X, Desc<5> *W, Desc<5> *Y, Desc<1> *bias) {
   try {
     kiln::cpu::conv("kiln_cpu_conv_bias_f32", flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, W, Y, bias);
+  } catch (const std::exception &e) {
+    kiln::cpu::fail(e.what());
+  }
+}
+
+extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_cpu_conv_bias_add_f32(
+    int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1, int64_t p2,
+    int64_t d0, int64_t d1, int64_t d2, Desc<5> *X, Desc<5> *W, Desc<5> *Y, Desc<1> *bias, Desc<5> *R) {
+  try {
+    kiln::cpu::conv("kiln_cpu_conv_bias_add_f32", flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, W, Y, bias,
+                    R);
   } catch (const std::exception &e) {
     kiln::cpu::fail(e.what());
   }

@@ -20,6 +20,15 @@ namespace kiln::cpu {
 struct ConvGeometry {
   std::vector<int64_t> xd, xs, yd, ys, wd, ws, stride, dilate, padL, padR;
   bool cropped = false;
+  int first = 2;  ///< the first spatial dim of the rank-5 views that is kept
+
+  /// The strides of a view of y's shape (a tensor added to the output) over
+  /// the dims kept for y.
+  std::vector<int64_t> keptStrides(const Desc<5> *v) const {
+    std::vector<int64_t> s{v->strides[0], v->strides[1]};
+    for (int i = first; i < 5; ++i) s.push_back(v->strides[i]);
+    return s;
+  }
 
   /// Appends every vector, its length first, to a plan-cache key.
   void appendKey(std::vector<int64_t> &key) const {
@@ -44,6 +53,7 @@ inline ConvGeometry convGeometry(const std::string &who, int64_t groups, const s
          params[3 + first - 2] == 0)
     ++first;
   ConvGeometry g;
+  g.first = first;
   g.xd = {X->sizes[0], X->sizes[1]}, g.xs = {X->strides[0], X->strides[1]};
   g.yd = {Y->sizes[0], Y->sizes[1]}, g.ys = {Y->strides[0], Y->strides[1]};
   if (groups > 1) {

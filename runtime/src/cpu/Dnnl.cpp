@@ -11,13 +11,16 @@
 
 #include "kiln/abi/cpu_calls.h"
 #include "Library.h"
+#include "OpenMPTeam.h"
 #include "Threads.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <atomic>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 
 namespace kiln::cpu {
 namespace {
@@ -49,23 +52,24 @@ thread_local int tOmpThreads = 0;
 
 /// How long an OpenMP thread of oneDNN busy-waits for the next parallel
 /// region before it sleeps, unless the user chose (OMP_WAIT_POLICY or
-/// GOMP_SPINCOUNT). libgomp's default spins 300000 rounds (about 0.1-1 ms)
-/// after every primitive, on the cores kiln's oneTBB threads run the
-/// generated loops between the calls on (docs/Rationale/cpu-threads.md).
-/// Read by libgomp when it loads, so set before oneDNN is opened.
-constexpr const char *kSpinCount = "1000";
+/// GOMP_SPINCOUNT); libgomp reads it once, when it loads, so it is set
+/// before oneDNN is opened (docs/Rationale/cpu-threads.md). A model call
+/// runs its generated loops on the same threads (OpenMPTeam.h), so a thread
+/// that keeps spinning through the short gaps between a library call and
+/// the loops around it saves a futex wake-up per call; on a machine whose
+/// cores are all taken by other work, spinning threads lose the scheduler's
+/// favour and wait behind the other processes, so there they sleep soon.
+constexpr const char *kSpinWhenIdle = "100000";  // about 2 ms of pause instructions
+constexpr const char *kSpinWhenBusy = "1000";    // about 20 us
 
 void configureOpenMP() {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
-  ::setenv("GOMP_SPINCOUNT", kSpinCount, 0);
+  // Busy: the last minute's load average (runnable threads, ours included)
+  // reaches the cores this process may use.
+  double load[1] = {0};
+  bool busy = ::getloadavg(load, 1) == 1 && load[0] >= availableCores();
+  ::setenv("GOMP_SPINCOUNT", busy ? kSpinWhenBusy : kSpinWhenIdle, 0);
 }
-
-/// The calling thread's stream and temporary buffers.
-struct ThreadState {
-  dnnl_stream_t stream = nullptr;
-  Scratch scratchpad, src, weights, dst;
-};
-thread_local ThreadState tState;
 
 std::mutex gPlansMutex;
 std::map<std::vector<int64_t>, std::shared_ptr<const Plan>> gPlans;
@@ -73,21 +77,60 @@ std::map<std::vector<int64_t>, std::shared_ptr<const Plan>> gPlans;
 /// Weights reordered for a plan, per (plan, weight buffer).
 std::mutex gWeightsMutex;
 std::map<std::pair<const Plan *, const void *>, std::shared_ptr<Scratch>> gWeights;
+/// Bumped by forgetWeights(): a thread's reference to a gWeights entry made
+/// before is looked up again.
+std::atomic<uint64_t> gWeightsGeneration{0};
 
-dnnl_memory_t memory(const dnnl_memory_desc_t &md, const void *ptr) {
-  dnnl_memory_t m = nullptr;
-  check(dnnl().memory_create(&m, &md, dnnl().engine, const_cast<void *>(ptr)), "dnnl_memory_create");
-  return m;
-}
-
-/// Owns the memory objects of one execution.
-struct Memories {
-  std::vector<dnnl_memory_t> list;
-  dnnl_memory_t add(const dnnl_memory_desc_t &md, const void *ptr) { return list.emplace_back(memory(md, ptr)); }
-  ~Memories() {
-    for (dnnl_memory_t m : list) dnnl().memory_destroy(m);
+/// A memory object bound to the buffer it was last given.
+struct Bound {
+  dnnl_memory_t memory = nullptr;
+  const void *ptr = nullptr;
+  Bound() = default;
+  Bound(const Bound &) = delete;
+  Bound &operator=(const Bound &) = delete;
+  ~Bound() {
+    if (memory) dnnl().memory_destroy(memory);
+  }
+  /// The memory object of `md` on `p`: made once, rebound when the buffer
+  /// changes (a model's buffers are mostly the same run after run).
+  dnnl_memory_t at(const dnnl_memory_desc_t &md, const void *p) {
+    if (!memory) {
+      check(dnnl().memory_create(&memory, &md, dnnl().engine, const_cast<void *>(p)), "dnnl_memory_create");
+      ptr = p;
+    } else if (p != ptr) {
+      check(dnnl().memory_set_data_handle(memory, const_cast<void *>(p)), "dnnl_memory_set_data_handle");
+      ptr = p;
+    }
+    return memory;
   }
 };
+
+/// What one thread keeps per plan between calls: a memory object for each
+/// operand (making and destroying them per call cost as much as a small
+/// primitive's work) and the plan's constant weights it used last.
+struct PlanMemories {
+  Bound userSrc, src, userWeights, weights, userDst, dst, scratchpad, bias, userBinary, binary;
+  const void *weightsFor = nullptr;  ///< the user's weight buffer `kept` was reordered from
+  uint64_t weightsGeneration = 0;
+  std::shared_ptr<Scratch> kept;
+};
+
+struct KeyHash {
+  size_t operator()(const std::vector<int64_t> &key) const {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t v : key) h = (h ^ (uint64_t)v) * 1099511628211ull;
+    return (size_t)h;
+  }
+};
+
+/// The calling thread's stream, temporary buffers, plans and memory objects.
+struct ThreadState {
+  dnnl_stream_t stream = nullptr;
+  Scratch scratchpad, src, weights, dst, binary;
+  std::unordered_map<std::vector<int64_t>, std::shared_ptr<const Plan>, KeyHash> plans;
+  std::unordered_map<const Plan *, std::unique_ptr<PlanMemories>> memories;
+};
+thread_local ThreadState tState;
 
 void run(dnnl_primitive_t p, std::initializer_list<dnnl_exec_arg_t> args, const char *what) {
   check(dnnl().primitive_execute(p, tState.stream, static_cast<int>(args.size()), args.begin()), what);
@@ -140,6 +183,8 @@ const DnnlApi &dnnl() {
     // oneDNN's threads are OpenMP's: each call sets their count to the
     // model's (enterCall).
     gSetOmpThreads = reinterpret_cast<void (*)(int)>(::dlsym(lib, "omp_set_num_threads"));
+    // ... and from now on kiln's parallel loops' too (OpenMPTeam.h).
+    adoptOpenMP(lib);
     if (dnnl_status_t s = a.engine_create(&a.engine, dnnl_cpu, 0))
       a.error = "oneDNN has no CPU engine (status " + std::to_string(static_cast<int>(s)) + ")";
   });
@@ -180,7 +225,7 @@ dnnl_memory_desc_t anyDesc(const std::vector<int64_t> &dims) {
 }
 
 Plan::~Plan() {
-  for (dnnl_primitive_t p : {prim, srcIn, weightsIn, dstIn, dstOut})
+  for (dnnl_primitive_t p : {prim, srcIn, weightsIn, dstIn, dstOut, binaryIn})
     if (p) dnnl().primitive_destroy(p);
 }
 
@@ -188,11 +233,23 @@ std::shared_ptr<const Plan> cachedPlan(std::vector<int64_t> key,
                                        const std::function<std::unique_ptr<Plan>()> &make) {
   // A primitive splits its work for the thread count it was made with.
   key.push_back(tOmpThreads);
-  std::lock_guard<std::mutex> lock(gPlansMutex);
-  auto it = gPlans.find(key);
-  if (it != gPlans.end()) return it->second;
-  std::shared_ptr<const Plan> plan = make();
-  gPlans.emplace(key, plan);
+  // The thread's own map first (no lock: a model asks for the same plans
+  // run after run), then the process's.
+  auto &mine = tState.plans;
+  auto it = mine.find(key);
+  if (it != mine.end()) return it->second;
+  std::shared_ptr<const Plan> plan;
+  {
+    std::lock_guard<std::mutex> lock(gPlansMutex);
+    auto git = gPlans.find(key);
+    if (git != gPlans.end()) {
+      plan = git->second;
+    } else {
+      plan = make();
+      gPlans.emplace(key, plan);
+    }
+  }
+  mine.emplace(std::move(key), plan);
   return plan;
 }
 
@@ -211,16 +268,17 @@ bool isReference(dnnl_primitive_desc_t pd) {
   return std::strncmp(impl, "ref", 3) == 0;
 }
 
-dnnl_primitive_attr_t makeAttr(bool sum, int32_t activation) {
+dnnl_primitive_attr_t makeAttr(bool sum, int32_t activation, const dnnl_memory_desc_t *addend) {
   const DnnlApi &d = dnnl();
   dnnl_primitive_attr_t attr = nullptr;
   check(d.primitive_attr_create(&attr), "oneDNN attributes");
   check(d.primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user), "oneDNN attributes");
   activation &= KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU | KILN_CPU_SIGMOID;
-  if (sum || activation) {
+  if (sum || activation || addend) {
     dnnl_post_ops_t ops = nullptr;
     check(d.post_ops_create(&ops), "oneDNN post-ops");
     if (sum) d.post_ops_append_sum(ops, 1.0f);
+    if (addend) check(d.post_ops_append_binary(ops, dnnl_binary_add, addend), "oneDNN post-ops");
     // swish with alpha 1 is x * sigmoid(x) (SiLU); hardswish takes no parameters.
     if (activation)
       d.post_ops_append_eltwise(ops, 1.0f,
@@ -247,25 +305,29 @@ void finishPlan(Plan &plan, dnnl_primitive_desc_t pd) {
   plan.dst = *d.primitive_desc_query_md(pd, plan.dstQuery, 0);
   if (plan.hasBias) plan.bias = *d.primitive_desc_query_md(pd, dnnl_query_weights_md, 1);
   plan.scratchpad = d.memory_desc_get_size(d.primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0));
+  int64_t scratchDims[1] = {static_cast<int64_t>(plan.scratchpad ? plan.scratchpad : 64)};
+  check(d.memory_desc_init_by_tag(&plan.scratchpadMd, 1, scratchDims, dnnl_u8, dnnl_x), "a oneDNN scratchpad");
   plan.srcIn = reorder(plan.userSrc, plan.src);
   plan.weightsIn = reorder(plan.userWeights, plan.weights);
   plan.dstOut = reorder(plan.dst, plan.userDst);
+  if (plan.binaryArg) plan.binaryIn = reorder(plan.userBinary, plan.binary);
   if (plan.dstOut) plan.dstIn = reorder(plan.userDst, plan.dst);
   check(d.primitive_create(&plan.prim, pd), "a oneDNN primitive");
 }
 
 void execute(const Plan &plan, const void *src, const void *weights, void *dst, const void *bias,
-             bool constWeights) {
+             bool constWeights, const void *binary) {
   const DnnlApi &d = dnnl();
   ThreadState &t = tState;
   if (!t.stream) check(d.stream_create(&t.stream, d.engine, dnnl_stream_default_flags), "a oneDNN stream");
-  Memories mem;
+  std::unique_ptr<PlanMemories> &slot = t.memories[&plan];
+  if (!slot) slot = std::make_unique<PlanMemories>();
+  PlanMemories &mem = *slot;
   // Source and destination in the primitive's layout.
   const void *s = src;
   if (plan.srcIn) {
     void *buf = t.src.get(d.memory_desc_get_size(&plan.src));
-    run(plan.srcIn,
-        {{DNNL_ARG_FROM, mem.add(plan.userSrc, src)}, {DNNL_ARG_TO, mem.add(plan.src, buf)}},
+    run(plan.srcIn, {{DNNL_ARG_FROM, mem.userSrc.at(plan.userSrc, src)}, {DNNL_ARG_TO, mem.src.at(plan.src, buf)}},
         "reordering a oneDNN source");
     s = buf;
   }
@@ -273,43 +335,66 @@ void execute(const Plan &plan, const void *src, const void *weights, void *dst, 
   if (plan.dstOut) {
     o = t.dst.get(d.memory_desc_get_size(&plan.dst));
     if (plan.dstIn)
-      run(plan.dstIn, {{DNNL_ARG_FROM, mem.add(plan.userDst, dst)}, {DNNL_ARG_TO, mem.add(plan.dst, o)}},
+      run(plan.dstIn, {{DNNL_ARG_FROM, mem.userDst.at(plan.userDst, dst)}, {DNNL_ARG_TO, mem.dst.at(plan.dst, o)}},
           "reordering a oneDNN destination");
   }
-  // Weights: from the cache, or reordered for this call.
+  // Weights: from the cache (this thread's reference to it while the
+  // buffer and the cache's generation stay the same), or reordered for
+  // this call.
   const void *w = weights;
-  std::shared_ptr<Scratch> kept;
   if (plan.weightsIn && constWeights) {
-    std::lock_guard<std::mutex> lock(gWeightsMutex);
-    std::shared_ptr<Scratch> &slot = gWeights[{&plan, weights}];
-    if (!slot) {
-      auto buf = std::make_shared<Scratch>();
-      void *p = buf->get(d.memory_desc_get_size(&plan.weights));
-      run(plan.weightsIn, {{DNNL_ARG_FROM, mem.add(plan.userWeights, weights)}, {DNNL_ARG_TO, mem.add(plan.weights, p)}},
-          "reordering a oneDNN weight");
-      check(d.stream_wait(t.stream), "reordering a oneDNN weight");
-      slot = buf;
+    uint64_t generation = gWeightsGeneration.load(std::memory_order_acquire);
+    if (mem.weightsFor != weights || mem.weightsGeneration != generation || !mem.kept) {
+      std::lock_guard<std::mutex> lock(gWeightsMutex);
+      std::shared_ptr<Scratch> &cached = gWeights[{&plan, weights}];
+      if (!cached) {
+        auto buf = std::make_shared<Scratch>();
+        void *p = buf->get(d.memory_desc_get_size(&plan.weights));
+        run(plan.weightsIn,
+            {{DNNL_ARG_FROM, mem.userWeights.at(plan.userWeights, weights)},
+             {DNNL_ARG_TO, mem.weights.at(plan.weights, p)}},
+            "reordering a oneDNN weight");
+        check(d.stream_wait(t.stream), "reordering a oneDNN weight");
+        cached = buf;
+      }
+      mem.kept = cached;
+      mem.weightsFor = weights;
+      mem.weightsGeneration = generation;
     }
-    kept = slot;
-    w = kept->ptr;
+    w = mem.kept->ptr;
   } else if (plan.weightsIn) {
     void *buf = t.weights.get(d.memory_desc_get_size(&plan.weights));
-    run(plan.weightsIn, {{DNNL_ARG_FROM, mem.add(plan.userWeights, weights)}, {DNNL_ARG_TO, mem.add(plan.weights, buf)}},
+    run(plan.weightsIn,
+        {{DNNL_ARG_FROM, mem.userWeights.at(plan.userWeights, weights)}, {DNNL_ARG_TO, mem.weights.at(plan.weights, buf)}},
         "reordering a oneDNN weight");
     w = buf;
   }
-  dnnl_memory_desc_t scratchMd;
-  int64_t scratchDims[1] = {static_cast<int64_t>(plan.scratchpad)};
-  check(d.memory_desc_init_by_tag(&scratchMd, 1, scratchDims, dnnl_u8, dnnl_x), "a oneDNN scratchpad");
+  // The added tensor in the destination's layout.
+  const void *addend = binary;
+  if (plan.binaryIn) {
+    void *buf = t.binary.get(d.memory_desc_get_size(&plan.binary));
+    run(plan.binaryIn,
+        {{DNNL_ARG_FROM, mem.userBinary.at(plan.userBinary, binary)}, {DNNL_ARG_TO, mem.binary.at(plan.binary, buf)}},
+        "reordering a oneDNN post-op operand");
+    addend = buf;
+  }
   void *scratch = t.scratchpad.get(plan.scratchpad ? plan.scratchpad : 64);
-  std::vector<dnnl_exec_arg_t> args{{plan.srcArg, mem.add(plan.src, s)},
-                                    {plan.weightsArg, mem.add(plan.weights, w)},
-                                    {plan.dstArg, mem.add(plan.dst, o)},
-                                    {DNNL_ARG_SCRATCHPAD, mem.add(scratchMd, scratch)}};
-  if (plan.hasBias) args.push_back({DNNL_ARG_BIAS, mem.add(plan.bias, bias)});
-  check(d.primitive_execute(plan.prim, t.stream, static_cast<int>(args.size()), args.data()), "a oneDNN primitive");
+  // Where no reorder stands between, the primitive reads and writes the
+  // user's buffer through the user's memory object (the descriptors are
+  // equal then).
+  dnnl_exec_arg_t args[6] = {
+      {plan.srcArg, plan.srcIn ? mem.src.at(plan.src, s) : mem.userSrc.at(plan.src, s)},
+      {plan.weightsArg, plan.weightsIn ? mem.weights.at(plan.weights, w) : mem.userWeights.at(plan.weights, w)},
+      {plan.dstArg, plan.dstOut ? mem.dst.at(plan.dst, o) : mem.userDst.at(plan.dst, o)},
+      {DNNL_ARG_SCRATCHPAD, mem.scratchpad.at(plan.scratchpadMd, scratch)}};
+  int nargs = 4;
+  if (plan.hasBias) args[nargs++] = {DNNL_ARG_BIAS, mem.bias.at(plan.bias, bias)};
+  if (plan.binaryArg)
+    args[nargs++] = {plan.binaryArg, plan.binaryIn ? mem.binary.at(plan.binary, addend)
+                                                   : mem.userBinary.at(plan.binary, addend)};
+  check(d.primitive_execute(plan.prim, t.stream, nargs, args), "a oneDNN primitive");
   if (plan.dstOut)
-    run(plan.dstOut, {{DNNL_ARG_FROM, mem.add(plan.dst, o)}, {DNNL_ARG_TO, mem.add(plan.userDst, dst)}},
+    run(plan.dstOut, {{DNNL_ARG_FROM, mem.dst.at(plan.dst, o)}, {DNNL_ARG_TO, mem.userDst.at(plan.userDst, dst)}},
         "reordering a oneDNN destination");
   check(d.stream_wait(t.stream), "a oneDNN primitive");
 }
@@ -329,6 +414,8 @@ std::string takeError() {
 void forgetWeights() {
   std::lock_guard<std::mutex> lock(gWeightsMutex);
   gWeights.clear();
+  // Threads drop their references at their next call of each plan.
+  gWeightsGeneration.fetch_add(1, std::memory_order_release);
 }
 
 } // namespace kiln::cpu

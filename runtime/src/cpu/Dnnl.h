@@ -24,6 +24,7 @@ namespace kiln::cpu {
   X(memory_desc_equal) \
   X(memory_create) \
   X(memory_destroy) \
+  X(memory_set_data_handle) \
   X(dilated_convolution_forward_desc_init) \
   X(dilated_convolution_backward_data_desc_init) \
   X(dilated_convolution_backward_weights_desc_init) \
@@ -36,6 +37,7 @@ namespace kiln::cpu {
   X(post_ops_destroy) \
   X(post_ops_append_sum) \
   X(post_ops_append_eltwise) \
+  X(post_ops_append_binary) \
   X(primitive_desc_create) \
   X(primitive_desc_destroy) \
   X(primitive_desc_query_md) \
@@ -78,7 +80,15 @@ struct Plan {
   dnnl_primitive_t srcIn = nullptr, weightsIn = nullptr;      ///< user -> primitive layout, or null
   dnnl_primitive_t dstIn = nullptr, dstOut = nullptr;         ///< (dst read first with a sum post-op)
   size_t scratchpad = 0;
+  dnnl_memory_desc_t scratchpadMd{};  ///< `scratchpad` bytes
   bool hasBias = false;
+  /// A binary-add post-op's second operand (a residual added to the
+  /// result) in the destination's layout, which oneDNN's kernels read it in,
+  /// and the caller's view of it with the reorder between (null when they
+  /// agree); binaryArg is 0 without one.
+  dnnl_memory_desc_t binary{}, userBinary{};
+  dnnl_primitive_t binaryIn = nullptr;
+  int binaryArg = 0;
   /// What `src`, `weights` and `dst` are to the primitive: its two operands
   /// and its result (a gradient's primitive reads diff_dst and writes a
   /// diff_* memory: ConvBackward.cpp).
@@ -101,7 +111,7 @@ void finishPlan(Plan &plan, dnnl_primitive_desc_t pd);
 /// reorders in and out where its layouts differ, the weights from the cache
 /// when `constWeights` (reordered once per weight buffer and plan).
 void execute(const Plan &plan, const void *src, const void *weights, void *dst, const void *bias,
-             bool constWeights);
+             bool constWeights, const void *binary = nullptr);
 
 /// Prepares the calling thread for a library call (after dnnl() loaded):
 /// OpenMP's thread count set to the model's (kiln::cpu::maxThreads()).
@@ -112,8 +122,14 @@ void enterCall();
 bool isReference(dnnl_primitive_desc_t pd);
 
 /// Primitive attributes with a user scratchpad and, optionally, a sum post-op
-/// (accumulate into dst) and a ReLU post-op. The caller destroys them.
-dnnl_primitive_attr_t makeAttr(bool sum, int32_t activation);
+/// (accumulate into dst), a binary add of a tensor of `addend`'s layout (a
+/// residual) and an activation post-op, in that order. The caller destroys
+/// them.
+dnnl_primitive_attr_t makeAttr(bool sum, int32_t activation, const dnnl_memory_desc_t *addend = nullptr);
+
+/// The execution argument of the binary post-op that makeAttr(sum, ..,
+/// addend) made.
+inline int binaryPostOpArg(bool sum) { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(sum ? 1 : 0) | DNNL_ARG_SRC_1; }
 
 /// Records the calling thread's first failure of a library call.
 void fail(const std::string &message);

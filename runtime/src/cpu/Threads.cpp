@@ -1,8 +1,10 @@
 // kiln runtime — thread counts (load option, KILN_NUM_THREADS, cores available) and the shared arenas.
 #include "Threads.h"
 
+#include "OpenMPTeam.h"
 #include "../loader/Error.h"
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -20,13 +22,22 @@
 namespace kiln::cpu {
 
 namespace {
-/// The count of the pool whose run() the calling thread is inside (0: none).
+/// The count of the pool whose run() the calling thread is inside (0: none),
+/// and how many calls that pool is running now.
 thread_local int tlsThreads = 0;
+thread_local const std::atomic<int> *tlsCallers = nullptr;
 
 struct ThreadsScope {
   int saved;
-  explicit ThreadsScope(int n) : saved(tlsThreads) { tlsThreads = n; }
-  ~ThreadsScope() { tlsThreads = saved; }
+  const std::atomic<int> *savedCallers;
+  ThreadsScope(int n, const std::atomic<int> *callers) : saved(tlsThreads), savedCallers(tlsCallers) {
+    tlsThreads = n;
+    tlsCallers = callers;
+  }
+  ~ThreadsScope() {
+    tlsThreads = saved;
+    tlsCallers = savedCallers;
+  }
 };
 } // namespace
 
@@ -79,6 +90,14 @@ void parallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
     f(0, n);
     return;
   }
+  // A call that has its pool to itself runs its loops on the OpenMP team
+  // its oneDNN calls run on (once oneDNN is loaded): one set of threads,
+  // kept awake between a library call and the loops around it. Concurrent
+  // calls share the oneTBB arena, so that together they never run more
+  // threads than the pool's count (docs/Rationale/cpu-threads.md).
+  if (tlsThreads > 1 && tlsCallers && tlsCallers->load(std::memory_order_relaxed) == 1 &&
+      openmpParallelFor(tlsThreads, n, pieces, f))
+    return;
   auto bound = [&](int64_t piece) { return (int64_t)((__int128)n * piece / pieces); };
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, pieces),
                     [&](const tbb::blocked_range<int64_t> &r) { f(bound(r.begin()), bound(r.end())); });
@@ -86,6 +105,7 @@ void parallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int
 
 struct ThreadPool::Impl {
   tbb::task_arena arena;
+  std::atomic<int> callers{0};  ///< run()s in progress
   explicit Impl(int threads) : arena(threads) {}
 };
 
@@ -95,8 +115,13 @@ ThreadPool::~ThreadPool() = default;
 void ThreadPool::run(const std::function<void()> &f) {
   // The functor may run on another thread of the arena when every slot is
   // taken (concurrent calls): the count goes with it.
+  struct Caller {
+    std::atomic<int> &n;
+    explicit Caller(std::atomic<int> &c) : n(c) { n.fetch_add(1); }
+    ~Caller() { n.fetch_sub(1); }
+  } caller(impl_->callers);
   impl_->arena.execute([&] {
-    ThreadsScope scope(threads_);
+    ThreadsScope scope(threads_, &impl_->callers);
     f();
   });
 }

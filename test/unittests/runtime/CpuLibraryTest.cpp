@@ -26,6 +26,9 @@ extern "C" void _mlir_ciface_kiln_cpu_conv_f32(int32_t, int64_t, int64_t, int64_
 extern "C" void _mlir_ciface_kiln_cpu_conv_bias_f32(int32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                                                     int64_t, int64_t, int64_t, int64_t, Desc<5> *, Desc<5> *,
                                                     Desc<5> *, Desc<1> *);
+extern "C" void _mlir_ciface_kiln_cpu_conv_bias_add_f32(int32_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                                                        int64_t, int64_t, int64_t, int64_t, int64_t, Desc<5> *,
+                                                        Desc<5> *, Desc<5> *, Desc<1> *, Desc<5> *);
 extern "C" void _mlir_ciface_kiln_cpu_gemm_f32(int32_t, int32_t, int32_t, Desc<3> *, Desc<3> *, Desc<3> *);
 extern "C" void _mlir_ciface_kiln_cpu_gemm_lt_f32(int32_t, int32_t, int32_t, Desc<3> *, Desc<3> *, Desc<3> *,
                                                   Desc<1> *);
@@ -233,6 +236,65 @@ TEST(CpuLibrary, ConvolutionsWithBiasAndReLU) {
   _mlir_ciface_kiln_cpu_conv_bias_f32(KILN_CPU_OVERWRITE, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &x, &w, &y, &bias);
   std::string error = kiln::cpu::takeError();
   EXPECT_NE(error.find("kiln_cpu_conv_bias_f32: the bias has 3 elements for 4 output channels"), std::string::npos)
+      << error;
+}
+
+// A residual added to the convolution's biased result before its
+// activation (oneDNN's binary post-op): NCHW and NHWC, the residual dense
+// or strided (a slice of a wider buffer), overwriting and accumulating,
+// grouped.
+TEST(CpuLibrary, ConvolutionsWithAResidual) {
+  std::vector<ConvCase> cases = {
+      {"1x1", 1, 16, 32, 1, {1, 7, 7}, {1, 1, 1}, {1, 1, 1, 0, 0, 0, 1, 1, 1}},
+      {"channels last, 3x3", 2, 16, 16, 1, {1, 9, 9}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true},
+      {"channels last, stride 2", 2, 8, 16, 1, {1, 10, 10}, {1, 3, 3}, {1, 2, 2, 0, 1, 1, 1, 1, 1}, true},
+      {"depthwise, channels last", 1, 12, 12, 12, {1, 10, 10}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true},
+      {"accumulate", 2, 4, 4, 1, {1, 6, 6}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true, true},
+  };
+  for (const ConvCase &t : cases)
+    for (int32_t act : {0, (int)KILN_CPU_RELU, (int)KILN_CPU_SILU})
+      for (int64_t rowPad : {0, 5}) {
+        SCOPED_TRACE(t.name + ", activation " + std::to_string(act) + ", residual row padding " +
+                     std::to_string(rowPad));
+        std::array<int64_t, 3> out;
+        for (int i = 0; i < 3; ++i) out[i] = outSize(t.in[i], t.k[i], t.params[i], t.params[3 + i], t.params[6 + i]);
+        std::array<int, 5> order = t.channelsLast ? std::array<int, 5>{0, 2, 3, 4, 1} : std::array<int, 5>{0, 1, 2, 3, 4};
+        std::vector<float> xb, wb, yb, rb;
+        Desc<5> x = view<5>(xb, {t.n, t.c, t.in[0], t.in[1], t.in[2]}, order);
+        Desc<5> w = view<5>(wb, {t.f, t.c / t.groups, t.k[0], t.k[1], t.k[2]}, order);
+        Desc<5> y = view<5>(yb, {t.n, t.f, out[0], out[1], out[2]}, order);
+        Desc<5> r = view<5>(rb, {t.n, t.f, out[0], out[1], out[2]}, order, rowPad);
+        fill(x, 1), fill(w, 2), fill(y, 3), fill(r, 4);
+        std::vector<float> biasData = randomData(t.f, 9);
+        Desc<1> bias{biasData.data(), biasData.data(), 0, {t.f}, {1}};
+        std::vector<float> want = referenceConv(x, w, y, t.groups, t.params, t.accumulate), res = contents(r);
+        int64_t per = (int64_t)want.size() / (t.n * t.f);
+        for (size_t i = 0; i < want.size(); ++i) {
+          double v = (double)want[i] + biasData[(int64_t)i / per % t.f] + res[i];
+          if (act == KILN_CPU_RELU) v = std::max(v, 0.0);
+          if (act == KILN_CPU_SILU) v = v / (1 + std::exp(-v));
+          want[i] = (float)v;
+        }
+        kiln::cpu::clearError();
+        const auto &p = t.params;
+        _mlir_ciface_kiln_cpu_conv_bias_add_f32((t.accumulate ? 0 : KILN_CPU_OVERWRITE) | act | KILN_CPU_CONST_WEIGHT,
+                                                t.groups, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], &x,
+                                                &w, &y, &bias, &r);
+        ASSERT_EQ(kiln::cpu::takeError(), "");
+        expectClose(contents(y), want);
+        kiln::cpu::forgetWeights();
+      }
+  // A residual of another shape is an error naming the entry.
+  std::vector<float> xb, wb, yb, rb, bb(4);
+  std::array<int, 5> order{0, 1, 2, 3, 4};
+  Desc<5> x = view<5>(xb, {1, 8, 1, 6, 6}, order), w = view<5>(wb, {4, 8, 1, 3, 3}, order),
+          y = view<5>(yb, {1, 4, 1, 6, 6}, order), r = view<5>(rb, {1, 4, 1, 6, 5}, order);
+  Desc<1> bias{bb.data(), bb.data(), 0, {4}, {1}};
+  kiln::cpu::clearError();
+  _mlir_ciface_kiln_cpu_conv_bias_add_f32(KILN_CPU_OVERWRITE, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &x, &w, &y, &bias, &r);
+  std::string error = kiln::cpu::takeError();
+  EXPECT_NE(error.find("kiln_cpu_conv_bias_add_f32: the added tensor's shape differs from the output's"),
+            std::string::npos)
       << error;
 }
 

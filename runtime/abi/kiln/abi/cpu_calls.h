@@ -18,6 +18,8 @@
  *     its flags name (KILN_CPU_RELU, _HARDSWISH, _SILU, _SIGMOID).
  *   kiln_cpu_conv_bias_f32(i32 flags, i64 groups, ..., x, w, y, bias)  bias rank 1 (F)
  *     the same, + bias[f] on every output of channel f, then the activation its flags name.
+ *   kiln_cpu_conv_bias_add_f32(i32 flags, i64 groups, ..., x, w, y, bias, r)  r rank 5, y's shape, any strides
+ *     the same, + r (a residual) before the activation.
  *   kiln_cpu_conv_bwd_data_f32(i32 flags, i64 groups, s.., p.., d.., dy, w, dx)
  *     dx = the gradient of conv(x, w) with respect to x for the output gradient dy (+ dx without
  *     KILN_CPU_OVERWRITE); arguments as kiln_cpu_conv_f32's.
