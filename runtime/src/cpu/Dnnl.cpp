@@ -62,12 +62,18 @@ thread_local int tOmpThreads = 0;
 constexpr const char *kSpinWhenIdle = "100000";  // about 2 ms of pause instructions
 constexpr const char *kSpinWhenBusy = "1000";    // about 20 us
 
+/// Whether the OpenMP threads wait long between calls (an idle machine, or the
+/// user's own wait policy): only then do kiln's loops run on them too; on a busy
+/// machine they stay on oneTBB, whose threads sleep instead of spinning.
+bool gLongSpin = true;
+
 void configureOpenMP() {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
   // Busy: the last minute's load average (runnable threads, ours included)
   // reaches the cores this process may use.
   double load[1] = {0};
   bool busy = ::getloadavg(load, 1) == 1 && load[0] >= availableCores();
+  gLongSpin = !busy;
   ::setenv("GOMP_SPINCOUNT", busy ? kSpinWhenBusy : kSpinWhenIdle, 0);
 }
 
@@ -183,8 +189,10 @@ const DnnlApi &dnnl() {
     // oneDNN's threads are OpenMP's: each call sets their count to the
     // model's (enterCall).
     gSetOmpThreads = reinterpret_cast<void (*)(int)>(::dlsym(lib, "omp_set_num_threads"));
-    // ... and from now on kiln's parallel loops' too (OpenMPTeam.h).
-    adoptOpenMP(lib);
+    // ... and from now on kiln's parallel loops' too (OpenMPTeam.h), where
+    // those threads wait long enough between calls to pay.
+    if (gLongSpin)
+      adoptOpenMP(lib);
     if (dnnl_status_t s = a.engine_create(&a.engine, dnnl_cpu, 0))
       a.error = "oneDNN has no CPU engine (status " + std::to_string(static_cast<int>(s)) + ")";
   });
