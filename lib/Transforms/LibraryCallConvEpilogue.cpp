@@ -1,14 +1,16 @@
-//===- LibraryCallConvEpilogue.cpp - a convolution's bias and ReLU folded into the CPU runtime's call ===//
+//===- LibraryCallConvEpilogue.cpp - a convolution's bias and activation folded into the runtime's call ===//
 //
 // A convolution with a bias is lowered as a broadcast of the bias into the
 // output followed by the convolution accumulating into it, and an activation
 // after it (ReLU, hardswish, SiLU, sigmoid) as a loop over the output.
-// oneDNN takes both itself (its bias and an eltwise post-op), so the call
+// oneDNN takes both itself (its bias and an eltwise post-op), and cuDNN the
+// bias and a ReLU (cudnnConvolutionBiasActivationForward), so the call
 // writes each output once instead of three passes over it
-// (docs/Rationale/cpu-library-calls.md).
+// (docs/Rationale/cpu-library-calls.md, docs/cuda.md).
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryCalls.h"
+#include "ATen/IR/AttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -139,7 +141,7 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
   int32_t flag = yield.getNumOperands() == 1
                      ? activationOf(yield.getOperand(0), next.getMatchingBlockArgument(next.getDpsInputOperand(0)))
                      : 0;
-  if (!flag)
+  if (!(flag & convActivations))
     return ep;
   Value out = next.getDpsInitOperand(0)->get();
   if (out != root) {
@@ -179,5 +181,7 @@ func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module) {
   auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(inputs, {}));
   callee.setPrivate();
   callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+  if (deviceCall)
+    callee->setAttr(kiln::attrs::kDeviceCall, mb.getUnitAttr());
   return callee;
 }
