@@ -96,8 +96,8 @@ int kilnCompileMain(int argc, char **argv) {
   cl::opt<std::string> foldBatchNorm(
       "fold-batch-norm",
       cl::desc("Inference batch norm after a convolution: on (folded into the convolution's filter and "
-               "bias, which the runtime computes once at load), off, or auto (default: on for --target=cpu; "
-               "off for GPUs, where the folded float32 convolutions measured slower)"),
+               "bias, which the runtime computes once at load), off, or auto (default: on for --target=cpu "
+               "and for --target=cuda with cuDNN convolutions; off for ROCm)"),
       cl::init("auto"), cl::cat(cat));
   cl::opt<unsigned> dotMaxNodes("dot-max-nodes",
                                  cl::desc("--emit=dot and --dump-dir's graph.dot: a program with more nodes "

@@ -125,7 +125,11 @@ bool resolveOptions(const CompileOptions &o, ResolvedOptions &r, std::string &er
     return error = "--conv-layout=nhwc is for --target=cpu and --target=cuda", false;
   if (o.foldBatchNorm != "on" && o.foldBatchNorm != "off" && o.foldBatchNorm != "auto")
     return error = "--fold-batch-norm must be 'on', 'off' or 'auto', got '" + o.foldBatchNorm + "'", false;
-  r.foldBn = o.foldBatchNorm == "on" || (o.foldBatchNorm == "auto" && !r.cuda && !r.rocm);
+  // auto: on the CPU (oneDNN takes the bias and activation) and on CUDA with
+  // cuDNN convolutions (its fused bias-and-ReLU call); not where the folded
+  // bias would be a broadcast the convolution accumulates onto (docs/cuda.md).
+  r.foldBn = o.foldBatchNorm == "on" ||
+             (o.foldBatchNorm == "auto" && !r.rocm && (!r.cuda || o.cudaConv == "cudnn"));
   if (o.progress != "auto" && o.progress != "on" && o.progress != "off")
     return error = "--progress must be 'auto', 'on' or 'off', got '" + o.progress + "'", false;
   if (o.cpuLibrary != "on" && o.cpuLibrary != "off")

@@ -1,14 +1,17 @@
-//===- LibraryCallConvEpilogue.cpp - a convolution's bias, residual add and activation folded into the CPU runtime's call ===//
+//===- LibraryCallConvEpilogue.cpp - a convolution's bias, residual add and activation folded into the runtime's call ===//
 //
 // A convolution with a bias is lowered as a broadcast of the bias into the
 // output followed by the convolution accumulating into it, and an activation
 // after it (ReLU, hardswish, SiLU, sigmoid), or a residual added before it,
 // as a loop over the output. oneDNN takes all of them itself (its bias, a
-// binary-add and an eltwise post-op), so the call writes each output once
-// instead of three passes over it (docs/Rationale/cpu-library-calls.md).
+// binary-add and an eltwise post-op), and cuDNN the bias and a ReLU
+// (cudnnConvolutionBiasActivationForward), so the call writes each output
+// once instead of three passes over it (docs/Rationale/cpu-library-calls.md,
+// docs/cuda.md).
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryCalls.h"
+#include "ATen/IR/AttrNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -177,6 +180,10 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
   } else {
     return ep;
   }
+  // Only what the target's conv_bias entry applies (ReLU alone on the GPU), and a
+  // residual only where it has a conv_bias_add entry.
+  if ((flag && !(flag & convActivations)) || (residual && !convResidual))
+    return ep;
   Value out = next.getDpsInitOperand(0)->get();
   if (out != root) {
     // Another buffer: a whole allocation of the output's type that nothing
@@ -222,5 +229,7 @@ func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module, bool residual) {
   auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(inputs, {}));
   callee.setPrivate();
   callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+  if (deviceCall)
+    callee->setAttr(kiln::attrs::kDeviceCall, mb.getUnitAttr());
   return callee;
 }

@@ -208,7 +208,7 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
   if (constWeights && isConstWeight(m.filter))
     flags |= kConstWeight;
   bool overwrite = false;
-  // CPU: the bias broadcast before and an in-place ReLU after go into the call.
+  // The bias broadcast before and an activation after go into the call.
   ConvEpilogue ep;
   if (convEpilogues && outElem == elem)
     ep = matchConvEpilogue(op, m);

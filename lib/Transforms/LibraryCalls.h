@@ -106,9 +106,9 @@ constexpr int32_t kConvTF32 = KILN_GPU_CONV_TF32, kConvOverwrite = KILN_GPU_CONV
 /// runtime's too).
 constexpr int32_t kConstWeight = KILN_CPU_CONST_WEIGHT;
 static_assert(kGemmOverwrite == KILN_CPU_OVERWRITE && kConvOverwrite == KILN_CPU_OVERWRITE &&
-              kGemmReLU == KILN_CPU_RELU);
+              kGemmReLU == KILN_CPU_RELU && int(KILN_GPU_CONV_RELU) == int(KILN_CPU_RELU));
 
-/// What of a convolution's neighbours folds into the CPU runtime's call
+/// What of a convolution's neighbours folds into the runtime's call
 /// (see matchConvEpilogue, LibraryCallConvEpilogue.cpp).
 struct ConvEpilogue {
   Operation *biasFill = nullptr; ///< the broadcast of `bias` that initialised the output, erased
@@ -245,7 +245,12 @@ struct LibraryCallOptions {
   std::string convs = "library";    ///< library (`<prefix>conv_*` calls), gemm (im2col + GEMM) or kernel (left alone)
   bool epilogues = true;            ///< fold a GEMM's bias broadcast, rounding and ReLU into the call
   bool depthwiseConvs = true;       ///< with convs=library, depthwise convolutions too (else generated)
-  bool convEpilogues = false;       ///< fold a convolution's bias broadcast and in-place ReLU into its call (CPU)
+  bool convEpilogues = false;       ///< fold a convolution's float32 bias broadcast and activation into its call
+  /// The activations (KILN_CPU_* bits) the runtime's conv_bias entry applies:
+  /// all four on the CPU (oneDNN post-ops), ReLU on the GPU (cuDNN).
+  int32_t convActivations = KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU | KILN_CPU_SIGMOID;
+  /// Whether the runtime has a conv_bias_add entry (a residual added before the activation): the CPU's.
+  bool convResidual = true;
 };
 
 /// Finds and rewrites the library calls of a module.

@@ -445,7 +445,13 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     op's output where the op is only the rounding (and a ReLU, flag 4),
     which then goes away, else into a fresh buffer the op reads instead.
     Buffers nothing reads any more (the float32 product, the widened bias)
-    are dropped with the ops that wrote them.
+    are dropped with the ops that wrote them. With `convs=cudnn` too, a
+    float32 convolution whose output was initialised just before by a
+    broadcast of a vector along its channels (a bias, a folded batch norm's)
+    becomes `kiln_gpu_conv_bias_f32(flags, groups, s.., p.., d.., x, w, y,
+    bias)`, with flag 4 and no loop after it where a ReLU of the whole output
+    followed (cuDNN's fused bias-and-activation call; other activations stay
+    generated kernels).
 
     Before: `linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%c : ...)`
     After:  `func.call @kiln_gpu_gemm_f32(%c0_i32, %c0_i32, %a3, %b3, %c3)`
@@ -468,7 +474,8 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
            "With convs=cudnn, depthwise convolutions (one input channel per group) call the "
            "library too (false: they stay linalg, generated kernels)">,
     Option<"epilogues", "epilogues", "bool", "true",
-           "Fold a GEMM's bias broadcast, its rounding to bf16/f16 and a ReLU into the call">,
+           "Fold a GEMM's bias broadcast, its rounding to bf16/f16 and a ReLU into the call (and, with "
+           "convs=cudnn, a float32 convolution's bias broadcast and ReLU)">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];

@@ -13,10 +13,15 @@ using cudnnHandle_t = struct cudnnContext *;
 using cudnnTensorDescriptor_t = struct cudnnTensorStruct *;
 using cudnnFilterDescriptor_t = struct cudnnFilterStruct *;
 using cudnnConvolutionDescriptor_t = struct cudnnConvolutionStruct *;
+using cudnnActivationDescriptor_t = struct cudnnActivationStruct *;
 using cudnnStatus_t = int;
 // Enumerators of cuDNN 9's ABI (cudnn_graph.h, cudnn_cnn.h).
 constexpr int CUDNN_DATA_FLOAT = 0, CUDNN_DATA_HALF = 2, CUDNN_DATA_BFLOAT16 = 9, CUDNN_TENSOR_NCHW = 0, CUDNN_TENSOR_NHWC = 1,
               CUDNN_CROSS_CORRELATION = 1, CUDNN_TENSOR_OP_MATH = 1, CUDNN_FMA_MATH = 3, CUDNN_DEFAULT_MATH = 0;
+// cudnnActivationMode_t, cudnnNanPropagation_t and the one algorithm that runs
+// a fused convolution with no activation (cudnnConvolutionBiasActivationForward).
+constexpr int CUDNN_ACTIVATION_RELU = 1, CUDNN_ACTIVATION_IDENTITY = 5, CUDNN_PROPAGATE_NAN = 1,
+              CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM = 1;
 
 /// cudnnConvolutionFwdAlgoPerf_t (cudnnConvolutionBwdDataAlgoPerf_t and
 /// cudnnConvolutionBwdFilterAlgoPerf_t have the same fields).
@@ -73,6 +78,22 @@ struct Cudnn {
   cudnnStatus_t (*backwardFilter)(cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,
                                   cudnnTensorDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int, void *,
                                   size_t, const void *, cudnnFilterDescriptor_t, void *);
+  // The convolution with its bias and activation (and a scaled z added) in one
+  // call: y = act(alpha1 * conv(x, w) + alpha2 * z + bias).
+  cudnnStatus_t (*createActivation)(cudnnActivationDescriptor_t *);
+  cudnnStatus_t (*setActivation)(cudnnActivationDescriptor_t, int, int, double);
+  cudnnStatus_t (*biasActivationForward)(cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *,
+                                         cudnnFilterDescriptor_t, const void *, cudnnConvolutionDescriptor_t, int,
+                                         void *, size_t, const void *, cudnnTensorDescriptor_t, const void *,
+                                         cudnnTensorDescriptor_t, const void *, cudnnActivationDescriptor_t,
+                                         cudnnTensorDescriptor_t, void *);
+  /// The fallback of a fused call cuDNN refuses: y = alpha * a + beta * y
+  /// (a broadcast along its unit dims) and y = act(x) in place.
+  cudnnStatus_t (*addTensor)(cudnnHandle_t, const void *, cudnnTensorDescriptor_t, const void *, const void *,
+                             cudnnTensorDescriptor_t, void *);
+  cudnnStatus_t (*activationForward)(cudnnHandle_t, cudnnActivationDescriptor_t, const void *,
+                                     cudnnTensorDescriptor_t, const void *, const void *, cudnnTensorDescriptor_t,
+                                     void *);
   std::string error;  ///< why cuDNN cannot be used
 };
 

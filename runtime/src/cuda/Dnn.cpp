@@ -6,7 +6,9 @@
 // leading spatial dims), and their gradients into kiln_gpu_conv_bwd_data_*
 // (cudnnConvolutionBackwardData) and kiln_gpu_conv_bwd_filter_*
 // (cudnnConvolutionBackwardFilter), which share the descriptors, plans and
-// workspace handling below. Each runs cudnnConvolutionForward on the call's
+// workspace handling below; kiln_gpu_conv_bias_f32 also adds a per-channel
+// bias and applies a ReLU (a batch norm folded into the convolution), in one
+// cudnnConvolutionBiasActivationForward where cuDNN takes it. Each runs cudnnConvolutionForward on the call's
 // stream with an algorithm chosen once per shape, on the first call (never
 // while a graph is being captured): for grouped and depthwise convolutions by
 // timing cuDNN's algorithms on the call's operands
@@ -87,6 +89,11 @@ const Cudnn &cudnn() {
     KILN_CUDNN_SYM(getBwdFilterAlgoMax, "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount")
     KILN_CUDNN_SYM(getBwdFilterWorkspace, "cudnnGetConvolutionBackwardFilterWorkspaceSize")
     KILN_CUDNN_SYM(backwardFilter, "cudnnConvolutionBackwardFilter")
+    KILN_CUDNN_SYM(createActivation, "cudnnCreateActivationDescriptor")
+    KILN_CUDNN_SYM(setActivation, "cudnnSetActivationDescriptor")
+    KILN_CUDNN_SYM(biasActivationForward, "cudnnConvolutionBiasActivationForward")
+    KILN_CUDNN_SYM(addTensor, "cudnnAddTensor")
+    KILN_CUDNN_SYM(activationForward, "cudnnActivationForward")
 #undef KILN_CUDNN_SYM
     c.findFwdAlgoEx =
         reinterpret_cast<decltype(c.findFwdAlgoEx)>(::dlsym(lib, "cudnnFindConvolutionForwardAlgorithmEx"));
@@ -97,7 +104,8 @@ const Cudnn &cudnn() {
 }
 
 /// Bits of the convolution entry points' `flags` (kiln/abi/gpu_calls.h).
-constexpr int32_t kConvTF32 = KILN_GPU_CONV_TF32, kConvOverwrite = KILN_GPU_CONV_OVERWRITE;
+constexpr int32_t kConvTF32 = KILN_GPU_CONV_TF32, kConvOverwrite = KILN_GPU_CONV_OVERWRITE,
+                  kConvReLU = KILN_GPU_CONV_RELU;
 
 /// The largest workspace an algorithm may ask for.
 constexpr size_t kMaxWorkspace = size_t(256) << 20;
@@ -123,6 +131,12 @@ struct Desc5 {
   int64_t offset, sizes[5], strides[5];
 };
 
+/// A rank-1 one (a bias).
+struct Desc1 {
+  char *allocated, *aligned;
+  int64_t offset, sizes[1], strides[1];
+};
+
 /// The descriptors and algorithm of one convolution shape (kept for the
 /// process's life: models are few, their shapes fewer).
 struct Plan {
@@ -131,6 +145,11 @@ struct Plan {
   cudnnConvolutionDescriptor_t conv = nullptr;
   int algo = 0;
   size_t workspace = 0;
+  // With a bias: its (1, F, 1, ..) descriptor, the activation, and whether
+  // cuDNN's fused call takes this convolution (else three calls).
+  cudnnTensorDescriptor_t bias = nullptr;
+  cudnnActivationDescriptor_t act = nullptr;
+  bool fused = false;
 };
 
 /// This thread's cuDNN handle (its stream set per call).
@@ -197,8 +216,12 @@ enum class Dir { Forward, Data, Filter };
 /// x and y are (N, C, D, H, W) with any strides, w (F, C/groups, KD, KH, KW)
 /// packed in that order or channels last (F, KD, KH, KW, C/groups); params
 /// are stride, padding and dilation per spatial dim.
+/// With `B` (forward only): y = act(conv(x, w) + bias), act ReLU with
+/// kConvReLU or none, the bias of float32 (float32 convolutions) or the
+/// data type's, one per output channel.
 void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64_t groups,
-          const std::array<int64_t, 9> &params, Desc5 *X, Desc5 *W, Desc5 *Y, Dir dir = Dir::Forward) {
+          const std::array<int64_t, 9> &params, Desc5 *X, Desc5 *W, Desc5 *Y, Dir dir = Dir::Forward,
+          const Desc1 *B = nullptr) {
   LaunchScope *scope = LaunchScope::current();
   if (!scope || scope->failed()) return;
   if (scope->backend().type() != kiln::DeviceType::CUDA)
@@ -239,7 +262,13 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
     const bool tf32 = flags & kConvTF32;
     int math = dataType != CUDNN_DATA_FLOAT ? CUDNN_TENSOR_OP_MATH : tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
     auto fits = [](int64_t v) { return v >= 0 && v <= INT32_MAX; };
-    std::vector<int64_t> key{static_cast<int64_t>(dir), dataType, math, nb, groups, filterLast};
+    if (B && (dir != Dir::Forward || B->sizes[0] != Y->sizes[1] || (B->sizes[0] > 1 && B->strides[0] != 1) ||
+              !(flags & kConvOverwrite)))
+      return scope->fail(std::string(name) + ": the bias has " + std::to_string(B->sizes[0]) + " elements (stride " +
+                         std::to_string(B->strides[0]) + ") for " + std::to_string(Y->sizes[1]) +
+                         " output channels, or the call accumulates");
+    const bool relu = B && (flags & kConvReLU);
+    std::vector<int64_t> key{static_cast<int64_t>(dir), dataType, math, nb, groups, filterLast, B ? 1 + relu : 0};
     for (Desc5 *d : {X, W, Y})
       for (int i = 0; i < 5; ++i) {
         if (!fits(d->sizes[i]) || !fits(d->strides[i]))
@@ -342,20 +371,50 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
       if (dir == Dir::Forward && (policy == FindPolicy::All || (policy == FindPolicy::Grouped && groups > 1)))
         findFastest(c, h.handle, p, math, scope->stream(), X->aligned + X->offset * elemBytes,
                     W->aligned + W->offset * elemBytes, Y, elemBytes);
+      if (B) {
+        int bd[5] = {1, 1, 1, 1, 1}, bs[5] = {1, 1, 1, 1, 1};
+        bd[1] = static_cast<int>(B->sizes[0]), bs[0] = bd[1];
+        check(c.createTensor(&p.bias), "cudnnCreateTensorDescriptor");
+        check(c.setTensorNd(p.bias, dataType, nb, bd, bs), "the bias's descriptor");
+        check(c.createActivation(&p.act), "cudnnCreateActivationDescriptor");
+        check(c.setActivation(p.act, relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY, CUDNN_PROPAGATE_NAN,
+                              0.0),
+              "the activation's descriptor");
+        // cuDNN fuses an identity activation with one algorithm only.
+        p.fused = relu || p.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+      }
       it = plans.emplace(std::move(key), p).first;
     }
-    const Plan &p = it->second;
+    Plan &p = it->second;
     void *ws = p.workspace ? mgpuMemAlloc(p.workspace, scope->stream(), false) : nullptr;
     if (p.workspace && (!ws || scope->failed())) return;
-    const float one = 1.0f, beta = flags & kConvOverwrite ? 0.0f : 1.0f;
+    const float one = 1.0f, zero = 0.0f, beta = flags & kConvOverwrite ? 0.0f : 1.0f;
     void *x = X->aligned + X->offset * elemBytes, *w = W->aligned + W->offset * elemBytes,
          *y = Y->aligned + Y->offset * elemBytes;
-    cudnnStatus_t s =
+    cudnnStatus_t s = 0;
+    if (B) {
+      // y = act(conv(x, w) + 0 * z + bias), z being y; where cuDNN refuses
+      // the fused call (it says so before it runs anything), the product,
+      // the bias added and the ReLU as three calls, from then on.
+      const void *bias = B->aligned + B->offset * elemBytes;
+      if (p.fused) {
+        s = c.biasActivationForward(h.handle, &one, p.x, x, p.w, w, p.conv, p.algo, ws, p.workspace, &zero, p.y, y,
+                                    p.bias, bias, p.act, p.y, y);
+        if (s) p.fused = false;
+      }
+      if (!p.fused) {
+        s = c.forward(h.handle, &one, p.x, x, p.w, w, p.conv, p.algo, ws, p.workspace, &zero, p.y, y);
+        if (!s) s = c.addTensor(h.handle, &one, p.bias, bias, &one, p.y, y);
+        if (!s && relu) s = c.activationForward(h.handle, p.act, &one, p.y, y, &zero, p.y, y);
+      }
+    } else {
+      s =
         dir == Dir::Forward ? c.forward(h.handle, &one, p.x, x, p.w, w, p.conv, p.algo, ws, p.workspace, &beta, p.y, y)
         : dir == Dir::Data  ? c.backwardData(h.handle, &one, p.w, w, p.y, y, p.conv, p.algo, ws, p.workspace, &beta,
                                              p.x, x)
                             : c.backwardFilter(h.handle, &one, p.x, x, p.y, y, p.conv, p.algo, ws, p.workspace,
                                                &beta, p.w, w);
+    }
     if (ws) mgpuMemFree(ws, scope->stream());
     if (s)
       scope->fail(std::string("cuDNN convolution ") + name + " (input " + std::to_string(X->sizes[0]) + "x" +
@@ -381,6 +440,14 @@ KILN_GPU_CONV(f32, CUDNN_DATA_FLOAT, 4)
 KILN_GPU_CONV(bf16, CUDNN_DATA_BFLOAT16, 2)
 KILN_GPU_CONV(f16, CUDNN_DATA_HALF, 2)
 #undef KILN_GPU_CONV
+
+// The convolution with its bias and ReLU in one cuDNN call: conv_bias_<type>(..., x, w, y, bias).
+extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_conv_bias_f32(
+    int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1, int64_t p2,
+    int64_t d0, int64_t d1, int64_t d2, Desc5 *X, Desc5 *W, Desc5 *Y, Desc1 *B) {
+  conv("kiln_gpu_conv_bias_f32", CUDNN_DATA_FLOAT, 4, flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, W, Y,
+       Dir::Forward, B);
+}
 
 // The gradients: bwd_data(dy, w, dx), bwd_filter(x, dy, dw).
 #define KILN_GPU_CONV_BWD(suffix, dataType, bytes)                                                                   \

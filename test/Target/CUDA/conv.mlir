@@ -6,7 +6,8 @@
 
 // Convolutions on CUDA call the runtime's cuDNN entry (its C interface
 // takes the rank-5 descriptors by pointer) on the call's stream: a padded
-// 3x3 one accumulating onto its bias (flags: TF32 only), a depthwise one
+// 3x3 one with its bias and the ReLU after it in cuDNN's fused call
+// (kiln_gpu_conv_bias_f32, flags: TF32, overwrite, ReLU), a depthwise one
 // into a zeroed output (overwrite, and TF32: flags 3), and one in bf16
 // (kiln_gpu_conv_bf16 overwriting a 16-bit result that a generated kernel
 // widens; never TF32). TF32 follows the tf32 option: conv (the default)
@@ -14,7 +15,7 @@
 // By default (depthwise=kernel) the depthwise one is a generated kernel,
 // the others still call cuDNN.
 // DWK-LABEL: llvm.func @forward(
-// DWK: llvm.call @kiln_gpu_conv_f32(
+// DWK: llvm.call @kiln_gpu_conv_bias_f32(
 // DWK-NOT: llvm.call @kiln_gpu_conv_f32(
 // DWK: llvm.call @kiln_gpu_conv_bf16(
 // CHECK: llvm.func private @kiln_gpu_conv_bf16(
@@ -23,18 +24,19 @@
 // CHECK: llvm.func private @kiln_gpu_conv_f32(
 // CHECK: llvm.call @_mlir_ciface_kiln_gpu_conv_f32({{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
 // CHECK: llvm.func @_mlir_ciface_kiln_gpu_conv_f32(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+// CHECK: llvm.func @_mlir_ciface_kiln_gpu_conv_bias_f32(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: llvm.func @forward(
-// CHECK-DAG: %[[F1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG: %[[F7:.*]] = llvm.mlir.constant(7 : i32) : i32
 // CHECK-DAG: %[[F2:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-DAG: %[[F3:.*]] = llvm.mlir.constant(3 : i32) : i32
 // CHECK-DAG: %[[G:.*]] = llvm.mlir.constant(32 : i64) : i64
-// CHECK: llvm.call @kiln_gpu_conv_f32(%[[F1]],
+// CHECK: llvm.call @kiln_gpu_conv_bias_f32(%[[F7]],
 // CHECK: llvm.call @kiln_gpu_conv_f32(%[[F3]], %[[G]],
 // CHECK: llvm.call @kiln_gpu_conv_bf16(%[[F2]],
 // NOTF32-LABEL: llvm.func @forward(
-// NOTF32-DAG: %[[F0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// NOTF32-DAG: %[[F6:.*]] = llvm.mlir.constant(6 : i32) : i32
 // NOTF32-DAG: %[[F2:.*]] = llvm.mlir.constant(2 : i32) : i32
-// NOTF32: llvm.call @kiln_gpu_conv_f32(%[[F0]],
+// NOTF32: llvm.call @kiln_gpu_conv_bias_f32(%[[F6]],
 // NOTF32: llvm.call @kiln_gpu_conv_f32(%[[F2]],
 // NOTF32: llvm.call @kiln_gpu_conv_bf16(%[[F2]],
 // With conv=gemm, the ungrouped ones are im2col GEMMs (the depthwise one a

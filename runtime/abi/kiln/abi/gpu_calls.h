@@ -29,6 +29,10 @@
  * p2, d0, d1, d2, x, w, y): y = conv(x, w) (+ y without
  * KILN_GPU_CONV_OVERWRITE), rank-5 (N, C, D, H, W) views. */
 #define KILN_GPU_CONV_PREFIX "kiln_gpu_conv_"
+/* void kiln_gpu_conv_bias_f32(flags, groups, s.., p.., d.., x, w, y, bias):
+ * y = conv(x, w) + bias[channel], then ReLU with KILN_GPU_CONV_RELU; bias
+ * rank 1 (F), contiguous; always with KILN_GPU_CONV_OVERWRITE. */
+#define KILN_GPU_CONV_BIAS_PREFIX "kiln_gpu_conv_bias_"
 /* void kiln_gpu_conv_bwd_data_<type>(flags, groups, s.., p.., d.., dy, w, dx):
  * dx = the gradient of conv(x, w) with respect to x for output gradient dy
  * (+ dx without KILN_GPU_CONV_OVERWRITE); void kiln_gpu_conv_bwd_filter_<type>
@@ -53,7 +57,8 @@ enum kiln_gpu_gemm_flags {
 /* Bits of the convolutions' `flags`. */
 enum kiln_gpu_conv_flags {
   KILN_GPU_CONV_TF32 = 1,     /* float32 operands may multiply in TF32 */
-  KILN_GPU_CONV_OVERWRITE = 2 /* y is written, not accumulated into */
+  KILN_GPU_CONV_OVERWRITE = 2, /* y is written, not accumulated into */
+  KILN_GPU_CONV_RELU = 4       /* conv_bias: ReLU after the bias */
 };
 
 /* Every function above, for checks that the runtime defines what the
@@ -64,6 +69,7 @@ enum kiln_gpu_conv_flags {
   X("kiln_gpu_gemm_lt_f32") X("kiln_gpu_gemm_lt_bf16") X("kiln_gpu_gemm_lt_f16")           \
   X("kiln_gpu_gemm_lt_bf16_f32") X("kiln_gpu_gemm_lt_f16_f32")                             \
   X("kiln_gpu_conv_f32") X("kiln_gpu_conv_bf16") X("kiln_gpu_conv_f16")                    \
+  X("kiln_gpu_conv_bias_f32")                                                              \
   X("kiln_gpu_conv_bwd_data_f32") X("kiln_gpu_conv_bwd_data_bf16")                         \
   X("kiln_gpu_conv_bwd_data_f16") X("kiln_gpu_conv_bwd_filter_f32")                        \
   X("kiln_gpu_conv_bwd_filter_bf16") X("kiln_gpu_conv_bwd_filter_f16")                     \
