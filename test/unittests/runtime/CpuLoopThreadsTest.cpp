@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
 #include <set>
@@ -18,6 +19,11 @@ namespace {
 
 using kiln::cpu::parallelFor;
 using kiln::cpu::threadPool;
+
+/// The loops join oneDNN's team only where its threads wait long between calls: on an idle
+/// machine, or with a wait policy the user set (runtime/src/cpu/Dnnl.cpp). The test sets one
+/// (the idle machine's spin count) before oneDNN loads, so the machine's load does not decide.
+[[maybe_unused]] const bool kWaitPolicySet = [] { return ::setenv("GOMP_SPINCOUNT", "100000", 0) == 0; }();
 
 /// omp_in_parallel of the OpenMP runtime oneDNN loaded (null: none).
 int (*ompInParallel)() = nullptr;

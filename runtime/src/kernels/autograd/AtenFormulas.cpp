@@ -1,6 +1,7 @@
 // kiln runtime — backward formulas of the aten ops kiln knows, written in
 // other dispatcher ops (mostly ATen's own *_backward ops), so eager programs
 // can be differentiated with autograd::Tape.
+#include "FormulaUtils.h"
 #include "kiln/library.h"
 
 #include <cmath>
@@ -25,16 +26,7 @@ Tensor mm(const Tensor &a, const Tensor &b) { return call<Tensor>("aten::mm", a,
 Tensor tr(const Tensor &a) { return call<Tensor>("aten::t", a); }
 Tensor reshape(const Tensor &a, const std::vector<int64_t> &s) { return call<Tensor>("aten::reshape", a, s); }
 
-/// Sums a broadcast gradient back to `shape`.
-Tensor sumTo(const Tensor &g, const std::vector<int64_t> &shape) {
-  if (g.sizes() == shape) return g;
-  int64_t lead = g.dim() - (int64_t)shape.size();
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < g.dim(); ++d)
-    if (d < lead || (shape[d - lead] == 1 && g.size(d) != 1)) dims.push_back(d);
-  Tensor s = dims.empty() ? g : call<Tensor>("aten::sum.dim_IntList", g, dims, true);
-  return reshape(s, shape);
-}
+using formulas::sumTo; // sums a broadcast gradient back to a shape
 /// Broadcasts a reduced gradient back over the reduced dims, times `scale`.
 Tensor expandReduced(const Tensor &g, const Tensor &x, const IValue &dims, bool keepdim, double scale) {
   std::vector<int64_t> keep = x.sizes();

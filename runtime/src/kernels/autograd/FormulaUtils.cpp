@@ -101,4 +101,12 @@ Tensor narrowLast(const Tensor &a, int64_t dim, int64_t n) {
 
 Tensor permute(const Tensor &a, const Shape &perm) { return call<Tensor>("aten::permute", a, perm).contiguous(); }
 
+std::vector<int64_t> ints(const Tensor &t) {
+  Tensor c = t.contiguous();
+  std::vector<int64_t> out(c.numel());
+  for (int64_t i = 0; i < c.numel(); ++i)
+    out[i] = c.dtype() == DType::Int64 ? c.data<int64_t>()[i] : (int64_t)c.data<int32_t>()[i];
+  return out;
+}
+
 } // namespace kiln::formulas

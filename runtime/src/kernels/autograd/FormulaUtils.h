@@ -50,6 +50,10 @@ Tensor sumTo(const Tensor &g, const Shape &shape);
 Tensor narrowLast(const Tensor &a, int64_t dim, int64_t n);
 /// Permutes dims of a contiguous tensor.
 Tensor permute(const Tensor &a, const Shape &perm);
+/// The values of an int64 or int32 tensor.
+std::vector<int64_t> ints(const Tensor &t);
+/// The data of a float64 tensor.
+inline double *dp(const Tensor &t) { return t.data<double>(); }
 
 } // namespace kiln::formulas
 

@@ -12,14 +12,6 @@ namespace {
 
 using namespace formulas;
 
-std::vector<int64_t> ints(const Tensor &t) {
-  Tensor c = t.contiguous();
-  std::vector<int64_t> out(c.numel());
-  for (int64_t i = 0; i < c.numel(); ++i)
-    out[i] = c.dtype() == DType::Int64 ? c.data<int64_t>()[i] : (int64_t)c.data<int32_t>()[i];
-  return out;
-}
-double *dp(const Tensor &t) { return t.data<double>(); }
 
 /// index_reduce(self, dim, index, source, reduce, include_self): each slot of the result reduces
 /// its own element (with include_self) and the source slices whose index names it.

@@ -11,14 +11,6 @@ namespace {
 
 using namespace formulas;
 
-std::vector<int64_t> ints(const Tensor &t) {
-  Tensor c = t.contiguous();
-  std::vector<int64_t> out(c.numel());
-  for (int64_t i = 0; i < c.numel(); ++i)
-    out[i] = c.dtype() == DType::Int64 ? c.data<int64_t>()[i] : (int64_t)c.data<int32_t>()[i];
-  return out;
-}
-double *dp(const Tensor &t) { return t.data<double>(); }
 
 /// segment_reduce(data, reduce, *, lengths, indices, offsets, axis, unsafe, initial): segments
 /// of consecutive elements along `axis`; sum and mean spread the gradient, max and min give it
