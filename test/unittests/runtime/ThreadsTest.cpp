@@ -1,4 +1,5 @@
 // kiln tests — the runtime's threads for compiled CPU code: kiln_cpu_parallel_for, thread counts, arenas.
+#include "ParallelForChecks.h"
 #include "Threads.h"
 #include "Error.h"
 #include "kiln/abi/cpu_parallel.h"
@@ -20,20 +21,9 @@ namespace {
 using kiln::cpu::parallelFor;
 using kiln::cpu::threadPool;
 
-/// What one kiln_cpu_parallel_for call saw: how often each index ran, the chunks.
-struct Coverage {
-  std::vector<std::atomic<int>> hits;
-  std::mutex mutex;
-  std::vector<std::pair<int64_t, int64_t>> chunks;
-  explicit Coverage(int64_t n) : hits(n) {}
-};
-
-void countChunk(void *ctx, int64_t lo, int64_t hi) {
-  auto *c = static_cast<Coverage *>(ctx);
-  for (int64_t i = lo; i < hi; ++i) c->hits[i]++;
-  std::lock_guard<std::mutex> lock(c->mutex);
-  c->chunks.push_back({lo, hi});
-}
+using kiln::test::countChunk;
+using kiln::test::Coverage;
+using kiln::test::meet;
 
 // Chunks cover [0, n) exactly once and are at least `grain` long, for
 // sizes around the grain and far above it, on 1, 2 and 3 threads.
@@ -42,17 +32,7 @@ TEST(ParallelFor, ChunksCoverTheRangeOnce) {
     for (int64_t n : {1, 2, 7, 64, 1000, 100003})
       for (int64_t grain : {1, 3, 64, 5000}) {
         Coverage c(n);
-        threadPool(threads)->run([&] { kiln_cpu_parallel_for(countChunk, &c, n, grain); });
-        for (int64_t i = 0; i < n; ++i)
-          ASSERT_EQ(c.hits[i].load(), 1) << "index " << i << " of n=" << n << " grain=" << grain;
-        for (auto [lo, hi] : c.chunks) {
-          EXPECT_LT(lo, hi);
-          if (n >= grain) EXPECT_GE(hi - lo, grain) << "n=" << n << " grain=" << grain;
-        }
-        if (n < 2 * grain) {
-          ASSERT_EQ(c.chunks.size(), 1u);
-          EXPECT_EQ(c.chunks[0], std::make_pair(int64_t(0), n));
-        }
+        kiln::test::expectChunksCoverOnce(c, threads, n, grain);
       }
 }
 
@@ -64,69 +44,18 @@ TEST(ParallelFor, NothingForAnEmptyRange) {
 }
 
 // A chunk may start a parallel loop of its own.
-TEST(ParallelFor, NestedCalls) {
-  constexpr int64_t outer = 37, inner = 1001;
-  std::vector<std::atomic<int>> hits(outer * inner);
-  threadPool(2)->run([&] {
-    parallelFor(outer, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i)
-        parallelFor(inner, 10, [&](int64_t a, int64_t b) {
-          for (int64_t j = a; j < b; ++j) hits[i * inner + j]++;
-        });
-    });
-  });
-  for (auto &h : hits) ASSERT_EQ(h.load(), 1);
-}
+TEST(ParallelFor, NestedCalls) { kiln::test::expectNestedLoopsCoverOnce(); }
 
 // The first exception of a chunk reaches the caller; the pool keeps working.
 TEST(ParallelFor, ExceptionsReachTheCaller) {
+  kiln::test::expectExceptionsReachTheCaller();
   auto pool = threadPool(2);
-  EXPECT_THROW(pool->run([&] {
-    parallelFor(10000, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i)
-        if (i == 4321) throw std::runtime_error("chunk failed");
-    });
-  }),
-               std::runtime_error);
   try {
     pool->run([] { parallelFor(100, 1, [](int64_t, int64_t) { throw std::logic_error("boom"); }); });
     FAIL() << "no exception";
   } catch (const std::logic_error &e) {
     EXPECT_STREQ(e.what(), "boom");
   }
-  Coverage c(5000);
-  pool->run([&] { kiln_cpu_parallel_for(countChunk, &c, 5000, 1); });
-  for (auto &h : c.hits) ASSERT_EQ(h.load(), 1);
-}
-
-/// Runs `pieces` chunks of one iteration that each wait (up to 20 s) until
-/// `pieces` of them run at once; returns the distinct threads seen and
-/// whether they all met.
-std::pair<size_t, bool> meet(int threads, int pieces) {
-  std::atomic<int> started{0};
-  std::atomic<bool> met{true};
-  std::mutex mutex;
-  std::set<std::thread::id> ids;
-  threadPool(threads)->run([&] {
-    parallelFor(pieces, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          ids.insert(std::this_thread::get_id());
-        }
-        started++;
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-        while (started.load() < pieces) {
-          if (std::chrono::steady_clock::now() > deadline) {
-            met = false;
-            break;
-          }
-          std::this_thread::yield();
-        }
-      }
-    });
-  });
-  return {ids.size(), met.load()};
 }
 
 // A pool of N runs N chunks at once, also above the cores available (the
