@@ -17,7 +17,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 corpora=("$@")
 ((${#corpora[@]})) || corpora=("$src/test/data/corpus")
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/models"
-cp "$build/bin/kiln-run" "$build/bin/kiln-gpu-graph-check" "$out/bin/"
+cp "$build/bin/kiln-run" "$build/bin/kiln-gpu-graph-check" "$build/bin/kiln-gpu-fault-check" "$out/bin/"
 cp -L "$build/lib/libkiln_runtime.so.0" "$out/lib/"
 # Libraries kiln-run and the runtime link besides libc/libstdc++ (the GPU image may lack them).
 for l in $(ldd "$build/bin/kiln-run" "$build/lib/libkiln_runtime.so.0" | awk '/=>/ {print $3}' | sort -u); do
@@ -35,6 +35,10 @@ if [ -f "$build/lib/libkiln_example_ops.so" ]; then
   cp "$build/lib/libkiln_example_ops.so" "$out/lib/plugins/"
   plugin=(--plugin "$build/lib/libkiln_example_ops.so")
 fi
+# A plugin whose kernel throws (test/gpu/faults.sh: a failure between kernels).
+# Kept out of lib/plugins, whose plugins every corpus run loads.
+throwing=$build/test/unittests/runtime/dispatch/plugins/libkiln_throwing_ops.so
+if [ -f "$throwing" ]; then mkdir -p "$out/lib/faults" && cp "$throwing" "$out/lib/faults/"; fi
 compiled=0
 declare -A seen
 for case_dir in $(for c in "${corpora[@]}"; do ls -d "$c"/*/; done); do

@@ -27,19 +27,24 @@ namespace kiln::run {
 
 namespace {
 
-int exitCodeFor(kiln_status_code_t code) {
+/// Exit 3 for a model that failed while running: a failure inside it, memory
+/// that ran out, or (in a run, `running`) the device failing under it (a
+/// launch, a library such as cuDNN missing or refusing); exit 2 for what the
+/// user can fix before running (usage, inputs, no GPU at load).
+int exitCodeFor(kiln_status_code_t code, bool running) {
   switch (code) {
   case KILN_STATUS_INTERNAL:
   case KILN_STATUS_RESOURCE_EXHAUSTED: return kExitFailure;
+  case KILN_STATUS_DEVICE_ERROR: return running ? kExitFailure : kExitUsage;
   default: return kExitUsage;
   }
 }
 
 // Throws a RunError for a non-OK status, freeing it.
-void check(kiln_status_t s) {
+void check(kiln_status_t s, bool running = false) {
   if (!s) return;
   std::string msg = kiln_status_message(s);
-  int code = exitCodeFor(kiln_status_code(s));
+  int code = exitCodeFor(kiln_status_code(s), running);
   kiln_status_free(s);
   throw RunError(code, msg);
 }
@@ -140,7 +145,7 @@ public:
     kiln_run_options_t ro;
     kiln_run_options_init(&ro);
     ro.cuda_graphs = cudaGraphs_;
-    check(kiln_model_run_with_options(model_, &ro, in.data(), in.size(), out.data(), out.size()));
+    check(kiln_model_run_with_options(model_, &ro, in.data(), in.size(), out.data(), out.size()), true);
     std::vector<Tensor> result;
     for (size_t i = 0; i < out.size(); ++i) {
       kiln_tensor_t h = out[i];
@@ -195,7 +200,7 @@ public:
     std::vector<kiln_tensor_t> out(outputs_.size(), nullptr);
     for (long i = 0; i < warmup + n; ++i) {
       timer.start(stream);
-      check(kiln_model_run_with_options(model_, &ro, dev.data(), dev.size(), out.data(), out.size()));
+      check(kiln_model_run_with_options(model_, &ro, dev.data(), dev.size(), out.data(), out.size()), true);
       double t = timer.stopMs(stream);
       for (kiln_tensor_t &o : out) kiln_tensor_release(o), o = nullptr;
       if (i >= warmup) ms.push_back(t);

@@ -7,6 +7,7 @@
 // LaunchScope's), accumulating in float32 (float32 operands: no TF32, as
 // PyTorch's default for matmuls), with a workspace set up front so the call
 // can be captured in a CUDA graph.
+#include "OpenLibrary.h"
 #include "Driver.h"
 #include "kiln/abi/gpu_calls.h"
 
@@ -54,14 +55,8 @@ const Cublas &cublas() {
   static std::once_flag once;
   std::call_once(once, [] {
     std::string tried;
-    void *lib = nullptr;
-    const char *env = std::getenv("KILN_CUBLAS");
-    for (const char *name : {env, "libcublas.so.13", "libcublas.so.12", "/usr/local/cuda/lib64/libcublas.so.13",
-                             "/usr/local/cuda/lib64/libcublas.so.12", "libcublas.so"}) {
-      if (!name || !*name) continue;
-      if ((lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-      tried += std::string(tried.empty() ? "" : ", ") + name;
-    }
+    void *lib = openLibrary("KILN_CUBLAS", {"libcublas.so.13", "libcublas.so.12", "/usr/local/cuda/lib64/libcublas.so.13",
+                                      "/usr/local/cuda/lib64/libcublas.so.12", "libcublas.so"}, tried);
     if (!lib) {
       c.error = "this model runs its large matmuls with cuBLAS, but no cuBLAS library loads (tried " + tried +
                 "; set KILN_CUBLAS, or compile with --cuda-gemm=kernel)";
@@ -229,14 +224,8 @@ const CublasLt &cublasLt() {
   static std::once_flag once;
   std::call_once(once, [] {
     std::string tried;
-    void *lib = nullptr;
-    const char *env = std::getenv("KILN_CUBLASLT");
-    for (const char *name : {env, "libcublasLt.so.13", "libcublasLt.so.12", "/usr/local/cuda/lib64/libcublasLt.so.13",
-                             "/usr/local/cuda/lib64/libcublasLt.so.12", "libcublasLt.so"}) {
-      if (!name || !*name) continue;
-      if ((lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-      tried += std::string(tried.empty() ? "" : ", ") + name;
-    }
+    void *lib = openLibrary("KILN_CUBLASLT", {"libcublasLt.so.13", "libcublasLt.so.12", "/usr/local/cuda/lib64/libcublasLt.so.13",
+                                      "/usr/local/cuda/lib64/libcublasLt.so.12", "libcublasLt.so"}, tried);
     if (!lib) {
       c.error = "this model runs GEMMs with fused bias epilogues through cuBLASLt, but no cuBLASLt library loads "
                 "(tried " + tried + "; set KILN_CUBLASLT, or compile with --cuda-gemm=kernel)";

@@ -17,6 +17,7 @@
 // and the algorithm are cached per shape; the workspace comes from the
 // runtime's allocator in the stream's order (a graph's reserved memory while
 // captured).
+#include "OpenLibrary.h"
 #include "CudnnApi.h"
 #include "kiln/abi/gpu_calls.h"
 #include "Driver.h"
@@ -48,13 +49,7 @@ const Cudnn &cudnn() {
   static std::once_flag once;
   std::call_once(once, [] {
     std::string tried;
-    void *lib = nullptr;
-    const char *env = std::getenv("KILN_CUDNN");
-    for (const char *name : {env, "libcudnn.so.9", "/usr/local/cuda/lib64/libcudnn.so.9", "libcudnn.so"}) {
-      if (!name || !*name) continue;
-      if ((lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
-      tried += std::string(tried.empty() ? "" : ", ") + name;
-    }
+    void *lib = openLibrary("KILN_CUDNN", {"libcudnn.so.9", "/usr/local/cuda/lib64/libcudnn.so.9", "libcudnn.so"}, tried);
     if (!lib) {
       c.error = "this model runs its convolutions with cuDNN, but no cuDNN 9 library loads (tried " + tried +
                 "; set KILN_CUDNN to libcudnn.so.9, or compile with --cuda-conv=gemm or --cuda-conv=kernel)";

@@ -49,7 +49,9 @@ public:
     if (r != 0) {
       size_t freeBytes = 0, totalBytes = 0;
       b_.memGetInfo(&freeBytes, &totalBytes);
-      throw Error(KILN_STATUS_DEVICE_ERROR,
+      // Running out is RESOURCE_EXHAUSTED, as on the host: the caller may free
+      // memory (other models, its own tensors, kiln_cuda_empty_cache) and retry.
+      throw Error(b_.isOutOfMemory(r) ? KILN_STATUS_RESOURCE_EXHAUSTED : KILN_STATUS_DEVICE_ERROR,
                   (b_.isOutOfMemory(r) ? "out of GPU memory" : "GPU allocation failed") +
                       std::string(": cannot allocate ") + mib(size) + " on " + b_.description() + " (" +
                       mib(freeBytes) + " free of " + mib(totalBytes) + ", kiln holds " + mib(inUseBytes_) +
