@@ -11,15 +11,7 @@
 # One line per check and a count; exits 1 if any check fails.
 #   test/gpu/faults.sh PACK_DIR [REPO_ROOT]
 set -uo pipefail
-pack=$(cd "$1" && pwd)
-repo=$(cd "${2:-$pack/../..}" && pwd)
-export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ -z "${KILN_CUDNN:-}" ]; then
-  cudnn=$(python3 -c 'import importlib.util as u; s = u.find_spec("nvidia.cudnn"); print(list(s.submodule_search_locations)[0] + "/lib")' 2>/dev/null) || cudnn=""
-  if [ -n "$cudnn" ] && [ -f "$cudnn/libcudnn.so.9" ]; then
-    export KILN_CUDNN=$cudnn/libcudnn.so.9 LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$cudnn"
-  fi
-fi
+. "$(dirname "$0")/pack-env.sh" "$@"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 check=$pack/bin/kiln-gpu-fault-check kiln_run=$pack/bin/kiln-run
 plugins=()

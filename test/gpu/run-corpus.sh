@@ -21,15 +21,7 @@
 # checkout whose test/data/corpus holds the .pt2 archives the models read
 # their weights from) defaults to PACK_DIR/../..
 set -uo pipefail
-pack=$(cd "$1" && pwd)
-repo=$(cd "${2:-$pack/../..}" && pwd)
-export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ -z "${KILN_CUDNN:-}" ]; then
-  cudnn=$(python3 -c 'import importlib.util as u; s = u.find_spec("nvidia.cudnn"); print(list(s.submodule_search_locations)[0] + "/lib")' 2>/dev/null) || cudnn=""
-  if [ -n "$cudnn" ] && [ -f "$cudnn/libcudnn.so.9" ]; then
-    export KILN_CUDNN=$cudnn/libcudnn.so.9 LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$cudnn"
-  fi
-fi
+. "$(dirname "$0")/pack-env.sh" "$@"
 kiln_run=$pack/bin/kiln-run
 san=()
 if [ -n "${KILN_SANITIZER:-}" ]; then
