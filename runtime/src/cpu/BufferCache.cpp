@@ -202,9 +202,15 @@ void *allocateBlock(size_t alignment, size_t size) {
 extern "C" void *kiln_cpu_alloc(size_t alignment, size_t size) {
   if (alignment & (alignment - 1))
     return nullptr;
-  if (tRunScope)
-    return recorded(allocateBlock(alignment, size));
-  return allocateBlock(alignment, size);
+  void *p = allocateBlock(alignment, size);
+  // Compiled code stores through what it gets without a check: a failed
+  // allocation unwinds instead (through the generated frames, which have
+  // unwind tables) to the model's entry call, which frees the run's
+  // buffers and reports RESOURCE_EXHAUSTED through the C ABI.
+  if (!p)
+    throw kiln::Error(KILN_STATUS_RESOURCE_EXHAUSTED,
+                      "out of memory: cannot allocate a buffer of " + std::to_string(size) + " bytes");
+  return tRunScope ? recorded(p) : p;
 }
 
 extern "C" void kiln_cpu_free(void *ptr) {

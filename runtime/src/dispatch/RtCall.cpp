@@ -101,8 +101,7 @@ void boxResult(const IValue &r, kiln_rt_value &out, const std::string &what) {
     size_t nbytes = t.nbytes();
     // From the compiled code's allocator: it frees the buffer (kiln_cpu_free),
     // and a run that fails later frees it too (RunAllocations).
-    void *p = kiln_cpu_alloc(kAlignment, nbytes ? nbytes : kAlignment);
-    if (!p) throw Error("kiln: " + what + ": out of memory");
+    void *p = kiln_cpu_alloc(kAlignment, nbytes ? nbytes : kAlignment); // throws when out of memory
     Tensor dst = Tensor::fromBlob(p, t.sizes(), t.dtype());
     dst.copyFrom(t);
     auto *w = static_cast<int64_t *>(out.desc);

@@ -700,6 +700,9 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
         for (size_t i = 0; i < n.outputs.size() && i < s.size(); ++i)
           if (!n.outputs[i].empty()) env[n.outputs[i]] = s[i];
       }
+    } catch (const std::bad_alloc &) {
+      throw Error("kiln: out of memory (a kernel could not allocate its result or workspace)\n  in node '" +
+                  n.name + "' (" + n.target + ")" + (n.where.empty() ? "" : "\n  at " + n.where));
     } catch (const std::exception &e) {
       throw Error(std::string(e.what()) + "\n  in node '" + n.name + "' (" + n.target + ")" +
                   (n.where.empty() ? "" : "\n  at " + n.where));

@@ -381,7 +381,17 @@ std::vector<int64_t> Model::callEntry(const std::vector<Tensor> &args, std::map<
   // A run that fails part-way returns at once with null results and leaves
   // the buffers it had allocated: they are freed here.
   cpu::RunAllocations allocations;
-  entry_(packed.data());
+  try {
+    entry_(packed.data());
+  } catch (const Error &e) {
+    // An allocation that failed (kiln_cpu_alloc, the GPU allocator) unwound
+    // the compiled code: free what the run had allocated, then report it.
+    if (allocations.live()) allocations.freeLeftovers({});
+    throw Error(e.code(), "model '" + manifest_.name + "': " + e.what());
+  } catch (...) {
+    if (allocations.live()) allocations.freeLeftovers({});
+    throw;
+  }
   std::string why = cpu::takeError(); // a CPU library call (oneDNN) that failed
   const char *rtError = kiln_rt_last_error ? kiln_rt_last_error() : nullptr;
   bool failed = !why.empty() || (rtError && *rtError &&
