@@ -1,7 +1,7 @@
 // kiln-gpu-fault-check — one CUDA model shared by two host threads, and running out of GPU memory, through the C ABI.
 //
 // usage: kiln-gpu-fault-check MODEL.so INPUT.npy... -- EXPECTED.npy... [--rtol R] [--atol A] [--random K]
-//                             [--weights F.pt2] [--plugin LIB.so]... [--only threads|oom]
+//                             [--weights F.pt2] [--plugin LIB.so]... [--only threads|oom|launch]
 //
 // 1. threads: K random inputs (the samples' shapes) run one at a time give the
 //    reference results; then two host threads share the one loaded model, each
@@ -13,6 +13,9 @@
 //    fail with an error status naming GPU memory (never abort or hang); once
 //    the memory is given back, the same model runs again and matches
 //    EXPECTED (PyTorch's), and so does the first model: the process stays usable.
+// 3. launch (only with --only launch and KILN_FAULT_LAUNCH=N, which makes the
+//    N-th kernel launch of the process fail): that run is an error status
+//    naming the launch; the next runs succeed and match EXPECTED.
 // Run it under compute-sanitizer (memcheck, racecheck) for the checks on the GPU side.
 // Prints one line per check; exits 1 if any fails, 2 on bad usage or no GPU.
 #include "CheckUtil.h"
@@ -138,6 +141,28 @@ void checkOutOfMemory(const Case &c, Report &report) {
   report(w <= 1, "the first model still runs: worst error " + std::to_string(w) + " of the tolerance");
 }
 
+/// With KILN_FAULT_LAUNCH=N set (one of the first run's launches fails): the
+/// failing run is an error status naming the launch, and the next runs of the
+/// same model succeed and match EXPECTED.
+void checkLaunchFailure(const Case &c, Report &report) {
+  Outputs got;
+  kiln_status_t s = tryRun(c.m, c.in, false, got);
+  std::string msg = s ? kiln_status_message(s) : "";
+  kiln_status_code_t code = kiln_status_code(s);
+  kiln_status_free(s);
+  report(s && code == KILN_STATUS_DEVICE_ERROR && msg.find("KILN_FAULT_LAUNCH") != std::string::npos,
+         "a kernel launch that fails: status " + std::to_string((int)code) + (s ? ": " + msg : " (it SUCCEEDED)"));
+  for (bool graphs : {false, true}) {
+    double w = INFINITY;
+    kiln_status_t again = tryRun(c.m, c.in, graphs, got);
+    if (!again) w = c.worstAgainstExpected(got);
+    report(!again && w <= 1, std::string("the next run") + (graphs ? " with graphs" : " kernel by kernel") + ": " +
+                                 (again ? kiln_status_message(again) : "worst error " + std::to_string(w) +
+                                                                            " of the tolerance"));
+    kiln_status_free(again);
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -149,9 +174,10 @@ int main(int argc, char **argv) {
     else args.push_back(argv[i]);
   }
   Case c((int)args.size(), args.data(),
-         "kiln-gpu-fault-check MODEL.so INPUT.npy... -- EXPECTED.npy... [--random K] [--only threads|oom]");
+         "kiln-gpu-fault-check MODEL.so INPUT.npy... -- EXPECTED.npy... [--random K] [--only threads|oom|launch]");
   Report report;
   if (only.empty() || only == "threads") checkThreads(c, report);
   if (only.empty() || only == "oom") checkOutOfMemory(c, report);
+  if (only == "launch") checkLaunchFailure(c, report);
   return report.failures ? 1 : 0;
 }

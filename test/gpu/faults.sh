@@ -7,7 +7,9 @@
 #  2. the two-thread check again under compute-sanitizer memcheck and racecheck;
 #  3. kiln-run with cuDNN or cuBLAS missing (KILN_CUDNN / KILN_CUBLAS naming no
 #     library): exit 3 and a message naming the library;
-#  4. a plugin kernel that throws inside a CUDA model: exit 3, the plugin's message.
+#  4. a plugin kernel that throws inside a CUDA model: exit 3, the plugin's message;
+#  5. a kernel launch that fails (KILN_FAULT_LAUNCH): an error status, the same
+#     model runs again in the process; kiln-run exits 3.
 # One line per check and a count; exits 1 if any check fails.
 #   test/gpu/faults.sh PACK_DIR [REPO_ROOT]
 set -uo pipefail
@@ -43,6 +45,22 @@ for dir in "$pack"/models/*/; do
     [ $rc != 0 ] && echo "$text" | tail -n 8 | sed "s/^/$case $tool: /"
     result "$([ $rc == 0 ] && echo OK || echo FAIL)" "$case: two threads under compute-sanitizer $tool (exit $rc)"
   done
+done
+
+# A kernel launch that fails (the runtime's KILN_FAULT_LAUNCH makes the 2nd
+# launch of the process fail): an error status, then the model runs again; and
+# kiln-run's exit code for it.
+for c in mlp convnet; do
+  dir=$pack/models/$c
+  [ -f "$dir/cuda.so" ] || { result FAIL "$c not in the pack"; continue; }
+  case_args "$dir"
+  text=$(KILN_FAULT_LAUNCH=2 "$check" "${args[@]}" --only launch 2>&1); rc=$?
+  echo "$text" | sed "s/^/$c: /"
+  result "$([ $rc == 0 ] && echo OK || echo FAIL)" "$c: a failed launch, then the model runs again"
+  cmd=("$kiln_run" "$dir/cuda.so" --device cuda --weights "$repo/$(cat "$dir/weights.txt")" --input "$dir/input0.npy")
+  text=$(KILN_FAULT_LAUNCH=2 "${cmd[@]}" 2>&1); rc=$?
+  echo "$c kiln-run with a failed launch: $(echo "$text" | tail -n 1 | cut -c1-240)"
+  result "$([ $rc == 3 ] && echo OK || echo FAIL)" "$c kiln-run with a failed launch: exit $rc (want 3)"
 done
 
 # A library the model needs is missing: the run fails with exit 3 naming it.

@@ -17,6 +17,8 @@
 #include "Backend.h"
 #include "Runtime.h"
 
+#include <atomic>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -37,6 +39,18 @@ struct FunctionCache {
 FunctionCache &cache() {
   static FunctionCache *c = new FunctionCache();
   return *c;
+}
+
+/// KILN_FAULT_LAUNCH=N, for tests of the failure path (test/gpu/faults.sh):
+/// the N-th kernel launch of the process fails as one the driver refused.
+bool injectedLaunchFailure() {
+  static const long nth = [] {
+    const char *e = std::getenv("KILN_FAULT_LAUNCH");
+    return e ? std::atol(e) : 0L;
+  }();
+  if (nth <= 0) return false;
+  static std::atomic<long> launches{0};
+  return ++launches == nth;
 }
 
 void fail(const std::string &error) {
@@ -173,6 +187,10 @@ __attribute__((visibility("default"))) void mgpuLaunchKernel(void *function, int
   }
   if (!b) {
     fail("launching a GPU kernel kiln did not look up");
+    return;
+  }
+  if (injectedLaunchFailure()) {
+    fail("launching GPU kernel '" + name + "' failed: the failure KILN_FAULT_LAUNCH asked for");
     return;
   }
   try {
