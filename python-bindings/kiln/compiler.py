@@ -199,8 +199,10 @@ class Module:
         outs = self._model.run(arrays, rng_state=rng_state, rng_state_used=rng_state_used)
         if torch_in:
             import torch
-            return [torch.from_dlpack(o) if o.dtype != np.bool_ else torch.from_numpy(o)
-                    for o in outs]
+            # NumPy arrays (bool ones through from_numpy: DLPack has no bool
+            # before NumPy 2), and bfloat16 outputs, which arrive as tensors.
+            return [o if isinstance(o, torch.Tensor) else
+                    torch.from_dlpack(o) if o.dtype != np.bool_ else torch.from_numpy(o) for o in outs]
         return list(outs)
 
     def __call__(self, *args: Any, **kwargs: Any):

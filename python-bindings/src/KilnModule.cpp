@@ -125,15 +125,23 @@ std::vector<int64_t> shapeOf(const HostArray &a) {
   return s;
 }
 
-/// Wraps a runtime tensor as an ndarray that keeps it alive (no copy).
-nb::ndarray<nb::numpy> toArray(kiln::Tensor t) {
+/// A host buffer as a Python array that keeps `owner` alive (no copy): a NumPy
+/// array, or for bfloat16, which NumPy has no dtype for, a torch.Tensor (a
+/// bfloat16 program came from PyTorch, so it is installed).
+nb::object hostArray(void *data, const std::vector<size_t> &shape, nb::capsule owner, nb::dlpack::dtype dt) {
+  if (dt.code == (uint8_t)nb::dlpack::dtype_code::Bfloat)
+    return nb::cast(nb::ndarray<nb::pytorch>(data, shape.size(), shape.data(), owner, nullptr, dt));
+  return nb::cast(nb::ndarray<nb::numpy>(data, shape.size(), shape.data(), owner, nullptr, dt));
+}
+
+/// Wraps a runtime tensor as a host array that keeps it alive (no copy).
+nb::object toArray(kiln::Tensor t) {
   if (!t.isContiguous())
     t = t.contiguous();
   auto *keep = new kiln::Tensor(t);
   nb::capsule owner(keep, [](void *p) noexcept { delete static_cast<kiln::Tensor *>(p); });
   std::vector<size_t> shape(t.sizes().begin(), t.sizes().end());
-  return nb::ndarray<nb::numpy>(t.rawData(), shape.size(), shape.data(), owner, nullptr,
-                                entryOf(t.dtype()).dl);
+  return hostArray(t.rawData(), shape, owner, entryOf(t.dtype()).dl);
 }
 
 /// Borrows a Python array as a runtime tensor (no copy; valid while `a` lives).
@@ -328,8 +336,7 @@ private:
       nb::dlpack::dtype dt = entryOf((kiln::DType)kiln_tensor_dtype(t)).dl;
       kiln_device_type_t dev = kiln_tensor_device(t);
       if (dev == KILN_DEVICE_CPU) {
-        result.push_back(nb::cast(nb::ndarray<nb::numpy>(kiln_tensor_data(t), shape.size(), shape.data(),
-                                                         owner, nullptr, dt)));
+        result.push_back(hostArray(kiln_tensor_data(t), shape, owner, dt));
       } else {
         int32_t type = dev == KILN_DEVICE_CUDA ? nb::device::cuda::value : nb::device::rocm::value;
         result.push_back(nb::cast(nb::ndarray<>(kiln_tensor_data(t), shape.size(), shape.data(), owner,
@@ -408,7 +415,7 @@ nb::object fromIValue(const kiln::IValue &v) {
   if (v.isNone())
     return nb::none();
   if (v.isTensor())
-    return nb::cast(toArray(v.toTensor()));
+    return toArray(v.toTensor());
   if (v.isBool())
     return nb::cast(v.toBool());
   if (v.isInt())
@@ -506,7 +513,7 @@ nb::list backwardOp(const std::string &name, const nb::sequence &inputs,
   });
   nb::list out;
   for (const kiln::Tensor &t : res)
-    out.append(t.defined() ? nb::cast(toArray(t)) : nb::none());
+    out.append(t.defined() ? toArray(t) : nb::none());
   return out;
 }
 

@@ -118,3 +118,23 @@ def test_compile_times_are_broken_down_per_stage(corpus):
     times = kiln.compile_times()
     for stage in ("import", "pipeline", "llvm-opt-and-codegen", "link"):
         assert times.get(stage, 0) > 0, (stage, times)
+
+
+def test_bfloat16_outputs_are_tensors():
+    # NumPy has no bfloat16: such outputs come back as torch tensors, through
+    # kiln.compile's module and through the Dynamo backend.
+    class Linear(torch.nn.Module):
+        def forward(self, t, w):
+            return torch.nn.functional.linear(t, w).relu()
+
+    t = torch.randn(4, 8, dtype=torch.bfloat16)
+    w = torch.randn(16, 8, dtype=torch.bfloat16)
+    want = Linear()(t, w)
+    m = kiln.compile(Linear(), example_inputs=(t, w))
+    got = m(t, w)
+    assert got.dtype == torch.bfloat16 and got.shape == (4, 16)
+    torch.testing.assert_close(got, want, rtol=1.6e-2, atol=1e-2)
+    torch._dynamo.reset()
+    got = torch.compile(Linear(), backend="kiln")(t, w)
+    assert got.dtype == torch.bfloat16
+    torch.testing.assert_close(got, want, rtol=1.6e-2, atol=1e-2)
