@@ -295,6 +295,37 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
   decisions.push_back(decision);
 }
 
+LogicalResult GraphImporter::lowerComplexValues(Object &graph) {
+  const Object *tv = graph.getObject("tensor_values");
+  bool complex = false;
+  for (const auto &kv : tv ? *tv : Object()) {
+    const Object *m = kv.second.getAsObject();
+    std::optional<int64_t> code = m ? m->getInteger("dtype") : std::nullopt;
+    complex |= code && *code >= 9 && *code <= 11; // complex32, complex64, complex128
+  }
+  if (!complex)
+    return success();
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    os << json::Value(Object(graph));
+  }
+  std::string err;
+  std::optional<std::string> lowered = lowerComplexGraph(text, err);
+  if (!err.empty())
+    return fail(err);
+  if (!lowered)
+    return success();
+  auto parsed = json::parse(*lowered);
+  if (!parsed || !parsed->getAsObject()) {
+    if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    return fail("the complex lowering of models/model.json returned a malformed graph");
+  }
+  graph = std::move(*parsed->getAsObject());
+  return success();
+}
+
 FailureOr<ImportedProgram> GraphImporter::run() {
   auto rootOr = archive.readJSON("models/model.json");
   if (!rootOr)
@@ -314,11 +345,15 @@ FailureOr<ImportedProgram> GraphImporter::run() {
                  " (kiln reads major version " + std::to_string(kMaxSchemaMajor) + ")"),
             failure());
 
-  const Object *gm = root->getObject("graph_module");
-  const Object *graph = gm ? gm->getObject("graph") : nullptr;
+  Object *gm = rootOr->getAsObject()->getObject("graph_module");
+  Object *graph = gm ? gm->getObject("graph") : nullptr;
   const Object *sig = gm ? gm->getObject("signature") : nullptr;
   if (!graph || !sig)
     return ((void)fail("models/model.json has no graph_module.graph or signature"), failure());
+  // Complex values become real pairs first, by the runtime's rewrite (the
+  // eager interpreter runs the same one).
+  if (failed(lowerComplexValues(*graph)))
+    return failure();
   tensorValues = graph->getObject("tensor_values");
 
   // Symbolic dims and their ranges.

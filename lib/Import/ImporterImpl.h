@@ -188,6 +188,9 @@ public:
     return bindResults(node, op);
   }
 
+  /// Complex values of `graph` (graph_module.graph) as real pairs, by the
+  /// runtime's rewrite; an error naming the node it cannot rewrite.
+  LogicalResult lowerComplexValues(Object &graph);
   LogicalResult readWeights(StringRef configMember, StringRef dataDir,
                             std::map<std::string, std::vector<char>> &out);
   /// Each weight's storage: its member in the archive and its tensor_meta

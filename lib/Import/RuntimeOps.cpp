@@ -126,4 +126,20 @@ expandCompositeNode(const std::string &nodeJson,
   return out;
 }
 
+std::optional<std::string> lowerComplexGraph(const std::string &graphJson, std::string &err) {
+  err.clear();
+  char *out = nullptr;
+  const char *error = nullptr;
+  int32_t rc = kiln_query_lower_complex(graphJson.c_str(), &out, &error);
+  if (rc < 0) {
+    err = error ? error : "the complex lowering failed";
+    return std::nullopt;
+  }
+  if (rc != 0 || !out)
+    return std::nullopt;
+  std::string lowered(out);
+  kiln_query_string_free(out);
+  return lowered;
+}
+
 } // namespace kiln

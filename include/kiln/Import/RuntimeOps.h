@@ -84,6 +84,12 @@ expandCompositeNode(const std::string &nodeJson,
                     const std::function<std::string(const std::string &)> &metaOf,
                     std::string &err);
 
+/// A serialized graph (graph_module.graph, JSON text) with its complex
+/// values as real pairs, by the runtime's complex lowering (through
+/// kiln/abi/query.h): std::nullopt with `err` empty when the graph has no
+/// complex value, with `err` set when a node cannot be rewritten.
+std::optional<std::string> lowerComplexGraph(const std::string &graphJson, std::string &err);
+
 } // namespace kiln
 
 #endif

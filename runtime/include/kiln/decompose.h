@@ -40,6 +40,14 @@ bool hasRule(const std::string &target);
 /// an unexpected kind), naming the node.
 std::optional<Expansion> expand(const std::string &nodeJson, const MetaLookup &metaOf);
 
+/// Complex tensors as real ones (runtime/src/decomp/Complex.cpp): a graph
+/// (graph_module.graph, as JSON text) rewritten so that every complex64 /
+/// complex128 value is a float32 / float64 value with a trailing dim of 2
+/// (real, imaginary) and every node on complex values is real ATen nodes;
+/// std::nullopt if the graph has no complex value. Throws kiln::Error naming
+/// a node it cannot rewrite, or a complex graph output.
+std::optional<std::string> lowerComplex(const std::string &graphJson);
+
 /// Every op the table decomposes ("aten::hardswish"), sorted (docs, tests).
 std::vector<std::string> decomposedOps();
 

@@ -1,4 +1,4 @@
-//===- QueryDecompose.cpp - the decomposition table through the C query API (kiln/abi/query.h) ===//
+//===- QueryDecompose.cpp - the decomposition table and complex lowering through the C query API (kiln/abi/query.h) ===//
 #include "kiln/abi/query.h"
 
 #include "kiln/decompose.h"
@@ -52,3 +52,26 @@ extern "C" void kiln_query_expansion_free(kiln_query_expansion *expansion) {
   free(const_cast<char *>(expansion->rule));
   delete expansion;
 }
+
+extern "C" int32_t kiln_query_lower_complex(const char *graph_json, char **out, const char **error) {
+  static thread_local std::string tError;
+  if (out) *out = nullptr;
+  auto fail = [&](std::string msg) {
+    tError = std::move(msg);
+    if (error) *error = tError.c_str();
+    return -1;
+  };
+  if (!graph_json || !out) return fail("kiln_query_lower_complex: a null graph or result pointer");
+  try {
+    std::optional<std::string> lowered = kiln::decomp::lowerComplex(graph_json);
+    if (!lowered) return 1;
+    *out = strdup(lowered->c_str());
+    return 0;
+  } catch (const std::exception &ex) {
+    return fail(ex.what());
+  } catch (...) {
+    return fail("kiln_query_lower_complex: an unknown error");
+  }
+}
+
+extern "C" void kiln_query_string_free(char *s) { free(s); }

@@ -4,6 +4,7 @@
 #include "kiln/decompose.h"
 #include "kiln/library.h"
 
+#include "../decomp/Complex.h"
 #include "../kernels/cpu/Philox.h"
 #include "../loader/Pt2Weights.h"
 #include "Aliases.h"
@@ -250,6 +251,8 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
     throw Error("kiln: '" + path + "': models/model.json is not valid JSON: " + e.what());
   }
   try {
+    // Complex values become real pairs first (decomp/Complex.cpp), as the compiler's importer does.
+    decomp::lowerComplexGraph(j.at("graph_module").at("graph"));
     const json &gm = j.at("graph_module");
     const json &g = gm.at("graph");
     const json &tv = g.at("tensor_values");

@@ -1,5 +1,6 @@
 // kiln runtime loader — .pt2 weights: the shared archive reader (kiln/abi/archive.h), nlohmann/json for the configs.
 #include "Pt2Weights.h"
+#include "../decomp/Complex.h"
 
 #include "Error.h"
 #include "kiln/abi/archive.h"
@@ -138,7 +139,10 @@ void Pt2Weights::parseConfig(const std::string &member, bool constants) {
       }
       if (!e.contains("tensor_meta") || !e["tensor_meta"].is_object())
         throw bad(name, "missing \"tensor_meta\"");
-      const nlohmann::json &tm = e["tensor_meta"];
+      // A complex weight is read as its real pairs (decomp/Complex.cpp), as
+      // the graph's complex values are.
+      nlohmann::json tm = e["tensor_meta"];
+      decomp::complexMetaToReal(tm);
       if (!tm.contains("dtype") || !tm["dtype"].is_number_integer())
         throw bad(name, "missing integer \"tensor_meta.dtype\"");
       int code = tm["dtype"].get<int>();

@@ -108,6 +108,17 @@ int32_t kiln_query_decompose(const char *node_json, kiln_query_meta_fn meta, voi
 /* Releases what kiln_query_decompose returned (NULL is ignored). */
 void kiln_query_expansion_free(kiln_query_expansion *expansion);
 
+/* Complex tensors as real pairs: rewrites a serialized graph
+ * (graph_module.graph, JSON text) so that every complex value is a real one
+ * with a trailing dim of 2 and every node on complex values real ATen nodes.
+ * Returns 0 and sets *out (release it with kiln_query_string_free) when the
+ * graph had complex values; 1 when it had none (*out NULL); -1 when a node
+ * cannot be rewritten, with *error as for kiln_query_decompose. */
+int32_t kiln_query_lower_complex(const char *graph_json, char **out, const char **error);
+
+/* Releases a string the query API returned (NULL is ignored). */
+void kiln_query_string_free(char *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -115,6 +115,14 @@ Tensor powTensorTensor(const Tensor &a, const Tensor &e) {
 }
 Tensor powScalar(IValue a, const Tensor &e) { return binaryOp(a, iv(e), Kind::Arith, "aten::pow.Scalar", powF); }
 
+// atan2 and hypot: floating results, integer operands promoted (as division's).
+Tensor atan2Kernel(const Tensor &a, const Tensor &b) {
+  return binaryOp(iv(a), iv(b), Kind::TrueDiv, "aten::atan2", [](double y, double x) { return std::atan2(y, x); });
+}
+Tensor hypotKernel(const Tensor &a, const Tensor &b) {
+  return binaryOp(iv(a), iv(b), Kind::TrueDiv, "aten::hypot", [](double x, double y) { return std::hypot(x, y); });
+}
+
 double minF(double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y); }
 double maxF(double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y); }
 Tensor minimum(const Tensor &a, const Tensor &b) { return binaryOp(iv(a), iv(b), Kind::Arith, "aten::minimum", minF); }
@@ -266,6 +274,9 @@ void registerKernels(kiln::Library &m) {
   m.impl("fmod.Scalar", fmodScalar);
   m.impl("remainder.Tensor", remainderTensor);
   m.impl("remainder.Scalar", remainderScalar);
+  m.impl("atan2", atan2Kernel);
+  m.impl("arctan2", atan2Kernel);
+  m.impl("hypot", hypotKernel);
   m.impl("pow.Tensor_Scalar", powTensorScalar);
   m.impl("pow.Tensor_Tensor", powTensorTensor);
   m.impl("pow.Scalar", powScalar);
@@ -332,6 +343,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
     m.def(std::string(f) + ".Tensor(Tensor self, Tensor other) -> Tensor");
     m.def(std::string(f) + ".Scalar(Tensor self, Scalar other) -> Tensor");
   }
+  for (const char *f : {"atan2", "arctan2", "hypot"})
+    m.def(std::string(f) + "(Tensor self, Tensor other) -> Tensor");
   m.def("pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor");
   m.def("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor");
   m.def("pow.Scalar(Scalar self, Tensor exponent) -> Tensor");

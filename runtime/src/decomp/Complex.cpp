@@ -1,0 +1,605 @@
+// kiln runtime — complex tensors as real ones: a graph's complex64/complex128 values become float pairs.
+//
+// kiln's kernels, compiler and ABI know real dtypes only. A graph that uses
+// complex values inside (rotary embeddings through view_as_complex, FFT
+// mixing) is rewritten before the importer or the eager interpreter reads
+// it: every complex value of sizes S becomes a real value of sizes S + [2]
+// (real part, imaginary part: view_as_real's layout, which is also how a
+// complex tensor's bytes lie), and every node that reads or writes one
+// becomes real ATen nodes on those pairs. View and shape ops keep working
+// on the pairs with their dims mapped (a complex tensor's last dim is the
+// pair's second to last); products, quotients, abs, angle, exp, polar and
+// conj are written out on the parts; FFTs are matrix products with the
+// transform's twiddle factors (computed from integer k*n mod N, exact for
+// any length). What the rewrite cannot do is an error naming the node.
+#include "Complex.h"
+#include "kiln/decompose.h"
+
+#include "kiln/ivalue.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kiln::decomp {
+
+using json = nlohmann::json;
+
+namespace {
+
+constexpr int kComplexHalf = 9, kComplexFloat = 10, kComplexDouble = 11, kFloat = 7, kDouble = 8, kLong = 5;
+
+bool isComplexCode(int c) { return c == kComplexHalf || c == kComplexFloat || c == kComplexDouble; }
+
+json intArg(int64_t v) { return {{"as_int", v}}; }
+json tensorArg(const std::string &n) { return {{"as_tensor", {{"name", n}}}}; }
+json intsArg(const std::vector<int64_t> &v) { return {{"as_ints", v}}; }
+json floatArg(double v) { return {{"as_float", v}}; }
+
+/// A node's arguments in schema order (name, argument).
+using Args = std::vector<std::pair<std::string, json>>;
+
+/// The argument of `node` called `name` (null json if absent).
+const json *argOf(const json &node, const std::string &name) {
+  auto ins = node.find("inputs");
+  if (ins == node.end() || !ins->is_array()) return nullptr;
+  for (const json &in : *ins)
+    if (in.is_object() && in.value("name", "") == name && in.contains("arg")) return &in["arg"];
+  return nullptr;
+}
+
+class Rewriter {
+public:
+  explicit Rewriter(json &graph) : g_(graph), tv_(graph["tensor_values"]) {}
+
+  bool run() {
+    for (auto it = tv_.begin(); it != tv_.end(); ++it)
+      if (it->is_object() && isComplexCode(it->value("dtype", 0))) {
+        if ((*it)["dtype"] == kComplexHalf)
+          throw Error("kiln: value '" + it.key() + "' is complex32, which kiln does not support");
+        rank_[it.key()] = (int64_t)(*it)["sizes"].size();
+      }
+    if (rank_.empty()) return false;
+    for (auto &kv : rank_) complexMetaToReal(tv_[kv.first]);
+    json out = json::array();
+    for (json &node : g_["nodes"]) {
+      cur_ = &node;
+      out_ = &out;
+      if (!touchesComplex(node)) {
+        out.push_back(node);
+        continue;
+      }
+      rewrite(node);
+    }
+    g_["nodes"] = std::move(out);
+    for (const json &o : g_.value("outputs", json::array()))
+      if (o.contains("as_tensor") && rank_.count(o["as_tensor"].value("name", "")))
+        throw Error("kiln: the program returns the complex value '" + o["as_tensor"].value("name", "") +
+                    "'; kiln's models return real tensors (return torch.view_as_real(...) instead)");
+    return true;
+  }
+
+private:
+  json &g_, &tv_;
+  std::map<std::string, int64_t> rank_; ///< complex values and their complex rank
+  json *cur_ = nullptr, *out_ = nullptr;
+  int counter_ = 0;
+
+  bool isC(const std::string &name) const { return rank_.count(name) > 0; }
+  bool touchesComplex(const json &node) const {
+    auto names = [&](const json &arg, auto &&f) -> void {
+      if (arg.contains("as_tensor")) f(arg["as_tensor"].value("name", ""));
+      if (arg.contains("as_tensors"))
+        for (const json &t : arg["as_tensors"]) f(t.value("name", ""));
+    };
+    bool any = false;
+    for (const json &in : node.value("inputs", json::array()))
+      if (in.contains("arg")) names(in["arg"], [&](const std::string &n) { any |= isC(n); });
+    for (const json &o : node.value("outputs", json::array())) names(o, [&](const std::string &n) { any |= isC(n); });
+    return any;
+  }
+  std::string target() const { return cur_->value("target", ""); }
+  std::string nodeName() const { return cur_->value("name", ""); }
+  [[noreturn]] void unsupported(const std::string &why = "") const {
+    throw Error("kiln: node '" + nodeName() + "' (" + target() + ") on complex values: " +
+                (why.empty() ? "kiln has no real form of this op for complex tensors" : why));
+  }
+  std::string tensorIn(const std::string &name) const {
+    const json *a = argOf(*cur_, name);
+    if (!a || !a->contains("as_tensor")) unsupported("argument '" + name + "' is not a tensor");
+    return (*a)["as_tensor"].value("name", "");
+  }
+  bool hasTensor(const std::string &name) const {
+    const json *a = argOf(*cur_, name);
+    return a && a->contains("as_tensor");
+  }
+  std::string outName(size_t i = 0) const {
+    const json &outs = (*cur_)["outputs"];
+    if (i >= outs.size() || !outs[i].contains("as_tensor")) unsupported("an output is not a tensor");
+    return outs[i]["as_tensor"].value("name", "");
+  }
+  int64_t crank(const std::string &n) const { return rank_.at(n); }
+  /// A dim of a complex value, in [0, rank).
+  int64_t cdim(int64_t d, int64_t rank) const {
+    if (d < 0) d += rank;
+    if (d < 0 || d >= rank) unsupported("dim out of range");
+    return d;
+  }
+  int64_t intIn(const std::string &name, int64_t dflt) const {
+    const json *a = argOf(*cur_, name);
+    return a && a->contains("as_int") ? (*a)["as_int"].get<int64_t>() : dflt;
+  }
+  std::vector<int64_t> intsIn(const std::string &name) const {
+    const json *a = argOf(*cur_, name);
+    if (!a) return {};
+    if (a->contains("as_ints")) return (*a)["as_ints"].get<std::vector<int64_t>>();
+    if (a->contains("as_int")) return {(*a)["as_int"].get<int64_t>()};
+    unsupported("argument '" + name + "' is not a list of ints");
+  }
+
+  // --- building nodes ---------------------------------------------------
+  /// Metadata for a new value: `like`'s (a converted value), with its last
+  /// dim dropped (`part`) and dtype `dtype` (0: keep).
+  json metaFrom(const std::string &like, bool part, int dtype = 0) const {
+    json m = tv_.at(like);
+    if (part) {
+      m["sizes"].erase(m["sizes"].size() - 1);
+      if (m.contains("strides") && !m["strides"].empty()) m["strides"].erase(m["strides"].size() - 1);
+    }
+    if (dtype) m["dtype"] = dtype;
+    contiguous(m);
+    return m;
+  }
+  static void contiguous(json &m) {
+    std::vector<json> strides(m["sizes"].size());
+    int64_t s = 1;
+    bool ok = true;
+    for (size_t i = m["sizes"].size(); i-- > 0;) {
+      strides[i] = intArg(s);
+      const json &d = m["sizes"][i];
+      if (d.contains("as_int")) s *= std::max<int64_t>(1, d["as_int"].get<int64_t>());
+      else ok = false;
+    }
+    if (ok) m["strides"] = strides;
+  }
+  /// Emits `op(inputs)` with one tensor output of metadata `meta`, named
+  /// `name` (a value of the original graph, whose metadata stays) or a new name.
+  std::string emit(const std::string &op, const Args &inputs, const json &meta, const std::string &name = "") {
+    std::string n = name.empty() ? nodeName() + "__c" + std::to_string(counter_++) : name;
+    json node = {{"target", "torch.ops.aten." + op},
+                 {"inputs", json::array()},
+                 {"outputs", json::array({tensorArg(n)})},
+                 {"metadata", cur_->value("metadata", json::object())},
+                 {"name", n}};
+    for (const auto &[argName, arg] : inputs)
+      node["inputs"].push_back({{"name", argName}, {"arg", arg}, {"kind", 1}});
+    if (!tv_.contains(n)) tv_[n] = meta;
+    out_->push_back(std::move(node));
+    return n;
+  }
+  static Args args(Args a) { return a; }
+  std::string part(const std::string &c, int which) {
+    return emit("select.int", args({{"self", tensorArg(c)}, {"dim", intArg(-1)}, {"index", intArg(which)}}),
+                metaFrom(c, true));
+  }
+  std::string bin(const char *op, const std::string &a, const std::string &b, const json &meta) {
+    return emit(op, args({{"self", tensorArg(a)}, {"other", tensorArg(b)}}), meta);
+  }
+  std::string unary(const char *op, const std::string &a, const json &meta) {
+    return emit(op, args({{"self", tensorArg(a)}}), meta);
+  }
+  /// stack([re, im], -1) under the name `as` (the node's output) or a new one.
+  std::string pair(const std::string &re, const std::string &im, const std::string &as) {
+    json meta = metaFrom(re, false);
+    meta["sizes"].push_back(intArg(2));
+    contiguous(meta);
+    return emit("stack.default",
+                args({{"tensors", {{"as_tensors", json::array({{{"name", re}}, {{"name", im}}})}}},
+                      {"dim", intArg(-1)}}),
+                meta, as);
+  }
+  /// The node again, its inputs and outputs as they are, with `changes`
+  /// applied to its arguments (a dim list mapped to the pairs).
+  void same(const json &changes = json::object()) {
+    json node = *cur_;
+    for (json &in : node["inputs"])
+      if (changes.contains(in.value("name", ""))) in["arg"] = changes[in.value("name", "")];
+    out_->push_back(std::move(node));
+  }
+
+  // --- the rewrite --------------------------------------------------------
+  void rewrite(const json &node) {
+    std::string t = target();
+    const std::string prefix = "torch.ops.aten.";
+    if (t.rfind(prefix, 0) != 0) unsupported();
+    std::string op = t.substr(prefix.size());
+    std::string base = op.substr(0, op.find('.'));
+
+    if (base == "view_as_complex" || base == "view_as_real" || base == "resolve_conj" || base == "resolve_neg" ||
+        base == "alias" || base == "detach" || base == "lift_fresh_copy") {
+      std::string in = tensorIn("self"), out = outName();
+      if (base == "view_as_complex" && isC(in)) unsupported();
+      emit("alias.default", args({{"self", tensorArg(in)}}), tv_.at(out), out);
+      return;
+    }
+    if (base == "clone" || base == "contiguous" || base == "neg") return same();
+    if (base == "real" || base == "imag") {
+      std::string in = tensorIn("self"), out = outName();
+      emit("select.int", args({{"self", tensorArg(in)}, {"dim", intArg(-1)}, {"index", intArg(base == "imag")}}),
+           tv_.at(out), out);
+      return;
+    }
+    if (base == "abs" || base == "angle") {
+      std::string in = tensorIn("self"), out = outName();
+      std::string re = part(in, 0), im = part(in, 1);
+      if (base == "angle") {
+        emit("atan2.default", args({{"self", tensorArg(im)}, {"other", tensorArg(re)}}), tv_.at(out), out);
+      } else {
+        json m = metaFrom(re, false);
+        std::string s = bin("add.Tensor", bin("mul.Tensor", re, re, m), bin("mul.Tensor", im, im, m), m);
+        emit("sqrt.default", args({{"self", tensorArg(s)}}), tv_.at(out), out);
+      }
+      return;
+    }
+    if (base == "conj" || base == "_conj" || base == "conj_physical") {
+      std::string in = tensorIn("self");
+      std::string re = part(in, 0), im = part(in, 1);
+      pair(re, unary("neg.default", im, metaFrom(im, false)), outName());
+      return;
+    }
+    if (base == "exp") {
+      std::string in = tensorIn("self");
+      std::string re = part(in, 0), im = part(in, 1);
+      json m = metaFrom(re, false);
+      std::string e = unary("exp.default", re, m);
+      pair(bin("mul.Tensor", e, unary("cos.default", im, m), m), bin("mul.Tensor", e, unary("sin.default", im, m), m),
+           outName());
+      return;
+    }
+    if (base == "polar" || base == "complex") {
+      std::string a = tensorIn(base == "polar" ? "abs" : "real"), b = tensorIn(base == "polar" ? "angle" : "imag");
+      json m = metaFrom(outName(), true);
+      if (base == "complex") {
+        std::string re = bin("add.Tensor", a, unary("zeros_like.default", b, tv_.at(b)), m);
+        std::string im = bin("add.Tensor", b, unary("zeros_like.default", a, tv_.at(a)), m);
+        pair(re, im, outName());
+      } else {
+        pair(bin("mul.Tensor", a, unary("cos.default", b, tv_.at(b)), m),
+             bin("mul.Tensor", a, unary("sin.default", b, tv_.at(b)), m), outName());
+      }
+      return;
+    }
+    if (base == "mul" || base == "div" || base == "add" || base == "sub") return arithmetic(base, op);
+    if (base == "_to_copy" || base == "to" || base == "type_as" || base == "_assert_tensor_metadata")
+      return conversion(base);
+    if (base == "fft_fft" || base == "fft_ifft" || base == "fft_fftn" || base == "fft_fft2" || base == "fft_ifftn" ||
+        base == "fft_ifft2" || base == "_fft_c2c" || base == "_fft_r2c" || base == "fft_rfft")
+      return fft(base);
+    return shapeOp(base, op);
+  }
+
+  /// mul/div/add/sub with at least one complex operand.
+  void arithmetic(const std::string &base, const std::string &op) {
+    std::string self = tensorIn("self"), out = outName();
+    bool scalarOther = op.find(".Scalar") != std::string::npos || !hasTensor("other");
+    if ((base == "add" || base == "sub") && argOf(*cur_, "alpha")) unsupported("alpha is not supported");
+    if (scalarOther) {
+      if (!isC(self)) unsupported();
+      if (base == "mul" || base == "div") return same(); // scales both parts
+      std::string re = part(self, 0), im = part(self, 1);
+      json m = metaFrom(re, false);
+      json other = *argOf(*cur_, "other");
+      std::string r = emit(op.find(".Scalar") != std::string::npos ? base + ".Scalar" : base + ".Tensor",
+                           args({{"self", tensorArg(re)}, {"other", other}}), m);
+      pair(r, im, out);
+      return;
+    }
+    std::string other = tensorIn("other");
+    bool cs = isC(self), co = isC(other);
+    if (cs && co) {
+      if (base == "add" || base == "sub") return same(); // parts add; the pairs broadcast like the values
+      std::string ar = part(self, 0), ai = part(self, 1), br = part(other, 0), bi = part(other, 1);
+      json m = metaFrom(out, true);
+      if (base == "mul") {
+        pair(bin("sub.Tensor", bin("mul.Tensor", ar, br, m), bin("mul.Tensor", ai, bi, m), m),
+             bin("add.Tensor", bin("mul.Tensor", ar, bi, m), bin("mul.Tensor", ai, br, m), m), out);
+      } else { // (a * conj(b)) / |b|^2
+        std::string den = bin("add.Tensor", bin("mul.Tensor", br, br, metaFrom(br, false)),
+                              bin("mul.Tensor", bi, bi, metaFrom(bi, false)), metaFrom(br, false));
+        std::string re = bin("add.Tensor", bin("mul.Tensor", ar, br, m), bin("mul.Tensor", ai, bi, m), m);
+        std::string im = bin("sub.Tensor", bin("mul.Tensor", ai, br, m), bin("mul.Tensor", ar, bi, m), m);
+        pair(bin("div.Tensor", re, den, m), bin("div.Tensor", im, den, m), out);
+      }
+      return;
+    }
+    // One complex operand and one real tensor.
+    std::string c = cs ? self : other, r = cs ? other : self;
+    json m = metaFrom(out, true);
+    if (base == "mul" || (base == "div" && cs)) {
+      std::string rr = emit("unsqueeze.default", args({{"self", tensorArg(r)}, {"dim", intArg(-1)}}),
+                            [&] {
+                              json mm = tv_.at(r);
+                              mm["sizes"].push_back(intArg(1));
+                              contiguous(mm);
+                              return mm;
+                            }());
+      emit(base + ".Tensor", args({{"self", tensorArg(cs ? c : rr)}, {"other", tensorArg(cs ? rr : c)}}), tv_.at(out),
+           out);
+      return;
+    }
+    if (base == "div") unsupported("a real tensor divided by a complex one");
+    std::string cr = part(c, 0), ci = part(c, 1);
+    std::string re = cs ? bin((base + ".Tensor").c_str(), cr, r, m) : bin((base + ".Tensor").c_str(), r, cr, m);
+    std::string im = cs ? bin("add.Tensor", ci, unary("zeros_like.default", r, tv_.at(r)), m)
+                        : (base == "sub" ? unary("neg.default", bin("add.Tensor", ci, unary("zeros_like.default", r, tv_.at(r)), m), m)
+                                         : bin("add.Tensor", ci, unary("zeros_like.default", r, tv_.at(r)), m));
+    pair(re, im, out);
+  }
+
+  /// Dtype conversions: complex to complex of another width, real to complex,
+  /// complex to real (the real part, as PyTorch does with a warning).
+  void conversion(const std::string &base) {
+    std::string in = tensorIn("self"), out = base == "_assert_tensor_metadata" ? "" : outName();
+    if (base == "_assert_tensor_metadata") return; // the checked dtype is complex: nothing to check on pairs
+    bool ci = isC(in), co = isC(out);
+    int outCode = tv_.at(out).value("dtype", kFloat);
+    if (ci && co) {
+      emit("_to_copy.default", args({{"self", tensorArg(in)}, {"dtype", {{"as_scalar_type", outCode}}}}), tv_.at(out),
+           out);
+    } else if (ci) {
+      std::string re = part(in, 0);
+      emit("_to_copy.default", args({{"self", tensorArg(re)}, {"dtype", {{"as_scalar_type", outCode}}}}),
+           tv_.at(out), out);
+    } else {
+      json m = metaFrom(out, true);
+      std::string re = emit("_to_copy.default", args({{"self", tensorArg(in)}, {"dtype", {{"as_scalar_type", outCode}}}}), m);
+      pair(re, unary("zeros_like.default", re, m), out);
+    }
+  }
+
+  /// Shape and view ops on complex values: the same op on the pairs, with
+  /// the dims and sizes it takes mapped.
+  void shapeOp(const std::string &base, const std::string &op) {
+    std::string self = hasTensor("self") ? tensorIn("self") : "";
+    if (base == "cat" || base == "stack") {
+      const json *ts = argOf(*cur_, "tensors");
+      if (!ts || !ts->contains("as_tensors")) unsupported();
+      for (const json &t : (*ts)["as_tensors"])
+        if (!isC(t.value("name", ""))) unsupported("mixes complex and real tensors");
+      int64_t r = crank((*ts)["as_tensors"][0].value("name", ""));
+      return same({{"dim", intArg(cdim(intIn("dim", 0), base == "stack" ? r + 1 : r))}});
+    }
+    if (self.empty() || !isC(self)) unsupported();
+    int64_t r = crank(self);
+    if (base == "view" || base == "reshape" || base == "_unsafe_view" || base == "expand") {
+      const char *key = base == "reshape" ? "shape" : "size";
+      const json *s = argOf(*cur_, key);
+      if (!s) unsupported();
+      json a = *s;
+      if (a.contains("as_ints")) a["as_ints"].push_back(2);
+      else if (a.contains("as_sym_ints")) a["as_sym_ints"].push_back({{"as_int", 2}});
+      else unsupported();
+      return same({{key, a}});
+    }
+    if (base == "permute") {
+      std::vector<int64_t> dims = intsIn("dims");
+      for (int64_t &d : dims) d = cdim(d, r);
+      dims.push_back(r);
+      return same({{"dims", intsArg(dims)}});
+    }
+    if (base == "transpose")
+      return same({{"dim0", intArg(cdim(intIn("dim0", 0), r))}, {"dim1", intArg(cdim(intIn("dim1", 0), r))}});
+    if (base == "select" || base == "slice" || base == "index_select" || base == "narrow" || base == "roll" ||
+        base == "squeeze" || base == "flip" || base == "sum" || base == "mean" || base == "split" ||
+        base == "split_with_sizes" || base == "chunk" || base == "unbind" || base == "movedim") {
+      json changes = json::object();
+      for (const char *key : {"dim", "dims", "source", "destination"}) {
+        const json *a = argOf(*cur_, key);
+        if (!a) continue;
+        if (a->contains("as_int")) changes[key] = intArg(cdim((*a)["as_int"].get<int64_t>(), r));
+        else if (a->contains("as_ints")) {
+          std::vector<int64_t> ds = (*a)["as_ints"].get<std::vector<int64_t>>();
+          for (int64_t &d : ds) d = cdim(d, r);
+          changes[key] = intsArg(ds);
+        }
+      }
+      if ((base == "sum" || base == "mean") && !argOf(*cur_, "dim")) unsupported("a reduction over every dim");
+      if (base == "roll" && !argOf(*cur_, "dims")) unsupported("roll without dims");
+      if (base == "squeeze" && !argOf(*cur_, "dim")) unsupported("squeeze of every dim");
+      return same(changes);
+    }
+    if (base == "unsqueeze") return same({{"dim", intArg(cdim(intIn("dim", 0), r + 1))}});
+    if (base == "flatten") {
+      int64_t start = cdim(intIn("start_dim", 0), r), end = cdim(intIn("end_dim", -1), r);
+      return same({{"start_dim", intArg(start)}, {"end_dim", intArg(end)}});
+    }
+    if (base == "unflatten") return same({{"dim", intArg(cdim(intIn("dim", 0), r))}});
+    if (base == "repeat") {
+      std::vector<int64_t> rep = intsIn("repeats");
+      rep.push_back(1);
+      return same({{"repeats", intsArg(rep)}});
+    }
+    if (base == "index") return same(); // indices on the leading dims leave the pair dim
+    unsupported();
+  }
+
+  /// FFTs as matrix products along each transformed dim: X = x W with
+  /// W[n, k] = exp(-2 pi i n k / N) (conjugated for the inverse), so
+  /// re(X) = xr C + s xi S, im(X) = xi C - s xr S with C = cos, S = sin of
+  /// 2 pi ((n k) mod N) / N and s = +1 forward, -1 inverse.
+  void fft(const std::string &base) {
+    std::string in = tensorIn("self"), out = outName();
+    int64_t r = isC(in) ? crank(in) : (int64_t)tv_.at(in)["sizes"].size();
+    std::vector<int64_t> dims;
+    bool forward = true, onesided = false;
+    int normalization = 0; // 0 none, 1 1/sqrt(n), 2 1/n (on this transform)
+    auto norm = [&](bool fwd) {
+      const json *a = argOf(*cur_, "norm");
+      std::string n = a && a->contains("as_string") ? (*a)["as_string"].get<std::string>() : "backward";
+      if (n == "ortho") return 1;
+      if (n == "forward") return fwd ? 2 : 0;
+      return fwd ? 0 : 2;
+    };
+    if (base == "_fft_c2c" || base == "_fft_r2c") {
+      dims = intsIn("dim");
+      normalization = (int)intIn("normalization", 0);
+      if (base == "_fft_c2c") {
+        const json *f = argOf(*cur_, "forward");
+        forward = !f || !f->contains("as_bool") || (*f)["as_bool"].get<bool>();
+      } else {
+        const json *o = argOf(*cur_, "onesided");
+        onesided = o && o->contains("as_bool") && (*o)["as_bool"].get<bool>();
+      }
+    } else {
+      forward = base.find("ifft") == std::string::npos;
+      onesided = base == "fft_rfft";
+      normalization = norm(forward);
+      bool oneDim = base == "fft_fft" || base == "fft_ifft" || base == "fft_rfft";
+      const json *s = argOf(*cur_, oneDim ? "n" : "s");
+      if (s && !s->contains("as_none")) unsupported("a transform length other than the input's");
+      if (onesided && isC(in)) unsupported("rfft of a complex tensor");
+      if (oneDim) dims = {intIn("dim", -1)};
+      else if (argOf(*cur_, "dim") && argOf(*cur_, "dim")->contains("as_ints")) dims = intsIn("dim");
+      else if (base == "fft_fft2" || base == "fft_ifft2") dims = {-2, -1};
+      else for (int64_t d = 0; d < r; ++d) dims.push_back(d);
+    }
+    for (int64_t &d : dims) d = cdim(d, r);
+    // Real input: its imaginary part is zero.
+    std::string cur = in;
+    if (!isC(in)) {
+      json pm = metaFrom(in, false);
+      pm["sizes"].push_back(intArg(2));
+      contiguous(pm);
+      std::string zero = unary("zeros_like.default", in, metaFrom(in, false));
+      cur = emit("stack.default",
+                 args({{"tensors", {{"as_tensors", json::array({{{"name", in}}, {{"name", zero}}})}}},
+                       {"dim", intArg(-1)}}),
+                 pm);
+      rank_[cur] = r;
+    }
+    for (size_t i = 0; i < dims.size(); ++i) {
+      bool last = i + 1 == dims.size();
+      bool half = onesided && last;
+      cur = dft(cur, dims[i], forward, normalization, half, last ? out : "");
+    }
+  }
+
+  /// One 1-d DFT of complex pair value `x` along complex dim `d`.
+  std::string dft(const std::string &x, int64_t d, bool forward, int normalization, bool half,
+                  const std::string &as) {
+    int64_t r = crank(x);
+    const json &sz = tv_.at(x)["sizes"][d];
+    if (!sz.contains("as_int")) unsupported("a transform along a dynamic dim");
+    int64_t n = sz["as_int"].get<int64_t>(), k = half ? n / 2 + 1 : n;
+    int dtype = tv_.at(x).value("dtype", kFloat);
+    // Move dim d last: xp [..., n] parts.
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < r; ++i)
+      if (i != d) perm.push_back(i);
+    perm.push_back(d);
+    std::vector<int64_t> inv(r);
+    for (int64_t i = 0; i < r; ++i) inv[perm[i]] = i;
+    std::string re = part(x, 0), im = part(x, 1);
+    auto permuted = [&](const std::string &v, const std::vector<int64_t> &p) {
+      json m = tv_.at(v);
+      json s = json::array();
+      for (int64_t i : p) s.push_back(m["sizes"][i]);
+      m["sizes"] = s;
+      contiguous(m);
+      return emit("permute.default", args({{"self", tensorArg(v)}, {"dims", intsArg(p)}}), m);
+    };
+    if (d != r - 1) {
+      re = permuted(re, perm);
+      im = permuted(im, perm);
+    }
+    // Twiddles: angle(nn, kk) = 2 pi ((nn * kk) mod n) / n, exact in integers.
+    auto vec = [&](int64_t len) {
+      json m = {{"dtype", kLong}, {"sizes", json::array({intArg(len)})}, {"requires_grad", false},
+                {"device", tv_.at(x).value("device", json::object())}, {"strides", json::array({intArg(1)})},
+                {"storage_offset", intArg(0)}, {"layout", 7}};
+      return emit("arange.default", args({{"end", intArg(len)}, {"dtype", {{"as_scalar_type", kLong}}}}), m);
+    };
+    json mi = {{"dtype", kLong}, {"sizes", json::array({intArg(n), intArg(k)})}, {"requires_grad", false},
+               {"device", tv_.at(x).value("device", json::object())}, {"strides", json::array({intArg(k), intArg(1)})},
+               {"storage_offset", intArg(0)}, {"layout", 7}};
+    std::string rows = emit("unsqueeze.default", args({{"self", tensorArg(vec(n))}, {"dim", intArg(1)}}),
+                            [&] { json m = mi; m["sizes"] = json::array({intArg(n), intArg(1)}); contiguous(m); return m; }());
+    std::string cols = emit("unsqueeze.default", args({{"self", tensorArg(vec(k))}, {"dim", intArg(0)}}),
+                            [&] { json m = mi; m["sizes"] = json::array({intArg(1), intArg(k)}); contiguous(m); return m; }());
+    std::string prod = bin("mul.Tensor", rows, cols, mi);
+    std::string rem = emit("remainder.Scalar", args({{"self", tensorArg(prod)}, {"other", intArg(n)}}), mi);
+    json mf = mi;
+    mf["dtype"] = dtype;
+    std::string ang = emit("mul.Scalar",
+                           args({{"self", tensorArg(emit("_to_copy.default", args({{"self", tensorArg(rem)}, {"dtype", {{"as_scalar_type", dtype}}}}), mf))},
+                                 {"other", floatArg(2 * M_PI / (double)n)}}),
+                           mf);
+    double scale = normalization == 1 ? 1.0 / std::sqrt((double)n) : normalization == 2 ? 1.0 / (double)n : 1.0;
+    std::string c = unary("cos.default", ang, mf), s = unary("sin.default", ang, mf);
+    if (scale != 1.0) {
+      c = emit("mul.Scalar", args({{"self", tensorArg(c)}, {"other", floatArg(scale)}}), mf);
+      s = emit("mul.Scalar", args({{"self", tensorArg(s)}, {"other", floatArg(scale)}}), mf);
+    }
+    json mo = tv_.at(re);
+    mo["sizes"][mo["sizes"].size() - 1] = intArg(k);
+    contiguous(mo);
+    auto mm = [&](const std::string &a, const std::string &w) {
+      return emit("matmul.default", args({{"self", tensorArg(a)}, {"other", tensorArg(w)}}), mo);
+    };
+    // forward: re = xr C + xi S, im = xi C - xr S; inverse: re = xr C - xi S, im = xi C + xr S.
+    std::string xrC = mm(re, c), xiS = mm(im, s), xiC = mm(im, c), xrS = mm(re, s);
+    std::string ore = bin(forward ? "add.Tensor" : "sub.Tensor", xrC, xiS, mo);
+    std::string oim = bin(forward ? "sub.Tensor" : "add.Tensor", xiC, xrS, mo);
+    if (d != r - 1) {
+      ore = permuted(ore, inv);
+      oim = permuted(oim, inv);
+    }
+    std::string res = pair(ore, oim, as.empty() ? nodeName() + "__c" + std::to_string(counter_++) : as);
+    rank_[res] = r;
+    return res;
+  }
+};
+
+} // namespace
+
+void complexMetaToReal(json &meta) {
+  if (!meta.is_object() || !isComplexCode(meta.value("dtype", 0))) return;
+  meta["dtype"] = meta["dtype"] == kComplexDouble ? kDouble : kFloat;
+  if (meta.contains("sizes")) meta["sizes"].push_back(intArg(2));
+  if (meta.contains("strides")) {
+    json strides = json::array();
+    for (const json &s : meta["strides"]) {
+      if (s.contains("as_int")) strides.push_back(intArg(2 * s["as_int"].get<int64_t>()));
+      else if (s.contains("as_expr")) {
+        json e = s;
+        e["as_expr"]["expr_str"] = "2*(" + s["as_expr"].value("expr_str", "0") + ")";
+        if (e["as_expr"].contains("hint") && e["as_expr"]["hint"].is_object() && e["as_expr"]["hint"].contains("as_int"))
+          e["as_expr"]["hint"]["as_int"] = 2 * e["as_expr"]["hint"]["as_int"].get<int64_t>();
+        strides.push_back(e);
+      } else {
+        strides.push_back(s);
+      }
+    }
+    strides.push_back(intArg(1));
+    meta["strides"] = strides;
+  }
+  if (meta.contains("storage_offset") && meta["storage_offset"].contains("as_int"))
+    meta["storage_offset"]["as_int"] = 2 * meta["storage_offset"]["as_int"].get<int64_t>();
+}
+
+bool lowerComplexGraph(json &graph) {
+  if (!graph.is_object() || !graph.contains("tensor_values") || !graph.contains("nodes")) return false;
+  return Rewriter(graph).run();
+}
+
+std::optional<std::string> lowerComplex(const std::string &graphJson) {
+  json g = json::parse(graphJson);
+  if (!lowerComplexGraph(g)) return std::nullopt;
+  return g.dump();
+}
+
+} // namespace kiln::decomp
