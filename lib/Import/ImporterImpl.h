@@ -161,9 +161,15 @@ public:
   static std::string functionalTarget(StringRef target);
   /// The view target of a `<view>_copy` one ("" if `target` is not such a copy).
   static std::string viewTarget(StringRef target);
+  /// One argument of a higher-order op's subgraph: a tensor var, or (when
+  /// `sym` is set) a symbolic int's index value.
+  struct SubgraphArg {
+    unsigned var = 0;
+    Value sym;
+  };
   /// Imports the nodes of a higher-order op's subgraph with its inputs bound to
   /// `args`, returning the vars of its outputs.
-  FailureOr<SmallVector<unsigned>> inlineGraph(const Object &graph, ArrayRef<unsigned> args,
+  FailureOr<SmallVector<unsigned>> inlineGraph(const Object &graph, ArrayRef<SubgraphArg> args,
                                                Location loc);
 
   /// Imports a composite node as the nodes the runtime's decomposition table

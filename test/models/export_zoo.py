@@ -1,8 +1,8 @@
 """Exports kiln's model zoo: small real models from torchvision, transformers and hand-written modules.
 
 The zoo (issue 20) checks kiln on models it was not written for. The models are
-listed in zoo_vision.py, zoo_timm.py, zoo_text.py, zoo_timm2.py, zoo_text2.py and
-zoo_video.py: tiny configs, random weights from a fixed
+listed in zoo_vision.py, zoo_timm.py, zoo_text.py, zoo_timm2.py, zoo_text2.py,
+zoo_video.py, zoo_text3.py and zoo_vision3.py: tiny configs, random weights from a fixed
 seed, nothing downloaded. For each, DIR/<name>/ receives
 
   model.pt2           the default IR, as a user saves it, with a symbolic batch
@@ -44,7 +44,7 @@ sys.path.insert(0, HERE)
 from export_models import VERSIONS, check_versions, ops_of  # noqa: E402
 
 SOURCES = ["export_zoo.py", "zoo_spec.py", "zoo_vision.py", "zoo_text.py", "zoo_timm.py", "zoo_text2.py",
-           "zoo_timm2.py", "zoo_video.py", "export_models.py"]
+           "zoo_timm2.py", "zoo_video.py", "zoo_text3.py", "zoo_vision3.py", "export_models.py"]
 BATCH_RANGE = (1, 8)
 
 
@@ -193,9 +193,12 @@ def all_specs():
     import zoo_text2
     import zoo_timm
     import zoo_timm2
+    import zoo_text3
     import zoo_video
     import zoo_vision
-    specs = zoo_vision.SPECS + zoo_timm.SPECS + zoo_text.SPECS + zoo_timm2.SPECS + zoo_text2.SPECS + zoo_video.SPECS
+    import zoo_vision3
+    specs = zoo_vision.SPECS + zoo_timm.SPECS + zoo_text.SPECS + zoo_timm2.SPECS + zoo_text2.SPECS + zoo_video.SPECS \
+        + zoo_text3.SPECS + zoo_vision3.SPECS
     assert len({s.name for s in specs}) == len(specs)
     return {s.name: s for s in specs}
 

@@ -157,7 +157,7 @@ FailureOr<bool> GraphImporter::importInPlace(const Object &node, Location loc, S
 }
 
 FailureOr<SmallVector<unsigned>> GraphImporter::inlineGraph(const Object &graph,
-                                                            ArrayRef<unsigned> args,
+                                                            ArrayRef<SubgraphArg> args,
                                                             Location loc) {
   const Array *inputs = graph.getArray("inputs");
   const Array *outputs = graph.getArray("outputs");
@@ -175,12 +175,19 @@ FailureOr<SmallVector<unsigned>> GraphImporter::inlineGraph(const Object &graph,
     values = std::move(outerValues);
     tensorValues = outerTensorValues;
   });
-  for (auto [in, var] : llvm::zip(*inputs, args)) {
+  for (auto [in, arg] : llvm::zip(*inputs, args)) {
     const Object *o = in.getAsObject();
     const Object *t = o ? o->getObject("as_tensor") : nullptr;
-    if (!t)
-      return ((void)fail(loc, "subgraph input of a non-tensor kind is not supported"), failure());
-    varOf[t->getString("name").value_or("")] = var;
+    const Object *s = o ? o->getObject("as_sym_int") : nullptr;
+    std::optional<StringRef> symName = s ? s->getString("as_name") : std::nullopt;
+    if (t && !arg.sym)
+      varOf[t->getString("name").value_or("")] = arg.var;
+    else if (symName && arg.sym)
+      values[*symName] = arg.sym;
+    else
+      return ((void)fail(loc, "subgraph input of a non-tensor, non-symbolic-int kind (or one that does not "
+                              "match its call's argument) is not supported"),
+              failure());
   }
   bool ok = true;
   if (const Array *nodes = graph.getArray("nodes"))
@@ -305,16 +312,25 @@ void registerMutationHandlers(GraphImporter &g) {
     const Object *graph = gr ? gr->getObject("graph") : nullptr;
     if (!graph)
       return g.fail(loc, what + " has no subgraph argument");
-    SmallVector<unsigned> args;
+    // Tensors and symbolic sizes (a dynamic dim read outside the region) are
+    // passed in.
+    SmallVector<GraphImporter::SubgraphArg> args;
     for (size_t i = graphArg + 1; i < inputs->size(); ++i) {
       const Object *in = (*inputs)[i].getAsObject();
       const Object *ia = in ? in->getObject("arg") : nullptr;
       const Object *t = ia ? ia->getObject("as_tensor") : nullptr;
+      if (ia && (ia->get("as_sym_int") || ia->get("as_int"))) {
+        FailureOr<Value> v = g.symIntValue(*ia, (what + " argument " + std::to_string(i)).str(), loc);
+        if (failed(v))
+          return failure();
+        args.push_back({0, *v});
+        continue;
+      }
       auto it = t ? g.varOf.find(t->getString("name").value_or("")) : g.varOf.end();
       if (it == g.varOf.end())
         return g.fail(loc, what + ": argument " + std::to_string(i) +
-                               " is not a tensor (only tensor arguments are supported)");
-      args.push_back(it->second);
+                               " is neither a tensor nor a symbolic int (only those are supported)");
+      args.push_back({it->second, Value()});
     }
     auto results = g.inlineGraph(*graph, args, loc);
     if (failed(results))

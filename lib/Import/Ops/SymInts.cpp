@@ -74,6 +74,9 @@ void registerSymIntHandlers(GraphImporter &g) {
                      : arith::ExtSIOp::create(b, loc, b.getI64Type(), e).getResult();
     return bindScalar(n, arith::IndexCastOp::create(b, loc, b.getIndexType(), e));
   };
+  // Tensor.item() in the default IR is the composite over _local_scalar_dense
+  // (native_functions.yaml): the same read.
+  h["torch.ops.aten.item.default"] = h["torch.ops.aten._local_scalar_dense.default"];
   // Strides of kiln's values are row-major: the product of the later sizes.
   h["torch.ops.aten.sym_stride.int"] = [&g, &b, bindScalar](const Object &n,
                                                             Location loc) -> LogicalResult {

@@ -181,6 +181,41 @@ def isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_uni
   q = aten::eq.Tensor(self=e, other=test_elements) : dims elements [@0, test_elements@0] as bool
   r = aten::any.dim(self=q, dim=1, keepdim=False)
   return r
+
+# one_hot with a class count given (torch/_decomp: self[..., None] == arange(num_classes),
+# as int64); with num_classes=-1 the count is data-dependent and no rule applies.
+def one_hot(Tensor self, int num_classes=-1) -> Tensor
+  when rank self == 1
+  when num_classes != -1
+  c = aten::arange.start(start=0, end=num_classes, dtype=#int64, layout=None, device=None, pin_memory=None) : dims self [num_classes] as int64
+  u = aten::unsqueeze.default(self=self, dim=-1) : dims self [@0, 1]
+  q = aten::eq.Tensor(self=u, other=c) : dims self [@0, num_classes] as bool
+  r = aten::_to_copy.default(self=q, dtype=#int64)
+  return r
+def one_hot(Tensor self, int num_classes=-1) -> Tensor
+  when rank self == 2
+  when num_classes != -1
+  c = aten::arange.start(start=0, end=num_classes, dtype=#int64, layout=None, device=None, pin_memory=None) : dims self [num_classes] as int64
+  u = aten::unsqueeze.default(self=self, dim=-1) : dims self [@0, @1, 1]
+  q = aten::eq.Tensor(self=u, other=c) : dims self [@0, @1, num_classes] as bool
+  r = aten::_to_copy.default(self=q, dtype=#int64)
+  return r
+def one_hot(Tensor self, int num_classes=-1) -> Tensor
+  when rank self == 3
+  when num_classes != -1
+  c = aten::arange.start(start=0, end=num_classes, dtype=#int64, layout=None, device=None, pin_memory=None) : dims self [num_classes] as int64
+  u = aten::unsqueeze.default(self=self, dim=-1) : dims self [@0, @1, @2, 1]
+  q = aten::eq.Tensor(self=u, other=c) : dims self [@0, @1, @2, num_classes] as bool
+  r = aten::_to_copy.default(self=q, dtype=#int64)
+  return r
+def one_hot(Tensor self, int num_classes=-1) -> Tensor
+  when rank self == 4
+  when num_classes != -1
+  c = aten::arange.start(start=0, end=num_classes, dtype=#int64, layout=None, device=None, pin_memory=None) : dims self [num_classes] as int64
+  u = aten::unsqueeze.default(self=self, dim=-1) : dims self [@0, @1, @2, @3, 1]
+  q = aten::eq.Tensor(self=u, other=c) : dims self [@0, @1, @2, @3, num_classes] as bool
+  r = aten::_to_copy.default(self=q, dtype=#int64)
+  return r
 )";
 
 } // namespace kiln::decomp

@@ -104,6 +104,36 @@ def inner(Tensor self, Tensor other) -> Tensor
   when rank other == 0
   r = aten::mul.Tensor(self=self, other=other)
   return r
+
+# transformers::grouped_mm_fallback(input [S, K] sorted by group, weight [E, K, N],
+# offs [E] cumulative row counts): rows offs[e-1] <= s < offs[e] are multiplied by
+# weight[e]; rows past offs[E-1] are zero (the custom op transformers registers
+# for its mixture-of-experts layers). Without a data-dependent loop: every
+# group's product, y[e] = input @ weight[e], masked by the group of each row,
+# group(s) = searchsorted(offs, s, right=True), and summed over e.
+def transformers::grouped_mm_fallback(Tensor input, Tensor weight, Tensor offs) -> Tensor
+  when rank input == 2
+  when rank weight == 3
+  when rank offs == 1
+  u = aten::unsqueeze.default(self=input, dim=0) : dims input [1, @0, @1]
+  y = aten::matmul.default(self=u, other=weight) : dims input [weight@0, @0, weight@2]
+  o = aten::_to_copy.default(self=offs, dtype=#int64) : like offs as int64
+  col = aten::select.int(self=input, dim=1, index=0) : dims input [@0]
+  one = aten::ones_like.default(self=col, dtype=#int64) : dims input [@0] as int64
+  pos1 = aten::cumsum.default(self=one, dim=0, dtype=None) : dims input [@0] as int64
+  pos = aten::sub.Tensor(self=pos1, other=1, alpha=1) : dims input [@0] as int64
+  grp = aten::searchsorted.Tensor(sorted_sequence=o, self=pos, out_int32=False, right=True, side=None, sorter=None) : dims input [@0] as int64
+  eone = aten::ones_like.default(self=o) : like o
+  eid1 = aten::cumsum.default(self=eone, dim=0, dtype=None) : like o
+  eid = aten::sub.Tensor(self=eid1, other=1, alpha=1) : like o
+  g2 = aten::unsqueeze.default(self=grp, dim=0) : dims input [1, @0] as int64
+  e2 = aten::unsqueeze.default(self=eid, dim=1) : dims offs [@0, 1] as int64
+  m = aten::eq.Tensor(self=g2, other=e2) : dims offs [@0, input@0] as bool
+  mf = aten::_to_copy.default(self=m, dtype=dtype(input)) : dims offs [@0, input@0] as input
+  m3 = aten::unsqueeze.default(self=mf, dim=2) : dims offs [@0, input@0, 1] as input
+  p = aten::mul.Tensor(self=y, other=m3) : like y
+  r = aten::sum.dim_IntList(self=p, dim=[0], keepdim=False, dtype=None)
+  return r
 )";
 
 } // namespace kiln::decomp

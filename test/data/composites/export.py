@@ -1,7 +1,7 @@
 # Makes the composite-op cases of test/e2e/composites*.test and
 # test/Import/composites.test (torch from PyPI): default-IR archives whose
 # composite ops (logaddexp, glu, log_sigmoid, expand_as, layer_norm, softmax
-# with a dtype, ...) kiln decomposes with its composite table, with a dynamic
+# with a dtype, one_hot, ...) kiln decomposes with its composite table, with a dynamic
 # batch dim so the decompositions must carry symbolic sizes. Each case folder
 # gets model.pt2 (default IR), input*.npy and PyTorch's output*.npy; `unsupported`
 # uses an op kiln refuses, for the error message test.
@@ -53,6 +53,30 @@ class Views(nn.Module):
         return F.channel_shuffle(x, 3), torch.kron(a, b)
 
 
+class OneHot(nn.Module):
+    """one_hot with a class count, of a rank-1 and a rank-3 index tensor over a
+    dynamic batch (x: int64 [n, 3, 4], v: int64 [k]), used as float weights."""
+
+    def forward(self, x, v):
+        a = F.one_hot(x, num_classes=6)
+        b = F.one_hot(v, 5)
+        return a, b, a.float().sum(1) * 0.5
+
+
+class GroupedMM(nn.Module):
+    """transformers' custom op transformers::grouped_mm_fallback (its mixture-of-experts
+    layers' default on the CPU): rows of x [s, 4] (dynamic s) grouped by the cumulative
+    counts offs (int32 [3]; an empty group, rows past the last offset) times w[e]."""
+
+    def __init__(self):
+        super().__init__()
+        import transformers.integrations.moe  # noqa: F401  (registers the op)
+        self.w = nn.Parameter(torch.randn(3, 4, 5))
+
+    def forward(self, x, offs):
+        return torch.ops.transformers.grouped_mm_fallback(x, self.w, offs) * 2.0
+
+
 class Unsupported(nn.Module):
     """An op kiln has neither a lowering, a decomposition nor a runtime kernel for."""
 
@@ -86,6 +110,10 @@ if __name__ == "__main__":
         "views": lambda: save("views", Views(), (torch.randn(2, 6, 3, 5), torch.randn(2, 3), torch.randn(4, 5)),
                               dynamic_shapes={"x": {0: n, 2: Dim("h", min=2, max=16), 3: Dim("w", min=2, max=16)},
                                               "a": None, "b": None}),
+        "one_hot": lambda: save("one_hot", OneHot(), (torch.randint(0, 6, (3, 3, 4)), torch.randint(0, 5, (7,))),
+                                dynamic_shapes={"x": {0: n}, "v": {0: Dim("k", min=1, max=32)}}),
+        "grouped_mm": lambda: save("grouped_mm", GroupedMM(), (torch.randn(10, 4), torch.tensor([3, 3, 8], dtype=torch.int32)),
+                                   dynamic_shapes={"x": {0: Dim("s", min=2, max=64)}, "offs": None}),
         "unsupported": lambda: save("unsupported", Unsupported(), (torch.randn(3, 8),)),
     }
     for name, make in cases.items():

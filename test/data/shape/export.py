@@ -233,6 +233,31 @@ class NoGradBuffer(nn.Module):
         return y * self.ema
 
 
+class NoGradSymInt(nn.Module):
+    """A no_grad region that reads a symbolic size from outside it (positions from the
+    sequence length, as sinusoidal position embeddings do): the subgraph takes a SymInt."""
+
+    def forward(self, x):
+        s = x.shape[1]
+        with torch.no_grad():
+            pos = torch.arange(s, dtype=torch.float32).unsqueeze(0).expand(x.shape[0], s) / s
+            ids = (x > 0).long().cumsum(1) + s
+        return x + pos.unsqueeze(-1), ids
+
+
+class ItemSplit(nn.Module):
+    """Split sizes read from a tensor with Tensor.item() (aten.item in the default IR, an
+    unbacked SymInt), as a mixture-of-experts layer's per-expert counts .tolist() are."""
+
+    def forward(self, x, counts):
+        n0, n1 = counts.tolist()
+        torch._check(n0 >= 0)
+        torch._check(n1 >= 0)
+        torch._check(n0 + n1 == x.shape[0])
+        a, b = x.split([n0, n1])
+        return a.sum(0) + 1.0, (b * 2.0).sum(0)
+
+
 def save_stateful(name, make, args, runs=2):
     """Exports a fresh model, then records PyTorch's outputs of `runs` calls
     on the same input tensors (state and mutated inputs carry over)."""
@@ -320,6 +345,11 @@ save("indexing", Indexing(),
       torch.randint(0, 2, (4, 2, 6)), torch.randn(4, 5) > 0))
 save("pixel_shuffle", PixelShuffle(), (torch.randn(2, 8, 3, 5),),
      dynamic_shapes=({0: Dim("batch", min=1, max=16)},))
+save("nograd_symint", NoGradSymInt(), (torch.randn(2, 5, 3),),
+     dynamic_shapes=({0: Dim("batch", min=1, max=8), 1: Dim("seq", min=2, max=16)},),
+     extra_inputs=[("_b3s9_", (torch.randn(3, 9, 3),))])
+save("item_split", ItemSplit(), (torch.randn(7, 3), torch.tensor([4, 3])),
+     extra_inputs=[("_2_5_", (torch.randn(7, 3), torch.tensor([2, 5])))])
 save_stateful("buffer_mutation", BufferMutation, (torch.randn(2, 4),))
 save_stateful("input_mutation", InputMutation, (torch.randn(3, 2), torch.randn(3, 2)))
 save_stateful("nograd_buffer", NoGradBuffer, (torch.randn(2, 3),))
