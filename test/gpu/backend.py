@@ -27,12 +27,14 @@ recomputing the forward), in both phases, to compare the two in one run; the
 table says how many training graphs ran as split halves.
 """
 import argparse
-import copy
+import functools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -97,13 +99,13 @@ def train(make, mode, steps, dev):
         fn = torch.compile(model, backend="kiln", options={"split": False})
     losses, times = [], []
     for _ in range(steps):
-        torch.cuda.synchronize()
+        sync(dev)
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
         loss = nn.functional.cross_entropy(fn(*args), y)
         loss.backward()
         opt.step()
-        torch.cuda.synchronize()
+        sync(dev)
         times.append(time.perf_counter() - t0)
         losses.append(loss.item())
     half = sorted(times[steps // 2:])
@@ -112,10 +114,24 @@ def train(make, mode, steps, dev):
     return losses, 1e3 * half[len(half) // 2], split
 
 
-def median_ms(fn, iters=100, warmup=10):
+def sync(dev):
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def median_ms(fn, dev, iters=100, warmup=10):
+    """Median time of fn() in ms: CUDA events around each call on a GPU
+    (as kiln-run --bench times a GPU model), the wall clock on the CPU."""
     for _ in range(warmup):
         fn()
-    torch.cuda.synchronize()
+    sync(dev)
+    if dev.type != "cuda":
+        ts = []
+        for _ in range(iters):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(1e3 * (time.perf_counter() - t0))
+        return sorted(ts)[len(ts) // 2]
     ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
     for a, b in ev:
         a.record()
@@ -126,41 +142,89 @@ def median_ms(fn, iters=100, warmup=10):
     return ts[len(ts) // 2]
 
 
-def infer(name, mode, dev):
+def gpu_models(models_dir=None):
+    """bench/gpu_models.py: beside this script (packed), in --models-dir, or
+    in the repository this script is in. Exits with a clear message if none:
+    without it no inference program is built or recorded."""
     here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:0] = [here, os.path.join(here, "..", "..", "bench")]  # packed beside it, or the repo's
-    import gpu_models
-    m, args = gpu_models.build(name)
+    dirs = [d for d in (models_dir, here, os.path.join(here, "..", "..", "bench")) if d]
+    for d in dirs:
+        if os.path.isfile(os.path.join(d, "gpu_models.py")):
+            if d not in sys.path:
+                sys.path.insert(0, d)
+            import gpu_models as g
+            return g
+    sys.exit("backend.py: bench/gpu_models.py (the inference models) is in none of " + ", ".join(dirs)
+             + ": copy it beside backend.py or pass --models-dir")
+
+
+def cli_so(pack, name, dev):
+    """The CLI-compiled .so of `name` in `pack` (bench/pack_gpu.sh's layout,
+    <pack>/<name>/model.so, external weights, compiled for the device's
+    target), or None."""
+    if not pack:
+        return None
+    so = os.path.join(pack, name, "model.so")
+    return so if os.path.isfile(so) else None
+
+
+def infer(name, modes, dev, models_dir=None, pack=None, iters=100):
+    """Inference of `name` in each mode, timed in this process: eager,
+    inductor, kiln (torch.compile(backend="kiln")) and kiln_so (the CLI's .so
+    loaded with kiln.load and called with the same tensors)."""
+    g = gpu_models(models_dir)
+    m, args = g.build(name)
+    pt2 = None
+    so = cli_so(pack, name, dev)
+    if "kiln_so" in modes and so:
+        pt2 = os.path.join(tempfile.gettempdir(), f"{name}-weights.pt2")
+        if not os.path.exists(pt2):
+            g.export(m, args, pt2)  # kiln-run and kiln.load read the weights by name from it
     m = m.to(dev)
     args = tuple(a.to(dev) for a in args)
-    fn = m
-    if mode == "inductor":
-        fn = torch.compile(m)
-    elif mode == "kiln":
-        fn = torch.compile(m, backend="kiln")
     with torch.no_grad():
-        out = fn(*args)
         ref = m(*args)
-        err = ((out - ref).norm() / ref.norm()).item()
-        return median_ms(lambda: fn(*args)), err
+    r = {}
+    for mode in modes:
+        torch._dynamo.reset()
+        try:
+            if mode == "kiln_so":
+                if not so:
+                    continue
+                import kiln
+                mod = kiln.load(so, weights=pt2)
+                fn = lambda: mod.run(list(args))[0]  # noqa: E731
+            elif mode == "inductor":
+                fn = functools.partial(torch.compile(m), *args)
+            elif mode == "kiln":
+                fn = functools.partial(torch.compile(m, backend="kiln"), *args)
+            else:
+                fn = functools.partial(m, *args)
+            with torch.no_grad():
+                out = fn()
+                err = ((out.float() - ref.float()).norm() / ref.float().norm()).item()
+                r[mode] = {"ms": median_ms(fn, dev, iters=iters), "rel_err": err}
+        except Exception as e:  # noqa: BLE001 - reported in the table
+            r[mode] = {"error": f"{type(e).__name__}: {str(e)[:400]}"}
+        print(name, mode, r[mode], flush=True)
+    if pack and so:
+        r["kiln_run_cli"] = {"ms": kiln_run_ms(pack, so, pt2 or "", g, name, args, dev)}
+        print(name, "kiln-run --bench", r["kiln_run_cli"], flush=True)
+    return r
 
 
-def kiln_run_ms(pack, name):
+def kiln_run_ms(pack, so, pt2, g, name, args, dev):
     """kiln-run --bench of the CLI-compiled .so (external weights from a fresh export)."""
-    sys.path.insert(0, pack)
     import numpy as np
-    import gpu_models
-    m, args = gpu_models.build(name)
-    d = os.path.join(pack, name)
-    pt2 = os.path.join("/tmp", name + ".pt2")
-    gpu_models.export(m, args, pt2)
-    cmd = [os.path.join(pack, "bin", "kiln-run"), os.path.join(d, "model.so"), "--weights", pt2,
-           "--device", "cuda", "--bench", "100"]
+    exe = os.path.join(pack, "bin", "kiln-run")
+    if not os.path.isfile(exe):
+        exe = shutil.which("kiln-run") or exe
+    cmd = [exe, so, "--weights", pt2, "--device", dev.type, "--bench", "100"]
     for i, a in enumerate(args):
-        p = f"/tmp/{name}_in{i}.npy"
-        np.save(p, a.numpy())
+        p = os.path.join(tempfile.gettempdir(), f"{name}_in{i}.npy")
+        np.save(p, a.cpu().numpy())
         cmd += ["--input", p]
-    env = gpu_models.cudnn_env(dict(os.environ))
+    env = g.cudnn_env(dict(os.environ))
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     mm = re.search(r"median ([0-9.]+) ms", r.stdout + r.stderr)
     if not mm:
@@ -169,21 +233,40 @@ def kiln_run_ms(pack, name):
     return float(mm.group(1))
 
 
+def recorded(rec):
+    return set(os.listdir(rec)) if rec and os.path.isdir(rec) else set()
+
+
+INFER = ("resnet50_b1_fp32", "bert_base_b1_fp32")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--phase", choices=["record", "replay"], required=True)
     ap.add_argument("--steps", type=int, default=20)
-    ap.add_argument("--pack", help="bench/pack_gpu.sh output: time the CLI .so too")
-    ap.add_argument("--only", default="")
+    ap.add_argument("--pack", help="bench/pack_gpu.sh output: time the CLI .so too (in this process "
+                    "through kiln.load, and with kiln-run --bench)")
+    ap.add_argument("--only", default="", help="run only the configs whose name contains this")
+    ap.add_argument("--skip-train", action="store_true", help="inference only")
+    ap.add_argument("--skip-infer", action="store_true", help="training only")
+    ap.add_argument("--device", default="cuda", help="cuda (default) or cpu")
+    ap.add_argument("--models-dir", help="the folder holding bench/gpu_models.py (default: beside "
+                    "this script, or the repository's bench/)")
+    ap.add_argument("--iters", type=int, default=100, help="timed inference calls per mode")
     ap.add_argument("--json")
     ap.add_argument("--recompute", action="store_true",
                     help="also train with the recomputing backward (kiln_recompute)")
     a = ap.parse_args()
-    dev = torch.device("cuda")
-    res = {"device": torch.cuda.get_device_name(), "phase": a.phase, "train": {}, "infer": {}}
+    dev = torch.device(a.device)
+    infer_names = [n for n in INFER if not a.skip_infer and (not a.only or a.only in n)]
+    if infer_names:
+        gpu_models(a.models_dir)  # fails now, not after the training, if it is missing
+    rec = os.environ.get("KILN_RECORD_DIR") if a.phase == "record" else None
+    res = {"device": torch.cuda.get_device_name() if dev.type == "cuda" else "cpu", "phase": a.phase,
+           "train": {}, "infer": {}}
     import kiln.dynamo
     for name, make in TRAIN.items():
-        if a.only and a.only not in name:
+        if a.skip_train or (a.only and a.only not in name):
             continue
         modes = ["kiln"] if a.phase == "record" else ["eager", "inductor", "kiln"]
         if a.recompute:
@@ -201,26 +284,25 @@ def main():
                   f"step {r[mode]['step_ms']:.2f} ms, last loss {r[mode]['losses'][-1]:.6f}"
                   + (f", split training graphs {r[mode]['split_graphs']}" if r[mode]["split_graphs"] else ""),
                   flush=True)
-        if "eager" in r and "losses" in r.get("kiln", {}) and "losses" in r["eager"]:
-            e, k = r["eager"]["losses"], r["kiln"]["losses"]
-            r["max_rel_loss_diff"] = max(abs(x - y) / abs(y) for x, y in zip(k, e))
+        for mode in ("inductor", "kiln", "kiln_recompute"):
+            if "losses" in r.get(mode, {}) and "losses" in r.get("eager", {}):
+                e, k = r["eager"]["losses"], r[mode]["losses"]
+                r[mode]["max_rel_loss_diff"] = max(abs(x - y) / abs(y) for x, y in zip(k, e))
+        if "max_rel_loss_diff" in r.get("kiln", {}):
+            r["max_rel_loss_diff"] = r["kiln"]["max_rel_loss_diff"]
         res["train"][name] = r
-    for name in ("resnet50_b1_fp32", "bert_base_b1_fp32"):
-        if a.only and a.only not in name:
-            continue
-        modes = ["kiln"] if a.phase == "record" else ["eager", "inductor", "kiln"]
-        r = {}
-        for mode in modes:
-            torch._dynamo.reset()
-            try:
-                ms, err = infer(name, mode, dev)
-                r[mode] = {"ms": ms, "rel_err": err}
-            except Exception as e:  # noqa: BLE001
-                r[mode] = {"error": f"{type(e).__name__}: {str(e)[:400]}"}
-            print(name, mode, r[mode], flush=True)
-        if a.pack and a.phase == "replay":
-            r["kiln_run_cli"] = {"ms": kiln_run_ms(a.pack, name)}
-            print(name, "kiln-run", r["kiln_run_cli"], flush=True)
+    failed = []
+    for name in infer_names:
+        before = recorded(rec)
+        modes = ["kiln"] if a.phase == "record" else ["eager", "inductor", "kiln", "kiln_so"]
+        r = infer(name, modes, dev, a.models_dir, a.pack if a.phase == "replay" else None, a.iters)
+        if rec is not None:
+            r["recorded"] = len(recorded(rec) - before)
+            print(f"{name}: recorded {r['recorded']} program(s) in {rec}", flush=True)
+            if "error" in r.get("kiln", {}) or not r["recorded"]:
+                failed.append(name)
+        elif "error" in r.get("kiln", {}):
+            failed.append(name)
         res["infer"][name] = r
     res["kiln_summary"] = kiln.dynamo.summary()
     print(json.dumps(res["kiln_summary"]))
@@ -230,15 +312,20 @@ def main():
                  ("eager", "inductor", "kiln", "kiln_recompute") if m in r]
         cells += [f"{m} split graphs {r[m]['split_graphs']}" for m in ("kiln", "kiln_recompute")
                   if r.get(m, {}).get("split_graphs")]
-        print(f"train {name}: " + ", ".join(cells) + (f", max rel loss diff {r['max_rel_loss_diff']:.2e}"
-                                                      if "max_rel_loss_diff" in r else ""))
+        cells += [f"{m} max rel loss diff vs eager {r[m]['max_rel_loss_diff']:.2e}"
+                  for m in ("inductor", "kiln", "kiln_recompute") if "max_rel_loss_diff" in r.get(m, {})]
+        print(f"train {name}: " + ", ".join(cells))
     for name, r in res["infer"].items():
         cells = [f"{m} {r[m]['ms']:.3f} ms" if r.get(m, {}).get("ms") else f"{m} -" for m in
-                 ("eager", "inductor", "kiln", "kiln_run_cli")]
+                 ("eager", "inductor", "kiln", "kiln_so", "kiln_run_cli") if m in r]
+        if r.get("kiln", {}).get("ms") and r.get("kiln_so", {}).get("ms"):
+            cells.append(f"backend / CLI .so {r['kiln']['ms'] / r['kiln_so']['ms']:.3f}")
         print(f"infer {name}: " + ", ".join(cells))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)
+    if failed:
+        sys.exit(f"backend.py: inference through the backend failed or recorded nothing for {', '.join(failed)}")
 
 
 if __name__ == "__main__":
