@@ -119,27 +119,34 @@ def sync(dev):
         torch.cuda.synchronize()
 
 
-def median_ms(fn, dev, iters=100, warmup=10):
-    """Median time of fn() in ms: CUDA events around each call on a GPU
-    (as kiln-run --bench times a GPU model), the wall clock on the CPU."""
+def median_ms(fns, dev, iters=100, warmup=10):
+    """Median time in ms of each fn in `fns` (a dict), the calls interleaved
+    (one of each per round) so that they share the machine's state: CUDA
+    events around each call on a GPU (as kiln-run --bench times a GPU model),
+    the wall clock on the CPU."""
     for _ in range(warmup):
-        fn()
-    sync(dev)
-    if dev.type != "cuda":
-        ts = []
-        for _ in range(iters):
-            t0 = time.perf_counter()
+        for fn in fns.values():
             fn()
-            ts.append(1e3 * (time.perf_counter() - t0))
-        return sorted(ts)[len(ts) // 2]
-    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
-    for a, b in ev:
-        a.record()
-        fn()
-        b.record()
-    torch.cuda.synchronize()
-    ts = sorted(a.elapsed_time(b) for a, b in ev)
-    return ts[len(ts) // 2]
+    sync(dev)
+    ts = {k: [] for k in fns}
+    if dev.type != "cuda":
+        for _ in range(iters):
+            for k, fn in fns.items():
+                t0 = time.perf_counter()
+                fn()
+                ts[k].append(1e3 * (time.perf_counter() - t0))
+    else:
+        ev = {k: [] for k in fns}
+        for _ in range(iters):
+            for k, fn in fns.items():
+                a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                a.record()
+                fn()
+                b.record()
+                ev[k].append((a, b))
+        torch.cuda.synchronize()
+        ts = {k: [a.elapsed_time(b) for a, b in v] for k, v in ev.items()}
+    return {k: sorted(v)[len(v) // 2] for k, v in ts.items()}
 
 
 def gpu_models(models_dir=None):
@@ -184,29 +191,41 @@ def infer(name, modes, dev, models_dir=None, pack=None, iters=100):
     args = tuple(a.to(dev) for a in args)
     with torch.no_grad():
         ref = m(*args)
+    # Modes timed together, call by call: the backend beside the CLI's .so
+    # (the comparison that matters), eager and Inductor each on their own
+    # (Dynamo keeps one cache per function, so two backends are not mixed).
+    groups = [[x for x in modes if x in ("kiln", "kiln_so")]] + [[x] for x in modes if x not in ("kiln", "kiln_so")]
     r = {}
-    for mode in modes:
+    for group in groups:
         torch._dynamo.reset()
-        try:
-            if mode == "kiln_so":
-                if not so:
-                    continue
-                import kiln
-                mod = kiln.load(so, weights=pt2)
-                fn = lambda: mod.run(list(args))[0]  # noqa: E731
-            elif mode == "inductor":
-                fn = functools.partial(torch.compile(m), *args)
-            elif mode == "kiln":
-                fn = functools.partial(torch.compile(m, backend="kiln"), *args)
-            else:
-                fn = functools.partial(m, *args)
+        fns = {}
+        for mode in group:
+            try:
+                if mode == "kiln_so":
+                    if not so:
+                        continue
+                    import kiln
+                    mod = kiln.load(so, weights=pt2)
+                    fn = lambda mod=mod: mod.run(list(args))[0]  # noqa: E731
+                elif mode == "inductor":
+                    fn = functools.partial(torch.compile(m), *args)
+                elif mode == "kiln":
+                    fn = functools.partial(torch.compile(m, backend="kiln"), *args)
+                else:
+                    fn = functools.partial(m, *args)
+                with torch.no_grad():
+                    out = fn()  # compiles (or, recording, records)
+                    err = ((out.float() - ref.float()).norm() / ref.float().norm()).item()
+                r[mode] = {"rel_err": err}
+                fns[mode] = fn
+            except Exception as e:  # noqa: BLE001 - reported in the table
+                r[mode] = {"error": f"{type(e).__name__}: {str(e)[:400]}"}
+                print(name, mode, r[mode], flush=True)
+        if fns:
             with torch.no_grad():
-                out = fn()
-                err = ((out.float() - ref.float()).norm() / ref.float().norm()).item()
-                r[mode] = {"ms": median_ms(fn, dev, iters=iters), "rel_err": err}
-        except Exception as e:  # noqa: BLE001 - reported in the table
-            r[mode] = {"error": f"{type(e).__name__}: {str(e)[:400]}"}
-        print(name, mode, r[mode], flush=True)
+                for mode, ms in median_ms(fns, dev, iters=iters).items():
+                    r[mode]["ms"] = ms
+                    print(name, mode, r[mode], flush=True)
     if pack and so:
         r["kiln_run_cli"] = {"ms": kiln_run_ms(pack, so, pt2 or "", g, name, args, dev)}
         print(name, "kiln-run --bench", r["kiln_run_cli"], flush=True)
@@ -233,10 +252,6 @@ def kiln_run_ms(pack, so, pt2, g, name, args, dev):
     return float(mm.group(1))
 
 
-def recorded(rec):
-    return set(os.listdir(rec)) if rec and os.path.isdir(rec) else set()
-
-
 INFER = ("resnet50_b1_fp32", "bert_base_b1_fp32")
 
 
@@ -253,6 +268,8 @@ def main():
     ap.add_argument("--models-dir", help="the folder holding bench/gpu_models.py (default: beside "
                     "this script, or the repository's bench/)")
     ap.add_argument("--iters", type=int, default=100, help="timed inference calls per mode")
+    ap.add_argument("--infer-modes", default="eager,inductor,kiln,kiln_so",
+                    help="replay's inference modes (comma-separated)")
     ap.add_argument("--json")
     ap.add_argument("--recompute", action="store_true",
                     help="also train with the recomputing backward (kiln_recompute)")
@@ -261,7 +278,6 @@ def main():
     infer_names = [n for n in INFER if not a.skip_infer and (not a.only or a.only in n)]
     if infer_names:
         gpu_models(a.models_dir)  # fails now, not after the training, if it is missing
-    rec = os.environ.get("KILN_RECORD_DIR") if a.phase == "record" else None
     res = {"device": torch.cuda.get_device_name() if dev.type == "cuda" else "cpu", "phase": a.phase,
            "train": {}, "infer": {}}
     import kiln.dynamo
@@ -293,16 +309,21 @@ def main():
         res["train"][name] = r
     failed = []
     for name in infer_names:
-        before = recorded(rec)
-        modes = ["kiln"] if a.phase == "record" else ["eager", "inductor", "kiln", "kiln_so"]
-        r = infer(name, modes, dev, a.models_dir, a.pack if a.phase == "replay" else None, a.iters)
-        if rec is not None:
-            r["recorded"] = len(recorded(rec) - before)
-            print(f"{name}: recorded {r['recorded']} program(s) in {rec}", flush=True)
-            if "error" in r.get("kiln", {}) or not r["recorded"]:
+        before = len(kiln.dynamo.explanations())
+        modes = ["kiln"] if a.phase == "record" else a.infer_modes.split(",")
+        r = infer(name, modes, dev, a.models_dir, a.pack if a.phase == "replay" else None,
+                  3 if a.phase == "record" else a.iters)
+        graphs = [e for e in kiln.dynamo.explanations()[before:] if e["kind"] == "inference"]
+        if a.phase == "record":
+            # Each graph was recorded now, or is in the cache already (compiled).
+            r["recorded"] = sum("recorded in" in e["reason"] for e in graphs)
+            print(f"{name}: {len(graphs)} inference graph(s), {r['recorded']} recorded for kiln.offline, "
+                  f"{sum(e['compiled'] for e in graphs)} found compiled", flush=True)
+            if not graphs or not all(e["compiled"] or "recorded in" in e["reason"] for e in graphs):
                 failed.append(name)
-        elif "error" in r.get("kiln", {}):
+        elif "error" in r.get("kiln", {}) or not graphs or not all(e["compiled"] for e in graphs):
             failed.append(name)
+        r["bound_inputs"] = [e.get("bound_inputs", 0) for e in graphs]
         res["infer"][name] = r
     res["kiln_summary"] = kiln.dynamo.summary()
     print(json.dumps(res["kiln_summary"]))
