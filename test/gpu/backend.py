@@ -12,10 +12,15 @@ Training: N AdamW steps of ResNet-18 (batch 32, 224x224, train-mode batch
 norm) and of a BERT-base-sized encoder (12 layers, d=768, dropout 0, batch 8,
 128 tokens, a linear head with cross-entropy) from the same initial weights in
 eager, Inductor (torch.compile()) and kiln; losses compared to eager's (relative
-difference), the median step time of the last half of the steps. Inference:
-ResNet-50 and BERT-base at batch 1 in float32 through the backend, eager and
-Inductor, and (with --pack, bench/pack_gpu.sh's output) the same model compiled
-by the CLI and timed with kiln-run --bench on this GPU. float32 everywhere with
+difference; Inductor's too, which shows float32 drift alone), the median step
+time of the last half of the steps. Inference: ResNet-50 and BERT-base at
+batch 1 in float32 through the backend, eager and Inductor, and (with --pack,
+bench/pack_gpu.sh's output) the same model compiled by the CLI, loaded in this
+process with kiln.load and timed call by call beside the backend (their ratio
+is printed), then under kiln-run --bench. The inference models come from
+bench/gpu_models.py, beside this script or in --models-dir (the script exits
+at once if it is in neither); the record phase fails when an inference config
+recorded nothing. --device cpu runs the same here. float32 everywhere with
 TF32 off, so kiln's plain float32 arithmetic is compared like with like.
 
 kiln trains each graph through the two halves of its value and gradient
