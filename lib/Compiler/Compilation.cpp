@@ -227,6 +227,8 @@ int Compilation::differentiate() {
           *s.diag << "  residuals: " << bytes.getInt() << " bytes returned by the forward\n";
         module->removeAttr(kiln::attrs::kResidualBytes);
       }
+      if (o.vmap.empty())
+        module->removeAttr(kiln::attrs::kSplitModelInputs);
     }
     // The forward values the backward reads (static estimate, docs/autograd.md).
     auto saved = module->getAttrOfType<IntegerAttr>(kiln::attrs::kSavedActivationBytes);
@@ -249,6 +251,9 @@ int Compilation::differentiate() {
     TimingScope t = s.root.nest("vmap");
     std::string error;
     auto spec = parseVmapSpec(o.vmap, error);
+    if (succeeded(spec) && !o.split.empty())
+      spec = splitHalfVmapSpec(s.entry, *spec, o.split, error);
+    module->removeAttr(kiln::attrs::kSplitModelInputs);
     if (failed(spec))
       return s.fail("--vmap=" + o.vmap + ": " + error);
     PassManager pre(s.ctx.get());

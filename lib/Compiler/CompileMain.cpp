@@ -198,7 +198,8 @@ int kilnCompileMain(int argc, char **argv) {
       cl::desc("With --grad: compile one half of the value and gradient, cut where the backward "
                "reads the forward (--remat's cut): 'forward' returns the outputs and the residuals "
                "(residuals/<i>), 'backward' takes the residuals and the cotangents and returns the "
-               "gradients (docs/autograd.md)"),
+               "gradients (docs/autograd.md); with --vmap, each half batched as the whole program "
+               "would be (per-sample gradients in two halves)"),
       cl::value_desc("forward|backward"), cl::cat(cat));
   cl::opt<bool> timing("timing", cl::desc("Print the time of each stage and pass, and the 10 functions slowest to compile"),
                        cl::cat(cat));

@@ -77,10 +77,16 @@ bool checkDerivative(const CompileOptions &o, ResolvedOptions &r, std::string &e
     return error = "--remat applies to --grad and --train-step only", false;
   if (!o.split.empty() && o.split != "forward" && o.split != "backward")
     return error = "--split must be 'forward' or 'backward', got '" + o.split + "'", false;
+  if (!o.split.empty() && training)
+    return error = "--split cannot be combined with --train-step: a train step is one call that runs the "
+                   "forward, the backward and the optimizer and updates the weights it owns, so there is no "
+                   "point between them to hand residuals back at; use --train-step alone, or --grad --split "
+                   "and apply the optimizer to the backward half's gradients",
+           false;
   if (!o.split.empty() && o.derivative != Derivative::Grad)
-    return error = "--split applies to --grad only", false;
-  if (!o.split.empty() && !o.vmap.empty())
-    return error = "--split cannot be combined with --vmap", false;
+    return error = "--split applies to --grad only (it cuts a value and gradient into a forward and a "
+                   "backward half)",
+           false;
   if (training && o.optimizer != "sgd" && o.optimizer != "adamw")
     return error = "--train-step must be 'sgd' or 'adamw', got '" + o.optimizer + "'", false;
   if (training && !r.embed)

@@ -205,6 +205,44 @@ class Module:
                     torch.from_dlpack(o) if o.dtype != np.bool_ else torch.from_numpy(o) for o in outs]
         return list(outs)
 
+    def bind(self, positions: Sequence[int], tensors: Sequence[Any]) -> bool:
+        """Binds the torch tensors `tensors` as the inputs at `positions` for
+        run_bound: values that stay at one address from call to call, such as
+        the parameters and buffers Dynamo passes to a graph. They cross the C
+        ABI once, not on every call, and a GPU model's CUDA graph reads them
+        in place instead of copying them on each replay; in-place updates of
+        them are seen by the next call. False (nothing bound) when one is not
+        C-contiguous or not on the model's device (the CPU for a CPU model)."""
+        device = "cpu" if self.device == "cpu" else self.device
+        for t in tensors:
+            if t.device.type != device or not t.is_contiguous():
+                self._model.unbind()
+                return False
+        self._model.bind(list(positions), [t.data_ptr() for t in tensors],
+                         [list(t.shape) for t in tensors], [_dtype_name(t.dtype) for t in tensors],
+                         device)
+        return True
+
+    def run_bound(self, tensors: Sequence[Any]) -> List[Any]:
+        """Runs with the bound inputs (bind) and the other inputs, torch
+        tensors in order, as `run` would; returns torch tensors."""
+        device = self.device
+        ptrs, shapes, dtypes = [], [], []
+        for t in tensors:
+            if t.device.type != device:
+                raise _kiln.KilnError(f"run_bound: a tensor on {t.device} for a model on {device}")
+            if not t.is_contiguous():
+                t = t.contiguous()
+            ptrs.append(t.data_ptr())
+            shapes.append(list(t.shape))
+            dtypes.append(_dtype_name(t.dtype))
+        if device == "cpu":
+            import torch
+            outs = self._model.run_bound(ptrs, shapes, dtypes, "cpu")
+            return [torch.from_dlpack(o) if o.dtype != np.bool_ else torch.from_numpy(o) for o in outs]
+        return _on_torch_stream(lambda handle: self._model.run_bound(
+            ptrs, shapes, dtypes, device, stream=handle, device_outputs=True, cuda_graphs=self.cuda_graphs))
+
     def __call__(self, *args: Any, **kwargs: Any):
         spec = self.call_spec
         if spec is not None and spec.num_tensor_outputs == len(self.outputs):
@@ -233,6 +271,21 @@ def _run_on_torch_stream(module: "Module", tensors: Sequence[Any], on_gpu: bool,
     over kiln's buffers, freed back to kiln's cache in that stream's order).
     The legacy default stream (handle 0) cannot be captured into a CUDA graph,
     so there kiln runs on a side stream that waits for it and that it waits for."""
+    if on_gpu and all(t.device.type != "cpu" for t in tensors):
+        # Data pointers, shapes and dtypes: cheaper than a DLPack capsule per
+        # tensor, which counts for graphs that take every parameter as an input.
+        return _on_torch_stream(lambda handle: module._model.run_pointers(
+            [t.data_ptr() for t in tensors], [list(t.shape) for t in tensors],
+            [_dtype_name(t.dtype) for t in tensors], module.device, stream=handle, device_outputs=True,
+            cuda_graphs=module.cuda_graphs, rng_state=rng_state, rng_state_used=rng_state_used))
+    return _on_torch_stream(lambda handle: module._model.run(
+        tensors, stream=handle, device_outputs=True, cuda_graphs=module.cuda_graphs,
+        rng_state=rng_state, rng_state_used=rng_state_used))
+
+
+def _on_torch_stream(call) -> List[Any]:
+    """call(stream handle) on PyTorch's current stream (or a side stream
+    ordered with the legacy default one); its device arrays as torch tensors."""
     import torch
     stream = torch.cuda.current_stream()
     handle = stream.cuda_stream
@@ -241,17 +294,7 @@ def _run_on_torch_stream(module: "Module", tensors: Sequence[Any], on_gpu: bool,
         side = _side_stream(stream.device)
         side.wait_stream(stream)
         handle = side.cuda_stream
-    if on_gpu and all(t.device.type != "cpu" for t in tensors):
-        # Data pointers, shapes and dtypes: cheaper than a DLPack capsule per
-        # tensor, which counts for graphs that take every parameter as an input.
-        outs = module._model.run_pointers([t.data_ptr() for t in tensors], [list(t.shape) for t in tensors],
-                                          [_dtype_name(t.dtype) for t in tensors], module.device,
-                                          stream=handle, device_outputs=True,
-                                          cuda_graphs=module.cuda_graphs, rng_state=rng_state,
-                                          rng_state_used=rng_state_used)
-    else:
-        outs = module._model.run(tensors, stream=handle, device_outputs=True, cuda_graphs=module.cuda_graphs,
-                                 rng_state=rng_state, rng_state_used=rng_state_used)
+    outs = call(handle)
     if side is not None:
         stream.wait_stream(side)
     return [_from_device(o) for o in outs]

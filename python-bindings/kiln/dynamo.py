@@ -383,11 +383,62 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
         _write_timings(debug, before)
 
     positions = plan.tensor_positions
-
-    def run(*args):
-        return plan.outputs(module.run([args[i] for i in positions]))
+    static = _static_inputs(gm, example_inputs, positions) if kind == "inference" else []
+    entry["bound_inputs"] = len(static)
+    if static:
+        run = _bound_runner(module, plan, static)
+    else:
+        def run(*args):
+            return plan.outputs(module.run([args[i] for i in positions]))
 
     run._kiln_module = module  # for tests and debugging
+    return run
+
+
+def _static_inputs(gm, example_inputs, positions: Sequence[int]) -> List[int]:
+    """Which of the graph's tensor inputs (indices into `positions`) stay at
+    one address from call to call: the parameters and buffers Dynamo passes to
+    the graph (it marks them static, as it does for Inductor's CUDA graphs)."""
+    import torch
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    out = []
+    for k, i in enumerate(positions):
+        node = placeholders[i] if i < len(placeholders) else None
+        marked = (node.meta.get("tensor_dict") or {}).get("_dynamo_static_input_type") if node is not None else None
+        x = example_inputs[i]
+        if marked or getattr(x, "_dynamo_static_input_type", None) or isinstance(x, torch.nn.Parameter):
+            out.append(k)
+    return out
+
+
+def _bound_runner(module, plan: "_Plan", static: Sequence[int]) -> Callable:
+    """The call of an inference graph whose parameters and buffers (`static`)
+    are bound to the module once (compiler.Module.bind): each call passes only
+    the other inputs, after one check, in C++, that the static ones are still
+    at the addresses bound (a parameter replaced by another tensor is bound
+    again). A GPU model's CUDA graph reads them in place."""
+    import torch
+    positions = plan.tensor_positions
+    static_args = [positions[k] for k in static]
+    taken = set(static)
+    free_args = [positions[k] for k in range(len(positions)) if k not in taken]
+    same_addresses = torch._C._tensors_data_ptrs_at_indices_equal
+    state: Dict[str, Any] = {"ptrs": None, "bindable": True}
+
+    def run(*args):
+        args = list(args)
+        if state["ptrs"] is None or not same_addresses(args, state["ptrs"], static_args):
+            if state["bindable"]:
+                state["bindable"] = module.bind(static, [args[i] for i in static_args])
+            if not state["bindable"]:
+                state["ptrs"] = None
+                return plan.outputs(module.run([args[i] for i in positions]))
+            ptrs: List[Optional[int]] = [None] * len(args)
+            for i in static_args:
+                ptrs[i] = args[i].data_ptr()
+            state["ptrs"] = ptrs
+        return plan.outputs(module.run_bound([args[i] for i in free_args]))
+
     return run
 
 

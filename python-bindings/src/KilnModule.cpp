@@ -194,7 +194,10 @@ public:
     opts.num_plugins = ps.size();
     check(kiln_model_load(path.c_str(), &opts, &m_));
   }
-  ~Model() { kiln_model_free(m_); }
+  ~Model() {
+    unbind();
+    kiln_model_free(m_);
+  }
   Model(const Model &) = delete;
   Model &operator=(const Model &) = delete;
 
@@ -268,16 +271,100 @@ public:
     if (shapes.size() != nin || dtypes.size() != nin)
       raise("run_pointers: " + std::to_string(nin) + " pointers, " + std::to_string(shapes.size()) +
             " shapes and " + std::to_string(dtypes.size()) + " dtypes");
+    kiln_device_type_t dev = deviceNamed(device, "run_pointers");
+    std::vector<kiln_tensor_t> in = wrapPointers(ptrs, shapes, dtypes, dev);
+    return runWrapped(in, stream, deviceOutputs, cudaGraphs, rngState, rngUsed);
+  }
+
+  /// Binds the inputs at `positions` once (data addresses, shapes, dtype names
+  /// on `device`, C-contiguous), for run_bound: a framework's parameters, which
+  /// stay at one address from call to call. The caller keeps them alive while
+  /// bound. A GPU model's CUDA graph reads them in place (no copy per replay).
+  void bind(const std::vector<size_t> &positions, const std::vector<uintptr_t> &ptrs,
+            const std::vector<std::vector<int64_t>> &shapes, const std::vector<std::string> &dtypes,
+            const std::string &device) {
+    size_t nin = kiln_model_num_inputs(m_);
+    if (positions.size() != ptrs.size() || shapes.size() != ptrs.size() || dtypes.size() != ptrs.size())
+      raise("bind: " + std::to_string(positions.size()) + " positions, " + std::to_string(ptrs.size()) +
+            " pointers, " + std::to_string(shapes.size()) + " shapes and " + std::to_string(dtypes.size()) +
+            " dtypes");
+    std::vector<kiln_tensor_t> wrapped = wrapPointers(ptrs, shapes, dtypes, deviceNamed(device, "bind"));
+    std::vector<kiln_tensor_t> fixed(nin, nullptr);
+    for (size_t k = 0; k < positions.size(); ++k) {
+      if (positions[k] >= nin || fixed[positions[k]]) {
+        for (kiln_tensor_t t : wrapped)
+          kiln_tensor_release(t);
+        raise("bind: position " + std::to_string(positions[k]) + " is out of range (" + std::to_string(nin) +
+              " inputs) or given twice");
+      }
+      fixed[positions[k]] = wrapped[k];
+    }
+    unbind();
+    bound_ = std::move(fixed);
+    staticFlags_.assign(nin, 0);
+    for (size_t i = 0; i < nin; ++i)
+      staticFlags_[i] = bound_[i] != nullptr;
+  }
+
+  /// Runs with the bound inputs and, in order, the others given as in
+  /// run_pointers.
+  std::vector<nb::object> runBound(const std::vector<uintptr_t> &ptrs,
+                                   const std::vector<std::vector<int64_t>> &shapes,
+                                   const std::vector<std::string> &dtypes, const std::string &device,
+                                   uintptr_t stream, bool deviceOutputs, bool cudaGraphs) {
+    if (bound_.empty())
+      raise("run_bound: no inputs are bound (call bind first)");
+    size_t free = 0;
+    for (kiln_tensor_t t : bound_)
+      free += t == nullptr;
+    if (ptrs.size() != free || shapes.size() != free || dtypes.size() != free)
+      raise("run_bound: the model takes " + std::to_string(free) + " unbound input(s), got " +
+            std::to_string(ptrs.size()) + " pointers, " + std::to_string(shapes.size()) + " shapes and " +
+            std::to_string(dtypes.size()) + " dtypes");
+    kiln_device_type_t dev = deviceNamed(device, "run_bound");
+    std::vector<kiln_tensor_t> given = wrapPointers(ptrs, shapes, dtypes, dev);
+    std::vector<kiln_tensor_t> in(bound_.size(), nullptr);
+    for (size_t i = 0, k = 0; i < bound_.size(); ++i) {
+      if (bound_[i]) {
+        kiln_tensor_retain(bound_[i]);
+        in[i] = bound_[i];
+      } else {
+        in[i] = given[k++];
+      }
+    }
+    std::optional<RngArray> none;
+    return runWrapped(in, stream, deviceOutputs, cudaGraphs, none, none, staticFlags_.data());
+  }
+
+  /// Forgets the bound inputs.
+  void unbind() {
+    for (kiln_tensor_t t : bound_)
+      if (t) kiln_tensor_release(t);
+    bound_.clear();
+    staticFlags_.clear();
+  }
+
+private:
+  kiln_device_type_t deviceNamed(const std::string &device, const char *what) const {
     kiln_device_type_t dev = device == "cpu"    ? KILN_DEVICE_CPU
                              : device == "cuda" ? KILN_DEVICE_CUDA
                              : device == "hip"  ? KILN_DEVICE_HIP
                                                 : (kiln_device_type_t)-1;
     if ((int)dev < 0)
-      raise("run_pointers: unknown device '" + device + "' (cpu, cuda or hip)");
+      raise(std::string(what) + ": unknown device '" + device + "' (cpu, cuda or hip)");
     if (dev != KILN_DEVICE_CPU && dev != kiln_model_device(m_))
-      raise("run_pointers: " + device + " tensors, but the model runs on " + this->device());
-    std::vector<kiln_tensor_t> in(nin, nullptr);
-    for (size_t i = 0; i < nin; ++i) {
+      raise(std::string(what) + ": " + device + " tensors, but the model runs on " + this->device());
+    return dev;
+  }
+
+  /// Wraps C-contiguous tensors given as addresses, shapes and dtype names
+  /// (one reference each, owned by the caller); releases what it wrapped and
+  /// raises on a bad dtype or shape.
+  std::vector<kiln_tensor_t> wrapPointers(const std::vector<uintptr_t> &ptrs,
+                                          const std::vector<std::vector<int64_t>> &shapes,
+                                          const std::vector<std::string> &dtypes, kiln_device_type_t dev) {
+    std::vector<kiln_tensor_t> in(ptrs.size(), nullptr);
+    for (size_t i = 0; i < ptrs.size(); ++i) {
       kiln::DType dt;
       try {
         dt = byName(dtypes[i]);
@@ -294,14 +381,15 @@ public:
         check(st);
       }
     }
-    return runWrapped(in, stream, deviceOutputs, cudaGraphs, rngState, rngUsed);
+    return in;
   }
 
-private:
   /// Runs on wrapped inputs (released here) and hands the outputs back as arrays.
+  /// `staticFlags`: null, or one flag per input kept at one address (a graph reads it in place).
   std::vector<nb::object> runWrapped(std::vector<kiln_tensor_t> &in, uintptr_t stream, bool deviceOutputs,
                                      bool cudaGraphs, std::optional<RngArray> &rngState,
-                                     std::optional<RngArray> &rngUsed) {
+                                     std::optional<RngArray> &rngUsed,
+                                     const unsigned char *staticFlags = nullptr) {
     size_t nin = in.size(), nout = kiln_model_num_outputs(m_);
     kiln_device_type_t modelDevice = kiln_model_device(m_);
     std::vector<kiln_tensor_t> out(nout, nullptr);
@@ -313,6 +401,7 @@ private:
     kiln_run_options_init(&opts);
     opts.stream = reinterpret_cast<void *>(stream);
     opts.cuda_graphs = cudaGraphs ? 1 : 0;
+    opts.static_inputs = staticFlags;
     if (deviceOutputs) {
       if (modelDevice == KILN_DEVICE_CPU) {
         releaseAll(in);
@@ -358,6 +447,8 @@ private:
     return v;
   }
   kiln_model_t m_ = nullptr;
+  std::vector<kiln_tensor_t> bound_;        ///< per input: bound by bind(), or null
+  std::vector<unsigned char> staticFlags_;  ///< per input: 1 where bound
 };
 
 // ---------------------------------------------------------------- dispatcher
@@ -679,7 +770,16 @@ NB_MODULE(_kiln, m) {
            "rng_state"_a = nb::none(), "rng_state_used"_a = nb::none(),
            "run() for C-contiguous tensors given as data addresses, shapes and dtype names "
            "(float32, int64, ...) on one device (cpu, or the model's GPU); the caller keeps them "
-           "alive and unchanged until the call's work is done (in `stream`'s order).");
+           "alive and unchanged until the call's work is done (in `stream`'s order).")
+      .def("bind", &Model::bind, "positions"_a, "pointers"_a, "shapes"_a, "dtypes"_a, "device"_a,
+           "Binds the inputs at `positions` once (as run_pointers takes them) for run_bound: "
+           "values kept at one address from call to call (a framework's parameters), which a "
+           "GPU model's CUDA graph reads in place. The caller keeps them alive while bound. "
+           "Not thread-safe with run_bound.")
+      .def("run_bound", &Model::runBound, "pointers"_a, "shapes"_a, "dtypes"_a, "device"_a,
+           "stream"_a = 0, "device_outputs"_a = false, "cuda_graphs"_a = true,
+           "run_pointers() with the bound inputs in place and the others, in order, given here.")
+      .def("unbind", &Model::unbind, "Forgets the bound inputs.");
 
   nb::class_<OpInfo>(m, "OpInfo")
       .def_ro("name", &OpInfo::name)

@@ -2,7 +2,8 @@
 machine by backend_smoke.py --build DIR, run here with torch tensors on the GPU
 (device pointers in place, PyTorch's current stream, outputs left on the GPU,
 an input the program writes into updated on the device, a --train-step=sgd
-model updating its parameters on the device)."""
+model updating its parameters on the device, inputs bound once and read in
+place by the CUDA graph)."""
 import argparse
 import os
 import sys
@@ -20,6 +21,13 @@ class Mlp(nn.Module):
         return self.b(torch.relu(self.a(x)))
 
 
+class Lin(nn.Module):
+    """A linear layer whose weight and bias are inputs, as Dynamo passes parameters."""
+
+    def forward(self, x, w, b):
+        return torch.relu(nn.functional.linear(x, w, b))
+
+
 class Stats(nn.Module):
     """Writes a running mean into its second input, as a training batch norm does."""
 
@@ -35,7 +43,8 @@ def build(out):
     m = Mlp()
     torch.save(m.state_dict(), os.path.join(out, "mlp.pth"))
     for name, mod, args in (("mlp", m, (torch.randn(8, 64),)),
-                            ("stats", Stats(), (torch.randn(8, 16), torch.zeros(16)))):
+                            ("stats", Stats(), (torch.randn(8, 16), torch.zeros(16))),
+                            ("lin", Lin(), (torch.randn(8, 64), torch.randn(32, 64), torch.randn(32)))):
         pt2 = os.path.join(out, name + ".pt2")
         torch.export.save(torch.export.export(mod, args), pt2)
         kiln.compiler.compile_file(pt2, os.path.join(out, name + ".so"), target="cuda")
@@ -96,6 +105,26 @@ def check(d):
         good = err < 1e-5
         ok &= good
         print(f"sgd step {i}: rel err of the output {err:.2e} {'ok' if good else 'FAIL'}")
+    # Bound inputs (Module.bind, what the backend does with parameters): the
+    # CUDA graph reads them in place, sees in-place updates, and is recorded
+    # again when one moves to new storage.
+    kl = kiln.load(os.path.join(d, "lin.so"))
+    w, b = torch.randn(32, 64, device="cuda"), torch.randn(32, device="cuda")
+    ok &= kl.bind([1, 2], [w, b])
+    for i in range(5):
+        if i == 3:
+            w.mul_(-1.5)  # in place: same address
+        if i == 4:
+            w = torch.randn(32, 64, device="cuda") * 3  # new storage: bind again
+            kl.bind([1, 2], [w, b])
+        x = torch.randn(8, 64, device="cuda")
+        y = kl.run_bound([x])[0]
+        ref = torch.relu(nn.functional.linear(x, w, b))
+        torch.cuda.synchronize()
+        err = ((y - ref).norm() / ref.norm()).item()
+        good = err < 1e-5
+        ok &= good
+        print(f"bound run {i}: rel err {err:.2e} {'ok' if good else 'FAIL'}")
     try:
         km.run([torch.randn(8, 64, device="cuda").t().contiguous().t()])
     except Exception as e:  # noqa: BLE001

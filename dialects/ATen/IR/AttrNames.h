@@ -41,6 +41,9 @@ inline constexpr llvm::StringLiteral kSavedActivationBytesBeforeRemat =
     "kiln.saved_activation_bytes_before_remat";
 /// Bytes of the residuals a split forward returns (autograd-split-grad).
 inline constexpr llvm::StringLiteral kResidualBytes = "kiln.residual_bytes";
+/// How many inputs the model of a split value and gradient has
+/// (autograd-split-grad), so --vmap's dims can be checked against it.
+inline constexpr llvm::StringLiteral kSplitModelInputs = "kiln.split_model_inputs";
 
 // ---- on ops and declarations
 /// On a function declaration: a runtime GPU library entry point (its

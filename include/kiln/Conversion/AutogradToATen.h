@@ -96,6 +96,17 @@ struct VmapSpec {
 mlir::FailureOr<VmapSpec> parseVmapSpec(llvm::StringRef text, std::string &error);
 mlir::FailureOr<mlir::func::FuncOp> buildVmapEntry(mlir::ModuleOp module, mlir::func::FuncOp entry,
                                                    const VmapSpec &spec);
+/// The spec that batches one half of a split value and gradient (`half` is
+/// "forward" or "backward", kiln-compile --grad --split --vmap) as `spec`
+/// batches the whole of it, so one --vmap flag serves the whole program and
+/// both halves: per-input dims list the model's inputs, then the cotangents.
+/// The forward takes the model's inputs; every result of it (outputs,
+/// residuals) carries the batch at dim 0, where the backward reads it; the
+/// backward's `residuals/input<k>` is the forward's input k as it was given
+/// (its dim), and its cotangents take theirs. Out dims are refused: the halves
+/// hand the batch first to each other. Fails with `error` set.
+mlir::FailureOr<VmapSpec> splitHalfVmapSpec(mlir::func::FuncOp entry, const VmapSpec &spec, llvm::StringRef half,
+                                            std::string &error);
 } // namespace kiln
 
 #endif

@@ -281,6 +281,8 @@ struct AutogradSplitGradPass : kiln::impl::AutogradSplitGradBase<AutogradSplitGr
       residualBytes += bytesOf(v.getType());
     }
     getOperation()->setAttr(kiln::attrs::kResidualBytes, b.getI64IntegerAttr(residualBytes));
+    getOperation()->setAttr(kiln::attrs::kSplitModelInputs,
+                            b.getI64IntegerAttr(llvm::count_if(userInputOf, [](int64_t k) { return k >= 0; })));
 
     if (half == "forward") {
       SmallVector<Value> rets(ret.getOperands().take_front(numOuts));

@@ -2,6 +2,7 @@
 #include "ATen/IR/AttrNames.h"
 #include "Autograd/IR/AutogradDialect.h"
 #include "kiln/Conversion/AutogradToATen.h"
+#include "kiln/abi/io_names.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -180,4 +181,81 @@ FailureOr<func::FuncOp> kiln::buildVmapEntry(ModuleOp module, func::FuncOp entry
   syms.set(kBatchSymbol, b.getDenseI64ArrayAttr({1, kBatchMax}));
   module->setAttr(attrs::kSymbols, syms.getDictionary(ctx));
   return fn;
+}
+
+FailureOr<kiln::VmapSpec> kiln::splitHalfVmapSpec(func::FuncOp entry, const VmapSpec &spec, StringRef half,
+                                                  std::string &error) {
+  if (!spec.outDims.empty()) {
+    error = "out dims cannot be given with --split: the forward half returns every output and residual "
+            "with the batch at dim 0, where the backward half reads it, and the gradients come back "
+            "with the batch first";
+    return failure();
+  }
+  if (spec.inDims.size() == 1)
+    return spec;
+  // The entry's user inputs (kind input), by name.
+  SmallVector<StringRef> names;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    auto kind = entry.getArgAttrOfType<StringAttr>(i, attrs::kKind);
+    if (kind && kind.getValue() != "input")
+      continue;
+    auto name = entry.getArgAttrOfType<StringAttr>(i, attrs::kName);
+    names.push_back(name ? name.getValue() : StringRef());
+  }
+  auto countOf = [&](auto pred) { return (size_t)llvm::count_if(names, pred); };
+  VmapSpec out;
+  if (half == "forward") {
+    // The model's inputs; the cotangents belong to the backward half.
+    size_t outputs = 0;
+    for (unsigned i = 0; i < entry.getNumResults(); ++i) {
+      auto name = entry.getResultAttrOfType<StringAttr>(i, attrs::kName);
+      if (!entry.getResultAttr(i, attrs::kUpdate) && !(name && name.getValue().starts_with(KILN_RESIDUALS_PREFIX)))
+        ++outputs;
+    }
+    if (spec.inDims.size() != names.size() + outputs) {
+      error = "lists " + std::to_string(spec.inDims.size()) + " in dims; the program has " +
+              std::to_string(names.size()) + " inputs and " + std::to_string(outputs) +
+              " cotangents (give one dim per input and cotangent, or one for all)";
+      return failure();
+    }
+    out.inDims.assign(spec.inDims.begin(), spec.inDims.begin() + names.size());
+    return out;
+  }
+  size_t cotangents = countOf([](StringRef n) { return n.starts_with("cotangent"); });
+  if (spec.inDims.size() < cotangents) {
+    error = "lists " + std::to_string(spec.inDims.size()) + " in dims, fewer than the program's " +
+            std::to_string(cotangents) + " cotangents";
+    return failure();
+  }
+  size_t inputs = spec.inDims.size() - cotangents;
+  auto module = entry->getParentOfType<ModuleOp>();
+  auto modelInputs = module ? module->getAttrOfType<IntegerAttr>(attrs::kSplitModelInputs) : IntegerAttr();
+  if (modelInputs && (int64_t)inputs != modelInputs.getInt()) {
+    error = "lists " + std::to_string(spec.inDims.size()) + " in dims; the program has " +
+            std::to_string(modelInputs.getInt()) + " inputs and " + std::to_string(cotangents) +
+            " cotangents (give one dim per input and cotangent, or one for all)";
+    return failure();
+  }
+  for (StringRef n : names) {
+    int64_t k = -1;
+    if (n.starts_with("cotangent") && !n.drop_front(strlen("cotangent")).getAsInteger(10, k) &&
+        (size_t)k < cotangents) {
+      out.inDims.push_back(spec.inDims[inputs + k]);
+    } else if (n.starts_with(KILN_RESIDUALS_INPUT_PREFIX) &&
+               !n.drop_front(strlen(KILN_RESIDUALS_INPUT_PREFIX)).getAsInteger(10, k)) {
+      if ((size_t)k >= inputs) {
+        error = "lists " + std::to_string(spec.inDims.size()) + " in dims, but the backward half reads input " +
+                std::to_string(k) + " of the model and takes " + std::to_string(cotangents) +
+                " cotangents (give one dim per input and cotangent, or one for all)";
+        return failure();
+      }
+      out.inDims.push_back(spec.inDims[k]);
+    } else if (n.starts_with(KILN_RESIDUALS_PREFIX)) {
+      out.inDims.push_back(0); // a result of the forward half: batch first
+    } else {
+      error = "the backward half takes '" + n.str() + "', neither a residual nor a cotangent";
+      return failure();
+    }
+  }
+  return out;
 }

@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 6
+#define KILN_ABI_VERSION_MINOR 7
 
 /// The ABI version of the loaded runtime library: major << 16 | minor. A program
 /// built against major M works with any runtime reporting major M and a minor at
@@ -320,6 +320,13 @@ typedef struct kiln_run_options_t {
   const int64_t *rng_state;
   /* (1.6) If not NULL, receives the {seed, offset} the run used (2 values). */
   int64_t *rng_state_used;
+  /* (1.7) NULL, or one flag per input (num_inputs of them): nonzero marks an
+   * input on the model's device whose address stays the same from run to run,
+   * such as a framework's parameters passed as inputs. A CUDA (or HIP) graph
+   * reads such an input where it is instead of copying it into a buffer of
+   * its own on each replay; a run that passes it at another address records
+   * the graph again (after 8 such changes the model stops using graphs). */
+  const unsigned char *static_inputs;
 } kiln_run_options_t;
 
 /// Fills `options` with defaults (no stream, outputs on the CPU, CUDA graphs

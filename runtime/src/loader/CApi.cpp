@@ -381,6 +381,7 @@ kiln_status_t kiln_model_run_with_options(kiln_model_t m, const kiln_run_options
     ro.cudaGraphs = o.cuda_graphs != 0;
     ro.rngState = o.rng_state;
     ro.rngStateUsed = o.rng_state_used;
+    ro.staticInputs = o.static_inputs;
     if (o.output_device == KILN_DEVICE_CPU)
       ro.outputDevice = kiln::DeviceType::CPU;
     else if (o.output_device != KILN_DEVICE_CPU && o.output_device == toC(m->model->device()))

@@ -353,7 +353,9 @@ struct Model::GraphCache {
   bool tried = false;             ///< a capture was attempted
   std::string disabledBecause;    ///< why graphs are off for this model
   std::unique_ptr<gpu::Graph> graph;
-  std::vector<Tensor> inputs;     ///< the graph reads the inputs here
+  std::vector<Tensor> inputs;     ///< the graph reads the inputs here (undefined: in place)
+  std::vector<void *> inPlace;    ///< a static input's address the graph reads, else null
+  int recaptures = 0;             ///< graphs recorded again for a static input's new address
   std::vector<Tensor> outputs;    ///< and writes the outputs here
   std::vector<std::shared_ptr<Storage>> pool;  ///< its intermediate buffers
   std::unique_ptr<gpu::Event> done;
@@ -363,6 +365,14 @@ struct Model::GraphCache {
     if (graph) try { gpu::synchronizeDevice(*backend); } catch (...) {}
   }
 };
+
+namespace {
+
+/// How often a model's graph is recorded again for static inputs that moved
+/// before the model stops using graphs.
+constexpr int kMaxRecaptures = 8;
+
+} // namespace
 
 std::vector<int64_t> Model::callEntry(const std::vector<Tensor> &args, std::map<int64_t, bool> &argAllocations) const {
   std::vector<std::vector<int64_t>> descs(args.size());
@@ -407,7 +417,8 @@ std::vector<int64_t> Model::callEntry(const std::vector<Tensor> &args, std::map<
   return result;
 }
 
-void Model::captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream) const {
+void Model::captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream, const std::vector<Tensor> &callInputs,
+                         const unsigned char *staticInputs) const {
   GraphCache &g = *graphs_;
   g.tried = true;
   const gpu::Backend &b = gpu::backend(manifest_.device);
@@ -418,9 +429,18 @@ void Model::captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream
     std::vector<std::shared_ptr<Storage>> blocks;
     for (size_t n : plan.blockBytes) blocks.push_back(gpu::allocateStorage(b, n, stream));
     std::vector<Tensor> args(manifest_.args.size()), inputs;
+    std::vector<void *> inPlace(inputArgs_.size(), nullptr);
     for (size_t ai : paramArgs_) args[ai] = weights_[ai];
     for (size_t ai : derivedArgs_) args[ai] = weights_[ai];
     for (size_t i = 0; i < inputArgs_.size(); ++i) {
+      const Tensor &t = callInputs[i];
+      if (staticInputs && staticInputs[i] && t.device().type == manifest_.device && t.isContiguous()) {
+        // The caller keeps this input at one address: the graph reads it there.
+        inPlace[i] = t.rawData();
+        inputs.emplace_back();
+        args[inputArgs_[i]] = t;
+        continue;
+      }
       std::vector<int64_t> sizes;
       for (const ManifestDim &d : input(i).dims) sizes.push_back(d.size);
       inputs.push_back(gpu::emptyDevice(b, sizes, input(i).dtype, stream));
@@ -462,6 +482,7 @@ void Model::captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream
     }
     g.graph = std::move(graph);
     g.inputs = std::move(inputs);
+    g.inPlace = std::move(inPlace);
     g.outputs = std::move(outputs);
     g.pool = std::move(blocks);
     g.done = std::make_unique<gpu::Event>(b);
@@ -515,9 +536,30 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   if (onGPU && options.cudaGraphs && graphs_) {
     graphLock = std::unique_lock<std::mutex>(graphs_->mutex);
     GraphCache &g = *graphs_;
+    // Whether every input the graph reads in place is still at that address.
+    auto staticInputsStayed = [&] {
+      for (size_t i = 0; i < g.inPlace.size(); ++i)
+        if (g.inPlace[i] && (inputs[i].rawData() != g.inPlace[i] || !inputs[i].isContiguous() ||
+                             inputs[i].device().type == DeviceType::CPU))
+          return false;
+      return true;
+    };
+    if (g.graph && !staticInputsStayed()) {
+      // A static input moved: record the graph again (after the replays in
+      // flight, which still read the old buffers), or stop after a few moves.
+      gpu::synchronizeDevice(*g.backend);
+      g.graph.reset();
+      g.inputs.clear();
+      g.outputs.clear();
+      g.pool.clear();
+      g.done.reset();
+      g.tried = ++g.recaptures > kMaxRecaptures;
+      if (g.tried) g.disabledBecause = "static inputs kept changing address";
+    }
     if (g.graph) {
       g.done->waitOn(stream);
-      for (size_t i = 0; i < inputs.size(); ++i) gpu::copyInto(*b, g.inputs[i], inputs[i], stream);
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (!g.inPlace[i]) gpu::copyInto(*b, g.inputs[i], inputs[i], stream);
       g.graph->launch(stream);
       std::vector<Tensor> outs;
       for (const Tensor &o : g.outputs) outs.push_back(gpu::cloneOnDevice(*b, o, stream));
@@ -610,7 +652,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   }
   // The first successful run of a static-shape model captures its graph for
   // the next runs (capturing queues no work).
-  if (graphLock.owns_lock()) captureGraph(allocations, stream);
+  if (graphLock.owns_lock()) captureGraph(allocations, stream, inputs, options.staticInputs);
   if (graphLock.owns_lock()) graphLock.unlock();
   return finish(std::move(outs));
 }

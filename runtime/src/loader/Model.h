@@ -45,6 +45,9 @@ struct RunOptions {
   /// If not null, receives the [seed, offset] the run used (so a later run,
   /// of this model or another, can replay its random numbers).
   int64_t *rngStateUsed = nullptr;
+  /// Null, or one flag per input: nonzero for an input whose address stays
+  /// the same from run to run, which a graph reads in place (kiln_run_options_t).
+  const unsigned char *staticInputs = nullptr;
 };
 
 /// A loaded model. Immutable after load(): run() may be called from many
@@ -98,7 +101,8 @@ private:
   std::vector<int64_t> callEntry(const std::vector<Tensor> &args, std::map<int64_t, bool> &argAllocations) const;
   /// Captures the graph of one call that allocates and frees as `events`
   /// (graphs_ locked).
-  void captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream) const;
+  void captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream, const std::vector<Tensor> &inputs,
+                    const unsigned char *staticInputs) const;
   struct GraphCache;
   /// The tensor the `ui`-th state update writes: the caller's input or the
   /// model's copy of a weight.

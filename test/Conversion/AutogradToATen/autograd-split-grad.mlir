@@ -60,7 +60,7 @@ func.func @forward(%x: tensor<4x8xf32> {kiln.kind = "input", kiln.name = "x", ki
 // input %x (a state update of kind input), and the backward reads %x: the
 // forward returns its value before the update (residuals/0), since the
 // caller's tensor holds the new value once the forward has run.
-// FWD-LABEL: module attributes {kiln.residual_bytes = 128 : i64
+// FWD-LABEL: module attributes {kiln.residual_bytes = 128 : i64, {{.*}}kiln.split_model_inputs = 2 : i64
 // FWD: func.func @forward(%[[X:[a-z0-9]+]]: tensor<4x8xf32> {{[^)]*}}, %{{[a-z0-9]+}}: tensor<8x8xf32> {{[^)]*}})
 // FWD-SAME: -> (tensor<4x8xf32> {kiln.name = "s"}, tensor<4x8xf32> {kiln.dims = [4, 8], kiln.name = "residuals/0"}, tensor<4x8xf32> {kiln.name = "x", kiln.update = "input"})
 // FWD: return %{{.*}}, %[[X]], %{{.*}}
@@ -92,7 +92,7 @@ func.func @forward(%x: tensor<4x8xf32> {kiln.kind = "input", kiln.name = "x"},
 // argument's) crosses as the first dim of an empty tensor<?x0xi8>: no data,
 // so nothing moves between host and device; the backward reads the dim. (A
 // size of an argument is recomputed instead.)
-// FWD-LABEL: module attributes {kiln.residual_bytes = 0 : i64}
+// FWD-LABEL: module attributes {kiln.residual_bytes = 0 : i64, kiln.split_model_inputs = 1 : i64}
 // FWD: -> (tensor<?x4xf32> {kiln.name = "y"}, tensor<?x0xi8> {kiln.dims = ["?", 0], kiln.name = "residuals/0"})
 // FWD: %[[N:.*]] = tensor.dim
 // FWD: %[[T:.*]] = tensor.empty(%[[N]]) : tensor<?x0xi8>

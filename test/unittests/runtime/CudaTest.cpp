@@ -93,6 +93,7 @@ TEST(Cuda, RunOptionsOnACpuModel) {
   EXPECT_EQ(o.stream, nullptr);
   EXPECT_EQ(o.output_device, KILN_DEVICE_CPU);
   EXPECT_EQ(o.cuda_graphs, 1);
+  EXPECT_EQ(o.static_inputs, nullptr);
 
   // The fake model: x [s0, 4] and b [s0] -> 3 outputs (see fake_model.c).
   int64_t xs[] = {2, 4}, bs[] = {2};
@@ -108,6 +109,13 @@ TEST(Cuda, RunOptionsOnACpuModel) {
     EXPECT_EQ(kiln_tensor_device(t), KILN_DEVICE_CPU);
     kiln_tensor_release(t);
   }
+  // Static inputs matter only to a GPU model's graph: a CPU model runs the same.
+  const unsigned char flags[2] = {0, 1};
+  o.static_inputs = flags;
+  Status withStatic{kiln_model_run_with_options(model, &o, in, 2, out, 3)};
+  ASSERT_EQ(withStatic.s, nullptr) << withStatic.message();
+  for (kiln_tensor_t t : out) kiln_tensor_release(t);
+  o.static_inputs = nullptr;
   Status defaults{kiln_model_run_with_options(model, nullptr, in, 2, out, 3)};
   ASSERT_EQ(defaults.s, nullptr) << defaults.message();
   for (kiln_tensor_t t : out) kiln_tensor_release(t);

@@ -31,7 +31,7 @@ struct Status {
 };
 
 TEST(Hip, AbiVersionAndDeviceValue) {
-  EXPECT_EQ(kiln_abi_version(), 1u << 16 | 6u);
+  EXPECT_EQ(kiln_abi_version(), 1u << 16 | 7u);
   EXPECT_EQ((int)KILN_DEVICE_HIP, 2);
 }
 
