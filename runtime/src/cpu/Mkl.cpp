@@ -141,14 +141,23 @@ bool mklConstWeightGemm(const MklProduct &p, int threads) {
   api.setNumThreadsLocal(threads);
   api.compute(kRowMajor, transA, kPacked, m, n, k, p.a, lda, packed->data, ldb, p.overwrite ? 0.0f : 1.0f, p.d,
               ldd);
-  if (p.bias || p.relu)
-    for (int64_t i = 0; i < p.m; ++i) {
-      float *row = p.d + i * p.dRow;
-      for (int64_t j = 0; j < p.n; ++j) {
-        float v = row[j * p.dCol] + (p.bias ? p.bias[j * p.biasStride] : 0.0f);
-        row[j * p.dCol] = p.relu && v < 0.0f ? 0.0f : v;
-      }
+  if (p.bias || p.relu) {
+    // A dense bias is read as a row (the loop vectorises), else gathered once.
+    std::vector<float> gathered;
+    const float *bias = p.bias;
+    if (bias && p.biasStride != 1) {
+      gathered.resize(size_t(p.n));
+      for (int64_t j = 0; j < p.n; ++j) gathered[size_t(j)] = bias[j * p.biasStride];
+      bias = gathered.data();
     }
+    for (int64_t i = 0; i < p.m; ++i) {
+      float *row = p.d + i * p.dRow;  // dCol is 1 (blasLayout)
+      if (bias)
+        for (int64_t j = 0; j < p.n; ++j) row[j] += bias[j];
+      if (p.relu)
+        for (int64_t j = 0; j < p.n; ++j) row[j] = row[j] < 0.0f ? 0.0f : row[j];
+    }
+  }
   return true;
 }
 
