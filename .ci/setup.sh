@@ -20,6 +20,7 @@ PIP_PACKAGES=(
   "numpy:numpy:" "pytest:pytest:" "nanobind:nanobind:" "scikit-build-core:scikit_build_core:"
   "torch==2.11.0:torch:2.11.0" "torchvision==0.26.0:torchvision:0.26.0"
   "transformers==5.17.0:transformers:5.17.0" "timm==1.0.31:timm:1.0.31"
+  "mkl:mkl:"   # oneMKL's packed GEMM for CPU products with constant weights (optional at run time)
 )
 
 missing=()

@@ -16,7 +16,10 @@ torch.export, saves eager PyTorch's output, and
 - times each with `kiln-run --bench N --expect` (the run fails on a mismatch
   against eager's output), with KILN_NUM_THREADS / OMP_NUM_THREADS at 1 and 2,
 - times eager PyTorch (torch.no_grad) and the optional baselines on the same input.
-Prints one JSON line per measurement and a table of medians (ms).
+Prints one JSON line per measurement and a table of medians (ms), with each
+contender's CPU ms per run at one thread (kiln-run's "CPU time", the Python
+process's time for the others): on a shared, loaded machine the wall times
+swing with the other processes, the one-thread CPU times much less.
 
 usage: bench/cpu_models.py BUILD_DIR [NAME...] [--iters N] [--variants lib,lib-nchw,loops,lib-nofold]
                                       [--loops-iters N] [--ort] [--inductor]
@@ -96,14 +99,18 @@ def models():
 
 
 def median_ms(fn, iters):
+    """Median wall ms of `iters` calls after 3 warm-ups, and this process's CPU
+    ms per call over them (all its threads: at one thread, the figure other
+    processes on a loaded machine inflate least)."""
     for _ in range(3):
         fn()
     times = []
+    cpu0 = time.process_time()
     for _ in range(iters):
         t = time.perf_counter()
         fn()
         times.append((time.perf_counter() - t) * 1e3)
-    return float(np.median(times))
+    return float(np.median(times)), (time.process_time() - cpu0) * 1e3 / iters
 
 
 def kiln_variant(args, name, pt2, d, inputs, expect, variant, flags):
@@ -132,10 +139,13 @@ def kiln_variant(args, name, pt2, d, inputs, expect, variant, flags):
         cmd += ["--expect", expect]
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         m = re.search(r"median ([0-9.]+) ms", p.stdout)
+        c = re.search(r"CPU time ([0-9.]+) ms a run", p.stdout)
         if p.returncode or not m:
             out[f"{threads}t_error"] = p.stdout.strip()[-400:]
         else:
             out[f"{threads}t_ms"] = float(m.group(1))
+            if c:
+                out[f"{threads}t_cpu_ms"] = round(float(c.group(1)), 2)
     return out
 
 
@@ -180,7 +190,8 @@ def main():
         with torch.no_grad():
             for threads in (1, 2):
                 torch.set_num_threads(threads)
-                row[f"eager_{threads}t_ms"] = round(median_ms(lambda: model(*inputs), args.iters), 3)
+                wall, cpu = median_ms(lambda: model(*inputs), args.iters)
+                row[f"eager_{threads}t_ms"], row[f"eager_{threads}t_cpu_ms"] = round(wall, 3), round(cpu, 2)
             if args.inductor:
                 torch._inductor.config.freezing = True
                 torch.set_num_threads(2)
@@ -189,7 +200,8 @@ def main():
                 row["inductor_ok"] = bool(torch.allclose(got, ref, rtol=1e-3, atol=1e-3))
                 for threads in (1, 2):
                     torch.set_num_threads(threads)
-                    row[f"inductor_{threads}t_ms"] = round(median_ms(lambda: c(*inputs), args.iters), 3)
+                    wall, cpu = median_ms(lambda: c(*inputs), args.iters)
+                    row[f"inductor_{threads}t_ms"], row[f"inductor_{threads}t_cpu_ms"] = round(wall, 3), round(cpu, 2)
         if args.ort:
             import onnxruntime as ort
             onnx_path = os.path.join(d, "model.onnx")
@@ -205,7 +217,8 @@ def main():
                 feed = {s.get_inputs()[i].name: a.numpy() for i, a in enumerate(inputs)}
                 got = s.run(None, feed)[0]
                 row["ort_ok"] = bool(np.allclose(got, ref.numpy(), rtol=1e-3, atol=1e-3))
-                row[f"ort_{threads}t_ms"] = round(median_ms(lambda: s.run(None, feed), args.iters), 3)
+                wall, cpu = median_ms(lambda: s.run(None, feed), args.iters)
+                row[f"ort_{threads}t_ms"], row[f"ort_{threads}t_cpu_ms"] = round(wall, 3), round(cpu, 2)
         torch.set_num_threads(os.cpu_count() or 1)
         row["loadavg"] = [round(x, 1) for x in os.getloadavg()]
         print(json.dumps(row), flush=True)
@@ -221,6 +234,10 @@ def main():
         if getattr(args, opt):
             cols += [(f"{opt} 1t", lambda r, o=opt: r.get(f"{o}_1t_ms")),
                      (f"{opt} 2t", lambda r, o=opt: r.get(f"{o}_2t_ms"))]
+    # One thread's CPU ms per run: the column a loaded machine distorts least.
+    cols += [(f"kiln {v} 1t CPU", lambda r, v=v: r["kiln_" + v].get("1t_cpu_ms")) for v in args.variants.split(",")]
+    cols += [("eager 1t CPU", lambda r: r.get("eager_1t_cpu_ms"))]
+    cols += [(f"{o} 1t CPU", lambda r, o=o: r.get(f"{o}_1t_cpu_ms")) for o in ("ort", "inductor") if getattr(args, o)]
     print("\n| model | " + " | ".join(c for c, _ in cols) + " |")
     print("| --- " * (len(cols) + 1) + "|")
     for r in rows:

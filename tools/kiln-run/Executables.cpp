@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -390,11 +391,18 @@ std::vector<double> Executable::timeRuns(const std::vector<Tensor> &inputs, long
   using Clock = std::chrono::steady_clock;
   for (long i = 0; i < warmup; ++i) run(inputs);
   std::vector<double> ms;
+  auto cpuNow = [] {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+  };
+  double cpu0 = cpuNow();
   for (long i = 0; i < n; ++i) {
     auto t0 = Clock::now();
     run(inputs);
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
+  if (n > 0) cpuMsPerRun = (cpuNow() - cpu0) / n;
   return ms;
 }
 

@@ -274,7 +274,9 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     double median = ms.size() % 2 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
     out << std::fixed << std::setprecision(4) << "bench: " << o.bench << " runs after " << warmup
         << " warm-up: min " << ms.front() << " ms, median " << median << " ms, p90 " << pct(0.9)
-        << " ms (" << exe->timing() << ")\n";
+        << " ms (" << exe->timing() << ")";
+    if (exe->cpuMsPerRun >= 0) out << ", CPU time " << exe->cpuMsPerRun << " ms a run";
+    out << "\n";
     out.unsetf(std::ios::fixed);
   }
   return code;

@@ -91,6 +91,11 @@ public:
   virtual std::vector<double> timeRuns(const std::vector<Tensor> &inputs, long warmup, long n);
   /// How timeRuns measures ("host clock", "CUDA events on ...").
   virtual std::string timing() const { return "host clock"; }
+  /// The host-clock timeRuns also measures the process's CPU time over the
+  /// timed runs (all its threads, spinning ones included), per run, in ms:
+  /// on a loaded machine the figure that other processes inflate least.
+  /// Negative when not measured.
+  double cpuMsPerRun = -1;
 };
 
 /// Opens options.model according to its kind: a name ending in .pt2 runs

@@ -72,6 +72,7 @@ model with when bisecting numerical problems.
                      state the model mutates (buffers, inputs) carries over;
                      --output-dir and --expect see the last run's outputs
   --bench N          after a warm-up, time N runs; print min/median/p90 in ms
+                     (and, on the host clock, the CPU time a run)
                      (a GPU model: inputs and outputs stay on the GPU and each
                      run is timed with CUDA or HIP events)
   --device D         where the model must run: cpu, cuda (a model compiled

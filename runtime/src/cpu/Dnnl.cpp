@@ -11,6 +11,7 @@
 
 #include "kiln/abi/cpu_calls.h"
 #include "Library.h"
+#include "Mkl.h"
 #include "OpenMPTeam.h"
 #include "Threads.h"
 
@@ -424,6 +425,7 @@ void forgetWeights() {
   gWeights.clear();
   // Threads drop their references at their next call of each plan.
   gWeightsGeneration.fetch_add(1, std::memory_order_release);
+  forgetMklWeights();
 }
 
 } // namespace kiln::cpu

@@ -6,6 +6,8 @@
 // blocked layout; other operands are read in place where oneDNN has a
 // kernel for their strides, else reordered around the call.
 #include "Dnnl.h"
+#include "Mkl.h"
+#include "Threads.h"
 
 #include "kiln/abi/cpu_calls.h"
 
@@ -52,11 +54,26 @@ void gemm(const char *name, bool transA, bool transB, int32_t flags, const Desc<
       strides.insert(strides.begin(), v->strides[0]);
     }
   };
+  const bool constWeights = flags & KILN_CPU_CONST_WEIGHT;
+  // A constant weight shared by every batch: oneMKL's packed GEMM where it
+  // is installed (Mkl.h), one product per batch.
+  if (constWeights && (batch == 1 || B->strides[0] == 0)) {
+    const int64_t aRow = transA ? A->strides[2] : A->strides[1], aCol = transA ? A->strides[1] : A->strides[2];
+    const int64_t bRow = transB ? B->strides[2] : B->strides[1], bCol = transB ? B->strides[1] : B->strides[2];
+    bool done = true;
+    for (int64_t b = 0; b < batch && done; ++b) {
+      MklProduct p{m, n, k, A->data() + b * A->strides[0], aRow, aCol, B->data(), bRow, bCol,
+                   C->data() + b * C->strides[0], C->strides[1], C->strides[2],
+                   bias ? bias->data() : nullptr, bias ? bias->strides[0] : 0, overwrite, relu};
+      done = mklConstWeightGemm(p, maxThreads());
+      if (!done && b > 0) throw std::runtime_error(std::string(name) + ": oneMKL declined a later batch");
+    }
+    if (done) return;
+  }
   std::vector<int64_t> ad, as, bd, bs, cd, cs;
   view(A, transA, ad, as);
   view(B, transB, bd, bs);
   view(C, false, cd, cs);
-  const bool constWeights = flags & KILN_CPU_CONST_WEIGHT;
   // oneDNN reads a dense bias: a strided one is copied.
   const float *biasData = bias ? bias->data() : nullptr;
   std::vector<float> denseBias;

@@ -1,5 +1,6 @@
 // GoogleTests of the CPU library calls (kiln_cpu_conv_f32, kiln_cpu_gemm_f32, kiln_cpu_gemm_lt_f32) against naive loops.
 #include "Library.h"
+#include "Mkl.h"
 #include "kiln/abi/cpu_calls.h"
 
 #include <gtest/gtest.h>
@@ -347,6 +348,8 @@ TEST(CpuLibrary, MatrixProducts) {
   cases.push_back({"linear: bias and ReLU", 1, 128, 96, 64, false, true, false, true, true, true});
   cases.push_back({"linear: bias, batched", 4, 9, 31, 20, false, true, false, true, false, true});
   cases.push_back({"constant weights", 1, 33, 65, 129, false, false, false, false, false, true});
+  cases.push_back({"constant weights, A transposed", 1, 40, 24, 72, true, true, false, false, false, true});
+  cases.push_back({"constant weights, accumulate, ReLU", 1, 16, 48, 96, false, true, true, false, true, true});
   cases.push_back({"empty sum", 1, 3, 4, 0, false, false, false, true, true, false});
   for (const GemmCase &t : cases) {
     SCOPED_TRACE(t.name + " transA " + std::to_string(t.transA) + " transB " + std::to_string(t.transB) +
@@ -389,6 +392,72 @@ TEST(CpuLibrary, MatrixProducts) {
       expectClose(got, want);
     }
   }
+  kiln::cpu::forgetWeights();
+}
+
+/// C[b] = A[b] * W for every b, W one (k, n) buffer: the reference.
+std::vector<float> referenceShared(const std::vector<float> &a, const std::vector<float> &w, int64_t batch, int64_t m,
+                                   int64_t n, int64_t k) {
+  std::vector<float> want;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t l = 0; l < k; ++l) acc += double(a[(b * m + i) * k + l]) * w[l * n + j];
+        want.push_back(static_cast<float>(acc));
+      }
+  return want;
+}
+
+// A weight broadcast over the batch (batch stride 0), kept across runs and
+// forgotten with its model: the same buffer with new contents gives new
+// results after forgetWeights() (oneMKL's packed copy, where it is used,
+// and oneDNN's reordered one alike).
+TEST(CpuLibrary, SharedConstantWeightsAreForgottenWithTheirModel) {
+  const int64_t batch = 3, m = 20, n = 36, k = 52;
+  std::vector<float> a = randomData(size_t(batch * m * k), 21), w, c(size_t(batch * m * n));
+  Desc<3> A{a.data(), a.data(), 0, {batch, m, k}, {m * k, k, 1}};
+  Desc<3> C{c.data(), c.data(), 0, {batch, m, n}, {m * n, n, 1}};
+  for (unsigned seed : {22u, 23u}) {
+    w = randomData(size_t(k * n), seed);
+    Desc<3> B{w.data(), w.data(), 0, {batch, k, n}, {0, n, 1}};
+    std::vector<float> want = referenceShared(a, w, batch, m, n, k);
+    for (int run = 0; run < 2; ++run) {
+      kiln::cpu::clearError();
+      _mlir_ciface_kiln_cpu_gemm_f32(0, 0, KILN_CPU_OVERWRITE | KILN_CPU_CONST_WEIGHT, &A, &B, &C);
+      ASSERT_EQ(kiln::cpu::takeError(), "");
+      expectClose(c, want);
+    }
+    kiln::cpu::forgetWeights();
+  }
+}
+
+// Where the build found oneMKL (KILN_DEFAULT_MKL), constant-weight products
+// go through its packed GEMM; views it cannot read are declined, for oneDNN.
+TEST(CpuLibrary, OneMklPackedProducts) {
+  const int64_t m = 64, n = 80, k = 96;
+  std::vector<float> a = randomData(size_t(m * k), 31), w = randomData(size_t(k * n), 32), c(size_t(m * n), 5.0f);
+  std::vector<float> bias = randomData(size_t(n), 33);
+  kiln::cpu::MklProduct p{m, n, k, a.data(), k, 1, w.data(), n, 1, c.data(), n, 1, bias.data(), 1, true, true};
+  bool used = kiln::cpu::mklConstWeightGemm(p, 1);
+#ifdef KILN_DEFAULT_MKL
+  const char *env = std::getenv("KILN_MKL");
+  if (!env || std::string(env) != "off") ASSERT_TRUE(used) << "oneMKL was found at configure time: " KILN_DEFAULT_MKL;
+#endif
+  if (used) {
+    std::vector<float> want = referenceShared(a, w, 1, m, n, k);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) want[i * n + j] = std::max(want[i * n + j] + bias[j], 0.0f);
+    expectClose(c, want);
+  }
+  // Columns of the result not unit-stride: declined whatever is installed.
+  kiln::cpu::MklProduct strided = p;
+  strided.dRow = 1, strided.dCol = m;
+  EXPECT_FALSE(kiln::cpu::mklConstWeightGemm(strided, 1));
+  // A with neither dim unit-stride: declined.
+  kiln::cpu::MklProduct gather = p;
+  gather.aRow = 2 * k, gather.aCol = 2;
+  EXPECT_FALSE(kiln::cpu::mklConstWeightGemm(gather, 1));
   kiln::cpu::forgetWeights();
 }
 
