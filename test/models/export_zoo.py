@@ -53,7 +53,7 @@ def stamp_text():
     for name in SOURCES:
         with open(os.path.join(HERE, name), "rb") as f:
             h.update(f.read())
-    return json.dumps({"scripts": h.hexdigest(), "versions": VERSIONS}, sort_keys=True) + "\n"
+    return json.dumps({"scripts": h.hexdigest(), "versions": VERSIONS, "extended": extended()}, sort_keys=True) + "\n"
 
 
 def as_tuple(x):
@@ -188,17 +188,38 @@ def export_timed(job):
     return spec.name, e, time.time() - t0
 
 
+# Round 3 (zoo_text3.py, zoo_vision3.py) is 44 more models whose export and
+# runs alone would take longer than the rest of CI together on a 2-core
+# machine. The test command exports the ones below (the models behind round
+# 3's importer fixes, one speech and two vision models); KILN_ZOO_EXTENDED=1
+# exports every one (then run_zoo.py checks them all against the baseline).
+ROUND3_IN_TEST_COMMAND = {"m2m100", "jetmoe", "longt5", "hubert", "detr", "mobilevit"}
+
+
+def extended():
+    return os.environ.get("KILN_ZOO_EXTENDED") == "1"
+
+
+def round3_specs():
+    import zoo_text3
+    import zoo_vision3
+    return zoo_text3.SPECS + zoo_vision3.SPECS
+
+
+def left_out():
+    """Names of the round-3 models this export leaves out (none with KILN_ZOO_EXTENDED=1)."""
+    return set() if extended() else {s.name for s in round3_specs()} - ROUND3_IN_TEST_COMMAND
+
+
 def all_specs():
     import zoo_text
     import zoo_text2
     import zoo_timm
     import zoo_timm2
-    import zoo_text3
     import zoo_video
     import zoo_vision
-    import zoo_vision3
     specs = zoo_vision.SPECS + zoo_timm.SPECS + zoo_text.SPECS + zoo_timm2.SPECS + zoo_text2.SPECS + zoo_video.SPECS \
-        + zoo_text3.SPECS + zoo_vision3.SPECS
+        + [s for s in round3_specs() if s.name not in left_out()]
     assert len({s.name for s in specs}) == len(specs)
     return {s.name: s for s in specs}
 
