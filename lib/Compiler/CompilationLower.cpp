@@ -75,7 +75,12 @@ int Compilation::lower() {
     OpPassManager &fpm = pm.nest<func::FuncOp>();
     fpm.addPass(createCanonicalizerPass());
     fpm.addPass(aten::createATenDecomposeComposites());
-    fpm.addPass(kiln::createKilnFoldBatchNorm());
+    // 16-bit convolutions fold where cuDNN's fused call takes their bias
+    // (and ReLU): elsewhere their bias would be a float32 broadcast the
+    // convolution accumulates onto, slower than the unfolded norm.
+    kiln::KilnFoldBatchNormOptions fold;
+    fold.sixteenBit = r.cuda && o.cudaConv == "cudnn";
+    fpm.addPass(kiln::createKilnFoldBatchNorm(fold));
     if (failed(pm.run(module)))
       return s.fail("compilation of '" + o.input + "' failed (see the errors above)");
   }

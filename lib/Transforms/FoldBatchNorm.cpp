@@ -91,7 +91,7 @@ struct FoldBatchNorm : kiln::impl::KilnFoldBatchNormBase<FoldBatchNorm> {
       if (!wType || !wType.hasStaticShape() || wType.getRank() < 2)
         continue;
       Type elem = wType.getElementType();
-      if (!elem.isF32() && !elem.isF64())
+      if (!elem.isF32() && !elem.isF64() && !(sixteenBit && (elem.isBF16() || elem.isF16())))
         continue;
       int64_t channels = wType.getDimSize(0);
       StringAttr w = weightName(conv.getWeight(), elem, -1);

@@ -33,11 +33,12 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     options.gemms = gemms;
     options.convs = convs == "cudnn" ? "library" : std::string(convs);
     options.epilogues = epilogues;
-    // A float32 convolution's bias (a folded batch norm's) and ReLU: cuDNN's
-    // fused call (runtime/src/cuda/Dnn.cpp).
+    // A convolution's bias (a folded batch norm's), a residual added and a
+    // ReLU, and a 16-bit one's rounding: cuDNN's fused call
+    // (runtime/src/cuda/Dnn.cpp).
     options.convEpilogues = epilogues && convs == "cudnn";
     options.convActivations = KILN_CPU_RELU;
-    options.convResidual = false;
+    options.convResidual = true;
     options.depthwiseConvs = depthwise;
     if (failed(kiln::libcalls::LibraryCalls(&getContext(), options).run(getOperation())))
       signalPassFailure();

@@ -87,19 +87,40 @@ static bool splitsGroups(const DnnConvMatch &m, Value root) {
          mergedChannels(cast<MemRefType>(m.output.getType()).getRank(), m.groupDim());
 }
 
+/// `v` with the roundings to `t` and widenings from it kiln's elementwise
+/// lowering writes around each 16-bit op peeled off (`v` itself when `t` is
+/// null, a float32 convolution).
+static Value peel(Value v, Type t) {
+  if (!t)
+    return v;
+  while (true) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>(); ext && ext.getIn().getType() == t)
+      v = ext.getIn();
+    else if (Value in = LibraryCalls::unround(v, t))
+      v = in;
+    else
+      return v;
+  }
+}
+
 ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m) {
   ConvEpilogue ep;
   Value root = rootBuffer(m.output);
   auto rootType = dyn_cast<MemRefType>(root.getType());
   int64_t k = static_cast<int64_t>(m.stride.size());
-  if (!rootType || !rootType.getElementType().isF32() || rootType.getRank() != k + 2 ||
-      !cast<MemRefType>(m.filter.getType()).getElementType().isF32())
+  Type elem = cast<MemRefType>(m.filter.getType()).getElementType();
+  // A 16-bit convolution (GPU) accumulates in float32 and is rounded to its
+  // type after: `t` that type, null for a float32 one.
+  Type t = deviceCall && (elem.isBF16() || elem.isF16()) ? elem : Type();
+  if (!rootType || !rootType.getElementType().isF32() || rootType.getRank() != k + 2 || !(elem.isF32() || t))
     return ep;
   // The whole output is what the call writes: the root buffer is the
   // output (its groups merged back), so an op writing the root writes it.
   int64_t outputElems = cast<MemRefType>(m.output.getType()).getNumElements();
   if (!rootType.hasStaticShape() || rootType.getNumElements() != outputElems)
     return ep;
+  // What the call writes: the output's type, or its 16-bit counterpart.
+  auto callType = t ? MemRefType::get(rootType.getShape(), t) : rootType;
   // The output channel dim of the root: channels first, or last (NHWC; a
   // grouped one's (G, F/G) pair merged back into F).
   int64_t channelDim = m.groupedLast ? k + 1 : m.channelsLast.empty() ? 1 : m.channelsLast[1];
@@ -110,17 +131,18 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
            l.getMatchingIndexingMap(l.getDpsInitOperand(0)).isIdentity();
   };
 
-  // Before: every element of the output set to bias[channel].
+  // Before: every element of the output set to bias[channel] (a 16-bit
+  // bias widened).
   auto fill = dyn_cast_or_null<linalg::LinalgOp>(nearestAccess(op, root, /*forward=*/false));
   if (wholeElementwise(fill) && fill.getNumDpsInputs() == 1 && overwritesWhole(fill, root)) {
     OpOperand *in = fill.getDpsInputOperand(0);
     auto xType = dyn_cast<MemRefType>(in->get().getType());
     AffineMap map = fill.getMatchingIndexingMap(in);
     auto yield = cast<linalg::YieldOp>(fill.getBlock()->getTerminator());
-    if (xType && xType.getRank() == 1 && xType.getElementType().isF32() && xType.getLayout().isIdentity() &&
+    if (xType && xType.getRank() == 1 && xType.getElementType() == (t ? t : elem) && xType.getLayout().isIdentity() &&
         xType.getDimSize(0) == rootType.getDimSize(channelDim) && map.getNumResults() == 1 &&
         map.getResult(0) == getAffineDimExpr(channelDim, ctx) && yield.getNumOperands() == 1 &&
-        yield.getOperand(0) == fill.getMatchingBlockArgument(in) &&
+        (t ? stripExt(yield.getOperand(0)) : yield.getOperand(0)) == fill.getMatchingBlockArgument(in) &&
         untouchedBetween(fill, op, {rootBuffer(in->get())})) {
       ep.biasFill = fill;
       ep.bias = in->get();
@@ -130,7 +152,8 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
   // After: the activation of every element (of the output plus a residual
   // of the output's type, with a bias), into the output itself or, if the
   // output dies there, into a buffer of the activation's own (the call then
-  // writes that buffer).
+  // writes that buffer). A 16-bit convolution's is its rounding (with a
+  // ReLU, or a residual added), into a 16-bit buffer of its own.
   auto next = dyn_cast_or_null<linalg::LinalgOp>(nearestAccess(op, root, /*forward=*/true));
   if (!next || !next.hasPureBufferSemantics() || next.getNumDpsInits() != 1 || next->getNumResults() != 0 ||
       next.getNumParallelLoops() != next.getNumLoops() ||
@@ -144,9 +167,14 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
     return ep;
   int32_t flag = 0;
   Value residual;
+  Value result = peel(yield.getOperand(0), t);
   if (next.getNumDpsInputs() == 1 && next.getDpsInputOperand(0)->get() == root) {
-    flag = activationOf(yield.getOperand(0), next.getMatchingBlockArgument(next.getDpsInputOperand(0)));
-    if (!flag)
+    Value a = next.getMatchingBlockArgument(next.getDpsInputOperand(0)), x;
+    if (t)  // round(a), or the ReLU of it (which commutes with the rounding)
+      flag = result == a ? 0 : LibraryCalls::isRelu(result, x) && peel(x, t) == a ? KILN_CPU_RELU : -1;
+    else
+      flag = activationOf(result, a);
+    if (flag < 0 || (!flag && !t))
       return ep;
   } else if (next.getNumDpsInputs() == 2 && ep.bias) {
     // act(output + r) or output + r, r a buffer of the output's type the
@@ -154,24 +182,24 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
     int self = next.getDpsInputOperand(0)->get() == root ? 0 : 1;
     OpOperand *other = next.getDpsInputOperand(1 - self);
     Value a = next.getMatchingBlockArgument(next.getDpsInputOperand(self)), r = other->get();
-    Value added = yield.getOperand(0);
-    auto add = added.getDefiningOp<arith::AddFOp>();
+    auto add = result.getDefiningOp<arith::AddFOp>();
     if (!add) {
       Value x;
-      if (LibraryCalls::isRelu(added, x))
-        add = x.getDefiningOp<arith::AddFOp>();
-      else if (auto div = added.getDefiningOp<arith::DivFOp>())
+      if (LibraryCalls::isRelu(result, x))
+        add = peel(x, t).getDefiningOp<arith::AddFOp>();
+      else if (auto div = result.getDefiningOp<arith::DivFOp>(); div && !t)
         add = div.getLhs().getDefiningOp<arith::AddFOp>();
       if (!add)
         return ep;
-      flag = activationOf(added, add);
+      flag = t ? KILN_CPU_RELU : activationOf(result, add);
       if (!flag)
         return ep;
     }
     Value b = next.getMatchingBlockArgument(other);
-    if (next.getDpsInputOperand(self)->get() != root || r == root || r.getType() != root.getType() ||
-        !((add.getLhs() == a && add.getRhs() == b) || (add.getLhs() == b && add.getRhs() == a)) ||
-        rootBuffer(r) == root || !untouchedBetween(op, next, {rootBuffer(r)}))
+    Value lhs = peel(add.getLhs(), t), rhs = peel(add.getRhs(), t);
+    if (next.getDpsInputOperand(self)->get() != root || r == root || r.getType() != callType ||
+        !((lhs == a && rhs == b) || (lhs == b && rhs == a)) || rootBuffer(r) == root ||
+        !untouchedBetween(op, next, {rootBuffer(r)}))
       return ep;
     if (Operation *def = r.getDefiningOp())
       if (def->getBlock() == op->getBlock() && !def->isBeforeInBlock(op))
@@ -181,23 +209,29 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
     return ep;
   }
   // Only what the target's conv_bias entry applies (ReLU alone on the GPU), and a
-  // residual only where it has a conv_bias_add entry.
-  if ((flag && !(flag & convActivations)) || (residual && !convResidual))
+  // residual only where it has a conv_bias_add entry; a 16-bit ReLU or residual
+  // only with the bias (the fused call).
+  // On the GPU a residual goes into a 16-bit call only: the float32 fused call
+  // with z measured slower than the add in the ReLU's loop (ResNet-50 b1 on
+  // an H200, docs/performance.md).
+  if ((flag && !(flag & convActivations)) || (residual && (!convResidual || (deviceCall && !t))) ||
+      (t && flag && !ep.bias))
     return ep;
   Value out = next.getDpsInitOperand(0)->get();
-  if (out != root) {
+  if (out != root || t) {
     // Another buffer: a whole allocation of the output's type that nothing
     // touches between the call and the activation, the output dead after.
     auto alloc = out.getDefiningOp<memref::AllocOp>();
-    if (!(m.output == root || splitsGroups(m, root)) || !alloc || out.getType() != root.getType() ||
+    if (!(m.output == root || splitsGroups(m, root)) || !alloc || out.getType() != callType ||
         alloc->getNumOperands() != 0 ||
         alloc->getBlock() != op->getBlock() || !deadAfter(next, root) || !untouchedBetween(op, next, {out}))
       return ep;
     // Not a buffer the call reads: an earlier output whose buffer the
     // activation reuses can be the convolution's own input (padded through
     // a copy the call now reads past).
+    // (cuDNN's residual z may be the buffer it writes: the add in place.)
     for (Value in : {m.input, m.source, m.filter, residual})
-      if (in && rootBuffer(in) == out)
+      if (in && rootBuffer(in) == out && !(deviceCall && in == residual && residual == out))
         return ep;
     if (!alloc->isBeforeInBlock(op))
       ep.hoist = alloc;
@@ -209,18 +243,19 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
   return ep;
 }
 
-func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module) { return convBiasCallee(module, false); }
+func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module, Type elem) { return convBiasCallee(module, false, elem); }
 
-func::FuncOp LibraryCalls::convBiasAddCallee(ModuleOp module) { return convBiasCallee(module, true); }
+func::FuncOp LibraryCalls::convBiasAddCallee(ModuleOp module, Type elem) { return convBiasCallee(module, true, elem); }
 
-func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module, bool residual) {
-  std::string name = prefix + (residual ? "conv_bias_add_f32" : "conv_bias_f32");
+func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module, bool residual, Type elem) {
+  std::string name = prefix + (residual ? "conv_bias_add_" : "conv_bias_") +
+                     (elem.isF32() ? "f32" : elem.isBF16() ? "bf16" : "f16");
   if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
     return f;
   OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-  Type f32 = mb.getF32Type(), arg = convArgType(f32);
+  Type arg = convArgType(elem);
   int64_t dyn = ShapedType::kDynamic;
-  Type bias = MemRefType::get({dyn}, f32, StridedLayoutAttr::get(mb.getContext(), dyn, {dyn}));
+  Type bias = MemRefType::get({dyn}, elem, StridedLayoutAttr::get(mb.getContext(), dyn, {dyn}));
   SmallVector<Type> inputs{mb.getI32Type()};
   inputs.append(10, mb.getI64Type());
   inputs.append({arg, arg, arg, bias});

@@ -637,16 +637,29 @@ bool LibraryCalls::onlyReadAfter(linalg::LinalgOp op, Value buffer, SmallVector<
   auto alloc = buffer.getDefiningOp<memref::AllocOp>();
   if (!alloc || alloc->getBlock() != op->getBlock())
     return false;
-  for (OpOperand &use : buffer.getUses()) {
-    Operation *user = use.getOwner();
-    if (user == op.getOperation())
+  // Up to the op that overwrites the whole buffer (the start of a later,
+  // unrelated value in a reused buffer) or frees it.
+  for (Operation *o = op->getNextNode(); o; o = o->getNextNode()) {
+    if (!touches(o, buffer))
       continue;
-    if (user->getBlock() != op->getBlock() || !op->isBeforeInBlock(user))
+    if (overwritesWhole(o, buffer))
+      return true;
+    auto generic = dyn_cast<linalg::GenericOp>(o);
+    if (!isa<memref::DeallocOp>(o) && !generic)
       return false;
-    auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (!isa<memref::DeallocOp>(user) && (!generic || generic.isDpsInit(&use)))
+    bool direct = false;
+    for (OpOperand &use : o->getOpOperands()) {
+      if (use.get() != buffer)
+        continue;
+      if (generic && generic.isDpsInit(&use))
+        return false;
+      uses.push_back(&use);
+      direct = true;
+    }
+    if (!direct)  // through a view
       return false;
-    uses.push_back(&use);
+    if (isa<memref::DeallocOp>(o))
+      return true;
   }
   return true;
 }

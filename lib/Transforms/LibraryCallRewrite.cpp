@@ -210,7 +210,7 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
   bool overwrite = false;
   // The bias broadcast before and an activation after go into the call.
   ConvEpilogue ep;
-  if (convEpilogues && outElem == elem)
+  if (convEpilogues && (outElem == elem || (deviceCall && outElem.isF32() && (elem.isBF16() || elem.isF16()))))
     ep = matchConvEpilogue(op, m);
   if (ep.biasFill) {
     rewriter.eraseOp(ep.biasFill);
@@ -249,10 +249,12 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
   // at zero and only generic ops read it afterwards, they read the 16-bit
   // result instead (widening it themselves); otherwise one generated
   // kernel widens it into the accumulator.
+  // A 16-bit convolution whose rounding (or ReLU, or residual add) went into
+  // the call writes that op's 16-bit buffer instead.
   Value narrow;
   SmallVector<OpOperand *> readers;
   bool retarget = false;
-  if (outElem != elem) {
+  if (outElem != elem && !ep.output) {
     auto outType = cast<MemRefType>(m.output.getType());
     SmallVector<Value> dynamicSizes;
     for (int64_t i = 0; i < outType.getRank(); ++i)
@@ -278,11 +280,19 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
         rewriter, loc, MemRefType::get({dyn}, elem, StridedLayoutAttr::get(&getContext(), dyn, {dyn})), ep.bias));
     if (ep.residual)
       args.push_back(asConvArg(rewriter, loc, ep.residual, m.channelsLast));
-    func::CallOp::create(rewriter, loc, ep.residual ? convBiasAddCallee(module) : convBiasCallee(module), args);
+    func::CallOp::create(rewriter, loc, ep.residual ? convBiasAddCallee(module, elem) : convBiasCallee(module, elem),
+                         args);
   } else {
     func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
   }
   if (retarget) {
+    // The 16-bit result is freed after its last reader where the
+    // accumulator lives on (reused for a later value).
+    if (readers.empty() || !isa<memref::DeallocOp>(readers.back()->getOwner())) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfter(readers.empty() ? op.getOperation() : readers.back()->getOwner());
+      memref::DeallocOp::create(rewriter, loc, narrow);
+    }
     for (OpOperand *use : readers) {
       if (isa<memref::DeallocOp>(use->getOwner())) {
         use->set(narrow);

@@ -112,7 +112,7 @@ static_assert(kGemmOverwrite == KILN_CPU_OVERWRITE && kConvOverwrite == KILN_CPU
 /// (see matchConvEpilogue, LibraryCallConvEpilogue.cpp).
 struct ConvEpilogue {
   Operation *biasFill = nullptr; ///< the broadcast of `bias` that initialised the output, erased
-  Value bias;                    ///< float32 [F], contiguous
+  Value bias;                    ///< [F] of the data type, contiguous
   Operation *activation = nullptr; ///< the activation of the whole output right after, erased
   int32_t flag = 0;                ///< its KILN_CPU_* bit (RELU, HARDSWISH, SILU, SIGMOID)
   Value output;                    ///< the activation's own output, which the call writes instead, or null
@@ -245,11 +245,11 @@ struct LibraryCallOptions {
   std::string convs = "library";    ///< library (`<prefix>conv_*` calls), gemm (im2col + GEMM) or kernel (left alone)
   bool epilogues = true;            ///< fold a GEMM's bias broadcast, rounding and ReLU into the call
   bool depthwiseConvs = true;       ///< with convs=library, depthwise convolutions too (else generated)
-  bool convEpilogues = false;       ///< fold a convolution's float32 bias broadcast and activation into its call
+  bool convEpilogues = false;       ///< fold a convolution's bias broadcast, activation (and 16-bit rounding on the GPU) into its call
   /// The activations (KILN_CPU_* bits) the runtime's conv_bias entry applies:
   /// all four on the CPU (oneDNN post-ops), ReLU on the GPU (cuDNN).
   int32_t convActivations = KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU | KILN_CPU_SIGMOID;
-  /// Whether the runtime has a conv_bias_add entry (a residual added before the activation): the CPU's.
+  /// Whether the runtime has a conv_bias_add entry (a residual added before the activation): the CPU's, and the GPU's for 16-bit data.
   bool convResidual = true;
 };
 
@@ -329,20 +329,23 @@ public:
   /// filled its whole output just before it, and the activation (ReLU,
   /// hardswish, SiLU, sigmoid) of the whole output right after it, in place
   /// or into a buffer of its own, optionally after adding a tensor of the
-  /// output's type (a residual; only with a bias)
-  /// (LibraryCallConvEpilogue.cpp).
+  /// output's type (a residual; only with a bias). On the GPU also a 16-bit
+  /// convolution's (its float32 accumulator filled with the widened 16-bit
+  /// bias, then rounded, with a ReLU or a 16-bit residual added, into a
+  /// 16-bit buffer) (LibraryCallConvEpilogue.cpp).
   ConvEpilogue matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m);
 
   /// The CPU runtime's convolution with a bias, declared once in the module:
   /// void <prefix>conv_bias_f32(i32 flags, i64 groups, i64 s0, s1, s2, p0,
   /// p1, p2, d0, d1, d2, x, w, y, bias).
-  func::FuncOp convBiasCallee(ModuleOp module);
+  /// (`elem` the data type: f32 on the CPU, also bf16 and f16 on the GPU).
+  func::FuncOp convBiasCallee(ModuleOp module, Type elem);
 
   /// The same with a tensor added before the activation (a residual):
-  /// void <prefix>conv_bias_add_f32(i32 flags, i64 groups, ..., x, w, y,
+  /// void <prefix>conv_bias_add_<type>(i32 flags, i64 groups, ..., x, w, y,
   /// bias, r).
-  func::FuncOp convBiasAddCallee(ModuleOp module);
-  func::FuncOp convBiasCallee(ModuleOp module, bool residual);
+  func::FuncOp convBiasAddCallee(ModuleOp module, Type elem);
+  func::FuncOp convBiasCallee(ModuleOp module, bool residual, Type elem);
 
   /// The convolution if `op` is one the runtime's cuDNN call computes.
   FailureOr<DnnConvMatch> matchDnnConv(linalg::LinalgOp op);
@@ -356,8 +359,9 @@ public:
   bool matchPadding(linalg::LinalgOp op, DnnConvMatch &m);
 
   /// Whether `buffer`, written by `op`, is an allocation of `op`'s block
-  /// that afterwards is only freed or read as an input of linalg.generic ops
-  /// after `op` in that block; collects those uses.
+  /// that afterwards, up to the next op that overwrites it whole (a later
+  /// value in a reused buffer) or its free, is only read as an input of
+  /// linalg.generic ops in that block; collects those uses (and the free).
   static bool onlyReadAfter(linalg::LinalgOp op, Value buffer, SmallVector<OpOperand *> &uses);
 
   /// The runtime's epilogue GEMM (cuBLASLt) for operands of type `ab` and

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --split-input-file --kiln-fold-batch-norm | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --kiln-fold-batch-norm=sixteen-bit=true | FileCheck %s --check-prefix=SIXTEEN
 
 // A convolution with a bias followed by affine inference batch norm: one
 // convolution reading two derived arguments, appended to the entry, whose
@@ -80,4 +81,26 @@ func.func @forward(%w: tensor<4x4x1x1xf32> {kiln.kind = "param", kiln.name = "c.
   %9:3 = aten._native_batch_norm_legit_no_training %8 mean %mh var %vh {momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64} : (tensor<1x4x2x2xf16>, tensor<4xf16>, tensor<4xf16>) -> (tensor<1x4x2x2xf16>, tensor<0xf16>, tensor<0xf16>)
   %new = aten.add_tensor %u, %u : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %r, %3#0, %5#0, %7#0, %9#0, %new : tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>, tensor<1x4x2x2xf32>, tensor<1x4x2x2xf16>, tensor<4xf32>
+}
+
+// -----
+
+// A bfloat16 convolution folds only with sixteen-bit (CUDA with cuDNN
+// convolutions): its derived filter and bias are bfloat16 too.
+// CHECK-LABEL: func.func @forward_bf16
+// CHECK: aten._native_batch_norm_legit_no_training
+// SIXTEEN-LABEL: func.func @forward_bf16
+// SIXTEEN-SAME: tensor<4x3x3x3xbf16> {kiln.derive = {eps = 1.000000e-05 : f64, from = ["c.weight", "bn.weight", "bn.running_var"], recipe = "conv-bn-weight"}, kiln.kind = "derived", kiln.name = "c.weight#bn"}
+// SIXTEEN-SAME: tensor<4xbf16> {kiln.derive = {{.*}}recipe = "conv-bn-bias"}, kiln.kind = "derived", kiln.name = "c.weight#bn_bias"}
+// SIXTEEN-NOT: aten._native_batch_norm_legit_no_training
+// SIXTEEN: return
+func.func @forward_bf16(%w: tensor<4x3x3x3xbf16> {kiln.kind = "param", kiln.name = "c.weight"},
+                        %g: tensor<4xbf16> {kiln.kind = "param", kiln.name = "bn.weight"},
+                        %beta: tensor<4xbf16> {kiln.kind = "param", kiln.name = "bn.bias"},
+                        %m: tensor<4xbf16> {kiln.kind = "buffer", kiln.name = "bn.running_mean"},
+                        %v: tensor<4xbf16> {kiln.kind = "buffer", kiln.name = "bn.running_var"},
+                        %x: tensor<2x3x8x8xbf16> {kiln.kind = "input", kiln.name = "x"}) -> tensor<2x4x8x8xbf16> {
+  %0 = aten.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>} : (tensor<2x3x8x8xbf16>, tensor<4x3x3x3xbf16>) -> tensor<2x4x8x8xbf16>
+  %1:3 = aten._native_batch_norm_legit_no_training %0 weight %g bias %beta mean %m var %v {momentum = 1.000000e-01 : f64, eps = 1.000000e-05 : f64} : (tensor<2x4x8x8xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>) -> (tensor<2x4x8x8xbf16>, tensor<0xbf16>, tensor<0xbf16>)
+  return %1#0 : tensor<2x4x8x8xbf16>
 }

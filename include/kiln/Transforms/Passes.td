@@ -56,7 +56,12 @@ def KilnFoldBatchNorm : Pass<"kiln-fold-batch-norm", "::mlir::func::FuncOp"> {
     the weights (embedded or external, on every target), so a run reads no
     statistics and makes no pass over the convolution's output for them.
     kiln-compile runs it before the manifest is written, on inference
-    entries only (not with --grad, --jvp, --train-step or --vmap).
+    entries only (not with --grad, --jvp, --train-step or --vmap). With
+    `sixteen-bit`, bfloat16 and float16 convolutions fold too (their weights
+    of that type, the derived ones computed in double and rounded once to
+    it): kiln-compile sets it for CUDA with cuDNN convolutions, whose fused
+    call takes the 16-bit convolution's bias and ReLU
+    (kiln-gpu-library-calls); the CPU keeps 16-bit batch norms unfolded.
 
     Before:
     ```mlir
@@ -70,6 +75,10 @@ def KilnFoldBatchNorm : Pass<"kiln-fold-batch-norm", "::mlir::func::FuncOp"> {
     %r = aten.convolution %x, %w2, %b2 {...}
     ```
   }];
+  let options = [
+    Option<"sixteenBit", "sixteen-bit", "bool", "false",
+           "Fold bfloat16 and float16 convolutions too (float32 and float64 always)">,
+  ];
   let dependentDialects = ["::kiln::aten::ATenDialect"];
 }
 
@@ -451,7 +460,15 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     becomes `kiln_gpu_conv_bias_f32(flags, groups, s.., p.., d.., x, w, y,
     bias)`, with flag 4 and no loop after it where a ReLU of the whole output
     followed (cuDNN's fused bias-and-activation call; other activations stay
-    generated kernels).
+    generated kernels), and `kiln_gpu_conv_bias_add_f32(..., bias, z)` where
+    that loop added a tensor `z` of the output's type first (a residual). A
+    bfloat16 or float16 convolution (its float32 accumulator initialised by
+    the widened 16-bit bias) calls `kiln_gpu_conv_bias_bf16|f16` with the
+    16-bit bias; where the one loop after it only rounds the accumulator to
+    16 bits (with a ReLU, or adding a 16-bit residual), the call writes that
+    loop's 16-bit output and the loop goes away (cuDNN rounds the float32
+    sum once, where the loop rounded the convolution before the residual
+    add), as does a 16-bit convolution's rounding without a bias.
 
     Before: `linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%c : ...)`
     After:  `func.call @kiln_gpu_gemm_f32(%c0_i32, %c0_i32, %a3, %b3, %c3)`
@@ -475,7 +492,7 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
            "library too (false: they stay linalg, generated kernels)">,
     Option<"epilogues", "epilogues", "bool", "true",
            "Fold a GEMM's bias broadcast, its rounding to bf16/f16 and a ReLU into the call (and, with "
-           "convs=cudnn, a float32 convolution's bias broadcast and ReLU)">,
+           "convs=cudnn, a convolution's bias broadcast, residual add, ReLU and 16-bit rounding)">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];

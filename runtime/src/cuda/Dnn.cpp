@@ -6,8 +6,9 @@
 // leading spatial dims), and their gradients into kiln_gpu_conv_bwd_data_*
 // (cudnnConvolutionBackwardData) and kiln_gpu_conv_bwd_filter_*
 // (cudnnConvolutionBackwardFilter), which share the descriptors, plans and
-// workspace handling below; kiln_gpu_conv_bias_f32 also adds a per-channel
-// bias and applies a ReLU (a batch norm folded into the convolution), in one
+// workspace handling below; kiln_gpu_conv_bias_{f32,bf16,f16} also add a
+// per-channel bias and apply a ReLU (a batch norm folded into the
+// convolution), and kiln_gpu_conv_bias_add_* add a residual first, in one
 // cudnnConvolutionBiasActivationForward where cuDNN takes it. Each runs cudnnConvolutionForward on the call's
 // stream with an algorithm chosen once per shape, on the first call (never
 // while a graph is being captured): for grouped and depthwise convolutions by
@@ -25,9 +26,11 @@
 #include "../gpu/Backend.h"
 #include "../gpu/Runtime.h"
 
+#include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <iterator>
+#include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <map>
@@ -211,12 +214,13 @@ enum class Dir { Forward, Data, Filter };
 /// x and y are (N, C, D, H, W) with any strides, w (F, C/groups, KD, KH, KW)
 /// packed in that order or channels last (F, KD, KH, KW, C/groups); params
 /// are stride, padding and dilation per spatial dim.
-/// With `B` (forward only): y = act(conv(x, w) + bias), act ReLU with
-/// kConvReLU or none, the bias of float32 (float32 convolutions) or the
-/// data type's, one per output channel.
+/// With `B` (forward only): y = act(conv(x, w) + z + bias), act ReLU with
+/// kConvReLU or none, z the residual `Z` (of y's shape and strides) or
+/// nothing, the bias of the data type, one per output channel; the sum is
+/// taken in float32 and rounded once to a 16-bit y.
 void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64_t groups,
           const std::array<int64_t, 9> &params, Desc5 *X, Desc5 *W, Desc5 *Y, Dir dir = Dir::Forward,
-          const Desc1 *B = nullptr) {
+          const Desc1 *B = nullptr, const Desc5 *Z = nullptr) {
   LaunchScope *scope = LaunchScope::current();
   if (!scope || scope->failed()) return;
   if (scope->backend().type() != kiln::DeviceType::CUDA)
@@ -262,8 +266,11 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
       return scope->fail(std::string(name) + ": the bias has " + std::to_string(B->sizes[0]) + " elements (stride " +
                          std::to_string(B->strides[0]) + ") for " + std::to_string(Y->sizes[1]) +
                          " output channels, or the call accumulates");
+    if (Z && (!B || !std::equal(Z->sizes, Z->sizes + 5, Y->sizes) || !std::equal(Z->strides, Z->strides + 5, Y->strides)))
+      return scope->fail(std::string(name) + ": the residual's sizes or strides are not the output's");
     const bool relu = B && (flags & kConvReLU);
-    std::vector<int64_t> key{static_cast<int64_t>(dir), dataType, math, nb, groups, filterLast, B ? 1 + relu : 0};
+    std::vector<int64_t> key{static_cast<int64_t>(dir), dataType, math, nb, groups, filterLast,
+                             B ? 1 + relu + 2 * (Z != nullptr) : 0};
     for (Desc5 *d : {X, W, Y})
       for (int i = 0; i < 5; ++i) {
         if (!fits(d->sizes[i]) || !fits(d->strides[i]))
@@ -377,6 +384,8 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
               "the activation's descriptor");
         // cuDNN fuses an identity activation with one algorithm only.
         p.fused = relu || p.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+        if (std::getenv("KILN_CUDNN_VERBOSE"))
+          std::fprintf(stderr, "kiln: %s plan: algo %d, %s\n", name, p.algo, p.fused ? "fused call" : "three calls");
       }
       it = plans.emplace(std::move(key), p).first;
     }
@@ -388,17 +397,25 @@ void conv(const char *name, int dataType, size_t elemBytes, int32_t flags, int64
          *y = Y->aligned + Y->offset * elemBytes;
     cudnnStatus_t s = 0;
     if (B) {
-      // y = act(conv(x, w) + 0 * z + bias), z being y; where cuDNN refuses
-      // the fused call (it says so before it runs anything), the product,
-      // the bias added and the ReLU as three calls, from then on.
+      // y = act(conv(x, w) + z + bias) (without a residual: 0 * z, z being
+      // y); where cuDNN refuses the fused call (it says so before it runs
+      // anything), the product, the residual and bias added and the ReLU as
+      // separate calls, from then on.
       const void *bias = B->aligned + B->offset * elemBytes;
+      const void *z = Z ? static_cast<const void *>(Z->aligned + Z->offset * elemBytes) : y;
       if (p.fused) {
-        s = c.biasActivationForward(h.handle, &one, p.x, x, p.w, w, p.conv, p.algo, ws, p.workspace, &zero, p.y, y,
-                                    p.bias, bias, p.act, p.y, y);
-        if (s) p.fused = false;
+        s = c.biasActivationForward(h.handle, &one, p.x, x, p.w, w, p.conv, p.algo, ws, p.workspace,
+                                    Z ? &one : &zero, p.y, z, p.bias, bias, p.act, p.y, y);
+        if (s) {
+          p.fused = false;
+          if (std::getenv("KILN_CUDNN_VERBOSE"))
+            std::fprintf(stderr, "kiln: %s: cuDNN refused the fused call (%s): three calls\n", name,
+                         statusText(c, s).c_str());
+        }
       }
       if (!p.fused) {
         s = c.forward(h.handle, &one, p.x, x, p.w, w, p.conv, p.algo, ws, p.workspace, &zero, p.y, y);
+        if (!s && Z) s = c.addTensor(h.handle, &one, p.y, z, &one, p.y, y);
         if (!s) s = c.addTensor(h.handle, &one, p.bias, bias, &one, p.y, y);
         if (!s && relu) s = c.activationForward(h.handle, p.act, &one, p.y, y, &zero, p.y, y);
       }
@@ -436,13 +453,26 @@ KILN_GPU_CONV(bf16, CUDNN_DATA_BFLOAT16, 2)
 KILN_GPU_CONV(f16, CUDNN_DATA_HALF, 2)
 #undef KILN_GPU_CONV
 
-// The convolution with its bias and ReLU in one cuDNN call: conv_bias_<type>(..., x, w, y, bias).
-extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_conv_bias_f32(
-    int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1, int64_t p2,
-    int64_t d0, int64_t d1, int64_t d2, Desc5 *X, Desc5 *W, Desc5 *Y, Desc1 *B) {
-  conv("kiln_gpu_conv_bias_f32", CUDNN_DATA_FLOAT, 4, flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, W, Y,
-       Dir::Forward, B);
-}
+// The convolution with its bias (and a residual z) and ReLU in one cuDNN
+// call: conv_bias_<type>(..., x, w, y, bias), conv_bias_add_<type>(..., x, w,
+// y, bias, z).
+#define KILN_GPU_CONV_BIAS(suffix, dataType, bytes)                                                                  \
+  extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_conv_bias_##suffix(                   \
+      int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1, int64_t p2,         \
+      int64_t d0, int64_t d1, int64_t d2, Desc5 *X, Desc5 *W, Desc5 *Y, Desc1 *B) {                                  \
+    conv("kiln_gpu_conv_bias_" #suffix, dataType, bytes, flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, W,  \
+         Y, Dir::Forward, B);                                                                                        \
+  }                                                                                                                  \
+  extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_conv_bias_add_##suffix(               \
+      int32_t flags, int64_t groups, int64_t s0, int64_t s1, int64_t s2, int64_t p0, int64_t p1, int64_t p2,         \
+      int64_t d0, int64_t d1, int64_t d2, Desc5 *X, Desc5 *W, Desc5 *Y, Desc1 *B, Desc5 *Z) {                        \
+    conv("kiln_gpu_conv_bias_add_" #suffix, dataType, bytes, flags, groups, {s0, s1, s2, p0, p1, p2, d0, d1, d2}, X, \
+         W, Y, Dir::Forward, B, Z);                                                                                  \
+  }
+KILN_GPU_CONV_BIAS(f32, CUDNN_DATA_FLOAT, 4)
+KILN_GPU_CONV_BIAS(bf16, CUDNN_DATA_BFLOAT16, 2)
+KILN_GPU_CONV_BIAS(f16, CUDNN_DATA_HALF, 2)
+#undef KILN_GPU_CONV_BIAS
 
 // The gradients: bwd_data(dy, w, dx), bwd_filter(x, dy, dw).
 #define KILN_GPU_CONV_BWD(suffix, dataType, bytes)                                                                   \

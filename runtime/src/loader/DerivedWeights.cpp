@@ -2,6 +2,7 @@
 #include "DerivedWeights.h"
 
 #include "Error.h"
+#include "kiln/half.h"
 #include "kiln/model_format.h"
 
 #include <cmath>
@@ -10,9 +11,14 @@ namespace kiln {
 
 namespace {
 
-/// Element i of a contiguous float32 or float64 tensor, as double.
+/// Element i of a contiguous float32, float64, bfloat16 or float16 tensor, as double.
 double at(const Tensor &t, int64_t i) {
-  return t.dtype() == DType::Float64 ? t.data<double>()[i] : (double)t.data<float>()[i];
+  switch (t.dtype()) {
+  case DType::Float64: return t.data<double>()[i];
+  case DType::BFloat16: return bf16BitsToFloat(t.data<uint16_t>()[i]);
+  case DType::Float16: return halfBitsToFloat(t.data<uint16_t>()[i]);
+  default: return t.data<float>()[i];
+  }
 }
 
 } // namespace
@@ -20,8 +26,9 @@ double at(const Tensor &t, int64_t i) {
 Tensor deriveWeight(const Manifest &m, const ManifestValue &v, const std::vector<Tensor> &weights,
                     const std::string &modelPath) {
   std::string who = "model '" + modelPath + "': derived weight '" + v.name + "' (" + v.recipe + ")";
-  if (v.dtype != DType::Float32 && v.dtype != DType::Float64)
-    throw Error(KILN_STATUS_INVALID_ARGUMENT, who + " is " + dtypeName(v.dtype) + ", expected f32 or f64");
+  if (v.dtype != DType::Float32 && v.dtype != DType::Float64 && v.dtype != DType::BFloat16 &&
+      v.dtype != DType::Float16)
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, who + " is " + dtypeName(v.dtype) + ", expected f32, f64, bf16 or f16");
   std::vector<int64_t> sizes;
   for (const ManifestDim &d : v.dims) sizes.push_back(d.size);
   if (sizes.empty() || (v.recipe == KILN_DERIVE_CONV_BN_BIAS && sizes.size() != 1))
@@ -57,9 +64,15 @@ Tensor deriveWeight(const Manifest &m, const ManifestValue &v, const std::vector
 
   Tensor out = Tensor::empty(sizes, v.dtype);
   int64_t inner = channels ? out.numel() / channels : 0;
+  // Computed in double, rounded once to the weights' type (a 16-bit one to
+  // nearest even, as PyTorch rounds).
   auto store = [&](int64_t i, double x) {
-    if (v.dtype == DType::Float64) out.data<double>()[i] = x;
-    else out.data<float>()[i] = (float)x;
+    switch (v.dtype) {
+    case DType::Float64: out.data<double>()[i] = x; break;
+    case DType::BFloat16: out.data<uint16_t>()[i] = floatToBF16Bits((float)x); break;
+    case DType::Float16: out.data<uint16_t>()[i] = floatToHalfBits((float)x); break;
+    default: out.data<float>()[i] = (float)x;
+    }
   };
   if (v.recipe == KILN_DERIVE_CONV_BN_WEIGHT) {
     // W'[o, ...] = W[o, ...] * s[o]

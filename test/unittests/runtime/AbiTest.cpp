@@ -24,7 +24,7 @@ TEST(Abi, RuntimeExportsEveryGpuLibraryCall) {
   }
   KILN_GPU_CALLS(KILN_CHECK_CALL)
 #undef KILN_CHECK_CALL
-  EXPECT_EQ(n, 29);  // GEMMs, convolutions (and the one with a bias) and their gradients (bwd_data, bwd_filter), attention
+  EXPECT_EQ(n, 34);  // GEMMs, convolutions (and those with a bias, and a residual) and their gradients (bwd_data, bwd_filter), attention
 }
 
 TEST(Abi, RuntimeExportsTheRuntimeCallsAndQueries) {

@@ -2,10 +2,12 @@
 #include "DerivedWeights.h"
 #include "Error.h"
 #include "Manifest.h"
+#include "kiln/half.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 using namespace kiln;
 
@@ -72,5 +74,44 @@ TEST(DerivedWeights, AnOperandOfAnotherShapeIsAnError) {
                                          "expected f32 [2]"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// 16-bit weights (CUDA folds bf16 and f16 convolutions): computed in double
+// from the 16-bit operands, rounded once to the weights' type.
+TEST(DerivedWeights, SixteenBitWeightsRoundOnceToTheirType) {
+  for (const char *type : {"bf16", "f16"}) {
+    bool bf16 = std::string(type) == "bf16";
+    std::string text = kManifest;
+    for (size_t at; (at = text.find(" f32 ")) != std::string::npos;) text.replace(at, 5, std::string(" ") + type + " ");
+    Manifest m = parseManifest(text);
+    DType dt = bf16 ? DType::BFloat16 : DType::Float16;
+    auto from = [&](std::vector<int64_t> sizes, std::vector<float> values) {
+      Tensor t = Tensor::empty(sizes, dt);
+      for (size_t i = 0; i < values.size(); ++i)
+        t.data<uint16_t>()[i] = bf16 ? floatToBF16Bits(values[i]) : floatToHalfBits(values[i]);
+      return t;
+    };
+    auto value = [&](const Tensor &t, int64_t i) {
+      uint16_t b = t.data<uint16_t>()[i];
+      return bf16 ? bf16BitsToFloat(b) : halfBitsToFloat(b);
+    };
+    std::vector<Tensor> w(m.args.size());
+    w[0] = from({2, 3}, {1, 2, 3, 4, 5, 6});
+    w[1] = from({2}, {0.5f, -1});
+    w[2] = from({2}, {2, -3});
+    w[3] = from({2}, {0.25f, 4});
+    w[4] = from({2}, {1, -2});
+    w[5] = from({2}, {3.5f, 1.5f});
+    const double s0 = 1, s1 = -3 / std::sqrt(2.0);
+    Tensor fw = deriveWeight(m, m.args[6], w, "m.so");
+    ASSERT_EQ(fw.dtype(), dt);
+    for (int j = 0; j < 3; ++j) {
+      float want = (4 + j) * (float)s1;
+      EXPECT_EQ(fw.data<uint16_t>()[3 + j], bf16 ? floatToBF16Bits(want) : floatToHalfBits(want)) << type << " " << j;
+      EXPECT_EQ(value(fw, j), (1 + j) * (float)s0);
+    }
+    Tensor fb = deriveWeight(m, m.args[7], w, "m.so");
+    EXPECT_NEAR(value(fb, 1), (-1 + 2) * s1 + 4, bf16 ? 1e-2 : 1e-3) << type;
   }
 }

@@ -29,9 +29,12 @@
  * p2, d0, d1, d2, x, w, y): y = conv(x, w) (+ y without
  * KILN_GPU_CONV_OVERWRITE), rank-5 (N, C, D, H, W) views. */
 #define KILN_GPU_CONV_PREFIX "kiln_gpu_conv_"
-/* void kiln_gpu_conv_bias_f32(flags, groups, s.., p.., d.., x, w, y, bias):
+/* void kiln_gpu_conv_bias_<type>(flags, groups, s.., p.., d.., x, w, y, bias):
  * y = conv(x, w) + bias[channel], then ReLU with KILN_GPU_CONV_RELU; bias
- * rank 1 (F), contiguous; always with KILN_GPU_CONV_OVERWRITE. */
+ * rank 1 (F) of the data type, contiguous; always with
+ * KILN_GPU_CONV_OVERWRITE; the sum is rounded once to a 16-bit y.
+ * kiln_gpu_conv_bias_add_<type>(..., x, w, y, bias, z) adds z (of y's
+ * shape and strides) before the ReLU. */
 #define KILN_GPU_CONV_BIAS_PREFIX "kiln_gpu_conv_bias_"
 /* void kiln_gpu_conv_bwd_data_<type>(flags, groups, s.., p.., d.., dy, w, dx):
  * dx = the gradient of conv(x, w) with respect to x for output gradient dy
@@ -69,7 +72,9 @@ enum kiln_gpu_conv_flags {
   X("kiln_gpu_gemm_lt_f32") X("kiln_gpu_gemm_lt_bf16") X("kiln_gpu_gemm_lt_f16")           \
   X("kiln_gpu_gemm_lt_bf16_f32") X("kiln_gpu_gemm_lt_f16_f32")                             \
   X("kiln_gpu_conv_f32") X("kiln_gpu_conv_bf16") X("kiln_gpu_conv_f16")                    \
-  X("kiln_gpu_conv_bias_f32")                                                              \
+  X("kiln_gpu_conv_bias_f32") X("kiln_gpu_conv_bias_bf16") X("kiln_gpu_conv_bias_f16")     \
+  X("kiln_gpu_conv_bias_add_f32") X("kiln_gpu_conv_bias_add_bf16")                         \
+  X("kiln_gpu_conv_bias_add_f16")                                                          \
   X("kiln_gpu_conv_bwd_data_f32") X("kiln_gpu_conv_bwd_data_bf16")                         \
   X("kiln_gpu_conv_bwd_data_f16") X("kiln_gpu_conv_bwd_filter_f32")                        \
   X("kiln_gpu_conv_bwd_filter_bf16") X("kiln_gpu_conv_bwd_filter_f16")                     \
