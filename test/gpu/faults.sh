@@ -5,7 +5,7 @@
 #     running out of GPU memory is an error status (RESOURCE_EXHAUSTED), and
 #     the model and the process are usable once memory is back;
 #  2. the two-thread check again under compute-sanitizer memcheck and racecheck;
-#  3. kiln-run with cuDNN or cuBLAS missing (KILN_CUDNN / KILN_CUBLAS naming no
+#  3. kiln-run with cuDNN or cuBLASLt missing (KILN_CUDNN / KILN_CUBLASLT naming no
 #     library): exit 3 and a message naming the library;
 #  4. a plugin kernel that throws inside a CUDA model: exit 3, the plugin's message;
 #  5. a kernel launch that fails (KILN_FAULT_LAUNCH): an error status, the same
@@ -75,7 +75,7 @@ missing() { # missing VAR LIBRARY-WORD CASE
     "$3 without $2: exit $rc (want 3) naming $2"
 }
 missing KILN_CUDNN cudnn convnet
-missing KILN_CUBLAS cublas mlp
+missing KILN_CUBLASLT cublasLt attention  # its linear layers are cuBLASLt GEMMs with a bias epilogue
 
 # A plugin kernel that throws between the model's kernels.
 dir=$pack/models/custom_op
