@@ -12,19 +12,19 @@ import kiln
 import kiln.dynamo
 
 
-class _FFT(torch.nn.Module):
-    """An FFT: an op kiln does not compile (complex results)."""
+class _Unsupported(torch.nn.Module):
+    """An op kiln has no lowering or kernel for (antialiased bicubic resizing)."""
 
     def forward(self, x):
-        return torch.fft.rfft(x).abs() + 1  # the line kiln's error must name
+        return torch.nn.functional.interpolate(x, size=(5, 5), mode="bicubic", antialias=True) + 1  # the line kiln's error must name
 
 
 @pytest.mark.fallback
 def test_fallback_is_reported_and_counted(capsys):
     before = kiln.dynamo.summary()
-    x = torch.randn(4, 8)
-    out = torch.compile(_FFT(), backend="kiln")(x)
-    torch.testing.assert_close(out, _FFT()(x))
+    x = torch.randn(1, 2, 8, 8)
+    out = torch.compile(_Unsupported(), backend="kiln")(x)
+    torch.testing.assert_close(out, _Unsupported()(x))
     after = kiln.dynamo.summary()
     assert after["eager"] == before["eager"] + 1
     assert after["graphs"] == before["graphs"] + 1
@@ -35,7 +35,7 @@ def test_fallback_is_reported_and_counted(capsys):
 
 def test_strict_error_names_the_users_line():
     with pytest.raises(Exception) as info:
-        torch.compile(_FFT(), backend="kiln")(torch.randn(4, 8))
+        torch.compile(_Unsupported(), backend="kiln")(torch.randn(1, 2, 8, 8))
     text = str(info.value)
     assert "test_usability.py" in text, text
     assert "eval_with_key" not in text.split("\n")[0], text
