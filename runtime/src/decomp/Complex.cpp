@@ -567,7 +567,9 @@ private:
 } // namespace
 
 void complexMetaToReal(json &meta) {
-  if (!meta.is_object() || !isComplexCode(meta.value("dtype", 0))) return;
+  // complex32 has no real pair kiln supports (half): it stays an unsupported dtype.
+  int code = meta.is_object() ? meta.value("dtype", 0) : 0;
+  if (code != kComplexFloat && code != kComplexDouble) return;
   meta["dtype"] = meta["dtype"] == kComplexDouble ? kDouble : kFloat;
   if (meta.contains("sizes")) meta["sizes"].push_back(intArg(2));
   if (meta.contains("strides")) {
