@@ -7,6 +7,17 @@
 #include <cstring>
 #include <string>
 
+namespace {
+/// Keeps `msg` for the caller (valid until the next failing query call on
+/// this thread), points *error at it, and returns -1.
+int32_t queryFailure(std::string msg, const char **error) {
+  static thread_local std::string tError;
+  tError = std::move(msg);
+  if (error) *error = tError.c_str();
+  return -1;
+}
+} // namespace
+
 extern "C" int32_t kiln_query_has_decomposition(const char *target) {
   if (!target) return 0;
   try {
@@ -18,13 +29,8 @@ extern "C" int32_t kiln_query_has_decomposition(const char *target) {
 
 extern "C" int32_t kiln_query_decompose(const char *node_json, kiln_query_meta_fn meta, void *ctx,
                                         kiln_query_expansion **out, const char **error) {
-  static thread_local std::string tError;
   if (out) *out = nullptr;
-  auto fail = [&](std::string msg) {
-    tError = std::move(msg);
-    if (error) *error = tError.c_str();
-    return -1;
-  };
+  auto fail = [&](std::string msg) { return queryFailure(std::move(msg), error); };
   if (!node_json || !out) return fail("kiln_query_decompose: a null node or result pointer");
   try {
     kiln::decomp::MetaLookup lookup = [&](const std::string &name) -> std::string {
@@ -54,13 +60,8 @@ extern "C" void kiln_query_expansion_free(kiln_query_expansion *expansion) {
 }
 
 extern "C" int32_t kiln_query_lower_complex(const char *graph_json, char **out, const char **error) {
-  static thread_local std::string tError;
   if (out) *out = nullptr;
-  auto fail = [&](std::string msg) {
-    tError = std::move(msg);
-    if (error) *error = tError.c_str();
-    return -1;
-  };
+  auto fail = [&](std::string msg) { return queryFailure(std::move(msg), error); };
   if (!graph_json || !out) return fail("kiln_query_lower_complex: a null graph or result pointer");
   try {
     std::optional<std::string> lowered = kiln::decomp::lowerComplex(graph_json);

@@ -101,7 +101,7 @@ typedef struct kiln_query_expansion {
  * Returns 0 and sets *out (release it with kiln_query_expansion_free) when a
  * rule applied; 1 when none applies (*out NULL); -1 when the node does not fit
  * its rule, with *error (if not NULL) pointing to a message naming the node
- * that stays valid until the next call of this function on the thread. */
+ * that stays valid until the next failing query call on the thread. */
 int32_t kiln_query_decompose(const char *node_json, kiln_query_meta_fn meta, void *ctx,
                              kiln_query_expansion **out, const char **error);
 
