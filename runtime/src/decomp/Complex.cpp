@@ -73,7 +73,7 @@ public:
         out.push_back(node);
         continue;
       }
-      rewrite(node);
+      rewrite();
     }
     g_["nodes"] = std::move(out);
     for (const json &o : g_.value("outputs", json::array()))
@@ -212,7 +212,7 @@ private:
   }
 
   // --- the rewrite --------------------------------------------------------
-  void rewrite(const json &node) {
+  void rewrite() {
     std::string t = target();
     const std::string prefix = "torch.ops.aten.";
     if (t.rfind(prefix, 0) != 0) unsupported();
@@ -334,17 +334,17 @@ private:
     if (base == "div") unsupported("a real tensor divided by a complex one");
     std::string cr = part(c, 0), ci = part(c, 1);
     std::string re = cs ? bin((base + ".Tensor").c_str(), cr, r, m) : bin((base + ".Tensor").c_str(), r, cr, m);
-    std::string im = cs ? bin("add.Tensor", ci, unary("zeros_like.default", r, tv_.at(r)), m)
-                        : (base == "sub" ? unary("neg.default", bin("add.Tensor", ci, unary("zeros_like.default", r, tv_.at(r)), m), m)
-                                         : bin("add.Tensor", ci, unary("zeros_like.default", r, tv_.at(r)), m));
+    // The imaginary part, broadcast to the result's shape (negated for real - complex).
+    std::string im = bin("add.Tensor", ci, unary("zeros_like.default", r, tv_.at(r)), m);
+    if (!cs && base == "sub") im = unary("neg.default", im, m);
     pair(re, im, out);
   }
 
   /// Dtype conversions: complex to complex of another width, real to complex,
   /// complex to real (the real part, as PyTorch does with a warning).
   void conversion(const std::string &base) {
-    std::string in = tensorIn("self"), out = base == "_assert_tensor_metadata" ? "" : outName();
     if (base == "_assert_tensor_metadata") return; // the checked dtype is complex: nothing to check on pairs
+    std::string in = tensorIn("self"), out = outName();
     bool ci = isC(in), co = isC(out);
     int outCode = tv_.at(out).value("dtype", kFloat);
     if (ci && co) {
