@@ -166,35 +166,46 @@ Result batchNormBackward(Operation *op, ArrayRef<Value> operands, ArrayRef<bool>
   return r;
 }
 
-/// The windows a 2-d convolution reads, per sample: [B, N, C, H, W] ->
-/// [B, N, C, Ho, Wo, KH, KW] (padded, unfolded along H then W with the
-/// convolution's stride, every dilation-th tap kept). Static per-sample dims.
+/// The windows a convolution reads, per sample: [B, N, C, S1..Sk] ->
+/// [B, N, C, O1..Ok, K1..Kk] (padded, unfolded along each spatial dim in
+/// turn with the stride, every dilation-th tap kept). The first `outs[i]`
+/// windows along each dim are kept. Static per-sample dims.
 Value convolutionWindows(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> kernel,
                          ArrayRef<int64_t> stride, ArrayRef<int64_t> padding,
-                         ArrayRef<int64_t> dilation) {
+                         ArrayRef<int64_t> dilation, ArrayRef<int64_t> outs) {
   auto xt = cast<RankedTensorType>(x.getType());
   Type elem = xt.getElementType();
+  int64_t k = kernel.size();
   SmallVector<int64_t> shape(xt.getShape());
-  if (padding[0] || padding[1]) {
-    shape[3] += 2 * padding[0];
-    shape[4] += 2 * padding[1];
+  if (llvm::any_of(padding, [](int64_t p) { return p != 0; })) {
+    // constant_pad_nd lists the last dim's (before, after) first.
+    SmallVector<int64_t> pad;
+    for (int64_t i = k - 1; i >= 0; --i) {
+      shape[3 + i] += 2 * padding[i];
+      pad.append({padding[i], padding[i]});
+    }
     x = ConstantPadNdOp::create(b, loc, RankedTensorType::get(shape, elem), x,
-                                b.getDenseI64ArrayAttr({padding[1], padding[1], padding[0], padding[0]}),
-                                b.getF64FloatAttr(0.0));
+                                b.getDenseI64ArrayAttr(pad), b.getF64FloatAttr(0.0));
   }
-  // Along H (dim 3), then W (dim 4): each window becomes a new last dim.
-  for (int64_t i = 0; i < 2; ++i) {
+  // Each spatial dim in turn: its windows become a new last dim.
+  for (int64_t i = 0; i < k; ++i) {
     int64_t span = (kernel[i] - 1) * dilation[i] + 1;
     int64_t dim = 3 + i;
     shape[dim] = (shape[dim] - span) / stride[i] + 1;
     shape.push_back(span);
     x = UnfoldOp::create(b, loc, RankedTensorType::get(shape, elem), x, b.getI64IntegerAttr(dim),
                          b.getI64IntegerAttr(span), b.getI64IntegerAttr(stride[i]));
+    if (shape[dim] != outs[i]) {
+      shape[dim] = outs[i];
+      x = SliceTensorOp::create(b, loc, RankedTensorType::get(shape, elem), x, ValueRange{},
+                                b.getDenseI64ArrayAttr({0, outs[i]}), b.getI64IntegerAttr(dim),
+                                b.getI64IntegerAttr(1));
+    }
   }
-  for (int64_t i = 0; i < 2; ++i) {
+  for (int64_t i = 0; i < k; ++i) {
     if (dilation[i] == 1)
       continue;
-    int64_t dim = 5 + i;
+    int64_t dim = 3 + k + i;
     int64_t span = shape[dim];
     shape[dim] = kernel[i];
     x = SliceTensorOp::create(b, loc, RankedTensorType::get(shape, elem), x, ValueRange{},
@@ -204,38 +215,50 @@ Value convolutionWindows(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> 
   return x;
 }
 
-/// A 2-d convolution's backward with an unbatched weight. The input
-/// gradient folds the batch into N; the weight gradient of each sample is
-/// its output gradient times its input's windows, summed over N and the
-/// output positions, per group: [B, G, Co/G, N*Ho*Wo] x [B, G, N*Ho*Wo,
-/// Ci/G*KH*KW] (one batched aten.matmul); the bias gradient sums the output
-/// gradient per sample. Needs static per-sample dims (the batch may be dynamic).
+/// A convolution's backward (plain or transposed; any spatial rank the op takes) with an
+/// unbatched weight. The input gradient folds the batch into N. The weight
+/// gradient of each sample is one batched product per group, summed over N
+/// and the positions: for a plain convolution the output gradient times the
+/// input's windows ([B, G, Co/G, L] x [B, G, L, Ci/G*K], L = N * output
+/// positions); for a transposed one, whose output position i*s - p + k*d
+/// takes input position i through tap k, the input times the output
+/// gradient's windows ([B, G, Ci/G, L] x [B, G, L, Co/G*K], L = N * input
+/// positions), as the weight [Ci, Co/G, K...] is laid out. The bias gradient
+/// sums the output gradient per sample. Needs static per-sample dims (the
+/// batch may be dynamic).
 Result convolutionBackward(Operation *op, ArrayRef<Value> operands, ArrayRef<bool> batched,
                            const Batch &batch, OpBuilder &b) {
   auto conv = cast<ConvolutionBackwardOp>(op);
   ArrayRef<bool> mask = conv.getOutputMask();
   if (!mask[1] && !mask[2])
     return foldRule(op, operands, batched, batch, b, {0, 1}, {0}, /*materialize=*/true);
-  if (batched[2] || conv.getTransposed() || !mask[1])
+  if (batched[2] || !mask[1])
     return failure();
   Location loc = op->getLoc();
   Value g = materializeBatch(b, loc, operands[0], batched[0], batch);
   Value x = materializeBatch(b, loc, operands[1], batched[1], batch);
   auto gt = cast<RankedTensorType>(g.getType()), xt = cast<RankedTensorType>(x.getType());
   auto wt = cast<RankedTensorType>(operands[2].getType());
-  if (gt.getRank() != 5 || xt.getRank() != 5 || !wt.hasStaticShape())
+  int64_t k = wt.getRank() - 2;
+  if (k < 1 || k > 3 || gt.getRank() != 3 + k || xt.getRank() != 3 + k || !wt.hasStaticShape())
     return failure();
-  for (int64_t d = 1; d < 5; ++d)
+  for (int64_t d = 1; d < 3 + k; ++d)
     if (gt.isDynamicDim(d) || xt.isDynamicDim(d) || xt.getDimSize(1) == 0)
       return failure();
-  int64_t n = xt.getDimSize(1), ci = xt.getDimSize(2), co = gt.getDimSize(2);
-  int64_t ho = gt.getDimSize(3), wo = gt.getDimSize(4), groups = conv.getGroups();
-  int64_t kh = wt.getDimSize(2), kw = wt.getDimSize(3);
+  bool transposed = conv.getTransposed();
+  int64_t n = xt.getDimSize(1), co = gt.getDimSize(2), groups = conv.getGroups();
   ArrayRef<int64_t> stride = conv.getStride(), padding = conv.getPadding(), dilation = conv.getDilation();
-  // The windows must be the output positions (checked before building anything).
-  for (int64_t i = 0; i < 2; ++i) {
-    int64_t span = (wt.getDimSize(2 + i) - 1) * dilation[i] + 1;
-    if ((xt.getDimSize(3 + i) + 2 * padding[i] - span) / stride[i] + 1 != gt.getDimSize(3 + i))
+  if ((int64_t)stride.size() != k || (int64_t)padding.size() != k || (int64_t)dilation.size() != k)
+    return failure();
+  // The windowed operand (the input, or a transposed convolution's output
+  // gradient) and the other one, whose positions the windows must cover.
+  Value windowed = transposed ? g : x, other = transposed ? x : g;
+  auto winT = cast<RankedTensorType>(windowed.getType()), otherT = cast<RankedTensorType>(other.getType());
+  SmallVector<int64_t> kernel(wt.getShape().drop_front(2)), positions(otherT.getShape().drop_front(3));
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t span = (kernel[i] - 1) * dilation[i] + 1;
+    int64_t windows = (winT.getDimSize(3 + i) + 2 * padding[i] - span) / stride[i] + 1;
+    if (windows < positions[i] || (!transposed && windows != positions[i]))
       return failure();
   }
   Type elem = gt.getElementType();
@@ -249,8 +272,7 @@ Result convolutionBackward(Operation *op, ArrayRef<Value> operands, ArrayRef<boo
   BatchedResults res;
   // The input gradient: the batch folded into N.
   if (mask[0]) {
-    auto folded = [&](Value v) { return foldBatch(b, loc, v); };
-    Value gf = folded(g), xf = folded(x);
+    Value gf = foldBatch(b, loc, g), xf = foldBatch(b, loc, x);
     auto gi = ConvolutionBackwardOp::create(
         b, loc, TypeRange{xf.getType(), wt, RankedTensorType::get({co}, elem)}, gf, xf, operands[2],
         conv.getStrideAttr(), conv.getPaddingAttr(), conv.getDilationAttr(), conv.getTransposedAttr(),
@@ -260,18 +282,42 @@ Result convolutionBackward(Operation *op, ArrayRef<Value> operands, ArrayRef<boo
     res.values.push_back(x); // unspecified (not asked for): any value of its type
   }
   // The weight gradient.
-  Value win = convolutionWindows(b, loc, x, {kh, kw}, stride, padding, dilation);
-  int64_t cig = ci / groups, cog = co / groups, l = n * ho * wo;
-  win = r::viewTo(b, loc, win, {B, n, groups, cig, ho, wo, kh, kw}, dyn);
-  win = r::permute(b, loc, win, {0, 2, 1, 4, 5, 3, 6, 7});
-  win = r::viewTo(b, loc, win, {B, groups, l, cig * kh * kw}, dyn);
-  Value gg = r::viewTo(b, loc, g, {B, n, groups, cog, ho, wo}, dyn);
-  gg = r::permute(b, loc, gg, {0, 2, 3, 1, 4, 5});
-  gg = r::viewTo(b, loc, gg, {B, groups, cog, l}, dyn);
-  Value gw = r::matmul(b, loc, gg, win);
-  res.values.push_back(r::viewTo(b, loc, gw, {B, co, cig, kh, kw}, dyn));
+  int64_t wc = winT.getDimSize(2) / groups, oc = otherT.getDimSize(2) / groups;
+  int64_t l = n, taps = 1;
+  for (int64_t i = 0; i < k; ++i) {
+    l *= positions[i];
+    taps *= kernel[i];
+  }
+  Value win = convolutionWindows(b, loc, windowed, kernel, stride, padding, dilation, positions);
+  // [B, N, G, wc, P.., K..] -> [B, G, N, P.., wc, K..] -> [B, G, L, wc*taps]
+  SmallVector<int64_t> shape = {B, n, groups, wc}, perm = {0, 2, 1};
+  shape.append(positions.begin(), positions.end());
+  shape.append(kernel.begin(), kernel.end());
+  for (int64_t i = 0; i < k; ++i)
+    perm.push_back(4 + i);
+  perm.push_back(3);
+  for (int64_t i = 0; i < k; ++i)
+    perm.push_back(4 + k + i);
+  win = r::viewTo(b, loc, win, shape, dyn);
+  win = r::permute(b, loc, win, perm);
+  win = r::viewTo(b, loc, win, {B, groups, l, wc * taps}, dyn);
+  // [B, N, G, oc, P..] -> [B, G, oc, N, P..] -> [B, G, oc, L]
+  SmallVector<int64_t> oshape = {B, n, groups, oc}, operm = {0, 2, 3, 1};
+  oshape.append(positions.begin(), positions.end());
+  for (int64_t i = 0; i < k; ++i)
+    operm.push_back(4 + i);
+  Value o = r::viewTo(b, loc, other, oshape, dyn);
+  o = r::permute(b, loc, o, operm);
+  o = r::viewTo(b, loc, o, {B, groups, oc, l}, dyn);
+  Value gw = r::matmul(b, loc, o, win);
+  SmallVector<int64_t> wshape = {B};
+  wshape.append(wt.getShape().begin(), wt.getShape().end());
+  res.values.push_back(r::viewTo(b, loc, gw, wshape, dyn));
   // The bias gradient (also when not asked for: unused, it is dropped).
-  res.values.push_back(r::sumDims(b, loc, g, {1, 3, 4}, /*keepdim=*/false));
+  SmallVector<int64_t> sumDims = {1};
+  for (int64_t i = 0; i < k; ++i)
+    sumDims.push_back(3 + i);
+  res.values.push_back(r::sumDims(b, loc, g, sumDims, /*keepdim=*/false));
   res.batched = {true, true, true};
   return res;
 }

@@ -193,20 +193,58 @@ LogicalResult transposedConvVjp(ConvolutionOp op, OpBuilder &b, ArrayRef<Value> 
                                 SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();
   Value x = op.getInput(), w = op.getWeight(), g = cts[0];
-  int64_t spatial = tensorType(w).getRank() - 2, rank = tensorType(g).getRank();
-  auto d = ConvolutionOp::create(b, loc, x.getType(), g, w, Value(), op.getStrideAttr(), op.getPaddingAttr(),
+  auto xTy = tensorType(x), gTy = tensorType(g), wTy = tensorType(w);
+  int64_t spatial = wTy.getRank() - 2, rank = gTy.getRank();
+  // D(g, w) has floor(output_padding / stride) more positions than x along a
+  // dim whose output padding reaches the stride (allowed when the dilation
+  // is larger): the input gradient is its first positions, and the weight
+  // gradient takes x padded with zeros there as D's cotangent.
+  SmallVector<int64_t> dShape(xTy.getShape());
+  SmallVector<int64_t> pad; // constant_pad_nd's (before, after), last dim first
+  bool extra = false;
+  for (int64_t i = spatial - 1; i >= 0; --i) {
+    int64_t dim = rank - spatial + i;
+    int64_t positions = dShape[dim];
+    if (!ShapedType::isDynamic(positions) && !gTy.isDynamicDim(dim) && !wTy.isDynamicDim(2 + i)) {
+      int64_t span = (wTy.getDimSize(2 + i) - 1) * op.getDilation()[i] + 1;
+      positions = (gTy.getDimSize(dim) + 2 * op.getPadding()[i] - span) / op.getStride()[i] + 1;
+    }
+    int64_t more = std::max<int64_t>(0, positions - (ShapedType::isDynamic(dShape[dim]) ? positions : dShape[dim]));
+    pad.append({0, more});
+    if (more) {
+      dShape[dim] = positions;
+      extra = true;
+    }
+  }
+  auto dTy = RankedTensorType::get(dShape, xTy.getElementType());
+  auto d = ConvolutionOp::create(b, loc, dTy, g, w, Value(), op.getStrideAttr(), op.getPaddingAttr(),
                                  op.getDilationAttr(), b.getBoolAttr(false),
                                  b.getDenseI64ArrayAttr(SmallVector<int64_t>(spatial, 0)), op.getGroupsAttr());
   if (needed[1]) {
+    Value ct = extra ? Value(ConstantPadNdOp::create(b, loc, dTy, x, b.getDenseI64ArrayAttr(pad),
+                                                     b.getF64FloatAttr(0.0)))
+                     : x;
     SmallVector<Value> o(3);
-    if (failed(convVjp(d, b, {x}, {false, true, false}, o, false, {})))
+    if (failed(convVjp(d, b, {ct}, {false, true, false}, o, false, {})))
       return failure();
     out[1] = o[1];
   }
-  if (needed[0])
-    out[0] = d.getResult();
-  else
+  if (needed[0]) {
+    Value gi = d.getResult();
+    SmallVector<int64_t> shape(dShape);
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t dim = rank - spatial + i;
+      if (shape[dim] == xTy.getDimSize(dim))
+        continue;
+      shape[dim] = xTy.getDimSize(dim);
+      gi = SliceTensorOp::create(b, loc, RankedTensorType::get(shape, xTy.getElementType()), gi, ValueRange{},
+                                 b.getDenseI64ArrayAttr({0, shape[dim]}), b.getI64IntegerAttr(dim),
+                                 b.getI64IntegerAttr(1));
+    }
+    out[0] = gi;
+  } else {
     d->erase();
+  }
   if (op.getBias() && needed[2]) {
     int64_t channel = rank - spatial - 1;
     SmallVector<int64_t> dims;

@@ -195,3 +195,27 @@ func.func @convBackward_vmap(%g: tensor<?x2x4x3x3xf32>, %x: tensor<?x2x4x8x8xf32
       : (tensor<?x2x4x3x3xf32>, tensor<?x2x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<?x2x4x8x8xf32>, tensor<?x4x2x3x3xf32>, tensor<?x4xf32>
   return %0#0, %0#1, %0#2 : tensor<?x2x4x8x8xf32>, tensor<?x4x2x3x3xf32>, tensor<?x4xf32>
 }
+// -----
+
+// A transposed convolution's backward (weight [Ci, Co/G, KH, KW]): the
+// windows are the output gradient's (padded, unfolded with the stride), as
+// many as the input has positions (the output padding's extra window
+// dropped); the input times them gives the weight gradient per group.
+func.func private @convTBackward(%g: tensor<2x6x8x8xf32>, %x: tensor<2x4x4x4xf32>, %w: tensor<4x3x3x3xf32>) -> (tensor<2x4x4x4xf32>, tensor<4x3x3x3xf32>, tensor<6xf32>) {
+  %0:3 = aten.convolution_backward %g, %x, %w {dilation = array<i64: 1, 1>, groups = 2 : i64, output_mask = array<i1: true, true, true>, output_padding = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>, transposed = true} : (tensor<2x6x8x8xf32>, tensor<2x4x4x4xf32>, tensor<4x3x3x3xf32>) -> (tensor<2x4x4x4xf32>, tensor<4x3x3x3xf32>, tensor<6xf32>)
+  return %0#0, %0#1, %0#2 : tensor<2x4x4x4xf32>, tensor<4x3x3x3xf32>, tensor<6xf32>
+}
+// CHECK-LABEL: func.func @convTBackward_vmap(
+// CHECK-SAME: %[[G:.*]]: tensor<?x2x6x8x8xf32>, %[[X:.*]]: tensor<?x2x4x4x4xf32>
+// CHECK: aten.convolution_backward {{.*}} output_mask = array<i1: true, false, false>{{.*}} transposed = true
+// CHECK: aten.constant_pad_nd %[[G]] {pad = array<i64: 1, 1, 1, 1>{{.*}} -> tensor<?x2x6x10x10xf32>
+// CHECK: aten.unfold {{.*}} -> tensor<?x2x6x4x10x3xf32>
+// CHECK: aten.unfold {{.*}} -> tensor<?x2x6x4x4x3x3xf32>
+// CHECK: aten.matmul %{{.*}}, %{{.*}} : (tensor<?x2x2x32xf32>, tensor<?x2x32x27xf32>) -> tensor<?x2x2x27xf32>
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @convTBackward_vmap(%g: tensor<?x2x6x8x8xf32>, %x: tensor<?x2x4x4x4xf32>, %w: tensor<4x3x3x3xf32>) -> (tensor<?x2x4x4x4xf32>, tensor<?x4x3x3x3xf32>, tensor<?x6xf32>) {
+  %0:3 = autograd.vmap @convTBackward(%g, %x, %w) in_dims [0, 0, -1] out_dims [0, 0, 0]
+      : (tensor<?x2x6x8x8xf32>, tensor<?x2x4x4x4xf32>, tensor<4x3x3x3xf32>) -> tensor<?x2x4x4x4xf32>, tensor<?x4x3x3x3xf32>, tensor<?x6xf32>
+  return %0#0, %0#1, %0#2 : tensor<?x2x4x4x4xf32>, tensor<?x4x3x3x3xf32>, tensor<?x6xf32>
+}

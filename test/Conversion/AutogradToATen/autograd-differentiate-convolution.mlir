@@ -25,6 +25,30 @@ func.func @transposed_1d(%x: tensor<2x4x5xf32>, %w: tensor<4x3x3xf32>, %c: tenso
 
 // -----
 
+// A transposed convolution whose output padding (1) reaches its stride (1),
+// as its dilation (2) allows: the convolution giving the input's gradient has
+// one more position per dim than the input; the gradient is its first four,
+// and the weight gradient takes x padded with a zero row and column as that
+// convolution's output cotangent.
+func.func private @ctp(%x: tensor<1x2x4x4xf32>, %w: tensor<2x3x3x3xf32>) -> tensor<1x3x7x7xf32> {
+  %0 = aten.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 2, 2>, transposed = true, output_padding = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x3x3x3xf32>) -> tensor<1x3x7x7xf32>
+  return %0 : tensor<1x3x7x7xf32>
+}
+// CHECK-LABEL: func.func @transposed_output_padding(
+// CHECK-SAME: %[[X:.*]]: tensor<1x2x4x4xf32>, %[[W:.*]]: tensor<2x3x3x3xf32>, %[[C:.*]]: tensor<1x3x7x7xf32>)
+// CHECK: %[[D:.*]] = aten.convolution %[[C]], %[[W]] {{.*}} : (tensor<1x3x7x7xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x5x5xf32>
+// CHECK: %[[XP:.*]] = aten.constant_pad_nd %[[X]] {pad = array<i64: 0, 1, 0, 1>{{.*}} -> tensor<1x2x5x5xf32>
+// CHECK: aten.convolution_backward %[[XP]], %[[C]], %[[W]] {{.*}}output_mask = array<i1: false, true, false>
+// CHECK: %[[S1:.*]] = aten.slice_tensor %[[D]][0, 4] {dim = 2 : i64} : tensor<1x2x5x5xf32> -> tensor<1x2x4x5xf32>
+// CHECK: %[[S2:.*]] = aten.slice_tensor %[[S1]][0, 4] {dim = 3 : i64} : tensor<1x2x4x5xf32> -> tensor<1x2x4x4xf32>
+// CHECK: return %[[S2]]
+func.func @transposed_output_padding(%x: tensor<1x2x4x4xf32>, %w: tensor<2x3x3x3xf32>, %c: tensor<1x3x7x7xf32>) -> (tensor<1x2x4x4xf32>, tensor<2x3x3x3xf32>) {
+  %y, %gx, %gw = autograd.vjp @ctp(%x, %w) cotangents(%c) wrt [0, 1] : (tensor<1x2x4x4xf32>, tensor<2x3x3x3xf32>), (tensor<1x3x7x7xf32>) -> tensor<1x3x7x7xf32>, tensor<1x2x4x4xf32>, tensor<2x3x3x3xf32>
+  return %gx, %gw : tensor<1x2x4x4xf32>, tensor<2x3x3x3xf32>
+}
+
+// -----
+
 // An unbatched conv2d (input [C, H, W]): the batched rule over a batch of one,
 // the unit dim dropped from the input's gradient.
 func.func private @ub(%x: tensor<3x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<4x4x4xf32> {
