@@ -269,9 +269,13 @@ FailureOr<ConvBackwardMatch> LibraryCalls::matchConvBackward(linalg::LinalgOp op
   // The spread's output is P in (N, F, ..) order with dy[n, f, ..] read at
   // its first two loops.
   auto spreadOp = cast<linalg::GenericOp>(m.spread);
+  // (A unit dim's index folds to the constant 0: a batch of one.)
   auto loadIndex = [&](unsigned i, unsigned dim) {
-    auto index = loads[0].getIndices()[i].getDefiningOp<linalg::IndexOp>();
-    return index && index.getDim() == dim;
+    Value at = loads[0].getIndices()[i];
+    if (auto index = at.getDefiningOp<linalg::IndexOp>())
+      return index.getDim() == dim;
+    return isConstantIntValue(at, 0) && cast<MemRefType>(P.getType()).getDimSize(dim) == 1 &&
+           cast<MemRefType>(m.dy.getType()).getDimSize(i) == 1;
   };
   if (!found || !spreadOp.getMatchingIndexingMap(spreadOp.getDpsInitOperand(0)).isIdentity() ||
       !loadIndex(0, 0) || !loadIndex(1, 1) || (!m.wPerm.empty() && m.wPerm != ArrayRef<int64_t>{0, 3, 1, 2}))

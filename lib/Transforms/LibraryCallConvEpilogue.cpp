@@ -103,6 +103,49 @@ static Value peel(Value v, Type t) {
   }
 }
 
+/// Whether `op` calls one of the runtime's library entries (a device call
+/// this pass made, an earlier convolution's say), which keep no operand.
+static bool isLibraryCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  auto callee = call ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr()) : nullptr;
+  return callee && callee.isDeclaration() && callee->hasAttr(kiln::attrs::kDeviceCall);
+}
+
+/// Whether every use of buffer `buf` (an allocation in `at`'s block) after
+/// `at` may read another buffer instead: its users before `at` are ops of
+/// that block that do not let it escape (linalg ops, copies, library calls,
+/// views used only before `at`), so that no alias made before `at` is read
+/// after it.
+static bool renamableAfter(Operation *at, Value buf) {
+  Block *block = at->getBlock();
+  SmallVector<Value> work{buf};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      Operation *anchor = block->findAncestorOpInBlock(*user);
+      if (!anchor)
+        return false;
+      bool before = anchor->isBeforeInBlock(at);
+      if (v != buf && !before)
+        return false;  // a view made before `at`, read after it
+      if (!before)
+        continue;
+      if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(user)) {
+        work.push_back(meta.getBaseBuffer());  // how a library call's operands are viewed
+      } else if (isa<ViewLikeOpInterface, memref::ReinterpretCastOp, memref::CastOp>(user)) {
+        if (user->getNumResults() != 1)
+          return false;
+        work.push_back(user->getResult(0));
+      } else if (isa<memref::DimOp>(user)) {
+        continue;
+      } else if (!isa<linalg::LinalgOp, memref::CopyOp>(user) && !isLibraryCall(user)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvMatch &m) {
   ConvEpilogue ep;
   Value root = rootBuffer(m.output);
@@ -228,11 +271,16 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
       return ep;
     // Not a buffer the call reads: an earlier output whose buffer the
     // activation reuses can be the convolution's own input (padded through
-    // a copy the call now reads past).
+    // a copy the call now reads past). On the GPU the call then writes a
+    // fresh buffer that takes the activation's place from there on.
     // (cuDNN's residual z may be the buffer it writes: the add in place.)
-    for (Value in : {m.input, m.source, m.filter, residual})
-      if (in && rootBuffer(in) == out && !(deviceCall && in == residual && residual == out))
+    for (Value in : {m.input, m.source, m.filter, residual}) {
+      if (!in || rootBuffer(in) != out || (deviceCall && in == residual && residual == out))
+        continue;
+      if (!deviceCall || (in != m.input && in != m.source) || (residual && rootBuffer(residual) == out) ||
+          !renamableAfter(next, out))
         return ep;
+    }
     if (!alloc->isBeforeInBlock(op))
       ep.hoist = alloc;
     ep.output = out;

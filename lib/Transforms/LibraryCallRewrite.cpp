@@ -236,6 +236,16 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
   }
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
+  // The activation's buffer is one the call reads (the convolution's own
+  // input, matchConvEpilogue allows it on the GPU): the call writes a fresh
+  // one, which every later use reads instead.
+  Value renamed;
+  if (ep.activation && ep.output &&
+      llvm::any_of(ValueRange{m.input, m.source}, [&](Value in) { return in && rootBuffer(in) == ep.output; })) {
+    renamed = ep.output;
+    ep.output = memref::AllocOp::create(rewriter, loc, cast<MemRefType>(renamed.getType()),
+                                        rewriter.getI64IntegerAttr(64));
+  }
   int64_t k = static_cast<int64_t>(m.stride.size());
   // (N, G, C/G, ..) -> (N, C, ..) and (G, F/G, C/G, ..) -> (F, C/G, ..).
   auto merged = [&](Value v, int64_t first) {
@@ -274,16 +284,26 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
       args.push_back(arith::ConstantIntOp::create(rewriter, loc, i < 3 ? unit : list[i - 3], 64));
   args.append({asConvArg(rewriter, loc, x, m.channelsLast), asConvArg(rewriter, loc, w, m.channelsLast),
                asConvArg(rewriter, loc, narrow ? merged(narrow, m.groupDim()) : y, m.channelsLast)});
+  Operation *call = nullptr;
   if (ep.bias) {
     int64_t dyn = ShapedType::kDynamic;
     args.push_back(memref::CastOp::create(
         rewriter, loc, MemRefType::get({dyn}, elem, StridedLayoutAttr::get(&getContext(), dyn, {dyn})), ep.bias));
     if (ep.residual)
       args.push_back(asConvArg(rewriter, loc, ep.residual, m.channelsLast));
-    func::CallOp::create(rewriter, loc, ep.residual ? convBiasAddCallee(module, elem) : convBiasCallee(module, elem),
-                         args);
+    call = func::CallOp::create(rewriter, loc,
+                                ep.residual ? convBiasAddCallee(module, elem) : convBiasCallee(module, elem), args);
   } else {
-    func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
+    call = func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
+  }
+  if (renamed) {
+    renamed.replaceUsesWithIf(ep.output, [&](OpOperand &use) {
+      Operation *anchor = call->getBlock()->findAncestorOpInBlock(*use.getOwner());
+      return anchor && call->isBeforeInBlock(anchor);
+    });
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointAfter(call);
+    memref::DeallocOp::create(rewriter, loc, renamed);
   }
   if (retarget) {
     // The 16-bit result is freed after its last reader where the
@@ -461,10 +481,16 @@ LogicalResult LibraryCalls::run(ModuleOp module) {
   }
   for (auto &[op, m] : convOps)
     rewriteConv(rewriter, module, op, m);
+  // A convolution's rewrite may make a fresh buffer stand for one that later
+  // ops read (an activation's buffer its call reads, see rewriteDnnConv), so
+  // each convolution is matched again on the IR as it is now, just before
+  // its own rewrite; one that no longer matches stays a loop nest.
   for (auto &[op, m] : dnnConvs)
-    rewriteDnnConv(rewriter, module, op, m);
+    if (auto again = matchDnnConv(op); succeeded(again))
+      rewriteDnnConv(rewriter, module, op, *again);
   for (auto &[op, m] : convBackwards)
-    rewriteConvBackward(rewriter, module, op, m);
+    if (auto again = matchConvBackward(op); succeeded(again))
+      rewriteConvBackward(rewriter, module, op, *again);
   if (epilogues)
     dropUnreadBuffers(module, rewriter);
   eraseWriteOnlyBuffers(module, rewriter);

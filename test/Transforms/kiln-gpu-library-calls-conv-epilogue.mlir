@@ -116,3 +116,138 @@ func.func @bf16_left_alone(%in: memref<1x30x30x32xbf16>, %w: memref<64x3x3x32xbf
   }
   return
 }
+
+// The ReLU writes the buffer the convolution reads (bufferization reused the
+// input's buffer for it; the call reads past the zero-padded copy, padding
+// 1): the fused call writes a fresh buffer instead, every later use of the
+// ReLU's buffer reads that one, and the input's buffer is freed after the
+// call. No ReLU kernel is left.
+// CHECK-LABEL: func.func @conv_bias_relu_into_its_input(
+// CHECK-SAME: %[[ARG:[a-z0-9]+]]: memref<1x28x28x32xf32>
+// CHECK-SAME: %[[RES:[a-z0-9]+]]: memref<1x28x28x32xf32>)
+// CHECK: %[[A:.*]] = memref.alloc() : memref<1x28x28x32xf32>
+// CHECK: linalg.copy ins(%[[ARG]] {{.*}} outs(%[[A]]
+// CHECK-NOT: linalg.map
+// CHECK: %[[F:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x28x28x32xf32>
+// CHECK: %[[FLAGS:.*]] = arith.constant 7 : i32
+// CHECK-NOT: linalg.
+// CHECK: %[[X:.*]] = memref.reinterpret_cast %[[A]]
+// CHECK-NOT: linalg.
+// CHECK: %[[Y:.*]] = memref.reinterpret_cast %[[F]]
+// CHECK-NOT: linalg.
+// CHECK: call @kiln_gpu_conv_bias_f32(%[[FLAGS]], {{.*}}, %[[X]], %{{.*}}, %[[Y]], %{{.*}})
+// CHECK-NEXT: memref.dealloc %[[A]]
+// CHECK-NOT: arith.maximumf
+// CHECK: linalg.generic {{.*}} ins(%[[F]] : memref<1x28x28x32xf32>) outs(%[[RES]] : memref<1x28x28x32xf32>)
+// CHECK: memref.dealloc %[[F]]
+// CHECK-NOT: memref.dealloc %[[A]]
+// CHECK: return
+// OFF-LABEL: func.func @conv_bias_relu_into_its_input(
+// OFF: call @kiln_gpu_conv_f32(
+// OFF: arith.maximumf
+func.func @conv_bias_relu_into_its_input(%arg: memref<1x28x28x32xf32>, %w: memref<32x3x3x32xf32>,
+                                         %bias: memref<32xf32>, %res: memref<1x28x28x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<1x28x28x32xf32>
+  linalg.copy ins(%arg : memref<1x28x28x32xf32>) outs(%a : memref<1x28x28x32xf32>)
+  %pad = memref.alloc() : memref<1x30x30x32xf32>
+  linalg.map outs(%pad : memref<1x30x30x32xf32>)
+    (%init: f32) {
+      linalg.yield %zero : f32
+    }
+  %inner = memref.subview %pad[0, 1, 1, 0] [1, 28, 28, 32] [1, 1, 1, 1]
+      : memref<1x30x30x32xf32> to memref<1x28x28x32xf32, strided<[28800, 960, 32, 1], offset: 992>>
+  linalg.copy ins(%a : memref<1x28x28x32xf32>) outs(%inner : memref<1x28x28x32xf32, strided<[28800, 960, 32, 1], offset: 992>>)
+  %y = memref.alloc() : memref<1x28x28x32xf32>
+  linalg.generic {indexing_maps = [#chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<32xf32>) outs(%y : memref<1x28x28x32xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.generic {indexing_maps = [#nhwc_in, #nhwc_w, #nhwc_out],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%pad, %w : memref<1x30x30x32xf32>, memref<32x3x3x32xf32>) outs(%y : memref<1x28x28x32xf32>) {
+  ^bb0(%x: f32, %v: f32, %o: f32):
+    %p = arith.mulf %x, %v : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x28x28x32xf32>) outs(%a : memref<1x28x28x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %y : memref<1x28x28x32xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%a : memref<1x28x28x32xf32>) outs(%res : memref<1x28x28x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %d = arith.addf %v, %v : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %a : memref<1x28x28x32xf32>
+  return
+}
+
+// The same, with a later convolution reading the ReLU's buffer: it reads the
+// fresh buffer the first call wrote (each convolution is matched again just
+// before its rewrite, after the earlier ones renamed what they wrote).
+// CHECK-LABEL: func.func @renamed_buffer_read_by_next_conv(
+// CHECK: %[[F:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x28x28x32xf32>
+// CHECK: %[[Y:.*]] = memref.reinterpret_cast %[[F]]
+// CHECK: call @kiln_gpu_conv_bias_f32({{.*}}, %[[Y]], %{{[^,]*}})
+// CHECK-NEXT: memref.dealloc
+// CHECK: call @kiln_gpu_conv_bias_f32({{.*}}, %[[Y]], %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}})
+// CHECK: memref.dealloc %[[F]]
+func.func @renamed_buffer_read_by_next_conv(%arg: memref<1x28x28x32xf32>, %w: memref<32x3x3x32xf32>,
+                                            %w1: memref<32x1x1x32xf32>, %bias: memref<32xf32>,
+                                            %res: memref<1x28x28x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<1x28x28x32xf32>
+  linalg.copy ins(%arg : memref<1x28x28x32xf32>) outs(%a : memref<1x28x28x32xf32>)
+  %pad = memref.alloc() : memref<1x30x30x32xf32>
+  linalg.map outs(%pad : memref<1x30x30x32xf32>)
+    (%init: f32) {
+      linalg.yield %zero : f32
+    }
+  %inner = memref.subview %pad[0, 1, 1, 0] [1, 28, 28, 32] [1, 1, 1, 1]
+      : memref<1x30x30x32xf32> to memref<1x28x28x32xf32, strided<[28800, 960, 32, 1], offset: 992>>
+  linalg.copy ins(%a : memref<1x28x28x32xf32>) outs(%inner : memref<1x28x28x32xf32, strided<[28800, 960, 32, 1], offset: 992>>)
+  %y = memref.alloc() : memref<1x28x28x32xf32>
+  linalg.generic {indexing_maps = [#chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<32xf32>) outs(%y : memref<1x28x28x32xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.generic {indexing_maps = [#nhwc_in, #nhwc_w, #nhwc_out],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%pad, %w : memref<1x30x30x32xf32>, memref<32x3x3x32xf32>) outs(%y : memref<1x28x28x32xf32>) {
+  ^bb0(%x: f32, %v: f32, %o: f32):
+    %p = arith.mulf %x, %v : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y : memref<1x28x28x32xf32>) outs(%a : memref<1x28x28x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<32xf32>) outs(%y : memref<1x28x28x32xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.generic {indexing_maps = [#nhwc_in, #nhwc_w, #nhwc_out],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%a, %w1 : memref<1x28x28x32xf32>, memref<32x1x1x32xf32>) outs(%y : memref<1x28x28x32xf32>) {
+  ^bb0(%x: f32, %v: f32, %o: f32):
+    %p = arith.mulf %x, %v : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %a : memref<1x28x28x32xf32>
+  linalg.copy ins(%y : memref<1x28x28x32xf32>) outs(%res : memref<1x28x28x32xf32>)
+  memref.dealloc %y : memref<1x28x28x32xf32>
+  return
+}

@@ -3,7 +3,9 @@
 // The ops reverse-mode differentiation produces. Gradients that scatter in
 // the forward's terms (a strided convolution's input, pooling windows) are
 // computed in gather form: each input element sums what reaches it, so every
-// result is one linalg.generic with parallel outer dims.
+// result is one linalg.generic with parallel outer dims. With
+// conv-backward-calls a float32 2-d transposed convolution takes the input
+// gradient's form too (its backward-data call).
 //
 //===----------------------------------------------------------------------===//
 #include "Utils.h"
@@ -44,6 +46,81 @@ std::pair<Value, Value> windowFor(OpBuilder &b, Location loc, Value i, Value k, 
 
 Value dimValue(OpBuilder &b, Location loc, Value t, int64_t d) {
   return getValueOrCreateConstantIndexOp(b, loc, tensor::getMixedSize(b, loc, t, d));
+}
+
+/// The input gradient of a 2-d convolution (weight `w` [F, C/G, KH, KW],
+/// output gradient `g` [N, F, OH, OW], input of spatial size inH x inW),
+/// [N, C, inH, inW], which is also the transposed convolution of `g` by `w`:
+///   grad_input[n, grp*Cg+cl, h, w] = sum_{fl,kh,kw} P[n, grp*Fg+fl, h+kh*d, w+kw*d] *
+///                                    weight[grp*Fg+fl, cl, KH-1-kh, KW-1-kw]
+/// where P is g spread out by the stride and padded by (K-1)*d - pad (a
+/// gather: P[j] = g[(j - L) / s] where that divides evenly and is in range).
+/// With `mark`, the spread and the gradient's op carry kiln.conv_backward
+/// (parts "spread" and "input") for the library-call passes.
+Value convInputGradient(OpBuilder &b, Location loc, Value g, Value w, OpFoldResult inH, OpFoldResult inW,
+                        ArrayRef<int64_t> s, ArrayRef<int64_t> p, ArrayRef<int64_t> dl, int64_t G, bool mark) {
+  auto wTy = cast<RankedTensorType>(w.getType());
+  Type elem = wTy.getElementType();
+  int64_t F = wTy.getDimSize(0), Cg = wTy.getDimSize(1), KH = wTy.getDimSize(2), KW = wTy.getDimSize(3);
+  int64_t Fg = F / G;
+  MLIRContext *ctx = b.getContext();
+  auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  // Marks `v`'s defining op as part `part` of the gradient, for the library calls.
+  auto markAs = [&](Value v, StringRef part) {
+    if (!mark)
+      return;
+    SmallVector<NamedAttribute> fields{
+        b.getNamedAttr("part", b.getStringAttr(part)), b.getNamedAttr("stride", b.getDenseI64ArrayAttr(s)),
+        b.getNamedAttr("padding", b.getDenseI64ArrayAttr(p)), b.getNamedAttr("dilation", b.getDenseI64ArrayAttr(dl)),
+        b.getNamedAttr("groups", b.getI64IntegerAttr(G))};
+    v.getDefiningOp()->setAttr(kiln::attrs::kConvBackward, b.getDictionaryAttr(fields));
+  };
+  OpFoldResult n = tensor::getMixedSize(b, loc, g, 0);
+  Value outH = dimValue(b, loc, g, 2), outW = dimValue(b, loc, g, 3);
+  int64_t LH = (KH - 1) * dl[0] - p[0], LW = (KW - 1) * dl[1] - p[1];
+  auto plus = [&](OpFoldResult v, int64_t c) -> OpFoldResult {
+    if (auto k = getConstantIntValue(v))
+      return b.getIndexAttr(*k + c);
+    return arith::AddIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, v), idx(b, loc, c)).getResult();
+  };
+  OpFoldResult ph = plus(inH, (KH - 1) * dl[0]), pw = plus(inW, (KW - 1) * dl[1]);
+  // P[n, f, j, i] = g[n, f, (j - LH) / s0, (i - LW) / s1] where exact, else 0:
+  // windowFor with kernel tap 0 and "pad" -L computes exactly that.
+  Value pInit = emptyTensor(b, loc, {n, b.getIndexAttr(F), ph, pw}, elem);
+  Value P = linalg::GenericOp::create(
+                b, loc, pInit.getType(), ValueRange{}, ValueRange{pInit},
+                SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(4, ctx)},
+                SmallVector<IteratorType>(4, IteratorType::parallel),
+                [&](OpBuilder &nb, Location l, ValueRange) {
+                  Value zero = idx(nb, l, 0);
+                  auto [oh, vh] = windowFor(nb, l, linalg::IndexOp::create(nb, l, 2), zero, -LH, 1, s[0], outH);
+                  auto [ow, vw] = windowFor(nb, l, linalg::IndexOp::create(nb, l, 3), zero, -LW, 1, s[1], outW);
+                  Value v = tensor::ExtractOp::create(
+                      nb, l, g, ValueRange{linalg::IndexOp::create(nb, l, 0), linalg::IndexOp::create(nb, l, 1), oh, ow});
+                  Value ok = arith::AndIOp::create(nb, l, vh, vw);
+                  linalg::YieldOp::create(
+                      nb, l, ValueRange{arith::SelectOp::create(nb, l, ok, v, scalarConstant(nb, l, elem, 0.0))});
+                })
+                .getResult(0);
+  markAs(P, "spread");
+  // Iteration (n, grp, cl, h, w, fl, kh, kw) into [N, G, Cg, H, W].
+  Value init = filledTensor(b, loc, {n, b.getIndexAttr(G), b.getIndexAttr(Cg), inH, inW}, elem, 0.0);
+  Value taps = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{Fg, KH, KW}, elem);
+  SmallVector<AffineMap> maps{
+      AffineMap::get(8, 0, {d(0), d(1) * Fg + d(5), d(3) + d(6) * dl[0], d(4) + d(7) * dl[1]}, ctx),
+      AffineMap::get(8, 0, {d(1) * Fg + d(5), d(2), (KH - 1) - d(6), (KW - 1) - d(7)}, ctx),
+      AffineMap::get(8, 0, {d(5), d(6), d(7)}, ctx), AffineMap::get(8, 0, {d(0), d(1), d(2), d(3), d(4)}, ctx)};
+  SmallVector<IteratorType> iters(5, IteratorType::parallel);
+  iters.append(3, IteratorType::reduction);
+  Value gi = linalg::GenericOp::create(b, loc, init.getType(), ValueRange{P, w, taps}, ValueRange{init}, maps, iters,
+                                       [&](OpBuilder &nb, Location l, ValueRange a) {
+                                         Value m = arith::MulFOp::create(nb, l, a[0], a[1]);
+                                         linalg::YieldOp::create(
+                                             nb, l, ValueRange{arith::AddFOp::create(nb, l, a[3], m)});
+                                       })
+                 .getResult(0);
+  markAs(gi, "input");
+  return tensor::CollapseShapeOp::create(b, loc, gi, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
 }
 
 struct ThresholdBackwardLowering : OpConversionPattern<ThresholdBackwardOp> {
@@ -299,69 +376,9 @@ struct ConvolutionBackwardLowering : OpConversionPattern<ConvolutionBackwardOp> 
       results[1] = tensor::CollapseShapeOp::create(
           rewriter, loc, gw, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
     }
-    if (mask[0]) {
-      OpFoldResult n = tensor::getMixedSize(rewriter, loc, g, 0);
-      Value outH = dimValue(rewriter, loc, g, 2), outW = dimValue(rewriter, loc, g, 3);
-      OpFoldResult inH = tensor::getMixedSize(rewriter, loc, x, 2);
-      OpFoldResult inW = tensor::getMixedSize(rewriter, loc, x, 3);
-      int64_t LH = (KH - 1) * dl[0] - p[0], LW = (KW - 1) * dl[1] - p[1];
-      auto plus = [&](OpFoldResult v, int64_t c) -> OpFoldResult {
-        if (auto k = getConstantIntValue(v))
-          return rewriter.getIndexAttr(*k + c);
-        return arith::AddIOp::create(rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, v),
-                                     idx(rewriter, loc, c))
-            .getResult();
-      };
-      OpFoldResult ph = plus(inH, (KH - 1) * dl[0]), pw = plus(inW, (KW - 1) * dl[1]);
-      // P[n, f, j, i] = g[n, f, (j - LH) / s0, (i - LW) / s1] where exact, else 0:
-      // windowFor with kernel tap 0 and "pad" -L computes exactly that.
-      Value pInit = emptyTensor(rewriter, loc, {n, rewriter.getIndexAttr(F), ph, pw}, elem);
-      Value P = linalg::GenericOp::create(
-                    rewriter, loc, pInit.getType(), ValueRange{}, ValueRange{pInit},
-                    SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(4, ctx)},
-                    SmallVector<IteratorType>(4, IteratorType::parallel),
-                    [&](OpBuilder &b, Location l, ValueRange) {
-                      Value zero = idx(b, l, 0);
-                      auto [oh, vh] = windowFor(b, l, linalg::IndexOp::create(b, l, 2), zero,
-                                                -LH, 1, s[0], outH);
-                      auto [ow, vw] = windowFor(b, l, linalg::IndexOp::create(b, l, 3), zero,
-                                                -LW, 1, s[1], outW);
-                      Value v = tensor::ExtractOp::create(
-                          b, l, g,
-                          ValueRange{linalg::IndexOp::create(b, l, 0),
-                                     linalg::IndexOp::create(b, l, 1), oh, ow});
-                      Value ok = arith::AndIOp::create(b, l, vh, vw);
-                      linalg::YieldOp::create(
-                          b, l, ValueRange{arith::SelectOp::create(b, l, ok, v,
-                                                                   scalarConstant(b, l, elem, 0.0))});
-                    })
-                    .getResult(0);
-      mark(P, "spread", op, rewriter);
-      // Iteration (n, grp, cl, h, w, fl, kh, kw) into [N, G, Cg, H, W].
-      Value init = filledTensor(rewriter, loc,
-                                {n, rewriter.getIndexAttr(G), rewriter.getIndexAttr(Cg), inH, inW},
-                                elem, 0.0);
-      Value taps = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{Fg, KH, KW}, elem);
-      SmallVector<AffineMap> maps{
-          AffineMap::get(8, 0, {d(0), d(1) * Fg + d(5), d(3) + d(6) * dl[0], d(4) + d(7) * dl[1]},
-                         ctx),
-          AffineMap::get(8, 0, {d(1) * Fg + d(5), d(2), (KH - 1) - d(6), (KW - 1) - d(7)}, ctx),
-          AffineMap::get(8, 0, {d(5), d(6), d(7)}, ctx),
-          AffineMap::get(8, 0, {d(0), d(1), d(2), d(3), d(4)}, ctx)};
-      SmallVector<IteratorType> iters(5, IteratorType::parallel);
-      iters.append(3, IteratorType::reduction);
-      Value gi = linalg::GenericOp::create(
-                     rewriter, loc, init.getType(), ValueRange{P, w, taps}, ValueRange{init}, maps,
-                     iters,
-                     [&](OpBuilder &b, Location l, ValueRange a) {
-                       Value m = arith::MulFOp::create(b, l, a[0], a[1]);
-                       linalg::YieldOp::create(b, l, ValueRange{arith::AddFOp::create(b, l, a[3], m)});
-                     })
-                     .getResult(0);
-      mark(gi, "input", op, rewriter);
-      results[0] = tensor::CollapseShapeOp::create(
-          rewriter, loc, gi, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
-    }
+    if (mask[0])
+      results[0] = convInputGradient(rewriter, loc, g, w, tensor::getMixedSize(rewriter, loc, x, 2),
+                                     tensor::getMixedSize(rewriter, loc, x, 3), s, p, dl, G, libraryForm);
     // Results not asked for are unspecified values of the right type.
     if (!results[0])
       results[0] = emptyTensor(rewriter, loc, getSizes(rewriter, loc, x), elem);
@@ -615,10 +632,68 @@ struct NativeBatchNormBackwardLowering : OpConversionPattern<NativeBatchNormBack
     return success();
   }
 };
+
+/// With conv-backward-calls, a float32 2-d transposed convolution is the
+/// input gradient of the direct convolution whose weight it shares, in the
+/// form the library-call passes turn into cuDNN's or oneDNN's backward-data
+/// call on the input itself: Convolution.cpp's direct form convolves the
+/// input spread out by the stride (written into a buffer the output's size,
+/// zeros between the inputs) with the flipped weight, s^2 times the
+/// multiply-adds (stride s). The bias is added in a loop of its own after.
+/// Preferred (benefit 2) over ConvolutionLowering, which takes the rest.
+struct TransposedConvolutionLowering : OpConversionPattern<ConvolutionOp> {
+  TransposedConvolutionLowering(MLIRContext *ctx) : OpConversionPattern(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(ConvolutionOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getInput(), w = adaptor.getWeight(), bias = adaptor.getBias();
+    auto wTy = cast<RankedTensorType>(w.getType());
+    auto xTy = cast<RankedTensorType>(x.getType());
+    Type elem = wTy.getElementType();
+    if (!op.getTransposed() || wTy.getRank() != 4 || !wTy.hasStaticShape() || !elem.isF32() ||
+        xTy.getElementType() != elem || (bias && cast<RankedTensorType>(bias.getType()).getElementType() != elem))
+      return rewriter.notifyMatchFailure(op, "not a float32 2-d transposed convolution of a static weight");
+    SmallVector<int64_t> s(op.getStride()), p(op.getPadding()), dl(op.getDilation()), op2(op.getOutputPadding());
+    op2.resize(2, 0);
+    // Output padding below the stride: the direct convolution of the output
+    // gives the input's size back, as the backward-data calls require.
+    if (s.size() != 2 || p.size() != 2 || dl.size() != 2 || op2[0] >= s[0] || op2[1] >= s[1])
+      return rewriter.notifyMatchFailure(op, "output padding not below the stride");
+    bool unbatched = xTy.getRank() == 3;
+    if (unbatched)
+      x = expandBatch(rewriter, loc, x);
+    SmallVector<OpFoldResult> inSizes = getSizes(rewriter, loc, x), outSizes;
+    AffineExpr s0 = rewriter.getAffineSymbolExpr(0);
+    for (int64_t i = 0; i < 2; ++i)
+      outSizes.push_back(affine::makeComposedFoldedAffineApply(
+          rewriter, loc, s0 * s[i] + (dl[i] * (wTy.getDimSize(2 + i) - 1) - 2 * p[i] + op2[i] + 1 - s[i]),
+          {inSizes[2 + i]}));
+    Value out = convInputGradient(rewriter, loc, x, w, outSizes[0], outSizes[1], s, p, dl, op.getGroups(),
+                                  /*mark=*/true);
+    if (bias) {
+      // out[n, f, h, w] + bias[f].
+      MLIRContext *ctx = rewriter.getContext();
+      Value init = emptyTensor(rewriter, loc, getSizes(rewriter, loc, out), elem);
+      AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+      out = linalg::GenericOp::create(
+                rewriter, loc, init.getType(), ValueRange{out, bias}, ValueRange{init},
+                SmallVector<AffineMap>{id, AffineMap::get(4, 0, {rewriter.getAffineDimExpr(1)}, ctx), id},
+                SmallVector<IteratorType>(4, IteratorType::parallel),
+                [](OpBuilder &b, Location l, ValueRange a) {
+                  linalg::YieldOp::create(b, l, arith::AddFOp::create(b, l, a[0], a[1]).getResult());
+                })
+                .getResult(0);
+    }
+    rewriter.replaceOp(op, finishSpatial(rewriter, loc, out, op.getType(), unbatched));
+    return success();
+  }
+};
 } // namespace
 
 void kiln::populateBackwardPatterns(RewritePatternSet &patterns, bool convBackwardCalls) {
   patterns.add<ConvolutionBackwardLowering>(patterns.getContext(), convBackwardCalls);
+  if (convBackwardCalls)
+    patterns.add<TransposedConvolutionLowering>(patterns.getContext());
   patterns.add<ThresholdBackwardLowering, GeluBackwardLowering, SumToSizeLowering,
                MaxPool2dWithIndicesBackwardLowering,
                AdaptiveAvgPool2dBackwardLowering, AvgPool2dBackwardLowering,

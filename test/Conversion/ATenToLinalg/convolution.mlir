@@ -1,9 +1,11 @@
 // RUN: kiln-opt %s -pass-pipeline='builtin.module(func.func(convert-aten-to-linalg))' | FileCheck %s
+// RUN: kiln-opt %s -pass-pipeline='builtin.module(func.func(convert-aten-to-linalg{conv-backward-calls=true}))' | FileCheck %s --check-prefix=LIB
 
 // Convolutions become linalg's NCHW named ops on a padded input, initialised
 // with the bias broadcast along the channel dim.
 
 // CHECK-DAG: #[[CHAN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// LIB-DAG: #[[CHAN:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-DAG: #[[ID4:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[GIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1, d6, d3 * 2 + d7, d4 * 2 + d8, d5 * 2 + d9)>
 // CHECK-DAG: #[[GWT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1, d2, d6, d7, d8, d9)>
@@ -129,7 +131,34 @@ func.func @conv_f16(%x: tensor<1x3x8x8xf16>, %w: tensor<6x3x3x3xf16>, %b: tensor
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2], [3]] : tensor<2x3x2x3xf32> into tensor<6x2x3xf32>
 // CHECK: linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} {{.*}} -> tensor<1x2x3x1x10xf32>
 // CHECK: tensor.collapse_shape %{{.*}} : tensor<1x6x1x10xf32> into tensor<1x6x10xf32>
+// With conv-backward-calls a 1-d transposed convolution keeps this form
+// (only 2-d ones take the input gradient's, below).
+// LIB-LABEL: func.func @conv_transposed
+// LIB: linalg.conv_2d_ngchw_gfchw
 func.func @conv_transposed(%x: tensor<1x4x5xf32>, %w: tensor<4x3x3xf32>) -> tensor<1x6x10xf32> {
   %0 = aten.convolution %x, %w {stride = array<i64: 2>, padding = array<i64: 1>, dilation = array<i64: 1>, transposed = true, groups = 2 : i64, output_padding = array<i64: 1>} : (tensor<1x4x5xf32>, tensor<4x3x3xf32>) -> tensor<1x6x10xf32>
   return %0 : tensor<1x6x10xf32>
+}
+
+// With conv-backward-calls a float32 2-d transposed convolution (here 2x2,
+// stride 2 with a bias: 4x4 -> 8x8) is the input gradient of the direct
+// convolution sharing its weight, in the form the library calls take
+// (Backward.cpp): the spread of x ([N, C_in, 8 + 1, 8 + 1], marked
+// "spread") and the gather over it into [N, G, F/G, 8, 8] (marked "input"),
+// then the bias added along the channels in a loop of its own. Without the
+// option, the spread and a direct convolution.
+// CHECK-LABEL: func.func @conv_transposed_bias
+// CHECK: linalg.conv_2d_nchw_fchw
+// LIB-LABEL: func.func @conv_transposed_bias
+// LIB-NOT: linalg.conv
+// LIB: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x8x9x9xf32>) attrs = {kiln.conv_backward = {{.*}}part = "spread"
+// LIB: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x1x4x8x8xf32>) attrs = {kiln.conv_backward = {dilation = array<i64: 1, 1>, groups = 1 : i64, padding = array<i64: 0, 0>, part = "input", stride = array<i64: 2, 2>}}
+// LIB: %[[OUT:.*]] = tensor.collapse_shape %{{.*}} : tensor<2x1x4x8x8xf32> into tensor<2x4x8x8xf32>
+// LIB: linalg.generic {indexing_maps = [#{{.*}}, #[[CHAN]], #{{.*}}], {{.*}} ins(%[[OUT]], %{{.*}} : tensor<2x4x8x8xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<2x4x8x8xf32>)
+// LIB: arith.addf
+// LIB-NOT: linalg.conv
+// LIB: return
+func.func @conv_transposed_bias(%x: tensor<2x8x4x4xf32>, %w: tensor<8x4x2x2xf32>, %b: tensor<4xf32>) -> tensor<2x4x8x8xf32> {
+  %0 = aten.convolution %x, %w, %b {stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = true, output_padding = array<i64: 0, 0>} : (tensor<2x8x4x4xf32>, tensor<8x4x2x2xf32>, tensor<4xf32>) -> tensor<2x4x8x8xf32>
+  return %0 : tensor<2x4x8x8xf32>
 }
