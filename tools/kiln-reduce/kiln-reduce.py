@@ -123,7 +123,14 @@ def _lists(value, key):
 
 
 def syms_of(value):
-    return [n for k in SYM_KEYS for n in _walk(value, k)]
+    """Symbol names of a JSON argument: `as_sym_int` (float, bool) entries, and the
+    {"as_name": ...} entries of `as_sym_ints` (floats, bools) lists: the symbolic
+    sizes of a view or an expand (`[{"as_name": "mul_3"}, {"as_int": 64}]`)."""
+    names = [n for k in SYM_KEYS for n in _walk(value, k)]
+    for k in SYM_KEYS:
+        for lst in _lists(value, k + "s"):
+            names += [e["as_name"] for e in lst if isinstance(e, dict) and isinstance(e.get("as_name"), str)]
+    return names
 
 
 def input_name(spec):
