@@ -1,6 +1,6 @@
 // kiln runtime — eager CPU (and Meta) indexing kernels on every dtype:
 // embedding, index.Tensor (advanced indexing with None and bool masks),
-// index_put(_), index_select, gather, scatter.src, cat.
+// index_put(_), index_select, gather, scatter.src, scatter(_).value, cat.
 #include "TensorIter.h"
 #include "kiln/library.h"
 
@@ -243,6 +243,20 @@ Tensor scatterSrc(const Tensor &self, int64_t dim, const Tensor &index, const Te
   return out;
 }
 
+/// scatter.value: self with `value` written at the positions `index` names along dim.
+Tensor scatterValue(const Tensor &self, int64_t dim, const Tensor &index, IValue value) {
+  const char *op = "aten::scatter.value";
+  Tensor src = Tensor::empty({}, self.dtype(), self.device());
+  if (!isMeta(src)) storeDouble(elemPtr(src, 0), self.dtype(), scalarValue(value, op));
+  // The scalar broadcast to the index's shape (stride 0 everywhere).
+  std::vector<int64_t> zeros(index.dim(), 0);
+  return scatterSrc(self, dim, index, Tensor::view(src.storage(), src.offset(), index.sizes(), zeros, src.dtype()));
+}
+Tensor scatterValueInplace(Tensor self, int64_t dim, const Tensor &index, IValue value) {
+  copyInto(self, scatterValue(self, dim, index, value), "aten::scatter_.value");
+  return self;
+}
+
 Tensor cat(std::vector<Tensor> tensors, int64_t dim) {
   const char *op = "aten::cat";
   check(!tensors.empty(), op, "expected a non-empty list of tensors");
@@ -306,6 +320,8 @@ void registerKernels(kiln::Library &m) {
   m.impl("index_select", indexSelect);
   m.impl("gather", gather);
   m.impl("scatter.src", scatterSrc);
+  m.impl("scatter.value", scatterValue);
+  m.impl("scatter_.value", scatterValueInplace);
   m.impl("cat", cat);
 }
 
@@ -321,6 +337,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("index_select(Tensor self, int dim, Tensor index) -> Tensor");
   m.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor");
   m.def("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor");
+  m.def("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor");
+  m.def("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");
 }

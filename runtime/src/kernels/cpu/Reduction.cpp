@@ -7,12 +7,36 @@
 namespace kiln::cpu {
 namespace {
 
-/// Sum or mean over `dims0` (None or empty: every dim).
+/// The int64 sums of `self`'s rows of `inner` elements, once its dims are in
+/// `order` (kept dims first, reduced dims innermost).
+Tensor integerSum(const Tensor &self, const std::vector<int64_t> &order, int64_t outer, int64_t inner,
+                  const std::vector<int64_t> &outShape) {
+  std::vector<int64_t> ps, pst;
+  for (int64_t d : order) {
+    ps.push_back(self.size(d));
+    pst.push_back(self.stride(d));
+  }
+  Tensor x = castTo(Tensor::view(self.storage(), self.offset(), ps, pst, self.dtype()).contiguous(), DType::Int64);
+  Tensor out = Tensor::empty(outShape, DType::Int64, self.device());
+  const int64_t *px = x.data<int64_t>();
+  int64_t *po = out.data<int64_t>();
+  for (int64_t o = 0; o < outer; ++o) {
+    uint64_t s = 0; // wraps around as ATen's int64 sum does
+    for (int64_t i = 0; i < inner; ++i) s += (uint64_t)px[o * inner + i];
+    po[o] = (int64_t)s;
+  }
+  return out;
+}
+
+/// Sum or mean over `dims0` (None or empty: every dim). A sum of integers or
+/// bools without a dtype is int64, as ATen's; an integer sum accumulates in int64.
 Tensor reduceDims(const Tensor &self, const std::optional<std::vector<int64_t>> &dims0, bool keepdim,
                   const std::optional<DType> &dtype, bool mean, const char *op) {
-  DType outType = dtype ? *dtype : self.dtype();
-  check(isFloatingPoint(outType), op,
-        std::string("the eager kernel needs a floating-point dtype, got ") + dtypeName(outType));
+  DType outType = dtype ? *dtype : isFloatingPoint(self.dtype()) || mean ? self.dtype() : DType::Int64;
+  check(!mean || isFloatingPoint(outType), op,
+        std::string("mean needs a floating-point dtype, got ") + dtypeTorchName(outType));
+  check(outType != DType::Bool, op, "a sum cannot be bool: give an integer or floating-point dtype");
+  bool integral = !isFloatingPoint(outType);
   int64_t rank = self.dim();
   std::vector<bool> reduce(rank, false);
   if (!dims0 || dims0->empty()) {
@@ -41,6 +65,10 @@ Tensor reduceDims(const Tensor &self, const std::optional<std::vector<int64_t>> 
     if (reduce[d]) order.push_back(d);
   Tensor out = Tensor::empty(outShape, outType, self.device());
   if (isMeta(self)) return out;
+  if (integral) {
+    Tensor acc = integerSum(self, order, outer, inner, outShape);
+    return outType == DType::Int64 ? acc : castTo(acc, outType);
+  }
   // Move the reduced dims innermost, then reduce contiguous rows.
   std::vector<int64_t> ps, pst;
   for (int64_t d : order) {
