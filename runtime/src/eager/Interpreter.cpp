@@ -486,8 +486,21 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
           }
         }
         // A number no .Scalar overload takes (15 - x as sub.Tensor(15, x)):
-        // a 0-dim tensor, which ATen's promotion, like a wrapped number, lets
-        // raise only the dtype's category.
+        // a 0-dim tensor, which ATen's promotion lets raise only the dtype's
+        // category. A wrapped float raises an integer tensor to the default
+        // dtype (1.0 - mask is float32), not to float64: the 0-dim tensor is
+        // float32 unless torch recorded the node's result as float64.
+        DType wrappedFloat = DType::Float32;
+        if (!n.outputs.empty()) {
+          std::string meta = metaOf(n.outputs[0]);
+          DType dt;
+          if (!meta.empty()) {
+            json m = json::parse(meta);
+            if (m.contains("dtype") && m["dtype"].is_number_integer() &&
+                Pt2Weights::dtypeFromSerde(m["dtype"].get<int>(), dt) && dt == DType::Float64)
+              wrappedFloat = DType::Float64;
+          }
+        }
         for (auto &a : named) {
           const FunctionSchema &s0 = n.op.schema();
           int idx = a.first.empty() ? -1 : s0.argumentIndex(a.first);
@@ -495,8 +508,9 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
               s0.arguments[idx].type->kind != SchemaType::Kind::Tensor)
             continue;
           const IValue &v = a.second.constant;
-          Tensor t = Tensor::empty({}, v.isDouble() ? DType::Float64 : v.isBool() ? DType::Bool : DType::Int64);
-          if (v.isDouble()) *t.data<double>() = v.toDouble();
+          Tensor t = Tensor::empty({}, v.isDouble() ? wrappedFloat : v.isBool() ? DType::Bool : DType::Int64);
+          if (v.isDouble() && wrappedFloat == DType::Float64) *t.data<double>() = v.toDouble();
+          else if (v.isDouble()) *t.data<float>() = (float)v.toDouble();
           else if (v.isBool()) *t.data<uint8_t>() = v.toBool() ? 1 : 0;
           else *t.data<int64_t>() = v.toInt();
           a.second.constant = IValue(t);

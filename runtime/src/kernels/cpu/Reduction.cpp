@@ -1,4 +1,4 @@
-// kiln runtime — eager CPU (and Meta) kernels: mean.dim, sum.dim_IntList, amax, amin, max.dim, min.dim.
+// kiln runtime — eager CPU (and Meta) kernels: mean.dim, sum.dim_IntList, sum, amax, amin, max.dim, min.dim.
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -100,6 +100,11 @@ Tensor meanDim(const Tensor &self, const std::optional<std::vector<int64_t>> &di
 Tensor sumDim(const Tensor &self, const std::optional<std::vector<int64_t>> &dims, bool keepdim,
               const std::optional<DType> &dtype) {
   return reduceDims(self, dims, keepdim, dtype, false, "aten::sum.dim_IntList");
+}
+
+/// sum.default: every element (sum(x), x.sum(dtype=...)).
+Tensor sumAll(const Tensor &self, const std::optional<DType> &dtype) {
+  return reduceDims(self, std::nullopt, false, dtype, false, "aten::sum");
 }
 
 /// amax / amin over `dims0` (empty: every dim): the dtype kept, NaN
@@ -210,6 +215,7 @@ namespace {
 void registerKernels(kiln::Library &m) {
   m.impl("mean.dim", kiln::cpu::meanDim);
   m.impl("sum.dim_IntList", kiln::cpu::sumDim);
+  m.impl("sum", kiln::cpu::sumAll);
   m.impl("amax", kiln::cpu::amax);
   m.impl("amin", kiln::cpu::amin);
   m.impl("max.dim", kiln::cpu::maxDim);
@@ -218,6 +224,7 @@ void registerKernels(kiln::Library &m) {
 } // namespace
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor");
   m.def("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");

@@ -174,3 +174,12 @@ TEST(ZooKernels, ConvPaddingModes) {
                     std::vector<int64_t>{1, 1}, (int64_t)1),
                Error);
 }
+
+TEST(ZooKernels, SumOfEverything) {
+  // sum.default: every element; integers give int64 unless a dtype is given.
+  EXPECT_EQ(vals(call("aten::sum", iota({2, 3}), IValue())), std::vector<double>{15});
+  Tensor i = call("aten::sum", iota({2, 3}, DType::Int32), IValue());
+  EXPECT_EQ(i.dtype(), DType::Int64);
+  EXPECT_EQ(i.dim(), 0);
+  EXPECT_EQ(call("aten::sum", iota({4}, DType::Bool), (int64_t)DType::Int32).dtype(), DType::Int32);
+}
