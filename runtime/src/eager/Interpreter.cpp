@@ -8,6 +8,7 @@
 #include "../kernels/cpu/Philox.h"
 #include "../loader/Pt2Weights.h"
 #include "Aliases.h"
+#include "ScalarNodes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,7 +43,7 @@ struct ArgSource {
 
 struct Node {
   std::string name, target, where;
-  enum Kind { Op, GetItem, SymSize, IntArith } kind = Op;
+  enum Kind { Op, GetItem, SymSize, Scalar } kind = Op;
   OperatorHandle op;
   std::vector<ArgSource> args;     ///< schema order (Op) or positional
   std::vector<std::string> outputs;///< one per result; "" if unused
@@ -144,6 +145,9 @@ ArgSource parseArg(const json &arg, const std::string &ctx) {
     s.constant = IValue(fs);
   } else if (kind == "as_bools") {
     s.constant = IValue(v.get<std::vector<bool>>());
+  } else if (kind == "as_sym_bool") { // a SymBool: a name a comparison node binds, or a constant
+    if (v.contains("as_bool")) s.constant = IValue(v.at("as_bool").get<bool>());
+    else { s.kind = ArgSource::Ref; s.ref = v.at("as_name").get<std::string>(); }
   } else if (kind == "as_sym_int") {
     auto [n, c] = symName(v);
     if (n.empty()) s.constant = IValue(c);
@@ -436,6 +440,8 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
         if (out.contains("as_tensor")) n.outputs.push_back(out.at("as_tensor").at("name"));
         else if (out.contains("as_sym_int") && out.at("as_sym_int").contains("as_name"))
           n.outputs.push_back(out.at("as_sym_int").at("as_name"));
+        else if (out.contains("as_sym_bool") && out.at("as_sym_bool").contains("as_name"))
+          n.outputs.push_back(out.at("as_sym_bool").at("as_name"));
         else if (out.contains("as_tensors")) {
           n.outputIsList = jn.at("outputs").size() == 1;
           for (auto &t : out.at("as_tensors")) n.outputs.push_back(t.at("name"));
@@ -448,8 +454,8 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
       } else if (n.target == "torch.ops.aten.sym_size.int") {
         n.kind = Node::SymSize;
         for (auto &a : named) n.args.push_back(a.second);
-      } else if (n.target.rfind("_operator.", 0) == 0) {
-        n.kind = Node::IntArith;
+      } else if (isScalarNode(n.target)) {
+        n.kind = Node::Scalar;
         for (auto &a : named) n.args.push_back(a.second);
       } else if (n.target.rfind(prefix, 0) == 0) {
         std::string rest = n.target.substr(prefix.size()); // ns.name.overload
@@ -689,25 +695,7 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
         break;
       }
       case Node::SymSize: s = {IValue(s.at(0).toTensor().size(s.at(1).toInt()))}; break;
-      case Node::IntArith: {
-        int64_t a = s.at(0).toInt(), b = s.at(1).toInt();
-        int64_t r = 0;
-        bool overflow = false;
-        if (n.target == "_operator.add") overflow = __builtin_add_overflow(a, b, &r);
-        else if (n.target == "_operator.sub") overflow = __builtin_sub_overflow(a, b, &r);
-        else if (n.target == "_operator.mul") overflow = __builtin_mul_overflow(a, b, &r);
-        else if (n.target == "_operator.floordiv") {
-          if (b == 0) throw Error("kiln: integer division by zero");
-          overflow = a == INT64_MIN && b == -1;
-          if (!overflow) r = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-        }
-        else throw Error("kiln: unsupported target " + n.target);
-        if (overflow)
-          throw Error("kiln: " + n.target + "(" + std::to_string(a) + ", " + std::to_string(b) +
-                      ") overflows a 64-bit int");
-        s = {IValue(r)};
-        break;
-      }
+      case Node::Scalar: s = {runScalarNode(n.target, s)}; break;
       }
       if (n.outputIsList) {
         const std::vector<Tensor> &ts = s.at(0).toTensorList();

@@ -1,6 +1,6 @@
 // kiln runtime — eager CPU (and Meta) indexing kernels on every dtype:
 // embedding, index.Tensor (advanced indexing with None and bool masks),
-// index_put(_), index_select, gather, scatter.src, scatter(_).value, cat.
+// index_put(_), index_add, index_select, gather, scatter.src, scatter(_).value, cat.
 #include "TensorIter.h"
 #include "kiln/library.h"
 
@@ -243,6 +243,26 @@ Tensor scatterSrc(const Tensor &self, int64_t dim, const Tensor &index, const Te
   return out;
 }
 
+/// index_add: self plus alpha * source added at the positions `index` (1-D)
+/// names along dim; repeated positions accumulate (index_put with accumulate).
+Tensor indexAdd(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &source, IValue alpha) {
+  const char *op = "aten::index_add";
+  checkIndexDtype(index, op);
+  check(index.dim() <= 1, op, "index must be a vector, got " + index.shapeString());
+  int64_t d = self.dim() == 0 ? 0 : wrapDim(dim, self.dim(), op);
+  check(source.dim() == self.dim(), op, "source " + source.shapeString() + " must have the rank of self " +
+                                            self.shapeString());
+  check(self.dim() == 0 || source.size(d) == index.numel(), op,
+        "source has " + std::to_string(source.size(d)) + " slices along dim " + std::to_string(d) + ", index " +
+            std::to_string(index.numel()) + " positions");
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  copyInto(out, self, op);
+  std::vector<IValue> idx(d, IValue());
+  idx.push_back(IValue(index.reshape({index.numel()})));
+  Tensor v = scalarValue(alpha, op) == 1.0 ? source : call("aten::mul.Scalar", source, alpha);
+  return indexPutImpl(out, IValue::list(idx), v, true, op);
+}
+
 /// scatter.value: self with `value` written at the positions `index` names along dim.
 Tensor scatterValue(const Tensor &self, int64_t dim, const Tensor &index, IValue value) {
   const char *op = "aten::scatter.value";
@@ -321,6 +341,7 @@ void registerKernels(kiln::Library &m) {
   m.impl("gather", gather);
   m.impl("scatter.src", scatterSrc);
   m.impl("scatter.value", scatterValue);
+  m.impl("index_add", indexAdd);
   m.impl("scatter_.value", scatterValueInplace);
   m.impl("cat", cat);
 }
@@ -338,6 +359,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor");
   m.def("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor");
   m.def("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor");
+  m.def("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor");
   m.def("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");

@@ -183,3 +183,20 @@ TEST(ZooKernels, SumOfEverything) {
   EXPECT_EQ(i.dim(), 0);
   EXPECT_EQ(call("aten::sum", iota({4}, DType::Bool), (int64_t)DType::Int32).dtype(), DType::Int32);
 }
+
+TEST(ZooKernels, IndexAddAccumulatesRepeatedPositions) {
+  // out[idx[i], :] += alpha * src[i, :]; position 0 twice.
+  Tensor self = iota({3, 2});
+  Tensor idx = Tensor::empty({3}, DType::Int64);
+  for (int k = 0; k < 3; ++k) idx.data<int64_t>()[k] = k == 1 ? 2 : 0;
+  Tensor src = iota({3, 2});
+  Tensor r = call("aten::index_add", self, (int64_t)0, idx, src, 2.0);
+  EXPECT_EQ(vals(r), (std::vector<double>{0 + 2 * (0 + 4), 1 + 2 * (1 + 5), 2, 3, 4 + 2 * 2, 5 + 2 * 3}));
+  EXPECT_EQ(vals(self), vals(iota({3, 2}))); // functional
+  // Along the last dim, alpha 1: both columns of src added into column 1.
+  Tensor ones = Tensor::empty({2}, DType::Int64);
+  ones.data<int64_t>()[0] = ones.data<int64_t>()[1] = 1;
+  Tensor c = call("aten::index_add", self, (int64_t)-1, ones, iota({3, 2}), (int64_t)1);
+  EXPECT_EQ(vals(c), (std::vector<double>{0, 1 + 0 + 1, 2, 3 + 2 + 3, 4, 5 + 4 + 5}));
+  EXPECT_THROW(call("aten::index_add", self, (int64_t)0, idx, iota({2, 2}), (int64_t)1), Error);
+}
