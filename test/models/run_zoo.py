@@ -218,14 +218,14 @@ def main():
                 else:
                     new[n][w] = v["status"]
         new = {n: new[n] for n in index if n in new}
-        from export_zoo import left_out  # keep the records of round-3 models this export left out
+        from export_zoo import left_out  # keep the records of round-3/4 models this export left out
         new.update({n: baseline[n] for n in left_out() if n in baseline})
         with open(a.baseline, "w") as f:
             json.dump(new, f, indent=1)
             f.write("\n")
         print(f"wrote {a.baseline}")
         return 0
-    from export_zoo import left_out  # round-3 models the test command does not export
+    from export_zoo import left_out  # round-3/4 models the test command does not export
     skipped = left_out()
     for n in baseline:
         if n not in results and n not in skipped:
