@@ -49,6 +49,7 @@ struct Node {
   std::vector<std::string> outputs;///< one per result; "" if unused
   bool outputIsList = false;       ///< a single as_tensors output
   int64_t stream = -1;             ///< a random op: its place among the program's random ops
+  bool inplace = false;            ///< an in-place op (name ending in '_') on a named tensor
 };
 
 /// Whether node `n` draws random numbers, as the compiler's importer counts them: rand, randn,
@@ -544,6 +545,10 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
                     (n.where.empty() ? "" : " (at " + n.where + ")"));
       }
       if (n.kind == Node::Op && drawsRandom(n)) n.stream = impl->randomOps++;
+      if (n.kind == Node::Op && !n.args.empty() && n.args[0].kind == ArgSource::Ref) {
+        std::string op = n.op.name().substr(0, n.op.name().find('.'));
+        n.inplace = op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_';
+      }
       impl->nodes.push_back(std::move(n));
     };
     for (const json &jn : g.at("nodes")) addNode(jn);
@@ -686,6 +691,9 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
         } else {
           n.op.callBoxed(s);
         }
+        // An in-place op (mul_, unsqueeze_) returns self: later reads of self's
+        // name see the result, new sizes included.
+        if (n.inplace && !s.empty() && s[0].isTensor()) env[n.args[0].ref] = s[0];
         break;
       case Node::GetItem: {
         IValue list = s.at(0);

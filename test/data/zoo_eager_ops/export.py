@@ -1,6 +1,7 @@
 # Makes the case of the eager kernels the model zoo needed (torch from PyPI): tril/triu
 # of a transposed tensor, pixel_shuffle/unshuffle with a leading batch dim, scatter with a
-# Scalar value (functional and in place on a clone), conv2d/conv1d with padding="same"
+# Scalar value (functional and in place on a clone), scatter_ of a tensor and an in-place
+# unsqueeze_, conv2d/conv1d with padding="same"
 # (even and dilated kernels) and "valid", integer and bool sums, the trigonometric,
 # hyperbolic, exp/log and erfc unary ops, a float minus an integer tensor (a wrapped
 # number: float32, not float64) and adaptive average pooling (Core IR:
@@ -22,6 +23,10 @@ class Ops(torch.nn.Module):
         s = torch.zeros(2, 5).scatter(1, k, 2.5)
         t = x[0].clone()
         t.scatter_(0, k[1:], -1.0)
+        u = x[1].clone()
+        u.scatter_(1, k.clamp(max=3), h[0, :2, :2])
+        v = x[0, 0].clone()
+        v.unsqueeze_(0)
         return (torch.tril(x.transpose(1, 2), diagonal=-1), torch.triu(x, diagonal=1),
                 F.pixel_shuffle(x.reshape(2, 4, 1, 3), 2), F.pixel_unshuffle(x.reshape(1, 1, 4, 6), 2),
                 s, t, self.same(x.reshape(1, 4, 2, 3).repeat(1, 1, 2, 2)), self.valid(x.transpose(1, 2)),
@@ -29,7 +34,7 @@ class Ops(torch.nn.Module):
                 torch.acos(h), torch.asin(h), torch.atan(x), torch.tan(h), torch.sinh(x), torch.cosh(x),
                 torch.asinh(x), torch.acosh(x.abs() + 1), torch.atanh(h), torch.expm1(x), torch.exp2(x),
                 torch.log2(x.abs() + 0.5), torch.log10(x.abs() + 0.5), torch.erfc(x),
-                1.5 - m, F.adaptive_avg_pool2d(x.reshape(1, 2, 3, 4), (2, 3)))
+                1.5 - m, F.adaptive_avg_pool2d(x.reshape(1, 2, 3, 4), (2, 3)), u, v * 2)
 
 
 torch.manual_seed(0)

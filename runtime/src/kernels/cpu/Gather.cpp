@@ -1,6 +1,6 @@
 // kiln runtime — eager CPU (and Meta) indexing kernels on every dtype:
 // embedding, index.Tensor (advanced indexing with None and bool masks),
-// index_put(_), index_add, index_select, gather, scatter.src, scatter(_).value, cat.
+// index_put(_), index_add, index_select, gather, scatter(_).src, scatter(_).value, cat.
 #include "TensorIter.h"
 #include "kiln/library.h"
 
@@ -272,6 +272,10 @@ Tensor scatterValue(const Tensor &self, int64_t dim, const Tensor &index, IValue
   std::vector<int64_t> zeros(index.dim(), 0);
   return scatterSrc(self, dim, index, Tensor::view(src.storage(), src.offset(), index.sizes(), zeros, src.dtype()));
 }
+Tensor scatterSrcInplace(Tensor self, int64_t dim, const Tensor &index, const Tensor &src) {
+  copyInto(self, scatterSrc(self, dim, index, src), "aten::scatter_.src");
+  return self;
+}
 Tensor scatterValueInplace(Tensor self, int64_t dim, const Tensor &index, IValue value) {
   copyInto(self, scatterValue(self, dim, index, value), "aten::scatter_.value");
   return self;
@@ -343,6 +347,7 @@ void registerKernels(kiln::Library &m) {
   m.impl("scatter.value", scatterValue);
   m.impl("index_add", indexAdd);
   m.impl("scatter_.value", scatterValueInplace);
+  m.impl("scatter_.src", scatterSrcInplace);
   m.impl("cat", cat);
 }
 
@@ -361,6 +366,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor");
   m.def("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor");
   m.def("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
+  m.def("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)");
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");
 }

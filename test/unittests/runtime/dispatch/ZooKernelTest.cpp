@@ -200,3 +200,19 @@ TEST(ZooKernels, IndexAddAccumulatesRepeatedPositions) {
   EXPECT_EQ(vals(c), (std::vector<double>{0, 1 + 0 + 1, 2, 3 + 2 + 3, 4, 5 + 4 + 5}));
   EXPECT_THROW(call("aten::index_add", self, (int64_t)0, idx, iota({2, 2}), (int64_t)1), Error);
 }
+
+TEST(ZooKernels, InplaceViewsAndScatterSrc) {
+  // unsqueeze_ / squeeze_.dim give the new view (the interpreter rebinds self to it).
+  Tensor x = iota({2, 3});
+  EXPECT_EQ(call("aten::unsqueeze_", x, (int64_t)1).sizes(), (std::vector<int64_t>{2, 1, 3}));
+  EXPECT_EQ(call("aten::squeeze_.dim", iota({2, 1, 3}), (int64_t)1).sizes(), (std::vector<int64_t>{2, 3}));
+  // scatter_.src writes src into self along dim 1 and returns self.
+  Tensor self = Tensor::empty({2, 2}, DType::Float32);
+  for (int k = 0; k < 4; ++k) self.data<float>()[k] = 0;
+  Tensor idx = Tensor::empty({2, 1}, DType::Int64);
+  idx.data<int64_t>()[0] = 1;
+  idx.data<int64_t>()[1] = 0;
+  Tensor r = call("aten::scatter_.src", self, (int64_t)1, idx, iota({2, 1}));
+  EXPECT_EQ(vals(self), (std::vector<double>{0, 0, 1, 0}));
+  EXPECT_EQ(vals(r), vals(self));
+}
