@@ -196,8 +196,9 @@ def export_timed(job):
 # exports every one (then run_zoo.py checks them all against the baseline).
 ROUND3_IN_TEST_COMMAND = {"m2m100", "jetmoe", "longt5", "hubert", "detr", "mobilevit"}
 # Round 4 (zoo_timm4.py, zoo_text4.py) likewise: 39 more families; the test command
-# exports those named here, KILN_ZOO_EXTENDED=1 all.
-ROUND4_IN_TEST_COMMAND = set()
+# exports the three behind round 4's fixes (two grouped matmuls over the same offsets,
+# conv2d with padding="same" and an integer sum run eagerly), KILN_ZOO_EXTENDED=1 all.
+ROUND4_IN_TEST_COMMAND = {"qwen3_moe", "timm_convmixer", "data2vec_vision"}
 
 
 def extended():
