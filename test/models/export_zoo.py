@@ -2,7 +2,7 @@
 
 The zoo (issue 20) checks kiln on models it was not written for. The models are
 listed in zoo_vision.py, zoo_timm.py, zoo_text.py, zoo_timm2.py, zoo_text2.py,
-zoo_video.py, zoo_text3.py and zoo_vision3.py: tiny configs, random weights from a fixed
+zoo_video.py, zoo_text3.py, zoo_vision3.py, zoo_timm4.py and zoo_text4.py: tiny configs, random weights from a fixed
 seed, nothing downloaded. For each, DIR/<name>/ receives
 
   model.pt2           the default IR, as a user saves it, with a symbolic batch
@@ -44,7 +44,8 @@ sys.path.insert(0, HERE)
 from export_models import VERSIONS, check_versions, ops_of  # noqa: E402
 
 SOURCES = ["export_zoo.py", "zoo_spec.py", "zoo_vision.py", "zoo_text.py", "zoo_timm.py", "zoo_text2.py",
-           "zoo_timm2.py", "zoo_video.py", "zoo_text3.py", "zoo_vision3.py", "export_models.py"]
+           "zoo_timm2.py", "zoo_video.py", "zoo_text3.py", "zoo_vision3.py", "zoo_timm4.py", "zoo_text4.py",
+           "export_models.py"]
 BATCH_RANGE = (1, 8)
 
 
@@ -194,6 +195,10 @@ def export_timed(job):
 # 3's importer fixes, one speech and two vision models); KILN_ZOO_EXTENDED=1
 # exports every one (then run_zoo.py checks them all against the baseline).
 ROUND3_IN_TEST_COMMAND = {"m2m100", "jetmoe", "longt5", "hubert", "detr", "mobilevit"}
+# Round 4 (zoo_timm4.py, zoo_text4.py) likewise: 39 more families; the test command
+# exports the three behind round 4's fixes (two grouped matmuls over the same offsets,
+# conv2d with padding="same" and an integer sum run eagerly), KILN_ZOO_EXTENDED=1 all.
+ROUND4_IN_TEST_COMMAND = {"qwen3_moe", "timm_convmixer", "data2vec_vision"}
 
 
 def extended():
@@ -206,9 +211,18 @@ def round3_specs():
     return zoo_text3.SPECS + zoo_vision3.SPECS
 
 
+def round4_specs():
+    import zoo_text4
+    import zoo_timm4
+    return zoo_timm4.SPECS + zoo_text4.SPECS
+
+
 def left_out():
-    """Names of the round-3 models this export leaves out (none with KILN_ZOO_EXTENDED=1)."""
-    return set() if extended() else {s.name for s in round3_specs()} - ROUND3_IN_TEST_COMMAND
+    """Names of the round-3 and round-4 models this export leaves out (none with KILN_ZOO_EXTENDED=1)."""
+    if extended():
+        return set()
+    return ({s.name for s in round3_specs()} - ROUND3_IN_TEST_COMMAND) | \
+        ({s.name for s in round4_specs()} - ROUND4_IN_TEST_COMMAND)
 
 
 def all_specs():
@@ -219,7 +233,7 @@ def all_specs():
     import zoo_video
     import zoo_vision
     specs = zoo_vision.SPECS + zoo_timm.SPECS + zoo_text.SPECS + zoo_timm2.SPECS + zoo_text2.SPECS + zoo_video.SPECS \
-        + [s for s in round3_specs() if s.name not in left_out()]
+        + [s for s in round3_specs() + round4_specs() if s.name not in left_out()]
     assert len({s.name for s in specs}) == len(specs)
     return {s.name: s for s in specs}
 

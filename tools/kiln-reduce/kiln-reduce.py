@@ -123,7 +123,14 @@ def _lists(value, key):
 
 
 def syms_of(value):
-    return [n for k in SYM_KEYS for n in _walk(value, k)]
+    """Symbol names of a JSON argument: `as_sym_int` (float, bool) entries, and the
+    {"as_name": ...} entries of `as_sym_ints` (floats, bools) lists: the symbolic
+    sizes of a view or an expand (`[{"as_name": "mul_3"}, {"as_int": 64}]`)."""
+    names = [n for k in SYM_KEYS for n in _walk(value, k)]
+    for k in SYM_KEYS:
+        for lst in _lists(value, k + "s"):
+            names += [e["as_name"] for e in lst if isinstance(e, dict) and isinstance(e.get("as_name"), str)]
+    return names
 
 
 def input_name(spec):
@@ -379,10 +386,12 @@ def diverges(actual, expected, rtol, atol):
     if actual.dtype.kind in "fc" or expected.dtype.kind in "fc":
         a = actual.astype(np.float64)
         e = expected.astype(np.float64)
-        both_nan = np.isnan(a) & np.isnan(e)
-        bad = ~(np.abs(a - e) <= atol + rtol * np.abs(e)) & ~both_nan
+        same = (np.isnan(a) & np.isnan(e)) | (a == e)  # NaNs, and equal infinities (inf - inf is NaN)
+        with np.errstate(invalid="ignore"):
+            err = np.abs(a - e)
+            bad = ~(err <= atol + rtol * np.abs(e)) & ~same
         if bad.any():
-            return f"{int(bad.sum())} of {bad.size} elements differ (max abs error {np.nanmax(np.abs(a - e)):.3g})"
+            return f"{int(bad.sum())} of {bad.size} elements differ (max abs error {np.max(err[bad]):.3g})"
         return None
     if not np.array_equal(actual, expected):
         return "values differ"
@@ -442,9 +451,13 @@ class Reducer:
             self.log("kiln's outputs match the reference: nothing to reduce")
             return 1
         self.log(f"the program diverges: {next(b for b in bad if b)}")
-        # 2. Every intermediate as an output: the reference's values of all of them.
+        # 2. Every intermediate as an output: the reference's values of all of them
+        # (integer and bool ones too: a cut may need them as inputs, as MoE routing's
+        # offsets), compared where they are floating-point.
         order = [(i, t) for i in range(len(g.nodes)) for t in g.float_outputs(i)]
-        names = [t for _, t in order]
+        names = [t for i in range(len(g.nodes)) for t in g.produced[i][0] if t in g.meta]
+        if args.reference_values:  # the values given: the floating-point ones at least
+            names = [t for t in names if os.path.isfile(os.path.join(args.reference_values, f"{t}.npy"))]
         program, user, _ = g.subprogram(range(len(g.nodes)), names)
         pt2 = self.write_program(program)
         ref = self.kiln.reference(pt2, args.input, names)
@@ -452,8 +465,9 @@ class Reducer:
         first = None
         got, why = self.kiln.tested(pt2, args.input)
         if got is not None:
-            for (i, t), a in zip(order, got):
-                if diverges(a, values[t], args.rtol, args.atol):
+            got = dict(zip(names, got))
+            for i, t in order:
+                if t in got and diverges(got[t], values[t], args.rtol, args.atol):
                     first = i
                     break
         if first is None:

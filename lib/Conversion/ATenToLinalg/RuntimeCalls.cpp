@@ -3,6 +3,7 @@
 #include "kiln/Conversion/ATenToLinalg.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace kiln::aten;
@@ -11,6 +12,28 @@ namespace {
 MemRefType bufferTypeFor(Type t) {
   auto tt = cast<RankedTensorType>(t);
   return MemRefType::get(tt.getShape(), tt.getElementType());
+}
+
+/// Marks each call's to_buffer ops with the call's place among the function's
+/// runtime calls, so that CSE never merges the to_buffer of one call with
+/// another's. One-shot bufferization sees a tensor read only where its
+/// to_buffer stands: two calls whose operands CSE makes the same tensor (two
+/// expansions of a composite on the same offsets, as grouped matmuls are)
+/// would otherwise share the first call's to_buffer, and ops between the calls
+/// could reuse that tensor's buffer before the second call reads it.
+constexpr llvm::StringLiteral kCallOperand = "kiln.call_operand";
+
+int64_t callIndex(Operation *op) {
+  Operation *func = op->getParentOfType<FunctionOpInterface>();
+  int64_t index = 0;
+  if (func)
+    func->walk([&](CallRuntimeOp c) {
+      if (c == op)
+        return WalkResult::interrupt();
+      ++index;
+      return WalkResult::advance();
+    });
+  return index;
 }
 
 /// The dispatcher works on buffers: read-only views of the operands go in,
@@ -25,6 +48,7 @@ struct CallRuntimeToBuffers : OpConversionPattern<CallRuntimeOp> {
       return rewriter.notifyMatchFailure(op, "already on buffers");
     Location loc = op.getLoc();
     SmallVector<Value> buffers;
+    IntegerAttr index = rewriter.getI64IntegerAttr(callIndex(op));
     for (Value v : adaptor.getOperands()) {
       // One-shot bufferization sees a tensor read only where to_buffer
       // stands. A tensor that feeds two calls (a custom op and its backward
@@ -37,8 +61,10 @@ struct CallRuntimeToBuffers : OpConversionPattern<CallRuntimeOp> {
       if (shared)
         v = bufferization::AllocTensorOp::create(rewriter, loc, cast<RankedTensorType>(v.getType()),
                                                  ValueRange{}, v);
-      buffers.push_back(bufferization::ToBufferOp::create(rewriter, loc, bufferTypeFor(v.getType()),
-                                                          v, /*read_only=*/true));
+      auto toBuffer = bufferization::ToBufferOp::create(rewriter, loc, bufferTypeFor(v.getType()), v,
+                                                        /*read_only=*/true);
+      toBuffer->setAttr(kCallOperand, index);
+      buffers.push_back(toBuffer);
     }
     SmallVector<Attribute> args;
     for (Attribute a : op.getArgs()) {

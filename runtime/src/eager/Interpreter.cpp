@@ -8,6 +8,7 @@
 #include "../kernels/cpu/Philox.h"
 #include "../loader/Pt2Weights.h"
 #include "Aliases.h"
+#include "ScalarNodes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,12 +43,13 @@ struct ArgSource {
 
 struct Node {
   std::string name, target, where;
-  enum Kind { Op, GetItem, SymSize, IntArith } kind = Op;
+  enum Kind { Op, GetItem, SymSize, Scalar } kind = Op;
   OperatorHandle op;
   std::vector<ArgSource> args;     ///< schema order (Op) or positional
   std::vector<std::string> outputs;///< one per result; "" if unused
   bool outputIsList = false;       ///< a single as_tensors output
   int64_t stream = -1;             ///< a random op: its place among the program's random ops
+  bool inplace = false;            ///< an in-place op (name ending in '_') on a named tensor
 };
 
 /// Whether node `n` draws random numbers, as the compiler's importer counts them: rand, randn,
@@ -144,6 +146,9 @@ ArgSource parseArg(const json &arg, const std::string &ctx) {
     s.constant = IValue(fs);
   } else if (kind == "as_bools") {
     s.constant = IValue(v.get<std::vector<bool>>());
+  } else if (kind == "as_sym_bool") { // a SymBool: a name a comparison node binds, or a constant
+    if (v.contains("as_bool")) s.constant = IValue(v.at("as_bool").get<bool>());
+    else { s.kind = ArgSource::Ref; s.ref = v.at("as_name").get<std::string>(); }
   } else if (kind == "as_sym_int") {
     auto [n, c] = symName(v);
     if (n.empty()) s.constant = IValue(c);
@@ -436,6 +441,8 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
         if (out.contains("as_tensor")) n.outputs.push_back(out.at("as_tensor").at("name"));
         else if (out.contains("as_sym_int") && out.at("as_sym_int").contains("as_name"))
           n.outputs.push_back(out.at("as_sym_int").at("as_name"));
+        else if (out.contains("as_sym_bool") && out.at("as_sym_bool").contains("as_name"))
+          n.outputs.push_back(out.at("as_sym_bool").at("as_name"));
         else if (out.contains("as_tensors")) {
           n.outputIsList = jn.at("outputs").size() == 1;
           for (auto &t : out.at("as_tensors")) n.outputs.push_back(t.at("name"));
@@ -448,8 +455,8 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
       } else if (n.target == "torch.ops.aten.sym_size.int") {
         n.kind = Node::SymSize;
         for (auto &a : named) n.args.push_back(a.second);
-      } else if (n.target.rfind("_operator.", 0) == 0) {
-        n.kind = Node::IntArith;
+      } else if (isScalarNode(n.target)) {
+        n.kind = Node::Scalar;
         for (auto &a : named) n.args.push_back(a.second);
       } else if (n.target.rfind(prefix, 0) == 0) {
         std::string rest = n.target.substr(prefix.size()); // ns.name.overload
@@ -486,8 +493,21 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
           }
         }
         // A number no .Scalar overload takes (15 - x as sub.Tensor(15, x)):
-        // a 0-dim tensor, which ATen's promotion, like a wrapped number, lets
-        // raise only the dtype's category.
+        // a 0-dim tensor, which ATen's promotion lets raise only the dtype's
+        // category. A wrapped float raises an integer tensor to the default
+        // dtype (1.0 - mask is float32), not to float64: the 0-dim tensor is
+        // float32 unless torch recorded the node's result as float64.
+        DType wrappedFloat = DType::Float32;
+        if (!n.outputs.empty()) {
+          std::string meta = metaOf(n.outputs[0]);
+          DType dt;
+          if (!meta.empty()) {
+            json m = json::parse(meta);
+            if (m.contains("dtype") && m["dtype"].is_number_integer() &&
+                Pt2Weights::dtypeFromSerde(m["dtype"].get<int>(), dt) && dt == DType::Float64)
+              wrappedFloat = DType::Float64;
+          }
+        }
         for (auto &a : named) {
           const FunctionSchema &s0 = n.op.schema();
           int idx = a.first.empty() ? -1 : s0.argumentIndex(a.first);
@@ -495,8 +515,9 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
               s0.arguments[idx].type->kind != SchemaType::Kind::Tensor)
             continue;
           const IValue &v = a.second.constant;
-          Tensor t = Tensor::empty({}, v.isDouble() ? DType::Float64 : v.isBool() ? DType::Bool : DType::Int64);
-          if (v.isDouble()) *t.data<double>() = v.toDouble();
+          Tensor t = Tensor::empty({}, v.isDouble() ? wrappedFloat : v.isBool() ? DType::Bool : DType::Int64);
+          if (v.isDouble() && wrappedFloat == DType::Float64) *t.data<double>() = v.toDouble();
+          else if (v.isDouble()) *t.data<float>() = (float)v.toDouble();
           else if (v.isBool()) *t.data<uint8_t>() = v.toBool() ? 1 : 0;
           else *t.data<int64_t>() = v.toInt();
           a.second.constant = IValue(t);
@@ -524,6 +545,10 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
                     (n.where.empty() ? "" : " (at " + n.where + ")"));
       }
       if (n.kind == Node::Op && drawsRandom(n)) n.stream = impl->randomOps++;
+      if (n.kind == Node::Op && !n.args.empty() && n.args[0].kind == ArgSource::Ref) {
+        std::string op = n.op.name().substr(0, n.op.name().find('.'));
+        n.inplace = op.size() > 1 && op.back() == '_' && op[op.size() - 2] != '_';
+      }
       impl->nodes.push_back(std::move(n));
     };
     for (const json &jn : g.at("nodes")) addNode(jn);
@@ -666,6 +691,9 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
         } else {
           n.op.callBoxed(s);
         }
+        // An in-place op (mul_, unsqueeze_) returns self: later reads of self's
+        // name see the result, new sizes included.
+        if (n.inplace && !s.empty() && s[0].isTensor()) env[n.args[0].ref] = s[0];
         break;
       case Node::GetItem: {
         IValue list = s.at(0);
@@ -675,25 +703,7 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
         break;
       }
       case Node::SymSize: s = {IValue(s.at(0).toTensor().size(s.at(1).toInt()))}; break;
-      case Node::IntArith: {
-        int64_t a = s.at(0).toInt(), b = s.at(1).toInt();
-        int64_t r = 0;
-        bool overflow = false;
-        if (n.target == "_operator.add") overflow = __builtin_add_overflow(a, b, &r);
-        else if (n.target == "_operator.sub") overflow = __builtin_sub_overflow(a, b, &r);
-        else if (n.target == "_operator.mul") overflow = __builtin_mul_overflow(a, b, &r);
-        else if (n.target == "_operator.floordiv") {
-          if (b == 0) throw Error("kiln: integer division by zero");
-          overflow = a == INT64_MIN && b == -1;
-          if (!overflow) r = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-        }
-        else throw Error("kiln: unsupported target " + n.target);
-        if (overflow)
-          throw Error("kiln: " + n.target + "(" + std::to_string(a) + ", " + std::to_string(b) +
-                      ") overflows a 64-bit int");
-        s = {IValue(r)};
-        break;
-      }
+      case Node::Scalar: s = {runScalarNode(n.target, s)}; break;
       }
       if (n.outputIsList) {
         const std::vector<Tensor> &ts = s.at(0).toTensorList();

@@ -22,3 +22,22 @@ func.func @two_calls(%x: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
   %1 = aten.call_runtime "kilntest::scaled_gelu#backward"(%x, %0, %g) {args = [tensor<4xf32>, 5.000000e-01, tensor<4xf32>, tensor<4xf32>]} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %1 : tensor<4xf32>
 }
+
+// Two calls whose operands are different tensors here but the same after CSE
+// (two expansions of a composite on the same values): each call's views carry
+// its place among the function's calls, so CSE keeps one view per call, each
+// read right before its call, after any op that may reuse the tensor's buffer.
+// RUN: kiln-opt %s -convert-aten-to-linalg -cse | FileCheck %s --check-prefix=CSE
+// CSE-LABEL: func.func @calls_after_cse
+// CSE: %[[B1:.*]] = bufferization.to_buffer %[[T:[0-9]+]] read_only {kiln.call_operand = [[I:[0-9]+]] : i64}
+// CSE: aten.call_runtime "kilntest::scaled_gelu"(%[[B1]])
+// CSE-NOT: kiln.call_operand = [[I]] :
+// CSE: %[[B2:.*]] = bufferization.to_buffer %[[T]] read_only {kiln.call_operand = {{[0-9]+}} : i64}
+// CSE: aten.call_runtime "kilntest::scaled_gelu"(%[[B2]])
+func.func @calls_after_cse(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a = aten.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  %0 = aten.call_runtime "kilntest::scaled_gelu"(%a) {args = [tensor<4xf32>, 5.000000e-01]} : (tensor<4xf32>) -> tensor<4xf32>
+  %b = aten.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = aten.call_runtime "kilntest::scaled_gelu"(%b) {args = [tensor<4xf32>, 5.000000e-01]} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}

@@ -77,6 +77,22 @@ class GroupedMM(nn.Module):
         return torch.ops.transformers.grouped_mm_fallback(x, self.w, offs) * 2.0
 
 
+class GroupedMLP(nn.Module):
+    """A mixture-of-experts MLP on rows already grouped by expert: two grouped
+    matmuls over the same offsets (up with a SiLU gate, then down), so the two
+    expansions' runtime calls read the same tensors once CSE has run."""
+
+    def __init__(self):
+        super().__init__()
+        import transformers.integrations.moe  # noqa: F401  (registers the op)
+        self.up = nn.Parameter(torch.randn(3, 4, 12) * 0.5)
+        self.down = nn.Parameter(torch.randn(3, 6, 4) * 0.5)
+
+    def forward(self, x, offs):
+        gate, up = torch.ops.transformers.grouped_mm_fallback(x, self.up, offs).chunk(2, dim=-1)
+        return torch.ops.transformers.grouped_mm_fallback(F.silu(gate) * up, self.down, offs)
+
+
 class Unsupported(nn.Module):
     """An op kiln has neither a lowering, a decomposition nor a runtime kernel for."""
 
@@ -114,6 +130,9 @@ if __name__ == "__main__":
                                 dynamic_shapes={"x": {0: n}, "v": {0: Dim("k", min=1, max=32)}}),
         "grouped_mm": lambda: save("grouped_mm", GroupedMM(), (torch.randn(10, 4), torch.tensor([3, 3, 8], dtype=torch.int32)),
                                    dynamic_shapes={"x": {0: Dim("s", min=2, max=64)}, "offs": None}),
+        "grouped_mlp": lambda: save("grouped_mlp", GroupedMLP(),
+                                    (torch.randn(10, 4), torch.tensor([3, 3, 8], dtype=torch.int32)),
+                                    dynamic_shapes={"x": {0: Dim("s", min=2, max=64)}, "offs": None}),
         "unsupported": lambda: save("unsupported", Unsupported(), (torch.randn(3, 8),)),
     }
     for name, make in cases.items():

@@ -1,7 +1,8 @@
 // kiln runtime — eager CPU (and Meta) kernels: convolutions over 1, 2 or 3 spatial dims
-// (conv1d/2d/3d, convolution, conv_transpose1d/2d/3d) and convolution_backward (plain),
-// as im2col + GEMM (col2im for transposed) per image and group.
+// (conv1d/2d/3d and their .padding forms ("valid", "same"), convolution, conv_transpose1d/2d/3d)
+// and convolution_backward (plain), as im2col + GEMM (col2im for transposed) per image and group.
 #include "Spatial.h"
+#include "kiln/library.h"
 
 namespace kiln::cpu {
 namespace {
@@ -219,6 +220,51 @@ Tensor conv3d(const Tensor &input, const Tensor &weight, const std::optional<Ten
   return conv(input, weight, bias, stride, padding, dilation, groups, 3, "aten::conv3d");
 }
 
+/// conv{1,2,3}d.padding: padding "valid" (none) or "same" (the output keeps the
+/// input's size; stride 1 only). A kernel whose dilated extent is even needs one
+/// more element after than before: the input is padded by that first, as ATen's
+/// _convolution_mode does.
+Tensor convPaddingMode(const Tensor &input, const Tensor &weight, const std::optional<Tensor> &bias,
+                       std::vector<int64_t> stride, const std::string &mode, std::vector<int64_t> dilation,
+                       int64_t groups, int d, const char *op) {
+  check(weight.dim() == d + 2, op, "expected a " + std::to_string(d + 2) + "-D weight, got " + weight.shapeString());
+  auto expand = [&](std::vector<int64_t> v, const char *what) {
+    check(v.size() == 1 || v.size() == (size_t)d, op,
+          std::string(what) + " must have 1 or " + std::to_string(d) + " values");
+    if (v.size() == 1) v.assign(d, v[0]);
+    return v;
+  };
+  stride = expand(stride, "stride");
+  dilation = expand(dilation, "dilation");
+  std::vector<int64_t> padding(d, 0);
+  if (mode == "valid")
+    return conv(input, weight, bias, stride, padding, dilation, groups, d, op);
+  check(mode == "same", op, "padding must be \"valid\" or \"same\", got \"" + mode + "\"");
+  for (int64_t s : stride) check(s == 1, op, "padding='same' is not supported for strided convolutions");
+  std::vector<int64_t> extra(2 * d, 0); // constant_pad_nd's order: last dim first, (before, after)
+  bool asymmetric = false;
+  for (int i = 0; i < d; ++i) {
+    int64_t total = dilation[i] * (weight.size(i + 2) - 1);
+    padding[i] = total / 2;
+    extra[2 * (d - 1 - i) + 1] = total - 2 * padding[i];
+    asymmetric |= total % 2 != 0;
+  }
+  Tensor x = asymmetric ? call("aten::constant_pad_nd", input, extra, (int64_t)0) : input;
+  return conv(x, weight, bias, stride, padding, dilation, groups, d, op);
+}
+Tensor conv1dPadding(const Tensor &input, const Tensor &weight, const std::optional<Tensor> &bias,
+                     std::vector<int64_t> stride, std::string padding, std::vector<int64_t> dilation, int64_t groups) {
+  return convPaddingMode(input, weight, bias, stride, padding, dilation, groups, 1, "aten::conv1d.padding");
+}
+Tensor conv2dPadding(const Tensor &input, const Tensor &weight, const std::optional<Tensor> &bias,
+                     std::vector<int64_t> stride, std::string padding, std::vector<int64_t> dilation, int64_t groups) {
+  return convPaddingMode(input, weight, bias, stride, padding, dilation, groups, 2, "aten::conv2d.padding");
+}
+Tensor conv3dPadding(const Tensor &input, const Tensor &weight, const std::optional<Tensor> &bias,
+                     std::vector<int64_t> stride, std::string padding, std::vector<int64_t> dilation, int64_t groups) {
+  return convPaddingMode(input, weight, bias, stride, padding, dilation, groups, 3, "aten::conv3d.padding");
+}
+
 Tensor convolution(const Tensor &input, const Tensor &weight, const std::optional<Tensor> &bias,
                    std::vector<int64_t> stride, std::vector<int64_t> padding,
                    std::vector<int64_t> dilation, bool transposed,
@@ -332,6 +378,9 @@ void registerKernels(kiln::Library &m) {
   m.impl("conv1d", conv1d);
   m.impl("conv2d", conv2d);
   m.impl("conv3d", conv3d);
+  m.impl("conv1d.padding", conv1dPadding);
+  m.impl("conv2d.padding", conv2dPadding);
+  m.impl("conv3d.padding", conv3dPadding);
   m.impl("convolution", convolution);
   m.impl("conv_transpose1d", convTranspose1d);
   m.impl("conv_transpose2d.input", convTranspose2d);
@@ -341,6 +390,11 @@ void registerKernels(kiln::Library &m) {
 } // namespace
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
+  for (int d = 1; d <= 3; ++d) {
+    std::string n = std::to_string(d);
+    m.def("conv" + n + "d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[" + n + "] stride=1, "
+          "str padding=\"valid\", SymInt[" + n + "] dilation=1, SymInt groups=1) -> Tensor");
+  }
   m.def("conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, "
         "SymInt[1] dilation=1, SymInt groups=1) -> Tensor");
   m.def("conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, "

@@ -1,6 +1,6 @@
 // kiln runtime — eager CPU (and Meta) indexing kernels on every dtype:
 // embedding, index.Tensor (advanced indexing with None and bool masks),
-// index_put(_), index_select, gather, scatter.src, cat.
+// index_put(_), index_add, index_select, gather, scatter(_).src, scatter(_).value, cat.
 #include "TensorIter.h"
 #include "kiln/library.h"
 
@@ -243,6 +243,44 @@ Tensor scatterSrc(const Tensor &self, int64_t dim, const Tensor &index, const Te
   return out;
 }
 
+/// index_add: self plus alpha * source added at the positions `index` (1-D)
+/// names along dim; repeated positions accumulate (index_put with accumulate).
+Tensor indexAdd(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &source, IValue alpha) {
+  const char *op = "aten::index_add";
+  checkIndexDtype(index, op);
+  check(index.dim() <= 1, op, "index must be a vector, got " + index.shapeString());
+  int64_t d = self.dim() == 0 ? 0 : wrapDim(dim, self.dim(), op);
+  check(source.dim() == self.dim(), op, "source " + source.shapeString() + " must have the rank of self " +
+                                            self.shapeString());
+  check(self.dim() == 0 || source.size(d) == index.numel(), op,
+        "source has " + std::to_string(source.size(d)) + " slices along dim " + std::to_string(d) + ", index " +
+            std::to_string(index.numel()) + " positions");
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  copyInto(out, self, op);
+  std::vector<IValue> idx(d, IValue());
+  idx.push_back(IValue(index.reshape({index.numel()})));
+  Tensor v = scalarValue(alpha, op) == 1.0 ? source : call("aten::mul.Scalar", source, alpha);
+  return indexPutImpl(out, IValue::list(idx), v, true, op);
+}
+
+/// scatter.value: self with `value` written at the positions `index` names along dim.
+Tensor scatterValue(const Tensor &self, int64_t dim, const Tensor &index, IValue value) {
+  const char *op = "aten::scatter.value";
+  Tensor src = Tensor::empty({}, self.dtype(), self.device());
+  if (!isMeta(src)) storeDouble(elemPtr(src, 0), self.dtype(), scalarValue(value, op));
+  // The scalar broadcast to the index's shape (stride 0 everywhere).
+  std::vector<int64_t> zeros(index.dim(), 0);
+  return scatterSrc(self, dim, index, Tensor::view(src.storage(), src.offset(), index.sizes(), zeros, src.dtype()));
+}
+Tensor scatterSrcInplace(Tensor self, int64_t dim, const Tensor &index, const Tensor &src) {
+  copyInto(self, scatterSrc(self, dim, index, src), "aten::scatter_.src");
+  return self;
+}
+Tensor scatterValueInplace(Tensor self, int64_t dim, const Tensor &index, IValue value) {
+  copyInto(self, scatterValue(self, dim, index, value), "aten::scatter_.value");
+  return self;
+}
+
 Tensor cat(std::vector<Tensor> tensors, int64_t dim) {
   const char *op = "aten::cat";
   check(!tensors.empty(), op, "expected a non-empty list of tensors");
@@ -306,6 +344,10 @@ void registerKernels(kiln::Library &m) {
   m.impl("index_select", indexSelect);
   m.impl("gather", gather);
   m.impl("scatter.src", scatterSrc);
+  m.impl("scatter.value", scatterValue);
+  m.impl("index_add", indexAdd);
+  m.impl("scatter_.value", scatterValueInplace);
+  m.impl("scatter_.src", scatterSrcInplace);
   m.impl("cat", cat);
 }
 
@@ -321,6 +363,10 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("index_select(Tensor self, int dim, Tensor index) -> Tensor");
   m.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor");
   m.def("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor");
+  m.def("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor");
+  m.def("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor");
+  m.def("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
+  m.def("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)");
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");
 }

@@ -1,5 +1,6 @@
 // kiln runtime — eager CPU (and Meta) unary pointwise kernels on every dtype:
 // sigmoid/tanh/exp/log/sin/cos/sqrt/rsqrt/erf/log1p/reciprocal/softplus/silu/hardsigmoid/hardswish
+// tan/asin/acos/atan/sinh/cosh/asinh/acosh/atanh/expm1/exp2/log2/log10/erfc
 // (integers give float32), neg/abs/sign/floor/ceil/round/trunc/hardtanh/clamp
 // (dtype kept), logical_not, bitwise_not,
 // and the in-place forms (relu_, silu_, hardswish_, ...) that write into self.
@@ -7,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <utility>
 
 namespace kiln::cpu {
 namespace {
@@ -65,6 +68,27 @@ KILN_FLOAT_UNARY(erf, erfF)
 KILN_FLOAT_UNARY(log1p, log1pF)
 KILN_FLOAT_UNARY(reciprocal, reciprocalF)
 #undef KILN_FLOAT_UNARY
+
+/// The other floating unary ops of ATen's math (no in-place form): integers give float32.
+struct FloatOp {
+  const char *name; // aten::NAME
+  UFn f;
+};
+const FloatOp kFloatOps[] = {
+    {"aten::tan", [](double x) { return std::tan(x); }},     {"aten::asin", [](double x) { return std::asin(x); }},
+    {"aten::acos", [](double x) { return std::acos(x); }},   {"aten::atan", [](double x) { return std::atan(x); }},
+    {"aten::sinh", [](double x) { return std::sinh(x); }},   {"aten::cosh", [](double x) { return std::cosh(x); }},
+    {"aten::asinh", [](double x) { return std::asinh(x); }}, {"aten::acosh", [](double x) { return std::acosh(x); }},
+    {"aten::atanh", [](double x) { return std::atanh(x); }}, {"aten::expm1", [](double x) { return std::expm1(x); }},
+    {"aten::exp2", [](double x) { return std::exp2(x); }},   {"aten::log2", [](double x) { return std::log2(x); }},
+    {"aten::log10", [](double x) { return std::log10(x); }}, {"aten::erfc", [](double x) { return std::erfc(x); }},
+};
+template <size_t I> Tensor floatOp(const Tensor &self) {
+  return floatUnary(self, kFloatOps[I].name, kFloatOps[I].f);
+}
+template <size_t... I> void registerFloatOps(kiln::Library &m, std::index_sequence<I...>) {
+  (m.impl(kFloatOps[I].name + 6, floatOp<I>), ...); // the name without "aten::"
+}
 
 Tensor neg(const Tensor &self) {
   check(self.dtype() != DType::Bool, "aten::neg", "negation of a bool tensor is not supported, use logical_not");
@@ -151,6 +175,7 @@ Tensor hardtanh(const Tensor &self, IValue lo, IValue hi) {
 Tensor hardtanhInplace(Tensor self, IValue lo, IValue hi) { return clampImpl(self, lo, hi, "aten::hardtanh_", self); }
 
 void registerKernels(kiln::Library &m) {
+  registerFloatOps(m, std::make_index_sequence<std::size(kFloatOps)>());
   m.impl("sigmoid", sigmoid);
   m.impl("sigmoid_", sigmoidInplace);
   m.impl("silu", silu);
@@ -202,7 +227,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
     m.def(std::string(f) + "_(Tensor(a!) self) -> Tensor(a!)");
   }
   for (const char *f : {"rsqrt", "exp", "log", "sin", "cos", "sqrt", "erf", "log1p", "reciprocal", "abs", "sign", "floor", "ceil",
-                        "trunc", "round", "logical_not", "bitwise_not"})
+                        "trunc", "round", "logical_not", "bitwise_not", "tan", "asin", "acos", "atan", "sinh", "cosh",
+                        "asinh", "acosh", "atanh", "expm1", "exp2", "log2", "log10", "erfc"})
     m.def(std::string(f) + "(Tensor self) -> Tensor");
   m.def("relu_(Tensor(a!) self) -> Tensor(a!)");
   m.def("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");

@@ -223,6 +223,9 @@ void registerKernels(kiln::Library &m) {
   m.impl("max_pool3d_with_indices", maxPool3dWithIndices);
   m.impl("adaptive_avg_pool2d", adaptiveAvgPool2d);
   m.impl("adaptive_avg_pool3d", adaptiveAvgPool3d);
+  // Core ATen IR's names of the same ops (adaptive_avg_pool2d's decomposition).
+  m.impl("_adaptive_avg_pool2d", adaptiveAvgPool2d);
+  m.impl("_adaptive_avg_pool3d", adaptiveAvgPool3d);
   m.impl("max_pool2d_with_indices_backward", maxPool2dWithIndicesBackward);
   m.impl("_adaptive_avg_pool2d_backward", adaptiveAvgPool2dBackward);
 }
@@ -234,6 +237,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "
         "int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)");
   m.def("adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor");
+  m.def("_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor");
+  m.def("_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor");
 }
 
 KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }

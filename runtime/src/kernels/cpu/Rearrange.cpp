@@ -1,7 +1,8 @@
 // kiln runtime — eager CPU (and Meta) copies that rearrange elements on every
 // dtype: constant_pad_nd / pad (constant mode, negative pads crop; reflect, replicate,
 // circular) and reflection_pad / replication_pad, flip, roll,
-// repeat, repeat_interleave, and slice_scatter / select_scatter (a copy with one window replaced).
+// repeat, repeat_interleave, slice_scatter / select_scatter (a copy with one window replaced),
+// tril / triu and pixel_shuffle / pixel_unshuffle.
 #include "TensorIter.h"
 
 #include <algorithm>
@@ -259,7 +260,65 @@ Tensor repeat(const Tensor &self, std::vector<int64_t> repeats) {
   return out;
 }
 
+/// tril / triu: a copy of `self` with the elements above (tril) or below (triu)
+/// the diagonal-th diagonal of its last two dims set to zero.
+Tensor triangle(const Tensor &self, int64_t diagonal, bool lower, const char *op) {
+  check(self.dim() >= 2, op, "input tensor must have at least 2 dimensions, got " + self.shapeString());
+  Tensor out = emptyLike(self.sizes(), self.dtype(), self);
+  if (isMeta(out)) return out;
+  copyInto(out, self, op);
+  int64_t rows = self.size(-2), cols = self.size(-1), mats = rows * cols ? out.numel() / (rows * cols) : 0;
+  size_t es = dtypeSize(self.dtype());
+  char *p = elemPtr(out, 0);
+  for (int64_t b = 0; b < mats; ++b)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        if (lower ? j - i > diagonal : j - i < diagonal) std::memset(p + ((b * rows + i) * cols + j) * es, 0, es);
+  return out;
+}
+Tensor tril(const Tensor &self, int64_t diagonal) { return triangle(self, diagonal, true, "aten::tril"); }
+Tensor triu(const Tensor &self, int64_t diagonal) { return triangle(self, diagonal, false, "aten::triu"); }
+
+/// pixel_shuffle [*, C*r*r, H, W] -> [*, C, H*r, W*r] and pixel_unshuffle, its
+/// inverse: one strided view of the contiguous input, copied.
+Tensor shufflePixels(const Tensor &self, int64_t r, bool shuffle, const char *op) {
+  check(self.dim() >= 3, op, "expected at least 3 dims, got " + self.shapeString());
+  check(r > 0, op, "the factor must be positive, got " + std::to_string(r));
+  std::vector<int64_t> batch(self.sizes().begin(), self.sizes().end() - 3);
+  int64_t c = self.size(-3), h = self.size(-2), w = self.size(-1);
+  if (shuffle)
+    check(c % (r * r) == 0, op, "the channels (" + std::to_string(c) + ") must be divisible by the square of the "
+                                "upscale factor " + std::to_string(r));
+  else
+    check(h % r == 0 && w % r == 0, op, "height " + std::to_string(h) + " and width " + std::to_string(w) +
+                                            " must be divisible by the downscale factor " + std::to_string(r));
+  int64_t oc = shuffle ? c / (r * r) : c * r * r, oh = shuffle ? h * r : h / r, ow = shuffle ? w * r : w / r;
+  std::vector<int64_t> outSizes = batch;
+  for (int64_t v : {oc, oh, ow}) outSizes.push_back(v);
+  Tensor x = self.contiguous();
+  // The input as 6 dims per image, and the strides that read it in output order.
+  std::vector<int64_t> sizes = batch, strides;
+  for (size_t i = 0; i < batch.size(); ++i) strides.push_back(x.stride((int64_t)i));
+  if (shuffle) { // x[n, oc, r1, r2, h, w] -> out[n, oc, h, r1, w, r2]
+    for (int64_t v : {oc, h, r, w, r}) sizes.push_back(v);
+    for (int64_t v : {r * r * h * w, w, r * h * w, int64_t(1), h * w}) strides.push_back(v);
+  } else { // x[n, c, oh, r1, ow, r2] -> out[n, c, r1, r2, oh, ow]
+    for (int64_t v : {c, r, r, oh, ow}) sizes.push_back(v);
+    for (int64_t v : {h * w, w, int64_t(1), r * w, r}) strides.push_back(v);
+  }
+  Tensor v = Tensor::view(x.storage(), x.offset(), sizes, strides, x.dtype());
+  return v.contiguous().reshape(outSizes);
+}
+Tensor pixelShuffle(const Tensor &self, int64_t r) { return shufflePixels(self, r, true, "aten::pixel_shuffle"); }
+Tensor pixelUnshuffle(const Tensor &self, int64_t r) {
+  return shufflePixels(self, r, false, "aten::pixel_unshuffle");
+}
+
 void registerKernels(kiln::Library &m) {
+  m.impl("tril", tril);
+  m.impl("triu", triu);
+  m.impl("pixel_shuffle", pixelShuffle);
+  m.impl("pixel_unshuffle", pixelUnshuffle);
   m.impl("repeat", repeat);
   m.impl("slice_scatter", sliceScatter);
   m.impl("select_scatter", selectScatter);
@@ -293,6 +352,10 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) "
         "-> Tensor");
   m.def("roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor");
+  m.def("tril(Tensor self, int diagonal=0) -> Tensor");
+  m.def("triu(Tensor self, int diagonal=0) -> Tensor");
+  m.def("pixel_shuffle(Tensor self, int upscale_factor) -> Tensor");
+  m.def("pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor");
 }
 
 KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }

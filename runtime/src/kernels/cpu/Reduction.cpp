@@ -1,4 +1,4 @@
-// kiln runtime — eager CPU (and Meta) kernels: mean.dim, sum.dim_IntList, amax, amin, max.dim, min.dim.
+// kiln runtime — eager CPU (and Meta) kernels: mean.dim, sum.dim_IntList, sum, amax, amin, max.dim, min.dim.
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -7,12 +7,36 @@
 namespace kiln::cpu {
 namespace {
 
-/// Sum or mean over `dims0` (None or empty: every dim).
+/// The int64 sums of `self`'s rows of `inner` elements, once its dims are in
+/// `order` (kept dims first, reduced dims innermost).
+Tensor integerSum(const Tensor &self, const std::vector<int64_t> &order, int64_t outer, int64_t inner,
+                  const std::vector<int64_t> &outShape) {
+  std::vector<int64_t> ps, pst;
+  for (int64_t d : order) {
+    ps.push_back(self.size(d));
+    pst.push_back(self.stride(d));
+  }
+  Tensor x = castTo(Tensor::view(self.storage(), self.offset(), ps, pst, self.dtype()).contiguous(), DType::Int64);
+  Tensor out = Tensor::empty(outShape, DType::Int64, self.device());
+  const int64_t *px = x.data<int64_t>();
+  int64_t *po = out.data<int64_t>();
+  for (int64_t o = 0; o < outer; ++o) {
+    uint64_t s = 0; // wraps around as ATen's int64 sum does
+    for (int64_t i = 0; i < inner; ++i) s += (uint64_t)px[o * inner + i];
+    po[o] = (int64_t)s;
+  }
+  return out;
+}
+
+/// Sum or mean over `dims0` (None or empty: every dim). A sum of integers or
+/// bools without a dtype is int64, as ATen's; an integer sum accumulates in int64.
 Tensor reduceDims(const Tensor &self, const std::optional<std::vector<int64_t>> &dims0, bool keepdim,
                   const std::optional<DType> &dtype, bool mean, const char *op) {
-  DType outType = dtype ? *dtype : self.dtype();
-  check(isFloatingPoint(outType), op,
-        std::string("the eager kernel needs a floating-point dtype, got ") + dtypeName(outType));
+  DType outType = dtype ? *dtype : isFloatingPoint(self.dtype()) || mean ? self.dtype() : DType::Int64;
+  check(!mean || isFloatingPoint(outType), op,
+        std::string("mean needs a floating-point dtype, got ") + dtypeTorchName(outType));
+  check(outType != DType::Bool, op, "a sum cannot be bool: give an integer or floating-point dtype");
+  bool integral = !isFloatingPoint(outType);
   int64_t rank = self.dim();
   std::vector<bool> reduce(rank, false);
   if (!dims0 || dims0->empty()) {
@@ -41,6 +65,10 @@ Tensor reduceDims(const Tensor &self, const std::optional<std::vector<int64_t>> 
     if (reduce[d]) order.push_back(d);
   Tensor out = Tensor::empty(outShape, outType, self.device());
   if (isMeta(self)) return out;
+  if (integral) {
+    Tensor acc = integerSum(self, order, outer, inner, outShape);
+    return outType == DType::Int64 ? acc : castTo(acc, outType);
+  }
   // Move the reduced dims innermost, then reduce contiguous rows.
   std::vector<int64_t> ps, pst;
   for (int64_t d : order) {
@@ -72,6 +100,11 @@ Tensor meanDim(const Tensor &self, const std::optional<std::vector<int64_t>> &di
 Tensor sumDim(const Tensor &self, const std::optional<std::vector<int64_t>> &dims, bool keepdim,
               const std::optional<DType> &dtype) {
   return reduceDims(self, dims, keepdim, dtype, false, "aten::sum.dim_IntList");
+}
+
+/// sum.default: every element (sum(x), x.sum(dtype=...)).
+Tensor sumAll(const Tensor &self, const std::optional<DType> &dtype) {
+  return reduceDims(self, std::nullopt, false, dtype, false, "aten::sum");
 }
 
 /// amax / amin over `dims0` (empty: every dim): the dtype kept, NaN
@@ -182,6 +215,7 @@ namespace {
 void registerKernels(kiln::Library &m) {
   m.impl("mean.dim", kiln::cpu::meanDim);
   m.impl("sum.dim_IntList", kiln::cpu::sumDim);
+  m.impl("sum", kiln::cpu::sumAll);
   m.impl("amax", kiln::cpu::amax);
   m.impl("amin", kiln::cpu::amin);
   m.impl("max.dim", kiln::cpu::maxDim);
@@ -190,6 +224,7 @@ void registerKernels(kiln::Library &m) {
 } // namespace
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor");
   m.def("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");

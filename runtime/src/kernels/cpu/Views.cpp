@@ -141,6 +141,10 @@ Tensor detach(const Tensor &self) {
   r.setRequiresGrad(false);
   return r;
 }
+/// unsqueeze_ / squeeze_.dim: ATen changes self's sizes in place; here the
+/// result is the new view, which the eager interpreter binds to self's name too.
+Tensor unsqueezeInplace(Tensor self, int64_t dim) { return unsqueeze(self, dim); }
+Tensor squeezeDimInplace(Tensor self, int64_t dim) { return squeezeDim(self, dim); }
 Tensor detachInplace(Tensor self) {
   self.setRequiresGrad(false);
   return self;
@@ -258,6 +262,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)");
   m.def("detach(Tensor(a) self) -> Tensor(a)");
   m.def("detach_(Tensor(a!) self) -> Tensor(a!)");
+  m.def("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)");
+  m.def("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)");
   m.def("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) "
         "-> Tensor(a)");
   m.def("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)");
@@ -282,6 +288,8 @@ KILN_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("unfold", unfold);
   m.impl("detach", detach);
   m.impl("detach_", detachInplace);
+  m.impl("unsqueeze_", unsqueezeInplace);
+  m.impl("squeeze_.dim", squeezeDimInplace);
   m.impl("as_strided", asStrided);
   m.impl("unflatten.int", unflatten);
   m.impl("split_with_sizes", splitWithSizes);
