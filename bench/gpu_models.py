@@ -41,6 +41,16 @@ CONFIGS = {
     "llama_decode_b8_c1024_bf16": dict(model="llama_decode", batch=8, dtype="bfloat16", seq=1024),
 }
 
+# Not in the benchmark's table: transformer configs no mechanism was tuned on,
+# to check a mechanism beyond the configs it was measured on (Qwen2-style
+# decoder: GQA 14/2 heads of 64 with biased query/key/value projections,
+# width 896, 6 layers; RoBERTa-style encoder, 6 layers, padding mask).
+HELD_OUT = {
+    "qwen2_6l_b2_s384_bf16": dict(model="qwen2", batch=2, dtype="bfloat16", seq=384),
+    "roberta_6l_b4_s256_fp32": dict(model="roberta", batch=4, dtype="float32", seq=256),
+}
+ALL = {**CONFIGS, **HELD_OUT}
+
 # torchvision image classifiers (224x224 RGB input).
 VISION = ("resnet50", "vit_b_16", "convnext_tiny", "mobilenet_v3_large", "swin_t", "efficientnet_b0",
           "regnet_y_800mf")
@@ -162,7 +172,7 @@ def cudnn_env(env):
 
 def build(name):
     """(module in eval mode on the CPU, example inputs on the CPU)."""
-    cfg = CONFIGS[name]
+    cfg = ALL[name]
     dtype = getattr(torch, cfg["dtype"])
     b = cfg["batch"]
     torch.manual_seed(0)
@@ -195,6 +205,24 @@ def build(name):
                   LLAMA["hidden_size"] // LLAMA["num_attention_heads"])
             args = (torch.randint(0, LLAMA["vocab_size"], (b, 1), generator=g),
                     torch.randn(*kv, generator=g).to(dtype), torch.randn(*kv, generator=g).to(dtype))
+    elif cfg["model"] == "qwen2":
+        import transformers
+
+        conf = transformers.Qwen2Config(hidden_size=896, intermediate_size=4864, num_hidden_layers=6,
+                                        num_attention_heads=14, num_key_value_heads=2, vocab_size=32000)
+        conf._attn_implementation = "sdpa"
+        m = DecoderHiddenState(transformers.Qwen2Model(conf))
+        args = (torch.randint(0, conf.vocab_size, (b, seq), generator=g), torch.ones(b, seq, dtype=torch.long))
+    elif cfg["model"] == "roberta":
+        import transformers
+
+        conf = transformers.RobertaConfig(num_hidden_layers=6)
+        conf._attn_implementation = "sdpa"
+        m = LastHiddenState(transformers.RobertaModel(conf, add_pooling_layer=False))
+        ids = torch.randint(3, conf.vocab_size, (b, seq), generator=g)
+        mask = torch.ones(b, seq, dtype=torch.long)
+        mask[1::2, seq * 2 // 3:] = 0
+        args = (ids, mask)
     elif cfg["model"] == "gpt2":
         import transformers
 

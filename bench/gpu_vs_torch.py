@@ -109,7 +109,7 @@ def bench_config(name, pack, args, env, base_env, log):
         gpu_models.export(m, inputs, weights)
     log(f"{name}: built and exported in {time.time() - t0:.1f} s (weights match the compiled model's: "
         f"{res['weights_match']})")
-    bf16 = gpu_models.CONFIGS[name]["dtype"] == "bfloat16"
+    bf16 = gpu_models.ALL[name]["dtype"] == "bfloat16"
     m = m.cuda()
     xs = tuple(x.cuda() for x in inputs)
     with torch.no_grad():

@@ -67,9 +67,11 @@ int Compilation::lower() {
   // Inference entries: batch norm after a convolution becomes its filter
   // and bias, derived from the weights once, at load (kiln-fold-batch-norm).
   // Before the manifest, which lists the derived arguments.
-  if (r.foldBn && !s.differentiating()) {
-    s.step("fold-batch-norm");
-    TimingScope t = s.root.nest("fold-batch-norm");
+  // Linear layers that read one input become one, their weights stacked at
+  // load (kiln-concat-linear).
+  if ((r.foldBn || r.concatLinear) && !s.differentiating()) {
+    s.step("fold-weights");
+    TimingScope t = s.root.nest("fold-weights");
     PassManager pm(s.ctx.get());
     pm.enableTiming(t);
     OpPassManager &fpm = pm.nest<func::FuncOp>();
@@ -80,7 +82,10 @@ int Compilation::lower() {
     // convolution accumulates onto, slower than the unfolded norm.
     kiln::KilnFoldBatchNormOptions fold;
     fold.sixteenBit = r.cuda && o.cudaConv == "cudnn";
-    fpm.addPass(kiln::createKilnFoldBatchNorm(fold));
+    if (r.foldBn)
+      fpm.addPass(kiln::createKilnFoldBatchNorm(fold));
+    if (r.concatLinear)
+      fpm.addPass(kiln::createKilnConcatLinear());
     if (failed(pm.run(module)))
       return s.fail("compilation of '" + o.input + "' failed (see the errors above)");
   }

@@ -44,6 +44,7 @@ struct ResolvedOptions {
   bool cuda = false, rocm = false;
   bool embed = true;  ///< --weights=embed
   bool foldBn = false; ///< --fold-batch-norm, after `auto`
+  bool concatLinear = false; ///< --concat-linear, after `auto`
   std::string gpuArch;
 #ifdef KILN_ENABLE_CUDA
   CUDAPipelineOptions cudaOpts;

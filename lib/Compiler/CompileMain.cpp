@@ -99,6 +99,11 @@ int kilnCompileMain(int argc, char **argv) {
                "bias, which the runtime computes once at load), off, or auto (default: on for --target=cpu "
                "and for --target=cuda with cuDNN convolutions; off for ROCm)"),
       cl::init("auto"), cl::cat(cat));
+  cl::opt<std::string> concatLinear(
+      "concat-linear",
+      cl::desc("Inference linear layers that read one input: on (one product, their weights and biases "
+               "stacked once at load, the results sliced), off, or auto (default: on for --target=cuda)"),
+      cl::init("auto"), cl::cat(cat));
   cl::opt<unsigned> dotMaxNodes("dot-max-nodes",
                                  cl::desc("--emit=dot and --dump-dir's graph.dot: a program with more nodes "
                                           "is drawn one box per kernel (default 400)"),
@@ -246,6 +251,7 @@ int kilnCompileMain(int argc, char **argv) {
   o.cpuLibrary = cpuLibrary;
   o.convLayout = convLayout;
   o.foldBatchNorm = foldBatchNorm;
+  o.concatLinear = concatLinear;
   o.gpuArch = gpuArch;
   if (gpuBinary.getNumOccurrences() || target != "rocm")
     o.gpuBinary = gpuBinary;

@@ -136,6 +136,11 @@ bool resolveOptions(const CompileOptions &o, ResolvedOptions &r, std::string &er
   // bias would be a broadcast the convolution accumulates onto (docs/cuda.md).
   r.foldBn = o.foldBatchNorm == "on" ||
              (o.foldBatchNorm == "auto" && !r.rocm && (!r.cuda || o.cudaConv == "cudnn"));
+  if (o.concatLinear != "on" && o.concatLinear != "off" && o.concatLinear != "auto")
+    return error = "--concat-linear must be 'on', 'off' or 'auto', got '" + o.concatLinear + "'", false;
+  // auto: on CUDA, where one larger GEMM beats several small launches; the
+  // CPU's and ROCm's products were not measured stacked.
+  r.concatLinear = o.concatLinear == "on" || (o.concatLinear == "auto" && r.cuda);
   if (o.progress != "auto" && o.progress != "on" && o.progress != "off")
     return error = "--progress must be 'auto', 'on' or 'off', got '" + o.progress + "'", false;
   if (o.cpuLibrary != "on" && o.cpuLibrary != "off")

@@ -12,13 +12,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Transforms/Passes.h"
+#include "DerivedArgs.h"
 #include "ATen/IR/ATenDialect.h"
-#include "ATen/IR/AttrNames.h"
 #include "kiln/abi/model_format.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/StringSet.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNFOLDBATCHNORM
@@ -37,44 +36,15 @@ struct FoldBatchNorm : kiln::impl::KilnFoldBatchNormBase<FoldBatchNorm> {
     func::FuncOp fn = getOperation();
     if (fn.isExternal())
       return;
-    Block *entry = &fn.front();
     MLIRContext *ctx = &getContext();
-    // Weights the program writes change between runs: a value derived
-    // from them at load would go stale.
-    llvm::StringSet<> updated;
-    for (unsigned i = 0; i < fn.getNumResults(); ++i)
-      if (fn.getResultAttr(i, kiln::attrs::kUpdate))
-        if (auto name = fn.getResultAttrOfType<StringAttr>(i, kiln::attrs::kName))
-          updated.insert(name.getValue());
-    llvm::StringSet<> names;
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      if (auto name = fn.getArgAttrOfType<StringAttr>(i, kiln::attrs::kName))
-        names.insert(name.getValue());
-
-    // The state-dict name of `v` when it is a weight argument of the entry
-    // of `elem` element type and, with `channels` >= 0, shape [channels].
+    kiln::DerivedArgs derivedArgs(fn);
+    // The state-dict name of `v` when it is a fixed weight of `elem` element
+    // type and, with `channels` >= 0, shape [channels].
     auto weightName = [&](Value v, Type elem, int64_t channels) -> StringAttr {
-      auto arg = dyn_cast_or_null<BlockArgument>(v);
-      if (!arg || arg.getOwner() != entry)
-        return {};
-      auto kind = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kiln::attrs::kKind);
-      auto name = fn.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kiln::attrs::kName);
-      if (!kind || !name || updated.contains(name.getValue()))
-        return {};
-      if (kind.getValue() != "param" && kind.getValue() != "buffer" && kind.getValue() != "constant")
-        return {};
+      StringAttr name = derivedArgs.weightName(v, elem);
       auto type = dyn_cast<RankedTensorType>(v.getType());
-      if (!type || type.getElementType() != elem || !type.hasStaticShape())
+      if (name && channels >= 0 && (type.getRank() != 1 || type.getDimSize(0) != channels))
         return {};
-      if (channels >= 0 && (type.getRank() != 1 || type.getDimSize(0) != channels))
-        return {};
-      return name;
-    };
-    auto uniqueName = [&](StringRef base) {
-      std::string name = base.str();
-      for (int n = 2; names.contains(name); ++n)
-        name = (base + "." + std::to_string(n)).str();
-      names.insert(name);
       return name;
     };
 
@@ -104,27 +74,12 @@ struct FoldBatchNorm : kiln::impl::KilnFoldBatchNormBase<FoldBatchNorm> {
         continue;
 
       // The two derived arguments and how the runtime computes them.
-      FloatAttr eps = b.getF64FloatAttr(bn.getEps().convertToDouble());
-      auto derived = [&](StringRef recipe, ArrayRef<Attribute> from, RankedTensorType type,
-                         StringRef name) -> Value {
-        NamedAttrList attrs;
-        attrs.set(kiln::attrs::kKind, b.getStringAttr(KILN_ARG_KIND_DERIVED));
-        attrs.set(kiln::attrs::kName, b.getStringAttr(uniqueName(name)));
-        NamedAttrList how;
-        how.set("recipe", b.getStringAttr(recipe));
-        how.set("from", b.getArrayAttr(from));
-        how.set("eps", eps);
-        attrs.set(kiln::attrs::kDerive, how.getDictionary(ctx));
-        unsigned index = fn.getNumArguments();
-        if (failed(fn.insertArgument(index, type, attrs.getDictionary(ctx), bn.getLoc())))
-          return {};
-        return fn.getArgument(index);
-      };
-      Value newW = derived(KILN_DERIVE_CONV_BN_WEIGHT, {w, gamma, var}, wType,
-                           (w.getValue() + KILN_DERIVED_NAME_SEP + "bn").str());
-      Value newB = derived(KILN_DERIVE_CONV_BN_BIAS, {bias, gamma, beta, mean, var},
-                           RankedTensorType::get({channels}, elem),
-                           (w.getValue() + KILN_DERIVED_NAME_SEP + "bn_bias").str());
+      double eps = bn.getEps().convertToDouble();
+      Value newW = derivedArgs.add(KILN_DERIVE_CONV_BN_WEIGHT, {w, gamma, var}, eps, wType,
+                                   (w.getValue() + KILN_DERIVED_NAME_SEP + "bn").str(), bn.getLoc());
+      Value newB = derivedArgs.add(KILN_DERIVE_CONV_BN_BIAS, {bias, gamma, beta, mean, var}, eps,
+                                   RankedTensorType::get({channels}, elem),
+                                   (w.getValue() + KILN_DERIVED_NAME_SEP + "bn_bias").str(), bn.getLoc());
       if (!newW || !newB) {
         fn.emitError("cannot add the folded batch norm's weights to the entry");
         return signalPassFailure();

@@ -58,6 +58,7 @@ struct CompileOptions {
   std::string cpuLibrary = "on";
   std::string convLayout = "auto";
   std::string foldBatchNorm = "auto";
+  std::string concatLinear = "auto";
 
   // GPUs (--target=cuda|rocm).
   std::string gpuArch;                  ///< empty: sm_90 or gfx90a

@@ -6,6 +6,7 @@
 #include "kiln/model_format.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace kiln {
 
@@ -21,6 +22,35 @@ double at(const Tensor &t, int64_t i) {
   }
 }
 
+/// The concat-rows recipe: the operands stacked along dim 0, copied exactly
+/// (each must be v's dtype with v's trailing dims).
+Tensor concatRows(const Manifest &m, const ManifestValue &v, const std::vector<int64_t> &sizes,
+                  const std::vector<Tensor> &weights, const std::string &who) {
+  Tensor out = Tensor::empty(sizes, v.dtype);
+  const int64_t rowBytes = sizes[0] ? out.nbytes() / sizes[0] : 0;
+  int64_t row = 0;
+  for (int k : v.from) {
+    const Tensor &t = weights[k];
+    std::vector<int64_t> want = sizes;
+    want[0] = t.dim() ? t.sizes()[0] : -1;
+    if (t.dtype() != v.dtype || t.sizes() != want || row + want[0] > sizes[0]) {
+      std::string trailing;
+      for (size_t d = 1; d < sizes.size(); ++d) trailing += ", " + std::to_string(sizes[d]);
+      throw Error(KILN_STATUS_INVALID_ARGUMENT, who + ": operand '" + m.args[k].name + "' is " +
+                                                    dtypeName(t.dtype()) + " " + t.shapeString() + ", expected " +
+                                                    dtypeName(v.dtype) + " [at most " +
+                                                    std::to_string(sizes[0] - row) + trailing + "]");
+    }
+    Tensor c = t.contiguous();
+    std::memcpy(static_cast<char *>(out.rawData()) + row * rowBytes, c.rawData(), c.nbytes());
+    row += want[0];
+  }
+  if (row != sizes[0])
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, who + ": its operands have " + std::to_string(row) +
+                                                  " rows, expected " + std::to_string(sizes[0]));
+  return out;
+}
+
 } // namespace
 
 Tensor deriveWeight(const Manifest &m, const ManifestValue &v, const std::vector<Tensor> &weights,
@@ -31,6 +61,8 @@ Tensor deriveWeight(const Manifest &m, const ManifestValue &v, const std::vector
     throw Error(KILN_STATUS_INVALID_ARGUMENT, who + " is " + dtypeName(v.dtype) + ", expected f32, f64, bf16 or f16");
   std::vector<int64_t> sizes;
   for (const ManifestDim &d : v.dims) sizes.push_back(d.size);
+  if (v.recipe == KILN_DERIVE_CONCAT_ROWS && !sizes.empty())
+    return concatRows(m, v, sizes, weights, who);
   if (sizes.empty() || (v.recipe == KILN_DERIVE_CONV_BN_BIAS && sizes.size() != 1))
     throw Error(KILN_STATUS_INVALID_ARGUMENT, who + " has rank " + std::to_string(sizes.size()) +
                                                   (v.recipe == KILN_DERIVE_CONV_BN_BIAS ? ", expected 1"

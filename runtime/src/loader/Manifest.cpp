@@ -262,13 +262,14 @@ Manifest parseManifest(const std::string &text) {
       });
       if (it == m.args.end()) fail(lineNo, raw, "derive of '" + tok[1] + "', which is no earlier derived arg");
       if (!it->recipe.empty()) fail(lineNo, raw, "a second derive line for '" + tok[1] + "'");
+      const bool concat = tok[2] == KILN_DERIVE_CONCAT_ROWS;
       size_t operands = tok[2] == KILN_DERIVE_CONV_BN_WEIGHT ? 3 : tok[2] == KILN_DERIVE_CONV_BN_BIAS ? 5 : 0;
-      if (!operands)
-        fail(lineNo, raw, "unknown recipe '" + tok[2] + "' (expected " KILN_DERIVE_CONV_BN_WEIGHT " or "
-                          KILN_DERIVE_CONV_BN_BIAS ")");
-      if (tok.size() - 4 != operands)
-        fail(lineNo, raw, "recipe " + tok[2] + " takes " + std::to_string(operands) + " operands, got " +
-                              std::to_string(tok.size() - 4));
+      if (!operands && !concat)
+        fail(lineNo, raw, "unknown recipe '" + tok[2] + "' (expected " KILN_DERIVE_CONV_BN_WEIGHT ", "
+                          KILN_DERIVE_CONV_BN_BIAS " or " KILN_DERIVE_CONCAT_ROWS ")");
+      if (concat ? tok.size() - 4 < 2 : tok.size() - 4 != operands)
+        fail(lineNo, raw, "recipe " + tok[2] + " takes " + (concat ? "2 or more" : std::to_string(operands)) +
+                              " operands, got " + std::to_string(tok.size() - 4));
       char *end = nullptr;
       errno = 0;
       double eps = std::strtod(tok[3].c_str(), &end);
@@ -285,9 +286,13 @@ Manifest parseManifest(const std::string &text) {
         if (w == m.args.end()) fail(lineNo, raw, "'" + tok[i] + "' is no earlier weight arg");
         from.push_back((int)(w - m.args.begin()));
       }
-      // The recipes' required operands: the filter, the variance (and the mean).
+      // The recipes' required operands: every one stacked; the filter, the
+      // variance (and the mean).
       bool weight = tok[2] == KILN_DERIVE_CONV_BN_WEIGHT;
-      if (weight ? (from[0] < 0 || from[2] < 0) : (from[3] < 0 || from[4] < 0))
+      if (concat) {
+        if (std::find(from.begin(), from.end(), -1) != from.end())
+          fail(lineNo, raw, "recipe " + tok[2] + " takes no absent operand ('-')");
+      } else if (weight ? (from[0] < 0 || from[2] < 0) : (from[3] < 0 || from[4] < 0))
         fail(lineNo, raw, "recipe " + tok[2] + " needs its " +
                               (weight ? "filter and variance" : "mean and variance"));
       it->recipe = tok[2];

@@ -1,4 +1,5 @@
-// kiln tests — the loader's derived weights (`derive` lines): batch norm folded into a convolution.
+// kiln tests — the loader's derived weights (`derive` lines): batch norm folded into a convolution,
+// linear layers' weights stacked.
 #include "DerivedWeights.h"
 #include "Error.h"
 #include "Manifest.h"
@@ -113,5 +114,44 @@ TEST(DerivedWeights, SixteenBitWeightsRoundOnceToTheirType) {
     }
     Tensor fb = deriveWeight(m, m.args[7], w, "m.so");
     EXPECT_NEAR(value(fb, 1), (-1 + 2) * s1 + 4, bf16 ? 1e-2 : 1e-3) << type;
+  }
+}
+
+// Linear layers that read one input (kiln-concat-linear): their weights and
+// biases stacked along dim 0, bit for bit, in any float type.
+TEST(DerivedWeights, ConcatRowsStacksTheOperandsExactly) {
+  const char *text = "kiln-manifest 1\nname m\nweights external\n"
+                     "arg param q bf16 2 2 3\narg param k bf16 2 1 3\narg param v bf16 2 3 3\n"
+                     "arg derived q#cat bf16 2 6 3\narg derived q#short bf16 2 5 3\n"
+                     "derive q#cat concat-rows 0 q k v\nderive q#short concat-rows 0 q k v\nend\n";
+  Manifest m = parseManifest(text);
+  std::vector<Tensor> w(m.args.size());
+  uint16_t bits = 0x3f80;
+  for (int i = 0; i < 3; ++i) {
+    w[i] = Tensor::empty({i == 0 ? 2 : i == 1 ? 1 : 3, 3}, DType::BFloat16);
+    for (int64_t j = 0; j < w[i].numel(); ++j) w[i].data<uint16_t>()[j] = bits++;
+  }
+  Tensor cat = deriveWeight(m, m.args[3], w, "m.so");
+  ASSERT_EQ(cat.sizes(), (std::vector<int64_t>{6, 3}));
+  ASSERT_EQ(cat.dtype(), DType::BFloat16);
+  for (int64_t j = 0; j < 18; ++j) EXPECT_EQ(cat.data<uint16_t>()[j], 0x3f80 + j) << j;
+  // The derived shape must hold the operands' rows exactly.
+  try {
+    deriveWeight(m, m.args[4], w, "m.so");
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), KILN_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("derived weight 'q#short' (concat-rows): operand 'v' is bf16 [3, 3], "
+                                         "expected bf16 [at most 2, 3]"),
+              std::string::npos)
+        << e.what();
+  }
+  // An operand of other trailing dims is named.
+  w[1] = Tensor::empty({1, 4}, DType::BFloat16);
+  try {
+    deriveWeight(m, m.args[3], w, "m.so");
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("operand 'k' is bf16 [1, 4]"), std::string::npos) << e.what();
   }
 }

@@ -189,6 +189,10 @@ INSTANTIATE_TEST_SUITE_P(
             "derive d conv-bn-bias 0 - - - m v\nend\n", "'v' is no earlier weight arg", 5},
         Bad{"weights external\narg param m f32 1 4\narg derived d f32 1 4\n"
             "derive d conv-bn-bias 0 m - - - m\nend\n", "needs its mean and variance", 5},
+        Bad{"weights external\narg param m f32 1 4\narg derived d f32 1 8\n"
+            "derive d concat-rows 0 m\nend\n", "takes 2 or more operands, got 1", 5},
+        Bad{"weights external\narg param m f32 1 4\narg derived d f32 1 8\n"
+            "derive d concat-rows 0 m -\nend\n", "takes no absent operand", 5},
         Bad{"weights external\narg param m f32 1 4\narg derived d f32 1 4\n"
             "derive d conv-bn-bias 0 - - - m m\nderive d conv-bn-bias 0 - - - m m\nend\n",
             "a second derive line", 6},

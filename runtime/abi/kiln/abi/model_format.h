@@ -58,6 +58,10 @@
  *            s = gamma / sqrt(var + eps) (gamma absent: 1)
  *          conv-bn-bias <eps> b|- gamma|- beta|- mean var:
  *            (b - mean) * s + beta (b, beta absent: 0)
+ *        and (kiln-concat-linear, linear layers that read one input):
+ *          concat-rows 0 T1 T2 ...: the operands (two or more, none
+ *            absent, all of one dtype and the same trailing dims)
+ *            stacked along dim 0, copied exactly
  *   out <name> <dtype> <rank> <dim>...
  *   update <kind> <name> <dtype> <rank> <dim>...
  *        the new value of a weight (kind param|buffer|constant, the
@@ -112,6 +116,7 @@
 #define KILN_DERIVED_NAME_SEP "#"
 #define KILN_DERIVE_CONV_BN_WEIGHT "conv-bn-weight"
 #define KILN_DERIVE_CONV_BN_BIAS "conv-bn-bias"
+#define KILN_DERIVE_CONCAT_ROWS "concat-rows"
 
 #ifdef __cplusplus
 extern "C" {
