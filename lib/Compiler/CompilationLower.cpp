@@ -93,7 +93,12 @@ int Compilation::lower() {
   // The manifest (from the imported signature) and the weight layout.
   {
     TimingScope t = s.root.nest("manifest");
-    auto manifest = buildManifest(module, s.entry, s.weights, r.embed, s.layout,
+    // A shared object gets its weights appended after its code, written
+    // once; an object file or LLVM IR carries them as an LLVM constant.
+    WeightPlacement placement = !r.embed                  ? WeightPlacement::External
+                                : o.emit == EmitKind::SO ? WeightPlacement::Appended
+                                                         : WeightPlacement::Embedded;
+    auto manifest = buildManifest(module, s.entry, s.weights, placement, s.layout,
                                   r.cuda   ? "cuda " + r.gpuArch
                                   : r.rocm ? "hip " + r.gpuArch
                                            : std::string(),
@@ -173,8 +178,7 @@ int Compilation::emit() {
     });
 
   // LLVM IR, the model ABI, optimisation, object code, link.
-  const llvm::Triple host(llvm::sys::getDefaultTargetTriple());
-  const bool blobObject = r.embed && o.emit == EmitKind::SO && canWriteWeightsObject(host);
+  const bool appendBlob = r.embed && o.emit == EmitKind::SO;
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule;
   s.step("translate-to-llvm-ir");
@@ -184,9 +188,9 @@ int Compilation::emit() {
     if (!llvmModule)
       return s.fail("translation to LLVM IR failed");
     std::string err;
-    // A shared object gets the weight blob as an object file of its own
-    // (writeWeightsObject), not as an LLVM constant to optimise and print.
-    if (failed(addModelABI(*llvmModule, s.entryName, s.manifest, s.layout, s.weights, r.embed && !blobObject,
+    // A shared object gets the weight blob appended after linking
+    // (appendWeights), not as an LLVM constant to optimise and print.
+    if (failed(addModelABI(*llvmModule, s.entryName, s.manifest, s.layout, s.weights, r.embed && !appendBlob,
                            err)))
       return s.fail(err);
   }
@@ -241,20 +245,19 @@ int Compilation::emit() {
       }
     }
     s.dumpStage("optimized.ll", printOptimized);
-    if (blobObject) {
-      TimingScope t = s.root.nest("weights-object");
-      objs.push_back((tmp + ".weights.o").str());
-      if (failed(writeWeightsObject(objs.back(), host, s.layout, s.weights, err))) {
-        removeObjs();
-        return (void)s.fail(err), failure();
-      }
-    }
     s.step("link");
-    TimingScope t = s.root.nest("link");
-    LogicalResult linked = linkSharedObject(objs, tmp, err);
-    removeObjs();
-    if (failed(linked))
-      return (void)s.fail(err), failure();
+    {
+      TimingScope t = s.root.nest("link");
+      LogicalResult linked = linkSharedObject(objs, tmp, err);
+      removeObjs();
+      if (failed(linked))
+        return (void)s.fail(err), failure();
+    }
+    if (appendBlob) {
+      TimingScope t = s.root.nest("append-weights");
+      if (failed(appendWeights(tmp, s.layout, s.weights, err)))
+        return (void)s.fail(err), failure();
+    }
     return success();
   });
   if (s.progress)

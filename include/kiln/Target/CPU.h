@@ -24,18 +24,25 @@ struct WeightLayout {
   uint64_t totalBytes = 0;
 };
 
+/// Where a compiled model's weights are (the manifest's `weights` line).
+enum class WeightPlacement {
+  Embedded, ///< the symbol KILN_SYM_WEIGHTS, an LLVM constant (--emit=obj, --emit=llvm)
+  Appended, ///< after the linked .so's code, in its file (appendWeights)
+  External, ///< not in the model: read from the .pt2 at load (--weights=external)
+};
+
 /// Builds the text manifest (runtime/abi/kiln/abi/model_format.h) from the
-/// imported @forward (argument attributes kiln.kind/kiln.name/kiln.dims) and
-/// lays out the weights. Fails with a diagnostic if a weight's byte size does
-/// not match its type. A non-empty `device` ("cuda sm_90") adds a `device`
-/// line: the model's code runs there and takes device buffers. Each op the
-/// module calls through the runtime's dispatcher (aten.call_runtime) gets an
-/// `op` line and each of `plugins` (kiln-compile --plugin) a `plugin` line
-/// with its file name, so the loader refuses the model at load, naming both,
-/// when the op is not defined.
+/// imported @forward (argument attributes kiln.kind/kiln.name/kiln.dims) and,
+/// unless `placement` is External, lays out the weights. Fails with a
+/// diagnostic if a weight's byte size does not match its type. A non-empty
+/// `device` ("cuda sm_90") adds a `device` line: the model's code runs there
+/// and takes device buffers. Each op the module calls through the runtime's
+/// dispatcher (aten.call_runtime) gets an `op` line and each of `plugins`
+/// (kiln-compile --plugin) a `plugin` line with its file name, so the loader
+/// refuses the model at load, naming both, when the op is not defined.
 mlir::FailureOr<std::string> buildManifest(mlir::ModuleOp module, mlir::func::FuncOp forward,
                                            const std::map<std::string, std::vector<char>> &weights,
-                                           bool embedWeights, WeightLayout &layout,
+                                           WeightPlacement placement, WeightLayout &layout,
                                            llvm::StringRef device = "",
                                            llvm::ArrayRef<std::string> plugins = {});
 
@@ -47,18 +54,14 @@ mlir::LogicalResult addModelABI(llvm::Module &module, llvm::StringRef entryName,
                                 const std::map<std::string, std::vector<char>> &weights,
                                 bool embedWeights, std::string &error);
 
-/// Whether writeWeightsObject can write an object for `triple` (64-bit
-/// little-endian ELF targets).
-bool canWriteWeightsObject(const llvm::Triple &triple);
-
-/// Writes the weight blob (`layout`'s entries at their offsets, 64-byte
-/// aligned, the symbol KILN_SYM_WEIGHTS) as a relocatable ELF object of its
-/// own, without LLVM IR: for linking beside the objects of a module whose
-/// addModelABI left the blob out.
-mlir::LogicalResult writeWeightsObject(llvm::StringRef objPath, const llvm::Triple &triple,
-                                       const WeightLayout &layout,
-                                       const std::map<std::string, std::vector<char>> &weights,
-                                       std::string &error);
+/// Appends the weight blob (`layout`'s entries at their offsets) and its
+/// trailer to the linked shared object `soPath`, as
+/// kiln/abi/appended_weights.h describes: the blob is written once, never
+/// through LLVM or the linker. For a model whose manifest says `weights
+/// appended` and whose addModelABI left the blob out.
+mlir::LogicalResult appendWeights(llvm::StringRef soPath, const WeightLayout &layout,
+                                  const std::map<std::string, std::vector<char>> &weights,
+                                  std::string &error);
 
 struct CPUCodegenOptions {
   /// Target CPU ("native" = the host's CPU and features).

@@ -43,12 +43,17 @@ static size_t elementBytes(Type t) {
 
 FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
                                      const std::map<std::string, std::vector<char>> &weights,
-                                     bool embedWeights, WeightLayout &layout,
+                                     WeightPlacement placement, WeightLayout &layout,
                                      StringRef device, ArrayRef<std::string> plugins) {
+  const bool embedWeights = placement != WeightPlacement::External;
   std::ostringstream os;
   os << "kiln-manifest " << KILN_MANIFEST_VERSION << "\n";
   os << "name " << forward.getName().str() << "\n";
-  os << "weights " << (embedWeights ? "embedded" : "external") << "\n";
+  os << "weights "
+     << (placement == WeightPlacement::Embedded   ? "embedded"
+         : placement == WeightPlacement::Appended ? "appended"
+                                                  : "external")
+     << "\n";
   if (!device.empty())
     os << "device " << device.str() << "\n";
   if (auto syms = module->getAttrOfType<DictionaryAttr>(kiln::attrs::kSymbols))

@@ -122,10 +122,11 @@ Manifest parseManifest(const std::string &text) {
       m.name = tok[1];
       sawName = true;
     } else if (kw == "weights") {
-      if (tok.size() != 2 || (tok[1] != "embedded" && tok[1] != "external"))
-        fail(lineNo, raw, "expected 'weights embedded' or 'weights external'");
+      if (tok.size() != 2 || (tok[1] != "embedded" && tok[1] != "external" && tok[1] != "appended"))
+        fail(lineNo, raw, "expected 'weights embedded', 'weights appended' or 'weights external'");
       if (sawWeights) fail(lineNo, raw, "duplicate 'weights' line");
       m.externalWeights = tok[1] == "external";
+      m.appendedWeights = tok[1] == "appended";
       sawWeights = true;
     } else if (kw == "device") {
       if (tok.size() < 2 || tok.size() > 3 || (tok[1] != "cpu" && tok[1] != "cuda" && tok[1] != "hip"))

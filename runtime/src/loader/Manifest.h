@@ -54,6 +54,9 @@ struct Manifest {
   int version = 0;
   std::string name;
   bool externalWeights = false;
+  /// `weights appended`: the blob follows the .so's code in its file
+  /// (kiln/abi/appended_weights.h), not in the symbol KILN_SYM_WEIGHTS.
+  bool appendedWeights = false;
   DeviceType device = DeviceType::CPU;  ///< `device cuda <arch>`: where the code runs
   std::string deviceArch;               ///< e.g. sm_90; empty for the CPU
   std::vector<ManifestSymbol> symbols;

@@ -5,6 +5,7 @@
 #include "Error.h"
 #include "Plugins.h"
 #include "Pt2Weights.h"
+#include "WeightBlob.h"
 #include "../cpu/Threads.h"
 #include "../cpu/BufferCache.h"
 #include "../cpu/Library.h"
@@ -17,7 +18,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
-#include <link.h>
 #include <algorithm>
 #include <map>
 #include <unordered_set>
@@ -37,15 +37,6 @@ std::string quoteValue(const char *what, size_t i, const ManifestValue &v) {
 
 std::string rangeString(const ManifestSymbol &s) {
   return "[" + std::to_string(s.min) + ", " + (s.max < 0 ? std::string("inf)") : std::to_string(s.max) + "]");
-}
-
-// Size of the object a dynamic symbol points to, or 0 if the ELF does not say.
-size_t symbolSize(const void *addr) {
-  Dl_info info;
-  const ElfW(Sym) *sym = nullptr;
-  if (dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && info.dli_saddr == addr)
-    return (size_t)sym->st_size;
-  return 0;
 }
 
 } // namespace
@@ -97,7 +88,7 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   if (!m->entry_)
     throw Error(KILN_STATUS_INVALID_ARGUMENT,
                 "model '" + path + "' does not export " + KILN_SYM_ENTRY);
-  size_t manifestCap = symbolSize(manifestText);
+  size_t manifestCap = dynamicSymbolSize(manifestText);
   size_t manifestLen = manifestCap ? ::strnlen(manifestText, manifestCap) : std::strlen(manifestText);
   if (manifestCap && manifestLen == manifestCap)
     throw Error(KILN_STATUS_INVALID_ARGUMENT,
@@ -124,22 +115,7 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
     throw Error(KILN_STATUS_FAILED_PRECONDITION, msg);
   }
 
-  const void *blob = nullptr;
-  size_t blobSize = 0;
-  if (!m->manifest_.externalWeights) {
-    blob = ::dlsym(m->handle_, KILN_SYM_WEIGHTS);
-    bool needBlob = false;
-    for (const ManifestValue &v : m->manifest_.args) needBlob |= v.isWeight() && v.nbytes > 0;
-    if (!blob && needBlob)
-      throw Error(KILN_STATUS_INVALID_ARGUMENT, "model '" + path +
-                                                    "' has embedded weights but does not export " +
-                                                    KILN_SYM_WEIGHTS);
-    if (blob && reinterpret_cast<uintptr_t>(blob) % KILN_WEIGHT_ALIGNMENT)
-      throw Error(KILN_STATUS_INVALID_ARGUMENT,
-                  "model '" + path + "': " + KILN_SYM_WEIGHTS + " is not " +
-                      std::to_string(KILN_WEIGHT_ALIGNMENT) + "-byte aligned");
-    if (blob) blobSize = symbolSize(blob);
-  }
+  m->blob_ = findWeightBlob(m->handle_, path, p, m->manifest_);
   if (m->manifest_.device == DeviceType::CPU) {
     m->pool_ = cpu::threadPool(options.threads > 0 ? options.threads : cpu::defaultThreads());
     cpu::checkBufferCacheSetting();
@@ -153,7 +129,7 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
     else
       (m->manifest_.args[i].kind == ValueKind::Input ? m->inputArgs_ : m->paramArgs_).push_back(i);
   }
-  m->bindWeights(options, blob, blobSize);
+  m->bindWeights(options, m->blob_.data, m->blob_.size);
   // Weights the program updates get a private, writable copy (the embedded
   // blob is read-only and shared by every load of the .so).
   for (size_t ai : m->manifest_.updateArgs)

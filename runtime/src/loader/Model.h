@@ -3,6 +3,7 @@
 #define KILN_LOADER_MODEL_H
 
 #include "Manifest.h"
+#include "WeightBlob.h"
 #include "../gpu/PoolPlan.h"
 #include "kiln/model_format.h"
 #include "kiln/tensor.h"
@@ -115,6 +116,7 @@ private:
 
   std::string path_;
   void *handle_ = nullptr;
+  WeightBlob blob_;  ///< where the weights the model does not copy live (held until the model goes)
   kiln_model_entry_fn entry_ = nullptr;
   Manifest manifest_;
   std::vector<size_t> inputArgs_, paramArgs_;  ///< indices into manifest_.args

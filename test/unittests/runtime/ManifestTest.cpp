@@ -95,6 +95,18 @@ TEST(Manifest, DerivedArgsNameTheirRecipeAndOperands) {
   EXPECT_FALSE(m.args[4].isWeight());
 }
 
+// `weights appended`: the blob follows the .so's code in its file; weights
+// keep their offsets into it, as embedded ones do.
+TEST(Manifest, AppendedWeightsHaveOffsets) {
+  Manifest m = parseManifest("kiln-manifest 1\nweights appended\narg param w f32 1 4 64 16\n"
+                             "arg input x f32 1 4\nout y f32 1 4\nend\n");
+  EXPECT_TRUE(m.appendedWeights);
+  EXPECT_FALSE(m.externalWeights);
+  EXPECT_EQ(m.args[0].offset, 64);
+  EXPECT_EQ(m.args[0].nbytes, 16);
+  EXPECT_FALSE(parseManifest("kiln-manifest 1\nweights embedded\nend\n").appendedWeights);
+}
+
 TEST(Manifest, OpsAndPluginsTheModelNeeds) {
   Manifest m = parseManifest("kiln-manifest 1\nweights embedded\narg input x f32 1 4\nout y f32 1 4\n"
                              "op kilntest::scaled_gelu\nop aten::erfinv\nplugin libops.so\nend\n");
@@ -139,7 +151,8 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"plugin a b\nend\n", "expected 'plugin <file-name>'", 2},
         Bad{"name\nend\n", "expected 'name <model-name>'", 2},
         Bad{"name a\nname b\nend\n", "duplicate 'name'", 3},
-        Bad{"weights inside\nend\n", "'weights embedded' or 'weights external'", 2},
+        Bad{"weights inside\nend\n", "'weights embedded', 'weights appended' or 'weights external'", 2},
+        Bad{"weights appended\narg param w f32 1 4\nend\n", "has no '<offset> <nbytes>'", 3},
         Bad{"weights embedded\nweights external\nend\n", "duplicate 'weights'", 3},
         Bad{"sym s0 1\nend\n", "expected 'sym <symbol> <min> <max>'", 2},
         Bad{"sym s0 x 4\nend\n", "symbol minimum 'x'", 2},

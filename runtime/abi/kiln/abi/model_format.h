@@ -10,7 +10,7 @@
  *   const char kiln_model_manifest[];   NUL-terminated text manifest, see below
  *   void kiln_model_entry(void **args); the packed entry point
  *   const unsigned char kiln_model_weights[];  64-byte aligned weight blob
- *                                       (absent when compiled with --weights=external)
+ *                                       (absent with --weights=external or `weights appended`)
  *
  * Packed entry: args[0] points to the result block, args[1 + i] points to the
  * memref descriptor of argument i (arguments in manifest `arg` order:
@@ -30,7 +30,7 @@
  * Manifest (version 1): lines of whitespace-separated tokens.
  *   kiln-manifest 1
  *   name <model-name>
- *   weights embedded|external
+ *   weights embedded|external|appended  appended: the blob follows the .so's code, kiln/abi/appended_weights.h
  *   device cuda|hip <arch>                optional (default: the CPU): the code runs on an
  *                                         NVIDIA (cuda, sm_90) or AMD (hip, gfx90a) GPU of
  *                                         that architecture; see below
