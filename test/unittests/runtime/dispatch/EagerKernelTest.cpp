@@ -1,46 +1,19 @@
 // Tests of the generic eager CPU kernels' tricky parts: ATen's type promotion
 // (Scalar and 0-dim operands), broadcasting, views' strides and storage
 // sharing, in-place ops, advanced indexing shapes, and their Meta kernels.
+#include "TensorValues.h"
 #include "kiln/library.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
 
 using namespace kiln;
+using kiln::test::make;
+using kiln::test::vals;
 
 namespace {
-template <typename V> Tensor make(const std::vector<int64_t> &shape, DType dt, const std::vector<V> &v) {
-  Tensor t = Tensor::empty(shape, dt);
-  EXPECT_EQ((size_t)t.numel(), v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    switch (dt) {
-    case DType::Float32: t.data<float>()[i] = (float)v[i]; break;
-    case DType::Float64: t.data<double>()[i] = (double)v[i]; break;
-    case DType::Int64: t.data<int64_t>()[i] = (int64_t)v[i]; break;
-    case DType::Int32: t.data<int32_t>()[i] = (int32_t)v[i]; break;
-    case DType::Bool: t.data<uint8_t>()[i] = v[i] != 0; break;
-    default: ADD_FAILURE() << "dtype";
-    }
-  }
-  return t;
-}
 Tensor F(const std::vector<int64_t> &s, const std::vector<float> &v) { return make(s, DType::Float32, v); }
 Tensor L(const std::vector<int64_t> &s, const std::vector<int64_t> &v) { return make(s, DType::Int64, v); }
-std::vector<double> vals(const Tensor &t) {
-  Tensor c = t.contiguous();
-  std::vector<double> r;
-  for (int64_t i = 0; i < c.numel(); ++i) {
-    switch (c.dtype()) {
-    case DType::Float32: r.push_back(c.data<float>()[i]); break;
-    case DType::Float64: r.push_back(c.data<double>()[i]); break;
-    case DType::Int64: r.push_back((double)c.data<int64_t>()[i]); break;
-    case DType::Int32: r.push_back(c.data<int32_t>()[i]); break;
-    case DType::Bool: r.push_back(c.data<uint8_t>()[i]); break;
-    default: ADD_FAILURE() << "dtype";
-    }
-  }
-  return r;
-}
 void expectVals(const Tensor &t, const std::vector<double> &want, double tol = 1e-6) {
   std::vector<double> got = vals(t);
   ASSERT_EQ(got.size(), want.size());

@@ -1,43 +1,25 @@
 // Tests of the eager CPU kernels that models of the zoo needed (triu/tril,
 // pixel_shuffle/unshuffle, scatter.value, integer sums, the trigonometric and
 // other float unary ops), against values worked out from ATen's definitions.
+#include "TensorValues.h"
 #include "kiln/library.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
 
 using namespace kiln;
+using kiln::test::vals;
 
 namespace {
 /// 0, 1, 2, ... in `dt` (float32, float64, int64, int32 or bool: nonzero is true).
 Tensor iota(const std::vector<int64_t> &shape, DType dt = DType::Float32) {
-  Tensor t = Tensor::empty(shape, dt);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    switch (dt) {
-    case DType::Float32: t.data<float>()[i] = (float)i; break;
-    case DType::Float64: t.data<double>()[i] = (double)i; break;
-    case DType::Int64: t.data<int64_t>()[i] = i; break;
-    case DType::Int32: t.data<int32_t>()[i] = (int32_t)i; break;
-    case DType::Bool: t.data<uint8_t>()[i] = i != 0; break;
-    default: ADD_FAILURE() << "dtype";
-    }
-  }
-  return t;
-}
-std::vector<double> vals(const Tensor &t) {
-  Tensor c = t.contiguous();
-  std::vector<double> r;
-  for (int64_t i = 0; i < c.numel(); ++i) {
-    switch (c.dtype()) {
-    case DType::Float32: r.push_back(c.data<float>()[i]); break;
-    case DType::Float64: r.push_back(c.data<double>()[i]); break;
-    case DType::Int64: r.push_back((double)c.data<int64_t>()[i]); break;
-    case DType::Int32: r.push_back(c.data<int32_t>()[i]); break;
-    case DType::Bool: r.push_back(c.data<uint8_t>()[i]); break;
-    default: ADD_FAILURE() << "dtype";
-    }
-  }
-  return r;
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = (double)i;
+  return kiln::test::make(shape, dt, v);
 }
 const Device kMeta{DeviceType::Meta, 0};
 } // namespace
