@@ -98,7 +98,10 @@ InfoStore makeInfo(const kiln::Manifest &m, const kiln::ManifestValue &v) {
   case kiln::ValueKind::Param: s.kind = KILN_VALUE_PARAM; break;
   case kiln::ValueKind::Buffer: s.kind = KILN_VALUE_BUFFER; break;
   case kiln::ValueKind::Constant: s.kind = KILN_VALUE_CONSTANT; break;
-  case kiln::ValueKind::Derived: s.kind = KILN_VALUE_CONSTANT; break;  // never listed (not a param)
+  case kiln::ValueKind::Derived:  // never listed (not a param)
+  case kiln::ValueKind::Rng:      // never listed (the loader fills it)
+    s.kind = KILN_VALUE_CONSTANT;
+    break;
   }
   s.dtype = (kiln_dtype_t)v.dtype;
   for (const kiln::ManifestValue &u : m.updates)
