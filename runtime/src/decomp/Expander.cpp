@@ -166,6 +166,20 @@ private:
   }
   static bool isNoneArg(const json &a) { return a.contains("as_none"); }
 
+  /// A sym_size.int node reading dim `d` of tensor `ref` at run time; its value.
+  json symSize(const std::string &ref, int64_t d) {
+    std::string name = nodeName + "__size" + std::to_string(counter++);
+    json n;
+    n["target"] = "torch.ops.aten.sym_size.int";
+    n["name"] = name;
+    n["metadata"] = metadata;
+    n["inputs"] = json::array({{{"name", "self"}, {"arg", arg(ref)}, {"kind", 1}},
+                               {{"name", "dim"}, {"arg", {{"as_int", d}}}, {"kind", 1}}});
+    n["outputs"] = json::array({{{"as_sym_int", {{"as_name", name}}}}});
+    nodes.push_back(std::move(n));
+    return {{"as_name", name}};
+  }
+
   json tensorMeta(const std::string &ref) {
     const json &a = arg(ref);
     if (!a.contains("as_tensor"))
@@ -237,16 +251,7 @@ private:
           if (e.contains("as_int")) {
             if (e["as_int"] != 1) pick = {{"as_int", e["as_int"]}};
           } else if (pick == json{{"as_int", 1}}) {
-            std::string name = nodeName + "__size" + std::to_string(counter++);
-            json n;
-            n["target"] = "torch.ops.aten.sym_size.int";
-            n["name"] = name;
-            n["metadata"] = metadata;
-            n["inputs"] = json::array({{{"name", "self"}, {"arg", arg(v.items[t].s)}, {"kind", 1}},
-                                       {{"name", "dim"}, {"arg", {{"as_int", (int64_t)k}}}, {"kind", 1}}});
-            n["outputs"] = json::array({{{"as_sym_int", {{"as_name", name}}}}});
-            nodes.push_back(std::move(n));
-            pick = {{"as_name", name}};
+            pick = symSize(v.items[t].s, (int64_t)k);
           }
         }
         if (pick.contains("as_name")) sym = true;
@@ -270,20 +275,27 @@ private:
           continue;
         }
         sym = true;
-        std::string name = nodeName + "__size" + std::to_string(counter++);
-        json n;
-        n["target"] = "torch.ops.aten.sym_size.int";
-        n["name"] = name;
-        n["metadata"] = metadata;
-        n["inputs"] = json::array({{{"name", "self"}, {"arg", arg(v.s)}, {"kind", 1}},
-                                   {{"name", "dim"}, {"arg", {{"as_int", (int64_t)d}}}, {"kind", 1}}});
-        n["outputs"] = json::array({{{"as_sym_int", {{"as_name", name}}}}});
-        nodes.push_back(std::move(n));
-        l.push_back({{"as_name", name}});
+        l.push_back(symSize(v.s, (int64_t)d));
       }
       if (sym) return {{"as_sym_ints", l}};
       json ints = json::array();
       for (auto &e : l) ints.push_back(e["as_int"]);
+      return {{"as_ints", ints}};
+    }
+    case Val::DimsExcept: {
+      // Every dim of X but D (D may be negative, as ATen's dims are).
+      int64_t rank = tensorMeta(v.s).at("sizes").size();
+      json d = render(v.items.at(0));
+      if (!d.contains("as_int"))
+        throw Error("kiln: " + ctx + ": others(" + v.s + " ...) needs an int dim");
+      int64_t drop = d["as_int"];
+      if (drop < -rank || drop >= rank)
+        throw Error("kiln: " + ctx + ": dim " + std::to_string(drop) + " is out of range for a rank-" +
+                    std::to_string(rank) + " tensor");
+      if (drop < 0) drop += rank;
+      json ints = json::array();
+      for (int64_t k = 0; k < rank; ++k)
+        if (k != drop) ints.push_back(k);
       return {{"as_ints", ints}};
     }
     case Val::DtypeName: {

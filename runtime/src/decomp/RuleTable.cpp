@@ -10,7 +10,9 @@
 // Calls name every argument by its schema name; a value is a name (an
 // argument, `X.k` for element k of a list argument, or an earlier result), a
 // number, 'string', True/False/None, a [list], dtype(X), #float64,
-// sizes(X) or bsizes(X Y ...) (sizes, symbolic ones read at run time). After
+// sizes(X) or bsizes(X Y ...) (sizes, symbolic ones read at run time), or
+// others(X D) (X's dims but D, which may be negative: a reduction over every
+// dim but one, for any rank). After
 // ':' each result that is not returned says what its metadata is: `like X`,
 // `bcast X Y ...` (broadcast sizes, X's dtype), `reduce X DIMS KEEPDIM`,
 // `halve X DIM`, `trailing1 X LIST`, `dims X [e, ...]` (an int, an int
@@ -113,6 +115,13 @@ struct Lexer {
     if (eat("bsizes(")) {
       v.kind = Val::BcastSizesOf;
       while (!eat(")")) v.items.push_back(Val{Val::Ref, ident()});
+      return v;
+    }
+    if (eat("others(")) {
+      v.kind = Val::DimsExcept;
+      v.s = ident();
+      v.items.push_back(value());
+      expect(")");
       return v;
     }
     if (eat("#")) { v.kind = Val::DtypeName; v.s = ident(); return v; }

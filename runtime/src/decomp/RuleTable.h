@@ -10,9 +10,10 @@
 
 namespace kiln::decomp {
 
-/// A literal or reference in a rule: `self`, 3.0, 'tanh', [0, 1], None, dtype(x).
+/// A literal or reference in a rule: `self`, 3.0, 'tanh', [0, 1], None, dtype(x),
+/// others(x d) (every dim of x but d).
 struct Val {
-  enum Kind { Ref, Int, Float, Bool, None, Str, List, DtypeOf, DtypeName, SizesOf, BcastSizesOf } kind = None;
+  enum Kind { Ref, Int, Float, Bool, None, Str, List, DtypeOf, DtypeName, SizesOf, BcastSizesOf, DimsExcept } kind = None;
   std::string s;
   int64_t i = 0;
   double f = 0;

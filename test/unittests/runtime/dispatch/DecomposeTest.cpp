@@ -123,3 +123,33 @@ TEST(Decompose, ANodeThatDoesNotFitItsRuleIsAClearError) {
     EXPECT_NE(std::string(e.what()).find("has no argument 'input'"), std::string::npos) << e.what();
   }
 }
+
+TEST(Decompose, OthersListsEveryDimButOneForAnyRank) {
+  // _weight_norm over a rank-6 weight, normalised per index of dim -2 (dim 4):
+  // the sum runs over dims 0-3 and 5, whatever the rank.
+  auto tv = metas({{"v", {2, 3, 1, 2, 5, 4}}, {"g", {1, 1, 1, 1, 5, 1}}, {"out", {2, 3, 1, 2, 5, 4}}});
+  json n = node("torch.ops.aten._weight_norm.default",
+                {{"v", tensorArg("v")}, {"g", tensorArg("g")}, {"dim", {{"as_int", -2}}}}, {"out"});
+  auto e = expandWith(n, tv);
+  ASSERT_TRUE(e);
+  json nodes = json::parse(e->nodes), values = json::parse(e->tensorValues);
+  auto sum = std::find_if(nodes.begin(), nodes.end(),
+                          [](const json &s) { return s["target"] == "torch.ops.aten.sum.dim_IntList"; });
+  ASSERT_NE(sum, nodes.end());
+  EXPECT_EQ((*sum)["inputs"][1]["arg"]["as_ints"], json::array({0, 1, 2, 3, 5}));
+  // Its result keeps the reduced dims as 1s: [1, 1, 1, 1, 5, 1].
+  std::string s = (*sum)["outputs"][0]["as_tensor"]["name"];
+  json sizes = json::array();
+  for (const json &d : values[s]["sizes"]) sizes.push_back(d["as_int"]);
+  EXPECT_EQ(sizes, json::array({1, 1, 1, 1, 5, 1}));
+  // A dim outside the tensor's rank is a clear error naming it.
+  json bad = node("torch.ops.aten._weight_norm.default",
+                  {{"v", tensorArg("v")}, {"g", tensorArg("g")}, {"dim", {{"as_int", 6}}}}, {"out"});
+  try {
+    expandWith(bad, tv);
+    FAIL() << "expected an error";
+  } catch (const Error &err) {
+    EXPECT_NE(std::string(err.what()).find("dim 6 is out of range for a rank-6 tensor"), std::string::npos)
+        << err.what();
+  }
+}
