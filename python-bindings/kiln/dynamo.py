@@ -260,20 +260,31 @@ def _lower_functorch(gm, example_inputs):
         return make_fx(gm, decomposition_table=decomps, tracing_mode="real")(*inputs)
 
 
-def _export(gm, example_inputs, plan: _Plan):
+def _export(gm, example_inputs, plan: _Plan, frozen: Sequence[int] = ()):
+    """The graph as an ExportedProgram taking its tensor inputs; those in
+    `frozen` (indices into plan.tensor_positions) are not inputs but buffers of
+    the exported module, holding their values now: constants to the compiler."""
     import torch
     from torch.export import Dim
 
     if _uses_functorch(gm):
         gm = _lower_functorch(gm, example_inputs)
     gm = _graph_on_cpu(gm)
+    frozen_set = set(frozen)
+    count = len(plan.tensor_positions)
 
     class GraphWrapper(torch.nn.Module):
         def __init__(self):
             super().__init__()
             self.gm = gm
+            for k in frozen:
+                value = example_inputs[plan.tensor_positions[k]].detach().to("cpu", copy=True)
+                self.register_buffer(f"kiln_frozen_{k}", value)
 
-        def forward(self, *tensors):
+        def forward(self, *free):
+            it = iter(free)
+            tensors = [getattr(self, f"kiln_frozen_{k}") if k in frozen_set else next(it)
+                       for k in range(count)]
             # Run node by node with each Dynamo node's metadata current, so the
             # exported nodes keep the user's stack traces (kiln's errors then name
             # the user's line, not Dynamo's generated code).
@@ -282,9 +293,10 @@ def _export(gm, example_inputs, plan: _Plan):
             out = tuple(out) if isinstance(out, (list, tuple)) else (out,)
             return tuple(o for o in out if o is not None)  # plan.none_outputs come back as None
 
-    tensors = tuple(_concrete(example_inputs[i]) for i in plan.tensor_positions)
+    tensors = tuple(_concrete(example_inputs[i]) for k, i in enumerate(plan.tensor_positions)
+                    if k not in frozen_set)
     dynamic_shapes = tuple({d: Dim.AUTO for d in dims} if dims else None
-                           for dims in plan.dynamic)
+                           for k, dims in enumerate(plan.dynamic) if k not in frozen_set)
     # forward(*tensors): the specs of the varargs form one entry.
     dynamic_shapes = None if all(ds is None for ds in dynamic_shapes) else (dynamic_shapes,)
     # A fresh tracing context: export's own guards must not join those of the
@@ -309,14 +321,44 @@ def _target_of(example_inputs) -> str:
                        "whose tensors are all on the CPU or all on the GPU")
 
 
-def _export_checked(gm, example_inputs, debug: Optional[str]):
-    """The graph's plan and ExportedProgram; raises _Unsupported for what the
+def _writes_frozen(ep) -> bool:
+    """Whether the program writes one of its frozen buffers: a buffer mutation
+    in its signature, or an op that writes an argument in place (batch norm's
+    running statistics in training mode, kept as such in the default IR)."""
+    import torch
+    sig = ep.graph_signature
+    if any(b.startswith("kiln_frozen_") for b in sig.buffers_to_mutate.values()):
+        return True
+    frozen = {ph for ph, b in sig.inputs_to_buffers.items() if b.startswith("kiln_frozen_")}
+    for n in ep.graph.nodes:
+        schema = getattr(n.target, "_schema", None) if n.op == "call_function" else None
+        for i, a in enumerate(schema.arguments if schema is not None else ()):
+            if a.alias_info is None or not a.alias_info.is_write:
+                continue
+            v = n.args[i] if i < len(n.args) else n.kwargs.get(a.name)
+            if isinstance(v, torch.fx.Node) and v.name in frozen:
+                return True
+    return False
+
+
+def _export_checked(gm, example_inputs, debug: Optional[str], kind: str = ""):
+    """The graph's plan, ExportedProgram and frozen inputs (indices into the
+    plan's tensor positions: with the "freezing" option, an inference graph's
+    static inputs that it does not mutate); raises _Unsupported for what the
     backend cannot take (tensors on two devices, a non-tensor output)."""
     _target_of(example_inputs)
     plan = _Plan(gm, example_inputs)
     t0 = time.perf_counter()
     import torch._dynamo
-    ep = torch._dynamo.disable(_export)(gm, example_inputs, plan)
+    export = torch._dynamo.disable(_export)
+    frozen = _static_inputs(gm, example_inputs, plan.tensor_positions) \
+        if kind == "inference" and _freezing() else []
+    ep = export(gm, example_inputs, plan, frozen)
+    if frozen and _writes_frozen(ep):
+        # The graph writes one of them (batch norm's running statistics in
+        # training mode): nothing is frozen, every input stays an input.
+        frozen = []
+        ep = export(gm, example_inputs, plan)
     compiler._record("export", time.perf_counter() - t0)
     for spec in ep.graph_signature.output_specs:
         if not hasattr(spec.arg, "name") or spec.arg.__class__.__name__ != "TensorArgument":
@@ -324,7 +366,7 @@ def _export_checked(gm, example_inputs, debug: Optional[str]):
     if debug:
         with open(os.path.join(debug, "exported_program.txt"), "w") as f:
             f.write(str(ep))
-    return plan, ep
+    return plan, ep, frozen
 
 
 def _new_entry(gm, kind: str):
@@ -365,7 +407,7 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     gid, debug, entry = _new_entry(gm, kind)
     before = compiler.compile_times()
     try:
-        plan, ep = _export_checked(gm, example_inputs, debug)
+        plan, ep, frozen = _export_checked(gm, example_inputs, debug, kind)
         module = compiler.compile(ep, target=_target_of(example_inputs), use_cache=debug is None,
                                   debug_dir=os.path.join(debug, "kiln_ir") if debug else None)
     except (compiler.CompileError, _Unsupported, Exception) as e:  # noqa: B014
@@ -381,6 +423,19 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     entry["outputs"] = len(module.outputs)
     if debug:
         _write_timings(debug, before)
+
+    entry["frozen_inputs"] = len(frozen)
+    entry["module_inputs"] = len(module.inputs)
+    entry["so"] = module.path
+    if frozen:
+        taken = set(frozen)
+        free = [i for k, i in enumerate(plan.tensor_positions) if k not in taken]
+
+        def run(*args):
+            return plan.outputs(module.run([args[i] for i in free]))
+        entry["bound_inputs"] = 0
+        run._kiln_module = module
+        return run
 
     positions = plan.tensor_positions
     static = _static_inputs(gm, example_inputs, positions) if kind == "inference" else []
@@ -581,7 +636,7 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
     if kiln cannot differentiate the graph."""
     gid, debug, entry = _new_entry(gm, "training")
     try:
-        plan, ep = _export_checked(gm, example_inputs, debug)
+        plan, ep, _ = _export_checked(gm, example_inputs, debug)
         # Gradients reach Dynamo's graph inputs only: a parameter the graph holds
         # itself (not lifted to an input) would silently get none.
         import torch
@@ -693,6 +748,11 @@ OPTIONS = {
                         "compiles both graphs (default: kiln differentiates the graph itself and "
                         "cuts the value and gradient into a forward that returns residuals and a "
                         "backward that takes them)",
+    "freezing": "bool (default False; also KILN_FREEZING=1): an inference graph's parameters and "
+                "buffers become constants of the compiled model, as with Inductor's freezing, so "
+                "kiln folds batch norms into convolutions and lays weights out at load; a "
+                "parameter changed after compiling is not seen (compile again). A graph that "
+                "writes one of them (batch norm in training mode) freezes nothing",
     "split": "bool (default True): kiln's value and gradient cut into a forward that returns "
              "residuals and a backward that takes them; False: the backward runs the whole value "
              "and gradient, recomputing the forward (for comparison)",
@@ -704,6 +764,12 @@ def _strict() -> bool:
     if "strict" in _options:
         return bool(_options["strict"])
     return os.environ.get("KILN_STRICT", "") not in ("", "0")
+
+
+def _freezing() -> bool:
+    if "freezing" in _options:
+        return bool(_options["freezing"])
+    return os.environ.get("KILN_FREEZING", "") not in ("", "0")
 
 
 def _check_options(kwargs: Dict[str, Any]) -> None:

@@ -182,8 +182,9 @@ def cli_so(pack, name, dev):
 
 def infer(name, modes, dev, models_dir=None, pack=None, iters=100):
     """Inference of `name` in each mode, timed in this process: eager,
-    inductor, kiln (torch.compile(backend="kiln")) and kiln_so (the CLI's .so
-    loaded with kiln.load and called with the same tensors)."""
+    inductor, kiln (torch.compile(backend="kiln")), kiln_frozen (the same with
+    options={"freezing": True}) and kiln_so (the CLI's .so loaded with kiln.load
+    and called with the same tensors)."""
     g = gpu_models(models_dir)
     m, args = g.build(name)
     pt2 = None
@@ -199,7 +200,8 @@ def infer(name, modes, dev, models_dir=None, pack=None, iters=100):
     # Modes timed together, call by call: the backend beside the CLI's .so
     # (the comparison that matters), eager and Inductor each on their own
     # (Dynamo keeps one cache per function, so two backends are not mixed).
-    groups = [[x for x in modes if x in ("kiln", "kiln_so")]] + [[x] for x in modes if x not in ("kiln", "kiln_so")]
+    kiln_modes = ("kiln", "kiln_frozen", "kiln_so")
+    groups = [[x for x in modes if x in kiln_modes]] + [[x] for x in modes if x not in kiln_modes]
     r = {}
     for group in groups:
         torch._dynamo.reset()
@@ -216,6 +218,9 @@ def infer(name, modes, dev, models_dir=None, pack=None, iters=100):
                     fn = functools.partial(torch.compile(m), *args)
                 elif mode == "kiln":
                     fn = functools.partial(torch.compile(m, backend="kiln"), *args)
+                elif mode == "kiln_frozen":
+                    fn = functools.partial(torch.compile(m, backend="kiln", options={"freezing": True}),
+                                           *args)
                 else:
                     fn = functools.partial(m, *args)
                 with torch.no_grad():
@@ -343,9 +348,10 @@ def main():
         print(f"train {name}: " + ", ".join(cells))
     for name, r in res["infer"].items():
         cells = [f"{m} {r[m]['ms']:.3f} ms" if r.get(m, {}).get("ms") else f"{m} -" for m in
-                 ("eager", "inductor", "kiln", "kiln_so", "kiln_run_cli") if m in r]
-        if r.get("kiln", {}).get("ms") and r.get("kiln_so", {}).get("ms"):
-            cells.append(f"backend / CLI .so {r['kiln']['ms'] / r['kiln_so']['ms']:.3f}")
+                 ("eager", "inductor", "kiln", "kiln_frozen", "kiln_so", "kiln_run_cli") if m in r]
+        for m in ("kiln", "kiln_frozen"):
+            if r.get(m, {}).get("ms") and r.get("kiln_so", {}).get("ms"):
+                cells.append(f"{m} / CLI .so {r[m]['ms'] / r['kiln_so']['ms']:.3f}")
         print(f"infer {name}: " + ", ".join(cells))
     if a.json:
         with open(a.json, "w") as f:

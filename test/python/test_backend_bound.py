@@ -95,3 +95,53 @@ def lambda_module():
             return torch.nn.functional.linear(x, w, b)
 
     return Linear()
+
+
+def test_freezing_makes_parameters_constants_and_folds_batch_norm():
+    torch.manual_seed(2)
+    model = Net().eval()
+    with torch.no_grad():
+        model.bn.running_mean.uniform_(-0.5, 0.5)
+        model.bn.running_var.uniform_(0.5, 2.0)
+    torch._dynamo.reset()
+    before = len(kiln.dynamo.explanations())
+    fn = torch.compile(model, backend="kiln", options={"freezing": True})
+    x = torch.randn(2, 3, 10, 10)
+    _check(fn, model, x)
+    (entry,) = _entries(before)
+    assert entry["compiled"], entry
+    assert entry["frozen_inputs"] == len(list(model.parameters())) + 2
+    assert entry["bound_inputs"] == 0
+    _check(fn, model, torch.randn(2, 3, 10, 10))
+    # The compiled model takes the image only, and the batch norm was folded
+    # into the convolution: its manifest derives the folded filter at load.
+    assert entry["module_inputs"] == 1
+    with open(entry["so"], "rb") as f:
+        assert b"conv-bn-weight" in f.read()
+    # Without freezing the same model binds its parameters as inputs instead,
+    # and nothing can fold.
+    torch._dynamo.reset()
+    before = len(kiln.dynamo.explanations())
+    plain = torch.compile(model, backend="kiln")
+    _check(plain, model, x)
+    (entry,) = _entries(before)
+    assert entry["frozen_inputs"] == 0 and entry["module_inputs"] == len(list(model.parameters())) + 3
+    with open(entry["so"], "rb") as f:
+        assert b"conv-bn-weight" not in f.read()
+
+
+def test_freezing_leaves_a_graph_that_writes_its_buffers_unfrozen():
+    torch.manual_seed(3)
+    model = Net().train()
+    torch._dynamo.reset()
+    before = len(kiln.dynamo.explanations())
+    fn = torch.compile(model, backend="kiln", options={"freezing": True})
+    x = torch.randn(4, 3, 10, 10)
+    ref = Net().train()
+    ref.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        got, want = fn(x), ref(x)
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(model.bn.running_mean, ref.bn.running_mean)
+    (entry,) = _entries(before)
+    assert entry["frozen_inputs"] == 0
