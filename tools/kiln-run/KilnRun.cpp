@@ -27,6 +27,32 @@ namespace kiln::run {
 
 namespace {
 
+/// The .npy files of an --expect-grads / --expect-params folder, sorted.
+std::vector<std::string> npyFilesIn(const std::string &dir, const std::string &flag) {
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".npy") files.push_back(entry.path().filename().string());
+  if (ec) usageError("cannot read " + flag + " '" + dir + "': " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// Compares `actual` with the .npy file at `path` and prints one line,
+/// "<label> vs '<path>': <detail>: OK|MISMATCH"; whether they match.
+bool compareWithFile(std::ostream &out, const std::string &label, const Tensor &actual,
+                     const std::string &path, const std::string &flag, double rtol, double atol) {
+  Tensor expected;
+  try {
+    expected = readNpy(path);
+  } catch (const NpyError &e) {
+    usageError(flag + " " + e.what());
+  }
+  Comparison c = compareTensors(actual, expected, rtol, atol);
+  out << label << " vs '" << path << "': " << c.detail << ": " << (c.match ? "OK" : "MISMATCH") << "\n";
+  return c.match;
+}
+
 int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
   Options o = parseArgs(args);
   if (o.version) {
@@ -192,14 +218,8 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
     for (size_t i = 0; i < outputs.size(); ++i)
       if (exe->outputLabel(i).rfind(KILN_GRADS_PREFIX, 0) == 0)
         byName[exe->outputLabel(i).substr(sizeof(KILN_GRADS_PREFIX) - 1)] = i;
-    std::error_code ec;
-    std::vector<std::string> files;
-    for (const auto &entry : std::filesystem::directory_iterator(o.expectGrads, ec))
-      if (entry.path().extension() == ".npy") files.push_back(entry.path().filename().string());
-    if (ec) usageError("cannot read --expect-grads '" + o.expectGrads + "': " + ec.message());
-    std::sort(files.begin(), files.end());
     size_t compared = 0;
-    for (const std::string &f : files) {
+    for (const std::string &f : npyFilesIn(o.expectGrads, "--expect-grads")) {
       std::string stem = f.substr(0, f.size() - 4);
       if (stem.rfind(KILN_COTANGENT_PREFIX, 0) == 0) continue;
       std::string path = (std::filesystem::path(o.expectGrads) / f).string();
@@ -209,16 +229,9 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
         code = kExitMismatch;
         continue;
       }
-      Tensor expected;
-      try {
-        expected = readNpy(path);
-      } catch (const NpyError &e) {
-        usageError(std::string("--expect-grads ") + e.what());
-      }
-      Comparison c = compareTensors(outputs[it->second], expected, o.rtol, o.atol);
-      out << exe->outputName(it->second) << " vs '" << path << "': " << c.detail << ": "
-          << (c.match ? "OK" : "MISMATCH") << "\n";
-      if (!c.match) code = kExitMismatch;
+      if (!compareWithFile(out, exe->outputName(it->second), outputs[it->second], path, "--expect-grads",
+                           o.rtol, o.atol))
+        code = kExitMismatch;
       ++compared;
     }
     if (!compared)
@@ -226,13 +239,8 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
   }
 
   if (!o.expectParams.empty()) {
-    std::error_code ec;
-    std::vector<std::string> files;
-    for (const auto &entry : std::filesystem::directory_iterator(o.expectParams, ec))
-      if (entry.path().extension() == ".npy") files.push_back(entry.path().filename().string());
-    if (ec) usageError("cannot read --expect-params '" + o.expectParams + "': " + ec.message());
+    std::vector<std::string> files = npyFilesIn(o.expectParams, "--expect-params");
     if (files.empty()) usageError("--expect-params '" + o.expectParams + "' holds no .npy file");
-    std::sort(files.begin(), files.end());
     for (const std::string &f : files) {
       std::string name = f.substr(0, f.size() - 4);
       std::string path = (std::filesystem::path(o.expectParams) / f).string();
@@ -242,16 +250,8 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
         code = kExitMismatch;
         continue;
       }
-      Tensor expected;
-      try {
-        expected = readNpy(path);
-      } catch (const NpyError &e) {
-        usageError(std::string("--expect-params ") + e.what());
-      }
-      Comparison c = compareTensors(actual, expected, o.rtol, o.atol);
-      out << "weight \"" << name << "\" vs '" << path << "': " << c.detail << ": "
-          << (c.match ? "OK" : "MISMATCH") << "\n";
-      if (!c.match) code = kExitMismatch;
+      if (!compareWithFile(out, "weight \"" + name + "\"", actual, path, "--expect-params", o.rtol, o.atol))
+        code = kExitMismatch;
     }
   }
 
