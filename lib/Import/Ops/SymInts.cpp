@@ -146,27 +146,17 @@ void registerSymIntHandlers(GraphImporter &g) {
   auto reg = [&h, binary](StringRef target, BinFn fn) {
     h[target] = [binary, fn](const Object &n, Location loc) { return binary(n, loc, fn); };
   };
-  reg("_operator.add", intOrFloat(
-                           [](OpBuilder &b, Location l, Value x, Value y) -> Value {
-                             return b.createOrFold<arith::AddIOp>(l, x, y);
-                           },
-                           [](OpBuilder &b, Location l, Value x, Value y) -> Value {
-                             return arith::AddFOp::create(b, l, x, y);
-                           }));
-  reg("_operator.sub", intOrFloat(
-                           [](OpBuilder &b, Location l, Value x, Value y) -> Value {
-                             return b.createOrFold<arith::SubIOp>(l, x, y);
-                           },
-                           [](OpBuilder &b, Location l, Value x, Value y) -> Value {
-                             return arith::SubFOp::create(b, l, x, y);
-                           }));
-  reg("_operator.mul", intOrFloat(
-                           [](OpBuilder &b, Location l, Value x, Value y) -> Value {
-                             return b.createOrFold<arith::MulIOp>(l, x, y);
-                           },
-                           [](OpBuilder &b, Location l, Value x, Value y) -> Value {
-                             return arith::MulFOp::create(b, l, x, y);
-                           }));
+  // +, -, *: one arith op for ints (folded where both are constants), one for floats.
+  auto plain = [intOrFloat](auto intTag, auto floatTag) -> BinFn {
+    using IntOp = typename decltype(intTag)::type;
+    using FloatOp = typename decltype(floatTag)::type;
+    return intOrFloat(
+        [](OpBuilder &b, Location l, Value x, Value y) -> Value { return b.createOrFold<IntOp>(l, x, y); },
+        [](OpBuilder &b, Location l, Value x, Value y) -> Value { return FloatOp::create(b, l, x, y); });
+  };
+  reg("_operator.add", plain(OpTag<arith::AddIOp>{}, OpTag<arith::AddFOp>{}));
+  reg("_operator.sub", plain(OpTag<arith::SubIOp>{}, OpTag<arith::SubFOp>{}));
+  reg("_operator.mul", plain(OpTag<arith::MulIOp>{}, OpTag<arith::MulFOp>{}));
   // Python's // and % round towards negative infinity.
   reg("_operator.floordiv", intOrFloat(
                                 [](OpBuilder &b, Location l, Value x, Value y) -> Value {
