@@ -118,7 +118,7 @@ void registerSymIntHandlers(GraphImporter &g) {
     return g.symIntValue(*arg, "operand " + std::to_string(i), loc);
   };
   using BinFn = std::function<Value(OpBuilder &, Location, Value, Value)>;
-  auto binary = [&g, &b, operand, bindScalar](const Object &n, Location loc,
+  auto binary = [&b, operand, bindScalar](const Object &n, Location loc,
                                               BinFn fn) -> LogicalResult {
     KILN_TRY(x, operand(n, 0, loc));
     KILN_TRY(y, operand(n, 1, loc));
@@ -222,7 +222,7 @@ void registerSymIntHandlers(GraphImporter &g) {
   reg("_operator.or_", [](OpBuilder &b, Location l, Value x, Value y) -> Value {
     return arith::OrIOp::create(b, l, x, y);
   });
-  auto unary = [&h, operand, bindScalar, &b](StringRef target,
+  auto unary = [&h, operand, bindScalar](StringRef target,
                                              std::function<Value(Value, Location)> fn) {
     h[target] = [operand, bindScalar, fn](const Object &n, Location loc) -> LogicalResult {
       KILN_TRY(x, operand(n, 0, loc));
