@@ -66,6 +66,16 @@ size_t printDecisions(llvm::raw_ostream &os, const std::vector<NodeDecision> &de
   return unsupported;
 }
 
+/// What follows a differentiation pass (the whole gradient, or one half of
+/// it): unused functions dropped, then canonicalised and CSE'd, keeping the
+/// values marked for recomputation where the differentiation put them.
+void addCleanupAfterDifferentiation(PassManager &pm) {
+  pm.addPass(createSymbolDCEPass());
+  pm.nest<func::FuncOp>().addPass(createCanonicalizerPass());
+  pm.nest<func::FuncOp>().addPass(kiln::createKilnKeepRecomputed());
+  pm.nest<func::FuncOp>().addPass(createCSEPass());
+}
+
 void printModule(ModuleOp module, llvm::raw_ostream &os) {
   module.print(os, OpPrintingFlags().enableDebugInfo(true, true));
 }
@@ -202,10 +212,7 @@ int Compilation::differentiate() {
     AutogradDifferentiateOptions diffOptions;
     diffOptions.remat = o.remat || !o.split.empty(); // the split cuts where remat chose
     pm.addPass(createAutogradDifferentiate(diffOptions));
-    pm.addPass(createSymbolDCEPass());
-    pm.nest<func::FuncOp>().addPass(createCanonicalizerPass());
-    pm.nest<func::FuncOp>().addPass(kiln::createKilnKeepRecomputed());
-    pm.nest<func::FuncOp>().addPass(createCSEPass());
+    addCleanupAfterDifferentiation(pm);
     if (failed(pm.run(module)))
       return s.fail("cannot differentiate '" + o.input + "' (see the errors above)");
     if (!o.split.empty()) {
@@ -215,10 +222,7 @@ int Compilation::differentiate() {
       AutogradSplitGradOptions splitOptions;
       splitOptions.half = o.split;
       split.addPass(createAutogradSplitGrad(splitOptions));
-      split.addPass(createSymbolDCEPass());
-      split.nest<func::FuncOp>().addPass(createCanonicalizerPass());
-      split.nest<func::FuncOp>().addPass(kiln::createKilnKeepRecomputed());
-      split.nest<func::FuncOp>().addPass(createCSEPass());
+      addCleanupAfterDifferentiation(split);
       if (failed(split.run(module)))
         return s.fail("cannot split the gradient of '" + o.input + "' (see the errors above)");
       s.entry = findEntry(module);

@@ -96,7 +96,7 @@ void registerSplitJoinHandlers(GraphImporter &g) {
     return splitSizes(n, loc, "split_size");
   };
   // Pieces before each of `points` and after the last (tensor_split.indices).
-  auto splitAt = [&g, &b, splitInto](const Object &n, Location loc, int64_t dim,
+  auto splitAt = [&b, splitInto](const Object &n, Location loc, int64_t dim,
                                      SmallVector<int64_t> statics,
                                      SmallVector<Value> dynamic) -> LogicalResult {
     SmallVector<Value> starts{arith::ConstantIndexOp::create(b, loc, 0)}, ends;
@@ -154,34 +154,32 @@ void registerSplitJoinHandlers(GraphImporter &g) {
                              {"dsplit", 2}}) {
     int fixed = dimOf;
     std::string nm = name;
-    auto dimFor = [fixed, nm](GraphImporter &g, const Object &n, Location loc) -> int64_t {
-      auto x = g.tensorArg(n, "self", loc);
-      if (failed(x))
-        return -1;
-      return nm == "hsplit" && typeOf(*x).getRank() == 1 ? 0 : fixed;
+    // The dim split along, or a failure naming the rank it needs.
+    auto dimFor = [fixed, nm](GraphImporter &g, const Object &n, Location loc,
+                              Value x) -> FailureOr<int64_t> {
+      int64_t d = nm == "hsplit" && typeOf(x).getRank() == 1 ? 0 : fixed;
+      if (d >= typeOf(x).getRank())
+        return g.fail(loc, nm + " needs a tensor of rank > " + std::to_string(d));
+      return d;
     };
     h["torch.ops.aten." + nm + ".int"] = [&g, dimFor, splitSections, nm](
                                              const Object &n, Location loc) -> LogicalResult {
       KILN_TRY(sections, g.intArg(n, "sections", std::nullopt, loc));
       KILN_TRY(x, g.tensorArg(n, "self", loc));
-      int64_t d = dimFor(g, n, loc);
-      if (d < 0 || d >= typeOf(*x).getRank())
-        return g.fail(loc, nm + " needs a tensor of rank > " + std::to_string(d));
-      int64_t size = typeOf(*x).getDimSize(d);
+      KILN_TRY(d, dimFor(g, n, loc, *x));
+      int64_t size = typeOf(*x).getDimSize(*d);
       if (size != kDyn && *sections > 0 && size % *sections)
-        return g.fail(loc, nm + ": dim " + std::to_string(d) + " of size " +
+        return g.fail(loc, nm + ": dim " + std::to_string(*d) + " of size " +
                                std::to_string(size) + " does not divide into " +
                                std::to_string(*sections) + " equal sections");
-      return splitSections(n, loc, d, *sections);
+      return splitSections(n, loc, *d, *sections);
     };
     h["torch.ops.aten." + nm + ".array"] = [&g, dimFor, splitAt, nm](
                                                const Object &n, Location loc) -> LogicalResult {
       KILN_TRY(idx, g.intsArg(n, "indices", std::nullopt, loc));
       KILN_TRY(x, g.tensorArg(n, "self", loc));
-      int64_t d = dimFor(g, n, loc);
-      if (d < 0 || d >= typeOf(*x).getRank())
-        return g.fail(loc, nm + " needs a tensor of rank > " + std::to_string(d));
-      return splitAt(n, loc, d, *idx, {});
+      KILN_TRY(d, dimFor(g, n, loc, *x));
+      return splitAt(n, loc, *d, *idx, {});
     };
   }
   for (auto [unsafe, safe] : {std::pair<const char *, const char *>{"unsafe_split.Tensor", "split.Tensor"},
