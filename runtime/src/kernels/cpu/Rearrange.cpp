@@ -122,11 +122,12 @@ Tensor flip(const Tensor &self, std::vector<int64_t> dims) {
       st[d] = -st[d];
     }
   std::array<std::vector<int64_t>, 2> strides{out.strides(), st};
-  size_t es = dtypeSize(self.dtype());
+  // Signed: the flipped dims' strides are negative, so are the offsets.
+  int64_t es = (int64_t)dtypeSize(self.dtype());
   char *po = elemPtr(out, 0);
-  const char *ps = static_cast<const char *>(self.storage()->data()) + off * (int64_t)es;
+  const char *ps = static_cast<const char *>(self.storage()->data()) + off * es;
   forEachIndex<2>(self.sizes(), strides,
-                  [&](const std::array<int64_t, 2> &o) { std::memcpy(po + o[0] * es, ps + o[1] * es, es); });
+                  [&](const std::array<int64_t, 2> &o) { std::memcpy(po + o[0] * es, ps + o[1] * es, (size_t)es); });
   return out;
 }
 

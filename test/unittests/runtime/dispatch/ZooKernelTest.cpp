@@ -198,3 +198,15 @@ TEST(ZooKernels, InplaceViewsAndScatterSrc) {
   EXPECT_EQ(vals(self), (std::vector<double>{0, 0, 1, 0}));
   EXPECT_EQ(vals(r), vals(self));
 }
+
+TEST(ZooKernels, FlipReadsBackwardsAlongTheFlippedDims) {
+  // Reading backwards means negative element offsets: computed in signed
+  // arithmetic (the ASan+UBSan build reports a pointer overflow otherwise;
+  // fuzz-eager-load found it on a repository archive).
+  Tensor x = iota({2, 3});
+  EXPECT_EQ(vals(call("aten::flip", x, std::vector<int64_t>{1})), (std::vector<double>{2, 1, 0, 5, 4, 3}));
+  EXPECT_EQ(vals(call("aten::flip", x, std::vector<int64_t>{0, -1})), (std::vector<double>{5, 4, 3, 2, 1, 0}));
+  Tensor t = call("aten::transpose.int", iota({3, 2}), (int64_t)0, (int64_t)1); // [[0,2,4],[1,3,5]]
+  EXPECT_EQ(vals(call("aten::flip", t, std::vector<int64_t>{0})), (std::vector<double>{1, 3, 5, 0, 2, 4}));
+  EXPECT_THROW(call("aten::flip", x, std::vector<int64_t>{1, -1}), Error);
+}
