@@ -35,6 +35,16 @@ constexpr int kComplexHalf = 9, kComplexFloat = 10, kComplexDouble = 11, kFloat 
 
 bool isComplexCode(int c) { return c == kComplexHalf || c == kComplexFloat || c == kComplexDouble; }
 
+/// A tensor meta's dtype code; `fallback` where it has none or it is not an
+/// int (a malformed archive: the readers after this rewrite say so).
+int dtypeCodeOf(const json &meta, int fallback) {
+  if (!meta.is_object()) return fallback;
+  auto it = meta.find("dtype");
+  if (it == meta.end() || !it->is_number_integer()) return fallback;
+  int64_t v = it->get<int64_t>();
+  return v >= 0 && v <= 64 ? (int)v : fallback;
+}
+
 json intArg(int64_t v) { return {{"as_int", v}}; }
 json tensorArg(const std::string &n) { return {{"as_tensor", {{"name", n}}}}; }
 json intsArg(const std::vector<int64_t> &v) { return {{"as_ints", v}}; }
@@ -58,7 +68,7 @@ public:
 
   bool run() {
     for (auto it = tv_.begin(); it != tv_.end(); ++it)
-      if (it->is_object() && isComplexCode(it->value("dtype", 0))) {
+      if (isComplexCode(dtypeCodeOf(*it, 0))) {
         if ((*it)["dtype"] == kComplexHalf)
           throw Error("kiln: value '" + it.key() + "' is complex32, which kiln does not support");
         rank_[it.key()] = (int64_t)(*it)["sizes"].size();
@@ -346,7 +356,7 @@ private:
     if (base == "_assert_tensor_metadata") return; // the checked dtype is complex: nothing to check on pairs
     std::string in = tensorIn("self"), out = outName();
     bool ci = isC(in), co = isC(out);
-    int outCode = tv_.at(out).value("dtype", kFloat);
+    int outCode = dtypeCodeOf(tv_.at(out), kFloat);
     if (ci && co) {
       emit("_to_copy.default", args({{"self", tensorArg(in)}, {"dtype", {{"as_scalar_type", outCode}}}}), tv_.at(out),
            out);
@@ -495,7 +505,7 @@ private:
     const json &sz = tv_.at(x)["sizes"][d];
     if (!sz.contains("as_int")) unsupported("a transform along a dynamic dim");
     int64_t n = sz["as_int"].get<int64_t>(), k = half ? n / 2 + 1 : n;
-    int dtype = tv_.at(x).value("dtype", kFloat);
+    int dtype = dtypeCodeOf(tv_.at(x), kFloat);
     // Move dim d last: xp [..., n] parts.
     std::vector<int64_t> perm;
     for (int64_t i = 0; i < r; ++i)
@@ -568,7 +578,7 @@ private:
 
 void complexMetaToReal(json &meta) {
   // complex32 has no real pair kiln supports (half): it stays an unsupported dtype.
-  int code = meta.is_object() ? meta.value("dtype", 0) : 0;
+  int code = dtypeCodeOf(meta, 0);
   if (code != kComplexFloat && code != kComplexDouble) return;
   meta["dtype"] = meta["dtype"] == kComplexDouble ? kDouble : kFloat;
   if (meta.contains("sizes")) meta["sizes"].push_back(intArg(2));

@@ -7,6 +7,7 @@
 #include "../decomp/Complex.h"
 #include "../kernels/cpu/Philox.h"
 #include "../loader/Pt2Weights.h"
+#include "../loader/SerdeChecks.h"
 #include "Aliases.h"
 #include "ScalarNodes.h"
 
@@ -255,6 +256,7 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
   } catch (const json::exception &e) {
     throw Error("kiln: '" + path + "': models/model.json is not valid JSON: " + e.what());
   }
+  checkSerdeIntegers(j, "'" + path + "': models/model.json");
   try {
     // Complex values become real pairs first (decomp/Complex.cpp), as the compiler's importer does.
     decomp::lowerComplexGraph(j.at("graph_module").at("graph"));
@@ -265,7 +267,7 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
     if (j.contains("range_constraints"))
       for (auto it = j["range_constraints"].begin(); it != j["range_constraints"].end(); ++it) {
         const json &r = it.value();
-        int64_t lo = r.value("min_val", (int64_t)0);
+        int64_t lo = r.contains("min_val") && r.at("min_val").is_number_integer() ? r.at("min_val").get<int64_t>() : 0;
         // Unbounded ranges are written as huge numbers (or floats): no upper bound.
         int64_t hi = r.contains("max_val") && r.at("max_val").is_number_integer() &&
                              !(r.at("max_val").is_number_unsigned() &&
