@@ -47,6 +47,13 @@ seed fuzz-schema $(find test/fuzz/seeds/schema -type f | sort)
 # shellcheck disable=SC2046
 seed fuzz-manifest $(find test/fuzz/seeds/manifest -type f | sort)
 
+# Inputs that once failed (test/fuzz/regressions/<target>/, each also a test of
+# the normal suite) seed their target too.
+for t in $TARGETS; do
+  # shellcheck disable=SC2046
+  seed $t $(find test/fuzz/regressions/$t -type f 2>/dev/null | sort)
+done
+
 status=0
 for t in $TARGETS; do
   mkdir -p "$FUZZ/corpus/$t"

@@ -171,8 +171,9 @@ private:
     for (size_t i = m["sizes"].size(); i-- > 0;) {
       strides[i] = intArg(s);
       const json &d = m["sizes"][i];
-      if (d.contains("as_int")) s *= std::max<int64_t>(1, d["as_int"].get<int64_t>());
-      else ok = false;
+      if (!d.contains("as_int")) ok = false;
+      else if (__builtin_mul_overflow(s, std::max<int64_t>(1, d["as_int"].get<int64_t>()), &s))
+        throw Error("kiln: a complex value's sizes " + m["sizes"].dump() + " overflow 64-bit strides");
     }
     if (ok) m["strides"] = strides;
   }

@@ -80,3 +80,16 @@ TEST(EagerArchive, ASizeThatIsAFloatIsAClearError) {
   EXPECT_NE(err.find("field \"as_int\" holds -3.5e+300, where torch.export writes an integer"), std::string::npos)
       << err;
 }
+
+TEST(EagerArchive, FuzzRegressionsAreClearErrors) {
+  // Inputs fuzz-eager-load found (test/fuzz/regressions/fuzz-eager-load):
+  // each must load to a clear kiln::Error naming the problem.
+  const std::pair<const char *, const char *> cases[] = {
+      // Complex values become real pairs whose strides overflow int64.
+      {"complex-strides-overflow.pt2", "overflow 64-bit strides"},
+  };
+  for (const auto &[file, message] : cases) {
+    std::string err = loadError(std::string(KILN_FUZZ_REGRESSIONS) + "/fuzz-eager-load/" + file);
+    EXPECT_NE(err.find(message), std::string::npos) << file << ": " << err;
+  }
+}
