@@ -3,6 +3,7 @@
 #include "../decomp/Complex.h"
 
 #include "Error.h"
+#include "SerdeChecks.h"
 #include "kiln/abi/archive.h"
 #include "kiln/abi/limits.h"
 
@@ -117,6 +118,11 @@ void Pt2Weights::parseConfig(const std::string &member, bool constants) {
     return Error(KILN_STATUS_INVALID_ARGUMENT,
                  where + (name.empty() ? "" : ", entry '" + name + "'") + ": " + why);
   };
+  try {
+    checkSerdeIntegers(j, where);
+  } catch (const std::runtime_error &e) {
+    throw Error(KILN_STATUS_INVALID_ARGUMENT, e.what());
+  }
   if (!j.is_object() || !j.contains("config") || !j["config"].is_object())
     throw bad("", "expected an object with a \"config\" object");
   std::string folder = prefix_ + (constants ? "data/constants/" : "data/weights/");

@@ -87,6 +87,8 @@ TEST(EagerArchive, FuzzRegressionsAreClearErrors) {
   const std::pair<const char *, const char *> cases[] = {
       // Complex values become real pairs whose strides overflow int64.
       {"complex-strides-overflow.pt2", "overflow 64-bit strides"},
+      // A weight's tensor_meta with 1e308 where an int belongs.
+      {"weights-config-float-int.pt2", "model_weights_config.json: field \"as_int\" holds 1e+308"},
   };
   for (const auto &[file, message] : cases) {
     std::string err = loadError(std::string(KILN_FUZZ_REGRESSIONS) + "/fuzz-eager-load/" + file);
