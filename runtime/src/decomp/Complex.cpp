@@ -303,7 +303,9 @@ private:
       if (base == "mul" || base == "div") return same(); // scales both parts
       std::string re = part(self, 0), im = part(self, 1);
       json m = metaFrom(re, false);
-      json other = *argOf(*cur_, "other");
+      const json *otherArg = argOf(*cur_, "other");
+      if (!otherArg) unsupported("it has no 'other' argument");
+      json other = *otherArg;
       std::string r = emit(op.find(".Scalar") != std::string::npos ? base + ".Scalar" : base + ".Tensor",
                            args({{"self", tensorArg(re)}, {"other", other}}), m);
       pair(r, im, out);

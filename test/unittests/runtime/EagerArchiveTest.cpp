@@ -88,6 +88,8 @@ TEST(EagerArchive, FuzzRegressionsAreClearErrors) {
       // Complex values become real pairs whose strides overflow int64.
       {"complex-strides-overflow.pt2", "overflow 64-bit strides"},
       // A weight's tensor_meta with 1e308 where an int belongs.
+      // A complex subtraction whose node has no 'other' argument.
+      {"complex-add-without-other.pt2", "on complex values: it has no 'other' argument"},
       {"weights-config-float-int.pt2", "model_weights_config.json: field \"as_int\" holds 1e+308"},
   };
   for (const auto &[file, message] : cases) {
