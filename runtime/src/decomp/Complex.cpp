@@ -579,6 +579,16 @@ private:
 
 } // namespace
 
+namespace {
+/// 2 * v for a real pair's stride or offset; an error where it overflows.
+int64_t twice(const json &v) {
+  int64_t r;
+  if (__builtin_mul_overflow(v.get<int64_t>(), (int64_t)2, &r))
+    throw Error("kiln: a complex value's stride or offset " + v.dump() + " overflows as real pairs");
+  return r;
+}
+} // namespace
+
 void complexMetaToReal(json &meta) {
   // complex32 has no real pair kiln supports (half): it stays an unsupported dtype.
   int code = dtypeCodeOf(meta, 0);
@@ -588,12 +598,12 @@ void complexMetaToReal(json &meta) {
   if (meta.contains("strides")) {
     json strides = json::array();
     for (const json &s : meta["strides"]) {
-      if (s.contains("as_int")) strides.push_back(intArg(2 * s["as_int"].get<int64_t>()));
+      if (s.contains("as_int")) strides.push_back(intArg(twice(s["as_int"])));
       else if (s.contains("as_expr")) {
         json e = s;
         e["as_expr"]["expr_str"] = "2*(" + s["as_expr"].value("expr_str", "0") + ")";
         if (e["as_expr"].contains("hint") && e["as_expr"]["hint"].is_object() && e["as_expr"]["hint"].contains("as_int"))
-          e["as_expr"]["hint"]["as_int"] = 2 * e["as_expr"]["hint"]["as_int"].get<int64_t>();
+          e["as_expr"]["hint"]["as_int"] = twice(e["as_expr"]["hint"]["as_int"]);
         strides.push_back(e);
       } else {
         strides.push_back(s);
@@ -603,7 +613,7 @@ void complexMetaToReal(json &meta) {
     meta["strides"] = strides;
   }
   if (meta.contains("storage_offset") && meta["storage_offset"].contains("as_int"))
-    meta["storage_offset"]["as_int"] = 2 * meta["storage_offset"]["as_int"].get<int64_t>();
+    meta["storage_offset"]["as_int"] = twice(meta["storage_offset"]["as_int"]);
 }
 
 bool lowerComplexGraph(json &graph) {

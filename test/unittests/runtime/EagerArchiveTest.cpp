@@ -90,6 +90,8 @@ TEST(EagerArchive, FuzzRegressionsAreClearErrors) {
       // A weight's tensor_meta with 1e308 where an int belongs.
       // A complex subtraction whose node has no 'other' argument.
       {"complex-add-without-other.pt2", "on complex values: it has no 'other' argument"},
+      // A complex value's stride of -2^63, doubled for its real pairs.
+      {"complex-stride-doubling-overflow.pt2", "overflows as real pairs"},
       {"weights-config-float-int.pt2", "model_weights_config.json: field \"as_int\" holds 1e+308"},
   };
   for (const auto &[file, message] : cases) {
