@@ -704,7 +704,15 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
         else s = {list.toList().at(i)};
         break;
       }
-      case Node::SymSize: s = {IValue(s.at(0).toTensor().size(s.at(1).toInt()))}; break;
+      case Node::SymSize: {
+        const Tensor &t = s.at(0).toTensor();
+        int64_t d = s.at(1).toInt();
+        if (d < -t.dim() || d >= t.dim())
+          throw Error("kiln: node '" + n.name + "' (sym_size): dim " + std::to_string(d) +
+                      " is out of range for a tensor of rank " + std::to_string(t.dim()));
+        s = {IValue(t.size(d))};
+        break;
+      }
       case Node::Scalar: s = {runScalarNode(n.target, s)}; break;
       }
       if (n.outputIsList) {
