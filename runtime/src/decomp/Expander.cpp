@@ -3,6 +3,7 @@
 #include "kiln/decompose.h"
 
 #include "RuleTable.h"
+#include "../loader/SerdeChecks.h"
 
 #include <nlohmann/json.hpp>
 
@@ -189,7 +190,9 @@ private:
     if (it != newMeta.end()) return it->second;
     std::string text = metaOf(name);
     if (text.empty()) throw Error("kiln: " + ctx + ": no tensor metadata for value '" + name + "'");
-    return json::parse(text);
+    json meta = json::parse(text);
+    checkSerdeIntegers(meta, ctx + ": the metadata of '" + name + "'");
+    return meta;
   }
 
   bool holds(const Cond &c) {
@@ -489,6 +492,7 @@ std::optional<Expansion> expand(const std::string &nodeJson, const MetaLookup &m
   } catch (const json::exception &e) {
     throw Error(std::string("kiln: a graph node that is not valid JSON: ") + e.what());
   }
+  checkSerdeIntegers(node, "node '" + node.value("name", std::string("?")) + "'");
   std::string target = node.value("target", std::string());
   for (const Rule &r : table()) {
     if (r.target != target) continue;
