@@ -17,6 +17,8 @@
 
 #include "kiln/ivalue.h"
 
+#include "../loader/SerdeChecks.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -623,6 +625,7 @@ bool lowerComplexGraph(json &graph) {
 
 std::optional<std::string> lowerComplex(const std::string &graphJson) {
   json g = json::parse(graphJson);
+  checkSerdeIntegers(g, "the graph");
   if (!lowerComplexGraph(g)) return std::nullopt;
   return g.dump();
 }
