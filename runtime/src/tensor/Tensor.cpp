@@ -80,7 +80,8 @@ std::vector<int64_t> Tensor::contiguousStrides(const std::vector<int64_t> &sizes
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = s;
-    s *= sizes[i] > 0 ? sizes[i] : 1;
+    if (__builtin_mul_overflow(s, sizes[i] > 0 ? sizes[i] : 1, &s) && i > 0)
+      throw std::invalid_argument("kiln: tensor sizes " + shapeToString(sizes) + " overflow 64-bit strides");
   }
   return strides;
 }

@@ -106,6 +106,8 @@ TEST(EagerArchive, FuzzRegressionsAreClearErrors) {
       {"complex-stride-doubling-overflow.pt2", "overflows as real pairs"},
       // A sym_size node asking for dim 7 of a rank-2 value (when run).
       {"sym-size-dim-out-of-range.pt2", "out of range for a tensor of rank"},
+      // native_layer_norm with a weight whose shape is not normalized_shape's.
+      {"layer-norm-weight-shape.pt2", "does not match normalized_shape"},
       {"weights-config-float-int.pt2", "model_weights_config.json: field \"as_int\" holds 1e+308"},
   };
   for (const auto &[file, message] : cases) {

@@ -182,3 +182,20 @@ TEST(ExternalWeights, Errors) {
   EXPECT_NE(std::string(e.what()).find("is f64 [10], but model"), std::string::npos) << e.what();
   EXPECT_NE(std::string(e.what()).find("expects f32 [10]"), std::string::npos) << e.what();
 }
+
+TEST(Pt2Weights, HugeSizesWithoutStridesDoNotOverflow) {
+  // An input fuzz-pt2-weights found (test/fuzz/regressions/fuzz-pt2-weights):
+  // 'l.bias' has no strides and sizes [2^63-1, 2^63-1], whose contiguous
+  // strides were computed with a signed overflow (UBSan, in this test's
+  // sanitizer build); 'l.weight' after it has a nested size, the error.
+  std::string path = std::string(KILN_FUZZ_REGRESSIONS) + "/fuzz-pt2-weights/strides-overflow.pt2";
+  try {
+    kiln::Pt2Weights w(path);
+    for (const auto &[name, entry] : w.entries()) (void)w.read(name);
+    FAIL() << "loaded";
+  } catch (const std::exception &e) {
+    EXPECT_NE(std::string(e.what()).find("entry 'l.weight': \"tensor_meta.sizes\" holds a non-integer"),
+              std::string::npos)
+        << e.what();
+  }
+}

@@ -207,3 +207,11 @@ TEST(CApiTensor, NullHandlesAreHarmless) {
   EXPECT_STREQ(kiln_status_message(nullptr), "");
   EXPECT_STREQ(kiln_status_code_name(KILN_STATUS_OUT_OF_RANGE), "OUT_OF_RANGE");
 }
+
+TEST(Tensor, ContiguousStridesThatOverflowAreAnError) {
+  const int64_t big = int64_t(1) << 62;
+  // [2^62, 4]: strides [4, 1] would need 2^62 * 4 only past the first dim: fine.
+  EXPECT_EQ(kiln::Tensor::contiguousStrides({big, 4}), (std::vector<int64_t>{4, 1}));
+  // [2, 2^62, 4]: the first stride, 2^64, does not fit.
+  EXPECT_THROW(kiln::Tensor::contiguousStrides({2, big, 4}), std::invalid_argument);
+}

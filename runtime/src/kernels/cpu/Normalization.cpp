@@ -168,6 +168,11 @@ layerNorm(const Tensor &input, const std::vector<int64_t> &normalizedShape,
           "normalized_shape does not match the trailing dims of " + input.shapeString());
     inner *= normalizedShape[i];
   }
+  for (const std::optional<Tensor> *t : {&weight, &bias})
+    if (*t && (*t)->defined())
+      check((*t)->sizes() == normalizedShape, op,
+            std::string(t == &weight ? "weight" : "bias") + " of shape " + (*t)->shapeString() +
+                " does not match normalized_shape " + shapeToString(normalizedShape));
   std::vector<int64_t> statSizes = input.sizes();
   for (int64_t i = rank - n; i < rank; ++i) statSizes[i] = 1;
   Tensor out = Tensor::empty(input.sizes(), input.dtype(), input.device());
