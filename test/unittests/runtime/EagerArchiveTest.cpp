@@ -108,6 +108,11 @@ TEST(EagerArchive, FuzzRegressionsAreClearErrors) {
       {"sym-size-dim-out-of-range.pt2", "out of range for a tensor of rank"},
       // native_layer_norm with a weight whose shape is not normalized_shape's.
       {"layer-norm-weight-shape.pt2", "does not match normalized_shape"},
+      // unflatten of a 0-d value (once read its dim 0 past the sizes).
+      {"unflatten-0d.pt2", "a 0-d tensor has no dim to unflatten"},
+      // Transposed convolutions whose output size arithmetic overflowed.
+      {"conv-transpose-size-overflow.pt2", "would have more than 2^63 elements along a dim"},
+      {"conv-transpose-channels-overflow.pt2", "output channels overflow int64"},
       {"weights-config-float-int.pt2", "model_weights_config.json: field \"as_int\" holds 1e+308"},
   };
   for (const auto &[file, message] : cases) {

@@ -158,7 +158,8 @@ Tensor convTransposeImpl(const Tensor &input0, const Tensor &weight, const Tenso
   ConvSetup cs(input0, weight, stride, padding, dilation, groups, op);
   Dims outputPadding = spatialParam(outputPadding0, cs.d, 0, op, "output_padding");
   const Tensor &input = cs.input;
-  int64_t N = input.size(0), C = input.size(1), OCg = weight.size(1), OC = OCg * groups;
+  int64_t N = input.size(0), C = input.size(1), OCg = weight.size(1), OC = 0;
+  check(!__builtin_mul_overflow(OCg, groups, &OC), op, "output channels overflow int64");
   Dims in = spatialSizes(input, cs.d), k = spatialSizes(weight, cs.d), out;
   check(weight.size(0) == C && C % groups == 0, op,
         "input has " + std::to_string(C) + " channels but the transposed weight " + weight.shapeString() +
@@ -166,8 +167,12 @@ Tensor convTransposeImpl(const Tensor &input0, const Tensor &weight, const Tenso
   for (int i = 0; i < kDims; ++i) {
     check(outputPadding[i] >= 0 && (outputPadding[i] < cs.stride[i] || outputPadding[i] < cs.dilation[i]), op,
           "output_padding must be smaller than either stride or dilation");
-    out[i] = (in[i] - 1) * cs.stride[i] - 2 * cs.padding[i] + cs.dilation[i] * (k[i] - 1) + outputPadding[i] + 1;
-    check(out[i] > 0, op, "the output of the transposed convolution would be empty");
+    // In 128 bits: hostile sizes, strides or dilations must not overflow.
+    __int128 o = (__int128)(in[i] - 1) * cs.stride[i] - (__int128)2 * cs.padding[i] +
+                 (__int128)cs.dilation[i] * (k[i] - 1) + outputPadding[i] + 1;
+    check(o > 0, op, "the output of the transposed convolution would be empty");
+    check(o <= INT64_MAX, op, "the output of the transposed convolution would have more than 2^63 elements along a dim");
+    out[i] = (int64_t)o;
   }
   ConvOperands ops = cs.operands(weight, bias, N, OC, out, op);
   Tensor &result = ops.result, &x = ops.x, &w = ops.w, &b = ops.b;

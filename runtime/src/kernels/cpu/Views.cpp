@@ -171,10 +171,13 @@ Tensor asStrided(const Tensor &self, std::vector<int64_t> size, std::vector<int6
 
 Tensor unflatten(const Tensor &self, int64_t dim, std::vector<int64_t> sizes) {
   const char *op = "aten::unflatten.int";
+  check(self.dim() > 0, op, "a 0-d tensor has no dim to unflatten");
   int64_t d = wrapDim(dim, self.dim(), op), n = self.size(d), known = 1, at = -1;
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == -1) { check(at < 0, op, "only one size can be -1"); at = (int64_t)i; }
-    else known *= sizes[i];
+    else
+      check(sizes[i] >= 0 && !__builtin_mul_overflow(known, sizes[i], &known), op,
+            "sizes " + shapeToString(sizes) + " are negative or overflow int64");
   }
   if (at >= 0) {
     check(known > 0 && n % known == 0, op, "sizes " + shapeToString(sizes) + " do not divide " + std::to_string(n));
