@@ -10,10 +10,21 @@ namespace {
 
 int64_t poolOutSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
   int64_t span = in + 2 * p - d * (k - 1) - 1;
-  int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+  // Rounded down (or up) as ATen does, negative spans too: a window wider
+  // than the padded input gives no output, which the caller refuses.
+  int64_t q = span / s - (span % s != 0 && span < 0 ? 1 : 0);
+  int64_t out = (ceil && span % s != 0 ? q + 1 : q) + 1;
   // With ceil_mode the last window must start inside the input or left padding.
   if (ceil && (out - 1) * s >= in + p) --out;
   return out;
+}
+
+/// The taps [lo, hi) of a window starting at `start` (k taps `dil` apart)
+/// that fall inside [0, n).
+std::pair<int64_t, int64_t> tapsInside(int64_t start, int64_t k, int64_t dil, int64_t n) {
+  int64_t lo = start >= 0 ? 0 : std::min(k, (-start + dil - 1) / dil);
+  int64_t hi = start >= n ? 0 : std::min(k, (n - start + dil - 1) / dil);
+  return {lo, std::max(lo, hi)};
 }
 
 /// Max pooling over the last `d` (1 to 3) dims of a [N, C, spatial...] or [C, spatial...] input;
@@ -57,15 +68,17 @@ std::tuple<Tensor, Tensor> maxPoolImpl(const Tensor &self, const std::vector<int
           int64_t od = o / (out[1] * out[2]), oh = o / out[2] % out[1], ow = o % out[2];
           T best = -std::numeric_limits<T>::infinity();
           int64_t bi = -1;
-          for (int64_t kd = 0; kd < kernel[0]; ++kd) {
+          // Only the taps inside the input, in the same order: a window
+          // mostly in the padding costs no loop over it.
+          auto [d0, d1] = tapsInside(od * stride[0] - padding[0], kernel[0], dilation[0], in[0]);
+          auto [h0, h1] = tapsInside(oh * stride[1] - padding[1], kernel[1], dilation[1], in[1]);
+          auto [w0, w1] = tapsInside(ow * stride[2] - padding[2], kernel[2], dilation[2], in[2]);
+          for (int64_t kd = d0; kd < d1; ++kd) {
             int64_t id = od * stride[0] - padding[0] + kd * dilation[0];
-            if (id < 0 || id >= in[0]) continue;
-            for (int64_t kh = 0; kh < kernel[1]; ++kh) {
+            for (int64_t kh = h0; kh < h1; ++kh) {
               int64_t ih = oh * stride[1] - padding[1] + kh * dilation[1];
-              if (ih < 0 || ih >= in[1]) continue;
-              for (int64_t kw = 0; kw < kernel[2]; ++kw) {
+              for (int64_t kw = w0; kw < w1; ++kw) {
                 int64_t iw = ow * stride[2] - padding[2] + kw * dilation[2];
-                if (iw < 0 || iw >= in[2]) continue;
                 int64_t at = (id * in[1] + ih) * in[2] + iw;
                 T v = src[at];
                 if (v > best || std::isnan(v) || bi < 0) {
