@@ -1,4 +1,4 @@
-// kiln runtime — eager CPU (and Meta) kernels: mean.dim, sum.dim_IntList, sum, amax, amin, max.dim, min.dim.
+// kiln runtime — eager CPU (and Meta) kernels: mean.dim, mean, sum.dim_IntList, sum, amax, amin, max.dim, min.dim.
 #include "KernelUtils.h"
 
 #include <algorithm>
@@ -100,6 +100,11 @@ Tensor meanDim(const Tensor &self, const std::optional<std::vector<int64_t>> &di
 Tensor sumDim(const Tensor &self, const std::optional<std::vector<int64_t>> &dims, bool keepdim,
               const std::optional<DType> &dtype) {
   return reduceDims(self, dims, keepdim, dtype, false, "aten::sum.dim_IntList");
+}
+
+/// mean.default: every element (x.mean(), x.mean(dtype=...)).
+Tensor meanAll(const Tensor &self, const std::optional<DType> &dtype) {
+  return reduceDims(self, std::nullopt, false, dtype, true, "aten::mean");
 }
 
 /// sum.default: every element (sum(x), x.sum(dtype=...)).
@@ -216,6 +221,7 @@ void registerKernels(kiln::Library &m) {
   m.impl("mean.dim", kiln::cpu::meanDim);
   m.impl("sum.dim_IntList", kiln::cpu::sumDim);
   m.impl("sum", kiln::cpu::sumAll);
+  m.impl("mean", kiln::cpu::meanAll);
   m.impl("amax", kiln::cpu::amax);
   m.impl("amin", kiln::cpu::amin);
   m.impl("max.dim", kiln::cpu::maxDim);
@@ -225,6 +231,7 @@ void registerKernels(kiln::Library &m) {
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor");
+  m.def("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor");
   m.def("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");

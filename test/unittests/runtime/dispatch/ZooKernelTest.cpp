@@ -210,3 +210,13 @@ TEST(ZooKernels, FlipReadsBackwardsAlongTheFlippedDims) {
   EXPECT_EQ(vals(call("aten::flip", t, std::vector<int64_t>{0})), (std::vector<double>{1, 3, 5, 0, 2, 4}));
   EXPECT_THROW(call("aten::flip", x, std::vector<int64_t>{1, -1}), Error);
 }
+
+TEST(ZooKernels, MeanOfEveryElement) {
+  // aten::mean.default (x.mean()): a 0-d result; dtype casts first.
+  Tensor m = call("aten::mean", iota({2, 3}), IValue());
+  EXPECT_EQ(m.dim(), 0);
+  EXPECT_EQ(vals(m), (std::vector<double>{2.5}));
+  Tensor d = call("aten::mean", iota({4}), (int64_t)DType::Float64);
+  EXPECT_EQ(d.dtype(), DType::Float64);
+  EXPECT_EQ(vals(d), (std::vector<double>{1.5}));
+}
