@@ -174,6 +174,13 @@ TEST(CpuLibrary, Convolutions) {
       {"channels last, 1x1 stride 2 over an even input", 2, 32, 64, 1, {1, 14, 14}, {1, 1, 1},
        {1, 2, 2, 0, 0, 0, 1, 1, 1}, true},
       {"accumulate (a residual)", 2, 4, 4, 1, {1, 6, 6}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, false, true},
+      // Channels in whole groups of 8 with a window: oneDNN's own blocked
+      // layouts, the input, output (accumulated into) and weights reordered.
+      {"channels last, accumulate, 16 channels", 2, 16, 24, 1, {1, 8, 7}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1},
+       true, true},
+      {"channels last, 16 channels, row padding", 1, 16, 16, 1, {1, 9, 9}, {1, 3, 3}, {1, 2, 2, 0, 1, 1, 1, 1, 1},
+       true, false, 4},
+      {"3-d, 8 channels", 1, 8, 8, 1, {4, 5, 6}, {3, 3, 3}, {1, 1, 1, 1, 1, 1, 1, 1, 1}},
       {"strided views with an offset", 1, 3, 5, 1, {1, 9, 10}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, false, false,
        3, 7},
   };
@@ -251,6 +258,7 @@ TEST(CpuLibrary, ConvolutionsWithAResidual) {
       {"channels last, stride 2", 2, 8, 16, 1, {1, 10, 10}, {1, 3, 3}, {1, 2, 2, 0, 1, 1, 1, 1, 1}, true},
       {"depthwise, channels last", 1, 12, 12, 12, {1, 10, 10}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true},
       {"accumulate", 2, 4, 4, 1, {1, 6, 6}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true, true},
+      {"accumulate, 16 channels", 2, 16, 16, 1, {1, 6, 6}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true, true},
   };
   for (const ConvCase &t : cases)
     for (int32_t act : {0, (int)KILN_CPU_RELU, (int)KILN_CPU_SILU})
