@@ -128,10 +128,9 @@ void kiln::buildLinalgToLLVMPipeline(OpPassManager &pm, bool cpuLibrary) {
   approxOpts.ops = {"exp", "expm1", "erf", "tanh", "log1p"};
   pm.nest<func::FuncOp>().addPass(kiln::createKilnMathApproximations(approxOpts));
   // bfloat16 conversions become integer code: the libgcc of many systems has
-  // no __truncsfbf2, and model objects link only libc and libm.
-  arith::ArithExpandOpsPassOptions expandOpts;
-  expandOpts.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expandOpts));
+  // no __truncsfbf2, and model objects link only libc and libm. Float max/min
+  // stay ops for LLVM's intrinsics (kiln-expand-arith says why).
+  pm.addPass(kiln::createKilnExpandArith());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
