@@ -1,4 +1,5 @@
 // GoogleTests of the CPU library calls (kiln_cpu_conv_f32, kiln_cpu_gemm_f32, kiln_cpu_gemm_lt_f32) against naive loops.
+#include "Dnnl.h"
 #include "Library.h"
 #include "Mkl.h"
 #include "kiln/abi/cpu_calls.h"
@@ -470,3 +471,40 @@ TEST(CpuLibrary, OneMklPackedProducts) {
 }
 
 } // namespace
+
+// A product large enough to share runs as one column panel per thread (each
+// panel packed on its own, its bias and ReLU applied by its thread): a
+// linear layer's transposed weight, a strided bias, accumulated into the
+// output, columns not a multiple of the panels' 16-column rounding.
+TEST(CpuLibrary, OneMklProductsInColumnPanelsPerThread) {
+  kiln::cpu::dnnl();  // the OpenMP team the panels run on comes with oneDNN
+  const int64_t m = 40, n = 300, k = 200;
+  std::vector<float> a = randomData(size_t(m * k), 41), wt = randomData(size_t(n * k), 42);
+  std::vector<float> bias = randomData(size_t(2 * n), 43), c = randomData(size_t(m * n), 44);
+  std::vector<float> want(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = c[size_t(i * n + j)] + bias[size_t(2 * j)];
+      for (int64_t l = 0; l < k; ++l) acc += double(a[size_t(i * k + l)]) * wt[size_t(j * k + l)];
+      want[size_t(i * n + j)] = std::max(static_cast<float>(acc), 0.0f);
+    }
+  for (int threads : {2, 3}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    std::vector<float> got = c;
+    // op(B) is k x n with rows 1 apart and columns k apart (the weight (n, k)).
+    kiln::cpu::MklProduct p{m, n, k, a.data(), k, 1, wt.data(), 1, k, got.data(), n, 1, bias.data(), 2, false, true};
+    if (!kiln::cpu::mklConstWeightGemm(p, threads)) {
+#ifdef KILN_DEFAULT_MKL
+      const char *env = std::getenv("KILN_MKL");
+      ASSERT_TRUE(env && std::string(env) == "off") << "oneMKL was found at configure time: " KILN_DEFAULT_MKL;
+#endif
+      return;
+    }
+    expectClose(got, want);
+    // Again from the panels packed by the first call.
+    got = c;
+    ASSERT_TRUE(kiln::cpu::mklConstWeightGemm(p, threads));
+    expectClose(got, want);
+  }
+  kiln::cpu::forgetWeights();
+}
