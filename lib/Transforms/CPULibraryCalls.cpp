@@ -32,7 +32,9 @@ struct KilnCPULibraryCallsPass : kiln::impl::KilnCPULibraryCallsBase<KilnCPULibr
     if (convs)
       kiln::libcalls::stageStridedConvOutputs(getOperation());
     if (failed(kiln::libcalls::LibraryCalls(&getContext(), options).run(getOperation())))
-      signalPassFailure();
+      return signalPassFailure();
+    if (convs)
+      kiln::libcalls::markBlockedConvBuffers(getOperation());
   }
 };
 

@@ -604,9 +604,14 @@ bool LibraryCalls::matchPadding(linalg::LinalgOp op, DnnConvMatch &m) {
       return false;
     pad.push_back(*off);
   }
-  // Nothing between the copy and the convolution may touch the source.
+  // Nothing between the copy and the convolution may touch the source, but
+  // a free (moved after the call) or, where the output is the source's
+  // whole buffer (bufferization reused it), the op that initialises the
+  // output without reading the source (the call then writes a fresh buffer).
   Value root = rootBuffer(source);
   SmallVector<Operation *> moved;
+  bool freshOutput = false;
+  Operation *outputInit = nullptr;
   for (Operation *o = copy->getNextNode(); o && o != op.getOperation(); o = o->getNextNode()) {
     bool touches = false;
     o->walk([&](Operation *inner) {
@@ -615,10 +620,21 @@ bool LibraryCalls::matchPadding(linalg::LinalgOp op, DnnConvMatch &m) {
     });
     if (!touches)
       continue;
+    if (auto init = dyn_cast<linalg::LinalgOp>(o);
+        init && !freshOutput && !m.grouped && m.output == root && root.getDefiningOp<memref::AllocOp>() &&
+        init.getNumDpsInits() == 1 && init.getDpsInitOperand(0)->get() == root && overwritesWhole(o, root) &&
+        llvm::none_of(init.getDpsInputs(), [&](Value v) { return rootBuffer(v) == root; })) {
+      freshOutput = true;
+      outputInit = o;
+      continue;
+    }
     if (!isa<memref::DeallocOp>(o) || o->getOperand(0) != root)
       return false;
     moved.push_back(o);
   }
+  // With no initialiser the convolution accumulates onto the source itself.
+  if (m.output == root && !freshOutput)
+    return false;
   m.source = source;
   m.padding = pad;
   m.padOps = {copy, sub, fill};
@@ -627,6 +643,8 @@ bool LibraryCalls::matchPadding(linalg::LinalgOp op, DnnConvMatch &m) {
   m.padOps.append(frees);
   m.padOps.push_back(alloc);
   m.movedFrees = moved;
+  m.freshOutput = freshOutput;
+  m.outputInit = outputInit;
   return true;
 }
 

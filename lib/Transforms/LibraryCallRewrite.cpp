@@ -201,6 +201,16 @@ func::FuncOp LibraryCalls::convCallee(ModuleOp module, Type elem, StringRef kind
 }
 
 /// Replaces convolution `op` by a call of the runtime's cuDNN convolution.
+/// A new 64-byte aligned buffer of `like`'s type and sizes.
+static Value allocLike(OpBuilder &b, Location loc, Value like) {
+  auto type = cast<MemRefType>(like.getType());
+  SmallVector<Value> dynamicSizes;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      dynamicSizes.push_back(memref::DimOp::create(b, loc, like, i));
+  return memref::AllocOp::create(b, loc, type, dynamicSizes, b.getI64IntegerAttr(64));
+}
+
 void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg::LinalgOp op, DnnConvMatch &m) {
   Type elem = cast<MemRefType>(m.filter.getType()).getElementType();
   Type outElem = cast<MemRefType>(m.output.getType()).getElementType();
@@ -243,8 +253,18 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
   if (ep.activation && ep.output &&
       llvm::any_of(ValueRange{m.input, m.source}, [&](Value in) { return in && rootBuffer(in) == ep.output; })) {
     renamed = ep.output;
-    ep.output = memref::AllocOp::create(rewriter, loc, cast<MemRefType>(renamed.getType()),
-                                        rewriter.getI64IntegerAttr(64));
+    ep.output = allocLike(rewriter, loc, renamed);
+  } else if (m.freshOutput && !ep.output) {
+    // The output's buffer is the unpadded input the call reads (matchPadding):
+    // the call writes a fresh one. An initialiser the call did not take (the
+    // call accumulates onto it) initialises the fresh buffer instead.
+    renamed = m.output;
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (!overwrite)
+      rewriter.setInsertionPoint(m.outputInit);
+    ep.output = allocLike(rewriter, loc, renamed);
+    if (!overwrite)
+      cast<linalg::LinalgOp>(m.outputInit).getDpsInitOperand(0)->set(ep.output);
   }
   int64_t k = static_cast<int64_t>(m.stride.size());
   // (N, G, C/G, ..) -> (N, C, ..) and (G, F/G, C/G, ..) -> (F, C/G, ..).

@@ -68,6 +68,11 @@ struct DnnConvMatch {
   SmallVector<Operation *> padOps;
   /// Frees of `source`'s buffer between the copy and the convolution: moved after it.
   SmallVector<Operation *> movedFrees;
+  /// The output is `source`'s whole buffer (bufferization reused the padded
+  /// input's source for the result), initialised between the copy and the
+  /// convolution: the call writes a fresh buffer, which later uses read.
+  bool freshOutput = false;
+  Operation *outputInit = nullptr;  ///< that initialising op (a linalg op writing the whole output)
   /// Channels last (N, spatial.., C), (F, k.., C) and (N, o.., F): the dim
   /// of each operand at each position of the channels-first order the call
   /// takes (of a grouped one, after its channels merge); empty when the
@@ -232,6 +237,11 @@ SmallVector<ReassociationIndices> mergedChannels(int64_t rank, int64_t first);
 /// the slice after it, so that the runtime's convolution can take it
 /// (LibraryCallStagedOutputs.cpp).
 void stageStridedConvOutputs(Operation *root);
+
+/// Marks the x, y and r operands of the CPU's convolution calls whose
+/// buffers only such calls touch (KILN_CPU_X/Y/R_BLOCKED): the runtime keeps
+/// those buffers in oneDNN's blocked layout (LibraryCallBlockedBuffers.cpp).
+void markBlockedConvBuffers(Operation *root);
 
 /// What one target's pass rewrites and how its runtime's entries are named.
 struct LibraryCallOptions {

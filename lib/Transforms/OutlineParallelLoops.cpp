@@ -34,7 +34,7 @@ bool isAllocation(Value root) {
 }
 
 /// True if the loop only loads from `v` (and reads its sizes).
-bool onlyRead(Value v, scf::ParallelOp p) {
+bool onlyRead(Value v, Operation *p) {
   for (OpOperand &use : v.getUses())
     if (p->isAncestor(use.getOwner()) && !isa<memref::LoadOp, memref::DimOp>(use.getOwner()))
       return false;
@@ -47,7 +47,7 @@ bool onlyRead(Value v, scf::ParallelOp p) {
 /// only capture of an allocation, or the only capture of a function argument
 /// when no capture of a function argument is written (two arguments may be
 /// one tensor passed twice; kiln's code never writes its arguments).
-SmallVector<int64_t> noAliasArguments(ArrayRef<Value> captures, scf::ParallelOp p) {
+SmallVector<int64_t> noAliasArguments(ArrayRef<Value> captures, Operation *p) {
   llvm::DenseMap<Value, int> rootCount;
   bool argumentsReadOnly = true;
   for (Value c : captures)
@@ -175,7 +175,78 @@ struct KilnOutlineParallelLoopsPass
       for (scf::ParallelOp p : loops)
         if (failed(outline(p, fn, symbols, est, index, anchor)))
           return signalPassFailure();
+      outlineSerialLoops(fn, symbols, anchor);
     }
+  }
+
+  /// The loops left in `fn` (too small for the threads) move into private
+  /// functions of their own, called in their place and never inlined back:
+  /// `fn` is then the glue between kernels and library calls (allocations,
+  /// calls, sizes), which LLVM compiles without optimising (`optnone`: its
+  /// machine code is made by the fast instruction selector). Optimising and
+  /// selecting instructions for one function of a few thousand calls and
+  /// loops was the longest job of a large model's compile (BERT-base:
+  /// 1.1 s of LLVM passes and 1.2 s of code generation); the loops keep
+  /// -O3 in their own functions.
+  void outlineSerialLoops(func::FuncOp fn, SymbolTable &symbols, Operation *&anchor) {
+    MLIRContext *ctx = fn.getContext();
+    SmallVector<Operation *> loops;
+    fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (!isa<scf::ForOp, scf::ParallelOp, scf::WhileOp>(op))
+        return WalkResult::advance();
+      loops.push_back(op);
+      return WalkResult::skip();
+    });
+    bool loopsLeft = false;
+    unsigned index = 0;
+    for (Operation *loop : loops) {
+      if (loop->getNumResults() > 0) {
+        loopsLeft = true;
+        continue;
+      }
+      SetVector<Value> used;
+      for (Region &r : loop->getRegions())
+        getUsedValuesDefinedAbove(r, used);
+      for (Value v : loop->getOperands())
+        used.insert(v);
+      SmallVector<Value> captures, constants;
+      for (Value v : used) {
+        Operation *def = v.getDefiningOp();
+        if (def && def->hasTrait<OpTrait::ConstantLike>() && def->getNumResults() == 1 && def->getNumRegions() == 0)
+          constants.push_back(v);
+        else
+          captures.push_back(v);
+      }
+      SmallVector<Type> argTypes;
+      for (Value v : captures)
+        argTypes.push_back(v.getType());
+      OpBuilder mb(ctx);
+      mb.setInsertionPointAfter(anchor);
+      auto body = func::FuncOp::create(mb, loop->getLoc(), (fn.getSymName() + "_loop" + Twine(index++)).str(),
+                                       FunctionType::get(ctx, argTypes, {}));
+      body.setPrivate();
+      body->setAttr("passthrough", ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
+      body->setAttr(kiln::kSerialLoopAttr, UnitAttr::get(ctx));
+      SmallVector<int64_t> noAlias = noAliasArguments(captures, loop);
+      if (!noAlias.empty())
+        body->setAttr(kiln::kParallelNoAliasAttr, DenseI64ArrayAttr::get(ctx, noAlias));
+      symbols.insert(body);
+      anchor = body;
+      Block *entry = body.addEntryBlock();
+      OpBuilder b = OpBuilder::atBlockBegin(entry);
+      IRMapping map;
+      for (auto [v, arg] : llvm::zip(captures, entry->getArguments()))
+        map.map(v, arg);
+      for (Value c : constants)
+        map.map(c, b.clone(*c.getDefiningOp())->getResult(0));
+      b.clone(*loop, map);
+      func::ReturnOp::create(b, loop->getLoc());
+      OpBuilder cb(loop);
+      func::CallOp::create(cb, loop->getLoc(), body, captures);
+      loop->erase();
+    }
+    if (!loopsLeft)
+      fn->setAttr("passthrough", ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline"), StringAttr::get(ctx, "optnone")}));
   }
 
   LogicalResult outline(scf::ParallelOp p, func::FuncOp parent, SymbolTable &symbols,

@@ -28,18 +28,32 @@ func.func @forward(%x: tensor<?x64xf32>, %w: tensor<16x64xf32>, %b: tensor<16xf3
 // The whole CPU path ends in the LLVM dialect alone: no aten, tensor,
 // linalg, memref, scf, cf or func ops are left, and erf is inline
 // arithmetic (kiln-math-approximations), not a libm call.
-// With the library calls off, the linear layer is a loop nest too.
+// With the library calls off, the linear layer is a loop nest too. Every
+// loop leaves the entry (the parallel ones as chunk functions for the
+// runtime's threads, the others as functions of their own that LLVM does not
+// inline back), so the entry is glue LLVM compiles without optimising
+// (optnone); relu is LLVM's maximum intrinsic (kiln-expand-arith).
 // CHECK-NOT: @erff
 // CHECK-DAG: llvm.func @kiln_cpu_alloc(i64, i64) -> (!llvm.ptr {llvm.noalias})
 // CHECK: llvm.func @forward(
 // CHECK-SAME: -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+// CHECK-SAME: passthrough = ["noinline", "optnone"]
 // CHECK: llvm.call @kiln_cpu_alloc
+// CHECK-NOT: llvm.fmul
+// CHECK: llvm.call @forward_loop0(
+// CHECK: llvm.return
+// CHECK: llvm.func internal @forward_par0(
 // CHECK: llvm.fmul
 // CHECK: llvm.fadd
-// CHECK: llvm.fcmp "ugt"
-// CHECK: llvm.select
+// CHECK: llvm.func internal @forward_par1(
+// CHECK: llvm.intr.maximum
 // CHECK: llvm.intr.fma
 // CHECK-NOT: @erff
+// CHECK: llvm.return
+// CHECK: llvm.func internal @forward_loop0(
+// CHECK-SAME: !llvm.ptr {llvm.noalias}
+// CHECK-SAME: passthrough = ["noinline"]
+// CHECK: llvm.store
 // CHECK: llvm.return
 
 // By default the linear layer (16x64 weight, a dynamic batch counted as 128

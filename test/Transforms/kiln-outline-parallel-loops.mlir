@@ -95,11 +95,19 @@ func.func @rows(%x: memref<?x256xf32>, %y: memref<?xf32>) {
 
 // -----
 
-// Small loops stay serial: 8 x 8 x 3 ops is under min-work.
+// Small loops stay serial: 8 x 8 x 3 ops is under min-work. The loop moves
+// into a function of its own that LLVM will not inline back (noinline),
+// called in its place; the function left with no loop is glue, compiled
+// without optimisation (optnone).
 // CHECK-LABEL: func.func @small
+// CHECK-SAME: passthrough = ["noinline", "optnone"]
+// CHECK-NOT: scf.parallel
+// CHECK: call @small_loop0(%{{.*}}, %{{.*}}) : (memref<8x8xf32>, memref<8x8xf32>) -> ()
+// CHECK-NEXT: return
+// CHECK: func.func private @small_loop0(
+// CHECK-SAME: attributes {kiln.serial_loop, passthrough = ["noinline"]}
 // CHECK: scf.parallel
 // CHECK-NOT: call
-// CHECK-NOT: func.func private
 func.func @small(%x: memref<8x8xf32>, %y: memref<8x8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -184,4 +192,29 @@ func.func @noalias(%x: memref<64x128xf32>) {
   memref.dealloc %y : memref<64x128xf32>
   memref.dealloc %z : memref<128x128xf32>
   return
+}
+
+// -----
+
+// A loop that yields values stays in its function, which keeps LLVM's
+// optimisations (no optnone); the loop without results beside it moves out.
+// CHECK-LABEL: func.func @carried(
+// CHECK-NOT: optnone
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: call @carried_loop0(
+// CHECK: func.func private @carried_loop0(
+func.func @carried(%x: memref<8xf32>, %y: memref<8xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = scf.for %i = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f32) {
+    %v = memref.load %x[%i] : memref<8xf32>
+    %a = arith.addf %acc, %v : f32
+    scf.yield %a : f32
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %sum, %y[%i] : memref<8xf32>
+  }
+  return %sum : f32
 }

@@ -11,6 +11,11 @@ constexpr llvm::StringLiteral kParallelBodyAttr = "kiln.parallel_body";
 /// On a body function: the positions of its LLVM-level arguments (after the
 /// conversion to the LLVM dialect) that are noalias pointers.
 constexpr llvm::StringLiteral kParallelNoAliasAttr = "kiln.noalias_args";
+
+/// On a function holding a serial loop that kiln-outline-parallel-loops
+/// moved out of its caller: kiln-lower-parallel-launches gives it internal
+/// linkage (and its kParallelNoAliasAttr arguments noalias).
+constexpr llvm::StringLiteral kSerialLoopAttr = "kiln.serial_loop";
 } // namespace kiln
 
 #endif

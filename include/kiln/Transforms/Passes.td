@@ -734,8 +734,14 @@ def KilnOutlineParallelLoops : Pass<"kiln-outline-parallel-loops", "::mlir::Modu
     carries `kiln.parallel_body = @<func>_par<i>`; the grain is the number of
     iterations that do `chunk-work` work. After the conversion to the LLVM
     dialect, `kiln-lower-parallel-launches` turns that call into a call of
-    the runtime's `kiln_cpu_parallel_for`. Smaller loops stay serial. Only
-    parallel dims are split, so results do not depend on the thread count.
+    the runtime's `kiln_cpu_parallel_for`. Smaller loops stay serial, each
+    moved into a private function of its own (`@<func>_loop<i>(captures...)`,
+    marked `kiln.serial_loop` and `noinline`) called in its place; a function
+    left with no loop (the model's entry: allocations, calls and sizes
+    between kernels) is marked `optnone`, so LLVM compiles that glue without
+    optimising it while the loops keep -O3 in their functions (the entry was
+    the longest LLVM job of a large model). Only parallel dims are split, so
+    results do not depend on the thread count.
     A body's memref captures that no other capture can reach (the only view
     of a buffer the function allocated, or of an argument when no argument
     is written) are listed in `kiln.noalias_args` by the position of their

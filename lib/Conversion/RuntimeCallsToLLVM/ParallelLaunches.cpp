@@ -2,6 +2,8 @@
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Transforms/ParallelLaunch.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -26,9 +28,34 @@ struct LowerParallelLaunchesPass : kiln::impl::LowerParallelLaunchesBase<LowerPa
     Type voidTy = LLVM::LLVMVoidType::get(ctx);
 
     SmallVector<LLVM::LLVMFuncOp> launches;
+    llvm::StringSet<> bodies;
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
-      if (fn->hasAttr(kiln::kParallelBodyAttr))
+      if (fn->hasAttr(kiln::kParallelBodyAttr)) {
         launches.push_back(fn);
+        if (auto ref = dyn_cast<FlatSymbolRefAttr>(fn->getAttr(kiln::kParallelBodyAttr)))
+          bodies.insert(ref.getValue());
+      }
+    // A serial loop's function (kiln-outline-parallel-loops): its noalias
+    // arguments, by the same positions, without chunk bounds after them.
+    for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
+      if (!fn->hasAttr(kiln::kSerialLoopAttr))
+        continue;
+      fn.setLinkageAttr(LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
+      fn->removeAttr(kiln::kSerialLoopAttr);
+      fn->removeAttr(SymbolTable::getVisibilityAttrName());
+      auto noAlias = fn->getAttrOfType<DenseI64ArrayAttr>(kiln::kParallelNoAliasAttr);
+      if (!noAlias || bodies.contains(fn.getSymName()))
+        continue;
+      LLVM::LLVMFunctionType ty = fn.getFunctionType();
+      for (int64_t i : noAlias.asArrayRef()) {
+        if (i < 0 || i >= (int64_t)ty.getNumParams() || !isa<LLVM::LLVMPointerType>(ty.getParams()[i])) {
+          fn.emitOpError() << "marks argument " << i << " noalias, which is not a captured pointer";
+          return signalPassFailure();
+        }
+        fn.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), UnitAttr::get(ctx));
+      }
+      fn->removeAttr(kiln::kParallelNoAliasAttr);
+    }
     if (launches.empty())
       return;
 

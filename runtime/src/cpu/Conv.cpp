@@ -35,6 +35,48 @@ bool preferLibraryLayouts(int64_t groups, const std::vector<int64_t> &wd, const 
   return std::any_of(wd.begin() + 2, wd.end(), [](int64_t k) { return k > 1; });
 }
 
+/// The channels a group of the blocked layout holds on this machine: the
+/// group oneDNN picks for a 2-d convolution's input (8 with AVX2, 16 with
+/// AVX-512), 8 when that does not divide `channels`.
+int64_t blockedGroup(int64_t channels) {
+  static const int64_t preferred = [] {
+    const DnnlApi &d = dnnl();
+    std::vector<int64_t> xd{1, 64, 8, 8}, wd{64, 64, 3, 3}, one{1, 1}, zero{0, 0};
+    dnnl_memory_desc_t x = anyDesc(xd), w = anyDesc(wd), y = anyDesc(xd);
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_desc_t pd = nullptr;
+    int64_t group = 8;
+    if (d.dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &x, &w, nullptr,
+                                                &y, one.data(), zero.data(), one.data(), one.data()) == dnnl_success &&
+        d.primitive_desc_create(&pd, &cd, nullptr, d.engine, nullptr) == dnnl_success) {
+      const dnnl_memory_desc_t *src = d.primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+      const dnnl_blocking_desc_t &b = src->format_desc.blocking;
+      if (src->format_kind == dnnl_blocked && b.inner_nblks == 1 && b.inner_idxs[0] == 1 && b.inner_blks[0] == 16)
+        group = 16;
+      d.primitive_desc_destroy(pd);
+    }
+    return group;
+  }();
+  return channels % preferred == 0 ? preferred : 8;
+}
+
+/// The descriptor of a KILN_CPU_*_BLOCKED operand of the kept dims `dims`
+/// (N, C, H, W) whose caller's view has the element strides `strides`:
+/// the same memory read as (N, C/g, H, W, g). Throws naming `who` unless
+/// the view is the whole dense NHWC buffer the flag promises.
+dnnl_memory_desc_t blockedDesc(const char *who, const char *operand, const std::vector<int64_t> &dims,
+                               const std::vector<int64_t> &strides) {
+  if (dims.size() != 4 || dims[1] % 8 ||
+      strides != std::vector<int64_t>{dims[1] * dims[2] * dims[3], 1, dims[3] * dims[1], dims[1]})
+    throw std::runtime_error(std::string(who) + ": " + operand +
+                             " is marked blocked but is not a whole dense (N, H, W, C) buffer with C a multiple of 8");
+  dnnl_memory_desc_t md;
+  check(dnnl().memory_desc_init_by_tag(&md, 4, dims.data(), dnnl_f32,
+                                       blockedGroup(dims[1]) == 16 ? dnnl_nChw16c : dnnl_nChw8c),
+        "a oneDNN memory descriptor");
+  return md;
+}
+
 /// The convolution `y (+)= conv(x, w) (+ bias[c]) (+ r)`, then the
 /// activation its flags name (KILN_CPU_RELU, _HARDSWISH, _SILU, _SIGMOID);
 /// params are stride, padding and dilation per spatial dim (D, H, W).
@@ -74,17 +116,22 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
                              groups, bias != nullptr, R != nullptr};
   g.appendKey(key);
   key.insert(key.end(), rs.begin(), rs.end());
+  const bool xBlocked = flags & KILN_CPU_X_BLOCKED, yBlocked = flags & KILN_CPU_Y_BLOCKED,
+             rBlocked = R && (flags & KILN_CPU_R_BLOCKED);
+  if (xBlocked && g.cropped)
+    throw std::runtime_error(std::string(who) + ": x is marked blocked but its last rows fit no window");
+  key.push_back(flags & (KILN_CPU_X_BLOCKED | KILN_CPU_Y_BLOCKED | KILN_CPU_R_BLOCKED));
   std::shared_ptr<const Plan> plan = cachedPlan(key, [&] {
     auto p = std::make_unique<Plan>();
-    p->userSrc = stridedDesc(xd, xs);
+    p->userSrc = xBlocked ? blockedDesc(who, "x", xd, xs) : stridedDesc(xd, xs);
     p->userWeights = stridedDesc(wd, wst);
-    p->userDst = stridedDesc(yd, yst);
+    p->userDst = yBlocked ? blockedDesc(who, "y", yd, yst) : stridedDesc(yd, yst);
     p->hasBias = bias != nullptr;
     dnnl_memory_desc_t biasMd{};
     if (bias) biasMd = stridedDesc({yd[1]}, {1});
     if (R) {
       // oneDNN reads the added tensor as if laid out like the output.
-      p->userBinary = stridedDesc(yd, rs);
+      p->userBinary = rBlocked ? blockedDesc(who, "r", yd, rs) : stridedDesc(yd, rs);
       p->binary = p->userDst;
       p->binaryArg = binaryPostOpArg(!overwrite);
     }
@@ -111,7 +158,9 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
     // the reorders of the input, output and added tensor around the call
     // (docs/Rationale/cpu-library-calls.md). The layouts are oneDNN's
     // choice; a reference kernel is never taken.
-    if (preferLibraryLayouts(groups, wd, xd, yd)) {
+    // A blocked operand: the convolution runs in the library's layouts too
+    // (a 1x1 one as well), its other operands reordered.
+    if (preferLibraryLayouts(groups, wd, xd, yd) || xBlocked || yBlocked || rBlocked) {
       s = tryLayouts(anyDesc(xd), anyDesc(yd));
       if (s == dnnl_success && !isReference(pd)) {
         dnnl_memory_desc_t src = *d.primitive_desc_query_md(pd, dnnl_query_src_md, 0),

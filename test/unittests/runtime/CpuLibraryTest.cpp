@@ -508,3 +508,57 @@ TEST(CpuLibrary, OneMklProductsInColumnPanelsPerThread) {
   }
   kiln::cpu::forgetWeights();
 }
+
+// Buffers the compiler marks KILN_CPU_*_BLOCKED hold oneDNN's blocked layout
+// between calls: a chain x -> a (y blocked) -> b = relu(conv(a) + bias + a)
+// (x, y and the residual blocked) -> c = conv1x1(b) (x blocked, y NHWC)
+// gives the NHWC chain's result; a marked view that is not a whole dense
+// NHWC buffer is an error.
+TEST(CpuLibrary, BlockedBuffersBetweenConvolutions) {
+  const int64_t n = 2, ch = 16, hw = 9;
+  std::array<int, 5> nhwc{0, 2, 3, 4, 1};
+  std::vector<float> xb, w1b, w2b, w3b, ab, bb, cb, refA, refB;
+  Desc<5> x = view<5>(xb, {n, ch, 1, hw, hw}, nhwc), w1 = view<5>(w1b, {ch, ch, 1, 3, 3}, nhwc),
+          w2 = view<5>(w2b, {ch, ch, 1, 3, 3}, nhwc), w3 = view<5>(w3b, {8, ch, 1, 1, 1}, nhwc);
+  Desc<5> a = view<5>(ab, {n, ch, 1, hw, hw}, nhwc), b = view<5>(bb, {n, ch, 1, hw, hw}, nhwc),
+          c = view<5>(cb, {n, 8, 1, hw, hw}, nhwc);
+  fill(x, 1), fill(w1, 2), fill(w2, 3), fill(w3, 4);
+  std::vector<float> biasData = randomData(ch, 5);
+  Desc<1> bias{biasData.data(), biasData.data(), 0, {ch}, {1}};
+  // The NHWC chain, naively.
+  std::array<int64_t, 9> pad1{1, 1, 1, 0, 1, 1, 1, 1, 1}, none{1, 1, 1, 0, 0, 0, 1, 1, 1};
+  std::vector<float> wantA = referenceConv(x, w1, a, 1, pad1, false);
+  std::vector<float> ra, rb;
+  Desc<5> aRef = view<5>(ra, {n, ch, 1, hw, hw}, {0, 1, 2, 3, 4}), bRef = view<5>(rb, {n, ch, 1, hw, hw}, {0, 1, 2, 3, 4});
+  std::copy(wantA.begin(), wantA.end(), ra.begin());
+  std::vector<float> wantB = referenceConv(aRef, w2, bRef, 1, pad1, false);
+  int64_t per = hw * hw;
+  for (size_t i = 0; i < wantB.size(); ++i)
+    wantB[i] = std::max(wantB[i] + biasData[(int64_t)i / per % ch] + wantA[i], 0.0f);
+  std::copy(wantB.begin(), wantB.end(), rb.begin());
+  std::vector<float> rc;
+  Desc<5> cRef = view<5>(rc, {n, 8, 1, hw, hw}, {0, 1, 2, 3, 4});
+  std::vector<float> wantC = referenceConv(bRef, w3, cRef, 1, none, false);
+
+  const int32_t ow = KILN_CPU_OVERWRITE | KILN_CPU_CONST_WEIGHT;
+  kiln::cpu::clearError();
+  _mlir_ciface_kiln_cpu_conv_f32(ow | KILN_CPU_Y_BLOCKED, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &x, &w1, &a);
+  _mlir_ciface_kiln_cpu_conv_bias_add_f32(ow | KILN_CPU_RELU | KILN_CPU_X_BLOCKED | KILN_CPU_Y_BLOCKED |
+                                              KILN_CPU_R_BLOCKED,
+                                          1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &a, &w2, &b, &bias, &a);
+  _mlir_ciface_kiln_cpu_conv_f32(ow | KILN_CPU_X_BLOCKED, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, &b, &w3, &c);
+  ASSERT_EQ(kiln::cpu::takeError(), "");
+  expectClose(contents(c), wantC);
+  // The intermediate buffers do not hold NHWC.
+  EXPECT_NE(contents(a), wantA);
+
+  // A row-padded view cannot be read as the blocked layout.
+  std::vector<float> pb;
+  Desc<5> padded = view<5>(pb, {n, ch, 1, hw, hw}, nhwc, 3);
+  _mlir_ciface_kiln_cpu_conv_f32(ow | KILN_CPU_X_BLOCKED, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &padded, &w1, &a);
+  std::string error = kiln::cpu::takeError();
+  EXPECT_NE(error.find("kiln_cpu_conv_f32: x is marked blocked but is not a whole dense (N, H, W, C) buffer"),
+            std::string::npos)
+      << error;
+  kiln::cpu::forgetWeights();
+}

@@ -47,7 +47,16 @@ enum kiln_cpu_call_flags {
    * 1 / (1 + exp(-x)). */
   KILN_CPU_HARDSWISH = 16,
   KILN_CPU_SILU = 32,
-  KILN_CPU_SIGMOID = 64
+  KILN_CPU_SIGMOID = 64,
+  /* A 2-d convolution's x, y or r (kiln_cpu_conv_*_f32) is a whole dense
+   * buffer of (N, H, W, C) floats, C a multiple of 8, that nothing but these
+   * convolutions reads or writes, and no window of x runs past its end: its
+   * elements are kept in the library's blocked layout (channels in groups of
+   * 8, or of 16 where the library prefers them and C allows: (N, C/8, H, W,
+   * 8)), not NHWC, so consecutive convolutions pass it on without reorders. */
+  KILN_CPU_X_BLOCKED = 128,
+  KILN_CPU_Y_BLOCKED = 256,
+  KILN_CPU_R_BLOCKED = 512
 };
 
 #endif /* KILN_ABI_CPU_CALLS_H */
