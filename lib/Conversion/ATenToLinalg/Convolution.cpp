@@ -292,41 +292,6 @@ Value directConv(OpBuilder &b, Location loc, Value input, Value weight, Value bi
   return groupedGenericConv(b, loc, padded, weight, init, stride, dil, groups);
 }
 
-/// Whether a direct convolution of `input` (batched) by `weight` is a linear
-/// layer: ungrouped, no padding, a 1x1 filter over a static 1x1 map (a
-/// squeeze-excite block's convolutions after its global pool), so each output
-/// channel is a dot product of the input's channels with one filter row.
-bool isLinearOnUnitMap(RankedTensorType input, RankedTensorType weight, ArrayRef<int64_t> pad, int64_t groups) {
-  if (groups != 1 || llvm::any_of(pad, [](int64_t p) { return p != 0; }))
-    return false;
-  for (int64_t d = 2; d < weight.getRank(); ++d)
-    if (input.getDimSize(d) != 1 || weight.getDimSize(d) != 1)
-      return false;
-  return true;
-}
-
-/// A convolution that isLinearOnUnitMap: [N, C, 1...] and [F, C, 1...] as
-/// [N, C] and [F, C], their product (plus the bias) expanded back to
-/// [N, F, 1...], as aten.linear lowers, so it takes a GEMM's path (a
-/// library GEMM with a bias epilogue where one is used) rather than a
-/// convolution engine's on a 1x1 map.
-Value linearOnUnitMap(OpBuilder &b, Location loc, Value input, Value weight, Value bias, Type elem) {
-  auto inTy = cast<RankedTensorType>(input.getType());
-  auto wTy = cast<RankedTensorType>(weight.getType());
-  SmallVector<ReassociationIndices> merge{{0}, {}};
-  for (int64_t d = 1; d < inTy.getRank(); ++d)
-    merge[1].push_back(d);
-  Value in2 = tensor::CollapseShapeOp::create(b, loc, input, merge);
-  Value w2 = tensor::CollapseShapeOp::create(b, loc, weight, merge);
-  auto outTy = RankedTensorType::get({inTy.getDimSize(0), wTy.getDimSize(0)}, elem);
-  Value out = linearProduct(b, loc, in2, w2, bias, outTy);
-  SmallVector<int64_t> shape(inTy.getRank(), 1);
-  shape[0] = inTy.getDimSize(0), shape[1] = wTy.getDimSize(0);
-  SmallVector<OpFoldResult> sizes(inTy.getRank(), b.getIndexAttr(1));
-  sizes[0] = tensor::getMixedSize(b, loc, input, 0), sizes[1] = tensor::getMixedSize(b, loc, weight, 0);
-  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, elem), out, merge, sizes);
-}
-
 /// aten.convolution, 1- to 3-d, direct or transposed, any float or signed
 /// integer dtype. float16/bfloat16 accumulate in float32 (as ATen's CPU
 /// kernels do) and round once at the end; integers multiply and add exactly.
@@ -351,12 +316,6 @@ struct ConvolutionLowering : OpConversionPattern<ConvolutionOp> {
     int64_t groups = op.getGroups();
     SmallVector<int64_t> stride(op.getStride()), pad(op.getPadding()), dil(op.getDilation());
 
-    if (!op.getTransposed() &&
-        isLinearOnUnitMap(cast<RankedTensorType>(input.getType()), wTy, pad, groups)) {
-      Value out = linearOnUnitMap(rewriter, loc, input, weight, bias, elem);
-      rewriter.replaceOp(op, finishSpatial(rewriter, loc, out, op.getType(), unbatched));
-      return success();
-    }
     if (op.getTransposed()) {
       SmallVector<int64_t> outPad(op.getOutputPadding());
       outPad.resize(k, 0);

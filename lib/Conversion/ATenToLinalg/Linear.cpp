@@ -200,11 +200,6 @@ struct EinsumLowering : OpConversionPattern<EinsumOp> {
 };
 } // namespace
 
-Value kiln::detail::linearProduct(OpBuilder &b, Location loc, Value input, Value weight, Value bias,
-                                 RankedTensorType resultType) {
-  return product(b, loc, {{input, {0, 2}}, {weight, {1, 2}}}, bias, 1.0, 1.0, {0, 1}, 3, resultType);
-}
-
 void kiln::populateLinearPatterns(RewritePatternSet &patterns) {
   patterns.add<LinearLowering, AddProductLowering<AddmmOp>, AddProductLowering<BaddbmmOp>,
                AddProductLowering<AddmvOp>, ProductLowering<MmOp>, ProductLowering<BmmOp>,

@@ -47,11 +47,6 @@ OpFoldResult windowOutputSize(OpBuilder &b, Location loc, OpFoldResult in, int64
 /// extent clipped to the padded input (`includePad`) or to the input.
 Value avgPoolWindowExtent(OpBuilder &b, Location loc, Value o, Value in, int64_t k, int64_t s,
                           int64_t p, bool includePad);
-/// input [M, K] times weight [N, K] transposed, plus `bias` [N] (or none)
-/// broadcast along the rows, as aten.linear lowers it (Linear.cpp): one
-/// contraction accumulated in computeType, stored as `resultType` [M, N].
-Value linearProduct(OpBuilder &b, Location loc, Value input, Value weight, Value bias,
-                    RankedTensorType resultType);
 /// Adds a leading unit dim ([C,H,W] -> [1,C,H,W]).
 Value expandBatch(OpBuilder &b, Location loc, Value v);
 /// Drops the leading unit dim, giving `resultType`.

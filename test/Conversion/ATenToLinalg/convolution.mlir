@@ -162,33 +162,3 @@ func.func @conv_transposed_bias(%x: tensor<2x8x4x4xf32>, %w: tensor<8x4x2x2xf32>
   %0 = aten.convolution %x, %w, %b {stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = true, output_padding = array<i64: 0, 0>} : (tensor<2x8x4x4xf32>, tensor<8x4x2x2xf32>, tensor<4xf32>) -> tensor<2x4x8x8xf32>
   return %0 : tensor<2x4x8x8xf32>
 }
-
-// A 1x1 convolution of a 1x1 map (a squeeze-excite block's, after its
-// global pool) is a linear layer: [N, C, 1, 1] and [F, C, 1, 1] collapse to
-// [N, C] and [F, C], one contraction over C initialised with the bias (bf16
-// widened to f32, rounded once), expanded back to [N, F, 1, 1]. No conv op.
-// CHECK-LABEL: func.func @conv_on_unit_map_is_linear
-// CHECK: %[[X:.*]] = tensor.collapse_shape %arg0 {{\[}}[0], [1, 2, 3]] : tensor<?x48x1x1xbf16> into tensor<?x48xbf16>
-// CHECK: %[[W:.*]] = tensor.collapse_shape %arg1 {{\[}}[0], [1, 2, 3]] : tensor<12x48x1x1xbf16> into tensor<12x48xbf16>
-// CHECK-NOT: linalg.conv
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[W]] : tensor<?x48xbf16>, tensor<12x48xbf16>) outs(%{{.*}} : tensor<?x12xf32>)
-// CHECK: arith.truncf
-// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2, 3]] output_shape [%{{.*}}, 12, 1, 1] : tensor<?x12xbf16> into tensor<?x12x1x1xbf16>
-func.func @conv_on_unit_map_is_linear(%x: tensor<?x48x1x1xbf16>, %w: tensor<12x48x1x1xbf16>, %b: tensor<12xbf16>) -> tensor<?x12x1x1xbf16> {
-  %0 = aten.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>} : (tensor<?x48x1x1xbf16>, tensor<12x48x1x1xbf16>, tensor<12xbf16>) -> tensor<?x12x1x1xbf16>
-  return %0 : tensor<?x12x1x1xbf16>
-}
-
-// Padding, a wider map or a grouped filter keep the convolution.
-// CHECK-LABEL: func.func @conv_on_unit_map_padded
-// CHECK: linalg.conv_2d_nchw_fchw
-func.func @conv_on_unit_map_padded(%x: tensor<2x48x1x1xf32>, %w: tensor<12x48x1x1xf32>) -> tensor<2x12x3x3xf32> {
-  %0 = aten.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>} : (tensor<2x48x1x1xf32>, tensor<12x48x1x1xf32>) -> tensor<2x12x3x3xf32>
-  return %0 : tensor<2x12x3x3xf32>
-}
-// CHECK-LABEL: func.func @conv_on_wider_map
-// CHECK: linalg.conv_2d_nchw_fchw
-func.func @conv_on_wider_map(%x: tensor<2x48x2x1xf32>, %w: tensor<12x48x1x1xf32>) -> tensor<2x12x2x1xf32> {
-  %0 = aten.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>} : (tensor<2x48x2x1xf32>, tensor<12x48x1x1xf32>) -> tensor<2x12x2x1xf32>
-  return %0 : tensor<2x12x2x1xf32>
-}
