@@ -48,12 +48,16 @@ CONFIGS = {
 HELD_OUT = {
     "qwen2_6l_b2_s384_bf16": dict(model="qwen2", batch=2, dtype="bfloat16", seq=384),
     "roberta_6l_b4_s256_fp32": dict(model="roberta", batch=4, dtype="float32", seq=256),
+    # Depthwise-separable networks no depthwise mechanism was tuned on:
+    # MnasNet-1.0 (3x3 and 5x5 depthwise, ReLU) and MobileNetV2 (3x3, ReLU6).
+    "mnasnet1_0_b16_bf16": dict(model="mnasnet1_0", batch=16, dtype="bfloat16"),
+    "mobilenet_v2_b1_fp32": dict(model="mobilenet_v2", batch=1, dtype="float32"),
 }
 ALL = {**CONFIGS, **HELD_OUT}
 
 # torchvision image classifiers (224x224 RGB input).
 VISION = ("resnet50", "vit_b_16", "convnext_tiny", "mobilenet_v3_large", "swin_t", "efficientnet_b0",
-          "regnet_y_800mf")
+          "regnet_y_800mf", "mnasnet1_0", "mobilenet_v2")
 
 # The Llama-style decoder: Hugging Face's LlamaModel with 8 layers, d=1024,
 # grouped-query attention with 16 query and 4 key/value heads of 64, rotary

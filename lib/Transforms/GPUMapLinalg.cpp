@@ -100,8 +100,11 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     }
     rewriter.setInsertionPoint(generic);
     std::optional<VectorPlan> vectors = planVectorElementwise(generic, vectorBytes);
-    scf::ParallelOp par = vectors ? lowerToVectorThreadLoops(rewriter, generic, *vectors, vectorBytes)
-                                  : lowerToThreadLoops(rewriter, generic);
+    std::optional<WindowPlan> window =
+        vectors ? std::nullopt : planWindowTile(generic, windowOutputs, windowMinThreads);
+    scf::ParallelOp par = vectors  ? lowerToVectorThreadLoops(rewriter, generic, *vectors, vectorBytes)
+                          : window ? lowerToWindowThreadLoops(rewriter, generic, *window)
+                                   : lowerToThreadLoops(rewriter, generic);
     rewriter.eraseOp(generic);
     if (numParallel == 0)
       return gpu::setMappingAttr(par, {mapTo(ctx, gpu::Processor::BlockX)});

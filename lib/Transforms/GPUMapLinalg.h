@@ -100,6 +100,32 @@ Value vectorsAligned(OpBuilder &b, Location loc, Value buffer, int64_t align);
 scf::ParallelOp lowerToVectorThreadLoops(RewriterBase &rewriter, linalg::GenericOp op, const VectorPlan &plan,
                                          int64_t maxBytes);
 
+/// How a sliding-window reduction (a convolution, a pooling window) gives
+/// each thread several outputs: `outputs` consecutive indices of parallel
+/// loop `loop`, along which some input's window slides.
+struct WindowPlan {
+  unsigned loop = 0;
+  int64_t outputs = 1;
+};
+
+/// The plan if `op` (loops in order: parallel, then reduction; static loops;
+/// no output indexed by a reduction loop) has a parallel loop other than the
+/// innermost along which an input is read at an affine form of it and a
+/// reduction loop (the innermost such loop is taken): each thread then
+/// computes the largest number of consecutive outputs along it, at most
+/// `maxOutputs`, that divides its length and leaves at least `minThreads`
+/// threads. None otherwise.
+std::optional<WindowPlan> planWindowTile(linalg::GenericOp op, int64_t maxOutputs, int64_t minThreads);
+
+/// Replaces `op` (see planWindowTile) with an scf.parallel over its parallel
+/// loops, `plan.loop` counting groups of `plan.outputs`: each thread loads
+/// the initial values of its outputs, runs the reduction loops once for all
+/// of them with their accumulators in registers (the innermost reduction
+/// loop unrolled when short, so an input element that neighbouring outputs
+/// share, and a weight they all read, is one load after CSE) and stores
+/// them.
+scf::ParallelOp lowerToWindowThreadLoops(RewriterBase &rewriter, linalg::GenericOp op, const WindowPlan &plan);
+
 /// How a row reduction runs on a subgroup: per output, the op combining the
 /// accumulator with each new value, and that op's neutral element.
 struct SubgroupPlan {

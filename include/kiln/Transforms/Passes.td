@@ -399,7 +399,16 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     aligned vector.load/store per such operand), and a row group whose
     buffers hold the row that way gives each lane vectors of the row; the
     kernel checks the base pointers' alignment and falls back to one element
-    at a time where a vector would be misaligned. Vendor-neutral: the
+    at a time where a vector would be misaligned. A sliding-window
+    reduction (static loops; an input read at an affine form of a parallel
+    loop other than the innermost and a reduction loop: a convolution's
+    output column and filter column, a pooling window) gives each thread up
+    to `window-outputs` consecutive outputs along the innermost such loop,
+    keeping at least `window-min-threads` threads: their accumulators stay in
+    registers, the innermost reduction loop is unrolled when short, and an
+    input element or weight that several of them read is loaded once (a 7x7
+    depthwise convolution with 8 outputs a thread loads 14 input elements and
+    7 weights per filter row instead of 56 and 56). Vendor-neutral: the
     CUDA and ROCm paths share it.
 
     Before: `linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%a) outs(%b)`
@@ -439,6 +448,14 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
            "two; 0 or 1 turns vectorisation off): where the innermost loops are static and "
            "contiguous in every operand that uses them, each thread handles a vector of "
            "up to 8 elements with one load or store per operand">,
+    Option<"windowOutputs", "window-outputs", "int64_t", "8",
+           "Most outputs per thread of a sliding-window reduction (a convolution or "
+           "pooling window sliding along a parallel loop other than the innermost): "
+           "consecutive outputs along that loop share the window's overlapping input "
+           "elements and the weights in registers (0 or 1: one output per thread)">,
+    Option<"windowMinThreads", "window-min-threads", "int64_t", "32768",
+           "Fewest threads a sliding-window reduction keeps when its outputs are "
+           "grouped (window-outputs): fewer outputs per thread where the op is small">,
   ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect", "::mlir::affine::AffineDialect",
