@@ -69,10 +69,12 @@ def _compile_error(stderr: str) -> CompileError:
 
 
 def _parse_timing(text: str) -> Dict[str, float]:
-    """Top-level stages of kiln-compile --timing (import, pipeline, link, ...)."""
+    """Top-level stages of kiln-compile --timing (import, pipeline, link, ...):
+    their wall seconds (the last column; a user-time column comes first when
+    passes ran on several threads)."""
     out: Dict[str, float] = {}
     for line in text.splitlines():
-        m = re.match(r"^\s+([0-9.]+) \(\s*[0-9.]+%\)  (\S.*)$", line)
+        m = re.match(r"^\s+(?:[0-9.]+ \(\s*[0-9.]+%\)\s+)?([0-9.]+) \(\s*[0-9.]+%\)  (\S.*)$", line)
         if m and m.group(2) not in ("Total", "Rest"):
             out[m.group(2)] = float(m.group(1))
     return out
