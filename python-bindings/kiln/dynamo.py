@@ -35,7 +35,7 @@ import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import compiler
+from . import compiler, training_graphs
 
 _graph_ids = itertools.count()
 _explanations: List[Dict[str, Any]] = []
@@ -509,36 +509,6 @@ def _needs_grad(gm, example_inputs) -> bool:
                                            for x in example_inputs)
 
 
-def _training_function(fwd, grad, plan: _Plan, grad_slot: Dict[int, int], num_outputs: int,
-                       mutated: Sequence[int] = ()):
-    """A torch.autograd.Function running kiln's forward module, and in backward
-    its value-and-gradient module on the saved inputs and the cotangents. The
-    forward applies the graph's state updates (a training batch norm's running
-    statistics) to the inputs they mutate; the backward recomputes them into
-    copies of those inputs (`mutated`), so they are applied once. A graph with
-    random ops (dropout) replays the forward's generator state in the
-    backward, so the recomputed forward draws the forward's masks."""
-    import numpy as np
-    import torch
-
-    class KilnGraph(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, *tensors):
-            ctx.save_for_backward(*tensors)
-            ctx.rng_state = np.zeros(2, dtype=np.int64) if fwd.is_random else None
-            return tuple(fwd.run(list(tensors), rng_state_used=ctx.rng_state))
-
-        @staticmethod
-        def backward(ctx, *cotangents):
-            tensors = [t.clone() if k in mutated else t for k, t in enumerate(ctx.saved_tensors)]
-            outs = grad.run(list(tensors) + [c.contiguous() for c in cotangents], rng_state=ctx.rng_state)
-            grads = outs[num_outputs:]
-            return tuple(grads[grad_slot[k]] if k in grad_slot and ctx.needs_input_grad[k] else None
-                         for k in range(len(tensors)))
-
-    return KilnGraph
-
-
 def _residual_sources(fwd, bwd, num_outputs: int) -> List[Tuple[str, int]]:
     """Where each argument of the backward half comes from: ("input", k) the
     forward's input k, ("output", k) its output k, ("result", i) its residual
@@ -574,39 +544,6 @@ def _residual_sources(fwd, bwd, num_outputs: int) -> List[Tuple[str, int]]:
     if seen != set(results):
         raise _Unsupported("the backward half does not read every residual the forward returns")
     return sources
-
-
-def _split_training_function(fwd, bwd, grad_slot: Dict[int, int], num_outputs: int,
-                             sources: Sequence[Tuple[str, int]]):
-    """A torch.autograd.Function over the two halves of kiln's value and
-    gradient (kiln-compile --grad --split): the forward module returns the
-    outputs and the residuals, which are saved for backward together with the
-    inputs and outputs the backward reads as they are; the backward module
-    takes them and the cotangents and returns the gradients. The forward
-    applies the graph's state updates (a training batch norm's running
-    statistics) and draws its random numbers (dropout masks are residuals)
-    once; nothing of it runs again in the backward."""
-    import torch
-
-    saved_sources = [(kind, k) for kind, k in sources if kind != "cotangent"]
-
-    class KilnGraphSplit(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, *tensors):
-            outs = fwd.run(list(tensors))
-            user, results = outs[:num_outputs], outs[num_outputs:]
-            pick = {"input": tensors, "output": user, "result": results}
-            ctx.save_for_backward(*[pick[kind][k] for kind, k in saved_sources])
-            ctx.num_inputs = len(tensors)
-            return tuple(user)
-
-        @staticmethod
-        def backward(ctx, *cotangents):
-            grads = bwd.run(list(ctx.saved_tensors) + [c.contiguous() for c in cotangents])
-            return tuple(grads[grad_slot[k]] if k in grad_slot and ctx.needs_input_grad[k] else None
-                         for k in range(ctx.num_inputs))
-
-    return KilnGraphSplit
 
 
 def _compile_halves(ep, debug: Optional[str], kw: Dict[str, Any]):
@@ -703,7 +640,7 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
         grad_names = [o.name for o in bwd.outputs]
         grad_slot = {k: grad_names.index(f"grads/input{k}")
                      for k in range(len(positions)) if f"grads/input{k}" in grad_names}
-        fn = _split_training_function(fwd, bwd, grad_slot, num_outputs, sources)
+        fn = training_graphs.split_function(fwd, bwd, grad_slot, num_outputs, sources)
         entry["compiled"] = True
         entry["split"] = True
         entry["residuals"] = len(fwd.outputs) - num_outputs
@@ -724,7 +661,7 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
                  for k in range(len(plan.tensor_positions)) if f"grads/input{k}" in grad_names}
     # The inputs the graph writes into (Dynamo lifts buffers to inputs).
     mutated = [k for k, v in enumerate(grad.inputs[:len(plan.tensor_positions)]) if v.mutated]
-    fn = _training_function(fwd, grad, plan, grad_slot, num_outputs, mutated)
+    fn = training_graphs.whole_function(fwd, grad, grad_slot, num_outputs, mutated)
     entry["compiled"] = True
     entry["split"] = False
     entry["reason"] = ("compiled by kiln: forward, and backward by kiln's value and gradient, "

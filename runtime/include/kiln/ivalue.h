@@ -2,6 +2,7 @@
 #ifndef KILN_IVALUE_H
 #define KILN_IVALUE_H
 
+#include "kiln/error.h"
 #include "kiln/tensor.h"
 
 #include <cstdint>
@@ -12,12 +13,6 @@
 #include <vector>
 
 namespace kiln {
-
-/// Error thrown by the dispatcher, the schema parser and the eager kernels.
-class Error : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
 
 /// A boxed value: None, Tensor, int, double, bool, string, or a list of those.
 /// `Scalar` arguments travel as Int, Double or Bool; `ScalarType` as Int

@@ -3,7 +3,7 @@
 
 #include "kiln/abi/cpu_memory.h"
 
-#include "../loader/Error.h"
+#include "kiln/error.h"
 
 #include <atomic>
 #include <cerrno>

@@ -2,7 +2,7 @@
 #include "Threads.h"
 
 #include "OpenMPTeam.h"
-#include "../loader/Error.h"
+#include "kiln/error.h"
 
 #include <atomic>
 #include <cerrno>

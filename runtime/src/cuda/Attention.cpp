@@ -12,7 +12,7 @@
 
 #include "../gpu/Backend.h"
 #include "../gpu/Runtime.h"
-#include "../loader/Error.h"
+#include "kiln/error.h"
 
 #include <cmath>
 #include <mutex>

@@ -13,7 +13,7 @@
 
 #include "../gpu/Backend.h"
 #include "../gpu/Runtime.h"
-#include "../loader/Error.h"
+#include "kiln/error.h"
 
 #include <cstdlib>
 #include <cstring>

@@ -3,7 +3,7 @@
 
 #include "../gpu/Backend.h"
 #include "../gpu/Runtime.h"
-#include "../loader/Error.h"
+#include "kiln/error.h"
 #include "kiln/cuda.h"
 
 #include <cstdio>

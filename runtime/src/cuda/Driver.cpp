@@ -1,7 +1,7 @@
 // kiln runtime — loading libcuda, initialising device 0 and naming driver errors.
 #include "Driver.h"
 
-#include "../loader/Error.h"
+#include "kiln/error.h"
 
 #include <cstdlib>
 #include <dlfcn.h>

@@ -2,7 +2,7 @@
 #include "Backend.h"
 #include "Runtime.h"
 
-#include "../loader/Error.h"
+#include "kiln/error.h"
 
 #include <map>
 #include <mutex>

@@ -3,7 +3,7 @@
 
 #include "../gpu/Backend.h"
 #include "kiln/gpu.h"
-#include "../loader/Error.h"
+#include "kiln/error.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -4,7 +4,7 @@
 #include "../cpu/Threads.h"
 #include "../gpu/Runtime.h"
 #include "kiln/gpu.h"
-#include "Error.h"
+#include "kiln/error.h"
 #include "Model.h"
 
 #include <atomic>

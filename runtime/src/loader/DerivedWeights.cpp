@@ -1,7 +1,7 @@
 // kiln runtime loader — computes the tensors a model derives from its weights at load.
 #include "DerivedWeights.h"
 
-#include "Error.h"
+#include "kiln/error.h"
 #include "kiln/half.h"
 #include "kiln/model_format.h"
 

@@ -1,7 +1,7 @@
 // kiln runtime loader — strict parser for the model manifest (see kiln/model_format.h).
 #include "Manifest.h"
 
-#include "Error.h"
+#include "kiln/error.h"
 #include "kiln/model_format.h"
 
 #include <cerrno>

@@ -2,7 +2,7 @@
 #include "Model.h"
 
 #include "DerivedWeights.h"
-#include "Error.h"
+#include "kiln/error.h"
 #include "Plugins.h"
 #include "Pt2Weights.h"
 #include "WeightBlob.h"

@@ -2,7 +2,7 @@
 #include "Pt2Weights.h"
 #include "../decomp/Complex.h"
 
-#include "Error.h"
+#include "kiln/error.h"
 #include "SerdeChecks.h"
 #include "kiln/abi/archive.h"
 #include "kiln/abi/limits.h"

@@ -1,7 +1,7 @@
 // kiln runtime loader — a model's weight blob found in its exported symbol or mapped from the bytes appended to its file.
 #include "WeightBlob.h"
 
-#include "Error.h"
+#include "kiln/error.h"
 #include "Manifest.h"
 #include "kiln/abi/appended_weights.h"
 #include "kiln/model_format.h"

@@ -12,13 +12,7 @@
 
 namespace {
 
-// Owns a status for the duration of a check.
-struct Status {
-  kiln_status_t s;
-  ~Status() { kiln_status_free(s); }
-  kiln_status_code_t code() const { return kiln_status_code(s); }
-  std::string message() const { return kiln_status_message(s); }
-};
+using kiln::test::Status;
 
 kiln_tensor_t f32(std::vector<int64_t> sizes, std::vector<float> values = {}) {
   kiln_tensor_t t = nullptr;

@@ -1,5 +1,6 @@
 // kiln tests — the runtime's CUDA backend and C ABI 1.1 on a machine where no CUDA driver loads.
 #include "Manifest.h"
+#include "TestUtil.h"
 #include "kiln/cuda.h"
 #include "kiln/kiln.h"
 
@@ -28,12 +29,7 @@ const bool kNoDriver = [] {
   return true;
 }();
 
-struct Status {
-  kiln_status_t s;
-  ~Status() { kiln_status_free(s); }
-  kiln_status_code_t code() const { return kiln_status_code(s); }
-  std::string message() const { return kiln_status_message(s); }
-};
+using kiln::test::Status;
 
 TEST(Cuda, DeviceCheckSaysWhy) {
   ASSERT_TRUE(kNoDriver);

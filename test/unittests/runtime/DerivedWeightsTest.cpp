@@ -1,7 +1,7 @@
 // kiln tests — the loader's derived weights (`derive` lines): batch norm folded into a convolution,
 // linear layers' weights stacked.
 #include "DerivedWeights.h"
-#include "Error.h"
+#include "kiln/error.h"
 #include "Manifest.h"
 #include "kiln/half.h"
 

@@ -1,5 +1,6 @@
 // kiln tests — the runtime's HIP backend and C ABI 1.3 on a machine where no HIP runtime loads.
 #include "Manifest.h"
+#include "TestUtil.h"
 #include "kiln/gpu.h"
 #include "kiln/kiln.h"
 
@@ -23,12 +24,7 @@ const bool kNoRuntime = [] {
   return true;
 }();
 
-struct Status {
-  kiln_status_t s;
-  ~Status() { kiln_status_free(s); }
-  kiln_status_code_t code() const { return kiln_status_code(s); }
-  std::string message() const { return kiln_status_message(s); }
-};
+using kiln::test::Status;
 
 TEST(Hip, AbiVersionAndDeviceValue) {
   EXPECT_EQ(kiln_abi_version(), 1u << 16 | 7u);

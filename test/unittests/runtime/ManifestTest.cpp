@@ -1,5 +1,5 @@
 // kiln tests — the manifest parser: a full manifest, and each kind of malformed line.
-#include "Error.h"
+#include "kiln/error.h"
 #include "Manifest.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // kiln tests — weights from .pt2 archives: the real corpus, hand-built zips, external binding.
-#include "Error.h"
+#include "kiln/error.h"
 #include "Model.h"
 #include "Pt2Weights.h"
 #include "TestUtil.h"

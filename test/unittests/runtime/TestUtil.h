@@ -2,6 +2,8 @@
 #ifndef KILN_TEST_RUNTIME_TESTUTIL_H
 #define KILN_TEST_RUNTIME_TESTUTIL_H
 
+#include "kiln/kiln.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,6 +11,14 @@
 #include <string>
 
 namespace kiln::test {
+
+/// Owns a C ABI status for the duration of a check and frees it after.
+struct Status {
+  kiln_status_t s;
+  ~Status() { kiln_status_free(s); }
+  kiln_status_code_t code() const { return kiln_status_code(s); }
+  std::string message() const { return kiln_status_message(s); }
+};
 
 /// A fresh empty directory, removed when the object goes.
 class TempDir {

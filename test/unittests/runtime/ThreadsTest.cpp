@@ -1,7 +1,7 @@
 // kiln tests — the runtime's threads for compiled CPU code: kiln_cpu_parallel_for, thread counts, arenas.
 #include "ParallelForChecks.h"
 #include "Threads.h"
-#include "Error.h"
+#include "kiln/error.h"
 #include "kiln/abi/cpu_parallel.h"
 #include "kiln/kiln.h"
 

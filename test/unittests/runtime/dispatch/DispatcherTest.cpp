@@ -90,6 +90,8 @@ TEST(Dispatcher, MissingKernelNamesOpKeyAndKeysWithKernels) {
     EXPECT_NE(m.find("'ktmissing::f'"), std::string::npos) << m;
     EXPECT_NE(m.find("dispatch key CPU"), std::string::npos) << m;
     EXPECT_NE(m.find("kernels for: Meta"), std::string::npos) << m;
+    // The dispatcher's errors are the runtime's one kiln::Error, internal at the C ABI.
+    EXPECT_EQ(e.code(), KILN_STATUS_INTERNAL);
   }
 }
 
