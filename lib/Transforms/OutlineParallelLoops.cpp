@@ -93,6 +93,24 @@ std::optional<int64_t> staticTrip(Value lb, Value ub, Value step) {
   return *u <= *l ? 0 : (*u - *l + *s - 1) / *s;
 }
 
+/// The values `loop` uses from around it (its operands and what its regions
+/// read from above): the ones a function made of it takes as arguments, and
+/// the constants it clones in instead.
+void valuesFromAbove(Operation *loop, SmallVector<Value> &captures, SmallVector<Value> &constants) {
+  SetVector<Value> used;
+  for (Region &r : loop->getRegions())
+    getUsedValuesDefinedAbove(r, used);
+  for (Value v : loop->getOperands())
+    used.insert(v);
+  for (Value v : used) {
+    Operation *def = v.getDefiningOp();
+    if (def && def->hasTrait<OpTrait::ConstantLike>() && def->getNumResults() == 1 && def->getNumRegions() == 0)
+      constants.push_back(v);
+    else
+      captures.push_back(v);
+  }
+}
+
 struct Outliner {
   int64_t dynamicTrip;
 
@@ -152,6 +170,35 @@ Value tripValue(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
   return arith::CeilDivSIOp::create(b, loc, diff, step);
 }
 
+/// A private function `name`, after `anchor`, that takes `captures` and then
+/// arguments of `extra` types, its unaliased memref captures listed in
+/// kiln.noalias_args (a name already taken is made unique); its entry block
+/// holds clones of `constants`, and `map` sends each capture to its argument
+/// and each constant to its clone.
+func::FuncOp outlinedFunction(StringRef name, Operation *loop, ArrayRef<Value> captures, ArrayRef<Value> constants,
+                              TypeRange extra, SymbolTable &symbols, Operation *anchor, IRMapping &map) {
+  MLIRContext *ctx = loop->getContext();
+  SmallVector<Type> argTypes;
+  for (Value v : captures)
+    argTypes.push_back(v.getType());
+  argTypes.append(extra.begin(), extra.end());
+  OpBuilder mb(ctx);
+  mb.setInsertionPointAfter(anchor);
+  auto body = func::FuncOp::create(mb, loop->getLoc(), name, FunctionType::get(ctx, argTypes, {}));
+  body.setPrivate();
+  SmallVector<int64_t> noAlias = noAliasArguments(captures, loop);
+  if (!noAlias.empty())
+    body->setAttr(kiln::kParallelNoAliasAttr, DenseI64ArrayAttr::get(ctx, noAlias));
+  symbols.insert(body);
+  Block *entry = body.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
+  for (auto [v, arg] : llvm::zip(captures, entry->getArguments()))
+    map.map(v, arg);
+  for (Value c : constants)
+    map.map(c, b.clone(*c.getDefiningOp())->getResult(0));
+  return body;
+}
+
 struct KilnOutlineParallelLoopsPass
     : kiln::impl::KilnOutlineParallelLoopsBase<KilnOutlineParallelLoopsPass> {
   using Base::Base;
@@ -204,41 +251,15 @@ struct KilnOutlineParallelLoopsPass
         loopsLeft = true;
         continue;
       }
-      SetVector<Value> used;
-      for (Region &r : loop->getRegions())
-        getUsedValuesDefinedAbove(r, used);
-      for (Value v : loop->getOperands())
-        used.insert(v);
       SmallVector<Value> captures, constants;
-      for (Value v : used) {
-        Operation *def = v.getDefiningOp();
-        if (def && def->hasTrait<OpTrait::ConstantLike>() && def->getNumResults() == 1 && def->getNumRegions() == 0)
-          constants.push_back(v);
-        else
-          captures.push_back(v);
-      }
-      SmallVector<Type> argTypes;
-      for (Value v : captures)
-        argTypes.push_back(v.getType());
-      OpBuilder mb(ctx);
-      mb.setInsertionPointAfter(anchor);
-      auto body = func::FuncOp::create(mb, loop->getLoc(), (fn.getSymName() + "_loop" + Twine(index++)).str(),
-                                       FunctionType::get(ctx, argTypes, {}));
-      body.setPrivate();
+      valuesFromAbove(loop, captures, constants);
+      IRMapping map;
+      auto body = outlinedFunction((fn.getSymName() + "_loop" + Twine(index++)).str(), loop, captures, constants,
+                                   {}, symbols, anchor, map);
       body->setAttr("passthrough", ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
       body->setAttr(kiln::kSerialLoopAttr, UnitAttr::get(ctx));
-      SmallVector<int64_t> noAlias = noAliasArguments(captures, loop);
-      if (!noAlias.empty())
-        body->setAttr(kiln::kParallelNoAliasAttr, DenseI64ArrayAttr::get(ctx, noAlias));
-      symbols.insert(body);
       anchor = body;
-      Block *entry = body.addEntryBlock();
-      OpBuilder b = OpBuilder::atBlockBegin(entry);
-      IRMapping map;
-      for (auto [v, arg] : llvm::zip(captures, entry->getArguments()))
-        map.map(v, arg);
-      for (Value c : constants)
-        map.map(c, b.clone(*c.getDefiningOp())->getResult(0));
+      OpBuilder b = OpBuilder::atBlockEnd(&body.front());
       b.clone(*loop, map);
       func::ReturnOp::create(b, loop->getLoc());
       OpBuilder cb(loop);
@@ -286,41 +307,16 @@ struct KilnOutlineParallelLoopsPass
     MLIRContext *ctx = p.getContext();
     // What the body function takes: the values the loop reads from around
     // it, and its bounds. Constants are cloned in instead.
-    SetVector<Value> used;
-    getUsedValuesDefinedAbove(p.getRegion(), used);
-    for (Value v : p->getOperands())
-      used.insert(v);
     SmallVector<Value> captures, constants;
-    for (Value v : used) {
-      Operation *def = v.getDefiningOp();
-      if (def && def->hasTrait<OpTrait::ConstantLike>() && def->getNumResults() == 1 && def->getNumRegions() == 0)
-        constants.push_back(v);
-      else
-        captures.push_back(v);
-    }
+    valuesFromAbove(p, captures, constants);
 
     std::string base = (parent.getSymName() + "_par" + Twine(index++)).str();
-    SmallVector<Type> argTypes;
-    for (Value v : captures)
-      argTypes.push_back(v.getType());
     Type indexTy = IndexType::get(ctx);
-    argTypes.append({indexTy, indexTy});
-
-    OpBuilder mb(ctx);
-    mb.setInsertionPointAfter(anchor);
-    auto body = func::FuncOp::create(mb, loc, base, FunctionType::get(ctx, argTypes, {}));
-    body.setPrivate();
-    SmallVector<int64_t> noAlias = noAliasArguments(captures, p);
-    if (!noAlias.empty())
-      body->setAttr(kiln::kParallelNoAliasAttr, DenseI64ArrayAttr::get(ctx, noAlias));
-    symbols.insert(body); // renames it if the name is taken
-    Block *entry = body.addEntryBlock();
-    OpBuilder b = OpBuilder::atBlockBegin(entry);
     IRMapping map;
-    for (auto [v, arg] : llvm::zip(captures, entry->getArguments()))
-      map.map(v, arg);
-    for (Value c : constants)
-      map.map(c, b.clone(*c.getDefiningOp())->getResult(0));
+    auto body = outlinedFunction(base, p, captures, constants, {indexTy, indexTy}, symbols, anchor, map);
+    Block *entry = &body.front();
+    OpBuilder b = OpBuilder::atBlockEnd(entry);
+    OpBuilder mb(ctx);
     Value lo = entry->getArgument(captures.size()), hi = entry->getArgument(captures.size() + 1);
     auto mapped = [&](ValueRange vs, unsigned from, unsigned to) {
       SmallVector<Value> out;
