@@ -110,9 +110,8 @@ void kiln::libcalls::markBlockedConvBuffers(Operation *root) {
     auto wType = wView ? dyn_cast<MemRefType>(wView.getSource().getType()) : nullptr;
     bool filterShaped = wType && wType.getRank() == 4 && wType.hasStaticShape();
     bool crops = !x || !y || !filterShaped || cropsInput(op, x.getType(), y.getType(), wType);
-    auto xType = dyn_cast<MemRefType>(op.getOperand(kX).getType());
     call.blockedAnyway = ungrouped2d && filterShaped && (wType.getDimSize(1) > 1 || wType.getDimSize(2) > 1) &&
-                         wType.getDimSize(0) % 8 == 0 && wType.getDimSize(3) % 8 == 0 && xType;
+                         wType.getDimSize(0) % 8 == 0 && wType.getDimSize(3) % 8 == 0;
     SmallVector<unsigned> operands{kX, kY};
     if (op.getCallee() == "kiln_cpu_conv_bias_add_f32")
       operands.push_back(kR);
