@@ -205,8 +205,12 @@ int Compilation::emit() {
     cg.codegenOptLevel = 0;
     cg.vectorize = false;
   }
-  if (o.timing)
+  if (o.timing) {
     cg.onFunctionOptimized = [&s](StringRef fn, double seconds) { s.functionTimes.add(1, fn, seconds); };
+    cg.onPartCompiled = [&s](unsigned part, size_t functions, size_t instructions, double cpu) {
+      s.functionTimes.addPart(part, functions, instructions, cpu);
+    };
+  }
   if (s.progress)
     cg.onPartDone = [&s](unsigned done, unsigned total) {
       s.progress->report("llvm", llvm::formatv("part {0} of {1} compiled", done, total).str(), true);

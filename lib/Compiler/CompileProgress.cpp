@@ -184,6 +184,11 @@ void FunctionTimes::add(unsigned table, StringRef name, double seconds) {
   tables[table][name] += seconds;
 }
 
+void FunctionTimes::addPart(unsigned part, size_t functions, size_t instructions, double cpuSeconds) {
+  std::lock_guard<std::mutex> lock(mutex);
+  parts.push_back({part, functions, instructions, cpuSeconds});
+}
+
 void FunctionTimes::print(llvm::raw_ostream &os, size_t n) {
   std::lock_guard<std::mutex> lock(mutex);
   const char *titles[2] = {"the pipeline's function passes", "LLVM's optimisation"};
@@ -202,6 +207,12 @@ void FunctionTimes::print(llvm::raw_ostream &os, size_t n) {
     for (size_t i = 0; i < rows.size() && i < n; ++i)
       os << llvm::formatv("    {0,9:f4} s  {1}\n", rows[i].first, rows[i].second);
   }
+  std::sort(parts.begin(), parts.end(), [](const Part &a, const Part &b) { return a.part < b.part; });
+  if (!parts.empty())
+    os << llvm::formatv("  LLVM's parts, each optimised and compiled on a thread of its own ({0}):\n", parts.size());
+  for (const Part &p : parts)
+    os << llvm::formatv("    part {0}: {1} functions, {2} instructions, {3:f3} s of CPU\n", p.part, p.functions,
+                        p.instructions, p.cpuSeconds);
 }
 
 } // namespace kiln

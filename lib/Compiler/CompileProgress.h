@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -55,12 +56,21 @@ public:
   /// Thread-safe: `seconds` more for `name` in `table` (0: the MLIR pipeline,
   /// 1: LLVM's optimisation).
   void add(unsigned table, llvm::StringRef name, double seconds);
-  /// The top `n` of each table.
+  /// Thread-safe: LLVM's part `part` of the model held `functions`
+  /// functions of `instructions` instructions and took `cpuSeconds`.
+  void addPart(unsigned part, size_t functions, size_t instructions, double cpuSeconds);
+  /// The top `n` of each table, then the parts.
   void print(llvm::raw_ostream &os, size_t n = 10);
 
 private:
+  struct Part {
+    unsigned part;
+    size_t functions, instructions;
+    double cpuSeconds;
+  };
   std::mutex mutex;
   llvm::StringMap<double> tables[2];
+  std::vector<Part> parts;
 };
 
 } // namespace kiln

@@ -82,6 +82,10 @@ struct CPUCodegenOptions {
   /// When set: emitObjects' parts as they get their object files (parts
   /// done, parts), called from the thread that finished one (progress).
   std::function<void(unsigned done, unsigned total)> onPartDone;
+  /// When set: what each of emitObjects' parts held and cost (its functions,
+  /// their instructions before optimisation, the CPU seconds of the thread that
+  /// optimised and compiled it), called once per part (kiln-compile --timing).
+  std::function<void(unsigned part, size_t functions, size_t instructions, double cpuSeconds)> onPartCompiled;
 };
 
 /// Optimizes `module` and writes an ELF object to `objPath`.
