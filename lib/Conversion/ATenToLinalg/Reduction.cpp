@@ -104,132 +104,107 @@ template <typename OpT> struct ReduceBase : OpConversionPattern<OpT> {
                               SmallVectorImpl<Value> &results) const = 0;
 };
 
-struct SumLowering : ReduceBase<SumDimIntListOp> {
-  using ReduceBase::ReduceBase;
-  LogicalResult lower(SumDimIntListOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
-                      SmallVectorImpl<Value> &results) const override {
+/// A reduction of `self` over the op's reduced dims to its one result:
+/// `reduce` builds the reduced tensor, `finish` keeps the dims and gives it
+/// the op's type.
+template <typename OpT> struct ReduceToOne : ReduceBase<OpT> {
+  using ReduceBase<OpT>::ReduceBase;
+  using OpAdaptor = typename ReduceBase<OpT>::OpAdaptor;
+  LogicalResult lower(OpT op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+                      SmallVectorImpl<Value> &results) const final {
     Location loc = op.getLoc();
     Value x = adaptor.getSelf();
     SmallVector<int64_t> reduced = op.getReducedDims();
-    Type r = op.getType().getElementType();
-    Value s = sumIn(rewriter, loc, x, reduced, r, computeType(r));
-    results.push_back(finish(rewriter, loc, s, x, reduced, op.getKeepdim(), op.getType()));
+    Value v = reduce(op, rewriter, loc, x, reduced);
+    results.push_back(finish(rewriter, loc, v, x, reduced, op.getKeepdim(), op.getType()));
     return success();
+  }
+  virtual Value reduce(OpT op, OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> reduced) const = 0;
+};
+
+struct SumLowering : ReduceToOne<SumDimIntListOp> {
+  using ReduceToOne::ReduceToOne;
+  Value reduce(SumDimIntListOp op, OpBuilder &b, Location loc, Value x,
+               ArrayRef<int64_t> reduced) const override {
+    Type r = op.getType().getElementType();
+    return sumIn(b, loc, x, reduced, r, computeType(r));
   }
 };
 
 /// sum / count in the compute type.
-struct MeanLowering : ReduceBase<MeanDimOp> {
-  using ReduceBase::ReduceBase;
-  LogicalResult lower(MeanDimOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
-                      SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
-    SmallVector<int64_t> reduced = op.getReducedDims();
+struct MeanLowering : ReduceToOne<MeanDimOp> {
+  using ReduceToOne::ReduceToOne;
+  Value reduce(MeanDimOp op, OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> reduced) const override {
     Type r = op.getType().getElementType(), acc = computeType(r);
-    Value s = sumIn(rewriter, loc, x, reduced, r, acc);
-    Value count = reducedCount(rewriter, loc, x, reduced, acc);
-    Value mean = mapOne(rewriter, loc, s, r, [&](OpBuilder &b, Location l, Value v) {
-      return convertScalarTo(b, l, arith::DivFOp::create(b, l, v, count), r);
+    Value s = sumIn(b, loc, x, reduced, r, acc);
+    Value count = reducedCount(b, loc, x, reduced, acc);
+    return mapOne(b, loc, s, r, [&](OpBuilder &nb, Location l, Value v) {
+      return convertScalarTo(nb, l, arith::DivFOp::create(nb, l, v, count), r);
     });
-    results.push_back(finish(rewriter, loc, mean, x, reduced, op.getKeepdim(), op.getType()));
-    return success();
   }
 };
 
-struct ProdLowering : ReduceBase<ProdDimIntOp> {
-  using ReduceBase::ReduceBase;
-  LogicalResult lower(ProdDimIntOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
-                      SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
-    SmallVector<int64_t> reduced = op.getReducedDims();
+struct ProdLowering : ReduceToOne<ProdDimIntOp> {
+  using ReduceToOne::ReduceToOne;
+  Value reduce(ProdDimIntOp op, OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> reduced) const override {
     Type r = op.getType().getElementType(), acc = computeType(r);
-    Value p = reduceDims(rewriter, loc, x, reduced, acc, scalarConstant(rewriter, loc, acc, 1.0),
-                         [&](OpBuilder &b, Location l, Value a, Value v) {
-                           v = convertScalarTo(b, l, convertScalarTo(b, l, v, r), acc);
-                           return mul(b, l, a, v);
-                         });
-    results.push_back(finish(rewriter, loc, p, x, reduced, op.getKeepdim(), op.getType()));
-    return success();
+    return reduceDims(b, loc, x, reduced, acc, scalarConstant(b, loc, acc, 1.0),
+                      [&](OpBuilder &nb, Location l, Value a, Value v) {
+                        v = convertScalarTo(nb, l, convertScalarTo(nb, l, v, r), acc);
+                        return mul(nb, l, a, v);
+                      });
   }
 };
 
-template <typename OpT, bool IsMax> struct ExtremumLowering : ReduceBase<OpT> {
-  using ReduceBase<OpT>::ReduceBase;
-  using OpAdaptor = typename ReduceBase<OpT>::OpAdaptor;
-  LogicalResult lower(OpT op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
-                      SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
-    SmallVector<int64_t> reduced = op.getReducedDims();
+template <typename OpT, bool IsMax> struct ExtremumLowering : ReduceToOne<OpT> {
+  using ReduceToOne<OpT>::ReduceToOne;
+  Value reduce(OpT op, OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> reduced) const override {
     Type elem = op.getType().getElementType();
-    Value init = IsMax ? lowestValue(rewriter, loc, elem) : highestValue(rewriter, loc, elem);
-    Value m = reduceDims(rewriter, loc, x, reduced, elem, init,
-                         [&](OpBuilder &b, Location l, Value a, Value v) {
-                           return extremum(b, l, a, v, IsMax);
-                         });
-    results.push_back(finish(rewriter, loc, m, x, reduced, op.getKeepdim(), op.getType()));
-    return success();
+    Value init = IsMax ? lowestValue(b, loc, elem) : highestValue(b, loc, elem);
+    return reduceDims(b, loc, x, reduced, elem, init, [&](OpBuilder &nb, Location l, Value a, Value v) {
+      return extremum(nb, l, a, v, IsMax);
+    });
   }
 };
 
 /// any: or of "is non-zero"; all: and.
-template <typename OpT, bool IsAny> struct LogicalLowering : ReduceBase<OpT> {
-  using ReduceBase<OpT>::ReduceBase;
-  using OpAdaptor = typename ReduceBase<OpT>::OpAdaptor;
-  LogicalResult lower(OpT op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
-                      SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
-    SmallVector<int64_t> reduced = op.getReducedDims();
-    Type i1 = rewriter.getI1Type();
-    Value init = scalarConstant(rewriter, loc, i1, IsAny ? 0.0 : 1.0);
-    Value m = reduceDims(rewriter, loc, x, reduced, i1, init,
-                         [&](OpBuilder &b, Location l, Value a, Value v) -> Value {
-                           v = convertScalarTo(b, l, v, i1);
-                           return IsAny ? arith::OrIOp::create(b, l, a, v).getResult()
-                                        : arith::AndIOp::create(b, l, a, v).getResult();
-                         });
-    results.push_back(finish(rewriter, loc, m, x, reduced, op.getKeepdim(), op.getType()));
-    return success();
+template <typename OpT, bool IsAny> struct LogicalLowering : ReduceToOne<OpT> {
+  using ReduceToOne<OpT>::ReduceToOne;
+  Value reduce(OpT op, OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> reduced) const override {
+    Type i1 = b.getI1Type();
+    Value init = scalarConstant(b, loc, i1, IsAny ? 0.0 : 1.0);
+    return reduceDims(b, loc, x, reduced, i1, init, [&](OpBuilder &nb, Location l, Value a, Value v) -> Value {
+      v = convertScalarTo(nb, l, v, i1);
+      return IsAny ? arith::OrIOp::create(nb, l, a, v).getResult() : arith::AndIOp::create(nb, l, a, v).getResult();
+    });
   }
 };
 
-struct CountNonzeroLowering : ReduceBase<CountNonzeroOp> {
-  using ReduceBase::ReduceBase;
-  LogicalResult lower(CountNonzeroOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
-                      SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
-    SmallVector<int64_t> reduced = op.getReducedDims();
-    Type i64 = rewriter.getI64Type();
-    Value c = reduceDims(rewriter, loc, x, reduced, i64, scalarConstant(rewriter, loc, i64, 0),
-                         [&](OpBuilder &b, Location l, Value a, Value v) -> Value {
-                           Value nz = convertScalarTo(b, l, v, b.getI1Type());
-                           return arith::AddIOp::create(b, l, a,
-                                                        arith::ExtUIOp::create(b, l, i64, nz));
-                         });
-    results.push_back(finish(rewriter, loc, c, x, reduced, op.getKeepdim(), op.getType()));
-    return success();
+struct CountNonzeroLowering : ReduceToOne<CountNonzeroOp> {
+  using ReduceToOne::ReduceToOne;
+  Value reduce(CountNonzeroOp op, OpBuilder &b, Location loc, Value x,
+               ArrayRef<int64_t> reduced) const override {
+    Type i64 = b.getI64Type();
+    return reduceDims(b, loc, x, reduced, i64, scalarConstant(b, loc, i64, 0),
+                      [&](OpBuilder &nb, Location l, Value a, Value v) -> Value {
+                        Value nz = convertScalarTo(nb, l, v, nb.getI1Type());
+                        return arith::AddIOp::create(nb, l, a, arith::ExtUIOp::create(nb, l, i64, nz));
+                      });
   }
 };
 
 /// log(sum(exp(x - m))) + m with m the max (0 where it is infinite, as ATen).
-struct LogsumexpLowering : ReduceBase<LogsumexpOp> {
-  using ReduceBase::ReduceBase;
-  LogicalResult lower(LogsumexpOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
-                      SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
+struct LogsumexpLowering : ReduceToOne<LogsumexpOp> {
+  using ReduceToOne::ReduceToOne;
+  Value reduce(LogsumexpOp op, OpBuilder &rw, Location loc, Value x, ArrayRef<int64_t> reduced) const override {
     int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
-    SmallVector<int64_t> reduced = op.getReducedDims(), kept = keptLoops(rank, reduced);
+    SmallVector<int64_t> kept = keptLoops(rank, reduced);
     Type r = op.getType().getElementType(), acc = computeType(r);
-    Value m = reduceDims(rewriter, loc, x, reduced, acc, lowestValue(rewriter, loc, acc),
+    Value m = reduceDims(rw, loc, x, reduced, acc, lowestValue(rw, loc, acc),
                          [&](OpBuilder &b, Location l, Value a, Value v) {
                            return extremum(b, l, a, convertScalarTo(b, l, v, acc), true);
                          });
-    m = mapOne(rewriter, loc, m, acc, [&](OpBuilder &b, Location l, Value v) -> Value {
+    m = mapOne(rw, loc, m, acc, [&](OpBuilder &b, Location l, Value v) -> Value {
       Value inf = scalarConstant(b, l, acc, INFINITY);
       Value isInf = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
                                           math::AbsFOp::create(b, l, v), inf);
@@ -237,33 +212,27 @@ struct LogsumexpLowering : ReduceBase<LogsumexpOp> {
     });
     SmallVector<OpFoldResult> keptSizes;
     for (int64_t d : kept)
-      keptSizes.push_back(tensor::getMixedSize(rewriter, loc, x, d));
-    Value init = filledTensor(rewriter, loc, keptSizes, acc, 0.0);
-    Value s = buildGeneric(rewriter, loc, {{x, identityLoops(rank)}, {m, kept}}, init, kept, rank,
+      keptSizes.push_back(tensor::getMixedSize(rw, loc, x, d));
+    Value init = filledTensor(rw, loc, keptSizes, acc, 0.0);
+    Value s = buildGeneric(rw, loc, {{x, identityLoops(rank)}, {m, kept}}, init, kept, rank,
                            [&](OpBuilder &b, Location l, ValueRange a) -> Value {
                              Value v = convertScalarTo(b, l, a[0], acc);
                              Value e = math::ExpOp::create(b, l, arith::SubFOp::create(b, l, v, a[1]));
                              return arith::AddFOp::create(b, l, a[2], e);
                            });
     SmallVector<int64_t> keptIds = identityLoops(kept.size());
-    Value out = buildMap(rewriter, loc, {{s, keptIds}, {m, keptIds}}, keptIds, kept.size(), r,
+    Value out = buildMap(rw, loc, {{s, keptIds}, {m, keptIds}}, keptIds, kept.size(), r,
                          [&](OpBuilder &b, Location l, ValueRange a) {
                            Value v = arith::AddFOp::create(b, l, math::LogOp::create(b, l, a[0]), a[1]);
                            return convertScalarTo(b, l, v, r);
                          });
-    results.push_back(finish(rewriter, loc, out, x, reduced, op.getKeepdim(), op.getType()));
-    return success();
+    return out;
   }
 };
 
-struct VectorNormLowering : ReduceBase<LinalgVectorNormOp> {
-  using ReduceBase::ReduceBase;
-  LogicalResult lower(LinalgVectorNormOp op, OpAdaptor adaptor,
-                      ConversionPatternRewriter &rewriter,
-                      SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
-    SmallVector<int64_t> reduced = op.getReducedDims();
+struct VectorNormLowering : ReduceToOne<LinalgVectorNormOp> {
+  using ReduceToOne::ReduceToOne;
+  Value reduce(LinalgVectorNormOp op, OpBuilder &rw, Location loc, Value x, ArrayRef<int64_t> reduced) const override {
     Type r = op.getType().getElementType(), acc = computeType(r);
     double ord = op.getOrd().convertToDouble();
     auto absOf = [&](OpBuilder &b, Location l, Value v) -> Value {
@@ -273,14 +242,14 @@ struct VectorNormLowering : ReduceBase<LinalgVectorNormOp> {
     Value n;
     if (std::isinf(ord)) {
       bool isMax = ord > 0;
-      Value init = isMax ? scalarConstant(rewriter, loc, acc, 0.0)
-                         : highestValue(rewriter, loc, acc);
-      n = reduceDims(rewriter, loc, x, reduced, acc, init,
+      Value init = isMax ? scalarConstant(rw, loc, acc, 0.0)
+                         : highestValue(rw, loc, acc);
+      n = reduceDims(rw, loc, x, reduced, acc, init,
                      [&](OpBuilder &b, Location l, Value a, Value v) {
                        return extremum(b, l, a, absOf(b, l, v), isMax);
                      });
     } else {
-      n = reduceDims(rewriter, loc, x, reduced, acc, scalarConstant(rewriter, loc, acc, 0.0),
+      n = reduceDims(rw, loc, x, reduced, acc, scalarConstant(rw, loc, acc, 0.0),
                      [&](OpBuilder &b, Location l, Value a, Value v) -> Value {
                        Value t = absOf(b, l, v);
                        if (ord == 0.0)
@@ -292,14 +261,13 @@ struct VectorNormLowering : ReduceBase<LinalgVectorNormOp> {
                        return arith::AddFOp::create(b, l, a, t);
                      });
       if (ord != 0.0 && ord != 1.0)
-        n = mapOne(rewriter, loc, n, acc, [&](OpBuilder &b, Location l, Value v) -> Value {
+        n = mapOne(rw, loc, n, acc, [&](OpBuilder &b, Location l, Value v) -> Value {
           if (ord == 2.0)
             return math::SqrtOp::create(b, l, v);
           return math::PowFOp::create(b, l, v, scalarConstant(b, l, acc, 1.0 / ord));
         });
     }
-    results.push_back(finish(rewriter, loc, n, x, reduced, op.getKeepdim(), op.getType()));
-    return success();
+    return n;
   }
 };
 
