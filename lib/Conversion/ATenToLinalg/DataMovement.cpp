@@ -403,6 +403,23 @@ struct SelectLowering : OpConversionPattern<SelectIntOp> {
   }
 };
 
+/// A tensor of `outSizes` whose element at i is input[inExprs(i)]: a copy
+/// through an affine index map (diagonals, sliding windows, as_strided).
+Value copyThroughMap(OpBuilder &b, Location loc, Value input, ArrayRef<AffineExpr> inExprs,
+                     ArrayRef<OpFoldResult> outSizes) {
+  int64_t outRank = outSizes.size();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps{AffineMap::get(outRank, 0, inExprs, ctx),
+                              AffineMap::getMultiDimIdentityMap(outRank, ctx)};
+  Value init = emptyTensor(b, loc, outSizes, cast<RankedTensorType>(input.getType()).getElementType());
+  SmallVector<utils::IteratorType> iters(outRank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(b, loc, init.getType(), ValueRange{input}, ValueRange{init}, maps, iters,
+                                   [](OpBuilder &nb, Location l, ValueRange args) {
+                                     linalg::YieldOp::create(nb, l, args[0]);
+                                   })
+      .getResult(0);
+}
+
 /// Diagonal length of dims of sizes n1, n2 at `offset`.
 OpFoldResult diagonalLength(OpBuilder &b, Location loc, OpFoldResult n1, OpFoldResult n2,
                             int64_t offset) {
@@ -446,18 +463,7 @@ struct DiagonalLowering : OpConversionPattern<DiagonalOp> {
     offsets[d2] = rewriter.getIndexAttr(std::max<int64_t>(0, off));
     blockSizes[d1] = blockSizes[d2] = len;
     input = extractSliceOrEmpty(rewriter, loc, input, offsets, blockSizes, strides);
-    int64_t outRank = outSizes.size();
-    MLIRContext *ctx = rewriter.getContext();
-    SmallVector<AffineMap> maps{AffineMap::get(outRank, 0, inExprs, ctx),
-                                AffineMap::getMultiDimIdentityMap(outRank, ctx)};
-    Value init = emptyTensor(rewriter, loc, outSizes, inTy.getElementType());
-    SmallVector<utils::IteratorType> iters(outRank, utils::IteratorType::parallel);
-    Value out = linalg::GenericOp::create(rewriter, loc, init.getType(), ValueRange{input},
-                                          ValueRange{init}, maps, iters,
-                                          [](OpBuilder &b, Location l, ValueRange args) {
-                                            linalg::YieldOp::create(b, l, args[0]);
-                                          })
-                    .getResult(0);
+    Value out = copyThroughMap(rewriter, loc, input, inExprs, outSizes);
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }
@@ -471,10 +477,8 @@ struct UnfoldLowering : OpConversionPattern<UnfoldOp> {
     Value input = adaptor.getSelf();
     auto inTy = cast<RankedTensorType>(input.getType());
     int64_t rank = inTy.getRank(), size = op.getSize(), step = op.getStep();
-    MLIRContext *ctx = rewriter.getContext();
     SmallVector<OpFoldResult> outSizes = getSizes(rewriter, loc, input);
     SmallVector<AffineExpr> inExprs;
-    int64_t outRank = rank + 1;
     AffineExpr last = rewriter.getAffineDimExpr(rank);
     if (rank > 0) {
       int64_t d = normDim(op.getDimension(), rank);
@@ -490,16 +494,7 @@ struct UnfoldLowering : OpConversionPattern<UnfoldOp> {
                                  : rewriter.getAffineDimExpr(i));
     }
     outSizes.push_back(rewriter.getIndexAttr(size));
-    SmallVector<AffineMap> maps{AffineMap::get(outRank, 0, inExprs, ctx),
-                                AffineMap::getMultiDimIdentityMap(outRank, ctx)};
-    Value init = emptyTensor(rewriter, loc, outSizes, inTy.getElementType());
-    SmallVector<utils::IteratorType> iters(outRank, utils::IteratorType::parallel);
-    Value out = linalg::GenericOp::create(rewriter, loc, init.getType(), ValueRange{input},
-                                          ValueRange{init}, maps, iters,
-                                          [](OpBuilder &b, Location l, ValueRange args) {
-                                            linalg::YieldOp::create(b, l, args[0]);
-                                          })
-                    .getResult(0);
+    Value out = copyThroughMap(rewriter, loc, input, inExprs, outSizes);
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }
@@ -512,7 +507,6 @@ struct AsStridedLowering : OpConversionPattern<AsStridedOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getSelf();
     auto inTy = cast<RankedTensorType>(input.getType());
-    MLIRContext *ctx = rewriter.getContext();
     // Row-major elements of the input as one dim.
     SmallVector<ReassociationIndices> reassoc;
     if (inTy.getRank() > 0) {
@@ -527,23 +521,13 @@ struct AsStridedLowering : OpConversionPattern<AsStridedOp> {
                            SmallVector<ReassociationIndices>{}, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)})
                            .getResult()
                      : tensor::CollapseShapeOp::create(rewriter, loc, input, reassoc).getResult();
-    int64_t outRank = op.getSize().size();
     AffineExpr e = rewriter.getAffineConstantExpr(op.getStorageOffset());
     for (auto [i, s] : llvm::enumerate(op.getStride()))
       e = e + rewriter.getAffineDimExpr(i) * s;
-    SmallVector<AffineMap> maps{AffineMap::get(outRank, 0, {e}, ctx),
-                                AffineMap::getMultiDimIdentityMap(outRank, ctx)};
     SmallVector<OpFoldResult> outSizes;
     for (int64_t s : op.getSize())
       outSizes.push_back(rewriter.getIndexAttr(s));
-    Value init = emptyTensor(rewriter, loc, outSizes, inTy.getElementType());
-    SmallVector<utils::IteratorType> iters(outRank, utils::IteratorType::parallel);
-    Value out = linalg::GenericOp::create(rewriter, loc, init.getType(), ValueRange{flat},
-                                          ValueRange{init}, maps, iters,
-                                          [](OpBuilder &b, Location l, ValueRange args) {
-                                            linalg::YieldOp::create(b, l, args[0]);
-                                          })
-                    .getResult(0);
+    Value out = copyThroughMap(rewriter, loc, flat, {e}, outSizes);
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }
