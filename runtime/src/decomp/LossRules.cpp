@@ -51,7 +51,6 @@ def hinge_embedding_loss(Tensor self, Tensor target, float margin=1., int reduct
 # binary_cross_entropy: -w (t log x + (1 - t) log(1 - x)), the logs clamped at -100
 def binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
   when float self
-  when weight is None
   lx = aten::log.default(self=self) : like self
   cx = aten::clamp_min.default(self=lx, min=-100) : like self
   om = aten::neg.default(self=self) : like self
@@ -62,28 +61,12 @@ def binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int re
   t2 = aten::mul.Tensor(self=ot, other=cy) : like self
   s = aten::add.Tensor(self=t1, other=t2) : like self
   n = aten::neg.default(self=s) : like self
-  r = kiln::loss_reduction(self=n, reduction=reduction)
-  return r
-def binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
-  when float self
-  lx = aten::log.default(self=self) : like self
-  cx = aten::clamp_min.default(self=lx, min=-100) : like self
-  om = aten::neg.default(self=self) : like self
-  ly = aten::log1p.default(self=om) : like self
-  cy = aten::clamp_min.default(self=ly, min=-100) : like self
-  t1 = aten::mul.Tensor(self=target, other=cx) : like self
-  ot = aten::rsub.Scalar(self=target, other=1) : like target
-  t2 = aten::mul.Tensor(self=ot, other=cy) : like self
-  s = aten::add.Tensor(self=t1, other=t2) : like self
-  n = aten::neg.default(self=s) : like self
-  w = aten::mul.Tensor(self=n, other=weight) : bcast self weight
+  w = kiln::weighted(self=n, weight=weight) : like self
   r = kiln::loss_reduction(self=w, reduction=reduction)
   return r
 # binary_cross_entropy_with_logits: (1 - t) x + (1 + (pw - 1) t) (log1p(exp(-|x|)) + max(-x, 0))
 def binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
   when float self
-  when pos_weight is None
-  when weight is None
   ot = aten::rsub.Scalar(self=target, other=1) : like target
   a = aten::mul.Tensor(self=ot, other=self) : bcast self target
   ab = aten::abs.default(self=self) : like self
@@ -93,44 +76,21 @@ def binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=
   nx = aten::neg.default(self=self) : like self
   m = aten::clamp_min.default(self=nx, min=0) : like self
   sp = aten::add.Tensor(self=l, other=m) : like self
-  s = aten::add.Tensor(self=a, other=sp) : like a
-  r = kiln::loss_reduction(self=s, reduction=reduction)
-  return r
-def binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
-  when float self
-  when pos_weight is None
-  ot = aten::rsub.Scalar(self=target, other=1) : like target
-  a = aten::mul.Tensor(self=ot, other=self) : bcast self target
-  ab = aten::abs.default(self=self) : like self
-  na = aten::neg.default(self=ab) : like self
-  e = aten::exp.default(self=na) : like self
-  l = aten::log1p.default(self=e) : like self
-  nx = aten::neg.default(self=self) : like self
-  m = aten::clamp_min.default(self=nx, min=0) : like self
-  sp = aten::add.Tensor(self=l, other=m) : like self
-  s = aten::add.Tensor(self=a, other=sp) : like a
-  w = aten::mul.Tensor(self=s, other=weight) : bcast a weight
-  r = kiln::loss_reduction(self=w, reduction=reduction)
-  return r
-def binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=1) -> Tensor
-  when float self
-  ot = aten::rsub.Scalar(self=target, other=1) : like target
-  a = aten::mul.Tensor(self=ot, other=self) : bcast self target
-  pm = aten::sub.Tensor(self=pos_weight, other=1) : like pos_weight
-  pt = aten::mul.Tensor(self=pm, other=target) : bcast target pos_weight
-  lw = aten::add.Tensor(self=pt, other=1) : like pt
-  ab = aten::abs.default(self=self) : like self
-  na = aten::neg.default(self=ab) : like self
-  e = aten::exp.default(self=na) : like self
-  l = aten::log1p.default(self=e) : like self
-  nx = aten::neg.default(self=self) : like self
-  m = aten::clamp_min.default(self=nx, min=0) : like self
-  sp = aten::add.Tensor(self=l, other=m) : like self
-  q = aten::mul.Tensor(self=lw, other=sp) : bcast pt self
+  q = kiln::pos_weighted(self=sp, target=target, pos_weight=pos_weight) : bcast self target
   s = aten::add.Tensor(self=a, other=q) : bcast a q
   w = kiln::weighted(self=s, weight=weight) : like s
   r = kiln::loss_reduction(self=w, reduction=reduction)
   return r
+# The log-sigmoid term of binary_cross_entropy_with_logits times 1 + (pos_weight - 1) target.
+def kiln::pos_weighted(Tensor self, Tensor target, Tensor? pos_weight) -> Tensor
+  when pos_weight is None
+  return self
+def kiln::pos_weighted(Tensor self, Tensor target, Tensor? pos_weight) -> Tensor
+  pm = aten::sub.Tensor(self=pos_weight, other=1) : like pos_weight
+  pt = aten::mul.Tensor(self=pm, other=target) : bcast target pos_weight
+  lw = aten::add.Tensor(self=pt, other=1) : like pt
+  q = aten::mul.Tensor(self=lw, other=self) : bcast pt self
+  return q
 # An optional elementwise weight.
 def kiln::weighted(Tensor self, Tensor? weight) -> Tensor
   when weight is None
