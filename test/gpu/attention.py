@@ -37,6 +37,8 @@ import sys
 
 import numpy as np
 
+from pack_util import copy_kiln_run
+
 MLIR = {"f32": "f32", "bf16": "bf16", "f16": "f16", "f64": "f64", "i1": "i1"}
 # Max abs error allowed against float64 (outputs are averages of N(0, 1) values).
 TOL = {"f32": 2e-5, "f16": 4e-3, "bf16": 3e-2, "f64": 1e-10}
@@ -236,20 +238,7 @@ def save(path, a, dtype):
 def main():
     build, out = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     os.makedirs(out, exist_ok=True)
-    for sub in ("bin", "lib"):
-        os.makedirs(os.path.join(out, sub), exist_ok=True)
-    shutil.copy(os.path.join(build, "bin", "kiln-run"), os.path.join(out, "bin"))
-    shutil.copy(os.path.realpath(os.path.join(build, "lib", "libkiln_runtime.so.0")),
-                os.path.join(out, "lib", "libkiln_runtime.so.0"))
-    ldd = subprocess.run(["ldd", os.path.join(build, "bin", "kiln-run"), os.path.join(build, "lib", "libkiln_runtime.so.0")],
-                         capture_output=True, text=True).stdout
-    for line in ldd.splitlines():
-        parts = line.split("=>")
-        if len(parts) == 2 and parts[1].split():
-            lib = parts[1].split()[0]
-            base = os.path.basename(lib)
-            if not base.startswith(("libc.so", "libm.so", "libstdc++", "libgcc_s", "ld-linux", "libkiln_runtime")):
-                shutil.copy(os.path.realpath(lib), os.path.join(out, "lib", base))
+    copy_kiln_run(build, out)
     shutil.copy(__file__, os.path.join(out, "attention.py"))
     shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "attention_run.py"), os.path.join(out, "run.py"))
     compile_ = os.path.join(build, "bin", "kiln-compile")

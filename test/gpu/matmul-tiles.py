@@ -27,6 +27,8 @@ import sys
 
 import numpy as np
 
+from pack_util import copy_kiln_run, run_script_head
+
 # (name, aten op text, input shapes, dtype, rtol, atol, extra runs of other
 # shapes for dynamic dims). Shapes in the op text use '?' for dynamic dims.
 F32 = "f32"
@@ -125,30 +127,13 @@ def main():
     shutil.rmtree(out, ignore_errors=True)
     for d in ("bin", "lib", "cases"):
         os.makedirs(os.path.join(out, d))
-    shutil.copy(os.path.join(build, "bin", "kiln-run"), os.path.join(out, "bin"))
-    shutil.copy(os.path.realpath(os.path.join(build, "lib", "libkiln_runtime.so.0")),
-                os.path.join(out, "lib", "libkiln_runtime.so.0"))
-    ldd = sh(["ldd", os.path.join(build, "bin", "kiln-run"), os.path.join(build, "lib", "libkiln_runtime.so.0")])
-    for line in ldd.stdout.splitlines():
-        parts = line.split("=>")
-        if len(parts) != 2 or not parts[1].split():
-            continue
-        lib = parts[1].split()[0]
-        base = os.path.basename(lib)
-        if not base.startswith(("libc.so", "libm.so", "libstdc++", "libgcc_s", "ld-linux", "libkiln_runtime")):
-            shutil.copy(os.path.realpath(lib), os.path.join(out, "lib", base))
+    copy_kiln_run(build, out)
 
     compile_ = os.path.join(build, "bin", "kiln-compile")
     run = os.path.join(build, "bin", "kiln-run")
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(build, "lib"))
     rng = np.random.default_rng(20261123)
-    lines = ["#!/usr/bin/env bash", "# Written by test/gpu/matmul-tiles.py: each case's CUDA build against its expected outputs.",
-             "here=$(cd \"$(dirname \"$0\")\" && pwd)", "export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}",
-             "failed=0", "check() {  # name, then kiln-run's arguments",
-             "  local name=$1; shift",
-             "  if out=$(\"$here/bin/kiln-run\" \"$@\" --device cuda 2>&1); then",
-             "    echo \"PASS $name: $(echo \"$out\" | grep -o 'max abs error [^:]*' | sort -g -k4 | tail -1)\"",
-             "  else echo \"FAIL $name:\"; echo \"$out\" | tail -5; return 1; fi", "}", "cd \"$here\""]
+    lines = run_script_head("test/gpu/matmul-tiles.py")
     cpu_failed = 0
     for case in cases():
         d = os.path.join(out, "cases", case["name"])
