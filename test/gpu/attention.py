@@ -240,6 +240,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     copy_kiln_run(build, out)
     shutil.copy(__file__, os.path.join(out, "attention.py"))
+    shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "pack_util.py"), out)
     shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), "attention_run.py"), os.path.join(out, "run.py"))
     compile_ = os.path.join(build, "bin", "kiln-compile")
     bad = 0
