@@ -393,6 +393,36 @@ struct ConvolutionBackwardLowering : OpConversionPattern<ConvolutionBackwardOp> 
   }
 };
 
+/// 2-d pooling backward operands with a batch dim: a 3-d (unbatched) `self`
+/// gets one, and so does each of `others`. True when it was unbatched.
+bool batchPoolOperands(OpBuilder &b, Location loc, Value &self, std::initializer_list<Value *> others) {
+  if (cast<RankedTensorType>(self.getType()).getRank() != 3)
+    return false;
+  self = expandBatch(b, loc, self);
+  for (Value *v : others)
+    *v = expandBatch(b, loc, *v);
+  return true;
+}
+
+/// The input gradient of a 2-d pooling: zeros of self's sizes accumulating,
+/// over the iteration (n, c, h, w, i, j) with (i, j) reduced, `step(src value,
+/// accumulator)` for each element of `src` read at the iteration dims
+/// `srcDims` (kernel taps (4, 5), or pooled positions (0, 1, 4, 5)).
+Value poolGradient(OpBuilder &b, Location loc, Value self, Value src, ArrayRef<unsigned> srcDims, Type elem,
+                   function_ref<Value(OpBuilder &, Location, Value, Value)> step) {
+  MLIRContext *ctx = b.getContext();
+  Value init = filledTensor(b, loc, getSizes(b, loc, self), elem, 0.0);
+  SmallVector<AffineMap> maps{AffineMap::getMultiDimMapWithTargets(6, srcDims, ctx),
+                              AffineMap::getMultiDimMapWithTargets(6, {0, 1, 2, 3}, ctx)};
+  SmallVector<IteratorType> iters(4, IteratorType::parallel);
+  iters.append(2, IteratorType::reduction);
+  return linalg::GenericOp::create(b, loc, init.getType(), ValueRange{src}, ValueRange{init}, maps, iters,
+                                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                                     linalg::YieldOp::create(nb, l, ValueRange{step(nb, l, a[0], a[1])});
+                                   })
+      .getResult(0);
+}
+
 /// grad_input[n,c,h,w] = sum over kernel taps (kh, kw) of the window (oh, ow)
 /// that reads (h, w) through that tap, when its recorded argmax is h*W + w.
 struct MaxPool2dWithIndicesBackwardLowering
@@ -402,45 +432,32 @@ struct MaxPool2dWithIndicesBackwardLowering
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value g = adaptor.getGradOutput(), self = adaptor.getSelf(), ind = adaptor.getIndices();
-    bool unbatched = cast<RankedTensorType>(self.getType()).getRank() == 3;
-    if (unbatched) {
-      g = expandBatch(rewriter, loc, g);
-      self = expandBatch(rewriter, loc, self);
-      ind = expandBatch(rewriter, loc, ind);
-    }
+    bool unbatched = batchPoolOperands(rewriter, loc, self, {&g, &ind});
     Type elem = op.getType().getElementType();
     ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(), p = op.getPadding(),
                       dl = op.getDilation();
-    MLIRContext *ctx = rewriter.getContext();
     Value outH = dimValue(rewriter, loc, g, 2), outW = dimValue(rewriter, loc, g, 3);
     Value inW = dimValue(rewriter, loc, self, 3);
-    Value init = filledTensor(rewriter, loc, getSizes(rewriter, loc, self), elem, 0.0);
     Value taps = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{k[0], k[1]}, elem);
-    SmallVector<AffineMap> maps{AffineMap::getMultiDimMapWithTargets(6, {4, 5}, ctx),
-                                AffineMap::getMultiDimMapWithTargets(6, {0, 1, 2, 3}, ctx)};
-    SmallVector<IteratorType> iters(4, IteratorType::parallel);
-    iters.append(2, IteratorType::reduction);
-    Value r = linalg::GenericOp::create(
-                  rewriter, loc, init.getType(), ValueRange{taps}, ValueRange{init}, maps, iters,
-                  [&](OpBuilder &b, Location l, ValueRange a) {
-                    Value n = linalg::IndexOp::create(b, l, 0), c = linalg::IndexOp::create(b, l, 1);
-                    Value h = linalg::IndexOp::create(b, l, 2), w = linalg::IndexOp::create(b, l, 3);
-                    auto [oh, vh] = windowFor(b, l, h, linalg::IndexOp::create(b, l, 4), p[0], dl[0],
-                                              s[0], outH);
-                    auto [ow, vw] = windowFor(b, l, w, linalg::IndexOp::create(b, l, 5), p[1], dl[1],
-                                              s[1], outW);
-                    Value at = tensor::ExtractOp::create(b, l, ind, ValueRange{n, c, oh, ow});
-                    Value flat = arith::IndexCastOp::create(
-                        b, l, b.getI64Type(),
-                        arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, h, inW), w));
-                    Value hit = arith::AndIOp::create(
-                        b, l, arith::AndIOp::create(b, l, vh, vw),
-                        arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, at, flat));
-                    Value gv = tensor::ExtractOp::create(b, l, g, ValueRange{n, c, oh, ow});
-                    Value add = arith::AddFOp::create(b, l, a[1], gv);
-                    linalg::YieldOp::create(b, l, ValueRange{arith::SelectOp::create(b, l, hit, add, a[1])});
-                  })
-                  .getResult(0);
+    Value r = poolGradient(rewriter, loc, self, taps, {4, 5}, elem,
+                           [&](OpBuilder &b, Location l, Value v, Value acc) -> Value {
+      Value n = linalg::IndexOp::create(b, l, 0), c = linalg::IndexOp::create(b, l, 1);
+      Value h = linalg::IndexOp::create(b, l, 2), w = linalg::IndexOp::create(b, l, 3);
+      auto [oh, vh] = windowFor(b, l, h, linalg::IndexOp::create(b, l, 4), p[0], dl[0],
+                                s[0], outH);
+      auto [ow, vw] = windowFor(b, l, w, linalg::IndexOp::create(b, l, 5), p[1], dl[1],
+                                s[1], outW);
+      Value at = tensor::ExtractOp::create(b, l, ind, ValueRange{n, c, oh, ow});
+      Value flat = arith::IndexCastOp::create(
+          b, l, b.getI64Type(),
+          arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, h, inW), w));
+      Value hit = arith::AndIOp::create(
+          b, l, arith::AndIOp::create(b, l, vh, vw),
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, at, flat));
+      Value gv = tensor::ExtractOp::create(b, l, g, ValueRange{n, c, oh, ow});
+      Value add = arith::AddFOp::create(b, l, acc, gv);
+      return arith::SelectOp::create(b, l, hit, add, acc);
+    });
     rewriter.replaceOp(op, finishSpatial(rewriter, loc, r, op.getType(), unbatched));
     return success();
   }
@@ -454,52 +471,40 @@ struct AvgPool2dBackwardLowering : OpConversionPattern<AvgPool2dBackwardOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value g = adaptor.getGradOutput(), self = adaptor.getSelf();
-    bool unbatched = cast<RankedTensorType>(self.getType()).getRank() == 3;
-    if (unbatched) {
-      g = expandBatch(rewriter, loc, g);
-      self = expandBatch(rewriter, loc, self);
-    }
+    bool unbatched = batchPoolOperands(rewriter, loc, self, {&g});
     Type elem = op.getType().getElementType();
     ArrayRef<int64_t> k = op.getKernelSize(), s = op.getStride(), p = op.getPadding();
     std::optional<int64_t> divisor = op.getDivisorOverride();
     bool includePad = op.getCountIncludePad();
-    MLIRContext *ctx = rewriter.getContext();
     Value outDims[2] = {dimValue(rewriter, loc, g, 2), dimValue(rewriter, loc, g, 3)};
     Value inDims[2] = {dimValue(rewriter, loc, self, 2), dimValue(rewriter, loc, self, 3)};
-    Value init = filledTensor(rewriter, loc, getSizes(rewriter, loc, self), elem, 0.0);
     Value taps = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{k[0], k[1]}, elem);
-    SmallVector<AffineMap> maps{AffineMap::getMultiDimMapWithTargets(6, {4, 5}, ctx),
-                                AffineMap::getMultiDimMapWithTargets(6, {0, 1, 2, 3}, ctx)};
-    SmallVector<IteratorType> iters(4, IteratorType::parallel);
-    iters.append(2, IteratorType::reduction);
-    Value r = linalg::GenericOp::create(
-                  rewriter, loc, init.getType(), ValueRange{taps}, ValueRange{init}, maps, iters,
-                  [&](OpBuilder &b, Location l, ValueRange a) {
-                    Value n = linalg::IndexOp::create(b, l, 0), c = linalg::IndexOp::create(b, l, 1);
-                    SmallVector<Value> o;
-                    Value valid = arith::ConstantIntOp::create(b, l, 1, 1);
-                    Value count = idx(b, l, 1);
-                    for (int i = 0; i < 2; ++i) {
-                      auto [oi, vi] = windowFor(b, l, linalg::IndexOp::create(b, l, 2 + i),
-                                                linalg::IndexOp::create(b, l, 4 + i), p[i], 1,
-                                                s[i], outDims[i]);
-                      o.push_back(oi);
-                      valid = arith::AndIOp::create(b, l, valid, vi);
-                      count = arith::MulIOp::create(
-                          b, l, count,
-                          avgPoolWindowExtent(b, l, oi, inDims[i], k[i], s[i], p[i], includePad));
-                    }
-                    Value countF =
-                        divisor ? scalarConstant(b, l, elem, (double)*divisor)
-                                : arith::SIToFPOp::create(
-                                      b, l, elem,
-                                      arith::IndexCastOp::create(b, l, b.getI64Type(), count))
-                                      .getResult();
-                    Value gv = tensor::ExtractOp::create(b, l, g, ValueRange{n, c, o[0], o[1]});
-                    Value add = arith::AddFOp::create(b, l, a[1], arith::DivFOp::create(b, l, gv, countF));
-                    linalg::YieldOp::create(b, l, ValueRange{arith::SelectOp::create(b, l, valid, add, a[1])});
-                  })
-                  .getResult(0);
+    Value r = poolGradient(rewriter, loc, self, taps, {4, 5}, elem,
+                           [&](OpBuilder &b, Location l, Value v, Value acc) -> Value {
+      Value n = linalg::IndexOp::create(b, l, 0), c = linalg::IndexOp::create(b, l, 1);
+      SmallVector<Value> o;
+      Value valid = arith::ConstantIntOp::create(b, l, 1, 1);
+      Value count = idx(b, l, 1);
+      for (int i = 0; i < 2; ++i) {
+        auto [oi, vi] = windowFor(b, l, linalg::IndexOp::create(b, l, 2 + i),
+                                  linalg::IndexOp::create(b, l, 4 + i), p[i], 1,
+                                  s[i], outDims[i]);
+        o.push_back(oi);
+        valid = arith::AndIOp::create(b, l, valid, vi);
+        count = arith::MulIOp::create(
+            b, l, count,
+            avgPoolWindowExtent(b, l, oi, inDims[i], k[i], s[i], p[i], includePad));
+      }
+      Value countF =
+          divisor ? scalarConstant(b, l, elem, (double)*divisor)
+                  : arith::SIToFPOp::create(
+                        b, l, elem,
+                        arith::IndexCastOp::create(b, l, b.getI64Type(), count))
+                        .getResult();
+      Value gv = tensor::ExtractOp::create(b, l, g, ValueRange{n, c, o[0], o[1]});
+      Value add = arith::AddFOp::create(b, l, acc, arith::DivFOp::create(b, l, gv, countF));
+      return arith::SelectOp::create(b, l, valid, add, acc);
+    });
     rewriter.replaceOp(op, finishSpatial(rewriter, loc, r, op.getType(), unbatched));
     return success();
   }
@@ -513,45 +518,33 @@ struct AdaptiveAvgPool2dBackwardLowering : OpConversionPattern<AdaptiveAvgPool2d
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value g = adaptor.getGradOutput(), self = adaptor.getSelf();
-    bool unbatched = cast<RankedTensorType>(self.getType()).getRank() == 3;
-    if (unbatched) {
-      g = expandBatch(rewriter, loc, g);
-      self = expandBatch(rewriter, loc, self);
-    }
+    bool unbatched = batchPoolOperands(rewriter, loc, self, {&g});
     Type elem = op.getType().getElementType();
-    MLIRContext *ctx = rewriter.getContext();
     SmallVector<Value> in{dimValue(rewriter, loc, self, 2), dimValue(rewriter, loc, self, 3)};
     SmallVector<Value> out{dimValue(rewriter, loc, g, 2), dimValue(rewriter, loc, g, 3)};
-    Value init = filledTensor(rewriter, loc, getSizes(rewriter, loc, self), elem, 0.0);
     // Iteration (n, c, h, w, oh, ow).
-    SmallVector<AffineMap> maps{AffineMap::getMultiDimMapWithTargets(6, {0, 1, 4, 5}, ctx),
-                                AffineMap::getMultiDimMapWithTargets(6, {0, 1, 2, 3}, ctx)};
-    SmallVector<IteratorType> iters(4, IteratorType::parallel);
-    iters.append(2, IteratorType::reduction);
-    Value r = linalg::GenericOp::create(
-                  rewriter, loc, init.getType(), ValueRange{g}, ValueRange{init}, maps, iters,
-                  [&](OpBuilder &b, Location l, ValueRange a) {
-                    Value one = idx(b, l, 1);
-                    Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
-                    Value count = one;
-                    for (int i = 0; i < 2; ++i) {
-                      Value o = linalg::IndexOp::create(b, l, 4 + i);
-                      Value pos = linalg::IndexOp::create(b, l, 2 + i);
-                      Value lo = arith::DivUIOp::create(b, l, arith::MulIOp::create(b, l, o, in[i]), out[i]);
-                      Value hi = arith::CeilDivUIOp::create(
-                          b, l, arith::MulIOp::create(b, l, arith::AddIOp::create(b, l, o, one), in[i]),
-                          out[i]);
-                      Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, pos, lo);
-                      Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, pos, hi);
-                      inside = arith::AndIOp::create(b, l, inside, arith::AndIOp::create(b, l, ge, lt));
-                      count = arith::MulIOp::create(b, l, count, arith::SubIOp::create(b, l, hi, lo));
-                    }
-                    Value countF = arith::UIToFPOp::create(
-                        b, l, elem, arith::IndexCastUIOp::create(b, l, b.getI64Type(), count));
-                    Value add = arith::AddFOp::create(b, l, a[1], arith::DivFOp::create(b, l, a[0], countF));
-                    linalg::YieldOp::create(b, l, ValueRange{arith::SelectOp::create(b, l, inside, add, a[1])});
-                  })
-                  .getResult(0);
+    Value r = poolGradient(rewriter, loc, self, g, {0, 1, 4, 5}, elem,
+                           [&](OpBuilder &b, Location l, Value v, Value acc) -> Value {
+      Value one = idx(b, l, 1);
+      Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+      Value count = one;
+      for (int i = 0; i < 2; ++i) {
+        Value o = linalg::IndexOp::create(b, l, 4 + i);
+        Value pos = linalg::IndexOp::create(b, l, 2 + i);
+        Value lo = arith::DivUIOp::create(b, l, arith::MulIOp::create(b, l, o, in[i]), out[i]);
+        Value hi = arith::CeilDivUIOp::create(
+            b, l, arith::MulIOp::create(b, l, arith::AddIOp::create(b, l, o, one), in[i]),
+            out[i]);
+        Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, pos, lo);
+        Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, pos, hi);
+        inside = arith::AndIOp::create(b, l, inside, arith::AndIOp::create(b, l, ge, lt));
+        count = arith::MulIOp::create(b, l, count, arith::SubIOp::create(b, l, hi, lo));
+      }
+      Value countF = arith::UIToFPOp::create(
+          b, l, elem, arith::IndexCastUIOp::create(b, l, b.getI64Type(), count));
+      Value add = arith::AddFOp::create(b, l, acc, arith::DivFOp::create(b, l, v, countF));
+      return arith::SelectOp::create(b, l, inside, add, acc);
+    });
     rewriter.replaceOp(op, finishSpatial(rewriter, loc, r, op.getType(), unbatched));
     return success();
   }
