@@ -206,7 +206,8 @@ int Compilation::differentiate() {
     s.entry = *derived;
     // Optimizer state starts at zero.
     for (const AddedState &a : added)
-      s.weights[a.name].assign(a.type.getNumElements() * (a.type.getElementTypeBitWidth() / 8), 0);
+      s.weights[a.name] =
+          WeightData(std::vector<char>(a.type.getNumElements() * (a.type.getElementTypeBitWidth() / 8), 0));
     PassManager pm(s.ctx.get());
     pm.enableTiming(t);
     AutogradDifferentiateOptions diffOptions;

@@ -89,7 +89,7 @@ struct Compilation::State {
 
   mlir::OwningOpRef<mlir::ModuleOp> module;
   mlir::func::FuncOp entry;
-  std::map<std::string, std::vector<char>> weights;
+  WeightMap weights;
   WeightLayout layout;
   std::string manifest;
   std::string entryName;

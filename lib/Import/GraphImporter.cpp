@@ -21,6 +21,7 @@
 #include "llvm/Support/Regex.h"
 
 #include <functional>
+#include <memory>
 #include <limits>
 
 using namespace mlir;
@@ -183,8 +184,7 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
   return true;
 }
 
-LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataDir,
-                                         std::map<std::string, std::vector<char>> &out) {
+LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataDir, WeightMap &out) {
   if (!archive.hasMember(configMember))
     return success();
   auto cfg = archive.readJSON(configMember);
@@ -194,6 +194,10 @@ LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataD
   const Object *entries = root ? root->getObject("config") : nullptr;
   if (!entries)
     return fail("'" + configMember + "' in '" + archive.path() + "' has no \"config\" object");
+  // The bytes are read when written out, through one archive handle of the
+  // readers' own (this importer's is gone by then), opened on the first read.
+  auto shared = std::make_shared<std::unique_ptr<Pt2Archive>>();
+  std::string path = archive.path();
   for (const auto &kv : *entries) {
     const Object *e = kv.second.getAsObject();
     std::optional<StringRef> pathName = e ? e->getString("path_name") : std::nullopt;
@@ -202,10 +206,27 @@ LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataD
     if (e->getBoolean("use_pickle").value_or(false))
       return fail("weight '" + kv.first.str() +
                   "' is stored pickled; kiln never unpickles archive data");
-    auto bytes = archive.read((dataDir + *pathName).str());
-    if (!bytes)
-      return fail(llvm::toString(bytes.takeError()));
-    out[kv.first.str()] = std::move(*bytes);
+    std::string member = (dataDir + *pathName).str();
+    auto size = archive.size(member);
+    if (!size)
+      return fail(llvm::toString(size.takeError()));
+    out[kv.first.str()] = WeightData(*size, [shared, path, member](std::vector<char> &bytes, std::string &error) {
+      if (!*shared) {
+        auto opened = Pt2Archive::open(path);
+        if (!opened) {
+          error = llvm::toString(opened.takeError());
+          return false;
+        }
+        *shared = std::move(*opened);
+      }
+      auto read = (*shared)->read(member);
+      if (!read) {
+        error = llvm::toString(read.takeError());
+        return false;
+      }
+      bytes = std::move(*read);
+      return true;
+    });
     const json::Value *meta = e->get("tensor_meta");
     weightStorage.emplace(kv.first.str(),
                           std::make_pair((dataDir + *pathName).str(), meta ? *meta : json::Value(nullptr)));

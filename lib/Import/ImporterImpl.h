@@ -197,8 +197,9 @@ public:
   /// Complex values of `graph` (graph_module.graph) as real pairs, by the
   /// runtime's rewrite; an error naming the node it cannot rewrite.
   LogicalResult lowerComplexValues(Object &graph);
-  LogicalResult readWeights(StringRef configMember, StringRef dataDir,
-                            std::map<std::string, std::vector<char>> &out);
+  /// Records each weight of `configMember`: its size, and how to read it
+  /// from the archive when its bytes are written out (WeightData.h).
+  LogicalResult readWeights(StringRef configMember, StringRef dataDir, WeightMap &out);
   /// Each weight's storage: its member in the archive and its tensor_meta
   /// (two parameters with both equal are one tensor, tied by the model).
   std::map<std::string, std::pair<std::string, llvm::json::Value>> weightStorage;

@@ -56,6 +56,15 @@ Expected<std::vector<char>> Pt2Archive::read(StringRef relative, uint64_t limit)
   return bytes;
 }
 
+Expected<uint64_t> Pt2Archive::size(StringRef relative, uint64_t limit) const {
+  std::string full = prefix_ + relative.str();
+  char *error = nullptr;
+  uint64_t size = 0;
+  if (kiln_archive_member_size(archive_, full.c_str(), limit, &size, &error) != 0)
+    return archiveError(error);
+  return size;
+}
+
 Expected<json::Value> Pt2Archive::readJSON(StringRef relative) const {
   auto bytes = read(relative, kiln_limit_json_bytes());
   if (!bytes)

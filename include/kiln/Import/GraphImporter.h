@@ -2,6 +2,7 @@
 #ifndef KILN_IMPORT_GRAPHIMPORTER_H
 #define KILN_IMPORT_GRAPHIMPORTER_H
 
+#include "kiln/Import/WeightData.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
@@ -14,8 +15,9 @@ namespace kiln {
 
 /// An imported program: a module with one public `func.func @forward` taking
 /// every graph input (parameters, buffers, constants, then user inputs, in
-/// signature order) and returning the user outputs, plus the raw bytes of
-/// every parameter, buffer and constant keyed by its state-dict name.
+/// signature order) and returning the user outputs, plus where the bytes of
+/// every parameter, buffer and constant are (read when written out), keyed by
+/// its state-dict name.
 ///
 /// Argument attributes: `kiln.kind` ("param", "buffer", "constant", "input"),
 /// `kiln.name`, and `kiln.dims` (per dim: its size or the symbol name). The
@@ -31,7 +33,7 @@ struct NodeDecision {
 
 struct ImportedProgram {
   mlir::OwningOpRef<mlir::ModuleOp> module;
-  std::map<std::string, std::vector<char>> weights;
+  WeightMap weights;
   std::vector<NodeDecision> decisions;
 };
 

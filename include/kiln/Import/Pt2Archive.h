@@ -35,6 +35,9 @@ public:
   /// Reads `prefix + relative` whole. Fails, before allocating, if the member
   /// claims more than `limit` bytes (0: kiln_limit_tensor_bytes()).
   llvm::Expected<std::vector<char>> read(llvm::StringRef relative, uint64_t limit = 0) const;
+  /// The size `prefix + relative` claims, within `limit` as read() checks it,
+  /// without reading it.
+  llvm::Expected<uint64_t> size(llvm::StringRef relative, uint64_t limit = 0) const;
   /// Reads and parses a JSON member, within kiln_limit_json_bytes() and
   /// kiln_limit_json_depth().
   llvm::Expected<llvm::json::Value> readJSON(llvm::StringRef relative) const;

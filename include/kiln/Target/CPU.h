@@ -2,6 +2,7 @@
 #ifndef KILN_TARGET_CPU_H
 #define KILN_TARGET_CPU_H
 
+#include "kiln/Import/WeightData.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/Module.h"
@@ -41,7 +42,7 @@ enum class WeightPlacement {
 /// (kiln-compile --plugin) a `plugin` line with its file name, so the loader
 /// refuses the model at load, naming both, when the op is not defined.
 mlir::FailureOr<std::string> buildManifest(mlir::ModuleOp module, mlir::func::FuncOp forward,
-                                           const std::map<std::string, std::vector<char>> &weights,
+                                           const WeightMap &weights,
                                            WeightPlacement placement, WeightLayout &layout,
                                            llvm::StringRef device = "",
                                            llvm::ArrayRef<std::string> plugins = {});
@@ -51,7 +52,7 @@ mlir::FailureOr<std::string> buildManifest(mlir::ModuleOp module, mlir::func::Fu
 /// entries, the 64-byte aligned weight blob.
 mlir::LogicalResult addModelABI(llvm::Module &module, llvm::StringRef entryName,
                                 llvm::StringRef manifest, const WeightLayout &layout,
-                                const std::map<std::string, std::vector<char>> &weights,
+                                const WeightMap &weights,
                                 bool embedWeights, std::string &error);
 
 /// Appends the weight blob (`layout`'s entries at their offsets) and its
@@ -60,7 +61,7 @@ mlir::LogicalResult addModelABI(llvm::Module &module, llvm::StringRef entryName,
 /// through LLVM or the linker. For a model whose manifest says `weights
 /// appended` and whose addModelABI left the blob out.
 mlir::LogicalResult appendWeights(llvm::StringRef soPath, const WeightLayout &layout,
-                                  const std::map<std::string, std::vector<char>> &weights,
+                                  const WeightMap &weights,
                                   std::string &error);
 
 struct CPUCodegenOptions {

@@ -34,7 +34,7 @@ void littleEndian64(raw_ostream &os, uint64_t v) {
 } // namespace
 
 mlir::LogicalResult appendWeights(StringRef soPath, const WeightLayout &layout,
-                                  const std::map<std::string, std::vector<char>> &weights, std::string &error) {
+                                  const WeightMap &weights, std::string &error) {
   uint64_t codeBytes = 0;
   if (std::error_code ec = sys::fs::file_size(soPath, codeBytes)) {
     error = "cannot append the weights to '" + soPath.str() + "': " + ec.message();
@@ -63,7 +63,12 @@ mlir::LogicalResult appendWeights(StringRef soPath, const WeightLayout &layout,
       return mlir::failure();
     }
     zeros(os, e->offset - at);
-    os.write(it->second.data(), it->second.size());
+    // Read now (the importer only noted where it is), written, and freed.
+    std::string readError;
+    if (!it->second.withBytes([&](ArrayRef<char> data) { os.write(data.data(), data.size()); }, readError)) {
+      error = "weight '" + e->name + "': " + readError;
+      return mlir::failure();
+    }
     at = e->offset + e->nbytes;
   }
   zeros(os, layout.totalBytes - at);

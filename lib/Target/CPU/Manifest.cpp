@@ -42,7 +42,7 @@ static size_t elementBytes(Type t) {
 }
 
 FailureOr<std::string> buildManifest(ModuleOp module, func::FuncOp forward,
-                                     const std::map<std::string, std::vector<char>> &weights,
+                                     const WeightMap &weights,
                                      WeightPlacement placement, WeightLayout &layout,
                                      StringRef device, ArrayRef<std::string> plugins) {
   const bool embedWeights = placement != WeightPlacement::External;

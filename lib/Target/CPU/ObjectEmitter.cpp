@@ -30,7 +30,7 @@ namespace kiln {
 
 mlir::LogicalResult addModelABI(Module &module, StringRef entryName, StringRef manifest,
                                 const WeightLayout &layout,
-                                const std::map<std::string, std::vector<char>> &weights,
+                                const WeightMap &weights,
                                 bool embedWeights, std::string &error) {
   LLVMContext &ctx = module.getContext();
   Function *ciface = module.getFunction(("_mlir_ciface_" + entryName).str());
@@ -61,8 +61,13 @@ mlir::LogicalResult addModelABI(Module &module, StringRef entryName, StringRef m
   if (embedWeights) {
     std::vector<uint8_t> blob(layout.totalBytes, 0);
     for (const WeightLayout::Entry &e : layout.entries) {
-      const std::vector<char> &data = weights.at(e.name);
-      std::copy(data.begin(), data.end(), blob.begin() + e.offset);
+      std::string readError;
+      auto it = weights.find(e.name);
+      auto copy = [&](ArrayRef<char> data) { std::copy(data.begin(), data.end(), blob.begin() + e.offset); };
+      if (it == weights.end() || !it->second.withBytes(copy, readError)) {
+        error = "weight '" + e.name + "': " + (readError.empty() ? "no data" : readError);
+        return mlir::failure();
+      }
     }
     if (blob.empty())
       blob.push_back(0); // a zero-length array would not get a symbol

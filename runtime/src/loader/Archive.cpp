@@ -84,15 +84,12 @@ extern "C" int kiln_archive_has_member(const kiln_archive *a, const char *member
   return member && a->nameSet.count(member) ? 1 : 0;
 }
 
-extern "C" int kiln_archive_read(const kiln_archive *a, const char *member, uint64_t limit, char **data,
-                                 uint64_t *size, char **error) {
-  if (error) *error = nullptr;
-  *data = nullptr;
-  *size = 0;
-  std::string m = member ? member : "";
-  zip_int64_t idx = zip_name_locate(a->zip, m.c_str(), 0);
+namespace {
+/// The index and claimed size of `m`, checked against `limit`; -1 and *error if not.
+int claimedSize(const kiln_archive *a, const std::string &m, uint64_t limit, zip_int64_t &idx, zip_stat_t &st,
+                char **error) {
+  idx = zip_name_locate(a->zip, m.c_str(), 0);
   if (idx < 0) return fail(error, "'" + a->path + "' has no member '" + m + "'");
-  zip_stat_t st;
   zip_stat_init(&st);
   if (zip_stat_index(a->zip, (zip_uint64_t)idx, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
     return fail(error, "cannot read the size of member '" + m + "' of '" + a->path + "'");
@@ -103,6 +100,30 @@ extern "C" int kiln_archive_read(const kiln_archive *a, const char *member, uint
     return fail(error, "member '" + m + "' of '" + a->path + "' claims " + std::to_string(st.size) +
                            " bytes, more than kiln's limit of " + std::to_string(limit) +
                            " (KILN_MAX_TENSOR_BYTES / KILN_MAX_JSON_BYTES, docs/limits.md)");
+  return 0;
+}
+} // namespace
+
+extern "C" int kiln_archive_member_size(const kiln_archive *a, const char *member, uint64_t limit, uint64_t *size,
+                                        char **error) {
+  if (error) *error = nullptr;
+  *size = 0;
+  zip_int64_t idx;
+  zip_stat_t st;
+  if (claimedSize(a, member ? member : "", limit, idx, st, error) != 0) return -1;
+  *size = (uint64_t)st.size;
+  return 0;
+}
+
+extern "C" int kiln_archive_read(const kiln_archive *a, const char *member, uint64_t limit, char **data,
+                                 uint64_t *size, char **error) {
+  if (error) *error = nullptr;
+  *data = nullptr;
+  *size = 0;
+  std::string m = member ? member : "";
+  zip_int64_t idx;
+  zip_stat_t st;
+  if (claimedSize(a, m, limit, idx, st, error) != 0) return -1;
   zip_file_t *f = zip_fopen_index(a->zip, (zip_uint64_t)idx, 0);
   if (!f)
     return fail(error, "cannot open member '" + m + "' of '" + a->path + "': " + zip_strerror(a->zip));

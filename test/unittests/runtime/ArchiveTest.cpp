@@ -69,6 +69,14 @@ TEST(Archive, MemberErrorsNameTheMemberAndTheArchive) {
   EXPECT_EQ(kiln_archive_read(a, "top/none", 0, &data, &size, &error), -1);
   EXPECT_EQ(data, nullptr);
   EXPECT_EQ(take(error), "'" + (dir / "a.pt2") + "' has no member 'top/none'");
+  // The size a member claims, without reading it, within the same limit.
+  uint64_t claimed = 0;
+  ASSERT_EQ(kiln_archive_member_size(a, "top/big.bin", 0, &claimed, &error), 0) << take(error);
+  EXPECT_EQ(claimed, 4096u);
+  EXPECT_EQ(kiln_archive_member_size(a, "top/big.bin", 1024, &claimed, &error), -1);
+  EXPECT_NE(take(error).find("claims 4096 bytes, more than kiln's limit of 1024"), std::string::npos);
+  EXPECT_EQ(kiln_archive_member_size(a, "top/none", 0, &claimed, &error), -1);
+  EXPECT_EQ(take(error), "'" + (dir / "a.pt2") + "' has no member 'top/none'");
   // The limit is checked against the size the directory claims, before reading.
   EXPECT_EQ(kiln_archive_read(a, "top/big.bin", 1024, &data, &size, &error), -1);
   EXPECT_EQ(data, nullptr);

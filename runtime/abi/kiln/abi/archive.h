@@ -41,6 +41,12 @@ int kiln_archive_has_member(const kiln_archive *archive, const char *member);
 /// and *size; on failure returns -1 and sets *error.
 int kiln_archive_read(const kiln_archive *archive, const char *member, uint64_t limit, char **data,
                       uint64_t *size, char **error);
+/// The size `member` claims in the zip directory, without reading it; -1 and
+/// *error if there is no such member or it claims more than `limit` bytes (0:
+/// kiln_limit_tensor_bytes()), as kiln_archive_read would say. Reading it
+/// later checks the claim against what the member really holds.
+int kiln_archive_member_size(const kiln_archive *archive, const char *member, uint64_t limit, uint64_t *size,
+                             char **error);
 /// Frees a buffer or a message this API returned.
 void kiln_archive_free(void *p);
 
