@@ -24,7 +24,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // and verifier, and the mutator changes sizes, so both modes see every seed.
   bool explain = size % 2 == 1;
   auto prog = kiln::importPt2(ctx, file.path(), explain);
-  if (mlir::succeeded(prog) && !explain && prog->module)
+  if (mlir::succeeded(prog) && !explain && prog->module) {
     (void)mlir::verify(*prog->module);
+    // The weights are read when kiln-compile writes them: read each here as
+    // appendWeights does, so their members are fuzzed too.
+    std::string error;
+    for (const auto &[name, weight] : prog->weights)
+      (void)weight.withBytes([](llvm::ArrayRef<char>) {}, error);
+  }
   return 0;
 }
