@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImporterImpl.h"
+#include "JsonItems.h"
 
 #include "kiln/Import/RuntimeOps.h"
 
@@ -18,7 +19,7 @@ std::string GraphImporter::nodeDtypes(const Object &node) {
   // The dtypes of the node's tensor inputs, in order and without repeats.
   SmallVector<std::string> names;
   const Array *ins = node.getArray("inputs");
-  for (const json::Value &in : ins ? *ins : Array()) {
+  for (const json::Value &in : itemsOf(ins)) {
     const Object *o = in.getAsObject();
     const Object *arg = o ? o->getObject("arg") : nullptr;
     const Object *t = arg ? arg->getObject("as_tensor") : nullptr;
@@ -48,19 +49,10 @@ std::string GraphImporter::nodeDtypes(const Object &node) {
 
 bool GraphImporter::importComposite(const Object &node, Location loc, NodeDecision &decision,
                                     bool &ok) {
-  std::string text;
-  {
-    llvm::raw_string_ostream os(text);
-    os << json::Value(Object(node));
-  }
+  std::string text = jsonText(node);
   auto metaOf = [&](const std::string &name) -> std::string {
     const Object *meta = tensorMeta(name);
-    if (!meta)
-      return "";
-    std::string out;
-    llvm::raw_string_ostream os(out);
-    os << json::Value(Object(*meta));
-    return out;
+    return meta ? jsonText(*meta) : "";
   };
   std::string err;
   std::optional<CompositeExpansion> e = expandCompositeNode(text, metaOf, err);

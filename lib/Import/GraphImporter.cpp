@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImporterImpl.h"
+#include "JsonItems.h"
 #include "ATen/IR/AttrNames.h"
 
 #include "Autograd/IR/AutogradDialect.h"
@@ -319,20 +320,15 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
 LogicalResult GraphImporter::lowerComplexValues(Object &graph) {
   const Object *tv = graph.getObject("tensor_values");
   bool complex = false;
-  for (const auto &kv : tv ? *tv : Object()) {
+  for (const auto &kv : itemsOf(tv)) {
     const Object *m = kv.second.getAsObject();
     std::optional<int64_t> code = m ? m->getInteger("dtype") : std::nullopt;
     complex |= code && *code >= 9 && *code <= 11; // complex32, complex64, complex128
   }
   if (!complex)
     return success();
-  std::string text;
-  {
-    llvm::raw_string_ostream os(text);
-    os << json::Value(Object(graph));
-  }
   std::string err;
-  std::optional<std::string> lowered = lowerComplexGraph(text, err);
+  std::optional<std::string> lowered = lowerComplexGraph(jsonText(graph), err);
   if (!err.empty())
     return fail(err);
   if (!lowered)
@@ -416,7 +412,7 @@ FailureOr<ImportedProgram> GraphImporter::run() {
   // gradient, as PyTorch's parameter does. placeholder -> the kept one's.
   std::vector<std::pair<std::string, std::string>> tied;
   const Array *inSpecs = sig->getArray("input_specs");
-  for (const json::Value &v : inSpecs ? *inSpecs : Array()) {
+  for (const json::Value &v : itemsOf(inSpecs)) {
     const Object *spec = v.getAsObject();
     if (!spec || spec->empty())
       continue;
@@ -476,7 +472,7 @@ FailureOr<ImportedProgram> GraphImporter::run() {
   SmallVector<std::string> outNames;
   std::vector<Update> updates;
   const Array *outSpecs = sig->getArray("output_specs");
-  for (const json::Value &v : outSpecs ? *outSpecs : Array()) {
+  for (const json::Value &v : itemsOf(outSpecs)) {
     const Object *spec = v.getAsObject();
     if (!spec || spec->empty())
       continue;
@@ -529,7 +525,7 @@ FailureOr<ImportedProgram> GraphImporter::run() {
     // tensorType() checked this value's metadata already.
     const Object *meta = tensorMeta(valueName);
     const Array *sizes = meta ? meta->getArray("sizes") : nullptr;
-    for (const json::Value &s : sizes ? *sizes : Array()) {
+    for (const json::Value &s : itemsOf(sizes)) {
       const Object *o = s.getAsObject();
       if (auto iv = o ? o->getInteger("as_int") : std::nullopt) {
         dims.push_back(b.getI64IntegerAttr(*iv));
@@ -570,7 +566,7 @@ FailureOr<ImportedProgram> GraphImporter::run() {
   b.setInsertionPointToEnd(entry);
   bool ok = true;
   const Array *nodes = graph->getArray("nodes");
-  for (const json::Value &v : nodes ? *nodes : Array())
+  for (const json::Value &v : itemsOf(nodes))
     if (const Object *node = v.getAsObject())
       importNode(*node, ok);
   prog.decisions = std::move(decisions);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImporterImpl.h"
+#include "JsonItems.h"
 #include "ATen/IR/AttrNames.h"
 #include "kiln/Import/RuntimeOps.h"
 #include "kiln/abi/limits.h"
@@ -399,7 +400,7 @@ LogicalResult GraphImporter::bindResults(const Object &node, Operation *op) {
                                   op->getName().getStringRef() + "' has results");
   };
   const Array *outs = node.getArray("outputs");
-  for (const json::Value &o : outs ? *outs : Array()) {
+  for (const json::Value &o : itemsOf(outs)) {
     const Object *obj = o.getAsObject();
     if (!obj)
       return fail(op->getLoc(), "node output is not an object");

@@ -1,5 +1,6 @@
 //===- Ops/Convolution.cpp - import handlers: convolutions ------------------===//
 #include "../ImporterImpl.h"
+#include "../JsonItems.h"
 
 namespace kiln::importer {
 
@@ -187,7 +188,7 @@ void registerConvolutionHandlers(GraphImporter &g) {
         g.b.getDenseI64ArrayAttr(perDim(*outPad, k)), g.b.getI64IntegerAttr(*groups),
         g.b.getDenseBoolArrayAttr(mask));
     const Array *outs = n.getArray("outputs");
-    for (auto [i, o] : llvm::enumerate(outs ? *outs : Array())) {
+    for (auto [i, o] : llvm::enumerate(itemsOf(outs))) {
       const Object *t = o.getAsObject() ? o.getAsObject()->getObject("as_tensor") : nullptr;
       if (t && i < 3)
         g.varOf[t->getString("name").value_or("")] = g.newVar(op->getResult(i));

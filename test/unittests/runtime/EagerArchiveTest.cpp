@@ -114,6 +114,10 @@ TEST(EagerArchive, FuzzRegressionsAreClearErrors) {
       {"conv-transpose-size-overflow.pt2", "would have more than 2^63 elements along a dim"},
       {"conv-transpose-channels-overflow.pt2", "output channels overflow int64"},
       {"weights-config-float-int.pt2", "model_weights_config.json: field \"as_int\" holds 1e+308"},
+      // A view to [.., 2^63 - 1, 32, ..]: the product of its sizes overflowed int64.
+      {"view-size-product-overflow.pt2", "its sizes' product overflows int64"},
+      // A max pool with padding 2^62: twice the padding overflowed int64.
+      {"max-pool-padding-overflow.pt2", "padding must be at most half of kernel_size"},
   };
   for (const auto &[file, message] : cases) {
     std::string err = loadError(std::string(KILN_FUZZ_REGRESSIONS) + "/fuzz-eager-load/" + file);

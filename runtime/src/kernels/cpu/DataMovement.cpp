@@ -16,15 +16,23 @@ Tensor restride(const Tensor &t, std::vector<int64_t> sizes, std::vector<int64_t
 
 std::vector<int64_t> inferSize(std::vector<int64_t> shape, int64_t numel, const char *op) {
   int64_t known = 1, at = -1;
+  bool zero = false, overflow = false;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       check(at < 0, op, "only one dimension can be -1");
       at = (int64_t)i;
     } else {
       check(shape[i] >= 0, op, "invalid size " + std::to_string(shape[i]));
-      known *= shape[i];
+      zero |= shape[i] == 0;
+      overflow |= __builtin_mul_overflow(known, shape[i], &known);
     }
   }
+  // A product past int64 holds more elements than any input (unless a dim is 0).
+  if (zero)
+    known = 0;
+  check(zero || !overflow, op,
+        "shape " + shapeToString(shape) + " is invalid for an input of " + std::to_string(numel) +
+            " elements (its sizes' product overflows int64)");
   if (at >= 0) {
     check(known != 0 && numel % known == 0, op,
           "shape " + shapeToString(shape) + " is invalid for an input of " + std::to_string(numel) +

@@ -9,21 +9,26 @@ namespace kiln::cpu {
 namespace {
 
 int64_t poolOutSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
-  int64_t span = in + 2 * p - d * (k - 1) - 1;
+  // In 128 bits: a window of 2^62 taps 2^62 apart is legal input, and its
+  // span overflows int64 (the result, at most `in + 1`, does not).
+  using Wide = __int128;
+  Wide span = (Wide)in + 2 * (Wide)p - (Wide)d * (k - 1) - 1;
   // Rounded down (or up) as ATen does, negative spans too: a window wider
   // than the padded input gives no output, which the caller refuses.
-  int64_t q = span / s - (span % s != 0 && span < 0 ? 1 : 0);
-  int64_t out = (ceil && span % s != 0 ? q + 1 : q) + 1;
+  Wide q = span / s - (span % s != 0 && span < 0 ? 1 : 0);
+  Wide out = (ceil && span % s != 0 ? q + 1 : q) + 1;
   // With ceil_mode the last window must start inside the input or left padding.
-  if (ceil && (out - 1) * s >= in + p) --out;
-  return out;
+  if (ceil && (out - 1) * s >= (Wide)in + p) --out;
+  return out > 0 ? (int64_t)out : 0;
 }
 
 /// The taps [lo, hi) of a window starting at `start` (k taps `dil` apart)
 /// that fall inside [0, n).
 std::pair<int64_t, int64_t> tapsInside(int64_t start, int64_t k, int64_t dil, int64_t n) {
-  int64_t lo = start >= 0 ? 0 : std::min(k, (-start + dil - 1) / dil);
-  int64_t hi = start >= n ? 0 : std::min(k, (n - start + dil - 1) / dil);
+  // ceil(a / dil) for a >= 0, without forming a + dil - 1 (dil may be near 2^63).
+  auto ceilDiv = [dil](int64_t a) { return a / dil + (a % dil != 0); };
+  int64_t lo = start >= 0 ? 0 : std::min(k, ceilDiv(-start));
+  int64_t hi = start >= n ? 0 : std::min(k, ceilDiv(n - start));
   return {lo, std::max(lo, hi)};
 }
 
@@ -45,7 +50,7 @@ std::tuple<Tensor, Tensor> maxPoolImpl(const Tensor &self, const std::vector<int
   for (int i = 0; i < kSpatialDims; ++i) {
     check(kernel[i] > 0 && stride[i] > 0 && dilation[i] > 0, op,
           "kernel_size, stride and dilation must be positive");
-    check(padding[i] >= 0 && padding[i] * 2 <= kernel[i], op, "padding must be at most half of kernel_size");
+    check(padding[i] >= 0 && padding[i] <= kernel[i] / 2, op, "padding must be at most half of kernel_size");
     out[i] = poolOutSize(in[i], kernel[i], stride[i], padding[i], dilation[i], ceil);
     check(out[i] > 0, op, "output size is too small for input " + self.shapeString());
   }

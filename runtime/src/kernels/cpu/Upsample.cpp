@@ -40,9 +40,11 @@ std::vector<int64_t> pair(const std::vector<int64_t> &v, const char *op, const c
 }
 
 int64_t poolOut(int64_t in, int64_t k, int64_t s, int64_t p, bool ceil) {
-  int64_t out = (in + 2 * p - k + (ceil ? s - 1 : 0)) / s + 1;
-  if (ceil && (out - 1) * s >= in + p) --out;
-  return out;
+  // In 128 bits: the padded input and the window may each be near 2^63.
+  using Wide = __int128;
+  Wide out = ((Wide)in + 2 * (Wide)p - k + (ceil ? (Wide)s - 1 : 0)) / s + 1;
+  if (ceil && (out - 1) * s >= (Wide)in + p) --out;
+  return out > 0 ? (int64_t)out : 0;
 }
 
 Tensor avgPool2d(const Tensor &self, std::vector<int64_t> kernel, std::vector<int64_t> stride,
@@ -53,7 +55,7 @@ Tensor avgPool2d(const Tensor &self, std::vector<int64_t> kernel, std::vector<in
   auto s = stride.empty() ? k : pair(stride, op, "stride", 1);
   auto p = pair(padding, op, "padding", 0);
   check(k[0] > 0 && k[1] > 0 && s[0] > 0 && s[1] > 0, op, "kernel_size and stride must be positive");
-  check(p[0] * 2 <= k[0] && p[1] * 2 <= k[1], op, "padding should be at most half of the kernel size");
+  check(p[0] <= k[0] / 2 && p[1] <= k[1] / 2, op, "padding should be at most half of the kernel size");
   check(!divisor || *divisor != 0, op, "divisor must not be zero");
   int64_t H = self.size(-2), W = self.size(-1);
   int64_t OH = poolOut(H, k[0], s[0], p[0], ceil), OW = poolOut(W, k[1], s[1], p[1], ceil);
