@@ -24,8 +24,9 @@ Operation *LibraryCalls::pointwiseGemm(IRRewriter &rewriter, ModuleOp module, Lo
   if (llvm::any_of(m.stride, [](int64_t s) { return s != 1; }) ||
       llvm::any_of(m.padding, [](int64_t p) { return p != 0; }))
     return nullptr;
-  // The GEMM's epilogue has a bias and a ReLU; a ReLU needs the bias.
-  if (ep.activation && (ep.flag != KILN_CPU_RELU || !ep.bias))
+  // The GEMM's epilogue has a bias and a ReLU (of the sum with the residual,
+  // if any); a ReLU needs the bias.
+  if ((ep.flag & ~KILN_CPU_RELU) || ((ep.flag & KILN_CPU_RELU) && !ep.bias))
     return nullptr;
   auto wType = cast<MemRefType>(w.getType()), xType = cast<MemRefType>(x.getType()),
        yType = cast<MemRefType>(y.getType());
