@@ -3,11 +3,11 @@
 // A 1x1, stride-1, unpadded, ungrouped convolution over channels-last
 // buffers is a matrix product: y (N*H*W x F) = x (N*H*W x C) * w (F x C)^T,
 // the rows (N, H, W) merged in place. It runs as the runtime's GEMM, with
-// the convolution call's epilogue as cuBLASLt's: the bias (and ReLU), a
-// residual accumulated onto the output, 16-bit rounding once at the end.
-// Why not cuDNN's call (docs/cuda.md): its fused bias call without an
-// activation is limited to one algorithm, which for such shapes has no
-// tensor-core kernel.
+// the convolution call's epilogue as cuBLASLt's: the bias, a residual
+// accumulated onto the output, 16-bit rounding once at the end. Only where
+// cuDNN cannot pick its algorithm (docs/cuda.md): a 16-bit convolution whose
+// fused bias call has no activation is limited to IMPLICIT_PRECOMP_GEMM,
+// which for these types has no tensor-core kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryCalls.h"
@@ -24,14 +24,18 @@ Operation *LibraryCalls::pointwiseGemm(IRRewriter &rewriter, ModuleOp module, Lo
   if (llvm::any_of(m.stride, [](int64_t s) { return s != 1; }) ||
       llvm::any_of(m.padding, [](int64_t p) { return p != 0; }))
     return nullptr;
-  // The GEMM's epilogue has a bias and a ReLU (of the sum with the residual,
-  // if any); a ReLU needs the bias.
-  if ((ep.flag & ~KILN_CPU_RELU) || ((ep.flag & KILN_CPU_RELU) && !ep.bias))
+  // Only where cuDNN's algorithm is not free: a 16-bit fused bias call with
+  // no activation must run IMPLICIT_PRECOMP_GEMM, whose kernel for these
+  // types has no tensor cores. With a ReLU, without a bias (the plain call),
+  // or in float32 (TF32 tensor-core kernels) cuDNN chooses freely, and
+  // measured as fast or faster (H200: ResNet-50 b32 bf16, bias + ReLU, 1.27
+  // ms with cuDNN against 1.32 as GEMMs; docs/performance.md).
+  Type elem = cast<MemRefType>(w.getType()).getElementType();
+  if (!ep.bias || ep.flag || !(elem.isBF16() || elem.isF16()))
     return nullptr;
   auto wType = cast<MemRefType>(w.getType()), xType = cast<MemRefType>(x.getType()),
        yType = cast<MemRefType>(y.getType());
   int64_t rank = wType.getRank();
-  Type elem = wType.getElementType();
   if (xType.getRank() != rank || yType.getRank() != rank || yType.getElementType() != elem ||
       xType.getElementType() != elem || !gemmName(elem, elem))
     return nullptr;
@@ -54,7 +58,7 @@ Operation *LibraryCalls::pointwiseGemm(IRRewriter &rewriter, ModuleOp module, Lo
     if (rType != yType || (rootBuffer(ep.residual) == rootBuffer(y) && ep.residual != y))
       return nullptr;
   }
-  flags &= kGemmTF32 | kGemmOverwrite | kGemmReLU | kConstWeight;
+  flags &= kGemmOverwrite | kConstWeight;
   if (ep.residual) {
     // D = x w^T + residual + bias: cuBLASLt's beta = 1 onto D holding the residual.
     if (ep.residual != y) {
@@ -67,10 +71,6 @@ Operation *LibraryCalls::pointwiseGemm(IRRewriter &rewriter, ModuleOp module, Lo
   }
   Value a = collapse(rewriter, loc, x, act), b = collapse(rewriter, loc, w, filter),
         d = collapse(rewriter, loc, y, act);
-  if (!ep.bias) {
-    callGemm(rewriter, loc, module, /*transA=*/false, /*transB=*/true, flags, a, b, d);
-    return &*std::prev(rewriter.getInsertionPoint());
-  }
   int64_t dyn = ShapedType::kDynamic;
   Value bias = memref::CastOp::create(
       rewriter, loc, MemRefType::get({dyn}, elem, StridedLayoutAttr::get(&getContext(), dyn, {dyn})), ep.bias);

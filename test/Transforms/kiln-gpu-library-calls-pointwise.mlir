@@ -3,11 +3,13 @@
 // RUN: kiln-opt %s --kiln-gpu-library-calls="convs=cudnn tf32-convs=true gemms=false" --cse | FileCheck %s --check-prefix=OFF
 
 // A 1x1, stride-1, unpadded channels-last convolution is the GEMM
-// y (N*H*W x F) = x (N*H*W x C) * w (F x C)^T (LibraryCallPointwiseGemm.cpp):
-// it calls cuBLAS / cuBLASLt (transB = 1) with what cuDNN's fused call would
-// have taken as its epilogue: the bias, a ReLU (flag 4), the 16-bit rounding
-// (the GEMM writes the 16-bit output) and a residual (accumulated onto: no
-// overwrite flag 2). TF32 (flag 1) follows tf32-convs for float32.
+// y (N*H*W x F) = x (N*H*W x C) * w (F x C)^T (LibraryCallPointwiseGemm.cpp).
+// Where cuDNN's fused call would be a 16-bit one with a bias and no
+// activation (limited to IMPLICIT_PRECOMP_GEMM, no tensor cores for bf16)
+// it calls cuBLASLt (transB = 1) with that call's epilogue: the bias, the
+// 16-bit rounding (the GEMM writes the 16-bit output) and a residual
+// (accumulated onto: no overwrite flag 2). With a ReLU, without a bias or in
+// float32 the convolution stays cuDNN's, which picks its algorithm freely.
 
 #nhwc_in = affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh + kh, ow + kw, c)>
 #nhwc_in2 = affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh * 2 + kh, ow * 2 + kw, c)>
@@ -16,27 +18,13 @@
 #id = affine_map<(n, h, w, c) -> (n, h, w, c)>
 #chan = affine_map<(n, h, w, c) -> (c)>
 
-// CHECK-DAG: func.func private @kiln_gpu_gemm_lt_f32(i32, i32, i32, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?xf32, strided<[?], offset: ?>>) attributes {kiln.device_call, llvm.emit_c_interface}
-// CHECK-DAG: func.func private @kiln_gpu_gemm_lt_bf16(
+// CHECK-DAG: func.func private @kiln_gpu_gemm_lt_bf16(i32, i32, i32, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xbf16, strided<[?, ?, ?], offset: ?>>, memref<?xbf16, strided<[?], offset: ?>>) attributes {kiln.device_call, llvm.emit_c_interface}
+// CHECK-NOT: kiln_gpu_gemm_lt_f32
 
-// Bias and ReLU, float32: one cuBLASLt call, flags 1 + 2 + 4 (TF32,
-// overwrite, ReLU), the rows (N, H, W) merged in place, the filter (F, 1, 1, C)
-// read as (F, C) transposed.
+// float32 with its bias and ReLU: cuDNN's fused call, its algorithm free.
 // CHECK-LABEL: func.func @bias_relu(
-// CHECK-SAME: %[[IN:[a-z0-9]+]]: memref<2x28x28x32xf32>, %[[W:[a-z0-9]+]]: memref<64x1x1x32xf32>, %[[BIAS:[a-z0-9]+]]: memref<64xf32>, %[[OUT:[a-z0-9]+]]: memref<2x28x28x64xf32>
-// CHECK-DAG: %[[F:.*]] = arith.constant 0 : i32
-// CHECK-DAG: %[[T:.*]] = arith.constant 1 : i32
-// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 7 : i32
-// CHECK-DAG: memref.collapse_shape %[[IN]] {{\[\[}}0, 1, 2], [3]] : memref<2x28x28x32xf32> into memref<1568x32xf32>
-// CHECK-DAG: memref.collapse_shape %[[W]] {{\[\[}}0], [1, 2, 3]] : memref<64x1x1x32xf32> into memref<64x32xf32>
-// CHECK-DAG: memref.collapse_shape %[[OUT]] {{\[\[}}0, 1, 2], [3]] : memref<2x28x28x64xf32> into memref<1568x64xf32>
-// CHECK: call @kiln_gpu_gemm_lt_f32(%[[F]], %[[T]], %[[FLAGS]],
-// CHECK-NOT: linalg
-// CHECK-NOT: kiln_gpu_conv
-// CHECK: return
-// OFF-LABEL: func.func @bias_relu(
-// OFF-NOT: kiln_gpu_gemm
-// OFF: call @kiln_gpu_conv
+// CHECK-NOT: kiln_gpu_gemm
+// CHECK: call @kiln_gpu_conv_bias_f32(
 func.func @bias_relu(%in: memref<2x28x28x32xf32>, %w: memref<64x1x1x32xf32>,
                      %bias: memref<64xf32>, %out: memref<2x28x28x64xf32>) {
   linalg.generic {indexing_maps = [#chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
@@ -62,13 +50,10 @@ func.func @bias_relu(%in: memref<2x28x28x32xf32>, %w: memref<64x1x1x32xf32>,
   return
 }
 
-// No bias, a zeroed output: the plain GEMM, flags 1 + 2 (TF32, overwrite); the fill goes.
+// No bias, a zeroed output: cuDNN's plain call.
 // CHECK-LABEL: func.func @zeroed(
-// CHECK-DAG: %[[FLAGS:.*]] = arith.constant 3 : i32
-// CHECK-NOT: linalg
-// CHECK: call @kiln_gpu_gemm_f32(%{{.*}}, %{{.*}}, %[[FLAGS]],
-// CHECK-NOT: linalg
-// CHECK: return
+// CHECK-NOT: kiln_gpu_gemm
+// CHECK: call @kiln_gpu_conv_f32(
 func.func @zeroed(%in: memref<2x28x28x32xf32>, %w: memref<64x1x1x32xf32>, %out: memref<2x28x28x64xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<2x28x28x64xf32>)
@@ -139,7 +124,7 @@ func.func @bf16_residual(%in: memref<2x28x28x32xbf16>, %w: memref<64x1x1x32xbf16
 
 // The residual's own buffer as the output (the residual is dead after the
 // add, so bufferization writes the sum over it): no copy; the GEMM
-// accumulates onto it, with the ReLU (flags 4).
+// accumulates onto it (flags 0).
 // CHECK-LABEL: func.func @bf16_residual_in_place(
 // CHECK-SAME: %[[SRC:[a-z0-9]+]]: memref<2x28x28x64xbf16>
 // CHECK: %[[R:.*]] = memref.alloc() : memref<2x28x28x64xbf16>
@@ -147,7 +132,7 @@ func.func @bf16_residual(%in: memref<2x28x28x32xbf16>, %w: memref<64x1x1x32xbf16
 // CHECK-NOT: linalg
 // CHECK: memref.collapse_shape %[[R]] {{\[\[}}0, 1, 2], [3]]
 // CHECK-NOT: linalg
-// CHECK: %[[FLAGS:.*]] = arith.constant 4 : i32
+// CHECK: %[[FLAGS:.*]] = arith.constant 0 : i32
 // CHECK-NOT: linalg
 // CHECK: call @kiln_gpu_gemm_lt_bf16(%{{.*}}, %{{.*}}, %[[FLAGS]],
 // CHECK-NOT: linalg
@@ -176,16 +161,12 @@ func.func @bf16_residual_in_place(%in: memref<2x28x28x32xbf16>, %w: memref<64x1x
   linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
       ins(%acc, %r : memref<2x28x28x64xf32>, memref<2x28x28x64xbf16>) outs(%r : memref<2x28x28x64xbf16>) {
   ^bb0(%v: f32, %b: bf16, %o: bf16):
-    %zero = arith.constant 0.0 : f32
     %r0 = arith.truncf %v : f32 to bf16
     %r1 = arith.extf %r0 : bf16 to f32
     %be = arith.extf %b : bf16 to f32
     %sum = arith.addf %r1, %be : f32
     %r2 = arith.truncf %sum : f32 to bf16
-    %r3 = arith.extf %r2 : bf16 to f32
-    %m = arith.maximumf %r3, %zero : f32
-    %r4 = arith.truncf %m : f32 to bf16
-    linalg.yield %r4 : bf16
+    linalg.yield %r2 : bf16
   }
   memref.dealloc %acc : memref<2x28x28x64xf32>
   return %r : memref<2x28x28x64xbf16>
@@ -201,6 +182,9 @@ func.func @bf16_residual_in_place(%in: memref<2x28x28x32xbf16>, %w: memref<64x1x
 // CHECK: math.exp
 // CHECK-NOT: xf32>
 // CHECK: return
+// OFF-LABEL: func.func @bf16_silu(
+// OFF-NOT: kiln_gpu_gemm
+// OFF: call @kiln_gpu_conv_bias_bf16(
 func.func @bf16_silu(%in: memref<2x28x28x32xbf16>, %w: memref<64x1x1x32xbf16>, %bias: memref<64xbf16>)
     -> memref<2x28x28x64xbf16> {
   %acc = memref.alloc() : memref<2x28x28x64xf32>
@@ -232,6 +216,45 @@ func.func @bf16_silu(%in: memref<2x28x28x32xbf16>, %w: memref<64x1x1x32xbf16>, %
     %d = arith.addf %one, %e : f32
     %s = arith.divf %r1, %d : f32
     %r2 = arith.truncf %s : f32 to bf16
+    linalg.yield %r2 : bf16
+  }
+  memref.dealloc %acc : memref<2x28x28x64xf32>
+  return %out : memref<2x28x28x64xbf16>
+}
+
+// bfloat16 with its bias and a ReLU: cuDNN's fused call chooses its
+// algorithm freely, so it stays (flags 6).
+// CHECK-LABEL: func.func @bf16_relu(
+// CHECK-NOT: kiln_gpu_gemm
+// CHECK: call @kiln_gpu_conv_bias_bf16(
+func.func @bf16_relu(%in: memref<2x28x28x32xbf16>, %w: memref<64x1x1x32xbf16>, %bias: memref<64xbf16>)
+    -> memref<2x28x28x64xbf16> {
+  %acc = memref.alloc() : memref<2x28x28x64xf32>
+  linalg.generic {indexing_maps = [#chan, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<64xbf16>) outs(%acc : memref<2x28x28x64xf32>) {
+  ^bb0(%b: bf16, %o: f32):
+    %e = arith.extf %b : bf16 to f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#nhwc_in, #nhwc_w, #nhwc_out],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%in, %w : memref<2x28x28x32xbf16>, memref<64x1x1x32xbf16>) outs(%acc : memref<2x28x28x64xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %o: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  }
+  %out = memref.alloc() : memref<2x28x28x64xbf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc : memref<2x28x28x64xf32>) outs(%out : memref<2x28x28x64xbf16>) {
+  ^bb0(%v: f32, %o: bf16):
+    %zero = arith.constant 0.0 : f32
+    %r0 = arith.truncf %v : f32 to bf16
+    %r1 = arith.extf %r0 : bf16 to f32
+    %m = arith.maximumf %r1, %zero : f32
+    %r2 = arith.truncf %m : f32 to bf16
     linalg.yield %r2 : bf16
   }
   memref.dealloc %acc : memref<2x28x28x64xf32>

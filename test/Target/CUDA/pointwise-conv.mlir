@@ -1,24 +1,18 @@
 // RUN: kiln-opt %s --kiln-cuda-pipeline | FileCheck %s
-// RUN: kiln-opt %s --kiln-cuda-pipeline="tf32=none" | FileCheck %s --check-prefix=NOTF32
 // RUN: kiln-opt %s --kiln-cuda-pipeline="cublas=0" | FileCheck %s --check-prefix=NOGEMM
 
-// 1x1 convolutions run NHWC as the GEMMs they are (kiln-gpu-library-calls,
-// pointwise-gemms): a float32 one with its bias and ReLU is one cuBLASLt
-// call (flags: TF32 as convolutions allow it, overwrite, ReLU), a bfloat16
-// one with its bias is one cuBLASLt call writing the 16-bit result that the
-// kernel adding the residual (and transposing the sum back to NCHW, so not
-// a residual the call takes: kiln-gpu-library-calls-pointwise.mlir has
-// those) reads, and the 3x3 one stays cuDNN's.
+// 1x1 convolutions in NHWC (kiln-gpu-library-calls, pointwise-gemms): a
+// bfloat16 one with its bias and no activation is one cuBLASLt call
+// writing the 16-bit result that the kernel adding the residual (and
+// transposing the sum back to NCHW, so not a residual the call takes:
+// kiln-gpu-library-calls-pointwise.mlir has those) reads; a float32 one with
+// its bias and ReLU and the 3x3 one stay cuDNN's fused calls.
 // CHECK-LABEL: llvm.func @forward(
-// CHECK-DAG: %[[F7:.*]] = llvm.mlir.constant(7 : i32) : i32
-// CHECK: llvm.call @kiln_gpu_gemm_lt_f32(%{{.*}}, %{{.*}}, %[[F7]],
+// CHECK: llvm.call @kiln_gpu_conv_bias_f32(
 // CHECK: llvm.call @kiln_gpu_conv_bias_f32(
 // CHECK: llvm.call @kiln_gpu_gemm_lt_bf16(
 // CHECK-NOT: kiln_gpu_conv
 // CHECK: llvm.return
-// NOTF32-LABEL: llvm.func @forward(
-// NOTF32-DAG: %[[F6:.*]] = llvm.mlir.constant(6 : i32) : i32
-// NOTF32: llvm.call @kiln_gpu_gemm_lt_f32(%{{.*}}, %{{.*}}, %[[F6]],
 // With generated GEMMs, every convolution calls cuDNN.
 // NOGEMM-NOT: kiln_gpu_gemm
 // NOGEMM: llvm.call @kiln_gpu_conv_bias_f32(
