@@ -52,12 +52,17 @@ HELD_OUT = {
     # MnasNet-1.0 (3x3 and 5x5 depthwise, ReLU) and MobileNetV2 (3x3, ReLU6).
     "mnasnet1_0_b16_bf16": dict(model="mnasnet1_0", batch=16, dtype="bfloat16"),
     "mobilenet_v2_b1_fp32": dict(model="mobilenet_v2", batch=1, dtype="float32"),
+    # 1x1 convolutions as GEMMs (session 29): EfficientNet-B1 (deeper and
+    # wider than the benchmark's B0, squeeze-excite, SiLU, residual
+    # projections) and RegNetX-800MF (grouped 3x3, 1x1s with residual + ReLU).
+    "efficientnet_b1_b16_bf16": dict(model="efficientnet_b1", batch=16, dtype="bfloat16"),
+    "regnet_x_800mf_b1_fp32": dict(model="regnet_x_800mf", batch=1, dtype="float32"),
 }
 ALL = {**CONFIGS, **HELD_OUT}
 
 # torchvision image classifiers (224x224 RGB input).
 VISION = ("resnet50", "vit_b_16", "convnext_tiny", "mobilenet_v3_large", "swin_t", "efficientnet_b0",
-          "regnet_y_800mf", "mnasnet1_0", "mobilenet_v2")
+          "regnet_y_800mf", "mnasnet1_0", "mobilenet_v2", "efficientnet_b1", "regnet_x_800mf")
 
 # The Llama-style decoder: Hugging Face's LlamaModel with 8 layers, d=1024,
 # grouped-query attention with 16 query and 4 key/value heads of 64, rotary

@@ -40,6 +40,8 @@ struct KilnGPULibraryCallsPass : kiln::impl::KilnGPULibraryCallsBase<KilnGPULibr
     options.convActivations = KILN_CPU_RELU;
     options.convResidual = true;
     options.depthwiseConvs = depthwise;
+    // 1x1 channels-last convolutions as cuBLASLt GEMMs with their epilogue.
+    options.pointwiseGemms = pointwiseGemms && gemms && convs == "cudnn";
     if (failed(kiln::libcalls::LibraryCalls(&getContext(), options).run(getOperation())))
       signalPassFailure();
   }

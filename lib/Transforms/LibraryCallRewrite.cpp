@@ -296,25 +296,28 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
   }
   if (overwrite || narrow)
     flags |= kConvOverwrite;
-  SmallVector<Value> args{arith::ConstantIntOp::create(rewriter, loc, flags, 32),
-                          arith::ConstantIntOp::create(rewriter, loc, m.groups, 64)};
-  // Per list, 3 - k leading unit dims (stride 1, padding 0, dilation 1).
-  for (auto [list, unit] : {std::pair<ArrayRef<int64_t>, int64_t>{m.stride, 1}, {m.padding, 0}, {m.dilation, 1}})
-    for (int64_t i = k; i < 3 + k; ++i)
-      args.push_back(arith::ConstantIntOp::create(rewriter, loc, i < 3 ? unit : list[i - 3], 64));
-  args.append({asConvArg(rewriter, loc, x, m.channelsLast), asConvArg(rewriter, loc, w, m.channelsLast),
-               asConvArg(rewriter, loc, narrow ? merged(narrow, m.groupDim()) : y, m.channelsLast)});
-  Operation *call = nullptr;
-  if (ep.bias) {
-    int64_t dyn = ShapedType::kDynamic;
-    args.push_back(memref::CastOp::create(
-        rewriter, loc, MemRefType::get({dyn}, elem, StridedLayoutAttr::get(&getContext(), dyn, {dyn})), ep.bias));
-    if (ep.residual)
-      args.push_back(asConvArg(rewriter, loc, ep.residual, m.channelsLast));
-    call = func::CallOp::create(rewriter, loc,
-                                ep.residual ? convBiasAddCallee(module, elem) : convBiasCallee(module, elem), args);
-  } else {
-    call = func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
+  // A 1x1 convolution in channels-last layout runs as the GEMM it is.
+  Operation *call = pointwiseGemm(rewriter, module, loc, m, ep, x, w, narrow ? narrow : y, flags);
+  if (!call) {
+    SmallVector<Value> args{arith::ConstantIntOp::create(rewriter, loc, flags, 32),
+                            arith::ConstantIntOp::create(rewriter, loc, m.groups, 64)};
+    // Per list, 3 - k leading unit dims (stride 1, padding 0, dilation 1).
+    for (auto [list, unit] : {std::pair<ArrayRef<int64_t>, int64_t>{m.stride, 1}, {m.padding, 0}, {m.dilation, 1}})
+      for (int64_t i = k; i < 3 + k; ++i)
+        args.push_back(arith::ConstantIntOp::create(rewriter, loc, i < 3 ? unit : list[i - 3], 64));
+    args.append({asConvArg(rewriter, loc, x, m.channelsLast), asConvArg(rewriter, loc, w, m.channelsLast),
+                 asConvArg(rewriter, loc, narrow ? merged(narrow, m.groupDim()) : y, m.channelsLast)});
+    if (ep.bias) {
+      int64_t dyn = ShapedType::kDynamic;
+      args.push_back(memref::CastOp::create(
+          rewriter, loc, MemRefType::get({dyn}, elem, StridedLayoutAttr::get(&getContext(), dyn, {dyn})), ep.bias));
+      if (ep.residual)
+        args.push_back(asConvArg(rewriter, loc, ep.residual, m.channelsLast));
+      call = func::CallOp::create(rewriter, loc,
+                                  ep.residual ? convBiasAddCallee(module, elem) : convBiasCallee(module, elem), args);
+    } else {
+      call = func::CallOp::create(rewriter, loc, convCallee(module, elem), args);
+    }
   }
   if (renamed) {
     renamed.replaceUsesWithIf(ep.output, [&](OpOperand &use) {

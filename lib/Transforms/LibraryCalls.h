@@ -261,6 +261,10 @@ struct LibraryCallOptions {
   int32_t convActivations = KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU | KILN_CPU_SIGMOID;
   /// Whether the runtime has a conv_bias_add entry (a residual added before the activation): the CPU's, and the GPU's for 16-bit data.
   bool convResidual = true;
+  /// A 1x1, stride-1, unpadded, ungrouped channels-last 16-bit convolution
+  /// with a bias and no activation runs as the GEMM it is, its bias, residual
+  /// and rounding the epilogue of `<prefix>gemm_lt_*` (LibraryCallPointwiseGemm.cpp; the GPU's).
+  bool pointwiseGemms = false;
 };
 
 /// Finds and rewrites the library calls of a module.
@@ -410,6 +414,17 @@ public:
 
   /// Replaces convolution `op` by a call of the runtime's cuDNN convolution.
   void rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg::LinalgOp op, DnnConvMatch &m);
+
+  /// With `pointwiseGemms`, where convolution `m` is 1x1, stride 1,
+  /// unpadded, ungrouped, channels last and 16-bit, its epilogue `ep` a bias
+  /// and no activation, and its operands' rows (N, s..) merge in place: the
+  /// GEMM y (rows x F) = x (rows x C) * w (F x C)^T + bias (cuBLASLt) that
+  /// rewriteDnnConv emits instead of the convolution call, with the call's
+  /// overwrite flag, and `ep`'s residual (copied into y first unless y is
+  /// the residual's buffer, then accumulated onto). `x`, `w` and `y` are the operands the
+  /// call would take. Returns the call, or null (the convolution call stays).
+  Operation *pointwiseGemm(IRRewriter &rewriter, ModuleOp module, Location loc, const DnnConvMatch &m,
+                           const ConvEpilogue &ep, Value x, Value w, Value y, int32_t flags);
 
 
   /// The gradient `op` computes if it is a part of a convolution's gradient

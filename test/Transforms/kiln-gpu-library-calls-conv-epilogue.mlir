@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --kiln-gpu-library-calls="convs=cudnn tf32-convs=true" --cse | FileCheck %s
+// RUN: kiln-opt %s --kiln-gpu-library-calls="convs=cudnn tf32-convs=true pointwise-gemms=false" --cse | FileCheck %s
 // RUN: kiln-opt %s --kiln-gpu-library-calls="convs=cudnn epilogues=false" --cse | FileCheck %s --check-prefix=OFF
 
 // A float32 convolution's bias and ReLU go into cuDNN's fused call

@@ -540,6 +540,18 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     sum once, where the loop rounded the convolution before the residual
     add), as does a 16-bit convolution's rounding without a bias.
 
+    With `pointwise-gemms` (the default, with `convs=cudnn` and `gemms`), a
+    1x1, stride-1, unpadded, ungrouped bf16/f16 convolution in channels-last
+    layout whose fused call would have a bias and no activation (cuDNN then
+    runs IMPLICIT_PRECOMP_GEMM, which has no tensor-core kernel for these
+    types) and whose (N, spatial..) rows merge in place is the GEMM y (rows
+    x F) = x (rows x C) * w (F x C)^T + bias: it calls
+    `kiln_gpu_gemm_lt_<type>(0, 1, flags, x, w, y, bias)`, writing what the
+    convolution call would have (the 16-bit output of its rounding); a
+    residual is copied into y by a generated kernel unless y is its buffer,
+    and the GEMM accumulates onto it (no overwrite flag): cuBLASLt adds the
+    product, the residual and the bias in float32 and rounds once.
+
     Before: `linalg.matmul ins(%a, %b : memref<256x512xf32>, memref<512x128xf32>) outs(%c : ...)`
     After:  `func.call @kiln_gpu_gemm_f32(%c0_i32, %c0_i32, %a3, %b3, %c3)`
   }];
@@ -563,9 +575,13 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     Option<"epilogues", "epilogues", "bool", "true",
            "Fold a GEMM's bias broadcast, its rounding to bf16/f16 and a ReLU into the call (and, with "
            "convs=cudnn, a convolution's bias broadcast, residual add, ReLU and 16-bit rounding)">,
+    Option<"pointwiseGemms", "pointwise-gemms", "bool", "true",
+           "With convs=cudnn and gemms: a 1x1, stride-1, unpadded, ungrouped channels-last 16-bit "
+           "convolution with a bias and no activation becomes the GEMM it is (kiln_gpu_gemm_lt_<type>, "
+           "its bias, residual and rounding as cuBLASLt's epilogue) instead of a cuDNN call">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect"];
 }
 
 def KilnCPULibraryCalls : Pass<"kiln-cpu-library-calls", "::mlir::ModuleOp"> {
