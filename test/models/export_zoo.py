@@ -306,7 +306,8 @@ def main():
             print(f"{name}: {seconds:.1f} s, " +
                   (f"NOT EXPORTED ({e['export_error']})" if "export_error" in e else
                    f"{e['parameters']} parameters, {e['mbytes']} MB, "
-                   f"{'dynamic batch' if e['dynamic'] else 'static'}{', core' if e['core'] else ''}"), flush=True)
+                   f"{'dynamic batch' if e['dynamic'] else 'static'}{' and length' if e.get('seq') else ''}"
+                   f"{', core' if e['core'] else ''}"), flush=True)
     index = {k: index[k] for k in specs if k in index}
     with open(index_path, "w") as f:
         json.dump(index, f, indent=1)

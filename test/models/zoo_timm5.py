@@ -16,13 +16,18 @@ def mixnet():
 
 def lcnet():
     from timm.models.mobilenetv3 import _gen_lcnet
-    return _gen_lcnet("lcnet_035", 0.35, num_classes=10, num_features=64)
+    return _gen_lcnet("lcnet_035", 0.35, num_classes=10)
 
 
 def caformer():
-    from timm.models.metaformer import Attention, MetaFormer, SepConv
-    return MetaFormer(depths=(1, 1, 1, 1), dims=(16, 24, 32, 48), token_mixers=(SepConv, SepConv, Attention, Attention),
-                      num_classes=10)
+    from timm.models.metaformer import Attention, LayerNorm2dNoBias, LayerNormNoBias, MetaFormer, SepConv
+    return MetaFormer(depths=(1, 1, 1, 1), dims=(16, 24, 32, 64), token_mixers=(SepConv, SepConv, Attention, Attention),
+                      norm_layers=[LayerNorm2dNoBias] * 2 + [LayerNormNoBias] * 2, num_classes=10)
+
+
+def ghostnetv2():
+    from timm.models.ghostnet import _create_ghostnet
+    return _create_ghostnet("ghostnetv2_100", width=0.25, version="v2", num_classes=10)
 
 
 def swin_v2_tv():
@@ -65,7 +70,7 @@ SPECS = [
          mixnet, image()),
     Spec("timm_lcnet", "timm PP-LCNet 0.35 (depthwise-separable blocks, hard-swish, late SE)", lcnet, image()),
     Spec("timm_ghostnetv2", "timm GhostNetV2 (ghost modules with DFC attention: pooled, gated, upsampled)",
-         cls("ghostnet", "GhostNet", version="v2", width=0.25), image()),
+         ghostnetv2, image()),
     Spec("timm_efficientformerv2", "timm EfficientFormerV2 (4-d attention with talking heads, strided "
          "attention downsampling)", cls("efficientformer_v2", "EfficientFormerV2", depths=(1, 1, 2, 1),
                                         embed_dims=(16, 24, 32, 48), img_size=64, num_vit=1), image()),
