@@ -98,7 +98,9 @@ def export_model(spec, out):
     ep = None
     if spec.dynamic:
         batch = Dim("batch", min=BATCH_RANGE[0], max=BATCH_RANGE[1])
-        seq = Dim("seq", min=SEQ_RANGE[0], max=SEQ_RANGE[1])
+        # Dim.DYNAMIC: torch proves the decoders' mask guards (min(16*s, 32*s) == 16*s) over
+        # the range, where a named Dim refuses them as constraint violations.
+        seq = Dim.DYNAMIC(min=SEQ_RANGE[0], max=SEQ_RANGE[1])
         varargs = any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(model.forward).parameters.values())
         tries = ([{0: batch, 1: seq}] if spec.seq else []) + [{0: batch}]
         for dims in tries:

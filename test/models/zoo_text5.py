@@ -34,13 +34,6 @@ def waveform(n):
     return lambda g, b: (torch.randn(b, 1, n, generator=g),)
 
 
-def encodec():
-    cfg = T.EncodecConfig(target_bandwidths=[1.5], sampling_rate=8000, audio_channels=1, hidden_size=32,
-                          num_filters=8, num_residual_layers=1, upsampling_ratios=[4, 2], codebook_size=16,
-                          num_lstm_layers=1, use_causal_conv=True)
-    return Field(T.EncodecModel(cfg).encoder, None, ["hidden_states"])
-
-
 def dac():
     cfg = T.DacConfig(encoder_hidden_size=8, downsampling_ratios=[2, 4], decoder_hidden_size=16, n_codebooks=2,
                       codebook_size=16, codebook_dim=4, hidden_size=32)
@@ -86,8 +79,6 @@ SPECS = [
                                                attention_hidden_size=64, intermediate_size=128, rescale_every=0),
              names=("input_ids",))),
     # audio codecs and speech
-    Spec("encodec", "transformers EncodecModel encoder (SEANet: causal weight-normed convs, ELU, LSTM)",
-         encodec, waveform(320)),
     Spec("dac", "transformers DacModel encoder (Snake activations, weight-normed strided convs)",
          dac, waveform(256)),
     Spec("wav2vec2_bert", "transformers Wav2Vec2BertModel (conformer over log-mel features, relative-key "
