@@ -222,8 +222,9 @@ ROUND3_IN_TEST_COMMAND = {"m2m100", "jetmoe", "longt5", "hubert", "detr", "mobil
 # conv2d with padding="same" and an integer sum run eagerly), KILN_ZOO_EXTENDED=1 all.
 ROUND4_IN_TEST_COMMAND = {"qwen3_moe", "timm_convmixer", "data2vec_vision"}
 # Round 5 (zoo_timm5.py, zoo_text5.py) likewise: the test command exports a few
-# representative ones, KILN_ZOO_EXTENDED=1 all.
-ROUND5_IN_TEST_COMMAND = set()
+# representative ones (DINOv3: tile in the eager runtime; SmolLM3: a symbolic sequence
+# length, refused past its range, and gradients), KILN_ZOO_EXTENDED=1 all.
+ROUND5_IN_TEST_COMMAND = {"dinov3", "smollm3"}
 
 
 def extended():
