@@ -282,10 +282,11 @@ UNSEEN = [
     "symbolic sequence length too, checked at lengths 16, 9 and 24 and refused at 33), run once before any fix: "
     "CPU default IR 23/24, Core ATen IR 23/24, gradients 2/2 (SmolLM3, DINOv3); CUDA compile 23/24 in both IRs; "
     "eager 21/24 default IR, 22/24 Core ATen IR; every sequence-length check and refusal passed where the model "
-    "ran. Fixed since: the eager runtime expands `aten.tile` (DINOv3's default IR). Still failing: SAM's ViT "
-    "(`timm_samvit`) everywhere: `aten._upsample_bicubic2d_aa` (antialiased bicubic resizing of its position "
-    "embeddings, as DINOv2 with registers) has no lowering; LFM2 eagerly (both IRs) stops with an internal "
-    "range error of the interpreter (compiled, it passes). EnCodec, tried again, torch 2.11 still cannot export.",
+    "ran. Fixed since: the eager runtime expands `aten.tile` (DINOv3's default IR) and runs `operator.neg` of a "
+    "SymInt (LFM2's causal-convolution trim, both IRs; it had stopped on an internal range error). Still failing: "
+    "SAM's ViT (`timm_samvit`) everywhere: `aten._upsample_bicubic2d_aa` (antialiased bicubic resizing of its "
+    "position embeddings, as DINOv2 with registers) has no lowering. EnCodec, tried again, torch 2.11 still "
+    "cannot export.",
 ]
 
 

@@ -54,3 +54,19 @@ with torch.no_grad():
 for i, o in enumerate(outs):
     np.save(f"output{i}.npy", o.detach().numpy())
 print(len(outs), "outputs;", [str(o.dtype) for o in outs])
+
+
+class NegSlice(torch.nn.Module):
+    """A slice bound from the negated symbolic length (operator.neg of a SymInt, as a
+    causal convolution's trim of its padding): the eager runtime's scalar nodes."""
+
+    def forward(self, x):
+        return x[:, -x.shape[1] + 2:] * 2.0
+
+
+y = torch.randn(2, 7)
+ep = torch.export.export(NegSlice(), (y,), dynamic_shapes=({1: torch.export.Dim.DYNAMIC(min=3, max=16)},))
+assert any("neg" in str(n.target) for n in ep.graph.nodes), "no operator.neg node"
+torch.export.save(ep, "neg_slice.pt2")
+np.save("neg_input.npy", y.numpy())
+np.save("neg_output.npy", NegSlice()(y).numpy())
