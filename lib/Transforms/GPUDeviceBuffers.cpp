@@ -2,6 +2,10 @@
 #include "kiln/Transforms/Passes.h"
 #include "BufferRoots.h"
 #include "ATen/IR/AttrNames.h"
+#include "kiln/abi/gpu_calls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -75,6 +79,46 @@ bool isDeviceCall(func::CallOp call) {
 /// the runtime's kiln_rt_call_op_device copies them across around the call.
 /// Matched by name: this pass stays free of kiln's ATen dialect.
 bool isHostRuntimeCall(Operation *op) { return op->getName().getStringRef() == "aten.call_runtime"; }
+
+/// The runtime entry that copies device memory to the host in stream order
+/// (kiln/abi/gpu_calls.h): (host address, device address, bytes).
+func::FuncOp readToHostCallee(ModuleOp module) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(KILN_GPU_READ_TO_HOST))
+    return f;
+  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  Type idx = mb.getIndexType();
+  auto callee = func::FuncOp::create(mb, module.getLoc(), KILN_GPU_READ_TO_HOST,
+                                     mb.getFunctionType({idx, idx, idx}, {}));
+  callee.setPrivate();
+  callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+  return callee;
+}
+
+/// A host read of one element of a device buffer (a value the kernels
+/// computed that host control flow needs: `.item()`, `.tolist()` split
+/// sizes, a data-dependent loop bound) becomes a copy of that element into a
+/// host scalar through the runtime, then a load of the scalar. The copy
+/// waits for the kernels queued before it.
+void readThroughHost(memref::LoadOp load, func::FuncOp callee, Value hostSlot, const DataLayout &layout) {
+  OpBuilder b(load);
+  Location loc = load.getLoc();
+  Value src = load.getMemref();
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, src);
+  Value linear = meta.getOffset();
+  for (auto [i, index] : llvm::enumerate(load.getIndices()))
+    linear = arith::AddIOp::create(b, loc, linear,
+                                   arith::MulIOp::create(b, loc, index, meta.getStrides()[i]));
+  Type elem = load.getMemRefType().getElementType();
+  int64_t bytes = layout.getTypeSize(elem).getFixedValue();
+  Value size = arith::ConstantIndexOp::create(b, loc, bytes);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, src);
+  Value address = arith::AddIOp::create(b, loc, base, arith::MulIOp::create(b, loc, linear, size));
+  Value host = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, hostSlot);
+  func::CallOp::create(b, loc, callee, ValueRange{host, address, size});
+  Value value = memref::LoadOp::create(b, loc, hostSlot, ValueRange{});
+  load.replaceAllUsesWith(value);
+  load.erase();
+}
 
 struct KilnGPUDeviceBuffersPass
     : kiln::impl::KilnGPUDeviceBuffersBase<KilnGPUDeviceBuffersPass> {
@@ -167,7 +211,33 @@ struct KilnGPUDeviceBuffersPass
       });
     }
 
-    // 3. The host never reads or writes device memory: besides kernels, host
+    // 3. Host reads of device memory go through the runtime, one element at
+    // a time into a host scalar of the element type (one per type, at the
+    // function's entry).
+    SmallVector<memref::LoadOp> hostReads;
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      if (auto load = dyn_cast<memref::LoadOp>(op); load && device.contains(rootBuffer(load.getMemref())))
+        hostReads.push_back(load);
+      return WalkResult::advance();
+    });
+    if (!hostReads.empty()) {
+      auto module = func->getParentOfType<ModuleOp>();
+      func::FuncOp callee = readToHostCallee(module);
+      DataLayout layout = DataLayout::closest(func);
+      llvm::DenseMap<Type, Value> slots;
+      OpBuilder entry = OpBuilder::atBlockBegin(&func.getBody().front());
+      for (memref::LoadOp load : hostReads) {
+        Type elem = load.getMemRefType().getElementType();
+        Value &slot = slots[elem];
+        if (!slot)
+          slot = memref::AllocaOp::create(entry, load.getLoc(), MemRefType::get({}, elem));
+        readThroughHost(load, callee, slot, layout);
+      }
+    }
+
+    // 4. Otherwise the host never reads or writes device memory: besides kernels, host
     // code may only take views, sizes and metadata of device buffers, free
     // them, return them and carry them through loops (scf.for iteration
     // arguments: a recurrence whose steps are kernels).
@@ -194,7 +264,7 @@ struct KilnGPUDeviceBuffersPass
     if (bad.wasInterrupted())
       return failure();
 
-    // 4. Device allocations and deallocations (both found before rewriting).
+    // 5. Device allocations and deallocations (both found before rewriting).
     SmallVector<memref::AllocOp> allocs;
     func.walk([&](memref::AllocOp a) {
       if (device.contains(a.getResult()))

@@ -46,12 +46,39 @@ func.func @f(%x: memref<2x4xf32>, %shape: index) -> memref<2x4xf32> {
 
 // -----
 
-// The host may not read device memory: arguments live on the device.
-func.func @host_read(%x: memref<4xf32>) -> f32 {
-  %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'memref.load' op reads or writes a device buffer on the host}}
-  %v = memref.load %x[%c0] : memref<4xf32>
-  return %v : f32
+// The host reads an element of device memory (arguments live on the device)
+// through the runtime: the element's address (aligned pointer plus offset
+// and index times stride, in bytes) is copied into a host scalar of its
+// type, made once at the function's entry, which the host then loads.
+// CHECK-LABEL: func.func private @kiln_gpu_read_to_host(index, index, index) attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func @host_read
+// CHECK-SAME: (%[[X:.*]]: memref<4x6xf32, strided<[6, 1], offset: ?>>, %[[I:.*]]: index, %[[N:.*]]: memref<2xi64>)
+// CHECK-DAG: %[[SF:.*]] = memref.alloca() : memref<f32>
+// CHECK-DAG: %[[SI:.*]] = memref.alloca() : memref<i64>
+// CHECK: %[[BASE:.*]], %[[OFF:.*]], %[[SZ:.*]]:2, %[[ST:.*]]:2 = memref.extract_strided_metadata %[[X]]
+// CHECK: %[[R:.*]] = arith.muli %[[I]], %[[ST]]#0
+// CHECK: %[[L0:.*]] = arith.addi %[[OFF]], %[[R]]
+// CHECK: %[[C:.*]] = arith.muli %{{.*}}, %[[ST]]#1
+// CHECK: %[[L1:.*]] = arith.addi %[[L0]], %[[C]]
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: %[[B:.*]] = arith.muli %[[L1]], %[[C4]]
+// CHECK: %[[A:.*]] = arith.addi %[[P]], %[[B]]
+// CHECK: %[[H:.*]] = memref.extract_aligned_pointer_as_index %[[SF]]
+// CHECK: call @kiln_gpu_read_to_host(%[[H]], %[[A]], %[[C4]])
+// CHECK: %[[V:.*]] = memref.load %[[SF]][] : memref<f32>
+// CHECK: memref.extract_strided_metadata %[[N]]
+// CHECK: %[[C8:.*]] = arith.constant 8 : index
+// CHECK: memref.extract_aligned_pointer_as_index %[[N]]
+// CHECK: %[[HI:.*]] = memref.extract_aligned_pointer_as_index %[[SI]]
+// CHECK: call @kiln_gpu_read_to_host(%[[HI]], %{{.*}}, %[[C8]])
+// CHECK: %[[K:.*]] = memref.load %[[SI]][] : memref<i64>
+// CHECK: return %[[V]], %[[K]]
+func.func @host_read(%x: memref<4x6xf32, strided<[6, 1], offset: ?>>, %i: index, %n: memref<2xi64>) -> (f32, i64) {
+  %c1 = arith.constant 1 : index
+  %v = memref.load %x[%i, %c1] : memref<4x6xf32, strided<[6, 1], offset: ?>>
+  %k = memref.load %n[%c1] : memref<2xi64>
+  return %v, %k : f32, i64
 }
 
 // -----
@@ -206,16 +233,33 @@ func.func @recurrence(%out: memref<4xf32>) {
 
 // -----
 
-// The host may carry a device buffer through a loop, not read it there.
-func.func @host_reads_carried(%out: memref<4xf32>) -> f32 {
+// A kernel's result that host control flow needs (a split size, a loop
+// bound) is read through the runtime inside the host loop too; the buffer
+// stays a device allocation and one host scalar serves every read.
+// CHECK-LABEL: func.func @host_reads_carried
+// CHECK: %[[S:.*]] = memref.alloca() : memref<index>
+// CHECK: %[[B:.*]] = gpu.alloc () : memref<4xindex>
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK:   call @kiln_gpu_read_to_host(%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK:   %[[V:.*]] = memref.load %[[S]][] : memref<index>
+// CHECK:   arith.addi %{{.*}}, %[[V]]
+// CHECK: gpu.dealloc %[[B]]
+func.func @host_reads_carried(%out: memref<4xindex>) -> index {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c10 = arith.constant 10 : index
-  %f0 = arith.constant 0.0 : f32
-  %r = scf.for %t = %c0 to %c10 step %c1 iter_args(%s = %out) -> (memref<4xf32>) {
-    // expected-error @+1 {{'memref.load' op reads or writes a device buffer on the host}}
-    %v = memref.load %s[%c0] : memref<4xf32>
-    scf.yield %s : memref<4xf32>
+  %c4 = arith.constant 4 : index
+  %b = memref.alloc() : memref<4xindex>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    memref.store %bx, %b[%bx] : memref<4xindex>
+    gpu.terminator
   }
-  return %f0 : f32
+  %r = scf.for %t = %c0 to %c4 step %c1 iter_args(%acc = %c0) -> (index) {
+    %v = memref.load %b[%t] : memref<4xindex>
+    %a = arith.addi %acc, %v : index
+    scf.yield %a : index
+  }
+  memref.dealloc %b : memref<4xindex>
+  return %r : index
 }

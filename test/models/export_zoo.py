@@ -2,14 +2,18 @@
 
 The zoo (issue 20) checks kiln on models it was not written for. The models are
 listed in zoo_vision.py, zoo_timm.py, zoo_text.py, zoo_timm2.py, zoo_text2.py,
-zoo_video.py, zoo_text3.py, zoo_vision3.py, zoo_timm4.py and zoo_text4.py: tiny configs, random weights from a fixed
+zoo_video.py, zoo_text3.py, zoo_vision3.py, zoo_timm4.py, zoo_text4.py, zoo_timm5.py and
+zoo_text5.py: tiny configs, random weights from a fixed
 seed, nothing downloaded. For each, DIR/<name>/ receives
 
   model.pt2           the default IR, as a user saves it, with a symbolic batch
                       (dim 0 of every input, range [1, 8]) where torch can export one
   model.core.pt2      the same after run_decompositions() (Core ATen IR), where torch can
   case0/, case1/      input{i}.npy and PyTorch's output{i}.npy at batch 2 and, for a
-                      symbolic batch, batch 3 (eager PyTorch, float32, CPU)
+                      symbolic batch, batch 3 (eager PyTorch, float32, CPU); for a
+                      symbolic sequence length too (Spec.seq, range SEQ_RANGE), lengths
+                      16, 9 and 24 (case0-case2) and case3/, inputs alone one token past
+                      the range, which kiln must refuse (exit 2)
   grads/              for the models with gradients: cotangent{i}.npy and the gradients of
                       sum(output_i * cotangent_i) for the case0 inputs, with respect to each
                       floating-point input (input{i}.npy) and each parameter, computed in
@@ -45,8 +49,11 @@ from export_models import VERSIONS, check_versions, ops_of  # noqa: E402
 
 SOURCES = ["export_zoo.py", "zoo_spec.py", "zoo_vision.py", "zoo_text.py", "zoo_timm.py", "zoo_text2.py",
            "zoo_timm2.py", "zoo_video.py", "zoo_text3.py", "zoo_vision3.py", "zoo_timm4.py", "zoo_text4.py",
-           "export_models.py"]
+           "zoo_timm5.py", "zoo_text5.py", "export_models.py"]
 BATCH_RANGE = (1, 8)
+SEQ_RANGE = (4, 32)
+# (batch, sequence length) of the cases of a model with a symbolic sequence length.
+SEQ_CASES = [(2, 16), (3, 9), (1, 24)]
 
 
 def stamp_text():
@@ -84,19 +91,26 @@ def export_model(spec, out):
                 m.weight.add_(torch.randn(m.weight.shape, generator=g) * 0.1)
                 if m.bias is not None:
                     m.bias.add_(torch.randn(m.bias.shape, generator=g) * 0.1)
-    inputs = spec.inputs(torch.Generator().manual_seed(2), 2)
+    inputs = spec.inputs(torch.Generator().manual_seed(2), *SEQ_CASES[0]) if spec.seq else \
+        spec.inputs(torch.Generator().manual_seed(2), 2)
     entry = {"description": spec.desc, "grad": spec.grad, "rtol": spec.rtol, "atol": spec.atol,
              "grad_rtol": spec.grad_rtol, "grad_atol": spec.grad_atol}
     ep = None
     if spec.dynamic:
         batch = Dim("batch", min=BATCH_RANGE[0], max=BATCH_RANGE[1])
-        shapes = tuple({0: batch} for _ in inputs)
-        if any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(model.forward).parameters.values()):
-            shapes = {"args": shapes}  # forward(*args)
-        try:
-            ep = torch.export.export(model, inputs, dynamic_shapes=shapes)
-        except Exception as e:  # torch cannot keep the batch symbolic: export it static
-            entry["static_reason"] = first_line(e)
+        # Dim.DYNAMIC: torch proves the decoders' mask guards (min(16*s, 32*s) == 16*s) over
+        # the range, where a named Dim refuses them as constraint violations.
+        seq = Dim.DYNAMIC(min=SEQ_RANGE[0], max=SEQ_RANGE[1])
+        varargs = any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(model.forward).parameters.values())
+        tries = ([{0: batch, 1: seq}] if spec.seq else []) + [{0: batch}]
+        for dims in tries:
+            shapes = tuple(dims for _ in inputs)
+            try:
+                ep = torch.export.export(model, inputs, dynamic_shapes={"args": shapes} if varargs else shapes)
+                break
+            except Exception as e:  # torch cannot keep these dims symbolic: try fewer, then export it static
+                entry["seq_reason" if 1 in dims else "static_reason"] = first_line(e)
+        entry["seq"] = ep is not None and spec.seq and "seq_reason" not in entry
     else:
         entry["static_reason"] = "not tried"
     if ep is None:
@@ -120,11 +134,11 @@ def export_model(spec, out):
         entry["core"] = False
         entry["core_reason"] = "torch's run_decompositions() fails: " + first_line(e)
 
-    cases = [2, 3] if entry["dynamic"] else [2]
+    cases = SEQ_CASES if entry.get("seq") else [(2,), (3,)] if entry["dynamic"] else [(2,)]
     entry["cases"] = []
-    for k, b in enumerate(cases):
+    for k, shape in enumerate(cases):
         tag = f"case{k}"
-        x = inputs if k == 0 else spec.inputs(torch.Generator().manual_seed(10 + k), b)
+        x = inputs if k == 0 else spec.inputs(torch.Generator().manual_seed(10 + k), *shape)
         with torch.no_grad():
             refs = as_tuple(model(*x))
             got = as_tuple(ep.module()(*x))
@@ -144,6 +158,14 @@ def export_model(spec, out):
         for i, r in enumerate(refs):
             np.save(os.path.join(d, tag, f"output{i}.npy"), r.contiguous().numpy())
         entry["cases"].append({"name": tag, "inputs": len(x), "outputs": len(refs)})
+    if entry.get("seq"):
+        # One token past the range: inputs alone, which kiln must refuse (exit 2).
+        x = spec.inputs(torch.Generator().manual_seed(20), 2, SEQ_RANGE[1] + 1)
+        tag = f"case{len(cases)}"
+        os.makedirs(os.path.join(d, tag), exist_ok=True)
+        for i, a in enumerate(x):
+            np.save(os.path.join(d, tag, f"input{i}.npy"), a.numpy())
+        entry["cases"].append({"name": tag, "inputs": len(x), "outputs": 0, "refused": True})
     meta["inputs"] = [[list(a.shape), str(a.dtype)] for a in inputs]
 
     if spec.grad:
@@ -199,6 +221,10 @@ ROUND3_IN_TEST_COMMAND = {"m2m100", "jetmoe", "longt5", "hubert", "detr", "mobil
 # exports the three behind round 4's fixes (two grouped matmuls over the same offsets,
 # conv2d with padding="same" and an integer sum run eagerly), KILN_ZOO_EXTENDED=1 all.
 ROUND4_IN_TEST_COMMAND = {"qwen3_moe", "timm_convmixer", "data2vec_vision"}
+# Round 5 (zoo_timm5.py, zoo_text5.py) likewise: the test command exports a few
+# representative ones (DINOv3: tile in the eager runtime; SmolLM3: a symbolic sequence
+# length, refused past its range, and gradients), KILN_ZOO_EXTENDED=1 all.
+ROUND5_IN_TEST_COMMAND = {"dinov3", "smollm3"}
 
 
 def extended():
@@ -217,12 +243,19 @@ def round4_specs():
     return zoo_timm4.SPECS + zoo_text4.SPECS
 
 
+def round5_specs():
+    import zoo_text5
+    import zoo_timm5
+    return zoo_timm5.SPECS + zoo_text5.SPECS
+
+
 def left_out():
-    """Names of the round-3 and round-4 models this export leaves out (none with KILN_ZOO_EXTENDED=1)."""
+    """Names of the round-3, 4 and 5 models this export leaves out (none with KILN_ZOO_EXTENDED=1)."""
     if extended():
         return set()
     return ({s.name for s in round3_specs()} - ROUND3_IN_TEST_COMMAND) | \
-        ({s.name for s in round4_specs()} - ROUND4_IN_TEST_COMMAND)
+        ({s.name for s in round4_specs()} - ROUND4_IN_TEST_COMMAND) | \
+        ({s.name for s in round5_specs()} - ROUND5_IN_TEST_COMMAND)
 
 
 def all_specs():
@@ -233,7 +266,7 @@ def all_specs():
     import zoo_video
     import zoo_vision
     specs = zoo_vision.SPECS + zoo_timm.SPECS + zoo_text.SPECS + zoo_timm2.SPECS + zoo_text2.SPECS + zoo_video.SPECS \
-        + [s for s in round3_specs() + round4_specs() if s.name not in left_out()]
+        + [s for s in round3_specs() + round4_specs() + round5_specs() if s.name not in left_out()]
     assert len({s.name for s in specs}) == len(specs)
     return {s.name: s for s in specs}
 
@@ -276,7 +309,8 @@ def main():
             print(f"{name}: {seconds:.1f} s, " +
                   (f"NOT EXPORTED ({e['export_error']})" if "export_error" in e else
                    f"{e['parameters']} parameters, {e['mbytes']} MB, "
-                   f"{'dynamic batch' if e['dynamic'] else 'static'}{', core' if e['core'] else ''}"), flush=True)
+                   f"{'dynamic batch' if e['dynamic'] else 'static'}{' and length' if e.get('seq') else ''}"
+                   f"{', core' if e['core'] else ''}"), flush=True)
     index = {k: index[k] for k in specs if k in index}
     with open(index_path, "w") as f:
         json.dump(index, f, indent=1)

@@ -674,9 +674,13 @@ def KilnGPUDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::ModuleOp"> {
     `memref.reshape`, for instance) stay host allocations. Constants
     (`memref.get_global`, with their view chains) used inside a launch are
     rematerialized inside it, so kernel outlining copies the global into the
-    GPU module and kernels never read host memory. Reading or writing a
-    device buffer or a function argument (arguments are device buffers) on
-    the host is an error naming the op; calls of functions marked
+    GPU module and kernels never read host memory. A host `memref.load` of a
+    device buffer or a function argument (arguments are device buffers: a
+    value the kernels computed that host control flow needs) becomes a call
+    of the runtime's `kiln_gpu_read_to_host` (kiln/abi/gpu_calls.h), which
+    copies the element into a host scalar in stream order, and a load of that
+    scalar; any other host read or write of device memory is an error naming
+    the op; calls of functions marked
     `kiln.device_call` (the runtime's GPU library entry points) are device
     uses. An `aten.call_runtime` (a dispatcher op the runtime runs on the
     host) takes and returns device buffers too: the pass marks it

@@ -1,4 +1,4 @@
-// kiln runtime — composite rules: products and shuffles built from views (kron, channel_shuffle).
+// kiln runtime — composite rules: products and shuffles built from views (kron, channel_shuffle, tile).
 #include "Rules.h"
 
 namespace kiln::decomp {
@@ -86,6 +86,88 @@ def channel_shuffle(Tensor self, SymInt groups) -> Tensor
   return r
 def native_channel_shuffle(Tensor self, SymInt groups) -> Tensor
   r = aten::channel_shuffle.default(self=self, groups=groups)
+  return r
+
+# tile(x, dims): repeat with dims padded by leading 1s to x's rank (ATen's tile:
+# fewer dims than the rank repeat the trailing dims; as many or more are
+# repeat's own)
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 1
+  when len dims == 0
+  r = aten::repeat.default(self=self, repeats=[1])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 2
+  when len dims == 0
+  r = aten::repeat.default(self=self, repeats=[1, 1])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 2
+  when len dims == 1
+  r = aten::repeat.default(self=self, repeats=[1, dims.0])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 3
+  when len dims == 0
+  r = aten::repeat.default(self=self, repeats=[1, 1, 1])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 3
+  when len dims == 1
+  r = aten::repeat.default(self=self, repeats=[1, 1, dims.0])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 3
+  when len dims == 2
+  r = aten::repeat.default(self=self, repeats=[1, dims.0, dims.1])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 4
+  when len dims == 0
+  r = aten::repeat.default(self=self, repeats=[1, 1, 1, 1])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 4
+  when len dims == 1
+  r = aten::repeat.default(self=self, repeats=[1, 1, 1, dims.0])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 4
+  when len dims == 2
+  r = aten::repeat.default(self=self, repeats=[1, 1, dims.0, dims.1])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 4
+  when len dims == 3
+  r = aten::repeat.default(self=self, repeats=[1, dims.0, dims.1, dims.2])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 5
+  when len dims == 0
+  r = aten::repeat.default(self=self, repeats=[1, 1, 1, 1, 1])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 5
+  when len dims == 1
+  r = aten::repeat.default(self=self, repeats=[1, 1, 1, 1, dims.0])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 5
+  when len dims == 2
+  r = aten::repeat.default(self=self, repeats=[1, 1, 1, dims.0, dims.1])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 5
+  when len dims == 3
+  r = aten::repeat.default(self=self, repeats=[1, 1, dims.0, dims.1, dims.2])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  when rank self == 5
+  when len dims == 4
+  r = aten::repeat.default(self=self, repeats=[1, dims.0, dims.1, dims.2, dims.3])
+  return r
+def tile(Tensor self, SymInt[] dims) -> Tensor
+  r = aten::repeat.default(self=self, repeats=dims)
   return r
 )";
 

@@ -51,8 +51,15 @@ IValue runScalarNode(const std::string &target, const std::vector<IValue> &args)
                                                                                              : std::string("?")));
     return IValue();
   }
-  int64_t a = args.at(0).toInt(), b = args.at(1).toInt();
   std::string op = target.substr(std::strlen("_operator."));
+  if (op == "neg" && args.size() == 1) {  // -s of a SymInt (a causal conv's negative slice end)
+    int64_t a = args[0].toInt();
+    if (a == INT64_MIN) throw Error("kiln: " + target + "(" + std::to_string(a) + ") overflows a 64-bit int");
+    return IValue(-a);
+  }
+  if (args.size() != 2)
+    throw Error("kiln: " + target + " with " + std::to_string(args.size()) + " arguments is not supported");
+  int64_t a = args.at(0).toInt(), b = args.at(1).toInt();
   if (op == "eq") return IValue(a == b);
   if (op == "ne") return IValue(a != b);
   if (op == "lt") return IValue(a < b);

@@ -1,5 +1,6 @@
-// kiln runtime — kiln_rt_call_op_device: a dispatcher op between a GPU model's kernels, run on the host.
+// kiln runtime — host work between a GPU model's kernels: dispatcher ops and reads of device values.
 //
+// kiln_rt_call_op_device:
 // An op that kiln does not compile (a plugin's custom op, or an ATen op that
 // runs through the runtime's eager kernels) sits between kernels in a GPU
 // model. Its operands live in device memory and the dispatcher's kernels run
@@ -10,6 +11,11 @@
 // captured as a GPU graph (a capture may not wait for its own stream): the
 // call refuses while a graph is captured, and the loader then runs the model
 // without one. See docs/Rationale/gpu-host-calls.md.
+//
+// kiln_gpu_read_to_host (kiln/abi/gpu_calls.h): a value the kernels computed
+// that the host code needs (a split size from `.tolist()`, an `.item()`
+// that decides a branch or a loop bound) is copied to a host scalar once the
+// stream has reached it. It is vendor-neutral: a copy through the backend.
 #include "Backend.h"
 #include "Runtime.h"
 
@@ -154,5 +160,29 @@ kiln_rt_call_op_device(const char *qualified_name, int64_t nargs, kiln_rt_value 
   } catch (const std::exception &e) {
     scope->fail("op " + name + " on the host: " + e.what());
     return 1;
+  }
+}
+
+extern "C" __attribute__((visibility("default"))) void _mlir_ciface_kiln_gpu_read_to_host(int64_t dst, int64_t src,
+                                                                                      int64_t nbytes) {
+  void *out = reinterpret_cast<void *>(dst);
+  const void *in = reinterpret_cast<const void *>(src);
+  // What the host code computes with when the value cannot be read: the
+  // call has failed, and the loader reports its first error.
+  std::memset(out, 0, (size_t)nbytes);
+  LaunchScope *scope = LaunchScope::current();
+  if (scope && scope->failed()) return;
+  try {
+    if (PoolScope::current())
+      throw std::runtime_error("the host reads a value the kernels computed, which a GPU graph cannot capture");
+    // Outside a model call (no scope) the copy is CUDA's, as the mgpu* functions'.
+    const Backend &b = scope ? scope->backend() : backend(DeviceType::CUDA);
+    void *stream = scope ? scope->stream() : nullptr;
+    check(b, b.memcpyDtoH(out, in, (size_t)nbytes, stream),
+          "copying " + std::to_string(nbytes) + " bytes of a device value to the host");
+    synchronize(b, stream);
+  } catch (const std::exception &e) {
+    std::memset(out, 0, (size_t)nbytes);
+    if (scope) scope->fail(std::string("reading a device value on the host: ") + e.what());
   }
 }

@@ -8,8 +8,9 @@
 // and the stream: the "created" stream is the scope's stream (the caller's
 // or the thread's), destroying it does nothing, and synchronizing it is left
 // to the runtime, which waits (or not, for a caller's stream) after the
-// entry returns. Nothing reads device memory on the host in between, so
-// stream order alone keeps every result correct. Modules go to the backend
+// entry returns. The host reads device memory in between only through
+// kiln_gpu_read_to_host (HostCalls.cpp), which waits for the stream, so
+// stream order keeps every result correct. Modules go to the backend
 // their image is for (an AMDGPU ELF to HIP), and functions to their
 // module's. Errors cannot be returned through these void functions: the
 // first one is kept in the scope, later launches are skipped, and the loader

@@ -5,7 +5,8 @@
 # (even and dilated kernels) and "valid", integer and bool sums, the trigonometric,
 # hyperbolic, exp/log and erfc unary ops, a float minus an integer tensor (a wrapped
 # number: float32, not float64) and adaptive average pooling (Core IR:
-# _adaptive_avg_pool2d); saved in the default IR and in Core ATen IR with the inputs
+# _adaptive_avg_pool2d), tile with fewer, more and as many dims as the rank (a
+# composite of the default IR); saved in the default IR and in Core ATen IR with the inputs
 # and PyTorch's outputs. Run from this folder:  python3 export.py
 import numpy as np, torch
 import torch.nn.functional as F
@@ -34,7 +35,8 @@ class Ops(torch.nn.Module):
                 torch.acos(h), torch.asin(h), torch.atan(x), torch.tan(h), torch.sinh(x), torch.cosh(x),
                 torch.asinh(x), torch.acosh(x.abs() + 1), torch.atanh(h), torch.expm1(x), torch.exp2(x),
                 torch.log2(x.abs() + 0.5), torch.log10(x.abs() + 0.5), torch.erfc(x),
-                1.5 - m, F.adaptive_avg_pool2d(x.reshape(1, 2, 3, 4), (2, 3)), u, v * 2)
+                1.5 - m, F.adaptive_avg_pool2d(x.reshape(1, 2, 3, 4), (2, 3)), u, v * 2,
+                torch.tile(x, (2,)), torch.tile(x[0], (2, 1, 3)), torch.tile(m, (2, 2)))
 
 
 torch.manual_seed(0)
@@ -52,3 +54,19 @@ with torch.no_grad():
 for i, o in enumerate(outs):
     np.save(f"output{i}.npy", o.detach().numpy())
 print(len(outs), "outputs;", [str(o.dtype) for o in outs])
+
+
+class NegSlice(torch.nn.Module):
+    """A slice bound from the negated symbolic length (operator.neg of a SymInt, as a
+    causal convolution's trim of its padding): the eager runtime's scalar nodes."""
+
+    def forward(self, x):
+        return x[:, -x.shape[1] + 2:] * 2.0
+
+
+y = torch.randn(2, 7)
+ep = torch.export.export(NegSlice(), (y,), dynamic_shapes=({1: torch.export.Dim.DYNAMIC(min=3, max=16)},))
+assert any("neg" in str(n.target) for n in ep.graph.nodes), "no operator.neg node"
+torch.export.save(ep, "neg_slice.pt2")
+np.save("neg_input.npy", y.numpy())
+np.save("neg_output.npy", NegSlice()(y).numpy())

@@ -19,6 +19,8 @@ void *mgpuMemAlloc(uint64_t size, void *stream, bool hostShared);
 void mgpuMemFree(void *ptr, void *stream);
 void mgpuLaunchKernel(void *f, intptr_t gx, intptr_t gy, intptr_t gz, intptr_t bx, intptr_t by, intptr_t bz,
                       int32_t smem, void *stream, void **params, void **extra, size_t count);
+// kiln/abi/gpu_calls.h: a host read of a device value (runtime/src/gpu/HostCalls.cpp).
+void _mlir_ciface_kiln_gpu_read_to_host(int64_t dst, int64_t src, int64_t nbytes);
 }
 
 namespace {
@@ -138,6 +140,13 @@ TEST(Cuda, GeneratedCodeEntryPointsWithoutADriver) {
   EXPECT_EQ(mgpuMemAlloc(0, nullptr, false), nullptr);
   mgpuMemFree(nullptr, nullptr);
   mgpuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  // A host read of a device value that cannot be made leaves zeros, not
+  // what the host scalar held before, and does not touch the source.
+  int64_t value = -1, source = 42;
+  _mlir_ciface_kiln_gpu_read_to_host(reinterpret_cast<int64_t>(&value), reinterpret_cast<int64_t>(&source),
+                                     sizeof value);
+  EXPECT_EQ(value, 0);
+  EXPECT_EQ(source, 42);
 }
 
 TEST(Cuda, ManifestDeviceLine) {

@@ -50,6 +50,18 @@
 #define KILN_GPU_SDPA_BOOL_MASK_SUFFIX "_boolmask" /* a bool mask: attend where true */
 #define KILN_GPU_SDPA_ADD_MASK_SUFFIX "_addmask"   /* a float mask added to the scores */
 
+/* void kiln_gpu_read_to_host(index dst, index src, index nbytes): copies
+ * nbytes of device memory at address src to host memory at dst once the
+ * work queued before it on the model call's stream is done (1.8). A GPU
+ * model's host code reads through it what its kernels computed and host
+ * control flow needs (`.item()`, `.tolist()` split sizes, data-dependent
+ * loop bounds); lib/Transforms/GPUDeviceBuffers.cpp rewrites such reads.
+ * Vendor-neutral (runtime/src/gpu/HostCalls.cpp). After an earlier failure
+ * of the call it writes zeros; inside a GPU graph capture it fails the call
+ * (a capture cannot wait for its own stream), and the model runs without a
+ * graph. */
+#define KILN_GPU_READ_TO_HOST "kiln_gpu_read_to_host"
+
 /* Bits of the GEMMs' `flags`. */
 enum kiln_gpu_gemm_flags {
   KILN_GPU_GEMM_TF32 = 1,      /* float32 operands may multiply in TF32 */
@@ -81,6 +93,7 @@ enum kiln_gpu_conv_flags {
   X("kiln_gpu_sdpa_f32") X("kiln_gpu_sdpa_bf16") X("kiln_gpu_sdpa_f16")                    \
   X("kiln_gpu_sdpa_f32_boolmask") X("kiln_gpu_sdpa_bf16_boolmask")                         \
   X("kiln_gpu_sdpa_f16_boolmask") X("kiln_gpu_sdpa_f32_addmask")                           \
-  X("kiln_gpu_sdpa_bf16_addmask") X("kiln_gpu_sdpa_f16_addmask")
+  X("kiln_gpu_sdpa_bf16_addmask") X("kiln_gpu_sdpa_f16_addmask")                           \
+  X(KILN_GPU_READ_TO_HOST)
 
 #endif /* KILN_ABI_GPU_CALLS_H */
