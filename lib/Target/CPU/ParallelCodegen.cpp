@@ -1,7 +1,9 @@
 //===- ParallelCodegen.cpp - a model's LLVM optimisation and code generation over threads ===//
 #include "kiln/Target/CPU.h"
 
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -36,17 +38,25 @@ size_t functionSize(const Function &f) {
   return n;
 }
 
-/// What optimising and compiling a function costs, in instructions of a loop
-/// nest. An `optnone` function (a model's entry: runtime calls, buffer sizes,
-/// launches) skips the optimisation pipeline and is selected without
-/// optimisation: ViT-B/16's entry, 14,264 instructions, took 0.64 s of CPU
-/// where its 331 loop functions, 4,138 instructions in all, took 2.09 s
-/// (kiln-compile --timing's parts; a twelfth per instruction). Counted at full
-/// size the entry filled one part alone and the other thread did three
-/// quarters of the work (docs/cli.md, --compile-jobs).
-size_t functionCost(const Function &f) {
-  size_t n = functionSize(f);
-  return f.hasOptNone() ? n / 12 : n;
+/// What optimising and compiling a function costs, in instructions of
+/// straight-line code: an instruction inside a loop counts twelve times. The
+/// loop nests (the outlined parallel chunks and serial loops) are what LLVM's
+/// vectorisers, unrolling and scheduling work on; straight-line code (the
+/// entry's runtime calls and launches, `optnone`, and the C-interface
+/// wrappers that unpack memref descriptors) is cheap per instruction.
+/// ViT-B/16's entry, 14,264 instructions, took 0.64 s of CPU where its 331
+/// loop functions, 4,138 instructions in all, took 2.09 s (kiln-compile
+/// --timing's parts); counted by instructions alone, the entry filled one
+/// part and the other thread did three quarters of the work, and
+/// EfficientNet-B0's 3,447-instruction C-interface wrapper did the same
+/// (docs/cli.md, --compile-jobs).
+size_t functionCost(Function &f) {
+  DominatorTree dt(f);
+  LoopInfo loops(dt);
+  size_t cost = 0;
+  for (const BasicBlock &bb : f)
+    cost += bb.size() * (loops.getLoopFor(&bb) ? 12 : 1);
+  return cost;
 }
 
 double threadCpuSeconds() {
@@ -95,13 +105,16 @@ mlir::LogicalResult emitObjects(Module &module, const CPUCodegenOptions &options
   }
 
   // Largest functions first, each to the part with the least so far.
-  llvm::stable_sort(defined, [](Function *a, Function *b) { return functionCost(*a) > functionCost(*b); });
+  DenseMap<const Function *, size_t> cost;
+  for (Function *f : defined)
+    cost[f] = functionCost(*f);
+  llvm::stable_sort(defined, [&](Function *a, Function *b) { return cost[a] > cost[b]; });
   DenseMap<const GlobalValue *, unsigned> partOf;
   std::vector<size_t> load(jobs, 0), functions(jobs, 0), instructions(jobs, 0);
   for (Function *f : defined) {
     unsigned best = std::min_element(load.begin(), load.end()) - load.begin();
     partOf[f] = best;
-    load[best] += functionCost(*f);
+    load[best] += cost[f];
     functions[best] += 1;
     instructions[best] += functionSize(*f);
   }
