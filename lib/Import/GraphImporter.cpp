@@ -220,12 +220,10 @@ LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataD
         }
         *shared = std::move(*opened);
       }
-      auto read = (*shared)->read(member);
-      if (!read) {
-        error = llvm::toString(read.takeError());
+      if (llvm::Error e = (*shared)->readInto(member, bytes)) {
+        error = llvm::toString(std::move(e));
         return false;
       }
-      bytes = std::move(*read);
       return true;
     });
     const json::Value *meta = e->get("tensor_meta");

@@ -56,6 +56,23 @@ Expected<std::vector<char>> Pt2Archive::read(StringRef relative, uint64_t limit)
   return bytes;
 }
 
+Error Pt2Archive::readInto(StringRef relative, std::vector<char> &bytes, uint64_t limit) const {
+  std::string full = prefix_ + relative.str();
+  char *error = nullptr;
+  uint64_t size = 0;
+  // The reader's chunks: the vector never shrinks its capacity, so a member
+  // no larger than one read before lands in memory already touched.
+  auto grow = [](void *context, uint64_t n) -> void * {
+    auto *v = static_cast<std::vector<char> *>(context);
+    v->resize(n);
+    return v->data();
+  };
+  if (kiln_archive_read_into(archive_, full.c_str(), limit, grow, &bytes, &size, &error) != 0)
+    return archiveError(error);
+  bytes.resize(size);
+  return Error::success();
+}
+
 Expected<uint64_t> Pt2Archive::size(StringRef relative, uint64_t limit) const {
   std::string full = prefix_ + relative.str();
   char *error = nullptr;

@@ -5,12 +5,14 @@
 
 namespace kiln {
 
-bool WeightData::withBytes(llvm::function_ref<void(llvm::ArrayRef<char>)> use, std::string &error) const {
+bool WeightData::withBytes(llvm::function_ref<void(llvm::ArrayRef<char>)> use, std::string &error,
+                           std::vector<char> *scratch) const {
   if (!reader_) {
     use(held_);
     return true;
   }
-  std::vector<char> bytes;
+  std::vector<char> local;
+  std::vector<char> &bytes = scratch ? *scratch : local;
   if (!reader_(bytes, error))
     return false;
   if (bytes.size() != size_) {

@@ -35,6 +35,10 @@ public:
   /// Reads `prefix + relative` whole. Fails, before allocating, if the member
   /// claims more than `limit` bytes (0: kiln_limit_tensor_bytes()).
   llvm::Expected<std::vector<char>> read(llvm::StringRef relative, uint64_t limit = 0) const;
+  /// Reads `prefix + relative` whole into `bytes` (resized to it), reusing
+  /// the vector's memory: a caller reading many members through one vector
+  /// allocates and faults in its pages once.
+  llvm::Error readInto(llvm::StringRef relative, std::vector<char> &bytes, uint64_t limit = 0) const;
   /// The size `prefix + relative` claims, within `limit` as read() checks it,
   /// without reading it.
   llvm::Expected<uint64_t> size(llvm::StringRef relative, uint64_t limit = 0) const;

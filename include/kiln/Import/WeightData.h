@@ -23,7 +23,8 @@ namespace kiln {
 
 class WeightData {
 public:
-  /// Reads the bytes into `out`; false with a message naming where on failure.
+  /// Reads the bytes into `out` (reusing its memory); false with a message
+  /// naming where on failure.
   using Reader = std::function<bool(std::vector<char> &out, std::string &error)>;
 
   WeightData() = default;
@@ -33,9 +34,12 @@ public:
   WeightData(uint64_t size, Reader reader) : size_(size), reader_(std::move(reader)) {}
 
   uint64_t size() const { return size_; }
-  /// Calls `use` with the bytes (read now unless held); false, with the
-  /// reader's message, if they cannot be read or are not `size()` bytes.
-  bool withBytes(llvm::function_ref<void(llvm::ArrayRef<char>)> use, std::string &error) const;
+  /// Calls `use` with the bytes (read now unless held, into `scratch` when
+  /// given: one buffer reused over a model's weights is allocated and faulted
+  /// in once); false, with the reader's message, if they cannot be read or
+  /// are not `size()` bytes.
+  bool withBytes(llvm::function_ref<void(llvm::ArrayRef<char>)> use, std::string &error,
+                 std::vector<char> *scratch = nullptr) const;
 
 private:
   uint64_t size_ = 0;

@@ -56,6 +56,7 @@ mlir::LogicalResult appendWeights(StringRef soPath, const WeightLayout &layout,
     order.push_back(&e);
   std::sort(order.begin(), order.end(), [](auto *a, auto *b) { return a->offset < b->offset; });
   uint64_t at = 0;
+  std::vector<char> scratch;
   for (const WeightLayout::Entry *e : order) {
     auto it = weights.find(e->name);
     if (it == weights.end() || it->second.size() != e->nbytes || e->offset < at) {
@@ -63,9 +64,11 @@ mlir::LogicalResult appendWeights(StringRef soPath, const WeightLayout &layout,
       return mlir::failure();
     }
     zeros(os, e->offset - at);
-    // Read now (the importer only noted where it is), written, and freed.
+    // Read now (the importer only noted where it is) into the one buffer
+    // reused for every weight, and written.
     std::string readError;
-    if (!it->second.withBytes([&](ArrayRef<char> data) { os.write(data.data(), data.size()); }, readError)) {
+    if (!it->second.withBytes([&](ArrayRef<char> data) { os.write(data.data(), data.size()); }, readError,
+                              &scratch)) {
       error = "weight '" + e->name + "': " + readError;
       return mlir::failure();
     }

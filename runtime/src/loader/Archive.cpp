@@ -115,10 +115,9 @@ extern "C" int kiln_archive_member_size(const kiln_archive *a, const char *membe
   return 0;
 }
 
-extern "C" int kiln_archive_read(const kiln_archive *a, const char *member, uint64_t limit, char **data,
-                                 uint64_t *size, char **error) {
+extern "C" int kiln_archive_read_into(const kiln_archive *a, const char *member, uint64_t limit,
+                                      kiln_archive_grow_fn grow, void *context, uint64_t *size, char **error) {
   if (error) *error = nullptr;
-  *data = nullptr;
   *size = 0;
   std::string m = member ? member : "";
   zip_int64_t idx;
@@ -127,19 +126,18 @@ extern "C" int kiln_archive_read(const kiln_archive *a, const char *member, uint
   zip_file_t *f = zip_fopen_index(a->zip, (zip_uint64_t)idx, 0);
   if (!f)
     return fail(error, "cannot open member '" + m + "' of '" + a->path + "': " + zip_strerror(a->zip));
-  // Read straight into the caller's buffer, grown chunk by chunk.
-  char *out = nullptr;
+  // Read straight into the caller's buffer, grown chunk by chunk as data
+  // arrives (the claim is believed no further than that).
   constexpr zip_uint64_t kChunk = 16u << 20;
   zip_int64_t got = 0;
   bool oom = false;
   while ((zip_uint64_t)got < st.size) {
     zip_uint64_t want = std::min<zip_uint64_t>(kChunk, st.size - (zip_uint64_t)got);
-    char *grown = static_cast<char *>(std::realloc(out, (size_t)(got + want)));
-    if (!grown) {
+    char *out = static_cast<char *>(grow(context, (uint64_t)got + want));
+    if (!out) {
       oom = true;
       break;
     }
-    out = grown;
     zip_int64_t n = zip_fread(f, out + got, want);
     if (n <= 0) {
       if (n < 0) got = -1;
@@ -149,16 +147,35 @@ extern "C" int kiln_archive_read(const kiln_archive *a, const char *member, uint
   }
   std::string why = got < 0 ? zip_file_strerror(f) : "";
   zip_fclose(f);
-  if (oom || got < 0 || (zip_uint64_t)got != st.size) {
-    std::free(out);
-    if (oom) return fail(error, "out of memory reading member '" + m + "' of '" + a->path + "'");
+  if (oom) return fail(error, "out of memory reading member '" + m + "' of '" + a->path + "'");
+  if (got < 0 || (zip_uint64_t)got != st.size)
     return fail(error, "member '" + m + "' of '" + a->path + "' is truncated or corrupt" +
                            (why.empty() ? std::string() : ": " + why));
-  }
-  if (!out && !(out = static_cast<char *>(std::malloc(1))))
-    return fail(error, "out of memory reading member '" + m + "' of '" + a->path + "'");
-  *data = out;
   *size = (uint64_t)got;
+  return 0;
+}
+
+namespace {
+void *reallocGrow(void *context, uint64_t size) {
+  char **buffer = static_cast<char **>(context);
+  char *grown = static_cast<char *>(std::realloc(*buffer, size ? (size_t)size : 1));
+  if (grown) *buffer = grown;
+  return grown;
+}
+} // namespace
+
+extern "C" int kiln_archive_read(const kiln_archive *a, const char *member, uint64_t limit, char **data,
+                                 uint64_t *size, char **error) {
+  *data = nullptr;
+  char *buffer = nullptr;
+  if (kiln_archive_read_into(a, member, limit, reallocGrow, &buffer, size, error) != 0) {
+    std::free(buffer);
+    return -1;
+  }
+  // An empty member still gives a buffer to free.
+  if (!buffer && !reallocGrow(&buffer, 1))
+    return fail(error, "out of memory reading member '" + std::string(member ? member : "") + "' of '" + a->path + "'");
+  *data = buffer;
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 using kiln::test::TempDir;
 using kiln::test::writeZip;
@@ -86,6 +87,44 @@ TEST(Archive, MemberErrorsNameTheMemberAndTheArchive) {
       << msg;
   kiln_archive_close(a);
   kiln_archive_close(nullptr);
+}
+
+TEST(Archive, ReadsIntoTheCallersBufferAsDataArrives) {
+  TempDir dir;
+  std::string big(40u << 20, '\0');
+  for (size_t i = 0; i < big.size(); ++i)
+    big[i] = (char)(i * 7 + (i >> 12));
+  writeZip(dir / "a.pt2", {{"w/big", big}, {"w/small", "abc"}});
+  char *error = nullptr;
+  kiln_archive *a = kiln_archive_open((dir / "a.pt2").c_str(), &error);
+  ASSERT_NE(a, nullptr) << take(error);
+  struct Buffer {
+    std::string bytes;
+    std::vector<uint64_t> asked;
+    static void *grow(void *context, uint64_t n) {
+      auto *b = static_cast<Buffer *>(context);
+      b->asked.push_back(n);
+      b->bytes.resize(n);
+      return b->bytes.data();
+    }
+  } buffer;
+  uint64_t size = 0;
+  ASSERT_EQ(kiln_archive_read_into(a, "w/big", 0, Buffer::grow, &buffer, &size, &error), 0) << take(error);
+  EXPECT_EQ(size, big.size());
+  EXPECT_TRUE(buffer.bytes == big);
+  // 16 MiB more at a time, never more than the data that came.
+  EXPECT_EQ(buffer.asked, (std::vector<uint64_t>{16u << 20, 32u << 20, big.size()}));
+  // The same buffer for the next member: its bytes come first.
+  buffer.asked.clear();
+  ASSERT_EQ(kiln_archive_read_into(a, "w/small", 0, Buffer::grow, &buffer, &size, &error), 0) << take(error);
+  EXPECT_EQ(size, 3u);
+  EXPECT_EQ(buffer.bytes.substr(0, 3), "abc");
+  // The limit comes first: nothing is asked for.
+  buffer.asked.clear();
+  EXPECT_EQ(kiln_archive_read_into(a, "w/big", 1024, Buffer::grow, &buffer, &size, &error), -1);
+  EXPECT_NE(take(error).find("more than kiln's limit of 1024"), std::string::npos);
+  EXPECT_TRUE(buffer.asked.empty());
+  kiln_archive_close(a);
 }
 
 } // namespace

@@ -47,6 +47,16 @@ int kiln_archive_read(const kiln_archive *archive, const char *member, uint64_t 
 /// later checks the claim against what the member really holds.
 int kiln_archive_member_size(const kiln_archive *archive, const char *member, uint64_t limit, uint64_t *size,
                              char **error);
+/// Reads `member` whole into a buffer the caller owns: `grow(context, n)`
+/// returns a buffer of at least `n` bytes holding the bytes read so far (as
+/// realloc does), or NULL when out of memory; it is asked for more only as
+/// data arrives, 16 MiB at a time, after the same limit check as
+/// kiln_archive_read. A caller that reuses one buffer for many members (the
+/// compiler writing a model's weights) reads each without a fresh allocation.
+/// Returns 0 and *size, or -1 and *error.
+typedef void *(*kiln_archive_grow_fn)(void *context, uint64_t size);
+int kiln_archive_read_into(const kiln_archive *archive, const char *member, uint64_t limit,
+                           kiln_archive_grow_fn grow, void *context, uint64_t *size, char **error);
 /// Frees a buffer or a message this API returned.
 void kiln_archive_free(void *p);
 
