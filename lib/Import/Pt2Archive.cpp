@@ -46,13 +46,9 @@ bool Pt2Archive::hasMember(StringRef relative) const {
 }
 
 Expected<std::vector<char>> Pt2Archive::read(StringRef relative, uint64_t limit) const {
-  std::string full = prefix_ + relative.str();
-  char *data = nullptr, *error = nullptr;
-  uint64_t size = 0;
-  if (kiln_archive_read(archive_, full.c_str(), limit, &data, &size, &error) != 0)
-    return archiveError(error);
-  std::vector<char> bytes(data, data + size);
-  kiln_archive_free(data);
+  std::vector<char> bytes;
+  if (Error e = readInto(relative, bytes, limit))
+    return std::move(e);
   return bytes;
 }
 
