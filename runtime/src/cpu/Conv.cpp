@@ -8,6 +8,8 @@
 // the primitive's blocked layout (once, when it is a constant weight).
 #include "ConvGeometry.h"
 #include "Dnnl.h"
+#include "Threads.h"
+#include "Winograd.h"
 
 #include "kiln/abi/cpu_calls.h"
 
@@ -77,6 +79,44 @@ dnnl_memory_desc_t blockedDesc(const char *who, const char *operand, const std::
   return md;
 }
 
+/// `data` with dims `dims` (N, C, H, W) as Winograd's code reads it: oneDNN's
+/// blocked layout when `blocked`, else a view whose channels are
+/// unit-stride; false for any other view.
+bool winogradOperand(float *data, bool blocked, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides,
+                     WinogradOperand &o) {
+  if (blocked) {
+    const int64_t group = blockedGroup(dims[1]);
+    o = {data, dims[1] * dims[2] * dims[3], dims[2] * dims[3] * group, group, dims[3] * group, group};
+    return true;
+  }
+  if (strides[1] != 1) return false;
+  o = {data, strides[0], 0, dims[1], strides[2], strides[3]};
+  return true;
+}
+
+/// Runs a 2-d, ungrouped, 3x3, stride-1 convolution with a constant filter
+/// by Winograd's F(4x4, 3x3) where it pays (Winograd.h); false when it
+/// does not apply (the caller runs oneDNN's direct convolution).
+bool tryWinograd(int32_t flags, int64_t groups, const ConvGeometry &g, const Desc<5> *X, const Desc<5> *W,
+                 const Desc<5> *Y, const float *bias, const Desc<5> *R, const std::vector<int64_t> &rs) {
+  if (g.xd.size() != 4 || groups != 1 || g.cropped || !(flags & KILN_CPU_CONST_WEIGHT) || g.wd[2] != 3 ||
+      g.wd[3] != 3 || g.stride != std::vector<int64_t>{1, 1} || g.dilate != std::vector<int64_t>{0, 0} ||
+      g.xd[1] % 8 || g.yd[1] % 8 || !winogradPays(g.xd[0], g.xd[1], g.yd[1], g.yd[2], g.yd[3]))
+    return false;
+  WinogradConv cv;
+  if (!winogradOperand(X->data(), flags & KILN_CPU_X_BLOCKED, g.xd, g.xs, cv.x) ||
+      !winogradOperand(Y->data(), flags & KILN_CPU_Y_BLOCKED, g.yd, g.ys, cv.y) ||
+      (R && !winogradOperand(R->data(), flags & KILN_CPU_R_BLOCKED, g.yd, rs, cv.r)))
+    return false;
+  cv.n = g.xd[0], cv.c = g.xd[1], cv.k = g.yd[1], cv.h = g.xd[2], cv.w = g.xd[3], cv.oh = g.yd[2], cv.ow = g.yd[3];
+  cv.padTop = g.padL[0], cv.padLeft = g.padL[1];
+  cv.weight = W->data(), cv.wK = g.ws[0], cv.wC = g.ws[1], cv.wH = g.ws[2], cv.wW = g.ws[3];
+  cv.bias = bias;
+  cv.accumulate = !(flags & KILN_CPU_OVERWRITE);
+  cv.activation = flags & (KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU | KILN_CPU_SIGMOID);
+  return runWinograd(cv, maxThreads());
+}
+
 /// The convolution `y (+)= conv(x, w) (+ bias[c]) (+ r)`, then the
 /// activation its flags name (KILN_CPU_RELU, _HARDSWISH, _SILU, _SIGMOID);
 /// params are stride, padding and dilation per spatial dim (D, H, W).
@@ -111,6 +151,7 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
   // geometry keeps: the output's dims, unit ones dropped).
   std::vector<int64_t> rs;
   if (R) rs = g.keptStrides(R);
+  if (tryWinograd(flags, groups, g, X, W, Y, biasData, R, rs)) return;
   std::vector<int64_t> key{0, flags & (KILN_CPU_OVERWRITE | KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU |
                                        KILN_CPU_SIGMOID),
                              groups, bias != nullptr, R != nullptr};

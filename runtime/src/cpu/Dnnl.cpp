@@ -14,6 +14,7 @@
 #include "Mkl.h"
 #include "OpenMPTeam.h"
 #include "Threads.h"
+#include "Winograd.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -426,6 +427,7 @@ void forgetWeights() {
   // Threads drop their references at their next call of each plan.
   gWeightsGeneration.fetch_add(1, std::memory_order_release);
   forgetMklWeights();
+  forgetWinogradWeights();
 }
 
 } // namespace kiln::cpu
