@@ -66,12 +66,17 @@ int64_t blockedGroup(int64_t channels) {
 /// (N, C, H, W) whose caller's view has the element strides `strides`:
 /// the same memory read as (N, C/g, H, W, g). Throws naming `who` unless
 /// the view is the whole dense NHWC buffer the flag promises.
-dnnl_memory_desc_t blockedDesc(const char *who, const char *operand, const std::vector<int64_t> &dims,
-                               const std::vector<int64_t> &strides) {
+void checkBlocked(const char *who, const char *operand, const std::vector<int64_t> &dims,
+                  const std::vector<int64_t> &strides) {
   if (dims.size() != 4 || dims[1] % 8 ||
       strides != std::vector<int64_t>{dims[1] * dims[2] * dims[3], 1, dims[3] * dims[1], dims[1]})
     throw std::runtime_error(std::string(who) + ": " + operand +
                              " is marked blocked but is not a whole dense (N, H, W, C) buffer with C a multiple of 8");
+}
+
+dnnl_memory_desc_t blockedDesc(const char *who, const char *operand, const std::vector<int64_t> &dims,
+                               const std::vector<int64_t> &strides) {
+  checkBlocked(who, operand, dims, strides);
   dnnl_memory_desc_t md;
   check(dnnl().memory_desc_init_by_tag(&md, 4, dims.data(), dnnl_f32,
                                        blockedGroup(dims[1]) == 16 ? dnnl_nChw16c : dnnl_nChw8c),
@@ -82,9 +87,10 @@ dnnl_memory_desc_t blockedDesc(const char *who, const char *operand, const std::
 /// `data` with dims `dims` (N, C, H, W) as Winograd's code reads it: oneDNN's
 /// blocked layout when `blocked`, else a view whose channels are
 /// unit-stride; false for any other view.
-bool winogradOperand(float *data, bool blocked, const std::vector<int64_t> &dims, const std::vector<int64_t> &strides,
-                     WinogradOperand &o) {
+bool winogradOperand(const char *who, const char *operand, float *data, bool blocked, const std::vector<int64_t> &dims,
+                     const std::vector<int64_t> &strides, WinogradOperand &o) {
   if (blocked) {
+    checkBlocked(who, operand, dims, strides);
     const int64_t group = blockedGroup(dims[1]);
     o = {data, dims[1] * dims[2] * dims[3], dims[2] * dims[3] * group, group, dims[3] * group, group};
     return true;
@@ -97,16 +103,16 @@ bool winogradOperand(float *data, bool blocked, const std::vector<int64_t> &dims
 /// Runs a 2-d, ungrouped, 3x3, stride-1 convolution with a constant filter
 /// by Winograd's F(4x4, 3x3) where it pays (Winograd.h); false when it
 /// does not apply (the caller runs oneDNN's direct convolution).
-bool tryWinograd(int32_t flags, int64_t groups, const ConvGeometry &g, const Desc<5> *X, const Desc<5> *W,
-                 const Desc<5> *Y, const float *bias, const Desc<5> *R, const std::vector<int64_t> &rs) {
+bool tryWinograd(const char *who, int32_t flags, int64_t groups, const ConvGeometry &g, const Desc<5> *X,
+                 const Desc<5> *W, const Desc<5> *Y, const float *bias, const Desc<5> *R, const std::vector<int64_t> &rs) {
   if (g.xd.size() != 4 || groups != 1 || g.cropped || !(flags & KILN_CPU_CONST_WEIGHT) || g.wd[2] != 3 ||
       g.wd[3] != 3 || g.stride != std::vector<int64_t>{1, 1} || g.dilate != std::vector<int64_t>{0, 0} ||
       g.xd[1] % 8 || g.yd[1] % 8 || !winogradPays(g.xd[0], g.xd[1], g.yd[1], g.yd[2], g.yd[3]))
     return false;
   WinogradConv cv;
-  if (!winogradOperand(X->data(), flags & KILN_CPU_X_BLOCKED, g.xd, g.xs, cv.x) ||
-      !winogradOperand(Y->data(), flags & KILN_CPU_Y_BLOCKED, g.yd, g.ys, cv.y) ||
-      (R && !winogradOperand(R->data(), flags & KILN_CPU_R_BLOCKED, g.yd, rs, cv.r)))
+  if (!winogradOperand(who, "x", X->data(), flags & KILN_CPU_X_BLOCKED, g.xd, g.xs, cv.x) ||
+      !winogradOperand(who, "y", Y->data(), flags & KILN_CPU_Y_BLOCKED, g.yd, g.ys, cv.y) ||
+      (R && !winogradOperand(who, "r", R->data(), flags & KILN_CPU_R_BLOCKED, g.yd, rs, cv.r)))
     return false;
   cv.n = g.xd[0], cv.c = g.xd[1], cv.k = g.yd[1], cv.h = g.xd[2], cv.w = g.xd[3], cv.oh = g.yd[2], cv.ow = g.yd[3];
   cv.padTop = g.padL[0], cv.padLeft = g.padL[1];
@@ -114,7 +120,8 @@ bool tryWinograd(int32_t flags, int64_t groups, const ConvGeometry &g, const Des
   cv.bias = bias;
   cv.accumulate = !(flags & KILN_CPU_OVERWRITE);
   cv.activation = flags & (KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU | KILN_CPU_SIGMOID);
-  return runWinograd(cv, maxThreads());
+  runWinograd(cv, maxThreads());
+  return true;
 }
 
 /// The convolution `y (+)= conv(x, w) (+ bias[c]) (+ r)`, then the
@@ -151,7 +158,7 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
   // geometry keeps: the output's dims, unit ones dropped).
   std::vector<int64_t> rs;
   if (R) rs = g.keptStrides(R);
-  if (tryWinograd(flags, groups, g, X, W, Y, biasData, R, rs)) return;
+  if (tryWinograd(who, flags, groups, g, X, W, Y, biasData, R, rs)) return;
   std::vector<int64_t> key{0, flags & (KILN_CPU_OVERWRITE | KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU |
                                        KILN_CPU_SIGMOID),
                              groups, bias != nullptr, R != nullptr};

@@ -207,29 +207,6 @@ bool mklConstWeightGemm(const MklProduct &p, int threads) {
   return true;
 }
 
-std::shared_ptr<const float> mklPackB(const float *b, int64_t m, int64_t n, int64_t k, int64_t ldb) {
-  const MklApi &api = mkl();
-  const int64_t limit = int64_t(1) << 31;
-  if (!api.ok || m >= limit || n >= limit || k >= limit || ldb >= limit) return nullptr;
-  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  size_t bytes = api.packGetSize(kBMatrix, mi, ni, ki);
-  float *data = static_cast<float *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-  if (!data)
-    throw std::runtime_error("out of memory for a packed " + std::to_string(k) + "x" + std::to_string(n) +
-                             " matrix (" + std::to_string(bytes) + " bytes)");
-  api.setNumThreadsLocal(1);
-  api.pack(kRowMajor, kBMatrix, kNoTrans, mi, ni, ki, 1.0f, b, static_cast<int>(ldb), data);
-  return std::shared_ptr<const float>(data, [](const float *p) { std::free(const_cast<float *>(p)); });
-}
-
-void mklComputePacked(const float *a, int64_t lda, const float *packed, float *d, int64_t ldd, int64_t m, int64_t n,
-                      int64_t k) {
-  const MklApi &api = mkl();
-  api.setNumThreadsLocal(1);
-  api.compute(kRowMajor, kNoTrans, kPacked, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), a,
-              static_cast<int>(lda), packed, static_cast<int>(n), 0.0f, d, static_cast<int>(ldd));
-}
-
 void forgetMklWeights() {
   std::lock_guard<std::mutex> lock(gPackedMutex);
   gPacked.clear();

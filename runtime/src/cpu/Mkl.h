@@ -3,7 +3,6 @@
 #define KILN_RUNTIME_CPU_MKL_H
 
 #include <cstdint>
-#include <memory>
 
 namespace kiln::cpu {
 
@@ -35,16 +34,6 @@ bool mklConstWeightGemm(const MklProduct &p, int threads);
 
 /// Drops the packed weights (a model is unloaded).
 void forgetMklWeights();
-
-/// A constant row-major k x n matrix (row stride `ldb`) packed by oneMKL for
-/// products of `m` rows (mklComputePacked); null when oneMKL is not
-/// available. Freed with the last holder.
-std::shared_ptr<const float> mklPackB(const float *b, int64_t m, int64_t n, int64_t k, int64_t ldb);
-
-/// D (m x n, row stride ldd) = A (m x k, row stride lda) * packed, on the
-/// calling thread alone; m, n and k as packed.
-void mklComputePacked(const float *a, int64_t lda, const float *packed, float *d, int64_t ldd, int64_t m, int64_t n,
-                      int64_t k);
 
 } // namespace kiln::cpu
 

@@ -5,17 +5,19 @@
 // and "." the elementwise product over the 36 positions: summed over input
 // channels, each position is one matrix product (tiles x C) by (C x K).
 // That is 36 multiply-adds per tile and channel pair where the direct
-// convolution spends 144: the products run on oneMKL's packed GEMM (the 36
-// transformed filters packed once), the transforms are vector code over
-// groups of 8 channels. The tiles are cut into blocks that one thread
-// transforms, multiplies and writes back while they are in its caches.
+// convolution spends 144. The transformed filters are laid out once in
+// panels of 16 output channels; the products run on a register-blocked
+// kernel (6 tiles x 16 channels of accumulators, the input channels
+// streamed), the transforms are vector code over groups of 8 channels, all
+// built for AVX2 as well as baseline x86-64. The tiles are cut into blocks
+// that one thread transforms, multiplies and writes back while they are in
+// its caches.
 // The transform matrices are the usual ones for the points 0, +-1, +-2
 // (Lavin and Gray, "Fast Algorithms for Convolutional Neural Networks");
 // in float32 they round a little more than the direct sum (relative errors
 // of about 1e-6 to 1e-5 against 1e-7), well inside what a float32 model's
 // comparison allows.
 #include "Winograd.h"
-#include "Mkl.h"
 #include "OpenMPTeam.h"
 
 #include "kiln/abi/cpu_calls.h"
@@ -74,31 +76,33 @@ constexpr double kG[6][3] = {{1.0 / 4, 0, 0},
                              {1.0 / 24, -1.0 / 12, 1.0 / 6},
                              {0, 0, 1}};
 
-/// The 36 transformed filters of one weight, packed for products of
-/// `rows` tiles, each cut into `cols.size() - 1` panels of output channels
-/// (panel j: channels [cols[j], cols[j + 1])); packed[p * panels + j].
+/// Output channels a panel of the transformed filters holds.
+constexpr int64_t kPanel = 16;
+/// Tiles one call of the product kernel takes.
+constexpr int64_t kTileRows = 6;
+
+/// The 36 transformed filters of one weight: for position p, panel j (output
+/// channels [16j, 16j + 16), zero past K) and input channel ci, 16 values at
+/// u[((p * panels + j) * C + ci) * 16].
 struct Filters {
-  int64_t rows = 0;
-  std::vector<int64_t> cols;
-  std::vector<std::shared_ptr<const float>> packed;
-  int64_t panels() const { return static_cast<int64_t>(cols.size()) - 1; }
+  int64_t panels = 0;
+  std::vector<float> u;
 };
 
-using FilterKey = std::tuple<const float *, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
+using FilterKey = std::tuple<const float *, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
 std::mutex gFiltersMutex;
 std::map<FilterKey, std::shared_ptr<const Filters>> gFilters;
 
-/// The filters of `conv` for blocks of `rows` tiles in `panels` panels
-/// (made on first use); null without oneMKL.
-std::shared_ptr<const Filters> filtersFor(const WinogradConv &conv, int64_t rows, int64_t panels) {
-  FilterKey key{conv.weight, conv.k, conv.c, conv.wK, conv.wC, conv.wH, conv.wW, rows, panels};
+/// The transformed filters of `conv` (made on first use).
+std::shared_ptr<const Filters> filtersFor(const WinogradConv &conv) {
+  FilterKey key{conv.weight, conv.k, conv.c, conv.wK, conv.wC, conv.wH, conv.wW};
   std::lock_guard<std::mutex> lock(gFiltersMutex);
   auto found = gFilters.find(key);
   if (found != gFilters.end()) return found->second;
-  // U[p][ci][ko] = (G g G^T)[p] for filter (ko, ci): position-major, each
-  // position a row-major C x K matrix.
-  const int64_t c = conv.c, k = conv.k;
-  std::vector<float> u(size_t(kPositions * c * k));
+  const int64_t c = conv.c, k = conv.k, panels = (k + kPanel - 1) / kPanel;
+  auto made = std::make_shared<Filters>();
+  made->panels = panels;
+  made->u.assign(size_t(kPositions * panels * c * kPanel), 0.0f);
   for (int64_t ko = 0; ko < k; ++ko)
     for (int64_t ci = 0; ci < c; ++ci) {
       double g[3][3], gg[6][3];
@@ -108,22 +112,32 @@ std::shared_ptr<const Filters> filtersFor(const WinogradConv &conv, int64_t rows
         for (int b = 0; b < 3; ++b) gg[i][b] = kG[i][0] * g[0][b] + kG[i][1] * g[1][b] + kG[i][2] * g[2][b];
       for (int i = 0; i < 6; ++i)
         for (int j = 0; j < 6; ++j)
-          u[size_t(((i * 6 + j) * c + ci) * k + ko)] =
+          made->u[size_t((((i * 6 + j) * panels + ko / kPanel) * c + ci) * kPanel + ko % kPanel)] =
               static_cast<float>(gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2]);
-    }
-  auto made = std::make_shared<Filters>();
-  made->rows = rows;
-  for (int64_t j = 0; j <= panels; ++j) made->cols.push_back(k * j / panels / 8 * 8);
-  made->cols.back() = k;
-  for (int p = 0; p < kPositions; ++p)
-    for (int64_t j = 0; j < panels; ++j) {
-      const int64_t k0 = made->cols[size_t(j)], k1 = made->cols[size_t(j + 1)];
-      std::shared_ptr<const float> packed = mklPackB(u.data() + p * c * k + k0, rows, k1 - k0, c, k);
-      if (!packed) return nullptr;
-      made->packed.push_back(std::move(packed));
     }
   gFilters[key] = made;
   return made;
+}
+
+/// m[t][0..16) = sum over ci of v[t * c + ci] * u[ci][0..16), for the six
+/// tiles t: twelve vector accumulators, the filter panel read once.
+__attribute__((always_inline)) inline void product6x16(const float *v, const float *u, int64_t c, float *m) {
+  V8 acc[kTileRows][2] = {};
+  for (int64_t ci = 0; ci < c; ++ci) {
+    V8 b0, b1;
+    load(b0, u + ci * kPanel);
+    load(b1, u + ci * kPanel + 8);
+    for (int t = 0; t < kTileRows; ++t) {
+      const float x = v[t * c + ci];
+      const V8 a = {x, x, x, x, x, x, x, x};
+      acc[t][0] += a * b0;
+      acc[t][1] += a * b1;
+    }
+  }
+  for (int t = 0; t < kTileRows; ++t) {
+    store(m + t * kPanel, acc[t][0]);
+    store(m + t * kPanel + 8, acc[t][1]);
+  }
 }
 
 /// The offset of channel `ch`'s group in an operand.
@@ -146,15 +160,16 @@ inline void activate(V8 &v, int32_t act) {
   load(v, f);
 }
 
-/// One thread's work on tiles [first, first + count) and the output
-/// channels of panel `panel`: transform into `v` (36 x rows x C), multiply
-/// into `m` (36 x rows x panel width), write back.
+/// One thread's work on tiles [first, first + count) (count at most
+/// `rows`, a multiple of 6) and the output-channel panels [p0, p1):
+/// transform into `v` (36 x rows x C), multiply into `m` (36 x rows x 16
+/// per panel), write back.
 __attribute__((target_clones("arch=x86-64-v3", "default"))) void runBlock(const WinogradConv &cv,
-                                                                            const Filters &filters, int64_t first,
-                                                                            int64_t count, int64_t panel, float *v,
-                                                                            float *m) {
-  const int64_t rows = filters.rows, tilesH = (cv.oh + kOut - 1) / kOut, tilesW = (cv.ow + kOut - 1) / kOut;
-  const int64_t c = cv.c, k0 = filters.cols[size_t(panel)], width = filters.cols[size_t(panel + 1)] - k0;
+                                                                            const Filters &filters, int64_t rows,
+                                                                            int64_t first, int64_t count, int64_t p0,
+                                                                            int64_t p1, float *v, float *m) {
+  const int64_t tilesH = (cv.oh + kOut - 1) / kOut, tilesW = (cv.ow + kOut - 1) / kOut;
+  const int64_t c = cv.c, k0 = p0 * kPanel, width = std::min(p1 * kPanel, cv.k) - k0, mw = (p1 - p0) * kPanel;
   const V8 zero = {};
   for (int64_t t = 0; t < count; ++t) {
     const int64_t tile = first + t, img = tile / (tilesH * tilesW), ty = tile / tilesW % tilesH, tx = tile % tilesW;
@@ -178,16 +193,23 @@ __attribute__((target_clones("arch=x86-64-v3", "default"))) void runBlock(const 
       for (int p = 0; p < kPositions; ++p) store(v + (p * rows + t) * c + ch, d[p]);
     }
   }
-  const int64_t panels = filters.panels();
+  // Whole groups of 6 tiles (rows past `count` hold finite values of
+  // earlier blocks or zeros; their products are never read).
+  const int64_t used = (count + kTileRows - 1) / kTileRows * kTileRows;
   for (int p = 0; p < kPositions; ++p)
-    mklComputePacked(v + p * rows * c, c, filters.packed[size_t(p * panels + panel)].get(), m + p * rows * width,
-                     width, rows, width, c);
+    for (int64_t j = p0; j < p1; ++j) {
+      const float *u = filters.u.data() + ((p * filters.panels + j) * c) * kPanel;
+      for (int64_t t = 0; t < used; t += kTileRows)
+        product6x16(v + (p * rows + t) * c, u, c, m + ((p * (p1 - p0) + (j - p0)) * rows + t) * kPanel);
+    }
   for (int64_t t = 0; t < count; ++t) {
     const int64_t tile = first + t, img = tile / (tilesH * tilesW), ty = tile / tilesW % tilesH, tx = tile % tilesW;
-    const int64_t outRows = std::min<int64_t>(kOut, cv.oh - ty * kOut), outCols = std::min<int64_t>(kOut, cv.ow - tx * kOut);
+    const int64_t outRows = std::min<int64_t>(kOut, cv.oh - ty * kOut);
+    const int64_t outCols = std::min<int64_t>(kOut, cv.ow - tx * kOut);
     for (int64_t ch = 0; ch < width; ch += 8) {
       V8 mm[36], half[24], out[16];
-      for (int p = 0; p < kPositions; ++p) load(mm[p], m + (p * rows + t) * width + ch);
+      for (int p = 0; p < kPositions; ++p)
+        load(mm[p], m + ((p * (p1 - p0) + ch / kPanel) * rows + t) * kPanel + ch % kPanel);
       for (int j = 0; j < 6; ++j) outputRows(mm + j, 6, half + j, 6);
       for (int a = 0; a < kOut; ++a) outputRows(half + a * 6, 1, out + a * kOut, 1);
       V8 bias = zero;
@@ -218,36 +240,39 @@ bool winogradPays(int64_t n, int64_t c, int64_t k, int64_t oh, int64_t ow) {
     const char *env = std::getenv("KILN_CPU_WINOGRAD");
     return env && (!std::strcmp(env, "off") || !std::strcmp(env, "0"));
   }();
-  const int64_t tiles = tileCount(n, oh, ow);
-  return !off && c >= 64 && k >= 64 && tiles >= 16 && kPositions * c * k * tiles >= (int64_t(1) << 24);
+  // The products' multiply-adds at least halved: 9 per output against 36
+  // per tile (a 2x2 output, one tile, would save none).
+  const int64_t tiles = tileCount(1, oh, ow);
+  return !off && c >= 16 && k >= 16 && 9 * oh * ow >= 2 * kPositions * tiles;
 }
 
-bool runWinograd(const WinogradConv &cv, int threads) {
+void runWinograd(const WinogradConv &cv, int threads) {
   const int64_t tiles = tileCount(cv.n, cv.oh, cv.ow);
   threads = std::max(threads, 1);
   // Blocks of about 16K input values a position (64 KB, in the L2 cache
-  // while oneMKL multiplies it), a multiple of 8 tiles; fewer blocks than
-  // threads share out panels of output channels too (at least 64 wide),
-  // so that no thread reads more of the transformed filters than its part.
-  const int64_t rows = std::min(std::clamp<int64_t>(16384 / cv.c / 8 * 8, 16, 256), (tiles + 7) / 8 * 8);
+  // while the kernel multiplies it), a multiple of 6 tiles; fewer blocks
+  // than threads share out the panels of output channels too, so that no
+  // thread reads more of the transformed filters (four times the filter's
+  // size) than its part.
+  const int64_t rows = std::min(std::max<int64_t>(16384 / cv.c / kTileRows, 3) * kTileRows,
+                                (tiles + kTileRows - 1) / kTileRows * kTileRows);
   const int64_t blocks = (tiles + rows - 1) / rows;
-  const int64_t panels =
-      blocks >= threads ? 1 : std::clamp<int64_t>((threads + blocks - 1) / blocks, 1, std::max<int64_t>(cv.k / 64, 1));
-  std::shared_ptr<const Filters> filters = filtersFor(cv, rows, panels);
-  if (!filters) return false;
-  const int64_t items = blocks * panels;
+  std::shared_ptr<const Filters> filters = filtersFor(cv);
+  const int64_t panels = filters->panels;
+  const int64_t shares = blocks >= threads ? 1 : std::min<int64_t>((threads + blocks - 1) / blocks, panels);
+  const int64_t items = blocks * shares;
   auto work = [&](int64_t lo, int64_t hi) {
     thread_local std::vector<float> v, m;
-    const size_t vSize = size_t(kPositions * rows * cv.c), mSize = size_t(kPositions * rows * cv.k);
+    const size_t vSize = size_t(kPositions * rows * cv.c), mSize = size_t(kPositions * rows * panels * kPanel);
     if (v.size() < vSize) v.resize(vSize);
     if (m.size() < mSize) m.resize(mSize);
     for (int64_t i = lo; i < hi; ++i) {
-      const int64_t b = i / panels;
-      runBlock(cv, *filters, b * rows, std::min(rows, tiles - b * rows), i % panels, v.data(), m.data());
+      const int64_t b = i / shares, share = i % shares;
+      runBlock(cv, *filters, rows, b * rows, std::min(rows, tiles - b * rows), panels * share / shares,
+               panels * (share + 1) / shares, v.data(), m.data());
     }
   };
   if (!(threads > 1 && items > 1 && openmpParallelFor(threads, items, items, work))) work(0, items);
-  return true;
 }
 
 void forgetWinogradWeights() {

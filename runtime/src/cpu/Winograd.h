@@ -33,24 +33,20 @@ struct WinogradConv {
 
 /// Whether runWinograd() should take a convolution of n images, c input and
 /// k output channels whose output is oh x ow (KILN_CPU_WINOGRAD=off:
-/// never). It pays where the products dominate the transforms (at least 64
-/// input and output channels), where there are at least 16 output tiles
-/// (fewer read the transformed filters, four times the filter's size, for
-/// too little work) and 2^24 multiply-adds. Measured on the 2-core Zen 3
-/// build machine (docs/performance.md), per layer against oneDNN's direct
-/// kernel: 1.6-2x faster from 64 to 512 channels with 16 to 1,568 tiles; 0.8x
-/// with 4 tiles, and 0.7-0.85x with 32-64 input channels (SqueezeNet's).
-/// Every operand's channel groups must also hold whole groups of 8
-/// (checked by the caller).
+/// never): at least 16 input and output channels, and an output whose tiles
+/// at least halve the products' multiply-adds (a 2x2 or 5x5 output does
+/// not). Measured per layer against oneDNN's direct kernel on the 2-core
+/// Zen 3 build machine (docs/Rationale/cpu-library-calls.md): 0.46-0.78 of
+/// its time from 16 to 512 channels, 4 to 1,568 tiles. Every operand's
+/// channel groups must also hold whole groups of 8 (checked by the caller).
 bool winogradPays(int64_t n, int64_t c, int64_t k, int64_t oh, int64_t ow);
 
 /// Runs `conv` on `threads` threads of the calling thread's OpenMP team:
-/// the filter transformed (once per weight buffer and shape, kept until
-/// forgetWinogradWeights) into 36 matrices packed for oneMKL's GEMM, the
-/// input in 6x6 tiles transformed, multiplied and transformed back, the
-/// bias, added tensor and activation applied as each 4x4 output tile is
-/// written. Returns false, doing nothing, when oneMKL is not available.
-bool runWinograd(const WinogradConv &conv, int threads);
+/// the filter transformed once per weight buffer and shape (kept until
+/// forgetWinogradWeights), the input in 6x6 tiles transformed, multiplied
+/// and transformed back, the bias, added tensor and activation applied as
+/// each 4x4 output tile is written.
+void runWinograd(const WinogradConv &conv, int threads);
 
 /// Drops the transformed filters (a model is unloaded).
 void forgetWinogradWeights();
