@@ -58,9 +58,18 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     return generic;
   }
 
-  /// Lowers one prepared op to a mapped scf.parallel nest; emits an error and
+  /// Whether `generic` runs on subgroups (a row or few-output reduction).
+  bool takesSubgroups(linalg::GenericOp generic) {
+    if (!subgroupReductions || subgroupSize <= 1 || !llvm::isPowerOf2_64(subgroupSize))
+      return false;
+    return planSubgroupReduction(generic, subgroupSize) ||
+           (fewOutputs > 0 && planFewOutputReduction(generic, subgroupSize, fewOutputs));
+  }
+
+  /// Lowers one prepared op to a mapped scf.parallel nest (with `fusion`'s
+  /// prologue and epilogue in its threads, if any); emits an error and
   /// fails if it cannot.
-  LogicalResult mapOp(IRRewriter &rewriter, linalg::GenericOp generic) {
+  LogicalResult mapOp(IRRewriter &rewriter, linalg::GenericOp generic, const ReductionFusion *fusion = nullptr) {
     MLIRContext *ctx = generic->getContext();
     Location loc = generic.getLoc();
     unsigned numParallel = generic.getNumParallelLoops();
@@ -98,14 +107,19 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
           return generic.emitOpError(
               "has an output indexed by a reduction loop but not by every parallel loop");
     }
+    if (fusion)
+      prepareReductionFusion(generic, *fusion);
     rewriter.setInsertionPoint(generic);
     std::optional<VectorPlan> vectors = planVectorElementwise(generic, vectorBytes);
     std::optional<WindowPlan> window =
         vectors ? std::nullopt : planWindowTile(generic, windowOutputs, windowMinThreads);
     scf::ParallelOp par = vectors  ? lowerToVectorThreadLoops(rewriter, generic, *vectors, vectorBytes)
-                          : window ? lowerToWindowThreadLoops(rewriter, generic, *window)
-                                   : lowerToThreadLoops(rewriter, generic);
+                          : window ? lowerToWindowThreadLoops(rewriter, generic, *window, fusion)
+                                   : lowerToThreadLoops(rewriter, generic, fusion);
+    Value acc = generic.getNumDpsInits() == 1 ? generic.getDpsInitOperand(0)->get() : Value();
     rewriter.eraseOp(generic);
+    if (fusion)
+      finishReductionFusion(rewriter, acc, *fusion);
     if (numParallel == 0)
       return gpu::setMappingAttr(par, {mapTo(ctx, gpu::Processor::BlockX)});
 
@@ -173,9 +187,31 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
         }
       }
     }
+    // Reductions that take the elementwise ops around them into their
+    // threads (see ReductionFusion); those ops are no kernels of their own.
+    llvm::SmallDenseSet<Operation *> single;
     for (linalg::GenericOp op : generics)
-      if (!grouped.contains(op.getOperation()) && failed(mapOp(rewriter, op)))
+      if (!grouped.contains(op.getOperation()))
+        single.insert(op);
+    llvm::DenseMap<Operation *, ReductionFusion> fusions;
+    for (linalg::GenericOp op : generics) {
+      if (!single.contains(op) || op.getNumReductionLoops() == 0 || takesSubgroups(op))
+        continue;
+      std::optional<ReductionFusion> fusion = planReductionFusion(op, single);
+      if (!fusion)
+        continue;
+      for (linalg::GenericOp absorbed : {fusion->prologue, fusion->epilogue})
+        if (absorbed)
+          single.erase(absorbed);
+      fusions[op] = *fusion;
+    }
+    for (linalg::GenericOp op : generics) {
+      if (!single.contains(op.getOperation()))
+        continue;
+      auto it = fusions.find(op);
+      if (failed(mapOp(rewriter, op, it == fusions.end() ? nullptr : &it->second)))
         return signalPassFailure();
+    }
 
     // Mapped loops become gpu.launch (upstream convert-parallel-loops-to-gpu).
     RewritePatternSet patterns(&getContext());
