@@ -58,14 +58,6 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     return generic;
   }
 
-  /// Whether `generic` runs on subgroups (a row or few-output reduction).
-  bool takesSubgroups(linalg::GenericOp generic) {
-    if (!subgroupReductions || subgroupSize <= 1 || !llvm::isPowerOf2_64(subgroupSize))
-      return false;
-    return planSubgroupReduction(generic, subgroupSize) ||
-           (fewOutputs > 0 && planFewOutputReduction(generic, subgroupSize, fewOutputs));
-  }
-
   /// Lowers one prepared op to a mapped scf.parallel nest (with `fusion`'s
   /// prologue and epilogue in its threads, if any); emits an error and
   /// fails if it cannot.
@@ -87,9 +79,14 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
           rows = std::min(rows, outputs);
       }
       if (plan) {
+        if (fusion)
+          prepareReductionFusion(generic, *fusion);
         rewriter.setInsertionPoint(generic);
-        auto [outer, inner] = lowerToSubgroupRows(rewriter, generic, *plan, subgroupSize, rows);
+        auto [outer, inner] = lowerToSubgroupRows(rewriter, generic, *plan, subgroupSize, rows, fusion);
+        Value acc = generic.getDpsInitOperand(0)->get();
         rewriter.eraseOp(generic);
+        if (fusion)
+          finishReductionFusion(rewriter, acc, *fusion);
         if (failed(gpu::setMappingAttr(outer, {mapTo(ctx, gpu::Processor::BlockX)})) ||
             failed(gpu::setMappingAttr(inner, {mapTo(ctx, gpu::Processor::ThreadX), mapTo(ctx, gpu::Processor::ThreadY)})))
           return emitError(loc, "cannot set the GPU mapping");
@@ -192,23 +189,23 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     llvm::SmallDenseSet<Operation *> single;
     for (linalg::GenericOp op : generics)
       if (!grouped.contains(op.getOperation()))
-        single.insert(op);
+        single.insert(op.getOperation());
     llvm::DenseMap<Operation *, ReductionFusion> fusions;
     for (linalg::GenericOp op : generics) {
-      if (!single.contains(op) || op.getNumReductionLoops() == 0 || takesSubgroups(op))
+      if (!single.contains(op.getOperation()) || op.getNumReductionLoops() == 0)
         continue;
       std::optional<ReductionFusion> fusion = planReductionFusion(op, single);
       if (!fusion)
         continue;
       for (linalg::GenericOp absorbed : {fusion->prologue, fusion->epilogue})
         if (absorbed)
-          single.erase(absorbed);
-      fusions[op] = *fusion;
+          single.erase(absorbed.getOperation());
+      fusions[op.getOperation()] = *fusion;
     }
     for (linalg::GenericOp op : generics) {
       if (!single.contains(op.getOperation()))
         continue;
-      auto it = fusions.find(op);
+      auto it = fusions.find(op.getOperation());
       if (failed(mapOp(rewriter, op, it == fusions.end() ? nullptr : &it->second)))
         return signalPassFailure();
     }

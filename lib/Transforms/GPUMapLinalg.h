@@ -58,7 +58,8 @@ scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op,
                                    const ReductionFusion *fusion = nullptr);
 
 /// The elementwise ops around a reduction (one output, accumulated, each
-/// parallel loop indexing it once) that its threads run themselves
+/// parallel loop indexing it once) that its threads (or lane 0 of its
+/// subgroup) run themselves
 /// (GPUReductionFusion.cpp): the prologue, the last op before it that
 /// touches its output, overwrites the output elementwise (a bias broadcast,
 /// a fill) from buffers nothing in between writes; each thread computes its
@@ -298,11 +299,12 @@ SubgroupRowNest createSubgroupRowNest(RewriterBase &rewriter, Location loc, Arra
 /// `subgroupSize` lanes, each accumulating reduction indices lane, lane +
 /// subgroupSize, ... from the neutral element; `gpu.shuffle xor` combines the
 /// lanes (log2(subgroupSize) steps) and lane 0 folds in the initial value and
-/// stores. The row guard is uniform across a subgroup, so every lane reaches
-/// the shuffles.
+/// stores (with `fusion`: the prologue's value, and the epilogue's store).
+/// The row guard is uniform across a subgroup, so every lane reaches the
+/// shuffles.
 std::pair<scf::ParallelOp, scf::ParallelOp> lowerToSubgroupRows(RewriterBase &rewriter, linalg::GenericOp op,
                                                                 const SubgroupPlan &plan, int64_t subgroupSize,
-                                                                int64_t rows);
+                                                                int64_t rows, const ReductionFusion *fusion = nullptr);
 
 /// How one op of a row group (see RowGroup) runs for its row.
 enum class RowKind {

@@ -1,7 +1,7 @@
 // RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{window-min-threads=256}),canonicalize,cse)" | FileCheck %s
 
-// A reduction run one thread per output (or several: a sliding window's)
-// takes in the elementwise op that writes its output's initial values just
+// A reduction run one thread per output (or several: a sliding window's;
+// or a subgroup per output) takes in the elementwise op that writes its output's initial values just
 // before it (the prologue) and the one that reads its result just after it
 // (the epilogue): one kernel instead of three, the float32 accumulator never
 // in memory when nothing else reads it.
@@ -112,6 +112,43 @@ func.func @mean(%x: memref<64x7x7x256xf32>) -> memref<64x256xf32> {
   }
   memref.dealloc %sum : memref<64x256xf32>
   return %out : memref<64x256xf32>
+}
+
+// A squeeze-excite pool at batch 1 (64 outputs: a subgroup each): lane 0
+// starts from the fill's zero, divides the total and stores the mean.
+// CHECK-LABEL: func.func @pool_few_outputs
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x64xf32>
+// CHECK: gpu.launch
+// CHECK: gpu.shuffle xor
+// CHECK: scf.if
+// CHECK: arith.divf
+// CHECK: memref.store {{.*}}, %[[OUT]]
+// CHECK-NOT: memref.store
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK: return %[[OUT]]
+func.func @pool_few_outputs(%x: memref<1x28x28x64xf32>) -> memref<1x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 784.0 : f32
+  %sum = memref.alloc() : memref<1x64xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<1x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c)>],
+                  iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+      ins(%x : memref<1x28x28x64xf32>) outs(%sum : memref<1x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %out, %in : f32
+    linalg.yield %a : f32
+  }
+  %out = memref.alloc() : memref<1x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(n, c) -> (n, c)>, affine_map<(n, c) -> (n, c)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%sum : memref<1x64xf32>) outs(%out : memref<1x64xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %d = arith.divf %in, %n : f32
+    linalg.yield %d : f32
+  }
+  memref.dealloc %sum : memref<1x64xf32>
+  return %out : memref<1x64xf32>
 }
 
 // A ReLU in place over the result (float32: no rounding kernel): the
