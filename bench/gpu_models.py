@@ -57,12 +57,19 @@ HELD_OUT = {
     # projections) and RegNetX-800MF (grouped 3x3, 1x1s with residual + ReLU).
     "efficientnet_b1_b16_bf16": dict(model="efficientnet_b1", batch=16, dtype="bfloat16"),
     "regnet_x_800mf_b1_fp32": dict(model="regnet_x_800mf", batch=1, dtype="float32"),
+    # Reduction kernels with their prologue and epilogue (session 30):
+    # MobileNetV3-Small at a large batch in bf16 (hardswish after 3x3 and
+    # 5x5 depthwise kernels, squeeze-excite pools) and ShuffleNetV2 (depthwise
+    # kernels with a bias and no activation, max pool, channel shuffles).
+    "mobilenet_v3_s_b32_bf16": dict(model="mobilenet_v3_small", batch=32, dtype="bfloat16"),
+    "shufflenet_v2_b32_bf16": dict(model="shufflenet_v2_x1_0", batch=32, dtype="bfloat16"),
 }
 ALL = {**CONFIGS, **HELD_OUT}
 
 # torchvision image classifiers (224x224 RGB input).
 VISION = ("resnet50", "vit_b_16", "convnext_tiny", "mobilenet_v3_large", "swin_t", "efficientnet_b0",
-          "regnet_y_800mf", "mnasnet1_0", "mobilenet_v2", "efficientnet_b1", "regnet_x_800mf")
+          "regnet_y_800mf", "mnasnet1_0", "mobilenet_v2", "efficientnet_b1", "regnet_x_800mf",
+          "mobilenet_v3_small", "shufflenet_v2_x1_0")
 
 # The Llama-style decoder: Hugging Face's LlamaModel with 8 layers, d=1024,
 # grouped-query attention with 16 query and 4 key/value heads of 64, rotary

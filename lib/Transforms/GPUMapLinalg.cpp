@@ -58,9 +58,10 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     return generic;
   }
 
-  /// Lowers one prepared op to a mapped scf.parallel nest; emits an error and
+  /// Lowers one prepared op to a mapped scf.parallel nest (with `fusion`'s
+  /// prologue and epilogue in its threads, if any); emits an error and
   /// fails if it cannot.
-  LogicalResult mapOp(IRRewriter &rewriter, linalg::GenericOp generic) {
+  LogicalResult mapOp(IRRewriter &rewriter, linalg::GenericOp generic, const ReductionFusion *fusion = nullptr) {
     MLIRContext *ctx = generic->getContext();
     Location loc = generic.getLoc();
     unsigned numParallel = generic.getNumParallelLoops();
@@ -78,9 +79,14 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
           rows = std::min(rows, outputs);
       }
       if (plan) {
+        if (fusion)
+          prepareReductionFusion(generic, *fusion);
         rewriter.setInsertionPoint(generic);
-        auto [outer, inner] = lowerToSubgroupRows(rewriter, generic, *plan, subgroupSize, rows);
+        auto [outer, inner] = lowerToSubgroupRows(rewriter, generic, *plan, subgroupSize, rows, fusion);
+        Value acc = generic.getDpsInitOperand(0)->get();
         rewriter.eraseOp(generic);
+        if (fusion)
+          finishReductionFusion(rewriter, acc, *fusion);
         if (failed(gpu::setMappingAttr(outer, {mapTo(ctx, gpu::Processor::BlockX)})) ||
             failed(gpu::setMappingAttr(inner, {mapTo(ctx, gpu::Processor::ThreadX), mapTo(ctx, gpu::Processor::ThreadY)})))
           return emitError(loc, "cannot set the GPU mapping");
@@ -98,14 +104,19 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
           return generic.emitOpError(
               "has an output indexed by a reduction loop but not by every parallel loop");
     }
+    if (fusion)
+      prepareReductionFusion(generic, *fusion);
     rewriter.setInsertionPoint(generic);
     std::optional<VectorPlan> vectors = planVectorElementwise(generic, vectorBytes);
     std::optional<WindowPlan> window =
         vectors ? std::nullopt : planWindowTile(generic, windowOutputs, windowMinThreads);
     scf::ParallelOp par = vectors  ? lowerToVectorThreadLoops(rewriter, generic, *vectors, vectorBytes)
-                          : window ? lowerToWindowThreadLoops(rewriter, generic, *window)
-                                   : lowerToThreadLoops(rewriter, generic);
+                          : window ? lowerToWindowThreadLoops(rewriter, generic, *window, fusion)
+                                   : lowerToThreadLoops(rewriter, generic, fusion);
+    Value acc = generic.getNumDpsInits() == 1 ? generic.getDpsInitOperand(0)->get() : Value();
     rewriter.eraseOp(generic);
+    if (fusion)
+      finishReductionFusion(rewriter, acc, *fusion);
     if (numParallel == 0)
       return gpu::setMappingAttr(par, {mapTo(ctx, gpu::Processor::BlockX)});
 
@@ -173,9 +184,31 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
         }
       }
     }
+    // Reductions that take the elementwise ops around them into their
+    // threads (see ReductionFusion); those ops are no kernels of their own.
+    llvm::SmallDenseSet<Operation *> single;
     for (linalg::GenericOp op : generics)
-      if (!grouped.contains(op.getOperation()) && failed(mapOp(rewriter, op)))
+      if (!grouped.contains(op.getOperation()))
+        single.insert(op.getOperation());
+    llvm::DenseMap<Operation *, ReductionFusion> fusions;
+    for (linalg::GenericOp op : generics) {
+      if (!single.contains(op.getOperation()) || op.getNumReductionLoops() == 0)
+        continue;
+      std::optional<ReductionFusion> fusion = planReductionFusion(op, single);
+      if (!fusion)
+        continue;
+      for (linalg::GenericOp absorbed : {fusion->prologue, fusion->epilogue})
+        if (absorbed)
+          single.erase(absorbed.getOperation());
+      fusions[op.getOperation()] = *fusion;
+    }
+    for (linalg::GenericOp op : generics) {
+      if (!single.contains(op.getOperation()))
+        continue;
+      auto it = fusions.find(op.getOperation());
+      if (failed(mapOp(rewriter, op, it == fusions.end() ? nullptr : &it->second)))
         return signalPassFailure();
+    }
 
     // Mapped loops become gpu.launch (upstream convert-parallel-loops-to-gpu).
     RewritePatternSet patterns(&getContext());

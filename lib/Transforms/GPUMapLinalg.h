@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 #include <vector>
@@ -50,8 +51,52 @@ bool indexedByReduction(linalg::GenericOp op, OpOperand &out);
 /// accumulators in registers (scf.for iter_args) and stores once. Without
 /// reduction loops, an output is read only if the body uses it. An output
 /// indexed by a reduction loop is read (if used) and written at each
-/// iteration of the innermost loop instead.
-scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op);
+/// iteration of the innermost loop instead. With `fusion`, the output's
+/// initial value and its store are the fusion's (see ReductionFusion).
+struct ReductionFusion;
+scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op,
+                                   const ReductionFusion *fusion = nullptr);
+
+/// The elementwise ops around a reduction (one output, accumulated, each
+/// parallel loop indexing it once) that its threads (or lane 0 of its
+/// subgroup) run themselves
+/// (GPUReductionFusion.cpp): the prologue, the last op before it that
+/// touches its output, overwrites the output elementwise (a bias broadcast,
+/// a fill) from buffers nothing in between writes; each thread computes its
+/// element's initial value with the prologue's body instead of loading it.
+/// The epilogue, the next op after it that has effects (only allocations,
+/// deallocations and pure ops in between), reads the output elementwise (an
+/// activation, a rounding to 16 bits), into outputs that alias neither the
+/// reduction's inputs nor the prologue's; each thread applies its body to
+/// the result and stores what it writes. The output itself is stored only
+/// where something later may read it.
+struct ReductionFusion {
+  linalg::GenericOp prologue, epilogue; ///< null where there is none
+  unsigned epilogueOperand = 0;         ///< the epilogue's operand that is the output
+  bool storeOutput = true;              ///< whether the reduction's output is still stored
+};
+
+/// The fusion for `op` (loops in GPU order) with `candidates` (the ops that
+/// are still mapped one kernel each), or none.
+std::optional<ReductionFusion> planReductionFusion(linalg::GenericOp op,
+                                                   const llvm::SmallDenseSet<Operation *> &candidates);
+
+/// Before `op` is lowered: moves what the epilogue's operands need (their
+/// allocations, views) before `op`.
+void prepareReductionFusion(linalg::GenericOp op, const ReductionFusion &fusion);
+
+/// The initial value of `op`'s output at its parallel indices `ivs`: the
+/// prologue's body there, or the element loaded.
+Value initialValue(OpBuilder &b, Location loc, linalg::GenericOp op, ValueRange ivs, const ReductionFusion *fusion);
+
+/// Stores `op`'s result at its parallel indices `ivs`: the epilogue's
+/// outputs there (and the output itself where still read), or the output.
+void storeResult(OpBuilder &b, Location loc, linalg::GenericOp op, Value result, ValueRange ivs,
+                 const ReductionFusion *fusion);
+
+/// After `op` is lowered: erases the prologue and epilogue, and the output
+/// `acc` if nothing but its deallocation uses it any more.
+void finishReductionFusion(RewriterBase &rewriter, Value acc, const ReductionFusion &fusion);
 
 /// How an elementwise op runs several elements per thread: its innermost
 /// loops (the run: loops `runStart` and after) have static sizes and are, in
@@ -124,7 +169,8 @@ std::optional<WindowPlan> planWindowTile(linalg::GenericOp op, int64_t maxOutput
 /// loop unrolled when short, so an input element that neighbouring outputs
 /// share, and a weight they all read, is one load after CSE) and stores
 /// them.
-scf::ParallelOp lowerToWindowThreadLoops(RewriterBase &rewriter, linalg::GenericOp op, const WindowPlan &plan);
+scf::ParallelOp lowerToWindowThreadLoops(RewriterBase &rewriter, linalg::GenericOp op, const WindowPlan &plan,
+                                         const ReductionFusion *fusion = nullptr);
 
 /// How a row reduction runs on a subgroup: per output, the op combining the
 /// accumulator with each new value, and that op's neutral element.
@@ -253,11 +299,12 @@ SubgroupRowNest createSubgroupRowNest(RewriterBase &rewriter, Location loc, Arra
 /// `subgroupSize` lanes, each accumulating reduction indices lane, lane +
 /// subgroupSize, ... from the neutral element; `gpu.shuffle xor` combines the
 /// lanes (log2(subgroupSize) steps) and lane 0 folds in the initial value and
-/// stores. The row guard is uniform across a subgroup, so every lane reaches
-/// the shuffles.
+/// stores (with `fusion`: the prologue's value, and the epilogue's store).
+/// The row guard is uniform across a subgroup, so every lane reaches the
+/// shuffles.
 std::pair<scf::ParallelOp, scf::ParallelOp> lowerToSubgroupRows(RewriterBase &rewriter, linalg::GenericOp op,
                                                                 const SubgroupPlan &plan, int64_t subgroupSize,
-                                                                int64_t rows);
+                                                                int64_t rows, const ReductionFusion *fusion = nullptr);
 
 /// How one op of a row group (see RowGroup) runs for its row.
 enum class RowKind {

@@ -227,7 +227,7 @@ SubgroupRowNest createSubgroupRowNest(RewriterBase &rewriter, Location loc, Arra
 /// the shuffles.
 std::pair<scf::ParallelOp, scf::ParallelOp> lowerToSubgroupRows(RewriterBase &rewriter, linalg::GenericOp op,
                                                                 const SubgroupPlan &plan, int64_t subgroupSize,
-                                                                int64_t rows) {
+                                                                int64_t rows, const ReductionFusion *fusion) {
   Location loc = op.getLoc();
   unsigned numParallel = op.getNumParallelLoops(), numLoops = op.getNumLoops();
   SmallVector<Range> ranges = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(rewriter, loc);
@@ -261,6 +261,11 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerToSubgroupRows(RewriterBase &re
   Value isLane0 = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, c0);
   auto ifLane0 = scf::IfOp::create(rewriter, loc, isLane0, /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(ifLane0.thenBlock());
+  if (fusion) {
+    Value init = initialValue(rewriter, loc, op, ivs, fusion);
+    storeResult(rewriter, loc, op, combine(rewriter, plan.combiners[0], init, totals[0]), ivs, fusion);
+    return {outer, inner};
+  }
   for (auto [i, out] : llvm::enumerate(op.getDpsInitsMutable())) {
     Value init = loadOperand(rewriter, loc, op, out, ivs);
     memref::StoreOp::create(rewriter, loc, combine(rewriter, plan.combiners[i], init, totals[i]), out.get(),

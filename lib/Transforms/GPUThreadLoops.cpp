@@ -127,7 +127,7 @@ bool indexedByReduction(linalg::GenericOp op, OpOperand &out) {
 /// reduction loops, an output is read only if the body uses it. An output
 /// indexed by a reduction loop is read (if used) and written at each
 /// iteration of the innermost loop instead.
-scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op) {
+scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op, const ReductionFusion *fusion) {
   Location loc = op.getLoc();
   unsigned numParallel = op.getNumParallelLoops(), numLoops = op.getNumLoops();
   SmallVector<Range> ranges =
@@ -186,7 +186,7 @@ scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op)
   for (OpOperand &out : op.getDpsInitsMutable())
     if (!indexedByReduction(op, out)) {
       carried.push_back(&out);
-      inits.push_back(loadOperand(rewriter, loc, op, out, ivs));
+      inits.push_back(fusion ? initialValue(rewriter, loc, op, ivs, fusion) : loadOperand(rewriter, loc, op, out, ivs));
     }
   std::function<SmallVector<Value>(unsigned, ValueRange)> nest =
       [&](unsigned loop, ValueRange accs) -> SmallVector<Value> {
@@ -219,6 +219,10 @@ scf::ParallelOp lowerToThreadLoops(RewriterBase &rewriter, linalg::GenericOp op)
     return SmallVector<Value>(forOp.getResults());
   };
   SmallVector<Value> results = nest(numParallel, inits);
+  if (fusion) {
+    storeResult(rewriter, loc, op, results.front(), ivs, fusion);
+    return par;
+  }
   for (auto [out, v] : llvm::zip(carried, results))
     store(*out, v);
   return par;

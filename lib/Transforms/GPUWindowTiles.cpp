@@ -54,7 +54,8 @@ std::optional<WindowPlan> planWindowTile(linalg::GenericOp op, int64_t maxOutput
   return std::nullopt;
 }
 
-scf::ParallelOp lowerToWindowThreadLoops(RewriterBase &rewriter, linalg::GenericOp op, const WindowPlan &plan) {
+scf::ParallelOp lowerToWindowThreadLoops(RewriterBase &rewriter, linalg::GenericOp op, const WindowPlan &plan,
+                                         const ReductionFusion *fusion) {
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
   unsigned numParallel = op.getNumParallelLoops(), numLoops = op.getNumLoops();
@@ -87,7 +88,8 @@ scf::ParallelOp lowerToWindowThreadLoops(RewriterBase &rewriter, linalg::Generic
   SmallVector<Value> inits;
   for (int64_t t = 0; t < plan.outputs; ++t)
     for (OpOperand &out : op.getDpsInitsMutable())
-      inits.push_back(loadOperand(rewriter, loc, op, out, at[t]));
+      inits.push_back(fusion ? initialValue(rewriter, loc, op, at[t], fusion)
+                             : loadOperand(rewriter, loc, op, out, at[t]));
 
   // One step of the reduction for every output of the thread: an input
   // element two outputs share (a window's overlap, a filter tap) is loaded
@@ -129,6 +131,11 @@ scf::ParallelOp lowerToWindowThreadLoops(RewriterBase &rewriter, linalg::Generic
     return SmallVector<Value>(forOp.getResults());
   };
   SmallVector<Value> results = nest(numParallel, inits);
+  if (fusion) {
+    for (int64_t t = 0; t < plan.outputs; ++t)
+      storeResult(rewriter, loc, op, results[t], at[t], fusion);
+    return par;
+  }
   for (int64_t t = 0; t < plan.outputs; ++t)
     for (auto [k, out] : llvm::enumerate(op.getDpsInitsMutable()))
       memref::StoreOp::create(rewriter, loc, results[t * numOuts + k], out.get(),

@@ -357,7 +357,8 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
   let description = [{
     Every linalg op outside a GPU region becomes one `scf.parallel` whose
     mapping attributes send it to `convert-parallel-loops-to-gpu`, i.e. one
-    kernel launch per op. The op is generalized, its parallel loops are put
+    kernel launch per op (but the row groups and a reduction's prologue and
+    epilogue, below). The op is generalized, its parallel loops are put
     first (in the order of the output's dimensions, so neighbouring threads
     write neighbouring elements) and its reduction loops last; the parallel
     loops are collapsed into one linear index, tiled by `block-size`, the
@@ -408,8 +409,15 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     registers, the innermost reduction loop is unrolled when short, and an
     input element or weight that several of them read is loaded once (a 7x7
     depthwise convolution with 8 outputs a thread loads 14 input elements and
-    7 weights per filter row instead of 56 and 56). Vendor-neutral: the
-    CUDA and ROCm paths share it.
+    7 weights per filter row instead of 56 and 56). A reduction of one
+    output outside row groups (one thread, a window or a subgroup per
+    output) also runs the elementwise op that writes its output just before
+    it (a bias broadcast, a fill: each thread computes its initial value)
+    and the one that reads its result just after it (an activation, a
+    rounding: applied before the store), where no op between touches the
+    output and their buffers cannot clash; a float32 accumulator nothing
+    else reads is then never allocated. Vendor-neutral: the CUDA and ROCm
+    paths share it.
 
     Before: `linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%a) outs(%b)`
     After:
