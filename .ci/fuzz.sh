@@ -11,6 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+# The instrumented objects are built with -g, and ccache then hashes the build
+# folder's path too (hash_dir): a worktree's build-fuzz/ missed every object
+# another checkout had built. Without it, the objects are shared like the rest.
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 SECONDS_EACH=${1:-60}
 shift || true
 BUILD=${KILN_FUZZ_BUILD_DIR:-build-fuzz}

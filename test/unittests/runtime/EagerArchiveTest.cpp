@@ -118,6 +118,8 @@ TEST(EagerArchive, FuzzRegressionsAreClearErrors) {
       {"view-size-product-overflow.pt2", "its sizes' product overflows int64"},
       // A max pool with padding 2^62: twice the padding overflowed int64.
       {"max-pool-padding-overflow.pt2", "padding must be at most half of kernel_size"},
+      // A convolution with padding 2^63 - 1: twice the padding overflowed int64.
+      {"conv-padding-overflow.pt2", "the output of the convolution would have more than 2^63 elements"},
   };
   for (const auto &[file, message] : cases) {
     std::string err = loadError(std::string(KILN_FUZZ_REGRESSIONS) + "/fuzz-eager-load/" + file);

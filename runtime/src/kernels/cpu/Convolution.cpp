@@ -123,8 +123,13 @@ Tensor convImpl(const Tensor &input0, const Tensor &weight, const Tensor &bias, 
             " with groups=" + std::to_string(groups) + " expects " + std::to_string(ICg * groups));
   check(OC % groups == 0, op, "out_channels must be divisible by groups");
   for (int i = 0; i < kDims; ++i) {
-    out[i] = (in[i] + 2 * cs.padding[i] - cs.dilation[i] * (k[i] - 1) - 1) / cs.stride[i] + 1;
-    check(out[i] > 0, op, "the kernel is larger than the padded input " + input.shapeString());
+    // In 128 bits: hostile padding or dilation must not overflow. As ATen,
+    // a dilated kernel wider than the padded input is an error.
+    __int128 span = (__int128)in[i] + (__int128)2 * cs.padding[i] - (__int128)cs.dilation[i] * (k[i] - 1) - 1;
+    check(span >= 0, op, "the kernel is larger than the padded input " + input.shapeString());
+    __int128 o = span / cs.stride[i] + 1;
+    check(o <= INT64_MAX, op, "the output of the convolution would have more than 2^63 elements along a dim");
+    out[i] = (int64_t)o;
   }
   ConvOperands ops = cs.operands(weight, bias, N, OC, out, op);
   Tensor &result = ops.result, &x = ops.x, &w = ops.w, &b = ops.b;
