@@ -291,7 +291,8 @@ Tensor upsampleAA(const char *op, const Tensor &self, std::vector<Axis> ax, bool
   int64_t H = ax[0].in, W = ax[1].in, OH = ax[0].out, OW = ax[1].out;
   dispatchFloat(x.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
-    T (*filter)(T) = cubic ? aaCubic<T> : aaTriangle<T>;
+    T (*filter)(T) = aaTriangle<T>;
+    if (cubic) filter = aaCubic<T>;
     AATaps<T> th = aaTaps<T>(ax[0], alignCorners, taps, filter);
     AATaps<T> tw = aaTaps<T>(ax[1], alignCorners, taps, filter);
     const T *in = x.data<T>();
