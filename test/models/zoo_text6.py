@@ -108,15 +108,15 @@ SPECS = [
          "hybrid layers)", *lm(T.Zamba2Model, lambda: T.Zamba2Config(
              vocab_size=V, max_position_embeddings=64, hidden_size=32, num_hidden_layers=3,
              layers_block_type=["mamba", "hybrid", "mamba"], mamba_d_state=8, n_mamba_heads=4, chunk_size=8,
-             num_attention_heads=2, intermediate_size=64, use_mamba_kernels=False)), seq=True),
+             num_attention_heads=2, intermediate_size=64, use_mamba_kernels=False)), seq=False),
     Spec("falcon_h1", "transformers FalconH1Model (attention and Mamba-2 side by side in every layer, "
-         "muP multipliers)", *lm(T.FalconH1Model, lambda: T.FalconH1Config(**lm_small, **mamba)), seq=True),
+         "muP multipliers)", *lm(T.FalconH1Model, lambda: T.FalconH1Config(mamba_d_ssm=128, **lm_small, **mamba)), seq=False),
     Spec("bamba", "transformers BambaModel (Mamba-2 layers with one attention layer)",
-         *lm(T.BambaModel, lambda: T.BambaConfig(attn_layer_indices=[1], **lm_small, **mamba)), seq=True),
+         *lm(T.BambaModel, lambda: T.BambaConfig(attn_layer_indices=[1], **lm_small, **mamba)), seq=False),
     Spec("granitemoehybrid", "transformers GraniteMoeHybridModel (Mamba-2 and attention layers, top-2 MoE "
          "with a shared expert)", *lm(T.GraniteMoeHybridModel, lambda: T.GraniteMoeHybridConfig(
              layer_types=["mamba", "attention"], num_local_experts=4, num_experts_per_tok=2,
-             shared_intermediate_size=64, **lm_small, **mamba)), seq=True),
+             shared_intermediate_size=64, **lm_small, **mamba)), seq=False),
     # mixtures of experts
     Spec("glm4_moe", "transformers Glm4MoeModel (sigmoid-scored grouped top-k routing, shared expert, "
          "partial rotary, q/k norms)", *lm(T.Glm4MoeModel, lambda: T.Glm4MoeConfig(
