@@ -65,8 +65,8 @@ class DiTBlock(nn.Module):
     @staticmethod
     def timestep(t, dim=64, max_period=10000):
         half = dim // 2
-        freqs = torch.exp(-math.log(max_period) * torch.arange(half, dtype=torch.float32) / half)
-        args = t[:, None].float() * freqs[None]
+        freqs = torch.exp(-math.log(max_period) * torch.arange(half, dtype=t.dtype) / half)
+        args = t[:, None] * freqs[None]
         return torch.cat([torch.cos(args), torch.sin(args)], dim=-1)
 
     def forward(self, x, t, y):
