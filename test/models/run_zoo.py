@@ -283,10 +283,11 @@ UNSEEN = [
     "CPU default IR 23/24, Core ATen IR 23/24, gradients 2/2 (SmolLM3, DINOv3); CUDA compile 23/24 in both IRs; "
     "eager 21/24 default IR, 22/24 Core ATen IR; every sequence-length check and refusal passed where the model "
     "ran. Fixed since: the eager runtime expands `aten.tile` (DINOv3's default IR) and runs `operator.neg` of a "
-    "SymInt (LFM2's causal-convolution trim, both IRs; it had stopped on an internal range error). Still failing: "
-    "SAM's ViT (`timm_samvit`) everywhere: `aten._upsample_bicubic2d_aa` (antialiased bicubic resizing of its "
-    "position embeddings, as DINOv2 with registers) has no lowering. EnCodec, tried again, torch 2.11 still "
-    "cannot export.",
+    "SymInt (LFM2's causal-convolution trim, both IRs; it had stopped on an internal range error). SAM's ViT "
+    "(`timm_samvit`) failed everywhere on `aten._upsample_bicubic2d_aa` (antialiased bicubic resizing of its "
+    "position embeddings, as DINOv2 with registers); since session 30 kiln lowers and runs eagerly both "
+    "antialiased modes and it passes (CPU, eager and CUDA compile, both IRs; now in the test command's zoo). "
+    "EnCodec, tried again, torch 2.11 still cannot export.",
 ]
 
 

@@ -121,7 +121,7 @@ SPECS = [
     Spec("glm4_moe", "transformers Glm4MoeModel (sigmoid-scored grouped top-k routing, shared expert, "
          "partial rotary, q/k norms)", *lm(T.Glm4MoeModel, lambda: T.Glm4MoeConfig(
              moe_intermediate_size=32, num_experts_per_tok=2, n_shared_experts=1, n_routed_experts=4, n_group=2,
-             topk_group=1, first_k_dense_replace=1, use_qk_norm=True, **lm_small)), seq=True, grad=True),
+             topk_group=1, first_k_dense_replace=1, use_qk_norm=True, **lm_small)), seq=True),
     Spec("ernie4_5_moe", "transformers Ernie4_5_MoeModel (top-2 MoE with a shared expert and a routing "
          "correction bias, interleaved rotary)", *lm(T.Ernie4_5_MoeModel, lambda: T.Ernie4_5_MoeConfig(
              moe_intermediate_size=32, moe_k=2, moe_num_experts=4, moe_num_shared_experts=1,
@@ -138,7 +138,7 @@ SPECS = [
     Spec("whisper_decoder", "transformers WhisperModel (encoder over log-mel features, a decoder pass with "
          "cross-attention)", whisper_decoder, speech_and_tokens(None)),
     Spec("moonshine", "transformers MoonshineModel (conv stem over the raw waveform, rotary encoder, "
-         "SwiGLU decoder with cross-attention)", moonshine, speech_and_tokens(800)),
+         "SwiGLU decoder with cross-attention)", moonshine, speech_and_tokens(2000)),
     Spec("clap_audio", "transformers ClapAudioModel (HTS-AT: Swin windows over a log-mel spectrogram "
          "folded into an image)", clap_audio, lambda g, b: (torch.randn(b, 1, 64, 16, generator=g),)),
     # time series
