@@ -124,7 +124,7 @@ SPECS = [
                                                  depths=(1, 1, 1), state_dim=(16, 9, 4)), image(64)),
     Spec("timm_hieradet", "timm HieraDet (SAM 2's image encoder: windowed attention with query pooling, "
          "a bicubically resized global position embedding plus a tiled window one)",
-         cls("hieradet_sam2", "HieraDet", embed_dim=16, num_heads=1, stages=(1, 1, 1, 1), global_att_blocks=(3,),
+         cls("hieradet_sam2", "HieraDet", embed_dim=16, num_heads=1, stages=(1, 1, 2, 1), global_att_blocks=(3,),
              window_spec=(4, 4, 2, 2), global_pos_size=(4, 4)), image(64)),
     Spec("timm_mvitv2", "timm MViTv2 (pooling attention with decomposed relative positions, residual "
          "pooling)", mvitv2, image(64)),
