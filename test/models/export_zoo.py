@@ -225,8 +225,9 @@ ROUND4_IN_TEST_COMMAND = {"qwen3_moe", "timm_convmixer", "data2vec_vision"}
 # representative ones (DINOv3: tile in the eager runtime; SmolLM3: a symbolic sequence
 # length, refused past its range, and gradients), KILN_ZOO_EXTENDED=1 all.
 ROUND5_IN_TEST_COMMAND = {"dinov3", "smollm3", "timm_samvit"}
-# Round 6 (zoo_text6.py, zoo_vision6.py) likewise.
-ROUND6_IN_TEST_COMMAND = set()
+# Round 6 (zoo_text6.py, zoo_vision6.py) likewise: Zamba2 (torch.concatenate, a composite rule
+# now), the diffusion transformer and the DLRM recommender (embedding bags; both with gradients).
+ROUND6_IN_TEST_COMMAND = {"zamba2", "dit_block", "dlrm"}
 
 
 def extended():

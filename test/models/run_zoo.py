@@ -288,6 +288,17 @@ UNSEEN = [
     "position embeddings, as DINOv2 with registers); since session 30 kiln lowers and runs eagerly both "
     "antialiased modes and it passes (CPU, eager and CUDA compile, both IRs; now in the test command's zoo). "
     "EnCodec, tried again, torch 2.11 still cannot export.",
+    "- Round 6: 22 families (`zoo_text6.py`, `zoo_vision6.py`: 17 transformers 5.17, 3 timm 1.0.31 and 2 "
+    "hand-written models: Mamba-2 hybrids, MoE decoders with a symbolic length, a Whisper and a Moonshine "
+    "decoder pass, CLAP audio, time series, Idefics3's connector, HGNetV2, Mask2Former, EfficientViM, HieraDet, "
+    "MViTv2, a DiT, a DLRM); torch cannot export PatchTST (its program fails at the batch-3 case). Run once "
+    "before any fix (main at ea3980d), 21 models: CPU default IR 18/21, Core ATen IR 20/21, gradients 3/3 "
+    "(HGNetV2, DiT, DLRM: embedding-bag gradients); CUDA compile 18/21 and 20/21; eager 14/21 and 19/21; the "
+    "four MoE decoders passed every length and the refusal past the range. Fixed since: `concatenate`/`concat` "
+    "and `adaptive_avg_pool1d` are composite rules (Zamba2 everywhere, CLAP eagerly). Still failing: "
+    "DeepSeek-V2's default IR (a complex multiply inside `wrap_with_set_grad_enabled`), Autoformer (an FFT "
+    "with a length other than the input's, both IRs), and eagerly Whisper's and Moonshine's default IR "
+    "(`aten.diff`) and Mask2Former (`prod.dim_int`; a bool multiply in Core ATen IR).",
 ]
 
 
