@@ -294,11 +294,12 @@ UNSEEN = [
     "MViTv2, a DiT, a DLRM); torch cannot export PatchTST (its program fails at the batch-3 case). Run once "
     "before any fix (main at ea3980d), 21 models: CPU default IR 18/21, Core ATen IR 20/21, gradients 3/3 "
     "(HGNetV2, DiT, DLRM: embedding-bag gradients); CUDA compile 18/21 and 20/21; eager 14/21 and 19/21; the "
-    "four MoE decoders passed every length and the refusal past the range. Fixed since: `concatenate`/`concat` "
-    "and `adaptive_avg_pool1d` are composite rules (Zamba2 everywhere, CLAP eagerly). Still failing: "
+    "MoE decoders passed every length and the refusal past the range where they compiled. Fixed since: "
+    "`concatenate`/`concat` and `adaptive_avg_pool1d` are composite rules (Zamba2 everywhere, CLAP eagerly); the "
+    "eager runtime has `prod.dim_int` and multiplies bool tensors (Mask2Former eagerly). Still failing: "
     "DeepSeek-V2's default IR (a complex multiply inside `wrap_with_set_grad_enabled`), Autoformer (an FFT "
     "with a length other than the input's, both IRs), and eagerly Whisper's and Moonshine's default IR "
-    "(`aten.diff`) and Mask2Former (`prod.dim_int`; a bool multiply in Core ATen IR).",
+    "(`aten.diff`).",
 ]
 
 
