@@ -296,10 +296,9 @@ UNSEEN = [
     "(HGNetV2, DiT, DLRM: embedding-bag gradients); CUDA compile 18/21 and 20/21; eager 14/21 and 19/21; the "
     "MoE decoders passed every length and the refusal past the range where they compiled. Fixed since: "
     "`concatenate`/`concat` and `adaptive_avg_pool1d` are composite rules (Zamba2 everywhere, CLAP eagerly); the "
-    "eager runtime has `prod.dim_int` and multiplies bool tensors (Mask2Former eagerly). Still failing: "
-    "DeepSeek-V2's default IR (a complex multiply inside `wrap_with_set_grad_enabled`), Autoformer (an FFT "
-    "with a length other than the input's, both IRs), and eagerly Whisper's and Moonshine's default IR "
-    "(`aten.diff`).",
+    "eager runtime has `prod.dim_int`, `diff` and `logical_xor` and multiplies bool tensors (Mask2Former, "
+    "Whisper's and Moonshine's default IR eagerly). Still failing: DeepSeek-V2's default IR (a complex multiply "
+    "inside `wrap_with_set_grad_enabled`) and Autoformer (an FFT with a length other than the input's, both IRs).",
 ]
 
 
