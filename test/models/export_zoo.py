@@ -2,8 +2,8 @@
 
 The zoo (issue 20) checks kiln on models it was not written for. The models are
 listed in zoo_vision.py, zoo_timm.py, zoo_text.py, zoo_timm2.py, zoo_text2.py,
-zoo_video.py, zoo_text3.py, zoo_vision3.py, zoo_timm4.py, zoo_text4.py, zoo_timm5.py and
-zoo_text5.py: tiny configs, random weights from a fixed
+zoo_video.py, zoo_text3.py, zoo_vision3.py, zoo_timm4.py, zoo_text4.py, zoo_timm5.py,
+zoo_text5.py, zoo_text6.py and zoo_vision6.py: tiny configs, random weights from a fixed
 seed, nothing downloaded. For each, DIR/<name>/ receives
 
   model.pt2           the default IR, as a user saves it, with a symbolic batch
@@ -49,7 +49,7 @@ from export_models import VERSIONS, check_versions, ops_of  # noqa: E402
 
 SOURCES = ["export_zoo.py", "zoo_spec.py", "zoo_vision.py", "zoo_text.py", "zoo_timm.py", "zoo_text2.py",
            "zoo_timm2.py", "zoo_video.py", "zoo_text3.py", "zoo_vision3.py", "zoo_timm4.py", "zoo_text4.py",
-           "zoo_timm5.py", "zoo_text5.py", "export_models.py"]
+           "zoo_timm5.py", "zoo_text5.py", "zoo_text6.py", "zoo_vision6.py", "export_models.py"]
 BATCH_RANGE = (1, 8)
 SEQ_RANGE = (4, 32)
 # (batch, sequence length) of the cases of a model with a symbolic sequence length.
@@ -224,7 +224,10 @@ ROUND4_IN_TEST_COMMAND = {"qwen3_moe", "timm_convmixer", "data2vec_vision"}
 # Round 5 (zoo_timm5.py, zoo_text5.py) likewise: the test command exports a few
 # representative ones (DINOv3: tile in the eager runtime; SmolLM3: a symbolic sequence
 # length, refused past its range, and gradients), KILN_ZOO_EXTENDED=1 all.
-ROUND5_IN_TEST_COMMAND = {"dinov3", "smollm3"}
+ROUND5_IN_TEST_COMMAND = {"dinov3", "smollm3", "timm_samvit"}
+# Round 6 (zoo_text6.py, zoo_vision6.py) likewise: Zamba2 (torch.concatenate, a composite rule
+# now), the diffusion transformer and the DLRM recommender (embedding bags; both with gradients).
+ROUND6_IN_TEST_COMMAND = {"zamba2", "dit_block", "dlrm"}
 
 
 def extended():
@@ -249,13 +252,20 @@ def round5_specs():
     return zoo_timm5.SPECS + zoo_text5.SPECS
 
 
+def round6_specs():
+    import zoo_text6
+    import zoo_vision6
+    return zoo_text6.SPECS + zoo_vision6.SPECS
+
+
 def left_out():
-    """Names of the round-3, 4 and 5 models this export leaves out (none with KILN_ZOO_EXTENDED=1)."""
+    """Names of the round-3 to 6 models this export leaves out (none with KILN_ZOO_EXTENDED=1)."""
     if extended():
         return set()
     return ({s.name for s in round3_specs()} - ROUND3_IN_TEST_COMMAND) | \
         ({s.name for s in round4_specs()} - ROUND4_IN_TEST_COMMAND) | \
-        ({s.name for s in round5_specs()} - ROUND5_IN_TEST_COMMAND)
+        ({s.name for s in round5_specs()} - ROUND5_IN_TEST_COMMAND) | \
+        ({s.name for s in round6_specs()} - ROUND6_IN_TEST_COMMAND)
 
 
 def all_specs():
@@ -266,7 +276,7 @@ def all_specs():
     import zoo_video
     import zoo_vision
     specs = zoo_vision.SPECS + zoo_timm.SPECS + zoo_text.SPECS + zoo_timm2.SPECS + zoo_text2.SPECS + zoo_video.SPECS \
-        + [s for s in round3_specs() + round4_specs() + round5_specs() if s.name not in left_out()]
+        + [s for s in round3_specs() + round4_specs() + round5_specs() + round6_specs() if s.name not in left_out()]
     assert len({s.name for s in specs}) == len(specs)
     return {s.name: s for s in specs}
 

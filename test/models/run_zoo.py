@@ -283,10 +283,22 @@ UNSEEN = [
     "CPU default IR 23/24, Core ATen IR 23/24, gradients 2/2 (SmolLM3, DINOv3); CUDA compile 23/24 in both IRs; "
     "eager 21/24 default IR, 22/24 Core ATen IR; every sequence-length check and refusal passed where the model "
     "ran. Fixed since: the eager runtime expands `aten.tile` (DINOv3's default IR) and runs `operator.neg` of a "
-    "SymInt (LFM2's causal-convolution trim, both IRs; it had stopped on an internal range error). Still failing: "
-    "SAM's ViT (`timm_samvit`) everywhere: `aten._upsample_bicubic2d_aa` (antialiased bicubic resizing of its "
-    "position embeddings, as DINOv2 with registers) has no lowering. EnCodec, tried again, torch 2.11 still "
-    "cannot export.",
+    "SymInt (LFM2's causal-convolution trim, both IRs; it had stopped on an internal range error). SAM's ViT "
+    "(`timm_samvit`) failed everywhere on `aten._upsample_bicubic2d_aa` (antialiased bicubic resizing of its "
+    "position embeddings, as DINOv2 with registers); since session 30 kiln lowers and runs eagerly both "
+    "antialiased modes and it passes (CPU, eager and CUDA compile, both IRs; now in the test command's zoo). "
+    "EnCodec, tried again, torch 2.11 still cannot export.",
+    "- Round 6: 22 families (`zoo_text6.py`, `zoo_vision6.py`: 17 transformers 5.17, 3 timm 1.0.31 and 2 "
+    "hand-written models: Mamba-2 hybrids, MoE decoders with a symbolic length, a Whisper and a Moonshine "
+    "decoder pass, CLAP audio, time series, Idefics3's connector, HGNetV2, Mask2Former, EfficientViM, HieraDet, "
+    "MViTv2, a DiT, a DLRM); torch cannot export PatchTST (its program fails at the batch-3 case). Run once "
+    "before any fix (main at ea3980d), 21 models: CPU default IR 18/21, Core ATen IR 20/21, gradients 3/3 "
+    "(HGNetV2, DiT, DLRM: embedding-bag gradients); CUDA compile 18/21 and 20/21; eager 14/21 and 19/21; the "
+    "MoE decoders passed every length and the refusal past the range where they compiled. Fixed since: "
+    "`concatenate`/`concat` and `adaptive_avg_pool1d` are composite rules (Zamba2 everywhere, CLAP eagerly); the "
+    "eager runtime has `prod.dim_int`, `diff` and `logical_xor` and multiplies bool tensors (Mask2Former, "
+    "Whisper's and Moonshine's default IR eagerly). Still failing: DeepSeek-V2's default IR (a complex multiply "
+    "inside `wrap_with_set_grad_enabled`) and Autoformer (an FFT with a length other than the input's, both IRs).",
 ]
 
 

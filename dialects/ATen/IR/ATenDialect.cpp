@@ -2,6 +2,7 @@
 #include "ATen/IR/ATenDialect.h"
 #include "ATen/IR/ATenSequenceOps.h"
 #include "ATen/IR/ATenRandomOps.h"
+#include "ATen/IR/ATenAntialiasOps.h"
 
 using namespace mlir;
 using namespace kiln::aten;
@@ -20,5 +21,9 @@ void ATenDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "ATen/IR/ATenRandomOps.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "ATen/IR/ATenAntialiasOps.cpp.inc"
       >();
 }

@@ -3,11 +3,14 @@
 // One verifier for every upsample overload: an N, C and spatial-dims input of
 // a float or uint8 dtype, an output size or positive scales per spatial dim,
 // and the result shape they give (floor(input * scale) without output_size).
+// The antialiased ops (ATenAntialiasOps.td) take float inputs only.
 //
 //===----------------------------------------------------------------------===//
+#include "ATen/IR/ATenAntialiasOps.h"
 #include "ATenVerifyUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
 
 #include <cmath>
 
@@ -49,6 +52,13 @@ template <typename OpT> LogicalResult verifyUpsample(OpT op, int spatial) {
   }
   return verifyResult(op, op.getResult(), shape, elem);
 }
+
+template <typename OpT> LogicalResult verifyAntialias(OpT op) {
+  Type elem = rankedType(op.getSelf()).getElementType();
+  if (!isa<FloatType>(elem))
+    return op.emitOpError("expects a float input, got ") << elem;
+  return verifyUpsample(op, 2);
+}
 } // namespace
 
 LogicalResult UpsampleNearest1dOp::verify() { return verifyUpsample(*this, 1); }
@@ -61,3 +71,8 @@ LogicalResult UpsampleLinear1dOp::verify() { return verifyUpsample(*this, 1); }
 LogicalResult UpsampleBilinear2dOp::verify() { return verifyUpsample(*this, 2); }
 LogicalResult UpsampleTrilinear3dOp::verify() { return verifyUpsample(*this, 3); }
 LogicalResult UpsampleBicubic2dOp::verify() { return verifyUpsample(*this, 2); }
+LogicalResult UpsampleBilinear2dAAOp::verify() { return verifyAntialias(*this); }
+LogicalResult UpsampleBicubic2dAAOp::verify() { return verifyAntialias(*this); }
+
+#define GET_OP_CLASSES
+#include "ATen/IR/ATenAntialiasOps.cpp.inc"

@@ -10,29 +10,7 @@
 #ifndef KILN_ATEN_RESAMPLING_OPS
 #define KILN_ATEN_RESAMPLING_OPS
 
-include "ATenBase.td"
-
-class ATen_UpsampleBase<string mnemonic, dag extra> : ATen_Op<mnemonic> {
-  let arguments = !con((ins ATen_Tensor:$self, OptionalAttr<DenseI64ArrayAttr>:$output_size,
-                            OptionalAttr<DenseF64ArrayAttr>:$scales), extra);
-  let results = (outs ATen_Tensor:$result);
-  let assemblyFormat = "$self attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
-}
-
-class ATen_UpsampleNearest<string mnemonic> : ATen_UpsampleBase<mnemonic, (ins)> {
-  let description = [{ Output index o reads input floor(o * s) (clamped), s = 1 /
-    scale, or input / output size, in float32 as ATen computes it. }];
-}
-class ATen_UpsampleNearestExact<string mnemonic> : ATen_UpsampleBase<mnemonic, (ins)> {
-  let description = [{ Output index o reads input floor((o + 0.5) * s) (clamped). }];
-}
-class ATen_UpsampleInterp<string mnemonic>
-    : ATen_UpsampleBase<mnemonic, (ins DefaultValuedAttr<BoolAttr, "false">:$align_corners)> {
-  let description = [{ With `align_corners` the corner samples of input and output
-    coincide (source = o * (in - 1) / (out - 1)); without, source = (o + 0.5) * s
-    - 0.5. Floats of 16 bits compute in float32, float64 in float64. }];
-}
+include "ATenResamplingBase.td"
 
 def ATen_UpsampleNearest1dOp : ATen_UpsampleNearest<"upsample_nearest1d"> {
   let summary = "aten::upsample_nearest1d (NCW)";

@@ -1,5 +1,6 @@
 //===- Ops/Resampling.cpp - import handlers: upsampling ---------------------===//
 #include "../ImporterImpl.h"
+#include "ATen/IR/ATenAntialiasOps.h"
 
 namespace kiln::importer {
 
@@ -101,6 +102,8 @@ void registerResamplingHandlers(GraphImporter &g) {
     h[p + "upsample_bilinear2d" + o] = interp(OpTag<UpsampleBilinear2dOp>(), 2, isVec);
     h[p + "upsample_trilinear3d" + o] = interp(OpTag<UpsampleTrilinear3dOp>(), 3, isVec);
     h[p + "upsample_bicubic2d" + o] = interp(OpTag<UpsampleBicubic2dOp>(), 2, isVec);
+    h[p + "_upsample_bilinear2d_aa" + o] = interp(OpTag<UpsampleBilinear2dAAOp>(), 2, isVec);
+    h[p + "_upsample_bicubic2d_aa" + o] = interp(OpTag<UpsampleBicubic2dAAOp>(), 2, isVec);
   }
 }
 

@@ -1,4 +1,5 @@
-// kiln runtime — composite rules: 1-d pooling as 2-d pooling over a unit height.
+// kiln runtime — composite rules: 1-d pooling (max, average, adaptive average) as 2-d pooling over a
+// unit height.
 #include "Rules.h"
 
 namespace kiln::decomp {
@@ -84,6 +85,18 @@ def avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding
   when rank self == 2
   u = aten::unsqueeze.default(self=self, dim=1) : dims self [@0, 1, @1]
   p = aten::avg_pool2d.default(self=u, kernel_size=[1, kernel_size.0], stride=[1, stride.0], padding=[0, padding.0], ceil_mode=ceil_mode, count_include_pad=count_include_pad, divisor_override=None) : dims self [@0, 1, out0@1]
+  r = aten::squeeze.dim(self=p, dim=1)
+  return r
+def adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
+  when rank self == 3
+  u = aten::unsqueeze.default(self=self, dim=2) : dims self [@0, @1, 1, @2]
+  p = aten::adaptive_avg_pool2d.default(self=u, output_size=[1, output_size.0]) : dims self [@0, @1, 1, out0@2]
+  r = aten::squeeze.dim(self=p, dim=2)
+  return r
+def adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
+  when rank self == 2
+  u = aten::unsqueeze.default(self=self, dim=1) : dims self [@0, 1, @1]
+  p = aten::adaptive_avg_pool2d.default(self=u, output_size=[1, output_size.0]) : dims self [@0, 1, out0@1]
   r = aten::squeeze.dim(self=p, dim=1)
   return r
 

@@ -99,6 +99,14 @@ def linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> T
   r = aten::diagonal.default(self=A, offset=offset, dim1=dim1, dim2=dim2)
   return r
 
+# concatenate and concat: NumPy-style names of cat (torch.concatenate; Zamba2's default IR)
+def concatenate(Tensor[] tensors, int dim=0) -> Tensor
+  r = aten::cat.default(tensors=tensors, dim=dim)
+  return r
+def concat(Tensor[] tensors, int dim=0) -> Tensor
+  r = aten::cat.default(tensors=tensors, dim=dim)
+  return r
+
 # broadcast_tensors: each tensor expanded to the common shape
 def broadcast_tensors(Tensor[] tensors) -> Tensor[]
   when len tensors == 1

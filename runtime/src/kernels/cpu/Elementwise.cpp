@@ -1,6 +1,7 @@
 // kiln runtime — eager CPU (and Meta) kernels: relu, gelu, add.Tensor, mul.Tensor
 // and the backward ops threshold_backward, gelu_backward.
 #include "KernelUtils.h"
+#include "TensorIter.h"
 
 #include <cmath>
 
@@ -96,6 +97,10 @@ Tensor add(const Tensor &a, const Tensor &b, double alpha) {
 }
 
 Tensor mul(const Tensor &a, const Tensor &b) {
+  // Two bool tensors multiply as a logical and (ATen's mul on bool).
+  if (promoteTypes(a.dtype(), b.dtype()) == DType::Bool)
+    return mapPointwise<2>({a, b}, DType::Bool, DType::Bool, "aten::mul.Tensor",
+                           [](const double *v) { return double(v[0] != 0 && v[1] != 0); });
   return binary(a, b, "aten::mul.Tensor", [](auto x, auto y) { return x * y; });
 }
 

@@ -1,10 +1,11 @@
 // kiln runtime — eager CPU (and Meta) indexing kernels on every dtype:
 // embedding, index.Tensor (advanced indexing with None and bool masks),
-// index_put(_), index_add, index_select, gather, scatter(_).src, scatter(_).value, cat.
+// index_put(_), index_add, index_select, gather, scatter(_).src, scatter(_).value, cat, diff.
 #include "TensorIter.h"
 #include "kiln/library.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace kiln::cpu {
 namespace {
@@ -320,6 +321,57 @@ Tensor cat(std::vector<Tensor> tensors, int64_t dim) {
   return out;
 }
 
+/// diff: `n` forward differences along `dim` (bool: x[i+1] != x[i]; integers wrap), with
+/// `prepend` and `append` joined along `dim` first, as ATen's.
+Tensor diff(const Tensor &self, int64_t n, int64_t dim, const std::optional<Tensor> &prepend,
+            const std::optional<Tensor> &append) {
+  const char *op = "aten::diff";
+  check(n >= 0, op, "order must be non-negative, got " + std::to_string(n));
+  check(self.dim() >= 1, op, "expects a tensor of at least one dim, got a scalar");
+  int64_t d = wrapDim(dim, self.dim(), op);
+  std::vector<Tensor> parts;
+  if (prepend) parts.push_back(*prepend);
+  parts.push_back(self);
+  if (append) parts.push_back(*append);
+  Tensor x = parts.size() > 1 ? cat(parts, d) : self.clone();
+  for (int64_t k = 0; k < n; ++k) {
+    std::vector<int64_t> shape = x.sizes();
+    int64_t len = shape[d], outer = 1, inner = 1;
+    shape[d] = std::max<int64_t>(len - 1, 0);
+    Tensor out = emptyLike(shape, x.dtype(), x);
+    if (isMeta(out) || out.numel() == 0) {
+      x = out;
+      continue;
+    }
+    for (int64_t i = 0; i < d; ++i) outer *= shape[i];
+    for (int64_t i = d + 1; i < (int64_t)shape.size(); ++i) inner *= shape[i];
+    Tensor c = x.contiguous();
+    auto step = [&](auto tag, auto f) {
+      using T = decltype(tag);
+      const T *p = c.data<T>();
+      T *q = out.data<T>();
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t j = 0; j + 1 < len; ++j)
+          for (int64_t i = 0; i < inner; ++i)
+            q[(o * (len - 1) + j) * inner + i] = f(p[(o * len + j + 1) * inner + i], p[(o * len + j) * inner + i]);
+    };
+    if (x.dtype() == DType::Bool)
+      step(uint8_t{}, [](uint8_t a, uint8_t b) { return uint8_t((a != 0) != (b != 0)); });
+    else
+      dispatchNumeric(x.dtype(), op, [&](auto tag) {
+        using T = decltype(tag);
+        step(tag, [](T a, T b) {
+          if constexpr (std::is_integral_v<T>)
+            return (T)(std::make_unsigned_t<T>)((std::make_unsigned_t<T>)a - (std::make_unsigned_t<T>)b);
+          else
+            return a - b;
+        });
+      });
+    x = out;
+  }
+  return x;
+}
+
 /// stack: each tensor given a new dim `dim` of size 1, then concatenated.
 Tensor stack(std::vector<Tensor> tensors, int64_t dim) {
   const char *op = "aten::stack";
@@ -349,6 +401,7 @@ void registerKernels(kiln::Library &m) {
   m.impl("scatter_.value", scatterValueInplace);
   m.impl("scatter_.src", scatterSrcInplace);
   m.impl("cat", cat);
+  m.impl("diff", diff);
 }
 
 } // namespace
@@ -368,6 +421,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
   m.def("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)");
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
+  m.def("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor");
   m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");
 }
 

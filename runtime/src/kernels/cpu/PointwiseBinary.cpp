@@ -1,7 +1,7 @@
 // kiln runtime — eager CPU (and Meta) binary and ternary pointwise kernels on
 // every dtype, with broadcasting and ATen's type promotion (Scalar and 0-dim
 // operands only raise the category): sub/div/pow/fmod/floor_divide/minimum/
-// maximum, comparisons, bitwise/logical and/or, the Scalar overloads, where, addcmul/addcdiv,
+// maximum, comparisons, bitwise and/or, logical and/or/xor, the Scalar overloads, where, addcmul/addcdiv,
 // masked_fill, and the in-place forms (add_, sub_, mul_, div_ with Tensor and Scalar, masked_fill_).
 #include "TensorIter.h"
 
@@ -148,6 +148,9 @@ Tensor logicalAnd(const Tensor &a, const Tensor &b) {
 Tensor logicalOr(const Tensor &a, const Tensor &b) {
   return binaryOp(iv(a), iv(b), Kind::Logical, "aten::logical_or", [](double x, double y) { return (x != 0 || y != 0) ? 1.0 : 0.0; });
 }
+Tensor logicalXor(const Tensor &a, const Tensor &b) {
+  return binaryOp(iv(a), iv(b), Kind::Logical, "aten::logical_xor", [](double x, double y) { return (x != 0) != (y != 0) ? 1.0 : 0.0; });
+}
 
 #define KILN_COMPARE(NAME, EXPR)                                                                   \
   Tensor NAME##Tensor(const Tensor &a, const Tensor &b) {                                          \
@@ -290,6 +293,7 @@ void registerKernels(kiln::Library &m) {
   m.impl("__or__.Tensor", bitwiseOr);
   m.impl("logical_and", logicalAnd);
   m.impl("logical_or", logicalOr);
+  m.impl("logical_xor", logicalXor);
   m.impl("eq.Tensor", eqTensor);
   m.impl("eq.Scalar", eqScalar);
   m.impl("ne.Tensor", neTensor);
@@ -349,7 +353,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor");
   m.def("pow.Scalar(Scalar self, Tensor exponent) -> Tensor");
   for (const char *f : {"minimum", "maximum", "min.other", "max.other", "bitwise_and.Tensor", "__and__.Tensor",
-                        "bitwise_or.Tensor", "__or__.Tensor", "logical_and", "logical_or"})
+                        "bitwise_or.Tensor", "__or__.Tensor", "logical_and", "logical_or", "logical_xor"})
     m.def(std::string(f) + "(Tensor self, Tensor other) -> Tensor");
   for (const char *f : {"eq", "ne", "lt", "le", "gt", "ge"}) {
     m.def(std::string(f) + ".Tensor(Tensor self, Tensor other) -> Tensor");

@@ -1,8 +1,10 @@
-// kiln runtime — eager CPU (and Meta) kernels: mean.dim, mean, sum.dim_IntList, sum, amax, amin, max.dim, min.dim.
+// kiln runtime — eager CPU (and Meta) kernels: mean.dim, mean, sum.dim_IntList, sum, prod.dim_int, amax, amin,
+// max.dim, min.dim.
 #include "KernelUtils.h"
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace kiln::cpu {
 namespace {
@@ -205,6 +207,43 @@ std::tuple<Tensor, Tensor> minDim(const Tensor &self, int64_t dim, bool keepdim)
   return extremumDim(self, dim, keepdim, false, "aten::min.dim");
 }
 
+/// The product over one dim: integers and bool multiply in int64 (wrapping, as ATen's), floats in
+/// their dtype, unless `dtype` says otherwise.
+Tensor prodDim(const Tensor &self, int64_t dim, bool keepdim, const std::optional<DType> &dtype) {
+  const char *op = "aten::prod.dim_int";
+  DType outType = dtype ? *dtype : isFloatingPoint(self.dtype()) ? self.dtype() : DType::Int64;
+  int64_t rank = self.dim(), d = rank ? wrapDim(dim, rank, op) : 0;
+  std::vector<int64_t> outShape;
+  int64_t outer = 1, n = rank ? self.size(d) : 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i != d) outShape.push_back(self.size(i));
+    else if (keepdim) outShape.push_back(1);
+    if (i < d) outer *= self.size(i);
+    if (i > d) inner *= self.size(i);
+  }
+  Tensor out = Tensor::empty(outShape, outType, self.device());
+  if (isMeta(self)) return out;
+  Tensor x = castTo(self.contiguous(), outType);
+  dispatchNumeric(outType, op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>();
+    T *po = out.data<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        T p = 1;
+        for (int64_t k = 0; k < n; ++k) {
+          T v = px[(o * n + k) * inner + i];
+          if constexpr (std::is_integral_v<T>)
+            p = (T)(int64_t)((uint64_t)(int64_t)p * (uint64_t)(int64_t)v);
+          else
+            p *= v;
+        }
+        po[o * inner + i] = p;
+      }
+  });
+  return out;
+}
+
 Tensor amax(const Tensor &self, std::vector<int64_t> dims, bool keepdim) {
   return extremum(self, dims, keepdim, true, "aten::amax");
 }
@@ -222,6 +261,7 @@ void registerKernels(kiln::Library &m) {
   m.impl("sum.dim_IntList", kiln::cpu::sumDim);
   m.impl("sum", kiln::cpu::sumAll);
   m.impl("mean", kiln::cpu::meanAll);
+  m.impl("prod.dim_int", kiln::cpu::prodDim);
   m.impl("amax", kiln::cpu::amax);
   m.impl("amin", kiln::cpu::amin);
   m.impl("max.dim", kiln::cpu::maxDim);
@@ -232,6 +272,7 @@ void registerKernels(kiln::Library &m) {
 KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor");
   m.def("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor");
+  m.def("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
   m.def("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");

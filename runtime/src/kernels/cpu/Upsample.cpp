@@ -1,6 +1,7 @@
 // kiln runtime — eager CPU (and Meta) 2-D window and resampling kernels:
 // avg_pool2d (ceil_mode, count_include_pad, divisor_override) and
-// upsample_bilinear2d/upsample_bicubic2d/upsample_nearest2d (.vec), with ATen's source-index rules.
+// upsample_bilinear2d/upsample_bicubic2d/upsample_nearest2d (.vec), with ATen's source-index rules,
+// and the antialiased _upsample_bilinear2d_aa/_upsample_bicubic2d_aa (both overloads).
 #include "KernelUtils.h"
 
 #include <array>
@@ -229,11 +230,132 @@ Tensor upsampleNearest(const Tensor &self, std::optional<std::vector<int64_t>> s
   return out;
 }
 
+
+/// ATen's antialiasing filters: the triangle and Keys' cubic convolution (A = -0.5).
+template <typename T> T aaTriangle(T x) {
+  x = std::abs(x);
+  return x < 1 ? 1 - x : T(0);
+}
+template <typename T> T aaCubic(T x) {
+  constexpr T A = -0.5;
+  x = std::abs(x);
+  if (x < 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
+  if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+  return 0;
+}
+
+/// The taps of one antialiased pass, as ATen's _compute_weights_aa: output o reads
+/// inputs [start[o], start[o] + count[o]) with the normalised weights w[o * K ...].
+template <typename T> struct AATaps {
+  std::vector<int64_t> start, count;
+  std::vector<T> w;
+  int64_t K = 0;
+};
+template <typename T> AATaps<T> aaTaps(const Axis &a, bool alignCorners, int taps, T (*filter)(T)) {
+  // area_pixel_compute_scale in T, as ATen's kernel computes it.
+  T scale = alignCorners ? (a.out > 1 ? (T)(a.in - 1) / (T)(a.out - 1) : T(0))
+            : a.scale && *a.scale > 0 ? (T)(1.0 / *a.scale)
+                                      : (T)a.in / (T)a.out;
+  T support = scale >= 1 ? (T)((taps * 0.5) * scale) : (T)(taps * 0.5);
+  T invscale = scale >= 1 ? (T)(1.0 / scale) : T(1);
+  AATaps<T> t;
+  t.K = (int64_t)std::ceil(support) * 2 + 1;
+  t.start.resize(a.out);
+  t.count.resize(a.out);
+  t.w.assign(a.out * t.K, T(0));
+  for (int64_t o = 0; o < a.out; ++o) {
+    T center = (T)(scale * (o + 0.5));
+    int64_t xmin = std::max<int64_t>((int64_t)(center - support + 0.5), 0);
+    int64_t xsize = std::min<int64_t>((int64_t)(center + support + 0.5), a.in) - xmin;
+    xsize = std::clamp<int64_t>(xsize, 0, t.K);
+    T *w = &t.w[o * t.K], total = 0;
+    for (int64_t j = 0; j < xsize; ++j) {
+      w[j] = filter((T)((j + xmin - center + 0.5) * invscale));
+      total += w[j];
+    }
+    if (total != 0)
+      for (int64_t j = 0; j < xsize; ++j) w[j] /= total;
+    t.start[o] = xmin;
+    t.count[o] = xsize;
+  }
+  return t;
+}
+
+/// Antialiased 2-d resampling: separable, the width pass first (into a buffer of the
+/// input's dtype) and then the height pass; a dim whose size does not change is copied.
+Tensor upsampleAA(const char *op, const Tensor &self, std::vector<Axis> ax, bool alignCorners, int taps,
+                  bool cubic) {
+  Tensor out = emptyLike({self.size(0), self.size(1), ax[0].out, ax[1].out}, self.dtype(), self);
+  if (isMeta(out)) return out;
+  Tensor x = self.contiguous();
+  int64_t H = ax[0].in, W = ax[1].in, OH = ax[0].out, OW = ax[1].out;
+  dispatchFloat(x.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T (*filter)(T) = aaTriangle<T>;
+    if (cubic) filter = aaCubic<T>;
+    AATaps<T> th = aaTaps<T>(ax[0], alignCorners, taps, filter);
+    AATaps<T> tw = aaTaps<T>(ax[1], alignCorners, taps, filter);
+    const T *in = x.data<T>();
+    T *o = out.data<T>();
+    forEachPlane(x.size(0) * x.size(1), [&](int64_t pl) {
+      const T *src = in + pl * H * W;
+      int64_t cols = W;
+      std::vector<T> tmp;
+      if (OW != W) {
+        tmp.resize(H * OW);
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const T *w = &tw.w[ow * tw.K], *row = src + h * W + tw.start[ow];
+            T acc = 0;
+            for (int64_t j = 0; j < tw.count[ow]; ++j) acc += w[j] * row[j];
+            tmp[h * OW + ow] = acc;
+          }
+        src = tmp.data();
+        cols = OW;
+      }
+      T *q = o + pl * OH * OW;
+      if (OH == H) {
+        std::copy(src, src + H * cols, q);
+        return;
+      }
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const T *w = &th.w[oh * th.K], *col = src + th.start[oh] * cols + ow;
+          T acc = 0;
+          for (int64_t j = 0; j < th.count[oh]; ++j) acc += w[j] * col[j * cols];
+          q[oh * OW + ow] = acc;
+        }
+    });
+  });
+  return out;
+}
+/// The .vec overloads: output_size or scale_factors.
+template <int Taps>
+Tensor upsampleAAVec(const Tensor &self, std::optional<std::vector<int64_t>> size, bool alignCorners,
+                     std::optional<std::vector<double>> scales) {
+  const char *op = Taps == 4 ? "aten::_upsample_bicubic2d_aa.vec" : "aten::_upsample_bilinear2d_aa.vec";
+  return upsampleAA(op, self, upsampleAxes(self, size, scales, op), alignCorners, Taps, Taps == 4);
+}
+/// The default overloads: output_size and the optional scales the source rule uses.
+template <int Taps>
+Tensor upsampleAASized(const Tensor &self, std::vector<int64_t> size, bool alignCorners,
+                       std::optional<double> scalesH, std::optional<double> scalesW) {
+  const char *op = Taps == 4 ? "aten::_upsample_bicubic2d_aa" : "aten::_upsample_bilinear2d_aa";
+  auto ax = upsampleAxes(self, size, std::nullopt, op);
+  ax[0].scale = scalesH;
+  ax[1].scale = scalesW;
+  return upsampleAA(op, self, ax, alignCorners, Taps, Taps == 4);
+}
+
 void registerKernels(kiln::Library &m) {
   m.impl("avg_pool2d", avgPool2d);
   m.impl("upsample_bilinear2d.vec", upsampleBilinear);
   m.impl("upsample_nearest2d.vec", upsampleNearest);
   m.impl("upsample_bicubic2d.vec", upsampleBicubic);
+  m.impl("_upsample_bilinear2d_aa.vec", upsampleAAVec<2>);
+  m.impl("_upsample_bicubic2d_aa.vec", upsampleAAVec<4>);
+  m.impl("_upsample_bilinear2d_aa", upsampleAASized<2>);
+  m.impl("_upsample_bicubic2d_aa", upsampleAASized<4>);
 }
 
 } // namespace
@@ -247,6 +369,12 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor");
   m.def("upsample_bicubic2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
         "float[]? scale_factors) -> Tensor");
+  for (const char *name : {"_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"}) {
+    m.def(std::string(name) + ".vec(Tensor input, SymInt[]? output_size, bool align_corners, "
+                              "float[]? scale_factors) -> Tensor");
+    m.def(std::string(name) + "(Tensor self, SymInt[2] output_size, bool align_corners, "
+                              "float? scales_h=None, float? scales_w=None) -> Tensor");
+  }
 }
 
 KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }

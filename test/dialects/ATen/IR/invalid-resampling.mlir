@@ -56,3 +56,19 @@ func.func @shape(%x: tensor<1x2x5x5xf32>) {
   %0 = aten.upsample_nearest2d %x {scales = array<f64: 1.5, 1.5>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x8x8xf32>
   return
 }
+
+// -----
+
+func.func @antialias_uint8(%x: tensor<1x2x8x8xui8>) {
+  // expected-error @+1 {{'aten._upsample_bilinear2d_aa' op expects a float input, got 'ui8'}}
+  %0 = aten._upsample_bilinear2d_aa %x {output_size = array<i64: 4, 4>} : (tensor<1x2x8x8xui8>) -> tensor<1x2x4x4xui8>
+  return
+}
+
+// -----
+
+func.func @antialias_size(%x: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'aten._upsample_bicubic2d_aa' op result shape [1, 2, 4, 5] does not match the inferred shape [1, 2, 4, 4]}}
+  %0 = aten._upsample_bicubic2d_aa %x {output_size = array<i64: 4, 4>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x5xf32>
+  return
+}

@@ -24,5 +24,9 @@ func.func @upsample(%x: tensor<1x2x4x4xf32>, %u: tensor<1x2x5xui8>) {
   %1 = aten.upsample_nearest1d %u {scales = array<f64: 2.5>} : (tensor<1x2x5xui8>) -> tensor<1x2x12xui8>
   // CHECK: aten.upsample_bicubic2d %{{.*}} {output_size = array<i64: 8, 8>, scales = array<f64: 2.000000e+00, 0.000000e+00>}
   %2 = aten.upsample_bicubic2d %x {output_size = array<i64: 8, 8>, scales = array<f64: 2.0, 0.0>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x8x8xf32>
+  // CHECK: aten._upsample_bicubic2d_aa %{{.*}} {output_size = array<i64: 3, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x3x2xf32>
+  %3 = aten._upsample_bicubic2d_aa %x {output_size = array<i64: 3, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x3x2xf32>
+  // CHECK: aten._upsample_bilinear2d_aa %{{.*}} {align_corners = true, scales = array<f64: 5.000000e-01, 5.000000e-01>}
+  %4 = aten._upsample_bilinear2d_aa %x {scales = array<f64: 0.5, 0.5>, align_corners = true} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
   return
 }
