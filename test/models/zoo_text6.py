@@ -8,6 +8,7 @@ import transformers as T
 
 from zoo_spec import Spec
 from zoo_text import V, Hidden, text
+from zoo_text2 import TimeSeries, series
 from zoo_text5 import Field, lm
 
 lm_small = dict(vocab_size=V, max_position_embeddings=64, hidden_size=64, num_hidden_layers=2,
@@ -62,26 +63,14 @@ def past_values(g, b):
     return (torch.randn(b, 32, 3, generator=g),)
 
 
-class Autoformer(torch.nn.Module):
+class Autoformer(TimeSeries):
     """transformers' Autoformer called with past and future values, time features and the observed mask."""
 
     def __init__(self):
-        super().__init__()
-        self.m = T.AutoformerModel(T.AutoformerConfig(
+        super().__init__(T.AutoformerModel(T.AutoformerConfig(
             prediction_length=4, context_length=8, lags_sequence=[1, 2], num_time_features=1, d_model=16,
             encoder_layers=1, decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2,
-            encoder_ffn_dim=32, decoder_ffn_dim=32, moving_average=3, autocorrelation_factor=1, label_length=4))
-
-    def forward(self, past_values, past_time_features, past_observed_mask, future_values, future_time_features):
-        return self.m(past_values=past_values, past_time_features=past_time_features,
-                      past_observed_mask=past_observed_mask, future_values=future_values,
-                      future_time_features=future_time_features).last_hidden_state
-
-
-def series(g, b):
-    past = 10  # context 8 + the largest lag 2
-    return (torch.randn(b, past, generator=g), torch.randn(b, past, 1, generator=g), torch.ones(b, past),
-            torch.randn(b, 4, generator=g), torch.randn(b, 4, 1, generator=g))
+            encoder_ffn_dim=32, decoder_ffn_dim=32, moving_average=3, autocorrelation_factor=1, label_length=4)))
 
 
 class Idefics3Vision(torch.nn.Module):
