@@ -10,6 +10,7 @@
 // and four passes over the output fewer, with the same arithmetic in the
 // same order.
 //===----------------------------------------------------------------------===//
+#include "BufferRoots.h"
 #include "GPUMapLinalg.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -18,13 +19,6 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln::gpu_map {
-
-/// The buffer `v` is a view of (through casts, subviews, reshapes).
-static Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
 
 /// Whether buffers `a` and `b` may share memory: the same root, or two roots
 /// neither of which is a fresh allocation (arguments may alias each other).

@@ -1,4 +1,5 @@
 //===- GPURowGroups.cpp - runs of row ops (softmax, norms) fused into one subgroup-per-row GPU kernel -===//
+#include "BufferRoots.h"
 #include "GPUMapLinalg.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -17,13 +18,6 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace kiln::gpu_map {
-
-/// The memref `v` is a view of (a function argument or an allocation).
-static Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
 
 static bool isRowMap(AffineMap map, unsigned numRows) {
   if (map.getNumResults() != numRows)
