@@ -235,7 +235,7 @@ int64_t tileCount(int64_t n, int64_t oh, int64_t ow) { return n * ((oh + kOut - 
 
 } // namespace
 
-bool winogradPays(int64_t n, int64_t c, int64_t k, int64_t oh, int64_t ow) {
+bool winogradPays(int64_t c, int64_t k, int64_t oh, int64_t ow) {
   static const bool off = [] {
     const char *env = std::getenv("KILN_CPU_WINOGRAD");
     return env && (!std::strcmp(env, "off") || !std::strcmp(env, "0"));

@@ -31,7 +31,7 @@ struct WinogradConv {
   int32_t activation = 0;                  ///< KILN_CPU_RELU, _HARDSWISH, _SILU, _SIGMOID or 0
 };
 
-/// Whether runWinograd() should take a convolution of n images, c input and
+/// Whether runWinograd() should take a convolution of c input and
 /// k output channels whose output is oh x ow (KILN_CPU_WINOGRAD=off:
 /// never): at least 16 input and output channels, and an output whose tiles
 /// at least halve the products' multiply-adds (a 2x2 or 5x5 output does
@@ -39,7 +39,7 @@ struct WinogradConv {
 /// Zen 3 build machine (docs/Rationale/cpu-library-calls.md): 0.46-0.78 of
 /// its time from 16 to 512 channels, 4 to 1,568 tiles. Every operand's
 /// channel groups must also hold whole groups of 8 (checked by the caller).
-bool winogradPays(int64_t n, int64_t c, int64_t k, int64_t oh, int64_t ow);
+bool winogradPays(int64_t c, int64_t k, int64_t oh, int64_t ow);
 
 /// Runs `conv` on `threads` threads of the calling thread's OpenMP team:
 /// the filter transformed once per weight buffer and shape (kept until

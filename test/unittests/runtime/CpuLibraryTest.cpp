@@ -336,7 +336,7 @@ TEST(CpuLibrary, WinogradConvolutions) {
   };
   for (const ConvCase &t : cases) {
     const int64_t oh = outSize(t.in[1], 3, 1, t.params[4], 1), ow = outSize(t.in[2], 3, 1, t.params[5], 1);
-    ASSERT_TRUE(kiln::cpu::winogradPays(t.n, t.c, t.f, oh, ow)) << t.name;
+    ASSERT_TRUE(kiln::cpu::winogradPays(t.c, t.f, oh, ow)) << t.name;
     for (int run = 0; run < 2; ++run) runConv(t, KILN_CPU_CONST_WEIGHT, kWinogradTolerance);
     kiln::cpu::forgetWeights();
   }
