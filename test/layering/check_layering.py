@@ -96,6 +96,9 @@ def check_sources(root):
                         any(inc.startswith(f'kiln/{d}/') for d in LIB_HEADER_DIRS) or \
                         inc == 'kiln/Registration.h' or resolved.startswith(('lib/', 'dialects/', 'include/')):
                     bad('the runtime includes nothing of the compiler, MLIR or LLVM')
+                if inc == 'nlohmann/json.hpp' and r != 'runtime/src/loader/Json.h':
+                    bad('the runtime includes nlohmann/json.hpp only through runtime/src/loader/Json.h, '
+                        'which makes a failed JSON precondition an error instead of undefined behaviour')
             elif r.startswith('dialects/'):
                 if any(inc.startswith(f'kiln/{d}/') for d in LIB_HEADER_DIRS) or inc == 'kiln/Registration.h' \
                         or resolved.startswith(('lib/', 'include/')) or inc.startswith(('lib/', 'include/')):

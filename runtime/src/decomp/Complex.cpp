@@ -19,7 +19,7 @@
 
 #include "../loader/SerdeChecks.h"
 
-#include <nlohmann/json.hpp>
+#include "../loader/Json.h"
 
 #include <cmath>
 #include <map>

@@ -2,7 +2,7 @@
 #ifndef KILN_RUNTIME_DECOMP_COMPLEX_H
 #define KILN_RUNTIME_DECOMP_COMPLEX_H
 
-#include <nlohmann/json.hpp>
+#include "../loader/Json.h"
 
 namespace kiln::decomp {
 

@@ -5,7 +5,7 @@
 #include "RuleTable.h"
 #include "../loader/SerdeChecks.h"
 
-#include <nlohmann/json.hpp>
+#include "../loader/Json.h"
 
 #include <algorithm>
 #include <cctype>
@@ -129,7 +129,8 @@ public:
     // A returned value that no step produced (an input returned as is).
     for (size_t i = 0; i < r.returns.size(); ++i) {
       const json &v = arg(r.returns[i]);
-      if (v.contains("as_tensor") && v["as_tensor"]["name"] != outNames[i] && !outNames[i].empty()) {
+      if (v.contains("as_tensor") && v["as_tensor"].value("name", std::string()) != outNames[i] &&
+          !outNames[i].empty()) {
         json n;
         n["target"] = "torch.ops.aten.clone.default";
         n["name"] = nodeName + "__ret" + std::to_string(i);

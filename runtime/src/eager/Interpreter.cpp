@@ -11,7 +11,7 @@
 #include "Aliases.h"
 #include "ScalarNodes.h"
 
-#include <nlohmann/json.hpp>
+#include "../loader/Json.h"
 
 #include <atomic>
 #include <climits>

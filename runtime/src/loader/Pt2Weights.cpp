@@ -7,7 +7,7 @@
 #include "kiln/abi/archive.h"
 #include "kiln/abi/limits.h"
 
-#include <nlohmann/json.hpp>
+#include "Json.h"
 
 #include <algorithm>
 #include <cstring>

@@ -2,7 +2,7 @@
 #ifndef KILN_RUNTIME_LOADER_SERDECHECKS_H
 #define KILN_RUNTIME_LOADER_SERDECHECKS_H
 
-#include <nlohmann/json.hpp>
+#include "Json.h"
 
 #include <string>
 

@@ -153,3 +153,20 @@ TEST(Decompose, OthersListsEveryDimButOneForAnyRank) {
         << err.what();
   }
 }
+
+// A rule that returns its input as is, given an input whose "as_tensor" has no
+// "name" (an input fuzz-pt2-import found): the expansion reads the name with a
+// check, where it once read past the end of the JSON object's map (a
+// heap-buffer-overflow under ASan, arbitrary data otherwise).
+TEST(Decompose, AReturnedInputWithoutANameIsReadSafely) {
+  auto tv = metas({{"x", {2, 3}}, {"out", {2, 3}}});
+  json nameless = {{"as_tensor", {{"nam", "x"}}}};
+  auto e = expandWith(node("torch.ops.aten.positive.default", {{"self", nameless}}, {"out"}), tv);
+  ASSERT_TRUE(e);
+  json nodes = json::parse(e->nodes);
+  ASSERT_EQ(nodes.size(), 1u);
+  // The input is passed on unchanged, for the importer to reject with its own error.
+  EXPECT_EQ(nodes[0]["target"], "torch.ops.aten.clone.default");
+  EXPECT_EQ(nodes[0]["inputs"][0]["arg"], nameless);
+  EXPECT_EQ(nodes[0]["outputs"][0]["as_tensor"]["name"], "out");
+}
