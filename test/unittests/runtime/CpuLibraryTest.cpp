@@ -1,5 +1,6 @@
 // GoogleTests of the CPU library calls (kiln_cpu_conv_f32, kiln_cpu_gemm_f32, kiln_cpu_gemm_lt_f32) against naive loops.
 #include "Dnnl.h"
+#include "Gemv.h"
 #include "Library.h"
 #include "Mkl.h"
 #include "Winograd.h"
@@ -413,6 +414,9 @@ TEST(CpuLibrary, MatrixProducts) {
   cases.push_back({"constant weights, A transposed", 1, 40, 24, 72, true, true, false, false, false, true});
   cases.push_back({"constant weights, accumulate, ReLU", 1, 16, 48, 96, false, true, true, false, true, true});
   cases.push_back({"empty sum", 1, 3, 4, 0, false, false, false, true, true, false});
+  // One row (a batch-1 linear layer): kiln's own loop (Gemv.h), both weight layouts.
+  cases.push_back({"one row, weight (n, k)", 1, 1, 300, 77, false, true, false, true, true, true});
+  cases.push_back({"one row, weight (k, n), batched", 3, 1, 75, 40, false, false, true, false, false, true});
   for (const GemmCase &t : cases) {
     SCOPED_TRACE(t.name + " transA " + std::to_string(t.transA) + " transB " + std::to_string(t.transB) +
                  " batch " + std::to_string(t.batch));
@@ -560,6 +564,44 @@ TEST(CpuLibrary, OneMklProductsInColumnPanelsPerThread) {
     expectClose(got, want);
   }
   kiln::cpu::forgetWeights();
+}
+
+// Single-row products (Gemv.h) against the reference: both weight layouts,
+// column counts around the 4-, 8- and 32-column steps and the 256-column
+// chunks, row lengths around the 8- and 16-float steps, a strided row,
+// bias and output, accumulation and ReLU, one to three threads.
+TEST(CpuLibrary, SingleRowProducts) {
+  kiln::cpu::dnnl();  // the OpenMP team the columns are shared on comes with oneDNN
+  for (bool dot : {true, false})
+    for (int64_t n : {1, 7, 36, 263, 1100})
+      for (int64_t k : {1, 15, 33, 700})
+        for (int threads : {1, 2, 3}) {
+          SCOPED_TRACE((dot ? "weight (n, k)" : "weight (k, n)") + std::string(" n ") + std::to_string(n) + " k " +
+                       std::to_string(k) + " threads " + std::to_string(threads));
+          const bool accumulate = (n + k) % 2, relu = n % 2, strided = k % 2;
+          std::vector<float> a = randomData(size_t(2 * k), 51), w = randomData(size_t(n * k), 52);
+          std::vector<float> bias = randomData(size_t(3 * n), 53), d = randomData(size_t(2 * n), 54);
+          const int64_t aCol = strided ? 2 : 1, dCol = strided ? 2 : 1;
+          std::vector<float> expected(static_cast<size_t>(n));
+          for (int64_t j = 0; j < n; ++j) {
+            double acc = (accumulate ? d[size_t(j * dCol)] : 0.0) + bias[size_t(3 * j)];
+            for (int64_t l = 0; l < k; ++l)
+              acc += double(a[size_t(l * aCol)]) * (dot ? w[size_t(j * k + l)] : w[size_t(l * n + j)]);
+            expected[size_t(j)] = relu ? std::max(static_cast<float>(acc), 0.0f) : static_cast<float>(acc);
+          }
+          kiln::cpu::MklProduct p{1, n, k, a.data(), k * aCol, aCol, w.data(), dot ? 1 : n, dot ? k : 1,
+                                  d.data(), n * dCol, dCol, bias.data(), 3, !accumulate, relu};
+          ASSERT_TRUE(kiln::cpu::constWeightGemv(p, threads));
+          std::vector<float> got(static_cast<size_t>(n));
+          for (int64_t j = 0; j < n; ++j) got[size_t(j)] = d[size_t(j * dCol)];
+          expectClose(got, expected);
+        }
+  // Two rows, or a weight with neither dim unit-stride: declined.
+  std::vector<float> a(8), w(64), d(16);
+  kiln::cpu::MklProduct two{2, 8, 4, a.data(), 4, 1, w.data(), 8, 1, d.data(), 8, 1, nullptr, 0, true, false};
+  EXPECT_FALSE(kiln::cpu::constWeightGemv(two, 1));
+  kiln::cpu::MklProduct gather{1, 8, 4, a.data(), 4, 1, w.data(), 16, 2, d.data(), 8, 1, nullptr, 0, true, false};
+  EXPECT_FALSE(kiln::cpu::constWeightGemv(gather, 1));
 }
 
 // Buffers the compiler marks KILN_CPU_*_BLOCKED hold oneDNN's blocked layout
