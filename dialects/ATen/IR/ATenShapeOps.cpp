@@ -18,20 +18,6 @@ using namespace kiln::aten;
 using namespace kiln::aten::detail;
 
 namespace {
-/// `d` counted from the front of `rank` dims, or nullopt if out of range
-/// ([-rank, rank); a rank-0 tensor accepts 0 and -1 as ATen does).
-std::optional<int64_t> normalizeDim(int64_t d, int64_t rank) {
-  int64_t r = std::max<int64_t>(rank, 1);
-  if (d < -r || d >= r)
-    return std::nullopt;
-  return d < 0 ? d + r : d;
-}
-
-LogicalResult dimError(Operation *op, StringRef what, int64_t d, int64_t rank) {
-  return op->emitOpError() << what << " " << d << " is out of range for a tensor of rank "
-                           << rank;
-}
-
 /// Length of slice [start, end) by step of a dim of `size` (all static), as ATen clamps.
 int64_t sliceLength(int64_t size, int64_t start, int64_t end, int64_t step) {
   auto clampBound = [&](int64_t v) {
