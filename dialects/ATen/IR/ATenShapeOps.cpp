@@ -369,39 +369,40 @@ LogicalResult CatOp::verify() {
   return verifyResult(*this, getResult(), shape);
 }
 
-LogicalResult SliceScatterOp::verify() {
-  auto inTy = rankedType(getSelf());
-  auto shape = sliceShape(*this, inTy, getDim(), getStaticBounds(), getStep(), getBounds().size());
+/// A scatter op once the shape of the view it writes is known: `src` has that
+/// shape and self's dtype (the error names the view `what`), and the result
+/// is shaped as self.
+static LogicalResult verifyScatterSrc(Operation *op, RankedTensorType inTy,
+                                      FailureOr<SmallVector<int64_t>> shape, Value src,
+                                      Value result, StringRef what) {
   if (failed(shape))
     return failure();
-  auto srcTy = rankedType(getSrc());
+  auto srcTy = rankedType(src);
   if (srcTy.getElementType() != inTy.getElementType() ||
       failed(verifyCompatibleShape(srcTy.getShape(), *shape)))
-    return emitOpError("src ") << srcTy << " does not match the slice's shape " << shapeStr(*shape);
-  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
+    return op->emitOpError("src ") << srcTy << " does not match the " << what << "'s shape "
+                                   << shapeStr(*shape);
+  return verifyResult(op, result, inTy.getShape(), inTy.getElementType());
+}
+
+LogicalResult SliceScatterOp::verify() {
+  auto inTy = rankedType(getSelf());
+  return verifyScatterSrc(
+      *this, inTy,
+      sliceShape(*this, inTy, getDim(), getStaticBounds(), getStep(), getBounds().size()),
+      getSrc(), getResult(), "slice");
 }
 
 LogicalResult SelectScatterOp::verify() {
   auto inTy = rankedType(getSelf());
-  auto shape = selectShape(*this, inTy, getDim(), getStaticIndex(), getIndex().size());
-  if (failed(shape))
-    return failure();
-  auto srcTy = rankedType(getSrc());
-  if (srcTy.getElementType() != inTy.getElementType() ||
-      failed(verifyCompatibleShape(srcTy.getShape(), *shape)))
-    return emitOpError("src ") << srcTy << " does not match the slice's shape " << shapeStr(*shape);
-  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
+  return verifyScatterSrc(*this, inTy,
+                          selectShape(*this, inTy, getDim(), getStaticIndex(), getIndex().size()),
+                          getSrc(), getResult(), "slice");
 }
 
 LogicalResult DiagonalScatterOp::verify() {
   auto inTy = rankedType(getSelf());
-  auto shape = diagonalShape(*this, inTy, getOffset(), getDim1(), getDim2());
-  if (failed(shape))
-    return failure();
-  auto srcTy = rankedType(getSrc());
-  if (srcTy.getElementType() != inTy.getElementType() ||
-      failed(verifyCompatibleShape(srcTy.getShape(), *shape)))
-    return emitOpError("src ") << srcTy << " does not match the diagonal's shape "
-                               << shapeStr(*shape);
-  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
+  return verifyScatterSrc(*this, inTy,
+                          diagonalShape(*this, inTy, getOffset(), getDim1(), getDim2()),
+                          getSrc(), getResult(), "diagonal");
 }
