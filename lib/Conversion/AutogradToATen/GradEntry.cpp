@@ -15,23 +15,31 @@ using namespace mlir;
 using kiln::autograd::isFloatTensor;
 
 namespace {
-} // namespace
-
-FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry) {
-  MLIRContext *ctx = module.getContext();
-  FunctionType ft = entry.getFunctionType();
-  // The user outputs, then the new values of mutated state (kiln.update: a
-  // training batch norm's running statistics, ...), which the importer puts
-  // last. The state updates stay results of the gradient entry, applied as
-  // the model applies them, and carry no gradient.
+/// The number of user outputs of `entry`: the results before the new values
+/// of mutated state (kiln.update: a training batch norm's running statistics,
+/// ...), which the importer puts last.
+FailureOr<unsigned> countUserOutputs(func::FuncOp entry) {
   unsigned numOuts = 0;
-  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+  for (unsigned i = 0; i < entry.getNumResults(); ++i) {
     if (entry.getResultAttr(i, kiln::attrs::kUpdate))
       continue;
     if (i != numOuts)
       return entry.emitError("output ") << i << " follows a state update; updates come last";
     ++numOuts;
   }
+  return numOuts;
+}
+} // namespace
+
+FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry) {
+  MLIRContext *ctx = module.getContext();
+  FunctionType ft = entry.getFunctionType();
+  // The user outputs, then the state updates. These stay results of the
+  // gradient entry, applied as the model applies them, and carry no gradient.
+  FailureOr<unsigned> userOuts = countUserOutputs(entry);
+  if (failed(userOuts))
+    return failure();
+  unsigned numOuts = *userOuts;
   // Outputs that are not floating point (a mask or indices handed on to the
   // next graph) carry no gradient: their cotangent argument (zeros, as
   // torch.autograd materialises for them) is taken and ignored, and the primal
@@ -175,17 +183,14 @@ FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry)
   // The user outputs, then the state updates (as for --grad): the updates
   // are those of the primal computation, returned after the tangents and
   // applied as the model applies them; they have no tangent.
-  unsigned numOuts = 0;
-  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
-    if (entry.getResultAttr(i, kiln::attrs::kUpdate))
-      continue;
-    if (i != numOuts)
-      return entry.emitError("output ") << i << " follows a state update; updates come last";
-    ++numOuts;
+  FailureOr<unsigned> userOuts = countUserOutputs(entry);
+  if (failed(userOuts))
+    return failure();
+  unsigned numOuts = *userOuts;
+  for (unsigned i = 0; i < numOuts; ++i)
     if (!isFloatTensor(ft.getResult(i)))
       return entry.emitError("--jvp needs floating-point outputs; output ")
              << i << " is " << ft.getResult(i);
-  }
   TypeRange outTypes = ft.getResults().take_front(numOuts);
   for (unsigned i = numOuts; i < ft.getNumResults(); ++i) {
     auto uname = entry.getResultAttrOfType<StringAttr>(i, kiln::attrs::kName);
