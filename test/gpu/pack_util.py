@@ -2,7 +2,9 @@
 share: kiln-run, the runtime and the shared libraries they need copied into a
 folder the GPU machine runs from, the run.sh they write (its head and the
 file), and the packing of aten-dialect cases with seeded inputs, whose CPU
-builds are checked here."""
+builds are checked here. The shell packers (pack.sh, conv-grads.sh,
+bench/pack_gpu.sh) copy kiln-run with `python3 pack_util.py copy-kiln-run
+BUILD OUT`."""
 import os
 import shutil
 import subprocess
@@ -115,3 +117,9 @@ def write_run_script(out, lines):
         f.write("\n".join(lines) + "\n")
     os.chmod(os.path.join(out, "run.sh"), 0o755)
     print(f"packed {len(os.listdir(os.path.join(out, 'cases')))} cases in {out}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] != "copy-kiln-run":
+        sys.exit("usage: pack_util.py copy-kiln-run BUILD_DIR OUT_DIR")
+    copy_kiln_run(sys.argv[2], sys.argv[3])
