@@ -19,15 +19,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 if ((${#configs[@]} == 0)); then
   mapfile -t configs < <(cd "$src/bench" && python3 -c 'import gpu_models; print("\n".join(gpu_models.CONFIGS))')
 fi
-mkdir -p "$out/bin" "$out/lib"
-cp "$build/bin/kiln-run" "$out/bin/"
-cp -L "$build/lib/libkiln_runtime.so.0" "$out/lib/"
-for l in $(ldd "$build/bin/kiln-run" "$build/lib/libkiln_runtime.so.0" | awk '/=>/ {print $3}' | sort -u); do
-  case $(basename "$l") in
-    libc.so*|libm.so*|libstdc++*|libgcc_s*|ld-linux*|libkiln_runtime*) ;;
-    *) cp -L "$l" "$out/lib/" ;;
-  esac
-done
+# kiln-run, the runtime and the libraries they need beyond glibc.
+python3 "$src/test/gpu/pack_util.py" copy-kiln-run "$build" "$out"
 cp "$src/bench/gpu_models.py" "$src/bench/gpu_vs_torch.py" "$src/bench/gpu_profile.py" "$out/"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 exports=${KILN_PACK_EXPORTS:-$tmp}; mkdir -p "$exports"

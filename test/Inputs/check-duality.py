@@ -7,23 +7,15 @@ sum(output * COT) with respect to that input, JVP the forward-mode tangent of
 the output along T. For any correct pair, <T, GRAD> == <JVP, COT>; exits 1
 (and says so) if they differ by more than 1e-4 relative (float32 sums).
 """
-import ast
-import struct
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import npy  # noqa: E402
 
 
 def load(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:6] != b"\x93NUMPY":
-        sys.exit(f"check-duality: {path} is not a .npy file")
-    hlen = struct.unpack("<H", data[8:10])[0]
-    header = ast.literal_eval(data[10:10 + hlen].decode("latin1"))
-    code = {"<f4": "f", "<f8": "d"}[header["descr"]]
-    count = 1
-    for d in header["shape"]:
-        count *= d
-    return struct.unpack("<" + code * count, data[10 + hlen:10 + hlen + count * struct.calcsize(code)])
+    return npy.load(path, "check-duality")[1]
 
 
 t, g, j, c = (load(p) for p in sys.argv[1:5])

@@ -26,16 +26,8 @@ where() {
 if [ "$mode" = pack ]; then
   set -e
   build=$(cd "$2" && pwd); out=$3; arch=${4:---gpu-arch=sm_90}
-  mkdir -p "$out/bin" "$out/lib"
-  cp "$build/bin/kiln-run" "$out/bin/"
-  cp -L "$build/lib/libkiln_runtime.so.0" "$out/lib/"
-  # The libraries kiln-run and the runtime need beyond glibc (the GPU image may lack them).
-  for l in $(ldd "$build/bin/kiln-run" "$build/lib/libkiln_runtime.so.0" | awk '/=>/ {print $3}' | sort -u); do
-    case $(basename "$l") in
-      libc.so*|libm.so*|libstdc++*|libgcc_s*|ld-linux*|libkiln_runtime*) ;;
-      *) cp -L "$l" "$out/lib/" ;;
-    esac
-  done
+  # kiln-run, the runtime and the libraries they need beyond glibc (the GPU image may lack them).
+  python3 "$src/test/gpu/pack_util.py" copy-kiln-run "$build" "$out"
   m=$build/test/data/models/resnet_tiny
   cp "$m/model.pt2" "$out/resnet_tiny.pt2"; cp "$m/input0.npy" "$out/resnet_tiny.input0.npy"
   cp "$m/output0.npy" "$out/resnet_tiny.output0.npy"

@@ -23,13 +23,11 @@ line per run and exits 1 if any is off.
 import argparse
 import math
 import os
-import shutil
-import subprocess
 import sys
 
 import numpy as np
 
-from pack_util import copy_kiln_run, run_script_head
+from pack_util import fresh_pack, pack_cases, run_script_head, write_run_script
 
 # Elementwise tolerances: float32 sums in another order; one bf16/f16 ulp
 # of the rounded output (the GPU and numpy may round a sum that lies near a
@@ -115,10 +113,6 @@ def cases():
     ]
 
 
-def sh(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
@@ -127,62 +121,21 @@ def main():
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     out = os.path.abspath(a.out)
-    shutil.rmtree(out, ignore_errors=True)
-    for d in ("bin", "lib", "cases"):
-        os.makedirs(os.path.join(out, d))
-    copy_kiln_run(build, out)
-
-    compile_ = os.path.join(build, "bin", "kiln-compile")
-    run = os.path.join(build, "bin", "kiln-run")
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(build, "lib"))
+    fresh_pack(build, out)
     rng = np.random.default_rng(20261124)
-    lines = run_script_head("test/gpu/gemm-epilogues.py")
-    cpu_failed = 0
-    for case in cases():
-        d = os.path.join(out, "cases", case["name"])
-        os.makedirs(d)
-        mlir = os.path.join(d, "model.mlir")
-        with open(mlir, "w") as f:
-            f.write(case["text"] + "\n")
-        for target, so in (("cuda", "cuda.so"), ("cpu", "cpu.so")):
-            cmd = [compile_, mlir, "-o", os.path.join(d, so)]
-            if target == "cuda":
-                cmd += ["--target=cuda", "--gpu-arch=" + a.gpu_arch]
-            p = sh(cmd)
-            if p.returncode != 0:
-                print(f"COMPILE-FAIL {case['name']} ({target}): {p.stdout}{p.stderr}")
-                sys.exit(2)
+
+    def sample(case, shapes):
         dt = case["dtype"]
-        rtol, atol = TOL[dt]
-        for i, shapes in enumerate(case["shapes"]):
-            # Unit-variance products: the weight scaled by 1/sqrt(k).
-            ins = [to_dtype(rng.standard_normal(size=s) / (math.sqrt(case["k"]) if j == case["weight"] else 1.0), dt)
-                   for j, s in enumerate(shapes)]
-            want = to_dtype(case["ref"](*[np.asarray(x, np.float64) for x in ins]), dt)
-            args = []
-            for j, x in enumerate(ins):
-                np.save(os.path.join(d, f"input{i}_{j}.npy"), x)
-                args += ["--input", f"cases/{case['name']}/input{i}_{j}.npy"]
-            np.save(os.path.join(d, f"expect{i}.npy"), want)
-            args += ["--expect", f"cases/{case['name']}/expect{i}.npy", "--rtol", rtol, "--atol", atol]
-            label = case["name"] + ("" if len(case["shapes"]) == 1 else "[" + "x".join(map(str, shapes[0])) + "]")
-            p = sh([run, os.path.join(d, "cpu.so")] + args, cwd=out, env=env)
-            status = "ok" if p.returncode == 0 else "MISMATCH"
-            if p.returncode != 0:
-                cpu_failed = 1
-                print(p.stdout + p.stderr)
-            print(f"cpu {status} {label}")
-            # With graphs: three runs, so the replayed graph's outputs are checked.
-            lines.append(f"check {label} cases/{case['name']}/cuda.so "
-                         + " ".join(f'"{x}"' for x in args) + " --runs 3 || failed=1")
-            lines.append(f"check {label}/no-graphs cases/{case['name']}/cuda.so "
-                         + " ".join(f'"{x}"' for x in args) + " --no-cuda-graphs || failed=1")
-        os.remove(os.path.join(d, "cpu.so"))
-    lines += ["exit $failed"]
-    with open(os.path.join(out, "run.sh"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    os.chmod(os.path.join(out, "run.sh"), 0o755)
-    print(f"packed {len(os.listdir(os.path.join(out, 'cases')))} cases in {out}")
+        # Unit-variance products: the weight scaled by 1/sqrt(k).
+        ins = [to_dtype(rng.standard_normal(size=s) / (math.sqrt(case["k"]) if j == case["weight"] else 1.0), dt)
+               for j, s in enumerate(shapes)]
+        want = to_dtype(case["ref"](*[np.asarray(x, np.float64) for x in ins]), dt)
+        return (ins, want) + TOL[dt]
+
+    # With graphs: three runs, so the replayed graph's outputs are checked.
+    checks, cpu_failed = pack_cases(build, out, cases(), ["--gpu-arch=" + a.gpu_arch], sample,
+                                    [("", " --runs 3"), ("/no-graphs", " --no-cuda-graphs")])
+    write_run_script(out, run_script_head("test/gpu/gemm-epilogues.py") + checks)
     sys.exit(cpu_failed)
 
 

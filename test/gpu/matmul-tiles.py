@@ -22,12 +22,11 @@ There: OUT_DIR/run.sh runs every CUDA build with kiln-run --device cuda
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
 
-from pack_util import copy_kiln_run, run_script_head
+from pack_util import fresh_pack, pack_cases, run_script_head, sh, write_run_script
 
 # (name, aten op text, input shapes, dtype, rtol, atol, extra runs of other
 # shapes for dynamic dims). Shapes in the op text use '?' for dynamic dims.
@@ -109,10 +108,6 @@ TOL = {"f32": ("1e-4", "1e-4"), "f16": ("1e-2", "1e-2"), "i64": ("0", "0"),
        "f64": ("1e-10", "1e-10")}
 
 
-def sh(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
@@ -124,56 +119,22 @@ def main():
     build = os.path.abspath(a.build)
     src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = os.path.abspath(a.out)
-    shutil.rmtree(out, ignore_errors=True)
-    for d in ("bin", "lib", "cases"):
-        os.makedirs(os.path.join(out, d))
-    copy_kiln_run(build, out)
-
+    fresh_pack(build, out)
     compile_ = os.path.join(build, "bin", "kiln-compile")
-    run = os.path.join(build, "bin", "kiln-run")
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(build, "lib"))
     rng = np.random.default_rng(20261123)
-    lines = run_script_head("test/gpu/matmul-tiles.py")
-    cpu_failed = 0
-    for case in cases():
-        d = os.path.join(out, "cases", case["name"])
-        os.makedirs(d)
-        mlir = os.path.join(d, "model.mlir")
-        with open(mlir, "w") as f:
-            f.write(case["text"] + "\n")
-        for target, so in (("cuda", "cuda.so"), ("cpu", "cpu.so")):
-            cmd = [compile_, mlir, "-o", os.path.join(d, so)]
-            if target == "cuda":
-                cmd += ["--target=cuda", "--gpu-arch=" + a.gpu_arch] + GEMM
-            p = sh(cmd)
-            if p.returncode != 0:
-                print(f"COMPILE-FAIL {case['name']} ({target}): {p.stdout}{p.stderr}")
-                sys.exit(2)
+
+    def sample(case, shapes):
         dt = NP_DTYPE[case["dtype"]]
-        rtol, atol = TOL[case["dtype"]]
-        for i, shapes in enumerate(case["shapes"]):
-            if dt == np.int64:
-                ins = [rng.integers(-50, 50, size=s).astype(dt) for s in shapes]
-                want = case["ref"](*ins).astype(dt)
-            else:
-                ins = [rng.standard_normal(size=s).astype(dt) for s in shapes]
-                want = case["ref"](*[x.astype(np.float64) for x in ins]).astype(dt)
-            args = []
-            for j, x in enumerate(ins):
-                np.save(os.path.join(d, f"input{i}_{j}.npy"), x)
-                args += ["--input", f"cases/{case['name']}/input{i}_{j}.npy"]
-            np.save(os.path.join(d, f"expect{i}.npy"), want)
-            args += ["--expect", f"cases/{case['name']}/expect{i}.npy", "--rtol", rtol, "--atol", atol]
-            label = case["name"] + ("" if len(case["shapes"]) == 1 else "[" + "x".join(map(str, shapes[0])) + "]")
-            p = sh([run, os.path.join(d, "cpu.so")] + args, cwd=out, env=env)
-            status = "ok" if p.returncode == 0 else "MISMATCH"
-            if p.returncode != 0:
-                cpu_failed = 1
-                print(p.stdout + p.stderr)
-            print(f"cpu {status} {label}")
-            lines.append(f"check {label} cases/{case['name']}/cuda.so "
-                         + " ".join(f'"{x}"' for x in args) + " || failed=1")
-        os.remove(os.path.join(d, "cpu.so"))
+        if dt == np.int64:
+            ins = [rng.integers(-50, 50, size=s).astype(dt) for s in shapes]
+            want = case["ref"](*ins).astype(dt)
+        else:
+            ins = [rng.standard_normal(size=s).astype(dt) for s in shapes]
+            want = case["ref"](*[x.astype(np.float64) for x in ins]).astype(dt)
+        return (ins, want) + TOL[case["dtype"]]
+
+    checks, cpu_failed = pack_cases(build, out, cases(), ["--gpu-arch=" + a.gpu_arch] + GEMM, sample)
+    lines = run_script_head("test/gpu/matmul-tiles.py") + checks
 
     if a.families:
         for fam in ("products", "attention"):
@@ -197,11 +158,7 @@ def main():
             lines.append(f"check family_{fam} cases/family_{fam}/cuda.so "
                          + " ".join(f'"{x}"' for x in args) + " || failed=1")
 
-    lines += ["exit $failed"]
-    with open(os.path.join(out, "run.sh"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    os.chmod(os.path.join(out, "run.sh"), 0o755)
-    print(f"packed {len(os.listdir(os.path.join(out, 'cases')))} cases in {out}")
+    write_run_script(out, lines)
     sys.exit(cpu_failed)
 
 

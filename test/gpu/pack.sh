@@ -17,15 +17,10 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 corpora=("$@")
 ((${#corpora[@]})) || corpora=("$src/test/data/corpus")
 rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/models"
-cp "$build/bin/kiln-run" "$build/bin/kiln-gpu-graph-check" "$build/bin/kiln-gpu-fault-check" "$out/bin/"
-cp -L "$build/lib/libkiln_runtime.so.0" "$out/lib/"
-# Libraries kiln-run and the runtime link besides libc/libstdc++ (the GPU image may lack them).
-for l in $(ldd "$build/bin/kiln-run" "$build/lib/libkiln_runtime.so.0" | awk '/=>/ {print $3}' | sort -u); do
-  case $(basename "$l") in
-    libc.so*|libm.so*|libstdc++*|libgcc_s*|ld-linux*|libkiln_runtime*) ;;
-    *) cp -L "$l" "$out/lib/" ;;
-  esac
-done
+# kiln-run, the runtime and the libraries they link besides libc/libstdc++ (the
+# GPU image may lack them).
+python3 "$src/test/gpu/pack_util.py" copy-kiln-run "$build" "$out"
+cp "$build/bin/kiln-gpu-graph-check" "$build/bin/kiln-gpu-fault-check" "$out/bin/"
 cp "$src/test/gpu/check.py" "$out/"
 # The example plugin (kilntest::scaled_gelu): the custom_op case's op runs on
 # the host between kernels through the runtime's dispatcher.

@@ -46,11 +46,7 @@ def default_ir_status(index, samples):
             ops = [op for op in c["default_ops"] if op not in core and op.startswith("aten.")]
             for op in ops:
                 passed, reason = samples.get((c["name"], "model", s), (False, "not run"))
-                e = table.setdefault((op, c["dtype"]), {"passed": 0, "total": 0, "reason": None})
-                e["total"] += 1
-                e["passed"] += passed
-                if not passed and e["reason"] is None:
-                    e["reason"] = f"{c['opinfo']} sample {s}: {reason}"
+                run.tally(table, op, c, s, passed, reason)
     return table
 
 

@@ -174,6 +174,16 @@ def key(case, ir, sample):
     return f"{case}:{ir}:{sample}"
 
 
+def tally(table, op, case, sample, passed, reason):
+    """Counts sample `sample` of `case` for (op, dtype) in `table` ({"passed",
+    "total", "reason": the first failing sample's}), as the reports count."""
+    e = table.setdefault((op, case["dtype"]), {"passed": 0, "total": 0, "reason": None})
+    e["total"] += 1
+    e["passed"] += passed
+    if not passed and e["reason"] is None:
+        e["reason"] = f"{case['opinfo']} sample {sample}: {reason}"
+
+
 def core_op_status(index, samples):
     """Per core op and dtype: (status, reason, passed, total) over the samples that
     exercise it in the Core ATen IR archive of its OpInfo entries' cases."""
@@ -187,11 +197,7 @@ def core_op_status(index, samples):
                 if c["opinfo"] not in index["opinfos_of_core_op"].get(op, []):
                     continue
                 passed, reason = samples.get((c["name"], ir, s), (False, "not run"))
-                e = table.setdefault((op, c["dtype"]), {"passed": 0, "total": 0, "reason": None})
-                e["total"] += 1
-                e["passed"] += passed
-                if not passed and e["reason"] is None:
-                    e["reason"] = f"{c['opinfo']} sample {s}: {reason}"
+                tally(table, op, c, s, passed, reason)
     return table
 
 

@@ -15,29 +15,42 @@ def _model():
                                torch.nn.ReLU(), torch.nn.Linear(32, 4))
 
 
-@pytest.mark.parametrize("make_opt", [
-    lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9),
-    lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.01),
-], ids=["sgd", "adamw"])
-def test_twenty_steps_match_eager(make_opt):
-    eager = _model()
+def _side_by_side(make, make_opt, batches, options=None):
+    """Trains make()'s model and a deep copy compiled by kiln, each with
+    make_opt's optimizer, on the (x, t) pairs of batches() (drawn after
+    seeding 1) with an MSE loss. Returns the two models, their losses and the
+    kiln explanations the compiled steps added."""
+    eager = make()
     compiled_model = copy.deepcopy(eager)
-    compiled = torch.compile(compiled_model, backend="kiln")
+    compiled = torch.compile(compiled_model, backend="kiln",
+                             **({"options": options} if options else {}))
     opt_e, opt_c = make_opt(eager.parameters()), make_opt(compiled_model.parameters())
     torch.manual_seed(1)
-    data = [(torch.randn(8, 16), torch.randn(8, 4)) for _ in range(20)]
     before = len(kiln.dynamo.explanations())
     losses_e, losses_c = [], []
-    for x, t in data:
+    for x, t in batches():
         for model, opt, losses in ((eager, opt_e, losses_e), (compiled, opt_c, losses_c)):
             loss = torch.nn.functional.mse_loss(model(x), t)
             opt.zero_grad()
             loss.backward()
             opt.step()
             losses.append(loss.item())
+    return eager, compiled_model, losses_e, losses_c, kiln.dynamo.explanations()[before:]
+
+
+def _sgd(params):
+    return torch.optim.SGD(params, lr=0.05)
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9),
+    lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.01),
+], ids=["sgd", "adamw"])
+def test_twenty_steps_match_eager(make_opt):
+    _, _, losses_e, losses_c, entries = _side_by_side(
+        _model, make_opt, lambda: [(torch.randn(8, 16), torch.randn(8, 4)) for _ in range(20)])
     torch.testing.assert_close(torch.tensor(losses_c), torch.tensor(losses_e), rtol=1e-4, atol=1e-5)
     assert losses_e[-1] < losses_e[0]
-    entries = kiln.dynamo.explanations()[before:]
     assert [e["kind"] for e in entries] == ["training"], entries  # one graph, no AOTAutograd
     assert entries[0]["compiled"] and entries[0]["split"], entries[0]  # no forward recompute
 
@@ -57,28 +70,13 @@ class _ConvBN(torch.nn.Module):
 
 
 def test_training_batch_norm_is_differentiated_by_kiln():
-    eager = _ConvBN()
-    compiled_model = copy.deepcopy(eager)
-    compiled = torch.compile(compiled_model, backend="kiln")
-    opt_e = torch.optim.SGD(eager.parameters(), lr=0.05)
-    opt_c = torch.optim.SGD(compiled_model.parameters(), lr=0.05)
-    torch.manual_seed(1)
-    before = len(kiln.dynamo.explanations())
-    for _ in range(3):
-        x, t = torch.randn(4, 3, 8, 8), torch.randn(4, 4)
-        losses = []
-        for model, opt in ((eager, opt_e), (compiled, opt_c)):
-            loss = torch.nn.functional.mse_loss(model(x), t)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
-        assert losses[1] == pytest.approx(losses[0], rel=1e-4, abs=1e-5)
+    eager, compiled_model, losses_e, losses_c, entries = _side_by_side(
+        _ConvBN, _sgd, lambda: ((torch.randn(4, 3, 8, 8), torch.randn(4, 4)) for _ in range(3)))
+    assert losses_c == pytest.approx(losses_e, rel=1e-4, abs=1e-5)
     # The running statistics are updated once per step, as in eager.
     for name in ("running_mean", "running_var", "num_batches_tracked"):
         torch.testing.assert_close(getattr(compiled_model.bn, name), getattr(eager.bn, name),
                                    rtol=1e-4, atol=1e-5)
-    entries = kiln.dynamo.explanations()[before:]
     assert [e["kind"] for e in entries] == ["training"], entries  # no AOTAutograd
     assert entries[0]["compiled"], entries[0]
 
@@ -128,24 +126,10 @@ class _MaskAcrossBreak(torch.nn.Module):
 
 
 def _steps_match_eager(make):
-    eager = make()
-    compiled_model = copy.deepcopy(eager)
-    compiled = torch.compile(compiled_model, backend="kiln")
-    opt_e = torch.optim.SGD(eager.parameters(), lr=0.05)
-    opt_c = torch.optim.SGD(compiled_model.parameters(), lr=0.05)
-    torch.manual_seed(1)
-    before = len(kiln.dynamo.explanations())
-    for _ in range(5):
-        x, t = torch.randn(8, 16), torch.randn(8, 4)
-        losses = []
-        for model, opt in ((eager, opt_e), (compiled, opt_c)):
-            loss = torch.nn.functional.mse_loss(model(x), t)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
-        assert losses[1] == pytest.approx(losses[0], rel=1e-4, abs=1e-5)
-    return kiln.dynamo.explanations()[before:]
+    _, _, losses_e, losses_c, entries = _side_by_side(
+        make, _sgd, lambda: ((torch.randn(8, 16), torch.randn(8, 4)) for _ in range(5)))
+    assert losses_c == pytest.approx(losses_e, rel=1e-4, abs=1e-5)
+    return entries
 
 
 def test_topk_is_differentiated_by_kiln():
@@ -172,24 +156,11 @@ def test_save_activations_keeps_them_between_forward_and_backward():
     """options={"save_activations": True}: AOTAutograd's partitioner chooses what the
     forward saves, kiln compiles the forward graph (which returns those activations)
     and the backward graph (which takes them), and the steps match eager's."""
-    eager = _model()
-    compiled_model = copy.deepcopy(eager)
-    compiled = torch.compile(compiled_model, backend="kiln", options={"save_activations": True})
-    opt_e = torch.optim.AdamW(eager.parameters(), lr=1e-2)
-    opt_c = torch.optim.AdamW(compiled_model.parameters(), lr=1e-2)
-    torch.manual_seed(1)
-    before = len(kiln.dynamo.explanations())
-    losses_e, losses_c = [], []
-    for _ in range(5):
-        x, t = torch.randn(8, 16), torch.randn(8, 4)
-        for model, opt, losses in ((eager, opt_e, losses_e), (compiled, opt_c, losses_c)):
-            loss = torch.nn.functional.mse_loss(model(x), t)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
+    _, _, losses_e, losses_c, entries = _side_by_side(
+        _model, lambda p: torch.optim.AdamW(p, lr=1e-2),
+        lambda: ((torch.randn(8, 16), torch.randn(8, 4)) for _ in range(5)),
+        options={"save_activations": True})
     torch.testing.assert_close(torch.tensor(losses_c), torch.tensor(losses_e), rtol=1e-4, atol=1e-5)
-    entries = kiln.dynamo.explanations()[before:]
     assert [e["kind"] for e in entries] == ["forward", "backward"], entries
     assert all(e["compiled"] for e in entries), entries
     # The forward returns the loss's input and the activations it saves.

@@ -16,19 +16,6 @@ using namespace kiln::aten;
 using namespace kiln::aten::detail;
 
 namespace {
-std::optional<int64_t> normalizeDim(int64_t d, int64_t rank) {
-  int64_t r = std::max<int64_t>(rank, 1);
-  if (d < -r || d >= r)
-    return std::nullopt;
-  return d < 0 ? d + r : d;
-}
-
-LogicalResult dimError(Operation *op, StringRef what, int64_t d, int64_t rank) {
-  return op->emitOpError() << what << " " << d << " is out of range for a tensor of rank "
-                           << rank;
-}
-
-std::string dimStr(int64_t d) { return d == kDyn ? "?" : std::to_string(d); }
 
 /// The shape index_tensor reads (and index_put writes), or failure.
 FailureOr<SmallVector<int64_t>> advancedIndexShape(Operation *op, RankedTensorType selfTy,

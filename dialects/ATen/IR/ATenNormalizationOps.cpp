@@ -168,37 +168,33 @@ LogicalResult NativeGroupNormOp::verify() {
   return success();
 }
 
-LogicalResult BatchNormOp::verify() {
-  if (failed(verifyPerChannel(*this, getInput(),
-                              {getWeight(), getBias(), getRunningMean(), getRunningVar()})))
+/// The checks every batch norm shares: per-channel weight, bias and running
+/// statistics; with `training` given (the ops whose statistics are optional),
+/// running statistics in inference and both or neither; a result shaped like
+/// the input.
+template <typename OpT>
+static LogicalResult verifyBatchNorm(OpT op, std::optional<bool> training) {
+  Value mean = op.getRunningMean(), var = op.getRunningVar();
+  if (failed(verifyPerChannel(op, op.getInput(), {op.getWeight(), op.getBias(), mean, var})))
     return failure();
-  if (!getTraining() && (!getRunningMean() || !getRunningVar()))
-    return emitOpError("in inference (training = false) needs running_mean and running_var");
-  if (!getRunningMean() != !getRunningVar())
-    return emitOpError("needs both running_mean and running_var or neither");
-  auto inTy = rankedType(getInput());
-  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
+  if (training && !*training && (!mean || !var))
+    return op.emitOpError("in inference (training = false) needs running_mean and running_var");
+  if (training && !mean != !var)
+    return op.emitOpError("needs both running_mean and running_var or neither");
+  auto inTy = rankedType(op.getInput());
+  return verifyResult(op, op.getResult(), inTy.getShape(), inTy.getElementType());
 }
 
+LogicalResult BatchNormOp::verify() { return verifyBatchNorm(*this, getTraining()); }
+
 LogicalResult NativeBatchNormLegitNoTrainingOp::verify() {
-  if (failed(verifyPerChannel(*this, getInput(),
-                              {getWeight(), getBias(), getRunningMean(), getRunningVar()})))
-    return failure();
-  auto inTy = rankedType(getInput());
-  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
+  return verifyBatchNorm(*this, std::nullopt);
 }
 
 LogicalResult NativeBatchNormOp::verify() {
-  if (failed(verifyPerChannel(*this, getInput(),
-                              {getWeight(), getBias(), getRunningMean(), getRunningVar()})))
+  if (failed(verifyBatchNorm(*this, getTraining())))
     return failure();
-  if (!getTraining() && (!getRunningMean() || !getRunningVar()))
-    return emitOpError("in inference (training = false) needs running_mean and running_var");
-  if (!getRunningMean() != !getRunningVar())
-    return emitOpError("needs both running_mean and running_var or neither");
   auto inTy = rankedType(getInput());
-  if (failed(verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType())))
-    return failure();
   int64_t statSize = getTraining() ? inTy.getDimSize(1) : kDyn;
   if (failed(verifyStat(*this, getSaveMean(), statSize)) ||
       failed(verifyStat(*this, getSaveInvstd(), statSize)))
@@ -207,12 +203,9 @@ LogicalResult NativeBatchNormOp::verify() {
 }
 
 LogicalResult NativeBatchNormLegitFunctionalOp::verify() {
-  if (failed(verifyPerChannel(*this, getInput(),
-                              {getWeight(), getBias(), getRunningMean(), getRunningVar()})))
+  if (failed(verifyBatchNorm(*this, std::nullopt)))
     return failure();
   auto inTy = rankedType(getInput());
-  if (failed(verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType())))
-    return failure();
   int64_t c = inTy.getDimSize(1);
   int64_t statSize = getTraining() ? c : kDyn;
   if (failed(verifyStat(*this, getSaveMean(), statSize)) ||

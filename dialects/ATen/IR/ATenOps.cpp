@@ -75,19 +75,6 @@ LogicalResult verifyWindowAttr(Operation *op, StringRef name, ArrayRef<int64_t> 
   return success();
 }
 
-/// Checks a per-spatial-dim attribute: `n` entries, all >= minV.
-static LogicalResult verifySpatialAttr(Operation *op, StringRef name, ArrayRef<int64_t> v,
-                                       int64_t n, int64_t minV) {
-  if ((int64_t)v.size() != n)
-    return op->emitOpError() << "expects '" << name << "' to have " << n << " entries, got "
-                             << v.size();
-  for (int64_t x : v)
-    if (x < minV)
-      return op->emitOpError() << "expects '" << name << "' entries >= " << minV << ", got "
-                               << x;
-  return success();
-}
-
 /// Shared by conv2d and convolution (1-, 2- and 3-d, non-transposed and
 /// transposed). The weight's rank gives the number of spatial dims k; the
 /// input is [N, C, k dims] or unbatched [C, k dims]. `fixedSpatial` (2 for
@@ -114,12 +101,12 @@ LogicalResult verifyConv(Operation *op, Value input, Value weight, Value bias,
              << k + 2 << "-d (batched) or " << k + 1 << "-d (unbatched) input for a weight with "
              << k << " spatial dims, got rank " << inTy.getRank();
   }
-  if (failed(verifySpatialAttr(op, "stride", stride, k, 1)) ||
-      failed(verifySpatialAttr(op, "padding", padding, k, 0)) ||
-      failed(verifySpatialAttr(op, "dilation", dilation, k, 1)))
+  if (failed(verifyWindowAttr(op, "stride", stride, k, 1)) ||
+      failed(verifyWindowAttr(op, "padding", padding, k, 0)) ||
+      failed(verifyWindowAttr(op, "dilation", dilation, k, 1)))
     return failure();
   if (!outputPadding.empty() &&
-      failed(verifySpatialAttr(op, "output_padding", outputPadding, k, 0)))
+      failed(verifyWindowAttr(op, "output_padding", outputPadding, k, 0)))
     return failure();
   if (groups < 1)
     return op->emitOpError("expects groups >= 1, got ") << groups;

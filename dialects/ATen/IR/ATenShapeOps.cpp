@@ -18,20 +18,6 @@ using namespace kiln::aten;
 using namespace kiln::aten::detail;
 
 namespace {
-/// `d` counted from the front of `rank` dims, or nullopt if out of range
-/// ([-rank, rank); a rank-0 tensor accepts 0 and -1 as ATen does).
-std::optional<int64_t> normalizeDim(int64_t d, int64_t rank) {
-  int64_t r = std::max<int64_t>(rank, 1);
-  if (d < -r || d >= r)
-    return std::nullopt;
-  return d < 0 ? d + r : d;
-}
-
-LogicalResult dimError(Operation *op, StringRef what, int64_t d, int64_t rank) {
-  return op->emitOpError() << what << " " << d << " is out of range for a tensor of rank "
-                           << rank;
-}
-
 /// Length of slice [start, end) by step of a dim of `size` (all static), as ATen clamps.
 int64_t sliceLength(int64_t size, int64_t start, int64_t end, int64_t step) {
   auto clampBound = [&](int64_t v) {
@@ -383,39 +369,40 @@ LogicalResult CatOp::verify() {
   return verifyResult(*this, getResult(), shape);
 }
 
-LogicalResult SliceScatterOp::verify() {
-  auto inTy = rankedType(getSelf());
-  auto shape = sliceShape(*this, inTy, getDim(), getStaticBounds(), getStep(), getBounds().size());
+/// A scatter op once the shape of the view it writes is known: `src` has that
+/// shape and self's dtype (the error names the view `what`), and the result
+/// is shaped as self.
+static LogicalResult verifyScatterSrc(Operation *op, RankedTensorType inTy,
+                                      FailureOr<SmallVector<int64_t>> shape, Value src,
+                                      Value result, StringRef what) {
   if (failed(shape))
     return failure();
-  auto srcTy = rankedType(getSrc());
+  auto srcTy = rankedType(src);
   if (srcTy.getElementType() != inTy.getElementType() ||
       failed(verifyCompatibleShape(srcTy.getShape(), *shape)))
-    return emitOpError("src ") << srcTy << " does not match the slice's shape " << shapeStr(*shape);
-  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
+    return op->emitOpError("src ") << srcTy << " does not match the " << what << "'s shape "
+                                   << shapeStr(*shape);
+  return verifyResult(op, result, inTy.getShape(), inTy.getElementType());
+}
+
+LogicalResult SliceScatterOp::verify() {
+  auto inTy = rankedType(getSelf());
+  return verifyScatterSrc(
+      *this, inTy,
+      sliceShape(*this, inTy, getDim(), getStaticBounds(), getStep(), getBounds().size()),
+      getSrc(), getResult(), "slice");
 }
 
 LogicalResult SelectScatterOp::verify() {
   auto inTy = rankedType(getSelf());
-  auto shape = selectShape(*this, inTy, getDim(), getStaticIndex(), getIndex().size());
-  if (failed(shape))
-    return failure();
-  auto srcTy = rankedType(getSrc());
-  if (srcTy.getElementType() != inTy.getElementType() ||
-      failed(verifyCompatibleShape(srcTy.getShape(), *shape)))
-    return emitOpError("src ") << srcTy << " does not match the slice's shape " << shapeStr(*shape);
-  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
+  return verifyScatterSrc(*this, inTy,
+                          selectShape(*this, inTy, getDim(), getStaticIndex(), getIndex().size()),
+                          getSrc(), getResult(), "slice");
 }
 
 LogicalResult DiagonalScatterOp::verify() {
   auto inTy = rankedType(getSelf());
-  auto shape = diagonalShape(*this, inTy, getOffset(), getDim1(), getDim2());
-  if (failed(shape))
-    return failure();
-  auto srcTy = rankedType(getSrc());
-  if (srcTy.getElementType() != inTy.getElementType() ||
-      failed(verifyCompatibleShape(srcTy.getShape(), *shape)))
-    return emitOpError("src ") << srcTy << " does not match the diagonal's shape "
-                               << shapeStr(*shape);
-  return verifyResult(*this, getResult(), inTy.getShape(), inTy.getElementType());
+  return verifyScatterSrc(*this, inTy,
+                          diagonalShape(*this, inTy, getOffset(), getDim1(), getDim2()),
+                          getSrc(), getResult(), "diagonal");
 }

@@ -5,12 +5,23 @@ using namespace mlir;
 
 namespace kiln::aten::detail {
 
+std::optional<int64_t> normalizeDim(int64_t d, int64_t rank) {
+  int64_t r = std::max<int64_t>(rank, 1);
+  if (d < -r || d >= r)
+    return std::nullopt;
+  return d < 0 ? d + r : d;
+}
+
+LogicalResult dimError(Operation *op, StringRef what, int64_t d, int64_t rank) {
+  return op->emitOpError() << what << " " << d << " is out of range for a tensor of rank "
+                           << rank;
+}
+
 FailureOr<int64_t> normalizeDim(Operation *op, int64_t dim, int64_t rank) {
-  int64_t bound = std::max<int64_t>(rank, 1);
-  if (dim < -bound || dim >= bound)
-    return (op->emitOpError("dim ") << dim << " is out of range for a tensor of rank " << rank,
-            failure());
-  return dim < 0 ? dim + bound : dim;
+  if (std::optional<int64_t> d = normalizeDim(dim, rank))
+    return *d;
+  (void)dimError(op, "dim", dim, rank);
+  return failure();
 }
 
 LogicalResult verifyElementType(Operation *op, StringRef what, Type actual, Type expected) {

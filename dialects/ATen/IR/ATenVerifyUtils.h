@@ -10,6 +10,7 @@
 
 #include "ATen/IR/ATenDialect.h"
 
+#include <optional>
 #include <string>
 
 namespace kiln::aten::detail {
@@ -38,6 +39,11 @@ LogicalResult verifyPoolInput(Operation *op, StringRef what, Value input, int sp
 FailureOr<SmallVector<int64_t>> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b);
 /// Two operands that broadcast, one int-or-float result of the broadcast shape.
 LogicalResult verifyBinary(Operation *op);
+/// `d` counted from the front of `rank` dims, or nullopt if out of range
+/// ([-rank, rank); a rank-0 tensor accepts 0 and -1 as ATen does).
+std::optional<int64_t> normalizeDim(int64_t d, int64_t rank);
+/// The error "WHAT D is out of range for a tensor of rank R".
+LogicalResult dimError(Operation *op, StringRef what, int64_t d, int64_t rank);
 /// `dim` normalised to [0, rank) (a 0-d tensor accepts -1 and 0), or an error
 /// "dim D is out of range for a tensor of rank R".
 FailureOr<int64_t> normalizeDim(Operation *op, int64_t dim, int64_t rank);

@@ -16,6 +16,16 @@ using namespace mlir;
 using namespace kiln::aten;
 
 namespace {
+/// The inference form of batch-norm op `op` (training = false):
+/// _native_batch_norm_legit_no_training on its operands, with result `types`.
+template <typename OpT>
+NativeBatchNormLegitNoTrainingOp inferenceBatchNorm(PatternRewriter &rewriter, OpT op,
+                                                    TypeRange types) {
+  return NativeBatchNormLegitNoTrainingOp::create(
+      rewriter, op.getLoc(), types, op.getInput(), op.getWeight(), op.getBias(),
+      op.getRunningMean(), op.getRunningVar(), op.getMomentum(), op.getEps());
+}
+
 struct Conv2dToConvolution : OpRewritePattern<Conv2dOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(Conv2dOp op, PatternRewriter &rewriter) const override {
@@ -34,10 +44,7 @@ struct InferenceBatchNorm : OpRewritePattern<BatchNormOp> {
       return rewriter.notifyMatchFailure(op, "training-mode batch norm keeps its form");
     auto elem = op.getType().getElementType();
     auto empty = RankedTensorType::get({0}, elem);
-    auto bn = NativeBatchNormLegitNoTrainingOp::create(
-        rewriter, op.getLoc(), TypeRange{op.getType(), empty, empty}, op.getInput(),
-        op.getWeight(), op.getBias(), op.getRunningMean(), op.getRunningVar(),
-        op.getMomentum(), op.getEps());
+    auto bn = inferenceBatchNorm(rewriter, op, TypeRange{op.getType(), empty, empty});
     rewriter.replaceOp(op, bn.getResult());
     return success();
   }
@@ -114,11 +121,9 @@ struct InstanceNormDecomposition : OpRewritePattern<InstanceNormOp> {
   LogicalResult matchAndRewrite(InstanceNormOp op, PatternRewriter &rewriter) const override {
     auto inTy = op.getInput().getType();
     if (!op.getUseInputStats()) {
-      auto bn = NativeBatchNormLegitNoTrainingOp::create(
-          rewriter, op.getLoc(),
-          TypeRange{op.getType(), statType(op.getInput(), 0), statType(op.getInput(), 0)},
-          op.getInput(), op.getWeight(), op.getBias(), op.getRunningMean(), op.getRunningVar(),
-          op.getMomentum(), op.getEps());
+      auto bn = inferenceBatchNorm(
+          rewriter, op,
+          TypeRange{op.getType(), statType(op.getInput(), 0), statType(op.getInput(), 0)});
       rewriter.replaceOp(op, bn.getResult());
       return success();
     }
@@ -158,9 +163,7 @@ struct NativeBatchNormInference : OpRewritePattern<NativeBatchNormOp> {
   LogicalResult matchAndRewrite(NativeBatchNormOp op, PatternRewriter &rewriter) const override {
     if (op.getTraining())
       return rewriter.notifyMatchFailure(op, "training batch norm");
-    rewriter.replaceOpWithNewOp<NativeBatchNormLegitNoTrainingOp>(
-        op, op->getResultTypes(), op.getInput(), op.getWeight(), op.getBias(),
-        op.getRunningMean(), op.getRunningVar(), op.getMomentum(), op.getEps());
+    rewriter.replaceOp(op, inferenceBatchNorm(rewriter, op, op->getResultTypes()));
     return success();
   }
 };
@@ -171,9 +174,7 @@ struct FunctionalBatchNormInference : OpRewritePattern<NativeBatchNormLegitFunct
                                 PatternRewriter &rewriter) const override {
     if (op.getTraining())
       return rewriter.notifyMatchFailure(op, "training batch norm");
-    auto bn = NativeBatchNormLegitNoTrainingOp::create(
-        rewriter, op.getLoc(), TypeRange(op->getResultTypes()).take_front(3), op.getInput(), op.getWeight(),
-        op.getBias(), op.getRunningMean(), op.getRunningVar(), op.getMomentum(), op.getEps());
+    auto bn = inferenceBatchNorm(rewriter, op, TypeRange(op->getResultTypes()).take_front(3));
     SmallVector<Value> results(bn->getResults());
     results.push_back(op.getRunningMean());
     results.push_back(op.getRunningVar());

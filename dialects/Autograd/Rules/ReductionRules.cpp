@@ -357,15 +357,15 @@ LogicalResult cumprodJvp(CumprodOp op, OpBuilder &b, ArrayRef<Value> ts,
 /// prod over one dim (or all, flattened): the last element of a cumulative
 /// product, so d prod / d x_k = prod_{i != k} x_i is cumprod's cotangent for
 /// a cotangent that is 1 at the last position only (zeros handled the same
-/// way). `x` is flattened to 1-d when every dim is reduced; returns the
-/// flattened input, the scan dim and those products.
-Value prodOthers(ProdDimIntOp op, OpBuilder &b, Value &flat, int64_t &dim) {
+/// way). `x` is flattened to 1-d when every dim is reduced; returns those
+/// products shaped as `x`.
+Value prodOthers(ProdDimIntOp op, OpBuilder &b) {
   Location loc = op.getLoc();
   Value x = op.getSelf();
   SmallVector<int64_t> dims = op.getReducedDims();
   auto ty = tensorType(x);
-  flat = x;
-  dim = dims.front();
+  Value flat = x;
+  int64_t dim = dims.front();
   if (dims.size() > 1) {
     int64_t n = ty.hasStaticShape() ? ty.getNumElements() : ShapedType::kDynamic;
     flat = FlattenUsingIntsOp::create(b, loc, RankedTensorType::get({n}, ty.getElementType()), x,
@@ -376,7 +376,9 @@ Value prodOthers(ProdDimIntOp op, OpBuilder &b, Value &flat, int64_t &dim) {
   Value zero = scalarTensor(b, loc, elem, 0.0), one = scalarTensor(b, loc, elem, 1.0);
   Value last = equal(b, loc, reverseCumsum(b, loc, expandAs(b, loc, one, flat), dim), one);
   Value lastOnly = where(b, loc, last, one, zero);
-  return cumprodCotangent(b, loc, flat, scanAlong<CumprodOp>(b, loc, flat, dim), lastOnly, dim);
+  Value others =
+      cumprodCotangent(b, loc, flat, scanAlong<CumprodOp>(b, loc, flat, dim), lastOnly, dim);
+  return viewAs(b, loc, others, x);
 }
 LogicalResult prodVjp(ProdDimIntOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                       SmallVectorImpl<Value> &out) {
@@ -388,9 +390,7 @@ LogicalResult prodVjp(ProdDimIntOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayR
     out[0] = cts[0];
     return success();
   }
-  Value flat;
-  int64_t dim;
-  Value others = viewAs(b, loc, prodOthers(op, b, flat, dim), x);
+  Value others = prodOthers(op, b);
   Value g = keepDims(b, loc, cts[0], x, op.getReducedDims(), op.getKeepdim());
   out[0] = mul(b, loc, expandAs(b, loc, g, x), others);
   return success();
@@ -404,9 +404,7 @@ LogicalResult prodJvp(ProdDimIntOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVe
     out[0] = ts[0];
     return success();
   }
-  Value flat;
-  int64_t dim;
-  Value others = viewAs(b, loc, prodOthers(op, b, flat, dim), x);
+  Value others = prodOthers(op, b);
   Value t = sumDims(b, loc, mul(b, loc, ts[0], others), op.getReducedDims(), false);
   out[0] = viewAs(b, loc, t, op.getResult());
   return success();

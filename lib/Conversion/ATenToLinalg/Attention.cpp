@@ -19,31 +19,6 @@ using namespace kiln::aten;
 using namespace kiln::detail;
 
 namespace {
-/// Splits dim `dim` of `v` into [outer, inner] (inner static).
-Value splitDim(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t inner) {
-  auto ty = cast<RankedTensorType>(v.getType());
-  SmallVector<OpFoldResult> sizes = getSizes(b, loc, v), newSizes;
-  SmallVector<int64_t> shape;
-  SmallVector<ReassociationIndices> reassoc;
-  for (int64_t i = 0, j = 0; i < ty.getRank(); ++i) {
-    if (i == dim) {
-      int64_t d = ty.getDimSize(i);
-      shape.append({d == ShapedType::kDynamic ? d : d / inner, inner});
-      newSizes.push_back(affine::makeComposedFoldedAffineApply(
-          b, loc, b.getAffineSymbolExpr(0).floorDiv(inner), {sizes[i]}));
-      newSizes.push_back(b.getIndexAttr(inner));
-      reassoc.push_back({j, j + 1});
-      j += 2;
-    } else {
-      shape.push_back(ty.getDimSize(i));
-      newSizes.push_back(sizes[i]);
-      reassoc.push_back({j++});
-    }
-  }
-  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, ty.getElementType()),
-                                       v, reassoc, newSizes);
-}
-
 struct SdpaLowering : OpConversionPattern<ScaledDotProductAttentionOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ScaledDotProductAttentionOp op, OpAdaptor adaptor,
@@ -78,14 +53,14 @@ struct SdpaLowering : OpConversionPattern<ScaledDotProductAttentionOp> {
       gqa = group > 1;
     }
     if (gqa) {
-      q = splitDim(rewriter, loc, q, rank - 3, group);
+      q = splitDim(rewriter, loc, q, rank - 3, group, /*factorInner=*/true);
       if (mask) {
         auto mTy = cast<RankedTensorType>(mask.getType());
         int64_t mh = mTy.getRank() - 3;
         if (mh >= 0 && mTy.getDimSize(mh) != 1)
-          mask = splitDim(rewriter, loc, mask, mh, group);
+          mask = splitDim(rewriter, loc, mask, mh, group, /*factorInner=*/true);
         else if (mh >= 0)
-          mask = splitDim(rewriter, loc, mask, mh, 1);
+          mask = splitDim(rewriter, loc, mask, mh, 1, /*factorInner=*/true);
       }
     }
     // Batch loops of the (possibly split) query; keys/values skip the group loop.

@@ -536,29 +536,9 @@ struct AsStridedLowering : OpConversionPattern<AsStridedOp> {
 /// `src` broadcast (numpy rules) to `sizes` and converted to `elem`.
 Value broadcastConvert(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> sizes,
                        Type elem) {
-  auto srcTy = cast<RankedTensorType>(src.getType());
-  int64_t rank = sizes.size(), srcRank = srcTy.getRank();
-  SmallVector<AffineExpr> exprs;
-  for (int64_t i = 0; i < srcRank; ++i) {
-    int64_t outDim = rank - srcRank + i;
-    if (srcTy.getDimSize(i) == 1 &&
-        getConstantIntValue(sizes[outDim]) != std::optional<int64_t>(1))
-      exprs.push_back(b.getAffineConstantExpr(0));
-    else
-      exprs.push_back(b.getAffineDimExpr(outDim));
-  }
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps{AffineMap::get(rank, 0, exprs, ctx),
-                              AffineMap::getMultiDimIdentityMap(rank, ctx)};
-  Value init = emptyTensor(b, loc, sizes, elem);
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(b, loc, init.getType(), ValueRange{src}, ValueRange{init},
-                                   maps, iters,
-                                   [&](OpBuilder &nb, Location nl, ValueRange args) {
-                                     linalg::YieldOp::create(
-                                         nb, nl, convertElement(nb, nl, args[0], elem));
-                                   })
-      .getResult(0);
+  return broadcastGeneric(b, loc, src, sizes, elem, [&](OpBuilder &nb, Location nl, Value v) {
+    return convertElement(nb, nl, v, elem);
+  });
 }
 
 struct CopyLowering : OpConversionPattern<CopyOp> {

@@ -46,22 +46,24 @@ Value convertScalarTo(OpBuilder &b, Location loc, Value v, Type to) {
   return arith::TruncIOp::create(b, loc, to, v);
 }
 
-Value lowestValue(OpBuilder &b, Location loc, Type type) {
+/// The lowest (-inf, signed min, false) or highest (+inf, signed max, true)
+/// value of `type`.
+static Value extremeValue(OpBuilder &b, Location loc, Type type, bool highest) {
   if (auto ft = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/true)));
+        b, loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), !highest)));
   unsigned w = type.getIntOrFloatBitWidth();
-  APInt v = w == 1 ? APInt(1, 0) : APInt::getSignedMinValue(w);
+  APInt v = w == 1 ? APInt(1, highest ? 1 : 0)
+                   : highest ? APInt::getSignedMaxValue(w) : APInt::getSignedMinValue(w);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
 }
 
+Value lowestValue(OpBuilder &b, Location loc, Type type) {
+  return extremeValue(b, loc, type, /*highest=*/false);
+}
+
 Value highestValue(OpBuilder &b, Location loc, Type type) {
-  if (auto ft = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(ft, APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/false)));
-  unsigned w = type.getIntOrFloatBitWidth();
-  APInt v = w == 1 ? APInt(1, 1) : APInt::getSignedMaxValue(w);
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+  return extremeValue(b, loc, type, /*highest=*/true);
 }
 
 SmallVector<OpFoldResult> loopSizes(OpBuilder &b, Location loc, ArrayRef<LoopOperand> operands,

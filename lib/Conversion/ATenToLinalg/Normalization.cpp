@@ -230,28 +230,8 @@ struct NativeGroupNormLowering : OpConversionPattern<NativeGroupNormOp> {
     int64_t rank = inTy.getRank(), g = op.getGroup();
     Type elem = inTy.getElementType(), acc = computeType(elem);
     // Split C into [G, C/G].
-    auto split = [&](Value v, int64_t dim) -> Value {
-      auto ty = cast<RankedTensorType>(v.getType());
-      SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, v), newSizes;
-      SmallVector<int64_t> shape;
-      SmallVector<ReassociationIndices> reassoc;
-      for (int64_t i = 0, j = 0; i < ty.getRank(); ++i) {
-        if (i == dim) {
-          int64_t c = ty.getDimSize(i);
-          shape.append({g, c == ShapedType::kDynamic ? c : c / g});
-          newSizes.push_back(rewriter.getIndexAttr(g));
-          newSizes.push_back(affine::makeComposedFoldedAffineApply(
-              rewriter, loc, rewriter.getAffineSymbolExpr(0).floorDiv(g), {sizes[i]}));
-          reassoc.push_back({j, j + 1});
-          j += 2;
-        } else {
-          shape.push_back(ty.getDimSize(i));
-          newSizes.push_back(sizes[i]);
-          reassoc.push_back({j++});
-        }
-      }
-      return tensor::ExpandShapeOp::create(
-          rewriter, loc, RankedTensorType::get(shape, ty.getElementType()), v, reassoc, newSizes);
+    auto split = [&](Value v, int64_t dim) {
+      return splitDim(rewriter, loc, v, dim, g, /*factorInner=*/false);
     };
     Value xg = split(x, 1);
     SmallVector<int64_t> reduced;

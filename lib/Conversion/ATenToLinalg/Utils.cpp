@@ -40,8 +40,8 @@ Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Typ
   return linalg::FillOp::create(b, loc, ValueRange{cst}, ValueRange{empty}).getResult(0);
 }
 
-Value broadcastTo(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> sizes,
-                  double scale) {
+Value broadcastGeneric(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> sizes,
+                       Type elem, function_ref<Value(OpBuilder &, Location, Value)> body) {
   auto srcTy = cast<RankedTensorType>(src.getType());
   int64_t rank = sizes.size(), srcRank = srcTy.getRank();
   SmallVector<AffineExpr> exprs;
@@ -55,28 +55,31 @@ Value broadcastTo(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> 
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps{AffineMap::get(rank, 0, exprs, ctx),
                               AffineMap::getMultiDimIdentityMap(rank, ctx)};
-  Type elem = srcTy.getElementType();
   Value init = emptyTensor(b, loc, sizes, elem);
   SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  return linalg::GenericOp::create(
-             b, loc, init.getType(), ValueRange{src}, ValueRange{init}, maps, iters,
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               Value v = args[0];
-               if (scale != 1.0) {
-                 // Integers scale by an integer (addmm's beta on int tensors),
-                 // bool by and-ing with the scale's truth.
-                 Value c = scalarConstant(nb, nl, storageType(elem), scale);
-                 if (isa<FloatType>(elem))
-                   v = arith::MulFOp::create(nb, nl, v, c);
-                 else if (elem.isInteger(1))
-                   v = arith::AndIOp::create(nb, nl, v, c);
-                 else
-                   v = fromStorage(nb, nl, arith::MulIOp::create(nb, nl, toStorage(nb, nl, v), c),
-                                   elem);
-               }
-               linalg::YieldOp::create(nb, nl, v);
-             })
+  return linalg::GenericOp::create(b, loc, init.getType(), ValueRange{src}, ValueRange{init},
+                                   maps, iters,
+                                   [&](OpBuilder &nb, Location nl, ValueRange args) {
+                                     linalg::YieldOp::create(nb, nl, body(nb, nl, args[0]));
+                                   })
       .getResult(0);
+}
+
+Value broadcastTo(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> sizes,
+                  double scale) {
+  Type elem = cast<RankedTensorType>(src.getType()).getElementType();
+  return broadcastGeneric(b, loc, src, sizes, elem, [&](OpBuilder &nb, Location nl, Value v) {
+    if (scale == 1.0)
+      return v;
+    // Integers scale by an integer (addmm's beta on int tensors), bool by
+    // and-ing with the scale's truth.
+    Value c = scalarConstant(nb, nl, storageType(elem), scale);
+    if (isa<FloatType>(elem))
+      return (Value)arith::MulFOp::create(nb, nl, v, c);
+    if (elem.isInteger(1))
+      return (Value)arith::AndIOp::create(nb, nl, v, c);
+    return fromStorage(nb, nl, arith::MulIOp::create(nb, nl, toStorage(nb, nl, v), c), elem);
+  });
 }
 
 Value broadcastAlongDim(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> sizes,
@@ -153,6 +156,37 @@ Value avgPoolWindowExtent(OpBuilder &b, Location l, Value o, Value in, int64_t k
   Value cs = arith::MaxSIOp::create(b, l, start, c(0));
   Value ce = arith::MinSIOp::create(b, l, end, in);
   return arith::SubIOp::create(b, l, ce, cs);
+}
+
+Value splitDim(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t factor,
+               bool factorInner) {
+  auto ty = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> sizes = getSizes(b, loc, v), newSizes;
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> reassoc;
+  for (int64_t i = 0, j = 0; i < ty.getRank(); ++i) {
+    if (i != dim) {
+      shape.push_back(ty.getDimSize(i));
+      newSizes.push_back(sizes[i]);
+      reassoc.push_back({j++});
+      continue;
+    }
+    int64_t d = ty.getDimSize(i);
+    int64_t rest = d == ShapedType::kDynamic ? d : d / factor;
+    OpFoldResult restSize = affine::makeComposedFoldedAffineApply(
+        b, loc, b.getAffineSymbolExpr(0).floorDiv(factor), {sizes[i]});
+    if (factorInner) {
+      shape.append({rest, factor});
+      newSizes.append({restSize, b.getIndexAttr(factor)});
+    } else {
+      shape.append({factor, rest});
+      newSizes.append({b.getIndexAttr(factor), restSize});
+    }
+    reassoc.push_back({j, j + 1});
+    j += 2;
+  }
+  return tensor::ExpandShapeOp::create(b, loc, RankedTensorType::get(shape, ty.getElementType()),
+                                       v, reassoc, newSizes);
 }
 
 Value expandBatch(OpBuilder &b, Location loc, Value v) {

@@ -25,6 +25,11 @@ Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type
 /// tensor.empty filled with `value`.
 Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elem,
                    double value);
+/// A linalg.generic of `sizes` x `elem` whose elements are `body` applied to
+/// `src` broadcast (numpy rules, aligned to the right; static size-1 dims of
+/// `src` are stretched).
+Value broadcastGeneric(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> sizes,
+                       Type elem, function_ref<Value(OpBuilder &, Location, Value)> body);
 /// Broadcasts `src` (numpy rules, aligned to the right) to `sizes`; static
 /// size-1 dims of `src` are stretched. `scale`, if not 1, multiplies it.
 Value broadcastTo(OpBuilder &b, Location loc, Value src, ArrayRef<OpFoldResult> sizes,
@@ -47,6 +52,10 @@ OpFoldResult windowOutputSize(OpBuilder &b, Location loc, OpFoldResult in, int64
 /// extent clipped to the padded input (`includePad`) or to the input.
 Value avgPoolWindowExtent(OpBuilder &b, Location loc, Value o, Value in, int64_t k, int64_t s,
                           int64_t p, bool includePad);
+/// Splits dim `dim` of `v` in two by the static `factor`: [size/factor, factor]
+/// if `factorInner`, else [factor, size/factor].
+Value splitDim(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t factor,
+               bool factorInner);
 /// Adds a leading unit dim ([C,H,W] -> [1,C,H,W]).
 Value expandBatch(OpBuilder &b, Location loc, Value v);
 /// Drops the leading unit dim, giving `resultType`.

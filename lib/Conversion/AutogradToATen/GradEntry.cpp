@@ -15,23 +15,48 @@ using namespace mlir;
 using kiln::autograd::isFloatTensor;
 
 namespace {
+/// The results of a program entry: the user outputs, then the new values of
+/// mutated state (kiln.update: a training batch norm's running statistics,
+/// ...), which the importer puts last. Each update writes the argument of its
+/// name and type.
+struct EntryResults {
+  unsigned numOuts = 0;
+  SmallVector<unsigned> updatedArg; ///< per update, the argument it writes
+};
+FailureOr<EntryResults> entryResults(func::FuncOp entry) {
+  FunctionType ft = entry.getFunctionType();
+  EntryResults r;
+  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
+    if (entry.getResultAttr(i, kiln::attrs::kUpdate))
+      continue;
+    if (i != r.numOuts)
+      return entry.emitError("output ") << i << " follows a state update; updates come last";
+    ++r.numOuts;
+  }
+  for (unsigned i = r.numOuts; i < ft.getNumResults(); ++i) {
+    auto uname = entry.getResultAttrOfType<StringAttr>(i, kiln::attrs::kName);
+    unsigned a = 0;
+    for (; a < ft.getNumInputs(); ++a)
+      if (entry.getArgAttrOfType<StringAttr>(a, kiln::attrs::kName) == uname &&
+          ft.getInput(a) == ft.getResult(i))
+        break;
+    if (!uname || a == ft.getNumInputs())
+      return entry.emitError("result ") << i << " updates state that is no argument of the program";
+    r.updatedArg.push_back(a);
+  }
+  return r;
+}
 } // namespace
 
 FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry) {
   MLIRContext *ctx = module.getContext();
   FunctionType ft = entry.getFunctionType();
-  // The user outputs, then the new values of mutated state (kiln.update: a
-  // training batch norm's running statistics, ...), which the importer puts
-  // last. The state updates stay results of the gradient entry, applied as
-  // the model applies them, and carry no gradient.
-  unsigned numOuts = 0;
-  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
-    if (entry.getResultAttr(i, kiln::attrs::kUpdate))
-      continue;
-    if (i != numOuts)
-      return entry.emitError("output ") << i << " follows a state update; updates come last";
-    ++numOuts;
-  }
+  // The user outputs, then the state updates. These stay results of the
+  // gradient entry, applied as the model applies them, and carry no gradient.
+  FailureOr<EntryResults> results = entryResults(entry);
+  if (failed(results))
+    return failure();
+  unsigned numOuts = results->numOuts;
   // Outputs that are not floating point (a mask or indices handed on to the
   // next graph) carry no gradient: their cotangent argument (zeros, as
   // torch.autograd materialises for them) is taken and ignored, and the primal
@@ -44,18 +69,7 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
   TypeRange updateTypes = ft.getResults().drop_front(numOuts);
   // Each update's cotangent is ignored (the primal returns it through
   // stop_gradient); the argument it updates has its type and stands in.
-  SmallVector<unsigned> updatedArg;
-  for (unsigned i = numOuts; i < ft.getNumResults(); ++i) {
-    auto uname = entry.getResultAttrOfType<StringAttr>(i, kiln::attrs::kName);
-    unsigned a = 0;
-    for (; a < ft.getNumInputs(); ++a)
-      if (entry.getArgAttrOfType<StringAttr>(a, kiln::attrs::kName) == uname &&
-          ft.getInput(a) == ft.getResult(i))
-        break;
-    if (!uname || a == ft.getNumInputs())
-      return entry.emitError("result ") << i << " updates state that is no argument of the program";
-    updatedArg.push_back(a);
-  }
+  ArrayRef<unsigned> updatedArg = results->updatedArg;
   std::string name = entry.getName().str();
   OpBuilder b(ctx);
   b.setInsertionPoint(entry);
@@ -170,33 +184,21 @@ FailureOr<func::FuncOp> kiln::buildGradEntry(ModuleOp module, func::FuncOp entry
 }
 
 FailureOr<func::FuncOp> kiln::buildJvpEntry(ModuleOp module, func::FuncOp entry) {
-  MLIRContext *ctx = module.getContext();
   FunctionType ft = entry.getFunctionType();
   // The user outputs, then the state updates (as for --grad): the updates
   // are those of the primal computation, returned after the tangents and
   // applied as the model applies them; they have no tangent.
-  unsigned numOuts = 0;
-  for (unsigned i = 0; i < ft.getNumResults(); ++i) {
-    if (entry.getResultAttr(i, kiln::attrs::kUpdate))
-      continue;
-    if (i != numOuts)
-      return entry.emitError("output ") << i << " follows a state update; updates come last";
-    ++numOuts;
+  FailureOr<EntryResults> results = entryResults(entry);
+  if (failed(results))
+    return failure();
+  unsigned numOuts = results->numOuts;
+  for (unsigned i = 0; i < numOuts; ++i)
     if (!isFloatTensor(ft.getResult(i)))
       return entry.emitError("--jvp needs floating-point outputs; output ")
              << i << " is " << ft.getResult(i);
-  }
   TypeRange outTypes = ft.getResults().take_front(numOuts);
-  for (unsigned i = numOuts; i < ft.getNumResults(); ++i) {
-    auto uname = entry.getResultAttrOfType<StringAttr>(i, kiln::attrs::kName);
-    bool found = false;
-    for (unsigned a = 0; a < ft.getNumInputs() && !found; ++a)
-      found = uname && entry.getArgAttrOfType<StringAttr>(a, kiln::attrs::kName) == uname &&
-              ft.getInput(a) == ft.getResult(i);
-    if (!found)
-      return entry.emitError("result ") << i << " updates state that is no argument of the program";
-  }
   std::string name = entry.getName().str();
+  MLIRContext *ctx = module.getContext();
   OpBuilder b(ctx);
   b.setInsertionPoint(entry);
   // The tangent of every floating-point user input, after the arguments.

@@ -7,10 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Scalars.h"
+#include "ShapeUtils.h"
 
 namespace kiln::importer {
 
 using namespace kiln::aten;
+using shape::sizesOf;
 
 namespace {
 
@@ -21,17 +23,6 @@ LogicalResult emitFull(GraphImporter &g, const Object &n, Location loc,
   Type dtype = rty->getElementType();
   KILN_TRY(attr, scalarAttr(g, value, dtype, loc));
   return g.emitOp<FullOp>(n, loc, dynamic, g.b.getDenseI64ArrayAttr(statics), *attr);
-}
-
-/// The sizes of tensor `x`: static dims, and aten.sym_size_int for dynamic ones.
-void sizesOf(GraphImporter &g, Value x, Location loc, SmallVector<int64_t> &statics,
-             SmallVector<Value> &dynamic) {
-  auto ty = cast<RankedTensorType>(x.getType());
-  for (int64_t d = 0; d < ty.getRank(); ++d) {
-    statics.push_back(ty.getDimSize(d));
-    if (ty.isDynamicDim(d))
-      dynamic.push_back(SymSizeIntOp::create(g.b, loc, g.b.getIndexType(), x, d));
-  }
 }
 
 ScalarArg number(int64_t v) { return ScalarArg{ScalarArg::Int, v, 0, {}}; }

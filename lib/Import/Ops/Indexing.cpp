@@ -6,7 +6,7 @@
 // repeat, tile, tril, triu, the pads and pixel (un)shuffle.
 //
 //===----------------------------------------------------------------------===//
-#include "../ImporterImpl.h"
+#include "ShapeUtils.h"
 
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -14,9 +14,9 @@
 namespace kiln::importer {
 namespace {
 using namespace kiln::aten;
-constexpr int64_t kDyn = ShapedType::kDynamic;
-
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+using shape::kDyn;
+using shape::dimSize;
+using shape::typeOf;
 
 /// A 0-d constant of `elem` holding `v` (a Python scalar argument).
 Value scalarTensor(OpBuilder &b, Location loc, Type elem, double v) {
@@ -31,32 +31,19 @@ Value scalarTensor(OpBuilder &b, Location loc, Type elem, double v) {
   return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(ty, a));
 }
 
-/// The size of dim `d` of `v` as an index value.
-Value dimOf(OpBuilder &b, Location loc, Value v, int64_t d) {
-  auto ty = typeOf(v);
-  if (!ty.isDynamicDim(d))
-    return arith::ConstantIndexOp::create(b, loc, ty.getDimSize(d));
-  return SymSizeIntOp::create(b, loc, b.getIndexType(), v, d);
+/// `sizes` (index values; constants become static) as an aten size list.
+shape::Mixed mixedOf(ArrayRef<Value> sizes) {
+  shape::Mixed m;
+  for (Value s : sizes)
+    m.add(s);
+  return m;
 }
 
 /// aten.view of `v` to `sizes` (index values; constants become static).
 Value viewTo(OpBuilder &b, Location loc, Value v, ArrayRef<Value> sizes) {
-  SmallVector<int64_t> statics;
-  SmallVector<Value> dynamic;
-  SmallVector<int64_t> shape;
-  for (Value s : sizes) {
-    APInt c;
-    if (matchPattern(s, m_ConstantInt(&c))) {
-      statics.push_back(c.getSExtValue());
-      shape.push_back(c.getSExtValue());
-    } else {
-      statics.push_back(kDyn);
-      dynamic.push_back(s);
-      shape.push_back(kDyn);
-    }
-  }
-  return ViewOp::create(b, loc, RankedTensorType::get(shape, typeOf(v).getElementType()), v,
-                        dynamic, statics);
+  shape::Mixed m = mixedOf(sizes);
+  return ViewOp::create(b, loc, RankedTensorType::get(m.statics, typeOf(v).getElementType()), v,
+                        m.dynamic, m.statics);
 }
 
 /// Advanced-indexing operands: integer index tensors and the self dims they index.
@@ -249,10 +236,10 @@ void registerIndexingHandlers(GraphImporter &g) {
       int64_t xs = xd >= 0 ? xt.getDimSize(xd) : 1, ms = md >= 0 ? mt.getDimSize(md) : 1;
       if (xs != 1) {
         shape[i] = xs;
-        sizes.push_back(dimOf(b, loc, *x, xd));
+        sizes.push_back(dimSize(b, loc, *x, xd));
       } else if (ms != 1) {
         shape[i] = ms;
-        sizes.push_back(dimOf(b, loc, *mask, md));
+        sizes.push_back(dimSize(b, loc, *mask, md));
       } else {
         shape[i] = 1;
         sizes.push_back(arith::ConstantIndexOp::create(b, loc, 1));
@@ -293,7 +280,7 @@ void registerIndexingHandlers(GraphImporter &g) {
       auto ty = typeOf(v);
       Value numel = arith::ConstantIndexOp::create(b, loc, 1);
       for (int64_t d = 0; d < ty.getRank(); ++d)
-        numel = b.createOrFold<arith::MulIOp>(loc, numel, dimOf(b, loc, v, d));
+        numel = b.createOrFold<arith::MulIOp>(loc, numel, dimSize(b, loc, v, d));
       return viewTo(b, loc, v, {numel});
     };
     if (g.isNone(n, "dim"))
@@ -315,10 +302,10 @@ void registerIndexingHandlers(GraphImporter &g) {
         int64_t own = ty.getDimSize(i);
         Value size;
         if (i == d || own != 1) {
-          size = dimOf(b, loc, v, i);
+          size = dimSize(b, loc, v, i);
         } else {
           Value other = v == *x ? *idx : *x;
-          size = dimOf(b, loc, other, i);
+          size = dimSize(b, loc, other, i);
           changed |= (v == *x ? c : a) != 1;
         }
         APInt cst;
@@ -345,7 +332,7 @@ void registerIndexingHandlers(GraphImporter &g) {
     auto ty = typeOf(*x);
     Value numel = arith::ConstantIndexOp::create(b, loc, 1);
     for (int64_t d = 0; d < ty.getRank(); ++d)
-      numel = b.createOrFold<arith::MulIOp>(loc, numel, dimOf(b, loc, *x, d));
+      numel = b.createOrFold<arith::MulIOp>(loc, numel, dimSize(b, loc, *x, d));
     return g.emitOp<IndexTensorOp>(n, loc, viewTo(b, loc, *x, {numel}), ValueRange{*idx},
                                    ArrayRef<int64_t>{0});
   };
@@ -440,7 +427,7 @@ void registerIndexingHandlers(GraphImporter &g) {
     if (g.isNone(n, "dim") || ty.getRank() == 0) {
       Value numel = arith::ConstantIndexOp::create(b, loc, 1);
       for (int64_t i = 0; i < ty.getRank(); ++i)
-        numel = b.createOrFold<arith::MulIOp>(loc, numel, dimOf(b, loc, self, i));
+        numel = b.createOrFold<arith::MulIOp>(loc, numel, dimSize(b, loc, self, i));
       self = viewTo(b, loc, self, {numel});
     } else {
       KILN_TRY(dim, g.intArg(n, "dim", std::nullopt, loc));
@@ -450,27 +437,15 @@ void registerIndexingHandlers(GraphImporter &g) {
     auto sty = typeOf(self);
     SmallVector<Value> sizes;
     for (int64_t i = 0; i < sty.getRank(); ++i)
-      sizes.push_back(dimOf(b, loc, self, i));
+      sizes.push_back(dimSize(b, loc, self, i));
     SmallVector<Value> withOne(sizes);
     withOne.insert(withOne.begin() + d + 1, arith::ConstantIndexOp::create(b, loc, 1));
     Value v1 = viewTo(b, loc, self, withOne);
     SmallVector<Value> expanded(withOne);
     expanded[d + 1] = *reps;
-    SmallVector<int64_t> statics, shape;
-    SmallVector<Value> dynamic;
-    for (Value s : expanded) {
-      APInt c;
-      if (matchPattern(s, m_ConstantInt(&c))) {
-        statics.push_back(c.getSExtValue());
-        shape.push_back(c.getSExtValue());
-      } else {
-        statics.push_back(kDyn);
-        dynamic.push_back(s);
-        shape.push_back(kDyn);
-      }
-    }
-    Value v2 = ExpandOp::create(b, loc, RankedTensorType::get(shape, sty.getElementType()), v1,
-                                dynamic, statics);
+    shape::Mixed m = mixedOf(expanded);
+    Value v2 = ExpandOp::create(b, loc, RankedTensorType::get(m.statics, sty.getElementType()),
+                                v1, m.dynamic, m.statics);
     SmallVector<Value> merged(sizes);
     merged[d] = b.createOrFold<arith::MulIOp>(loc, sizes[d], *reps);
     Value v3 = viewTo(b, loc, v2, merged);
@@ -575,23 +550,15 @@ void registerIndexingHandlers(GraphImporter &g) {
         out.push_back(reps[i]);
         continue;
       }
-      Value d = dimOf(b, loc, *x, i - lead);
+      Value d = dimSize(b, loc, *x, i - lead);
       unsq.append({one, d});
       expanded.append({reps[i], d});
       out.push_back(arith::MulIOp::create(b, loc, reps[i], d));
     }
     Value v = viewTo(b, loc, *x, unsq);
-    SmallVector<int64_t> shape, expStatics;
-    SmallVector<Value> expDynamic;
-    for (Value s : expanded) {
-      APInt c;
-      bool lit = matchPattern(s, m_ConstantInt(&c));
-      shape.push_back(lit ? c.getSExtValue() : kDyn);
-      if (!lit)
-        expDynamic.push_back(s);
-    }
-    Value e = ExpandOp::create(b, loc, RankedTensorType::get(shape, typeOf(v).getElementType()), v,
-                               expDynamic, shape);
+    shape::Mixed m = mixedOf(expanded);
+    Value e = ExpandOp::create(b, loc, RankedTensorType::get(m.statics, typeOf(v).getElementType()),
+                               v, m.dynamic, m.statics);
     KILN_TRY(types, g.resultTypes(n, loc));
     SmallVector<int64_t> outStatics;
     SmallVector<Value> outDynamic;
@@ -683,9 +650,9 @@ void registerIndexingHandlers(GraphImporter &g) {
     int64_t lead = rank - 3;
     SmallVector<Value> batch;
     for (int64_t i = 0; i < lead; ++i)
-      batch.push_back(dimOf(b, loc, *x, i));
-    Value c = dimOf(b, loc, *x, lead), hgt = dimOf(b, loc, *x, lead + 1),
-          wid = dimOf(b, loc, *x, lead + 2);
+      batch.push_back(dimSize(b, loc, *x, i));
+    Value c = dimSize(b, loc, *x, lead), hgt = dimSize(b, loc, *x, lead + 1),
+          wid = dimSize(b, loc, *x, lead + 2);
     Value rv = arith::ConstantIndexOp::create(b, loc, r);
     Value rr = arith::ConstantIndexOp::create(b, loc, r * r);
     SmallVector<Value> s1(batch), s3(batch);

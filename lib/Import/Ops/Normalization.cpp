@@ -33,6 +33,32 @@ static LogicalResult importStatefulBatchNorm(GraphImporter &g, const Object &n, 
   return success();
 }
 
+/// Whether a norm takes running statistics, and whether they may be None.
+enum class Stats { Absent, Optional, Required };
+
+/// The tensors of a batch or instance norm: input, optional weight and bias
+/// and, as `stats` says, running_mean and running_var (null when absent/None).
+struct NormOperands {
+  Value x, w, bias, mean, var;
+};
+static FailureOr<NormOperands> readNormOperands(GraphImporter &g, const Object &n, Location loc,
+                                                Stats stats) {
+  KILN_TRY(x, g.tensorArg(n, "input", loc));
+  KILN_TRY(w, g.optTensorArg(n, "weight", loc));
+  KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
+  NormOperands o{*x, *w, *bias, {}, {}};
+  if (stats == Stats::Absent)
+    return o;
+  auto stat = [&](StringRef name) {
+    return stats == Stats::Required ? g.tensorArg(n, name, loc) : g.optTensorArg(n, name, loc);
+  };
+  KILN_TRY(mean, stat("running_mean"));
+  KILN_TRY(var, stat("running_var"));
+  o.mean = *mean;
+  o.var = *var;
+  return o;
+}
+
 void registerNormalizationHandlers(GraphImporter &g) {
   using namespace kiln::aten;
   auto &h = g.handlers;
@@ -121,54 +147,37 @@ void registerNormalizationHandlers(GraphImporter &g) {
   };
 
   h[p + "batch_norm.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, g.tensorArg(n, "input", loc));
-    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
-    KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
-    KILN_TRY(mean, g.optTensorArg(n, "running_mean", loc));
-    KILN_TRY(var, g.optTensorArg(n, "running_var", loc));
+    KILN_TRY(o, readNormOperands(g, n, loc, Stats::Optional));
     KILN_TRY(training, g.boolArg(n, "training", std::nullopt, loc));
     KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
     KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
     KILN_TRY(cudnn, g.boolArg(n, "cudnn_enabled", true, loc));
-    if (*training && *mean && *var)
-      return importStatefulBatchNorm(g, n, loc, *x, *w, *bias, *momentum, *eps);
-    return g.emitOp<BatchNormOp>(n, loc, *x, *w, *bias, *mean, *var, g.b.getBoolAttr(*training),
-                                 g.b.getF64FloatAttr(*momentum), g.b.getF64FloatAttr(*eps),
-                                 g.b.getBoolAttr(*cudnn));
+    if (*training && o->mean && o->var)
+      return importStatefulBatchNorm(g, n, loc, o->x, o->w, o->bias, *momentum, *eps);
+    return g.emitOp<BatchNormOp>(n, loc, o->x, o->w, o->bias, o->mean, o->var,
+                                 g.b.getBoolAttr(*training), g.b.getF64FloatAttr(*momentum),
+                                 g.b.getF64FloatAttr(*eps), g.b.getBoolAttr(*cudnn));
   };
   h[p + "_native_batch_norm_legit_no_training.default"] =
       [&g](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, g.tensorArg(n, "input", loc));
-    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
-    KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
-    KILN_TRY(mean, g.tensorArg(n, "running_mean", loc));
-    KILN_TRY(var, g.tensorArg(n, "running_var", loc));
+    KILN_TRY(o, readNormOperands(g, n, loc, Stats::Required));
     KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
     KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
-    return g.emitOp<NativeBatchNormLegitNoTrainingOp>(n, loc, *x, *w, *bias, *mean, *var,
-                                                      g.b.getF64FloatAttr(*momentum),
+    return g.emitOp<NativeBatchNormLegitNoTrainingOp>(n, loc, o->x, o->w, o->bias, o->mean,
+                                                      o->var, g.b.getF64FloatAttr(*momentum),
                                                       g.b.getF64FloatAttr(*eps));
   };
   // native_batch_norm and _native_batch_norm_legit(.no_stats); in training
   // the running statistics are updated in place.
   auto nativeBatchNorm = [&g](bool hasStats) {
     return [&g, hasStats](const Object &n, Location loc) -> LogicalResult {
-      KILN_TRY(x, g.tensorArg(n, "input", loc));
-      KILN_TRY(w, g.optTensorArg(n, "weight", loc));
-      KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
-      Value mean, var;
-      if (hasStats) {
-        KILN_TRY(m, g.optTensorArg(n, "running_mean", loc));
-        KILN_TRY(v, g.optTensorArg(n, "running_var", loc));
-        mean = *m;
-        var = *v;
-      }
+      KILN_TRY(o, readNormOperands(g, n, loc, hasStats ? Stats::Optional : Stats::Absent));
       KILN_TRY(training, g.boolArg(n, "training", std::nullopt, loc));
       KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
       KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
-      if (*training && mean && var)
-        return importStatefulBatchNorm(g, n, loc, *x, *w, *bias, *momentum, *eps);
-      return g.emitOp<NativeBatchNormOp>(n, loc, *x, *w, *bias, mean, var,
+      if (*training && o->mean && o->var)
+        return importStatefulBatchNorm(g, n, loc, o->x, o->w, o->bias, *momentum, *eps);
+      return g.emitOp<NativeBatchNormOp>(n, loc, o->x, o->w, o->bias, o->mean, o->var,
                                          g.b.getBoolAttr(*training),
                                          g.b.getF64FloatAttr(*momentum),
                                          g.b.getF64FloatAttr(*eps));
@@ -179,29 +188,21 @@ void registerNormalizationHandlers(GraphImporter &g) {
   h[p + "_native_batch_norm_legit.no_stats"] = nativeBatchNorm(false);
   h[p + "_native_batch_norm_legit_functional.default"] =
       [&g](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, g.tensorArg(n, "input", loc));
-    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
-    KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
-    KILN_TRY(mean, g.tensorArg(n, "running_mean", loc));
-    KILN_TRY(var, g.tensorArg(n, "running_var", loc));
+    KILN_TRY(o, readNormOperands(g, n, loc, Stats::Required));
     KILN_TRY(training, g.boolArg(n, "training", std::nullopt, loc));
     KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
     KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
     return g.emitOp<NativeBatchNormLegitFunctionalOp>(
-        n, loc, *x, *w, *bias, *mean, *var, g.b.getBoolAttr(*training),
+        n, loc, o->x, o->w, o->bias, o->mean, o->var, g.b.getBoolAttr(*training),
         g.b.getF64FloatAttr(*momentum), g.b.getF64FloatAttr(*eps));
   };
   h[p + "instance_norm.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
-    KILN_TRY(x, g.tensorArg(n, "input", loc));
-    KILN_TRY(w, g.optTensorArg(n, "weight", loc));
-    KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
-    KILN_TRY(mean, g.optTensorArg(n, "running_mean", loc));
-    KILN_TRY(var, g.optTensorArg(n, "running_var", loc));
+    KILN_TRY(o, readNormOperands(g, n, loc, Stats::Optional));
     KILN_TRY(useStats, g.boolArg(n, "use_input_stats", std::nullopt, loc));
     KILN_TRY(momentum, g.floatArg(n, "momentum", std::nullopt, loc));
     KILN_TRY(eps, g.floatArg(n, "eps", std::nullopt, loc));
     KILN_TRY(cudnn, g.boolArg(n, "cudnn_enabled", true, loc));
-    return g.emitOp<InstanceNormOp>(n, loc, *x, *w, *bias, *mean, *var,
+    return g.emitOp<InstanceNormOp>(n, loc, o->x, o->w, o->bias, o->mean, o->var,
                                     g.b.getBoolAttr(*useStats), g.b.getF64FloatAttr(*momentum),
                                     g.b.getF64FloatAttr(*eps), g.b.getBoolAttr(*cudnn));
   };

@@ -10,7 +10,7 @@
 // by name.
 //
 //===----------------------------------------------------------------------===//
-#include "../ImporterImpl.h"
+#include "ShapeUtils.h"
 #include "ATen/IR/ATenRandomOps.h"
 #include "ATen/IR/AttrNames.h"
 #include "kiln/abi/model_format.h"
@@ -20,19 +20,9 @@
 namespace kiln::importer {
 
 using namespace kiln::aten;
+using shape::sizesOf;
 
 namespace {
-
-/// Static sizes of `x`, with aten.sym_size_int for each dynamic dim.
-void sizesOf(GraphImporter &g, Value x, Location loc, SmallVector<int64_t> &statics,
-             SmallVector<Value> &dynamic) {
-  auto ty = cast<RankedTensorType>(x.getType());
-  for (int64_t d = 0; d < ty.getRank(); ++d) {
-    statics.push_back(ty.getDimSize(d));
-    if (ty.isDynamicDim(d))
-      dynamic.push_back(SymSizeIntOp::create(g.b, loc, g.b.getIndexType(), x, d));
-  }
-}
 
 /// A 0-d constant of element type `elem`.
 Value scalar(GraphImporter &g, Location loc, Type elem, double v) {

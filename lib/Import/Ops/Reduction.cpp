@@ -25,22 +25,28 @@ void registerReductionHandlers(GraphImporter &g) {
     return g.b.getDenseI64ArrayAttr(*d);
   };
   auto typeAttr = [](Type t) { return t ? TypeAttr::get(t) : TypeAttr(); };
+  // (dim, keepdim) of the overloads that take them; none and false otherwise.
+  struct DimsKeep {
+    DenseI64ArrayAttr dims;
+    bool keep = false;
+  };
+  auto dimsKeepOf = [&g, dimsOf](const Object &n, Location loc,
+                                 bool hasDim) -> FailureOr<DimsKeep> {
+    if (!hasDim)
+      return DimsKeep{};
+    KILN_TRY(d, dimsOf(n, "dim", loc));
+    KILN_TRY(k, g.boolArg(n, "keepdim", false, loc));
+    return DimsKeep{*d, *k};
+  };
 
   // sum / mean / prod, with an optional dtype.
-  auto withDtype = [&g, dimsOf, typeAttr](auto tag, bool hasDim) {
+  auto withDtype = [&g, dimsKeepOf, typeAttr](auto tag, bool hasDim) {
     using OpT = typename decltype(tag)::type;
-    return [&g, dimsOf, typeAttr, hasDim](const Object &n, Location loc) -> LogicalResult {
+    return [&g, dimsKeepOf, typeAttr, hasDim](const Object &n, Location loc) -> LogicalResult {
       KILN_TRY(x, g.tensorArg(n, "self", loc));
-      DenseI64ArrayAttr dims;
-      bool keep = false;
-      if (hasDim) {
-        KILN_TRY(d, dimsOf(n, "dim", loc));
-        dims = *d;
-        KILN_TRY(k, g.boolArg(n, "keepdim", false, loc));
-        keep = *k;
-      }
+      KILN_TRY(dk, dimsKeepOf(n, loc, hasDim));
       KILN_TRY(dtype, optDtypeArg(g, n, "dtype", loc));
-      return g.emitOp<OpT>(n, loc, *x, dims, keep, typeAttr(*dtype));
+      return g.emitOp<OpT>(n, loc, *x, dk->dims, dk->keep, typeAttr(*dtype));
     };
   };
   h[p + "sum.default"] = withDtype(OpTag<SumDimIntListOp>(), false);
@@ -51,19 +57,12 @@ void registerReductionHandlers(GraphImporter &g) {
   h[p + "prod.dim_int"] = withDtype(OpTag<ProdDimIntOp>(), true);
 
   // Reductions with (dim, keepdim) only; `dim` may be absent.
-  auto plain = [&g, dimsOf](auto tag, bool hasDim) {
+  auto plain = [&g, dimsKeepOf](auto tag, bool hasDim) {
     using OpT = typename decltype(tag)::type;
-    return [&g, dimsOf, hasDim](const Object &n, Location loc) -> LogicalResult {
+    return [&g, dimsKeepOf, hasDim](const Object &n, Location loc) -> LogicalResult {
       KILN_TRY(x, g.tensorArg(n, "self", loc));
-      DenseI64ArrayAttr dims;
-      bool keep = false;
-      if (hasDim) {
-        KILN_TRY(d, dimsOf(n, "dim", loc));
-        dims = *d;
-        KILN_TRY(k, g.boolArg(n, "keepdim", false, loc));
-        keep = *k;
-      }
-      return g.emitOp<OpT>(n, loc, *x, dims, keep);
+      KILN_TRY(dk, dimsKeepOf(n, loc, hasDim));
+      return g.emitOp<OpT>(n, loc, *x, dk->dims, dk->keep);
     };
   };
   h[p + "amax.default"] = plain(OpTag<AmaxOp>(), true);
@@ -145,19 +144,12 @@ void registerReductionHandlers(GraphImporter &g) {
   };
 
   // var / std (and their _mean forms): correction (None = 1) or unbiased.
-  auto varLike = [&g, dimsOf](auto tag, StringRef overload) {
+  auto varLike = [&g, dimsKeepOf](auto tag, StringRef overload) {
     using OpT = typename decltype(tag)::type;
     std::string ov = overload.str();
-    return [&g, dimsOf, ov](const Object &n, Location loc) -> LogicalResult {
+    return [&g, dimsKeepOf, ov](const Object &n, Location loc) -> LogicalResult {
       KILN_TRY(x, g.tensorArg(n, "self", loc));
-      DenseI64ArrayAttr dims;
-      bool keep = false;
-      if (ov != "default") {
-        KILN_TRY(d, dimsOf(n, "dim", loc));
-        dims = *d;
-        KILN_TRY(k, g.boolArg(n, "keepdim", false, loc));
-        keep = *k;
-      }
+      KILN_TRY(dk, dimsKeepOf(n, loc, ov != "default"));
       double correction = 1.0;
       if (ov == "correction") {
         if (!g.isNone(n, "correction")) {
@@ -168,7 +160,7 @@ void registerReductionHandlers(GraphImporter &g) {
         KILN_TRY(u, g.boolArg(n, "unbiased", true, loc));
         correction = *u ? 1.0 : 0.0;
       }
-      return g.emitOp<OpT>(n, loc, *x, dims, g.b.getBoolAttr(keep),
+      return g.emitOp<OpT>(n, loc, *x, dk->dims, g.b.getBoolAttr(dk->keep),
                            g.b.getF64FloatAttr(correction));
     };
   };

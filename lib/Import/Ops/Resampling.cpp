@@ -61,6 +61,21 @@ LogicalResult upsampleSizes(GraphImporter &g, const Object &node, Location loc, 
     scales = g.b.getDenseF64ArrayAttr(values);
   return success();
 }
+
+/// What every upsample reads: its input and its output size or scale factors.
+struct UpsampleArgs {
+  Value x;
+  DenseI64ArrayAttr size;
+  DenseF64ArrayAttr scales;
+};
+FailureOr<UpsampleArgs> readUpsample(GraphImporter &g, const Object &node, Location loc,
+                                     size_t n, bool isVec) {
+  KILN_TRY(x, g.tensorArg(node, isVec ? "input" : "self", loc));
+  UpsampleArgs a{*x, {}, {}};
+  if (failed(upsampleSizes(g, node, loc, n, isVec, a.size, a.scales)))
+    return failure();
+  return a;
+}
 } // namespace
 
 void registerResamplingHandlers(GraphImporter &g) {
@@ -70,24 +85,16 @@ void registerResamplingHandlers(GraphImporter &g) {
   auto nearest = [&g](auto tag, size_t n, bool isVec) {
     using OpT = typename decltype(tag)::type;
     return [&g, n, isVec](const Object &node, Location loc) -> LogicalResult {
-      KILN_TRY(x, g.tensorArg(node, isVec ? "input" : "self", loc));
-      DenseI64ArrayAttr size;
-      DenseF64ArrayAttr scales;
-      if (failed(upsampleSizes(g, node, loc, n, isVec, size, scales)))
-        return failure();
-      return g.emitOp<OpT>(node, loc, *x, size, scales);
+      KILN_TRY(a, readUpsample(g, node, loc, n, isVec));
+      return g.emitOp<OpT>(node, loc, a->x, a->size, a->scales);
     };
   };
   auto interp = [&g](auto tag, size_t n, bool isVec) {
     using OpT = typename decltype(tag)::type;
     return [&g, n, isVec](const Object &node, Location loc) -> LogicalResult {
-      KILN_TRY(x, g.tensorArg(node, isVec ? "input" : "self", loc));
-      DenseI64ArrayAttr size;
-      DenseF64ArrayAttr scales;
-      if (failed(upsampleSizes(g, node, loc, n, isVec, size, scales)))
-        return failure();
+      KILN_TRY(a, readUpsample(g, node, loc, n, isVec));
       KILN_TRY(align, g.boolArg(node, "align_corners", std::nullopt, loc));
-      return g.emitOp<OpT>(node, loc, *x, size, scales, g.b.getBoolAttr(*align));
+      return g.emitOp<OpT>(node, loc, a->x, a->size, a->scales, g.b.getBoolAttr(*align));
     };
   };
   for (bool isVec : {true, false}) {

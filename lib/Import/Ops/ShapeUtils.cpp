@@ -1,7 +1,17 @@
-//===- Ops/ShapeUtils.cpp - helpers shared by the view, split/join and SymInt handlers ===//
+//===- Ops/ShapeUtils.cpp - size and view helpers shared by the import handlers ===//
 #include "ShapeUtils.h"
 
 namespace kiln::importer::shape {
+
+void sizesOf(GraphImporter &g, Value x, Location loc, SmallVector<int64_t> &statics,
+             SmallVector<Value> &dynamic) {
+  auto ty = cast<RankedTensorType>(x.getType());
+  for (int64_t d = 0; d < ty.getRank(); ++d) {
+    statics.push_back(ty.getDimSize(d));
+    if (ty.isDynamicDim(d))
+      dynamic.push_back(SymSizeIntOp::create(g.b, loc, g.b.getIndexType(), x, d));
+  }
+}
 
 /// The size of dim `d` of `v`: a constant or an aten.sym_size_int.
 Value dimSize(OpBuilder &b, Location loc, Value v, int64_t d) {

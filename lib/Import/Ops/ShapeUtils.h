@@ -1,8 +1,8 @@
-//===- Ops/ShapeUtils.h - helpers shared by the view, split/join and SymInt handlers -*- C++ -*-===//
+//===- Ops/ShapeUtils.h - size and view helpers shared by the import handlers -*- C++ -*-===//
 //
 // Internal to lib/Import/Ops: size lists mixing literals and `index` values,
-// dim sizes, the layouts export recorded, and binding node outputs as views
-// of a base (see ImporterImpl.h). Defined in ShapeUtils.cpp.
+// dim sizes, a tensor's sizes, the layouts export recorded, and binding node
+// outputs as views of a base (see ImporterImpl.h). Defined in ShapeUtils.cpp.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_IMPORT_OPS_SHAPEUTILS_H
@@ -41,6 +41,11 @@ inline RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getTyp
 
 /// The size of dim `d` of `v`: a constant or an aten.sym_size_int.
 Value dimSize(OpBuilder &b, Location loc, Value v, int64_t d);
+
+/// The sizes of tensor `x`: its static dims (kDyn for dynamic ones) and an
+/// aten.sym_size_int for each dynamic dim.
+void sizesOf(GraphImporter &g, Value x, Location loc, SmallVector<int64_t> &statics,
+             SmallVector<Value> &dynamic);
 
 /// `v` viewed with the shape of `like` (the inverse of a reshape-like view).
 Value viewLike(OpBuilder &b, Location loc, Value v, Value like);

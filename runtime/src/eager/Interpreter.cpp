@@ -475,14 +475,21 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
           try { Dispatcher::get().findOpOrThrow(q); } catch (const Error &e) { why = e.what(); }
           throw Error(why + " in " + ctx + (n.where.empty() ? "" : " at " + n.where));
         }
-        // A number given for a Tensor argument (add.Tensor(x, 3)): PyTorch wraps it
-        // as a wrapped-number scalar, which is what the op's .Scalar overload does.
-        for (auto &a : named) {
+        // The schema index of named argument `a` if it is a number given for a
+        // Tensor argument of the op (as it stands), else -1.
+        auto numberForTensor = [&n](const std::pair<std::string, ArgSource> &a) {
           const FunctionSchema &s0 = n.op.schema();
           int idx = a.first.empty() ? -1 : s0.argumentIndex(a.first);
           if (idx < 0 || a.second.kind != ArgSource::Constant || !a.second.constant.isScalar() ||
               s0.arguments[idx].type->kind != SchemaType::Kind::Tensor)
-            continue;
+            return -1;
+          return idx;
+        };
+        // A number given for a Tensor argument (add.Tensor(x, 3)): PyTorch wraps it
+        // as a wrapped-number scalar, which is what the op's .Scalar overload does.
+        for (auto &a : named) {
+          int idx = numberForTensor(a);
+          if (idx < 0) continue;
           // add.Tensor -> add.Scalar, div.Tensor_mode -> div.Scalar_mode.
           std::string ov = q.substr(q.rfind('.') + 1);
           if (ov.rfind("Tensor", 0) != 0) continue;
@@ -511,11 +518,7 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
           }
         }
         for (auto &a : named) {
-          const FunctionSchema &s0 = n.op.schema();
-          int idx = a.first.empty() ? -1 : s0.argumentIndex(a.first);
-          if (idx < 0 || a.second.kind != ArgSource::Constant || !a.second.constant.isScalar() ||
-              s0.arguments[idx].type->kind != SchemaType::Kind::Tensor)
-            continue;
+          if (numberForTensor(a) < 0) continue;
           const IValue &v = a.second.constant;
           Tensor t = Tensor::empty({}, v.isDouble() ? wrappedFloat : v.isBool() ? DType::Bool : DType::Int64);
           if (v.isDouble() && wrappedFloat == DType::Float64) *t.data<double>() = v.toDouble();

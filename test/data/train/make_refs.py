@@ -24,25 +24,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 
-class MLP(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.l1 = nn.Linear(64, 128); self.l2 = nn.Linear(128, 128); self.l3 = nn.Linear(128, 10)
-    def forward(self, x):
-        return self.l3(F.gelu(self.l2(F.relu(self.l1(x)))))
-
-
-class ConvNet(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.c1 = nn.Conv2d(3, 16, 3, padding=1); self.b1 = nn.BatchNorm2d(16)
-        self.c2 = nn.Conv2d(16, 32, 3, padding=1); self.b2 = nn.BatchNorm2d(32)
-        self.fc = nn.Linear(32, 10)
-    def forward(self, x):
-        x = F.max_pool2d(F.relu(self.b1(self.c1(x))), 2)
-        x = F.relu(self.b2(self.c2(x)))
-        x = F.adaptive_avg_pool2d(x, 1).flatten(1)
-        return self.fc(x)
+here = os.path.dirname(os.path.abspath(__file__))
+# The corpus's mlp and convnet classes, as the benchmarks define them.
+sys.path.insert(0, os.path.join(here, "..", "..", "..", "bench"))
+from cpu_vs_torch import MLP, ConvNet  # noqa: E402
 
 
 def build_dynamic(name):
@@ -68,8 +53,23 @@ def build(name):
     return ConvNet()
 
 
+def train5(name, model, opt, x, cot, params_dir, output_file):
+    """5 steps of `opt` on sum(model(x) * cot); saves the last step's output
+    (before its update) as <name>/<output_file> and the parameters after the
+    5 steps under <name>/<params_dir>/."""
+    for step in range(5):
+        opt.zero_grad()
+        out = model(x)
+        (out * cot).sum().backward()
+        opt.step()
+    out_dir = os.path.join(here, name, params_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    np.save(os.path.join(here, name, output_file), out.detach().numpy())
+    for pname, p in model.named_parameters():
+        np.save(os.path.join(out_dir, pname + ".npy"), p.detach().numpy())
+
+
 corpus = sys.argv[1]
-here = os.path.dirname(os.path.abspath(__file__))
 for name in ("mlp", "convnet"):
     model = build(name).eval()
     x = torch.from_numpy(np.load(os.path.join(corpus, name, "input0.npy")))
@@ -78,40 +78,21 @@ for name in ("mlp", "convnet"):
         ref = model(x).numpy()
     expected = np.load(os.path.join(corpus, name, "output0.npy"))
     assert np.allclose(ref, expected, rtol=1e-5, atol=1e-6), f"{name}: not the corpus model"
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=0.01)
-    for step in range(5):
-        opt.zero_grad()
-        out = model(x)
-        (out * cot).sum().backward()
-        opt.step()
-    out_dir = os.path.join(here, name, "step5")
-    os.makedirs(out_dir, exist_ok=True)
-    np.save(os.path.join(here, name, "output_step5.npy"), out.detach().numpy())
-    for pname, p in model.named_parameters():
-        np.save(os.path.join(out_dir, pname + ".npy"), p.detach().numpy())
+    train5(name, model, torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9,
+                                        weight_decay=0.01), x, cot, "step5", "output_step5.npy")
     print(name, "ok")
 
     # AdamW from the same starting point.
     model = build(name).eval()
-    opt = torch.optim.AdamW(model.parameters(), lr=0.01, betas=(0.9, 0.99), eps=1e-6,
-                            weight_decay=0.05)
-    for step in range(5):
-        opt.zero_grad()
-        out = model(x)
-        (out * cot).sum().backward()
-        opt.step()
-    out_dir = os.path.join(here, name, "adamw_step5")
-    os.makedirs(out_dir, exist_ok=True)
-    np.save(os.path.join(here, name, "output_adamw_step5.npy"), out.detach().numpy())
-    for pname, p in model.named_parameters():
-        np.save(os.path.join(out_dir, pname + ".npy"), p.detach().numpy())
+    train5(name, model, torch.optim.AdamW(model.parameters(), lr=0.01, betas=(0.9, 0.99), eps=1e-6,
+                                          weight_decay=0.05),
+           x, cot, "adamw_step5", "output_adamw_step5.npy")
     print(name, "adamw ok")
 
 # Hessian-vector products of sum(model(x)) for kiln-compile --hvp
 # (test/e2e/grad-hvp.test), in float64 from the archives' own weights (read
 # from the zip, nothing unpickled): <model>/hvp/vector0.npy (the corpus input
 # gradient scaled to max 1) and <model>/hvp/input0.npy.
-sys.path.insert(0, os.path.join(here, "..", "..", "..", "bench"))
 from grad_vs_torch import MODELS as BENCH_MODELS, load_raw_weights  # noqa: E402
 for name in ("mlp", "attention"):
     model = BENCH_MODELS[name]().eval()

@@ -8,44 +8,33 @@ usage: dtype-io.py write DIR    in_<dtype>.npy ([2, 3]) and out_<dtype>.npy ([6]
 bf16 data is stored as float32 (NumPy has no bfloat16), with values bf16 holds
 exactly.
 """
-import ast
 import math
-import struct
+import os
 import sys
 
+# test/Inputs/npy.py: .npy files with the standard library.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Inputs"))
+import npy  # noqa: E402
+from npy import save  # noqa: E402
+
 INF, NAN = math.inf, math.nan
-# name -> (npy descr, struct code, values)
+# name -> (npy descr, values)
 DTYPES = [
-    ("f32", "<f4", "f", [1.5, -2.0, NAN, INF, -0.0, 3.4028234663852886e38]),
-    ("f64", "<f8", "d", [0.1, -1e300, NAN, -INF, 5e-324, 2.0]),
-    ("f16", "<f2", "e", [1.0, -2.0, 65504.0, 2.0 ** -24, NAN, 0.333251953125]),
-    ("bf16", "<f4", "f", [1.0, 0.15625, -3.3895313892515355e38, 2.0 ** -133, INF, -1.0078125]),
-    ("i64", "<i8", "q", [2 ** 53 + 1, -7, -2 ** 63, 2 ** 63 - 1, 0, 1]),
-    ("i32", "<i4", "i", [2 ** 31 - 1, -1, 0, -2 ** 31, 5, 6]),
-    ("i16", "<i2", "h", [-32768, 5, 32767, 0, 1, -1]),
-    ("i8", "|i1", "b", [-128, 0, 127, 1, -1, 2]),
-    ("u8", "|u1", "B", [0, 128, 255, 1, 2, 3]),
-    ("bool", "|b1", "?", [True, False, True, True, False, False]),
+    ("f32", "<f4", [1.5, -2.0, NAN, INF, -0.0, 3.4028234663852886e38]),
+    ("f64", "<f8", [0.1, -1e300, NAN, -INF, 5e-324, 2.0]),
+    ("f16", "<f2", [1.0, -2.0, 65504.0, 2.0 ** -24, NAN, 0.333251953125]),
+    ("bf16", "<f4", [1.0, 0.15625, -3.3895313892515355e38, 2.0 ** -133, INF, -1.0078125]),
+    ("i64", "<i8", [2 ** 53 + 1, -7, -2 ** 63, 2 ** 63 - 1, 0, 1]),
+    ("i32", "<i4", [2 ** 31 - 1, -1, 0, -2 ** 31, 5, 6]),
+    ("i16", "<i2", [-32768, 5, 32767, 0, 1, -1]),
+    ("i8", "|i1", [-128, 0, 127, 1, -1, 2]),
+    ("u8", "|u1", [0, 128, 255, 1, 2, 3]),
+    ("bool", "|b1", [True, False, True, True, False, False]),
 ]
-CODES = {d: c for _, d, c, _ in DTYPES}
-
-
-def save(path, descr, shape, values):
-    dims = "".join(f"{d}, " for d in shape).rstrip(" ")
-    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({dims.rstrip(',') + (',' if len(shape) == 1 else '')}), }}"
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
-        f.write(struct.pack("<" + CODES[descr] * len(values), *values))
 
 
 def load(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    n = struct.unpack("<H", data[8:10])[0]
-    h = ast.literal_eval(data[10:10 + n].decode("latin1"))
-    count = math.prod(h["shape"])
-    return h["descr"], tuple(h["shape"]), list(struct.unpack("<" + CODES[h["descr"]] * count, data[10 + n:]))
+    return npy.read(path, "dtype-io")
 
 
 def same(a, b):
@@ -60,7 +49,7 @@ def main():
         save(sys.argv[3], descr, shape, v)
         return
     folder = sys.argv[2]
-    for i, (name, descr, _, values) in enumerate(DTYPES):
+    for i, (name, descr, values) in enumerate(DTYPES):
         if mode == "write":
             save(f"{folder}/in_{name}.npy", descr, (2, 3), values)
             save(f"{folder}/out_{name}.npy", descr, (6,), values)

@@ -15,8 +15,13 @@ match exactly): rtol is 3 float32 ulps (3 * 2^-23), atol lets results below
 the normal range flush to zero (FUNCTIONS below).
 """
 import math
+import os
 import struct
 import sys
+
+# test/Inputs/npy.py: .npy files with the standard library.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Inputs"))
+import npy  # noqa: E402
 
 SPECIALS = [math.inf, -math.inf, math.nan, 0.0, -0.0, 88.72, -87.33, -103.97, 89.0, -104.0, 1e-45, -1e-45]
 
@@ -136,21 +141,13 @@ FUNCTIONS = [
 
 
 def write_npy(path, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
-        f.write(struct.pack("<%df" % len(values), *values))
+    npy.save(path, "<f4", (len(values),), values)
 
 
 def read_npy(path):
-    data = open(path, "rb").read()
-    assert data[:6] == b"\x93NUMPY", path
-    hlen = struct.unpack("<H", data[8:10])[0]
-    header = data[10:10 + hlen].decode()
-    assert "'<f4'" in header, header
-    body = data[10 + hlen:]
-    return list(struct.unpack("<%df" % (len(body) // 4), body))
+    descr, _, values = npy.read(path, "math-sweep")
+    assert descr == "<f4", (path, descr)
+    return values
 
 
 def check(xs, outdir):

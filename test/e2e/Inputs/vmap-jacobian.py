@@ -10,31 +10,16 @@ usage: vmap-jacobian.py basis OUT.npy SHAPE
          TANGENTS [N_in, *out] (jvp along each input basis vector): column i
 Compares within rtol 1e-4, atol 1e-5; exits 1 on a mismatch.
 """
-import ast
-import struct
+import os
 import sys
+
+# test/Inputs/npy.py: .npy files with the standard library.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Inputs"))
+from npy import load as load_npy, save as save_npy  # noqa: E402
 
 
 def load(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    hlen = struct.unpack("<H", data[8:10])[0]
-    header = ast.literal_eval(data[10:10 + hlen].decode("latin1"))
-    code = {"<f4": "f", "<f8": "d"}[header["descr"]]
-    count = 1
-    for d in header["shape"]:
-        count *= d
-    return header["shape"], struct.unpack("<" + code * count, data[10 + hlen:10 + hlen + 4 * count * (2 if code == "d" else 1)])
-
-
-def save(path, shape, values):
-    shape_str = "(" + "".join(f"{d}, " for d in shape).rstrip(" ")
-    shape_str = shape_str.rstrip(",") + ("," if len(shape) == 1 else "") + ")"
-    header = f"{{'descr': '<f4', 'fortran_order': False, 'shape': {shape_str}, }}"
-    header += " " * (64 - (10 + len(header) + 1) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1"))
-        f.write(struct.pack("<%df" % len(values), *values))
+    return load_npy(path, "vmap-jacobian")
 
 
 mode = sys.argv[1]
@@ -46,7 +31,7 @@ if mode == "basis":
     values = [0.0] * (n * n)
     for i in range(n):
         values[i * n + i] = 1.0
-    save(sys.argv[2], (n,) + shape, values)
+    save_npy(sys.argv[2], "<f4", (n,) + shape, values)
     sys.exit(0)
 (got_shape, got), (jac_shape, jac) = load(sys.argv[2]), load(sys.argv[3])
 n_lead = got_shape[0]

@@ -149,8 +149,11 @@ Grads multiMargin(const Ctx &c, const Grads &g) {
   Tensor w = hasW ? f64(c.input(4)) : Tensor();
   std::vector<int64_t> y = ints(c.input(1));
   int64_t C = self.dim() == 0 ? 1 : self.size(-1), rows = C ? std::max<int64_t>(1, x.numel() / C) : 0;
+  if ((int64_t)y.size() < rows) throw Error("kiln: multi_margin_loss backward: fewer targets than rows");
   for (int64_t i = 0; i < rows; ++i) {
     int64_t t = y[i];
+    if (t < 0 || t >= C)
+      throw Error("kiln: multi_margin_loss backward: target " + std::to_string(t) + " is out of range");
     double gi = rowScale(gy, reduction, i, rows) * (hasW ? dp(w)[t] : 1.0) / (double)C;
     for (int64_t j = 0; j < C; ++j) {
       if (j == t) continue;
@@ -180,6 +183,9 @@ Grads multilabelMargin(const Ctx &c, const Grads &g) {
     std::vector<bool> isLabel(C, false);
     std::vector<int64_t> labels;
     for (int64_t k = 0; k < C && y[i * C + k] >= 0; ++k) {
+      if (y[i * C + k] >= C)
+        throw Error("kiln: multilabel_margin_loss backward: target " + std::to_string(y[i * C + k]) +
+                    " is out of range");
       labels.push_back(y[i * C + k]);
       isLabel[y[i * C + k]] = true;
     }

@@ -104,51 +104,69 @@ T3 linalgLu(const Tensor &A, bool pivot) {
   return luUnpack(lu, piv, true, true);
 }
 
-/// Solves with packed LU factors: op(A) X = B (left) or X op(A) = B.
-Tensor luSolveImpl(const char *op, const Tensor &LU, const Tensor &pivots, const Tensor &B,
-                   bool left, bool adjoint) {
-  checkMatrix(LU, op, true);
+/// The frame of the LAPACK solves op(A) X = B over broadcast batches, where
+/// X op(A) = B (`rightSide`) is solved as op(A)^T X^T = B^T. Checks A square
+/// and its size against B and makes X (dtype and meta-ness of `ref`); then
+/// setup(batch) gives the solver, called per batch b on A's matrix and B's
+/// (column-major rows x cols, transposed for a right side) as
+/// solve(b, a, rhs, trans, n, cols, rows), `trans` ('N' or 'T') flipped for a
+/// right side, when neither n nor cols is 0.
+template <typename Setup>
+Tensor solveBatches(const char *op, const Tensor &A, const Tensor &B, const Tensor &ref, char trans,
+                    bool rightSide, Setup setup) {
+  checkMatrix(A, op, true);
   checkMatrix(B, op, false);
-  DType dt = floatDtype(LU, op);
-  int64_t n = LU.size(-1);
-  check(left ? B.size(-2) == n : B.size(-1) == n, op,
-        "the shapes " + LU.shapeString() + " and " + B.shapeString() + " do not match");
-  Shape batch = broadcastBatch(LU, B, op);
+  DType dt = floatDtype(ref, op);
+  int64_t n = A.size(-1);
+  check(rightSide ? B.size(-1) == n : B.size(-2) == n, op,
+        "the shapes " + A.shapeString() + " and " + B.shapeString() + " do not match");
+  Shape batch = broadcastBatch(A, B, op);
   int64_t br = B.size(-2), bc = B.size(-1);
   Out X(batch, br, bc, dt, B);
-  if (isMeta(LU)) return X.t;
-  Matrices a(LU, batch), bm(B, batch);
-  Shape ps = pivots.sizes();
-  ps.push_back(1);
-  Tensor pv = pivots.contiguous().reshape(ps); // [..., n, 1]: broadcast like LU
-  Matrices pm(pv, batch);
+  if (isMeta(ref)) return X.t;
+  Matrices ab(A, batch), bb(B, batch);
+  auto solve = setup(batch);
   for (int64_t b = 0, nb = product(batch); b < nb; ++b) {
-    Mat lu = a.get(b), rhs = bm.get(b), pd = pm.get(b);
-    std::vector<int> piv(std::max<int64_t>(n, 1));
-    for (int64_t i = 0; i < n; ++i) piv[i] = (int)pd[i];
-    // X A = B is A^T X^T = B^T: solve with the other transpose on B^T.
-    Mat rt;
+    Mat a = ab.get(b), rhs = bb.get(b);
     int64_t rows = br, cols = bc;
-    if (!left) {
-      rt.resize(br * bc);
+    char tr = trans;
+    if (rightSide) {
+      Mat t(br * bc);
       for (int64_t i = 0; i < br; ++i)
-        for (int64_t j = 0; j < bc; ++j) rt[j + i * bc] = rhs[i + j * br];
-      rhs.swap(rt);
+        for (int64_t j = 0; j < bc; ++j) t[j + i * bc] = rhs[i + j * br];
+      rhs.swap(t);
       std::swap(rows, cols);
+      tr = trans == 'N' ? 'T' : 'N';
     }
-    char trans = (adjoint != !left) ? 'T' : 'N';
-    int N = (int)n, nrhs = (int)cols, lda = ld(n), ldb = ld(rows), info = 0;
-    if (n > 0 && cols > 0)
-      lapack(op).dgetrs(&trans, &N, &nrhs, lu.data(), &lda, piv.data(), rhs.data(), &ldb, &info, 1);
-    if (!left) {
-      rt.assign(br * bc, 0);
+    if (n > 0 && cols > 0) solve(b, a, rhs, tr, n, cols, rows);
+    if (rightSide) {
+      Mat t(br * bc);
       for (int64_t i = 0; i < br; ++i)
-        for (int64_t j = 0; j < bc; ++j) rt[i + j * br] = rhs[j + i * bc];
-      rhs.swap(rt);
+        for (int64_t j = 0; j < bc; ++j) t[i + j * br] = rhs[j + i * bc];
+      rhs.swap(t);
     }
     X.put(b, rhs.data(), br);
   }
   return X.t;
+}
+
+/// Solves with packed LU factors: op(A) X = B (left) or X op(A) = B.
+Tensor luSolveImpl(const char *op, const Tensor &LU, const Tensor &pivots, const Tensor &B,
+                   bool left, bool adjoint) {
+  return solveBatches(op, LU, B, LU, adjoint ? 'T' : 'N', !left, [&](const Shape &batch) {
+    Shape ps = pivots.sizes();
+    ps.push_back(1);
+    Tensor pv = pivots.contiguous().reshape(ps); // [..., n, 1]: broadcast like LU
+    // The solver keeps pv (and so the storage pm reads) alive.
+    return [pv, pm = Matrices(pv, batch), op](int64_t b, Mat &lu, Mat &rhs, char trans, int64_t n,
+                                              int64_t cols, int64_t rows) {
+      Mat pd = pm.get(b);
+      std::vector<int> piv(std::max<int64_t>(n, 1));
+      for (int64_t i = 0; i < n; ++i) piv[i] = (int)pd[i];
+      int N = (int)n, nrhs = (int)cols, lda = ld(n), ldb = ld(rows), info = 0;
+      lapack(op).dgetrs(&trans, &N, &nrhs, lu.data(), &lda, piv.data(), rhs.data(), &ldb, &info, 1);
+    };
+  });
 }
 Tensor linalgLuSolve(const Tensor &LU, const Tensor &pivots, const Tensor &B, bool left,
                      bool adjoint) {
@@ -383,42 +401,13 @@ Tensor choleskyInverse(const Tensor &F, bool upper) {
 /// op(A) X = B for triangular A (trans 'N' or 'T'), over broadcast batches.
 Tensor trsolve(const char *op, const Tensor &A, const Tensor &B, bool upper, char trans,
                bool unit, bool rightSide) {
-  checkMatrix(A, op, true);
-  checkMatrix(B, op, false);
-  DType dt = floatDtype(B, op);
-  int64_t n = A.size(-1);
-  check(rightSide ? B.size(-1) == n : B.size(-2) == n, op,
-        "the shapes " + A.shapeString() + " and " + B.shapeString() + " do not match");
-  Shape batch = broadcastBatch(A, B, op);
-  int64_t br = B.size(-2), bc = B.size(-1);
-  Out X(batch, br, bc, dt, B);
-  if (isMeta(B)) return X.t;
-  Matrices ab(A, batch), bb(B, batch);
-  for (int64_t b = 0, nb = product(batch); b < nb; ++b) {
-    Mat a = ab.get(b), rhs = bb.get(b);
-    int64_t rows = br, cols = bc;
-    char tr = trans;
-    if (rightSide) { // X A = B is A^T X^T = B^T
-      Mat t(br * bc);
-      for (int64_t i = 0; i < br; ++i)
-        for (int64_t j = 0; j < bc; ++j) t[j + i * bc] = rhs[i + j * br];
-      rhs.swap(t);
-      std::swap(rows, cols);
-      tr = trans == 'N' ? 'T' : 'N';
-    }
-    char uplo = upper ? 'U' : 'L', diag = unit ? 'U' : 'N';
-    int N = (int)n, nrhs = (int)cols, lda = ld(n), ldb = ld(rows), info = 0;
-    if (n > 0 && cols > 0)
+  return solveBatches(op, A, B, B, trans, rightSide, [&](const Shape &) {
+    return [=](int64_t, Mat &a, Mat &rhs, char tr, int64_t n, int64_t cols, int64_t rows) {
+      char uplo = upper ? 'U' : 'L', diag = unit ? 'U' : 'N';
+      int N = (int)n, nrhs = (int)cols, lda = ld(n), ldb = ld(rows), info = 0;
       lapack(op).dtrtrs(&uplo, &tr, &diag, &N, &nrhs, a.data(), &lda, rhs.data(), &ldb, &info, 1, 1, 1);
-    if (rightSide) {
-      Mat t(br * bc);
-      for (int64_t i = 0; i < br; ++i)
-        for (int64_t j = 0; j < bc; ++j) t[i + j * br] = rhs[j + i * bc];
-      rhs.swap(t);
-    }
-    X.put(b, rhs.data(), br);
-  }
-  return X.t;
+    };
+  });
 }
 T2 triangularSolve(const Tensor &B, const Tensor &A, bool upper, bool transpose, bool unit) {
   const char *op = "aten::triangular_solve";

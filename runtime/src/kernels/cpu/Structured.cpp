@@ -554,30 +554,38 @@ Tensor reduceLoss(const Tensor &per, int64_t reduction, const Tensor &like) {
   return out;
 }
 
+/// A loss of a 0-d, 1-d ([C]) or 2-d ([N, C]) input: `sample(x, t, n, C)`
+/// gives sample n's loss from the contiguous input and target, then the
+/// per-sample losses are reduced.
+template <typename F>
+Tensor perSampleLoss(const Tensor &self, const Tensor &target, int64_t reduction, F sample) {
+  int64_t C = self.dim() == 0 ? 1 : self.size(-1), N = self.dim() == 2 ? self.size(0) : 1;
+  Shape ps = self.dim() == 2 ? Shape{N} : Shape{};
+  Tensor per = emptyLike(ps, self.dtype(), self);
+  if (!isMeta(self)) {
+    Tensor x = self.contiguous(), t = target.contiguous();
+    for (int64_t n = 0; n < N; ++n) set(per, n, sample(x, t, n, C));
+  }
+  return reduceLoss(per, reduction, self);
+}
+
 /// sum_{j != y} w[y] max(0, margin - x[y] + x[j])^p / C per sample.
 Tensor multiMarginLoss(const Tensor &self, const Tensor &target, double p, double margin,
                        const std::optional<Tensor> &weight, int64_t reduction) {
   const char *op = "aten::multi_margin_loss";
   check(p == 1 || p == 2, op, "p must be 1 or 2");
   check(self.dim() <= 2, op, "expects a 0-d, 1-d or 2-d input, got " + self.shapeString());
-  int64_t C = self.dim() == 0 ? 1 : self.size(-1), N = self.dim() == 2 ? self.size(0) : 1;
-  Shape ps = self.dim() == 2 ? Shape{N} : Shape{};
-  Tensor per = emptyLike(ps, self.dtype(), self);
-  if (!isMeta(self)) {
-    Tensor x = self.contiguous(), t = target.contiguous();
-    for (int64_t n = 0; n < N; ++n) {
-      int64_t y = (int64_t)get(t, n);
-      check(y >= 0 && y < C, op, "target " + std::to_string(y) + " is out of range");
-      double acc = 0, xy = get(x, n * C + y), w = weight ? get(weight->contiguous(), y) : 1;
-      for (int64_t j = 0; j < C; ++j) {
-        if (j == y) continue;
-        double z = margin - xy + get(x, n * C + j);
-        if (z > 0) acc += w * (p == 1 ? z : z * z);
-      }
-      set(per, n, acc / C);
+  return perSampleLoss(self, target, reduction, [&](const Tensor &x, const Tensor &t, int64_t n, int64_t C) {
+    int64_t y = (int64_t)get(t, n);
+    check(y >= 0 && y < C, op, "target " + std::to_string(y) + " is out of range");
+    double acc = 0, xy = get(x, n * C + y), w = weight ? get(weight->contiguous(), y) : 1;
+    for (int64_t j = 0; j < C; ++j) {
+      if (j == y) continue;
+      double z = margin - xy + get(x, n * C + j);
+      if (z > 0) acc += w * (p == 1 ? z : z * z);
     }
-  }
-  return reduceLoss(per, reduction, self);
+    return acc / C;
+  });
 }
 
 /// sum over target classes j (up to the first -1) and other classes k of max(0, 1 - (x[j] - x[k])) / C.
@@ -585,29 +593,22 @@ Tensor multilabelMarginLoss(const Tensor &self, const Tensor &target, int64_t re
   const char *op = "aten::multilabel_margin_loss";
   check(self.dim() <= 2 && target.sizes() == self.sizes(), op,
         "expects input and target of one 0-d, 1-d or 2-d shape");
-  int64_t C = self.dim() == 0 ? 1 : self.size(-1), N = self.dim() == 2 ? self.size(0) : 1;
-  Shape ps = self.dim() == 2 ? Shape{N} : Shape{};
-  Tensor per = emptyLike(ps, self.dtype(), self);
-  if (!isMeta(self)) {
-    Tensor x = self.contiguous(), t = target.contiguous();
-    for (int64_t n = 0; n < N; ++n) {
-      std::vector<bool> isTarget(C, false);
-      std::vector<int64_t> ys;
-      for (int64_t j = 0; j < C; ++j) {
-        int64_t y = (int64_t)get(t, n * C + j);
-        if (y < 0) break;
-        check(y < C, op, "target " + std::to_string(y) + " is out of range");
-        ys.push_back(y);
-        isTarget[y] = true;
-      }
-      double acc = 0;
-      for (int64_t y : ys)
-        for (int64_t k = 0; k < C; ++k)
-          if (!isTarget[k]) acc += std::max(0.0, 1 - (get(x, n * C + y) - get(x, n * C + k)));
-      set(per, n, acc / C);
+  return perSampleLoss(self, target, reduction, [&](const Tensor &x, const Tensor &t, int64_t n, int64_t C) {
+    std::vector<bool> isTarget(C, false);
+    std::vector<int64_t> ys;
+    for (int64_t j = 0; j < C; ++j) {
+      int64_t y = (int64_t)get(t, n * C + j);
+      if (y < 0) break;
+      check(y < C, op, "target " + std::to_string(y) + " is out of range");
+      ys.push_back(y);
+      isTarget[y] = true;
     }
-  }
-  return reduceLoss(per, reduction, self);
+    double acc = 0;
+    for (int64_t y : ys)
+      for (int64_t k = 0; k < C; ++k)
+        if (!isTarget[k]) acc += std::max(0.0, 1 - (get(x, n * C + y) - get(x, n * C + k)));
+    return acc / C;
+  });
 }
 
 } // namespace
