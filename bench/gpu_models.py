@@ -63,13 +63,17 @@ HELD_OUT = {
     # kernels with a bias and no activation, max pool, channel shuffles).
     "mobilenet_v3_s_b32_bf16": dict(model="mobilenet_v3_small", batch=32, dtype="bfloat16"),
     "shufflenet_v2_b32_bf16": dict(model="shufflenet_v2_x1_0", batch=32, dtype="bfloat16"),
+    # The layout split of channels-last pools (session 31): RegNetY-400MF at
+    # batch 64 in float32 (squeeze-excite pools over 56x56 to 7x7 maps of 48
+    # to 440 channels, the global average pool).
+    "regnet_y_400mf_b64_fp32": dict(model="regnet_y_400mf", batch=64, dtype="float32"),
 }
 ALL = {**CONFIGS, **HELD_OUT}
 
 # torchvision image classifiers (224x224 RGB input).
 VISION = ("resnet50", "vit_b_16", "convnext_tiny", "mobilenet_v3_large", "swin_t", "efficientnet_b0",
           "regnet_y_800mf", "mnasnet1_0", "mobilenet_v2", "efficientnet_b1", "regnet_x_800mf",
-          "mobilenet_v3_small", "shufflenet_v2_x1_0")
+          "mobilenet_v3_small", "shufflenet_v2_x1_0", "regnet_y_400mf")
 
 # The Llama-style decoder: Hugging Face's LlamaModel with 8 layers, d=1024,
 # grouped-query attention with 16 query and 4 key/value heads of 64, rotary

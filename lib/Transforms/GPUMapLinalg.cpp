@@ -107,6 +107,11 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     if (fusion)
       prepareReductionFusion(generic, *fusion);
     rewriter.setInsertionPoint(generic);
+    if (std::optional<TransposePlan> transpose = fusion ? std::nullopt : planTransposeTile(generic)) {
+      lowerToTransposeTile(rewriter, generic, *transpose);
+      rewriter.eraseOp(generic);
+      return success();
+    }
     std::optional<VectorPlan> vectors = planVectorElementwise(generic, vectorBytes);
     std::optional<WindowPlan> window =
         vectors ? std::nullopt : planWindowTile(generic, windowOutputs, windowMinThreads);

@@ -145,6 +145,25 @@ Value vectorsAligned(OpBuilder &b, Location loc, Value buffer, int64_t align);
 scf::ParallelOp lowerToVectorThreadLoops(RewriterBase &rewriter, linalg::GenericOp op, const VectorPlan &plan,
                                          int64_t maxBytes);
 
+/// How an elementwise op that transposes runs through workgroup tiles
+/// (GPUTransposeTiles.cpp): `operand` is read through a permutation whose
+/// innermost dim is loop `innerLoop`, not the output's innermost loop.
+struct TransposePlan {
+  unsigned operand = 0;
+  unsigned innerLoop = 0;
+};
+/// The plan if `op` (loops in output order) is elementwise with one output
+/// written through the identity map, static loops, unit innermost strides,
+/// and an input (integers or floats of whole bytes) read through a
+/// permutation whose innermost dim is another loop, both of them at least
+/// half a tile long. None otherwise.
+std::optional<TransposePlan> planTransposeTile(linalg::GenericOp op);
+/// Replaces `op` (see planTransposeTile) with a gpu.launch of one workgroup
+/// per 32x32 tile of the two innermost loops (and per point of the others):
+/// the workgroup reads the input's tile along the input's innermost dim into
+/// workgroup memory, then each thread runs the body for elements along the
+/// output's innermost dim, the tile's element read across, and stores them.
+void lowerToTransposeTile(RewriterBase &rewriter, linalg::GenericOp op, const TransposePlan &plan);
 /// How a sliding-window reduction (a convolution, a pooling window) gives
 /// each thread several outputs: `outputs` consecutive indices of parallel
 /// loop `loop`, along which some input's window slides.

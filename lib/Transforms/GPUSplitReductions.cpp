@@ -32,12 +32,111 @@ struct SplitLimits {
 /// first stage, and each output's combiner and neutral element.
 struct SplitPlan {
   SmallVector<unsigned> loops;
+  /// The partials' dims in loop order (the layout of the input the loops
+  /// follow) rather than the outputs' dims, then the chosen loops.
+  bool loopOrder = false;
   /// Set when no loop can be taken because the first reduction loop alone is
   /// too long: that loop and the number of pieces it can be cut into.
   std::optional<std::pair<unsigned, int64_t>> cut;
   SmallVector<Operation *> combiners;
   SmallVector<TypedAttr> neutrals;
 };
+
+/// The layout split (see planLayoutSplit): a reduction reading fewer elements
+/// than this is left alone (a batch-1 squeeze-excite pool: two launches would
+/// cost more than the strided reads they save),
+constexpr int64_t kLayoutMinElements = int64_t(1) << 18;
+/// loops are taken while the partials are fewer than this (a quarter of the
+/// threads an H200's 132 SMs hold, enough to keep the loads in flight),
+constexpr int64_t kLayoutEnoughPartials = int64_t(1) << 17;
+/// at least this many partials or no split (fewer threads would not pay for
+/// the second launch), never more than this, and each partial keeps at least
+/// this many iterations.
+constexpr int64_t kLayoutMinPartials = int64_t(1) << 15;
+constexpr int64_t kLayoutMaxPartials = int64_t(1) << 21;
+constexpr int64_t kLayoutMinPartialIterations = 4;
+
+/// The plan's combiners if every output of `op` is indexed by exactly the
+/// `parallel` loops, the same way, and accumulated by one associative
+/// combiner with a neutral element. False otherwise.
+static bool planCombiners(linalg::GenericOp op, const llvm::SmallBitVector &parallel, SplitPlan &plan) {
+  // Every output is indexed by exactly the parallel loops, the same way.
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation())
+    return false;
+  llvm::SmallBitVector used(parallel.size());
+  for (AffineExpr e : outMap.getResults())
+    used.set(cast<AffineDimExpr>(e).getPosition());
+  if (used != parallel)
+    return false;
+  SmallVector<BlockArgument> outArgs(op.getRegionOutputArgs());
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    if (op.getMatchingIndexingMap(&init) != outMap)
+      return false;
+    SmallVector<Operation *> combiners;
+    unsigned i = init.getOperandNumber() - op.getNumDpsInputs();
+    if (!matchReduction(outArgs, i, combiners) || combiners.size() != 1)
+      return false;
+    std::optional<TypedAttr> neutral = arith::getNeutralElement(combiners[0]);
+    if (!neutral || combiners[0]->getNumResults() != 1)
+      return false;
+    plan.combiners.push_back(combiners[0]);
+    plan.neutrals.push_back(*neutral);
+  }
+  return true;
+}
+
+/// The layout split: a reduction over the outer dims of a map whose innermost
+/// dim is an output dim (an NHWC pool over H and W: a squeeze-excite or global
+/// average pool at a large batch, a channels-last batch norm's statistics).
+/// Its loops follow the input's layout (kiln-vector-friendly-loops), the last
+/// one parallel and the last index of some input, and no input's last index is
+/// a reduction loop. One thread per output reads coalesced along that dim but
+/// has few threads, each a long loop; a subgroup per output has more lanes,
+/// but they read elements a whole row apart. Here the outermost reduction
+/// loops become parallel dims of the partials, in loop order (so the
+/// partials keep the input's layout and the first stage's threads read
+/// neighbouring elements), outermost first, until the partials are enough
+/// threads for the GPU (see the constants for the bounds).
+/// Every input is read through a projected permutation (no windows).
+static std::optional<SplitPlan> planLayoutSplit(linalg::GenericOp op, ArrayRef<int64_t> ranges,
+                                                const llvm::SmallBitVector &parallel, int64_t outputs,
+                                                int64_t iterations) {
+  unsigned last = ranges.size() - 1;
+  if (!parallel.test(last) || outputs >= kLayoutEnoughPartials || outputs * iterations < kLayoutMinElements)
+    return std::nullopt;
+  bool coalesced = false;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    // Windows (a depthwise convolution, a pool with a kernel) are left to
+    // their own kernel forms.
+    if (!map.isProjectedPermutation())
+      return std::nullopt;
+    if (map.getNumResults() == 0)
+      continue;
+    AffineExpr inner = map.getResults().back();
+    for (unsigned d = 0; d <= last; ++d)
+      if (!parallel.test(d) && inner.isFunctionOfDim(d))
+        return std::nullopt;
+    coalesced |= inner == getAffineDimExpr(last, op.getContext());
+  }
+  if (!coalesced)
+    return std::nullopt;
+  SplitPlan plan;
+  plan.loopOrder = true;
+  for (unsigned d = 0; d <= last && outputs < kLayoutEnoughPartials; ++d) {
+    if (parallel.test(d))
+      continue;
+    if (outputs * ranges[d] > kLayoutMaxPartials || iterations / ranges[d] < kLayoutMinPartialIterations)
+      break;
+    plan.loops.push_back(d);
+    outputs *= ranges[d];
+    iterations /= ranges[d];
+  }
+  if (plan.loops.empty() || outputs < kLayoutMinPartials || !planCombiners(op, parallel, plan))
+    return std::nullopt;
+  return plan;
+}
 
 std::optional<SplitPlan> planSplit(linalg::GenericOp op, const SplitLimits &lim) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0)
@@ -56,32 +155,15 @@ std::optional<SplitPlan> planSplit(linalg::GenericOp op, const SplitLimits &lim)
       iterations *= ranges[d];
     }
   }
-  if (parallel.all() || outputs > lim.maxOutputs || iterations < lim.minIterations)
+  if (parallel.all())
     return std::nullopt;
-  // Every output is indexed by exactly the parallel loops, the same way.
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  if (!outMap.isProjectedPermutation())
-    return std::nullopt;
-  llvm::SmallBitVector used(iters.size());
-  for (AffineExpr e : outMap.getResults())
-    used.set(cast<AffineDimExpr>(e).getPosition());
-  if (used != parallel)
+  if (std::optional<SplitPlan> plan = planLayoutSplit(op, ranges, parallel, outputs, iterations))
+    return plan;
+  if (outputs > lim.maxOutputs || iterations < lim.minIterations)
     return std::nullopt;
   SplitPlan plan;
-  SmallVector<BlockArgument> outArgs(op.getRegionOutputArgs());
-  for (OpOperand &init : op.getDpsInitsMutable()) {
-    if (op.getMatchingIndexingMap(&init) != outMap)
-      return std::nullopt;
-    SmallVector<Operation *> combiners;
-    unsigned i = init.getOperandNumber() - op.getNumDpsInputs();
-    if (!matchReduction(outArgs, i, combiners) || combiners.size() != 1)
-      return std::nullopt;
-    std::optional<TypedAttr> neutral = arith::getNeutralElement(combiners[0]);
-    if (!neutral || combiners[0]->getNumResults() != 1)
-      return std::nullopt;
-    plan.combiners.push_back(combiners[0]);
-    plan.neutrals.push_back(*neutral);
-  }
+  if (!planCombiners(op, parallel, plan))
+    return std::nullopt;
   // Outermost reduction loops first, while the partials stay few enough and
   // each keeps enough iterations.
   for (auto [d, it] : llvm::enumerate(iters)) {
@@ -188,16 +270,22 @@ void split(RewriterBase &rw, linalg::GenericOp op, const SplitPlan &plan) {
   unsigned numLoops = iters.size();
   rw.setInsertionPoint(op);
 
-  // Stage 1: the chosen loops become parallel dims of each partial result.
-  SmallVector<AffineExpr> partialExprs(outMap.getResults());
-  SmallVector<int64_t> partialShape;
+  // Stage 1: the chosen loops become parallel dims of each partial result,
+  // after the output's dims or (loopOrder) among them in loop order.
+  SmallVector<unsigned> partialDims;
   for (AffineExpr e : outMap.getResults())
-    partialShape.push_back(ranges[cast<AffineDimExpr>(e).getPosition()]);
-  for (unsigned d : plan.loops) {
+    partialDims.push_back(cast<AffineDimExpr>(e).getPosition());
+  llvm::append_range(partialDims, plan.loops);
+  if (plan.loopOrder)
+    llvm::sort(partialDims);
+  SmallVector<AffineExpr> partialExprs;
+  SmallVector<int64_t> partialShape;
+  for (unsigned d : partialDims) {
     partialExprs.push_back(getAffineDimExpr(d, ctx));
     partialShape.push_back(ranges[d]);
-    iters[d] = utils::IteratorType::parallel;
   }
+  for (unsigned d : plan.loops)
+    iters[d] = utils::IteratorType::parallel;
   AffineMap partialMap = AffineMap::get(numLoops, 0, partialExprs, ctx);
   SmallVector<Value> partialInits;
   SmallVector<Type> partialTypes;
@@ -217,13 +305,22 @@ void split(RewriterBase &rw, linalg::GenericOp op, const SplitPlan &plan) {
   rw.cloneRegionBefore(op.getRegion(), stage1.getRegion(), stage1.getRegion().begin());
 
   // Stage 2: the partials reduced along the chosen loops into the outputs.
-  // Its loops: the output's dims in order, then the chosen loops.
+  // Its loops: the output's dims in order, then the chosen loops; the
+  // partials read in their own dim order.
   unsigned rank = outMap.getNumResults(), n2 = rank + plan.loops.size();
-  SmallVector<AffineExpr> outExprs, inExprs;
-  for (unsigned r = 0; r < n2; ++r)
-    (r < rank ? outExprs : inExprs).push_back(getAffineDimExpr(r, ctx));
+  SmallVector<AffineExpr> outExprs;
+  for (unsigned r = 0; r < rank; ++r)
+    outExprs.push_back(getAffineDimExpr(r, ctx));
+  SmallVector<unsigned> stage2Loop(numLoops);
+  for (auto [r, e] : llvm::enumerate(outMap.getResults()))
+    stage2Loop[cast<AffineDimExpr>(e).getPosition()] = r;
+  for (auto [j, d] : llvm::enumerate(plan.loops))
+    stage2Loop[d] = rank + j;
+  SmallVector<AffineExpr> inExprs;
+  for (unsigned d : partialDims)
+    inExprs.push_back(getAffineDimExpr(stage2Loop[d], ctx));
   AffineMap out2 = AffineMap::get(n2, 0, outExprs, ctx);
-  AffineMap in2 = AffineMap::getMultiDimIdentityMap(n2, ctx);
+  AffineMap in2 = AffineMap::get(n2, 0, inExprs, ctx);
   SmallVector<utils::IteratorType> iters2(rank, utils::IteratorType::parallel);
   iters2.append(plan.loops.size(), utils::IteratorType::reduction);
   SmallVector<AffineMap> maps2(op.getNumDpsInits(), in2);

@@ -416,8 +416,12 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     and the one that reads its result just after it (an activation, a
     rounding: applied before the store), where no op between touches the
     output and their buffers cannot clash; a float32 accumulator nothing
-    else reads is then never allocated. Vendor-neutral: the CUDA and ROCm
-    paths share it.
+    else reads is then never allocated. An elementwise op that transposes
+    (an input read through a permutation whose innermost dim is not the
+    output's, both innermost loops static and at least 16 long) is a
+    gpu.launch of one workgroup per 32x32 tile: the tile read along the
+    input's innermost dim into workgroup memory, a barrier, then written
+    along the output's. Vendor-neutral: the CUDA and ROCm paths share it.
 
     Before: `linalg.generic {iterator_types = ["parallel", "parallel"]} ins(%a) outs(%b)`
     After:
@@ -724,6 +728,15 @@ def KilnGPUSplitReductions : Pass<"kiln-gpu-split-reductions", "::mlir::func::Fu
     of a whole [100000, 64] tensor), it is first cut into two loops, the
     outer as long as the partials allow (a divisor of its size), through a
     `tensor.expand_shape` of the inputs that read it.
+
+    First it tries the layout split, for a reduction over the outer dims of
+    a map whose innermost dim is an output dim (an NHWC pool over H and W at
+    a large batch): the last loop parallel and some input's last index, no
+    input's last index a reduction loop, every input a projected permutation.
+    The outermost reduction loops become parallel dims of partials kept in
+    loop order (`p[n, h, c]`), until there are 2^17 partials (at most 2^21,
+    at least 4 iterations each); it applies to reductions of fewer than 2^17
+    outputs over at least 2^18 elements that reach 2^15 partials.
 
     Every output must be one associative combiner (add, mul, max, min, and,
     or, xor; integer or float) of its own value and one value of the body, with
