@@ -298,21 +298,14 @@ func::FuncOp LibraryCalls::convBiasAddCallee(ModuleOp module, Type elem) { retur
 func::FuncOp LibraryCalls::convBiasCallee(ModuleOp module, bool residual, Type elem) {
   std::string name = prefix + (residual ? "conv_bias_add_" : "conv_bias_") +
                      (elem.isF32() ? "f32" : elem.isBF16() ? "bf16" : "f16");
-  if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
-    return f;
-  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  MLIRContext *ctx = module.getContext();
   Type arg = convArgType(elem);
   int64_t dyn = ShapedType::kDynamic;
-  Type bias = MemRefType::get({dyn}, elem, StridedLayoutAttr::get(mb.getContext(), dyn, {dyn}));
-  SmallVector<Type> inputs{mb.getI32Type()};
-  inputs.append(10, mb.getI64Type());
+  Type bias = MemRefType::get({dyn}, elem, StridedLayoutAttr::get(ctx, dyn, {dyn}));
+  SmallVector<Type> inputs{IntegerType::get(ctx, 32)};
+  inputs.append(10, IntegerType::get(ctx, 64));
   inputs.append({arg, arg, arg, bias});
   if (residual)
     inputs.push_back(arg);
-  auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(inputs, {}));
-  callee.setPrivate();
-  callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-  if (deviceCall)
-    callee->setAttr(kiln::attrs::kDeviceCall, mb.getUnitAttr());
-  return callee;
+  return declareCallee(module, name, inputs);
 }

@@ -22,15 +22,17 @@ using namespace kiln::libcalls;
 /// + bias[n] (ReLU'd with kGemmReLU), accumulating in float32 and rounding
 /// once into D's type; see runtime/src/cuda/Blas.cpp and runtime/src/cpu/Matmul.cpp.
 func::FuncOp LibraryCalls::gemmLtCallee(ModuleOp module, Type ab, Type d) {
-  std::string name = prefix + "gemm_lt_" + gemmName(ab, d);
+  int64_t dyn = ShapedType::kDynamic;
+  Type i32 = IntegerType::get(module.getContext(), 32), arg = gemmArgType(ab), res = gemmArgType(d),
+       bias = MemRefType::get({dyn}, d, StridedLayoutAttr::get(module.getContext(), dyn, {dyn}));
+  return declareCallee(module, prefix + "gemm_lt_" + gemmName(ab, d), {i32, i32, i32, arg, arg, res, bias});
+}
+
+func::FuncOp LibraryCalls::declareCallee(ModuleOp module, StringRef name, ArrayRef<Type> inputs) {
   if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
     return f;
   OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-  int64_t dyn = ShapedType::kDynamic;
-  Type i32 = mb.getI32Type(), arg = gemmArgType(ab), res = gemmArgType(d),
-       bias = MemRefType::get({dyn}, d, StridedLayoutAttr::get(mb.getContext(), dyn, {dyn}));
-  auto callee = func::FuncOp::create(mb, module.getLoc(), name,
-                                     mb.getFunctionType({i32, i32, i32, arg, arg, res, bias}, {}));
+  auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(inputs, {}));
   callee.setPrivate();
   callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
   if (deviceCall)
@@ -77,22 +79,13 @@ void LibraryCalls::dropUnreadBuffers(ModuleOp module, IRRewriter &rewriter) {
 /// declared once in the module.
 func::FuncOp LibraryCalls::gemmCallee(ModuleOp module, Type ab, Type c) {
   std::string name = prefix + "gemm_" + gemmName(ab, c);
-  if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
-    return f;
   // void <prefix>gemm_<type>(i32 transA, i32 transB, i32 flags, A, B, C):
   // C[b] = op(A[b]) * op(B[b]) + C[b] (C[b] not read with kGemmOverwrite),
   // row-major, accumulating in f32 (f32 operands multiplied in TF32 with
   // kGemmTF32), in the order of the call's stream; see
   // runtime/src/cuda/Blas.cpp.
-  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
-  Type i32 = mb.getI32Type(), arg = gemmArgType(ab), res = gemmArgType(c);
-  auto callee =
-      func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType({i32, i32, i32, arg, arg, res}, {}));
-  callee.setPrivate();
-  callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-  if (deviceCall)
-    callee->setAttr(kiln::attrs::kDeviceCall, mb.getUnitAttr());
-  return callee;
+  Type i32 = IntegerType::get(module.getContext(), 32), arg = gemmArgType(ab), res = gemmArgType(c);
+  return declareCallee(module, name, {i32, i32, i32, arg, arg, res});
 }
 
 void LibraryCalls::callGemm(OpBuilder &b, Location loc, ModuleOp module, bool transA, bool transB, int32_t flags, Value A,
@@ -181,23 +174,16 @@ void LibraryCalls::eraseWriteOnlyBuffers(ModuleOp module, IRRewriter &rewriter) 
 /// The runtime's convolution for element type `elem`, declared once in the module.
 func::FuncOp LibraryCalls::convCallee(ModuleOp module, Type elem, StringRef kind) {
   std::string name = prefix + kind.str() + (elem.isF32() ? "f32" : elem.isBF16() ? "bf16" : "f16");
-  if (auto f = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, name)))
-    return f;
   // void <prefix>conv_<type>(i32 flags, i64 groups, i64 s0, s1, s2, p0,
   // p1, p2, d0, d1, d2, x, w, y): y = conv(x, w) + y (y not read with
   // kConvOverwrite), rank-5 (N, C, D, H, W) views, in the order of the
   // call's stream; see runtime/src/cuda/Dnn.cpp and runtime/src/cpu/Conv.cpp.
-  OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+  MLIRContext *ctx = module.getContext();
   Type arg = convArgType(elem);
-  SmallVector<Type> inputs{mb.getI32Type()};
-  inputs.append(10, mb.getI64Type());
+  SmallVector<Type> inputs{IntegerType::get(ctx, 32)};
+  inputs.append(10, IntegerType::get(ctx, 64));
   inputs.append({arg, arg, arg});
-  auto callee = func::FuncOp::create(mb, module.getLoc(), name, mb.getFunctionType(inputs, {}));
-  callee.setPrivate();
-  callee->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-  if (deviceCall)
-    callee->setAttr(kiln::attrs::kDeviceCall, mb.getUnitAttr());
-  return callee;
+  return declareCallee(module, name, inputs);
 }
 
 /// Replaces convolution `op` by a call of the runtime's cuDNN convolution.

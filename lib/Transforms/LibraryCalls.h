@@ -395,6 +395,11 @@ public:
   /// declared once in the module.
   func::FuncOp gemmCallee(ModuleOp module, Type ab, Type c);
 
+  /// The runtime function `name` taking `inputs` and returning nothing,
+  /// declared once in the module: private, with a C interface, a device
+  /// call on the GPU. Every callee above is declared through it.
+  func::FuncOp declareCallee(ModuleOp module, StringRef name, ArrayRef<Type> inputs);
+
 
   void callGemm(OpBuilder &b, Location loc, ModuleOp module, bool transA, bool transB, int32_t flags, Value A,
                 Value B, Value C);
