@@ -315,15 +315,30 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
   decisions.push_back(decision);
 }
 
-LogicalResult GraphImporter::lowerComplexValues(Object &graph) {
-  const Object *tv = graph.getObject("tensor_values");
-  bool complex = false;
-  for (const auto &kv : itemsOf(tv)) {
+/// Whether `graph` or a subgraph of one of its nodes (a higher-order op's
+/// body) holds a complex value.
+static bool holdsComplex(const Object &graph) {
+  for (const auto &kv : itemsOf(graph.getObject("tensor_values"))) {
     const Object *m = kv.second.getAsObject();
     std::optional<int64_t> code = m ? m->getInteger("dtype") : std::nullopt;
-    complex |= code && *code >= 9 && *code <= 11; // complex32, complex64, complex128
+    if (code && *code >= 9 && *code <= 11) // complex32, complex64, complex128
+      return true;
   }
-  if (!complex)
+  if (const Array *nodes = graph.getArray("nodes"))
+    for (const json::Value &n : *nodes)
+      if (const Array *ins = n.getAsObject() ? n.getAsObject()->getArray("inputs") : nullptr)
+        for (const json::Value &in : *ins) {
+          const Object *a = in.getAsObject() ? in.getAsObject()->getObject("arg") : nullptr;
+          const Object *sg = a ? a->getObject("as_graph") : nullptr;
+          const Object *sub = sg ? sg->getObject("graph") : nullptr;
+          if (sub && holdsComplex(*sub))
+            return true;
+        }
+  return false;
+}
+
+LogicalResult GraphImporter::lowerComplexValues(Object &graph) {
+  if (!holdsComplex(graph))
     return success();
   std::string err;
   std::optional<std::string> lowered = lowerComplexGraph(jsonText(graph), err);

@@ -64,30 +64,57 @@ const json *argOf(const json &node, const std::string &name) {
   return nullptr;
 }
 
+/// The subgraphs a node takes (a higher-order op's bodies: set_grad_enabled,
+/// autocast, cond branches, loop bodies): every `as_graph` argument's graph.
+std::vector<json *> subgraphsOf(json &node) {
+  std::vector<json *> subs;
+  auto ins = node.find("inputs");
+  if (ins == node.end() || !ins->is_array()) return subs;
+  for (json &in : *ins) {
+    if (!in.is_object() || !in.contains("arg") || !in["arg"].is_object()) continue;
+    json &a = in["arg"];
+    if (a.contains("as_graph") && a["as_graph"].is_object() && a["as_graph"].contains("graph"))
+      subs.push_back(&a["as_graph"]["graph"]);
+  }
+  return subs;
+}
+
 class Rewriter {
 public:
-  explicit Rewriter(json &graph) : g_(graph), tv_(graph["tensor_values"]) {}
+  /// `top`: the program's own graph (whose outputs must be real); a
+  /// subgraph passes complex values to and from the node that calls it.
+  Rewriter(json &graph, bool top) : g_(graph), tv_(graph["tensor_values"]), top_(top) {}
 
   bool run() {
+    // Subgraphs first: each has its own values, rewritten as a graph of its
+    // own; the op that calls it then passes the pairs through unchanged (a
+    // subgraph's inputs and outputs map to the call's by position, and both
+    // sides see the same complex dtypes).
+    bool changed = false;
+    for (json &node : g_["nodes"])
+      for (json *sub : subgraphsOf(node))
+        if (sub->is_object() && sub->contains("tensor_values") && sub->contains("nodes"))
+          changed |= Rewriter(*sub, false).run();
     for (auto it = tv_.begin(); it != tv_.end(); ++it)
       if (isComplexCode(dtypeCodeOf(*it, 0))) {
         if ((*it)["dtype"] == kComplexHalf)
           throw Error("kiln: value '" + it.key() + "' is complex32, which kiln does not support");
         rank_[it.key()] = (int64_t)(*it)["sizes"].size();
       }
-    if (rank_.empty()) return false;
+    if (rank_.empty()) return changed;
     for (auto &kv : rank_) complexMetaToReal(tv_[kv.first]);
     json out = json::array();
     for (json &node : g_["nodes"]) {
       cur_ = &node;
       out_ = &out;
-      if (!touchesComplex(node)) {
+      if (!touchesComplex(node) || !subgraphsOf(node).empty()) {
         out.push_back(node);
         continue;
       }
       rewrite();
     }
     g_["nodes"] = std::move(out);
+    if (!top_) return true;
     for (const json &o : g_.value("outputs", json::array()))
       if (o.contains("as_tensor") && rank_.count(o["as_tensor"].value("name", "")))
         throw Error("kiln: the program returns the complex value '" + o["as_tensor"].value("name", "") +
@@ -97,6 +124,7 @@ public:
 
 private:
   json &g_, &tv_;
+  bool top_;
   std::map<std::string, int64_t> rank_; ///< complex values and their complex rank
   json *cur_ = nullptr, *out_ = nullptr;
   int counter_ = 0;
@@ -620,7 +648,7 @@ void complexMetaToReal(json &meta) {
 
 bool lowerComplexGraph(json &graph) {
   if (!graph.is_object() || !graph.contains("tensor_values") || !graph.contains("nodes")) return false;
-  return Rewriter(graph).run();
+  return Rewriter(graph, true).run();
 }
 
 std::optional<std::string> lowerComplex(const std::string &graphJson) {

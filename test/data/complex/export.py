@@ -1,7 +1,9 @@
 # Programs with complex values inside (test/e2e/complex.test): kiln rewrites
 # them to real pairs. Run from this folder; writes <case>/model.pt2, the Core
-# IR model.core.pt2, input0.npy and PyTorch's output0.npy.
+# IR model.core.pt2, input0.npy and PyTorch's output0.npy. Names on the
+# command line export only those cases.
 import os
+import sys
 
 import numpy as np
 import torch
@@ -45,7 +47,35 @@ class Arithmetic(torch.nn.Module):
         return torch.view_as_real(q), (e * a).angle(), (za - zb).abs()
 
 
+class Regions(torch.nn.Module):
+    """Complex values inside the subgraphs of higher-order ops: a no_grad
+    region (wrap_with_set_grad_enabled) whose complex result leaves it and one
+    that stays inside, and a disabled autocast region (wrap_with_autocast)
+    taking a complex value in and giving one back."""
+
+    def forward(self, a, b):
+        with torch.no_grad():
+            z = torch.polar(torch.ones_like(a), a) * 2.0
+            inner = (torch.complex(a, b) * torch.complex(b, a)).abs()
+        with torch.autocast("cpu", enabled=False):
+            w = torch.view_as_complex(torch.stack([a, b], -1)) * z
+            m = torch.fft.fft(w, dim=-1).abs()
+        return torch.view_as_real(w * z.conj()), inner + m
+
+
+class RegionOnly(torch.nn.Module):
+    """Complex values only inside a no_grad region: the program's own graph is real."""
+
+    def forward(self, x):
+        with torch.no_grad():
+            spec = torch.fft.rfft(x, dim=-1)
+            y = (spec * spec.conj()).real
+        return y + 1.0
+
+
 def save(name, model, args):
+    if len(sys.argv) > 1 and name not in sys.argv[1:]:
+        return
     os.makedirs(name, exist_ok=True)
     ep = torch.export.export(model, args)
     torch.export.save(ep, f"{name}/model.pt2")
@@ -61,6 +91,8 @@ torch.manual_seed(0)
 save("rotary", Rotary().eval(), (torch.randn(2, 16, 3, 8),))
 save("fourier", FourierMix().eval(), (torch.randn(2, 12, 16),))
 save("arithmetic", Arithmetic().eval(), (torch.randn(5, 6), torch.randn(5, 6)))
+save("regions", Regions().eval(), (torch.randn(3, 8), torch.randn(3, 8)))
+save("region_only", RegionOnly().eval(), (torch.randn(4, 10),))
 
 
 class ReturnsComplex(torch.nn.Module):
@@ -68,5 +100,6 @@ class ReturnsComplex(torch.nn.Module):
         return torch.fft.fft(x)
 
 
-ep = torch.export.export(ReturnsComplex(), (torch.randn(4, 8),))
-torch.export.save(ep, "returns_complex.pt2")
+if len(sys.argv) == 1:
+    ep = torch.export.export(ReturnsComplex(), (torch.randn(4, 8),))
+    torch.export.save(ep, "returns_complex.pt2")
