@@ -73,6 +73,27 @@ class RegionOnly(torch.nn.Module):
         return y + 1.0
 
 
+class RealTransforms(torch.nn.Module):
+    """torch.fft's real and Hermitian transforms with PyTorch's n, s, dim and
+    norm semantics: lengths that trim or zero-pad the input, the inverse's
+    default last length 2*(m-1), odd and even lengths, every norm mode, 1-d,
+    2-d and n-d forms, a real input to the inverse ones."""
+
+    def forward(self, x, pairs):
+        z = torch.view_as_complex(pairs)
+        f = torch.fft
+        r = torch.view_as_real
+        return (
+            r(f.rfft(x, n=13)), r(f.rfft(x, n=6, dim=0, norm="ortho")), r(f.rfft(x, norm="forward")),
+            f.irfft(z), f.irfft(z, n=9, norm="ortho"), f.irfft(z, n=4, dim=0), f.irfft(z, n=20, norm="forward"),
+            f.irfft2(z), f.irfft2(z, s=(3, 7), norm="ortho"), f.irfftn(z, s=(5, 6), dim=(1, 0)),
+            f.irfftn(z, norm="forward"), f.hfft(z), f.hfft(z, n=11, dim=0, norm="ortho"),
+            f.hfft2(z, s=(6, 8)), f.hfftn(z, dim=(0,), norm="forward"), f.hfftn(z, s=(-1, 9)),
+            r(f.ihfft(x, n=10).resolve_conj()), r(f.ihfft2(x, norm="ortho").resolve_conj()), r(f.rfftn(x, s=(7, 12))),
+            f.irfft(x, n=12), r(f.fft(x, n=5)), r(f.ifft2(z, s=(2, 9))),
+        )
+
+
 def save(name, model, args):
     if len(sys.argv) > 1 and name not in sys.argv[1:]:
         return
@@ -91,6 +112,9 @@ torch.manual_seed(0)
 save("rotary", Rotary().eval(), (torch.randn(2, 16, 3, 8),))
 save("fourier", FourierMix().eval(), (torch.randn(2, 12, 16),))
 save("arithmetic", Arithmetic().eval(), (torch.randn(5, 6), torch.randn(5, 6)))
+x, z = torch.randn(4, 10), torch.randn(4, 6, 2)
+save("real_transforms", RealTransforms().eval(), (x, z))
+save("real_transforms_f64", RealTransforms().eval(), (x.double(), z.double()))
 save("regions", Regions().eval(), (torch.randn(3, 8), torch.randn(3, 8)))
 save("region_only", RegionOnly().eval(), (torch.randn(4, 10),))
 
