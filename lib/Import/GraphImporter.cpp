@@ -316,7 +316,8 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
 }
 
 /// Whether `graph` or a subgraph of one of its nodes (a higher-order op's
-/// body) holds a complex value.
+/// body) holds a complex value or an FFT (whose values may all be real: an
+/// inverse real FFT of a real tensor).
 static bool holdsComplex(const Object &graph) {
   for (const auto &kv : itemsOf(graph.getObject("tensor_values"))) {
     const Object *m = kv.second.getAsObject();
@@ -325,8 +326,12 @@ static bool holdsComplex(const Object &graph) {
       return true;
   }
   if (const Array *nodes = graph.getArray("nodes"))
-    for (const json::Value &n : *nodes)
-      if (const Array *ins = n.getAsObject() ? n.getAsObject()->getArray("inputs") : nullptr)
+    for (const json::Value &n : *nodes) {
+      const Object *node = n.getAsObject();
+      StringRef target = node ? node->getString("target").value_or("") : "";
+      if (target.starts_with("torch.ops.aten.fft_") || target.starts_with("torch.ops.aten._fft_"))
+        return true;
+      if (const Array *ins = node ? node->getArray("inputs") : nullptr)
         for (const json::Value &in : *ins) {
           const Object *a = in.getAsObject() ? in.getAsObject()->getObject("arg") : nullptr;
           const Object *sg = a ? a->getObject("as_graph") : nullptr;
@@ -334,6 +339,7 @@ static bool holdsComplex(const Object &graph) {
           if (sub && holdsComplex(*sub))
             return true;
         }
+    }
   return false;
 }
 

@@ -94,6 +94,13 @@ class RealTransforms(torch.nn.Module):
         )
 
 
+class RealOnly(torch.nn.Module):
+    """An inverse real FFT of a real tensor: no complex value in the program."""
+
+    def forward(self, x):
+        return torch.fft.irfft(x, n=7), torch.fft.hfft(x, norm="ortho")
+
+
 def save(name, model, args):
     if len(sys.argv) > 1 and name not in sys.argv[1:]:
         return
@@ -115,6 +122,7 @@ save("arithmetic", Arithmetic().eval(), (torch.randn(5, 6), torch.randn(5, 6)))
 x, z = torch.randn(4, 10), torch.randn(4, 6, 2)
 save("real_transforms", RealTransforms().eval(), (x, z))
 save("real_transforms_f64", RealTransforms().eval(), (x.double(), z.double()))
+save("real_only", RealOnly().eval(), (torch.randn(3, 5),))
 save("regions", Regions().eval(), (torch.randn(3, 8), torch.randn(3, 8)))
 save("region_only", RegionOnly().eval(), (torch.randn(4, 10),))
 
