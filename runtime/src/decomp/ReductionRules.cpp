@@ -154,6 +154,12 @@ def nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dty
   z = aten::where.self(condition=n, self=0.0, other=self) : like self
   r = aten::sum.dim_IntList(self=z, dim=dim, keepdim=keepdim, dtype=None)
   return r
+# integers have no NaN: nansum is sum
+def nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+  when int self
+  when dtype is None
+  r = aten::sum.dim_IntList(self=self, dim=dim, keepdim=keepdim, dtype=None)
+  return r
 def nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
   when float self
   when dtype is None
