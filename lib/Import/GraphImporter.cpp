@@ -121,6 +121,7 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
     return ((void)fail(loc, "runtime op '" + qualified + "' returns non-tensors"), failure());
   SmallVector<Value> operands;
   SmallVector<Attribute> args;
+  bool tensorLists = false;
   for (const RuntimeArgInfo &a : info->arguments) {
     const Object *arg = argOf(node, a.name);
     if (!arg || arg->get("as_none")) {
@@ -163,6 +164,17 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
       for (const json::Value &x : *fs)
         v.push_back(x.getAsNumber().value_or(0));
       args.push_back(b.getDenseF64ArrayAttr(v));
+    } else if (arg->getArray("as_tensors")) { // Tensor[]: one operand per element
+      auto ts = tensorListArg(*this, node, a.name, loc);
+      if (failed(ts))
+        return failure();
+      SmallVector<Attribute> types;
+      for (Value t : *ts) {
+        operands.push_back(t);
+        types.push_back(TypeAttr::get(t.getType()));
+      }
+      args.push_back(b.getArrayAttr(types));
+      tensorLists = true;
     } else {
       return ((void)fail(loc, "argument '" + a.name + "' of '" + qualified +
                                   "' has a kind kiln cannot pass to the runtime yet"),
@@ -175,10 +187,11 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
   auto op = aten::CallRuntimeOp::create(b, loc, *types, operands,
                                         b.getStringAttr(info->qualifiedName),
                                         b.getArrayAttr(args));
-  // What the autograd rules need to know, so they never ask the runtime.
-  if (std::string bw = runtimeBackwardCallee(*info); !bw.empty())
+  // What the autograd rules need to know, so they never ask the runtime
+  // (neither the backward nor the batched call takes tensor lists yet).
+  if (std::string bw = runtimeBackwardCallee(*info); !bw.empty() && !tensorLists)
     op->setAttr(attrs::kRuntimeBackward, b.getStringAttr(bw));
-  if (std::string vm = runtimeVmapCallee(*info); !vm.empty())
+  if (std::string vm = runtimeVmapCallee(*info); !vm.empty() && !tensorLists)
     op->setAttr(attrs::kRuntimeVmap, b.getStringAttr(vm));
   if (failed(bindResults(node, op)))
     return failure();
