@@ -1,14 +1,13 @@
 """The model zoo's seventh set of transformers models (export_zoo.py, round 7): decoders with
 dynamic-mask attention, ternary (BitNet) weights, gated delta-rule linear attention and lightning
-attention, the original GPT, CTRL, XLM and X-MOD encoders, the Funnel Transformer's pooled sequence,
-FSMT translation, a time-series transformer and a decision transformer, a neural audio codec and a
-vocoder, tiny configs with random weights, nothing downloaded. The decoders export with a symbolic
-sequence length too (SEQ_RANGE)."""
+attention, the original GPT, CTRL, XLM and X-MOD encoders, FSMT translation, a time-series
+transformer and a decision transformer, tiny configs with random weights, nothing downloaded. The
+decoders export with a symbolic sequence length too (SEQ_RANGE; MiniMax with a static one)."""
 import torch
 import transformers as T
 
 from zoo_spec import Spec
-from zoo_text import V, Hidden, encoder, text
+from zoo_text import V, Hidden, encoder
 from zoo_text2 import TimeSeries, series
 from zoo_text5 import Field, lm
 
@@ -50,24 +49,6 @@ def trajectories(g, b, t=6):
             torch.randn(b, t, 1, generator=g), torch.arange(t).repeat(b, 1), torch.ones(b, t, dtype=torch.int64))
 
 
-def encodec():
-    cfg = T.EncodecConfig(target_bandwidths=[1.5], sampling_rate=8000, audio_channels=1, hidden_size=16,
-                          num_filters=4, num_residual_layers=1, upsampling_ratios=[4, 2], codebook_size=32,
-                          codebook_dim=16, num_lstm_layers=1, use_causal_conv=True)
-    return Field(T.EncodecModel(cfg), "audio_values", ["input_values"])
-
-
-def univnet():
-    cfg = T.UnivNetConfig(model_in_channels=8, model_hidden_channels=8, num_mel_bins=16, resblock_kernel_sizes=[3],
-                          resblock_stride_sizes=[4], resblock_dilation_sizes=[[1, 3]], kernel_predictor_num_blocks=1,
-                          kernel_predictor_hidden_channels=16)
-    return Field(T.UnivNetModel(cfg), "waveforms", ["input_features", "noise_sequence"])
-
-
-def mels(g, b):
-    return torch.randn(b, 6, 16, generator=g), torch.randn(b, 6, 8, generator=g)
-
-
 SPECS = [
     # decoders (symbolic batch and sequence length)
     Spec("doge", "transformers DogeModel (dynamic-mask attention from value projections, SiLU MLP)",
@@ -83,7 +64,7 @@ SPECS = [
     Spec("minimax", "transformers MiniMaxModel (lightning linear attention blocks and softmax attention, "
          "top-2 MoE)", *lm(T.MiniMaxModel, lambda: T.MiniMaxConfig(
              layer_types=["linear_attention", "full_attention"], block_size=8, num_local_experts=4,
-             num_experts_per_tok=2, head_dim=16, **small)), seq=True),
+             num_experts_per_tok=2, head_dim=16, **small)), seq=False),
     Spec("ctrl", "transformers CTRLModel (sinusoidal positions scaled embeddings, pre-norm blocks)",
          *lm(T.CTRLModel, lambda: T.CTRLConfig(vocab_size=V, n_positions=64, n_embd=64, dff=128, n_layer=2,
                                                 n_head=4)), seq=True),
@@ -91,10 +72,6 @@ SPECS = [
     Spec("openai_gpt", "transformers OpenAIGPTModel (the original GPT: learned positions, post-norm blocks)",
          *encoder(T.OpenAIGPTModel, lambda: T.OpenAIGPTConfig(vocab_size=V, n_positions=64, n_embd=64, n_layer=2,
                                                                 n_head=4)), grad=True),
-    Spec("funnel", "transformers FunnelModel (the sequence pooled between blocks, relative attention, "
-         "upsampled back)", *encoder(T.FunnelModel, lambda: T.FunnelConfig(
-             vocab_size=V, block_sizes=[1, 1], d_model=32, n_head=2, d_head=16, d_inner=64,
-             max_position_embeddings=64))),
     Spec("xlm", "transformers XLMModel (sinusoidal positions, language embeddings)",
          *encoder(T.XLMModel, lambda: T.XLMConfig(vocab_size=V, emb_dim=64, n_layers=2, n_heads=4,
                                                   max_position_embeddings=64, sinusoidal_embeddings=True,
@@ -111,9 +88,4 @@ SPECS = [
          "encoder-decoder)", TimeSeriesTransformer, series),
     Spec("decision_transformer", "transformers DecisionTransformerModel (returns, states and actions "
          "interleaved into a GPT-2)", decision_transformer, trajectories, grad=True),
-    # audio
-    Spec("encodec", "transformers EncodecModel (causal conv encoder, LSTM, residual vector quantizer, decoder)",
-         encodec, lambda g, b: (torch.randn(b, 1, 256, generator=g),), dynamic=False),
-    Spec("univnet", "transformers UnivNetModel (location-variable convolutions from a kernel predictor)",
-         univnet, mels),
 ]

@@ -73,7 +73,7 @@ SPECS = [
     Spec("textnet", "transformers TextNetModel (re-parameterizable asymmetric 3x1 / 1x3 convolutions)",
          textnet, image(64), grad=True),
     Spec("timm_dpn", "timm DPN (dual path blocks: residual and densely concatenated paths, grouped convs)",
-         cls("dpn", "DPN", k_sec=(1, 1, 1, 1), inc_sec=(8, 8, 8, 16), k_r=16, groups=4, num_init_features=16),
+         cls("dpn", "DPN", k_sec=(1, 1, 1, 1), inc_sec=(8, 8, 8, 16), k_r=16, groups=4, num_init_features=16, small=True),
          image(64), grad=True),
     Spec("timm_repghost", "timm RepGhostNet (ghost modules with re-parameterizable identity branches, SE)",
          create("repghostnet_050"), image(64)),
