@@ -76,6 +76,8 @@ std::string locationString(Location loc) {
 void registerSequenceHandlers(GraphImporter &g);
 /// Ops/Random.cpp: rand, randn, randint, bernoulli, dropout in training.
 void registerRandomHandlers(GraphImporter &g);
+/// Ops/Pads.cpp: constant (static or symbolic amounts), reflection, replication and circular pads.
+void registerPadHandlers(GraphImporter &g);
 
 void GraphImporter::registerHandlers() {
   registerElementwiseHandlers(*this);
@@ -92,6 +94,7 @@ void GraphImporter::registerHandlers() {
   registerSymIntHandlers(*this);
   registerMutationHandlers(*this);
   registerIndexingHandlers(*this);
+  registerPadHandlers(*this);
   registerSequenceHandlers(*this);
   registerRandomHandlers(*this);
 }
