@@ -229,8 +229,9 @@ ROUND5_IN_TEST_COMMAND = {"dinov3", "smollm3", "timm_samvit"}
 # Round 6 (zoo_text6.py, zoo_vision6.py) likewise: Zamba2 (torch.concatenate, a composite rule
 # now), the diffusion transformer and the DLRM recommender (embedding bags; both with gradients).
 ROUND6_IN_TEST_COMMAND = {"zamba2", "dit_block", "dlrm"}
-# Round 7 (zoo_text7.py, zoo_vision7.py) likewise.
-ROUND7_IN_TEST_COMMAND = set()
+# Round 7 (zoo_text7.py, zoo_vision7.py) likewise: BitNet (fake-quantized ternary weights, a
+# symbolic length) and the decision transformer (with gradients).
+ROUND7_IN_TEST_COMMAND = {"bitnet", "decision_transformer"}
 
 
 def extended():
