@@ -8,6 +8,33 @@ const char *const kLinearRules = R"(
 def vdot(Tensor self, Tensor other) -> Tensor
   r = aten::dot.default(self=self, tensor=other)
   return r
+# linear of integer tensors (kiln's linear op is for floats): input @ weight.T (+ bias)
+def linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+  when int input
+  when rank weight == 2
+  when bias is None
+  t = aten::t.default(self=weight) : dims weight [@1, @0]
+  r = aten::matmul.default(self=input, other=t)
+  return r
+def linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+  when int input
+  when rank weight == 2
+  t = aten::t.default(self=weight) : dims weight [@1, @0]
+  m = aten::matmul.default(self=input, other=t) : like out0
+  r = aten::add.Tensor(self=m, other=bias)
+  return r
+def linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+  when int input
+  when rank weight == 1
+  when bias is None
+  r = aten::matmul.default(self=input, other=weight)
+  return r
+def linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+  when int input
+  when rank weight == 1
+  m = aten::matmul.default(self=input, other=weight) : like out0
+  r = aten::add.Tensor(self=m, other=bias)
+  return r
 # addr = beta * self + alpha * outer(vec1, vec2) (floats and integers; bool is logical)
 def addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
   when numeric self

@@ -1,7 +1,7 @@
 # Makes the case of composites on integer tensors in the default IR and Core ATen IR: ops
 # whose result is a float (PyTorch converts the integers to it first: rad2deg, sinc, xlogy,
-# angle, pairwise_distance, margin_ranking_loss) and ops that stay integer (nansum,
-# linalg.cross, addr, addbmm). Writes model.pt2, model.core.pt2, the inputs and PyTorch's
+# angle, pairwise_distance, margin_ranking_loss), ops that stay integer (nansum,
+# linalg.cross, addr, addbmm, linear) and isclose. Writes model.pt2, model.core.pt2, the inputs and PyTorch's
 # outputs. Run from this folder:  python3 export.py
 import numpy as np, torch
 import torch.nn.functional as F
@@ -14,6 +14,7 @@ class Integers(torch.nn.Module):
             F.pairwise_distance(a, b), F.margin_ranking_loss(a, b, torch.sign(a - b)),
             torch.nansum(a, dim=1), torch.linalg.cross(v, v.flip(0)),
             torch.addr(a[2], a[0], b[1], beta=2, alpha=3), torch.addbmm(a[:, :3], m, m.transpose(1, 2)),
+            F.linear(a, b[:2], a[0, :2]), F.linear(a[0], b[1]), torch.isclose(a, b, rtol=0.25, atol=1.0),
         )
 
 
