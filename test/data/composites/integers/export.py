@@ -1,7 +1,7 @@
 # Makes the case of composites on integer tensors in the default IR and Core ATen IR: ops
 # whose result is a float (PyTorch converts the integers to it first: rad2deg, sinc, xlogy,
 # angle, pairwise_distance, margin_ranking_loss), ops that stay integer (nansum,
-# linear.cross, addr, addbmm, linear) and isclose. Writes model.pt2, model.core.pt2, the
+# linalg.cross, addr, addbmm, linear) and isclose. Writes model.pt2, model.core.pt2, the
 # inputs and PyTorch's outputs. Run from this folder:  python3 export.py
 import numpy as np, torch
 import torch.nn.functional as F
