@@ -139,7 +139,8 @@ private:
   std::string target() const { return cur_->value("target", ""); }
   std::string nodeName() const { return cur_->value("name", ""); }
   [[noreturn]] void unsupported(const std::string &why = "") const {
-    throw Error("kiln: node '" + nodeName() + "' (" + target() + ") on complex values: " +
+    throw Error("kiln: node '" + nodeName() + "' (" + target() + ")" +
+                (isFftTarget(target()) ? std::string(": ") : std::string(" on complex values: ")) +
                 (why.empty() ? "kiln has no real form of this op for complex tensors" : why));
   }
   std::string tensorIn(const std::string &name) const {

@@ -135,3 +135,16 @@ class ReturnsComplex(torch.nn.Module):
 if len(sys.argv) == 1:
     ep = torch.export.export(ReturnsComplex(), (torch.randn(4, 8),))
     torch.export.save(ep, "returns_complex.pt2")
+
+
+class DynamicLength(torch.nn.Module):
+    """An inverse real FFT along a symbolic length: kiln's transforms need a static one."""
+
+    def forward(self, x):
+        return torch.fft.irfft(x, dim=-1)
+
+
+if len(sys.argv) == 1 or "dynamic_length" in sys.argv[1:]:
+    ep = torch.export.export(DynamicLength(), (torch.randn(2, 9),),
+                             dynamic_shapes=({1: torch.export.Dim("n", min=2, max=64)},))
+    torch.export.save(ep, "dynamic_length.pt2")
