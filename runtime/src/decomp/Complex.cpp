@@ -9,9 +9,11 @@
 // becomes real ATen nodes on those pairs. View and shape ops keep working
 // on the pairs with their dims mapped (a complex tensor's last dim is the
 // pair's second to last); products, quotients, abs, angle, exp, polar and
-// conj are written out on the parts; FFTs are matrix products with the
-// transform's twiddle factors (computed from integer k*n mod N, exact for
-// any length). What the rewrite cannot do is an error naming the node.
+// conj are written out on the parts; FFTs (planned by FftPlan.cpp with
+// PyTorch's semantics) are matrix products with the transform's twiddle
+// factors (computed from integer k*n mod N, exact for any length). The
+// subgraphs of higher-order ops are rewritten as graphs of their own. What
+// the rewrite cannot do is an error naming the node.
 #include "Complex.h"
 #include "FftPlan.h"
 #include "kiln/decompose.h"
