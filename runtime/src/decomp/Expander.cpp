@@ -2,6 +2,7 @@
 // for the rule syntax).
 #include "kiln/decompose.h"
 
+#include "MaskedIndex.h"
 #include "RuleTable.h"
 #include "../loader/SerdeChecks.h"
 
@@ -517,6 +518,7 @@ private:
 } // namespace
 
 bool hasRule(const std::string &target) {
+  if (isMaskedIndexTarget(target)) return true;
   for (const Rule &r : table())
     if (r.target == target) return true;
   return false;
@@ -531,6 +533,7 @@ std::optional<Expansion> expand(const std::string &nodeJson, const MetaLookup &m
   }
   checkSerdeIntegers(node, "node '" + node.value("name", std::string("?")) + "'");
   std::string target = node.value("target", std::string());
+  if (isMaskedIndexTarget(target)) return expandMaskedIndex(node, metaOf);
   // PyTorch computes ops whose result is a float from integer or bool inputs
   // (rad2deg, xlogy, the distance losses: INT_TO_FLOAT type promotion) in
   // that float dtype: where no rule takes the node as it is and one asks for
@@ -562,6 +565,8 @@ std::optional<Expansion> expand(const std::string &nodeJson, const MetaLookup &m
 std::vector<std::string> decomposedOps() {
   std::vector<std::string> ops;
   for (const Rule &r : table()) ops.push_back(r.schema.qualifiedName());
+  ops.push_back("aten::_unsafe_masked_index");
+  ops.push_back("aten::_unsafe_masked_index_put_accumulate");
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   return ops;
