@@ -76,6 +76,8 @@ std::string locationString(Location loc) {
 void registerSequenceHandlers(GraphImporter &g);
 /// Ops/Random.cpp: rand, randn, randint, bernoulli, dropout in training.
 void registerRandomHandlers(GraphImporter &g);
+/// Ops/Pads.cpp: constant (static or symbolic amounts), reflection, replication and circular pads.
+void registerPadHandlers(GraphImporter &g);
 
 void GraphImporter::registerHandlers() {
   registerElementwiseHandlers(*this);
@@ -92,6 +94,7 @@ void GraphImporter::registerHandlers() {
   registerSymIntHandlers(*this);
   registerMutationHandlers(*this);
   registerIndexingHandlers(*this);
+  registerPadHandlers(*this);
   registerSequenceHandlers(*this);
   registerRandomHandlers(*this);
 }
@@ -121,6 +124,7 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
     return ((void)fail(loc, "runtime op '" + qualified + "' returns non-tensors"), failure());
   SmallVector<Value> operands;
   SmallVector<Attribute> args;
+  bool tensorLists = false;
   for (const RuntimeArgInfo &a : info->arguments) {
     const Object *arg = argOf(node, a.name);
     if (!arg || arg->get("as_none")) {
@@ -163,6 +167,17 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
       for (const json::Value &x : *fs)
         v.push_back(x.getAsNumber().value_or(0));
       args.push_back(b.getDenseF64ArrayAttr(v));
+    } else if (arg->getArray("as_tensors")) { // Tensor[]: one operand per element
+      auto ts = tensorListArg(*this, node, a.name, loc);
+      if (failed(ts))
+        return failure();
+      SmallVector<Attribute> types;
+      for (Value t : *ts) {
+        operands.push_back(t);
+        types.push_back(TypeAttr::get(t.getType()));
+      }
+      args.push_back(b.getArrayAttr(types));
+      tensorLists = true;
     } else {
       return ((void)fail(loc, "argument '" + a.name + "' of '" + qualified +
                                   "' has a kind kiln cannot pass to the runtime yet"),
@@ -175,10 +190,11 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
   auto op = aten::CallRuntimeOp::create(b, loc, *types, operands,
                                         b.getStringAttr(info->qualifiedName),
                                         b.getArrayAttr(args));
-  // What the autograd rules need to know, so they never ask the runtime.
-  if (std::string bw = runtimeBackwardCallee(*info); !bw.empty())
+  // What the autograd rules need to know, so they never ask the runtime
+  // (neither the backward nor the batched call takes tensor lists yet).
+  if (std::string bw = runtimeBackwardCallee(*info); !bw.empty() && !tensorLists)
     op->setAttr(attrs::kRuntimeBackward, b.getStringAttr(bw));
-  if (std::string vm = runtimeVmapCallee(*info); !vm.empty())
+  if (std::string vm = runtimeVmapCallee(*info); !vm.empty() && !tensorLists)
     op->setAttr(attrs::kRuntimeVmap, b.getStringAttr(vm));
   if (failed(bindResults(node, op)))
     return failure();
@@ -315,15 +331,36 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
   decisions.push_back(decision);
 }
 
-LogicalResult GraphImporter::lowerComplexValues(Object &graph) {
-  const Object *tv = graph.getObject("tensor_values");
-  bool complex = false;
-  for (const auto &kv : itemsOf(tv)) {
+/// Whether `graph` or a subgraph of one of its nodes (a higher-order op's
+/// body) holds a complex value or an FFT (whose values may all be real: an
+/// inverse real FFT of a real tensor).
+static bool holdsComplex(const Object &graph) {
+  for (const auto &kv : itemsOf(graph.getObject("tensor_values"))) {
     const Object *m = kv.second.getAsObject();
     std::optional<int64_t> code = m ? m->getInteger("dtype") : std::nullopt;
-    complex |= code && *code >= 9 && *code <= 11; // complex32, complex64, complex128
+    if (code && *code >= 9 && *code <= 11) // complex32, complex64, complex128
+      return true;
   }
-  if (!complex)
+  if (const Array *nodes = graph.getArray("nodes"))
+    for (const json::Value &n : *nodes) {
+      const Object *node = n.getAsObject();
+      StringRef target = node ? node->getString("target").value_or("") : "";
+      if (target.starts_with("torch.ops.aten.fft_") || target.starts_with("torch.ops.aten._fft_"))
+        return true;
+      if (const Array *ins = node ? node->getArray("inputs") : nullptr)
+        for (const json::Value &in : *ins) {
+          const Object *a = in.getAsObject() ? in.getAsObject()->getObject("arg") : nullptr;
+          const Object *sg = a ? a->getObject("as_graph") : nullptr;
+          const Object *sub = sg ? sg->getObject("graph") : nullptr;
+          if (sub && holdsComplex(*sub))
+            return true;
+        }
+    }
+  return false;
+}
+
+LogicalResult GraphImporter::lowerComplexValues(Object &graph) {
+  if (!holdsComplex(graph))
     return success();
   std::string err;
   std::optional<std::string> lowered = lowerComplexGraph(jsonText(graph), err);

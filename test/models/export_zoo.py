@@ -3,7 +3,7 @@
 The zoo (issue 20) checks kiln on models it was not written for. The models are
 listed in zoo_vision.py, zoo_timm.py, zoo_text.py, zoo_timm2.py, zoo_text2.py,
 zoo_video.py, zoo_text3.py, zoo_vision3.py, zoo_timm4.py, zoo_text4.py, zoo_timm5.py,
-zoo_text5.py, zoo_text6.py and zoo_vision6.py: tiny configs, random weights from a fixed
+zoo_text5.py, zoo_text6.py, zoo_vision6.py, zoo_text7.py and zoo_vision7.py: tiny configs, random weights from a fixed
 seed, nothing downloaded. For each, DIR/<name>/ receives
 
   model.pt2           the default IR, as a user saves it, with a symbolic batch
@@ -49,7 +49,8 @@ from export_models import VERSIONS, check_versions, ops_of  # noqa: E402
 
 SOURCES = ["export_zoo.py", "zoo_spec.py", "zoo_vision.py", "zoo_text.py", "zoo_timm.py", "zoo_text2.py",
            "zoo_timm2.py", "zoo_video.py", "zoo_text3.py", "zoo_vision3.py", "zoo_timm4.py", "zoo_text4.py",
-           "zoo_timm5.py", "zoo_text5.py", "zoo_text6.py", "zoo_vision6.py", "export_models.py"]
+           "zoo_timm5.py", "zoo_text5.py", "zoo_text6.py", "zoo_vision6.py", "zoo_text7.py",
+           "zoo_vision7.py", "export_models.py"]
 BATCH_RANGE = (1, 8)
 SEQ_RANGE = (4, 32)
 # (batch, sequence length) of the cases of a model with a symbolic sequence length.
@@ -228,6 +229,9 @@ ROUND5_IN_TEST_COMMAND = {"dinov3", "smollm3", "timm_samvit"}
 # Round 6 (zoo_text6.py, zoo_vision6.py) likewise: Zamba2 (torch.concatenate, a composite rule
 # now), the diffusion transformer and the DLRM recommender (embedding bags; both with gradients).
 ROUND6_IN_TEST_COMMAND = {"zamba2", "dit_block", "dlrm"}
+# Round 7 (zoo_text7.py, zoo_vision7.py) likewise: BitNet (fake-quantized ternary weights, a
+# symbolic length) and the decision transformer (with gradients).
+ROUND7_IN_TEST_COMMAND = {"bitnet", "decision_transformer"}
 
 
 def extended():
@@ -258,14 +262,21 @@ def round6_specs():
     return zoo_text6.SPECS + zoo_vision6.SPECS
 
 
+def round7_specs():
+    import zoo_text7
+    import zoo_vision7
+    return zoo_text7.SPECS + zoo_vision7.SPECS
+
+
 def left_out():
-    """Names of the round-3 to 6 models this export leaves out (none with KILN_ZOO_EXTENDED=1)."""
+    """Names of the round-3 to 7 models this export leaves out (none with KILN_ZOO_EXTENDED=1)."""
     if extended():
         return set()
     return ({s.name for s in round3_specs()} - ROUND3_IN_TEST_COMMAND) | \
         ({s.name for s in round4_specs()} - ROUND4_IN_TEST_COMMAND) | \
         ({s.name for s in round5_specs()} - ROUND5_IN_TEST_COMMAND) | \
-        ({s.name for s in round6_specs()} - ROUND6_IN_TEST_COMMAND)
+        ({s.name for s in round6_specs()} - ROUND6_IN_TEST_COMMAND) | \
+        ({s.name for s in round7_specs()} - ROUND7_IN_TEST_COMMAND)
 
 
 def all_specs():
@@ -276,7 +287,8 @@ def all_specs():
     import zoo_video
     import zoo_vision
     specs = zoo_vision.SPECS + zoo_timm.SPECS + zoo_text.SPECS + zoo_timm2.SPECS + zoo_text2.SPECS + zoo_video.SPECS \
-        + [s for s in round3_specs() + round4_specs() + round5_specs() + round6_specs() if s.name not in left_out()]
+        + [s for s in round3_specs() + round4_specs() + round5_specs() + round6_specs() + round7_specs()
+           if s.name not in left_out()]
     assert len({s.name for s in specs}) == len(specs)
     return {s.name: s for s in specs}
 

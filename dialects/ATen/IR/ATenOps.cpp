@@ -219,15 +219,30 @@ LogicalResult CallRuntimeOp::verify() {
   if (!getCallee().contains("::"))
     return emitOpError("callee '") << getCallee() << "' is not a qualified name (ns::op)";
   unsigned operandSlots = 0;
+  auto operandSlot = [&](TypeAttr t) -> LogicalResult {
+    if (operandSlots >= getNumOperands())
+      return emitOpError("args name more operands than the op has");
+    if (getOperand(operandSlots).getType() != t.getValue())
+      return emitOpError("operand ") << operandSlots << " has type "
+                                     << getOperand(operandSlots).getType() << ", args say "
+                                     << t.getValue();
+    ++operandSlots;
+    return success();
+  };
   for (Attribute a : getArgs()) {
     if (auto t = dyn_cast<TypeAttr>(a)) {
-      if (operandSlots >= getNumOperands())
-        return emitOpError("args name more operands than the op has");
-      if (getOperand(operandSlots).getType() != t.getValue())
-        return emitOpError("operand ") << operandSlots << " has type "
-                                       << getOperand(operandSlots).getType() << ", args say "
-                                       << t.getValue();
-      ++operandSlots;
+      if (failed(operandSlot(t)))
+        return failure();
+      continue;
+    }
+    if (auto list = dyn_cast<ArrayAttr>(a)) { // a Tensor[] argument: one operand per element
+      for (Attribute e : list) {
+        auto t = dyn_cast<TypeAttr>(e);
+        if (!t)
+          return emitOpError("a list argument holds ") << e << ", not a tensor type";
+        if (failed(operandSlot(t)))
+          return failure();
+      }
       continue;
     }
     if (!isa<IntegerAttr, FloatAttr, UnitAttr, DenseI64ArrayAttr, DenseF64ArrayAttr,

@@ -25,7 +25,8 @@ FailureOr<BatchedResults> callRuntime(Operation *op, ArrayRef<Value> operands, A
   auto vmap = op->getAttrOfType<StringAttr>(kiln::attrs::kRuntimeVmap);
   if (!vmap || vmap.getValue().empty())
     return failure();
-  if (!llvm::all_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
+  if (!llvm::all_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>) ||
+      llvm::any_of(call.getArgs(), llvm::IsaPred<ArrayAttr>)) // tensor lists: no batched call
     return failure();
   // The args template with batched operands' types, then the in_dims.
   SmallVector<Attribute> args, inDims;

@@ -24,6 +24,10 @@ LogicalResult callRuntimeVjp(CallRuntimeOp op, OpBuilder &b, ArrayRef<Value> cts
                              ArrayRef<bool> needed, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();
   auto backward = op->getAttrOfType<StringAttr>(kiln::attrs::kRuntimeBackward);
+  if (llvm::any_of(op.getArgs(), llvm::IsaPred<ArrayAttr>))
+    return op.emitError("cannot differentiate '")
+           << op.getCallee() << "': kiln calls it in the runtime with a list of tensors, and its "
+           << "backward call takes no tensor lists yet";
   if (!backward || backward.getValue().empty())
     return op.emitError("cannot differentiate '")
            << op.getCallee() << "': the runtime's dispatcher has no autograd formula for it "

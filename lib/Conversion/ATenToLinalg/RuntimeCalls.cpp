@@ -67,10 +67,19 @@ struct CallRuntimeToBuffers : OpConversionPattern<CallRuntimeOp> {
       buffers.push_back(toBuffer);
     }
     SmallVector<Attribute> args;
-    for (Attribute a : op.getArgs()) {
+    auto toBufferType = [](Attribute a) -> Attribute {
       if (auto t = dyn_cast<TypeAttr>(a))
-        a = TypeAttr::get(bufferTypeFor(t.getValue()));
-      args.push_back(a);
+        return TypeAttr::get(bufferTypeFor(t.getValue()));
+      return a;
+    };
+    for (Attribute a : op.getArgs()) {
+      if (auto list = dyn_cast<ArrayAttr>(a)) { // a tensor list: each element's type
+        SmallVector<Attribute> elems;
+        for (Attribute e : list)
+          elems.push_back(toBufferType(e));
+        a = rewriter.getArrayAttr(elems);
+      }
+      args.push_back(toBufferType(a));
     }
     SmallVector<Type> resultTypes;
     for (Type t : op.getResultTypes())

@@ -100,16 +100,28 @@ struct CallRuntimeLowering : ConvertOpToLLVMPattern<CallRuntimeOp> {
     Value args = entrySlot(recTy, std::max<int64_t>(nargs, 1));
     Value results = entrySlot(recTy, std::max<int64_t>(nres, 1));
     unsigned nextOperand = 0;
+    // The next operand's descriptor as a tensor record at `array`[`index`].
+    auto tensorRecord = [&](Value array, int64_t index, TypeAttr t) -> LogicalResult {
+      auto mt = cast<MemRefType>(t.getValue());
+      auto code = dtypeCode(mt.getElementType());
+      if (failed(code))
+        return rw.notifyMatchFailure(op, "unsupported element type");
+      Value desc = adaptor.getOperands()[nextOperand++];
+      Value slot = entrySlot(desc.getType(), 1);
+      LLVM::StoreOp::create(rw, loc, desc, slot);
+      record(array, index, KILN_RT_TENSOR, *code, mt.getRank(), slot, 0, 0);
+      return success();
+    };
     for (auto [idx, a] : llvm::enumerate(spec)) {
       if (auto t = dyn_cast<TypeAttr>(a)) {
-        auto mt = cast<MemRefType>(t.getValue());
-        auto code = dtypeCode(mt.getElementType());
-        if (failed(code))
-          return rw.notifyMatchFailure(op, "unsupported element type");
-        Value desc = adaptor.getOperands()[nextOperand++];
-        Value slot = entrySlot(desc.getType(), 1);
-        LLVM::StoreOp::create(rw, loc, desc, slot);
-        record(args, idx, KILN_RT_TENSOR, *code, mt.getRank(), slot, 0, 0);
+        if (failed(tensorRecord(args, idx, t)))
+          return failure();
+      } else if (auto list = dyn_cast<ArrayAttr>(a)) { // Tensor[]: an array of tensor records
+        Value elems = entrySlot(recTy, std::max<int64_t>(list.size(), 1));
+        for (auto [k, e] : llvm::enumerate(list))
+          if (failed(tensorRecord(elems, k, cast<TypeAttr>(e))))
+            return failure();
+        record(args, idx, KILN_RT_TENSOR_LIST, 0, list.size(), elems, 0, 0);
       } else if (auto ia = dyn_cast<IntegerAttr>(a)) {
         bool isBool = ia.getType().isInteger(1);
         record(args, idx, isBool ? KILN_RT_BOOL : KILN_RT_INT, 0, 0, {},

@@ -1,9 +1,9 @@
-//===- Ops/Indexing.cpp - import handlers: gathers, scatters, pads ---------===//
+//===- Ops/Indexing.cpp - import handlers: gathers, scatters ---------------===//
 //
 // index_select, gather, scatter (all overloads), index.Tensor / index_put
 // (None entries, broadcasting index tensors, boolean masks as the indices of
 // their nonzero entries), embedding, nonzero, masked_select, flip, roll,
-// repeat, tile, tril, triu, the pads and pixel (un)shuffle.
+// repeat, tile, tril, triu and pixel (un)shuffle (the pads: Ops/Pads.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "ShapeUtils.h"
@@ -588,56 +588,6 @@ void registerIndexingHandlers(GraphImporter &g) {
     KILN_TRY(x, g.tensorArg(n, "self", loc));
     KILN_TRY(k, g.intArg(n, "diagonal", 0, loc));
     return g.emitOp<TriuOp>(n, loc, *x, *k);
-  };
-
-  // --- pads
-  h["torch.ops.aten.constant_pad_nd.default"] = [&g](const Object &n,
-                                                     Location loc) -> LogicalResult {
-    KILN_TRY(x, g.tensorArg(n, "self", loc));
-    KILN_TRY(pad, g.intsArg(n, "pad", std::nullopt, loc));
-    KILN_TRY(v, g.floatArg(n, "value", 0.0, loc));
-    return g.emitOp<ConstantPadNdOp>(n, loc, *x, *pad, APFloat(*v));
-  };
-  auto gatherPad = [&g](const Object &n, Location loc, StringRef mode,
-                        StringRef padName) -> LogicalResult {
-    KILN_TRY(x, g.tensorArg(n, "self", loc));
-    KILN_TRY(pad, g.intsArg(n, padName, std::nullopt, loc));
-    if (mode == "reflect")
-      return g.emitOp<ReflectionPadOp>(n, loc, *x, *pad);
-    if (mode == "replicate")
-      return g.emitOp<ReplicationPadOp>(n, loc, *x, *pad);
-    return g.emitOp<CircularPadOp>(n, loc, *x, *pad);
-  };
-  for (const char *d : {"1d", "2d", "3d"}) {
-    std::string s = d;
-    h["torch.ops.aten.reflection_pad" + s + ".default"] = [gatherPad](const Object &n,
-                                                                       Location loc) {
-      return gatherPad(n, loc, "reflect", "padding");
-    };
-    h["torch.ops.aten.replication_pad" + s + ".default"] = [gatherPad](const Object &n,
-                                                                        Location loc) {
-      return gatherPad(n, loc, "replicate", "padding");
-    };
-  }
-  h["torch.ops.aten._pad_circular.default"] = [gatherPad](const Object &n, Location loc) {
-    return gatherPad(n, loc, "circular", "pad");
-  };
-  h["torch.ops.aten.pad.default"] = [&g, gatherPad](const Object &n,
-                                                   Location loc) -> LogicalResult {
-    KILN_TRY(mode, g.stringArg(n, "mode", std::string("constant"), loc));
-    if (*mode == "constant") {
-      KILN_TRY(x, g.tensorArg(n, "self", loc));
-      KILN_TRY(pad, g.intsArg(n, "pad", std::nullopt, loc));
-      double v = 0.0;
-      if (!g.isNone(n, "value")) {
-        KILN_TRY(fv, g.floatArg(n, "value", 0.0, loc));
-        v = *fv;
-      }
-      return g.emitOp<ConstantPadNdOp>(n, loc, *x, *pad, APFloat(v));
-    }
-    if (*mode != "reflect" && *mode != "replicate" && *mode != "circular")
-      return g.fail(loc, "pad mode '" + *mode + "' is not supported");
-    return gatherPad(n, loc, *mode, "pad");
   };
 
   // --- pixel_shuffle / pixel_unshuffle: a view, a permute and a view (a copy).

@@ -9,10 +9,13 @@
 // becomes real ATen nodes on those pairs. View and shape ops keep working
 // on the pairs with their dims mapped (a complex tensor's last dim is the
 // pair's second to last); products, quotients, abs, angle, exp, polar and
-// conj are written out on the parts; FFTs are matrix products with the
-// transform's twiddle factors (computed from integer k*n mod N, exact for
-// any length). What the rewrite cannot do is an error naming the node.
+// conj are written out on the parts; FFTs (planned by FftPlan.cpp with
+// PyTorch's semantics) are matrix products with the transform's twiddle
+// factors (computed from integer k*n mod N, exact for any length). The
+// subgraphs of higher-order ops are rewritten as graphs of their own. What
+// the rewrite cannot do is an error naming the node.
 #include "Complex.h"
+#include "FftPlan.h"
 #include "kiln/decompose.h"
 
 #include "kiln/ivalue.h"
@@ -55,39 +58,59 @@ json floatArg(double v) { return {{"as_float", v}}; }
 /// A node's arguments in schema order (name, argument).
 using Args = std::vector<std::pair<std::string, json>>;
 
-/// The argument of `node` called `name` (null json if absent).
-const json *argOf(const json &node, const std::string &name) {
+/// The subgraphs a node takes (a higher-order op's bodies: set_grad_enabled,
+/// autocast, cond branches, loop bodies): every `as_graph` argument's graph.
+std::vector<json *> subgraphsOf(json &node) {
+  std::vector<json *> subs;
   auto ins = node.find("inputs");
-  if (ins == node.end() || !ins->is_array()) return nullptr;
-  for (const json &in : *ins)
-    if (in.is_object() && in.value("name", "") == name && in.contains("arg")) return &in["arg"];
-  return nullptr;
+  if (ins == node.end() || !ins->is_array()) return subs;
+  for (json &in : *ins) {
+    if (!in.is_object() || !in.contains("arg") || !in["arg"].is_object()) continue;
+    json &a = in["arg"];
+    if (a.contains("as_graph") && a["as_graph"].is_object() && a["as_graph"].contains("graph"))
+      subs.push_back(&a["as_graph"]["graph"]);
+  }
+  return subs;
 }
 
 class Rewriter {
 public:
-  explicit Rewriter(json &graph) : g_(graph), tv_(graph["tensor_values"]) {}
+  /// `top`: the program's own graph (whose outputs must be real); a
+  /// subgraph passes complex values to and from the node that calls it.
+  Rewriter(json &graph, bool top) : g_(graph), tv_(graph["tensor_values"]), top_(top) {}
 
   bool run() {
+    // Subgraphs first: each has its own values, rewritten as a graph of its
+    // own; the op that calls it then passes the pairs through unchanged (a
+    // subgraph's inputs and outputs map to the call's by position, and both
+    // sides see the same complex dtypes).
+    bool changed = false;
+    for (json &node : g_["nodes"])
+      for (json *sub : subgraphsOf(node))
+        if (sub->is_object() && sub->contains("tensor_values") && sub->contains("nodes"))
+          changed |= Rewriter(*sub, false).run();
     for (auto it = tv_.begin(); it != tv_.end(); ++it)
       if (isComplexCode(dtypeCodeOf(*it, 0))) {
         if ((*it)["dtype"] == kComplexHalf)
           throw Error("kiln: value '" + it.key() + "' is complex32, which kiln does not support");
         rank_[it.key()] = (int64_t)(*it)["sizes"].size();
       }
-    if (rank_.empty()) return false;
+    bool ffts = false; // an FFT may have real values only (irfft of a real tensor)
+    for (const json &node : g_["nodes"]) ffts |= isFftTarget(node.value("target", ""));
+    if (rank_.empty() && !ffts) return changed;
     for (auto &kv : rank_) complexMetaToReal(tv_[kv.first]);
     json out = json::array();
     for (json &node : g_["nodes"]) {
       cur_ = &node;
       out_ = &out;
-      if (!touchesComplex(node)) {
+      if ((!touchesComplex(node) && !isFftTarget(node.value("target", ""))) || !subgraphsOf(node).empty()) {
         out.push_back(node);
         continue;
       }
       rewrite();
     }
     g_["nodes"] = std::move(out);
+    if (!top_) return true;
     for (const json &o : g_.value("outputs", json::array()))
       if (o.contains("as_tensor") && rank_.count(o["as_tensor"].value("name", "")))
         throw Error("kiln: the program returns the complex value '" + o["as_tensor"].value("name", "") +
@@ -97,6 +120,7 @@ public:
 
 private:
   json &g_, &tv_;
+  bool top_;
   std::map<std::string, int64_t> rank_; ///< complex values and their complex rank
   json *cur_ = nullptr, *out_ = nullptr;
   int counter_ = 0;
@@ -117,16 +141,17 @@ private:
   std::string target() const { return cur_->value("target", ""); }
   std::string nodeName() const { return cur_->value("name", ""); }
   [[noreturn]] void unsupported(const std::string &why = "") const {
-    throw Error("kiln: node '" + nodeName() + "' (" + target() + ") on complex values: " +
+    throw Error("kiln: node '" + nodeName() + "' (" + target() + ")" +
+                (isFftTarget(target()) ? std::string(": ") : std::string(" on complex values: ")) +
                 (why.empty() ? "kiln has no real form of this op for complex tensors" : why));
   }
   std::string tensorIn(const std::string &name) const {
-    const json *a = argOf(*cur_, name);
+    const json *a = nodeArg(*cur_, name);
     if (!a || !a->contains("as_tensor")) unsupported("argument '" + name + "' is not a tensor");
     return (*a)["as_tensor"].value("name", "");
   }
   bool hasTensor(const std::string &name) const {
-    const json *a = argOf(*cur_, name);
+    const json *a = nodeArg(*cur_, name);
     return a && a->contains("as_tensor");
   }
   std::string outName(size_t i = 0) const {
@@ -142,11 +167,11 @@ private:
     return d;
   }
   int64_t intIn(const std::string &name, int64_t dflt) const {
-    const json *a = argOf(*cur_, name);
+    const json *a = nodeArg(*cur_, name);
     return a && a->contains("as_int") ? (*a)["as_int"].get<int64_t>() : dflt;
   }
   std::vector<int64_t> intsIn(const std::string &name) const {
-    const json *a = argOf(*cur_, name);
+    const json *a = nodeArg(*cur_, name);
     if (!a) return {};
     if (a->contains("as_ints")) return (*a)["as_ints"].get<std::vector<int64_t>>();
     if (a->contains("as_int")) return {(*a)["as_int"].get<int64_t>()};
@@ -258,7 +283,7 @@ private:
       }
       return;
     }
-    if (base == "conj" || base == "_conj" || base == "conj_physical") {
+    if (base == "conj" || base == "_conj" || base == "conj_physical" || base == "_conj_physical") {
       std::string in = tensorIn("self");
       std::string re = part(in, 0), im = part(in, 1);
       pair(re, unary("neg.default", im, metaFrom(im, false)), outName());
@@ -289,9 +314,7 @@ private:
     if (base == "mul" || base == "div" || base == "add" || base == "sub") return arithmetic(base, op);
     if (base == "_to_copy" || base == "to" || base == "type_as" || base == "_assert_tensor_metadata")
       return conversion(base);
-    if (base == "fft_fft" || base == "fft_ifft" || base == "fft_fftn" || base == "fft_fft2" || base == "fft_ifftn" ||
-        base == "fft_ifft2" || base == "_fft_c2c" || base == "_fft_r2c" || base == "fft_rfft")
-      return fft(base);
+    if (isFftTarget(t)) return fft(op);
     return shapeOp(base, op);
   }
 
@@ -299,13 +322,13 @@ private:
   void arithmetic(const std::string &base, const std::string &op) {
     std::string self = tensorIn("self"), out = outName();
     bool scalarOther = op.find(".Scalar") != std::string::npos || !hasTensor("other");
-    if ((base == "add" || base == "sub") && argOf(*cur_, "alpha")) unsupported("alpha is not supported");
+    if ((base == "add" || base == "sub") && nodeArg(*cur_, "alpha")) unsupported("alpha is not supported");
     if (scalarOther) {
       if (!isC(self)) unsupported();
       if (base == "mul" || base == "div") return same(); // scales both parts
       std::string re = part(self, 0), im = part(self, 1);
       json m = metaFrom(re, false);
-      const json *otherArg = argOf(*cur_, "other");
+      const json *otherArg = nodeArg(*cur_, "other");
       if (!otherArg) unsupported("it has no 'other' argument");
       json other = *otherArg;
       std::string r = emit(op.find(".Scalar") != std::string::npos ? base + ".Scalar" : base + ".Tensor",
@@ -381,7 +404,7 @@ private:
   void shapeOp(const std::string &base, const std::string &op) {
     std::string self = hasTensor("self") ? tensorIn("self") : "";
     if (base == "cat" || base == "stack") {
-      const json *ts = argOf(*cur_, "tensors");
+      const json *ts = nodeArg(*cur_, "tensors");
       if (!ts || !ts->contains("as_tensors")) unsupported();
       for (const json &t : (*ts)["as_tensors"])
         if (!isC(t.value("name", ""))) unsupported("mixes complex and real tensors");
@@ -392,7 +415,7 @@ private:
     int64_t r = crank(self);
     if (base == "view" || base == "reshape" || base == "_unsafe_view" || base == "expand") {
       const char *key = base == "reshape" ? "shape" : "size";
-      const json *s = argOf(*cur_, key);
+      const json *s = nodeArg(*cur_, key);
       if (!s) unsupported();
       json a = *s;
       if (a.contains("as_ints")) a["as_ints"].push_back(2);
@@ -413,7 +436,7 @@ private:
         base == "split_with_sizes" || base == "chunk" || base == "unbind" || base == "movedim") {
       json changes = json::object();
       for (const char *key : {"dim", "dims", "source", "destination"}) {
-        const json *a = argOf(*cur_, key);
+        const json *a = nodeArg(*cur_, key);
         if (!a) continue;
         if (a->contains("as_int")) changes[key] = intArg(cdim((*a)["as_int"].get<int64_t>(), r));
         else if (a->contains("as_ints")) {
@@ -422,10 +445,19 @@ private:
           changes[key] = intsArg(ds);
         }
       }
-      if ((base == "sum" || base == "mean") && !argOf(*cur_, "dim")) unsupported("a reduction over every dim");
-      if (base == "roll" && !argOf(*cur_, "dims")) unsupported("roll without dims");
-      if (base == "squeeze" && !argOf(*cur_, "dim")) unsupported("squeeze of every dim");
+      if ((base == "sum" || base == "mean") && !nodeArg(*cur_, "dim")) unsupported("a reduction over every dim");
+      if (base == "roll" && !nodeArg(*cur_, "dims")) unsupported("roll without dims");
+      if (base == "squeeze" && !nodeArg(*cur_, "dim")) unsupported("squeeze of every dim");
       return same(changes);
+    }
+    if (base == "constant_pad_nd") { // zeros before and after along the complex dims; none on the pair dim
+      const json *v = nodeArg(*cur_, "value");
+      if (v && !((v->contains("as_float") && (*v)["as_float"].get<double>() == 0.0) ||
+                 (v->contains("as_int") && (*v)["as_int"].get<int64_t>() == 0)))
+        unsupported("a complex pad value other than zero");
+      std::vector<int64_t> pad = intsIn("pad");
+      pad.insert(pad.begin(), {0, 0});
+      return same({{"pad", intsArg(pad)}});
     }
     if (base == "unsqueeze") return same({{"dim", intArg(cdim(intIn("dim", 0), r + 1))}});
     if (base == "flatten") {
@@ -442,140 +474,186 @@ private:
     unsupported();
   }
 
-  /// FFTs as matrix products along each transformed dim: X = x W with
-  /// W[n, k] = exp(-2 pi i n k / N) (conjugated for the inverse), so
-  /// re(X) = xr C + s xi S, im(X) = xi C - s xr S with C = cos, S = sin of
-  /// 2 pi ((n k) mod N) / N and s = +1 forward, -1 inverse.
-  void fft(const std::string &base) {
+  /// FFTs (FftPlan.cpp says which 1-d transforms a node is) as matrix
+  /// products along each transformed dim: X = x W with W[t, k] =
+  /// exp(-+2 pi i t k / N), so re(X) = xr C + s xi S, im(X) = xi C - s xr S
+  /// with C = cos, S = sin of 2 pi ((t k) mod N) / N and s = +1 for the
+  /// forward sign, -1 for the inverse. Input rows past N are dropped and
+  /// missing ones are zeros (PyTorch's trimming and padding).
+  void fft(const std::string &op) {
     std::string in = tensorIn("self"), out = outName();
-    int64_t r = isC(in) ? crank(in) : (int64_t)tv_.at(in)["sizes"].size();
-    std::vector<int64_t> dims;
-    bool forward = true, onesided = false;
-    int normalization = 0; // 0 none, 1 1/sqrt(n), 2 1/n (on this transform)
-    auto norm = [&](bool fwd) {
-      const json *a = argOf(*cur_, "norm");
-      std::string n = a && a->contains("as_string") ? (*a)["as_string"].get<std::string>() : "backward";
-      if (n == "ortho") return 1;
-      if (n == "forward") return fwd ? 2 : 0;
-      return fwd ? 0 : 2;
-    };
-    if (base == "_fft_c2c" || base == "_fft_r2c") {
-      dims = intsIn("dim");
-      normalization = (int)intIn("normalization", 0);
-      if (base == "_fft_c2c") {
-        const json *f = argOf(*cur_, "forward");
-        forward = !f || !f->contains("as_bool") || (*f)["as_bool"].get<bool>();
-      } else {
-        const json *o = argOf(*cur_, "onesided");
-        onesided = o && o->contains("as_bool") && (*o)["as_bool"].get<bool>();
-      }
-    } else {
-      forward = base.find("ifft") == std::string::npos;
-      onesided = base == "fft_rfft";
-      normalization = norm(forward);
-      bool oneDim = base == "fft_fft" || base == "fft_ifft" || base == "fft_rfft";
-      const json *s = argOf(*cur_, oneDim ? "n" : "s");
-      if (s && !s->contains("as_none")) unsupported("a transform length other than the input's");
-      if (onesided && isC(in)) unsupported("rfft of a complex tensor");
-      if (oneDim) dims = {intIn("dim", -1)};
-      else if (argOf(*cur_, "dim") && argOf(*cur_, "dim")->contains("as_ints")) dims = intsIn("dim");
-      else if (base == "fft_fft2" || base == "fft_ifft2") dims = {-2, -1};
-      else for (int64_t d = 0; d < r; ++d) dims.push_back(d);
+    bool complexIn = isC(in);
+    int64_t r = complexIn ? crank(in) : (int64_t)tv_.at(in)["sizes"].size();
+    std::vector<std::optional<int64_t>> sizes;
+    for (int64_t i = 0; i < r; ++i) {
+      const json &d = tv_.at(in)["sizes"][i];
+      sizes.push_back(d.contains("as_int") ? std::optional<int64_t>(d["as_int"].get<int64_t>()) : std::nullopt);
     }
-    for (int64_t &d : dims) d = cdim(d, r);
-    // Real input: its imaginary part is zero.
+    std::string why;
+    std::optional<FftPlan> plan = planFft(op, *cur_, sizes, why);
+    if (!plan) unsupported(why);
+    if (plan->realInput && complexIn) unsupported("a real-input transform of a complex tensor");
     std::string cur = in;
-    if (!isC(in)) {
-      json pm = metaFrom(in, false);
-      pm["sizes"].push_back(intArg(2));
-      contiguous(pm);
-      std::string zero = unary("zeros_like.default", in, metaFrom(in, false));
-      cur = emit("stack.default",
-                 args({{"tensors", {{"as_tensors", json::array({{{"name", in}}, {{"name", zero}}})}}},
-                       {"dim", intArg(-1)}}),
-                 pm);
+    if (!complexIn) {
+      // A real input: in the output's real dtype (integers promote), imaginary part zero.
+      int dtype = dtypeCodeOf(tv_.at(out), kFloat);
+      if (dtypeCodeOf(tv_.at(in), dtype) != dtype)
+        cur = emit("_to_copy.default", args({{"self", tensorArg(in)}, {"dtype", {{"as_scalar_type", dtype}}}}),
+                   metaFrom(in, false, dtype));
+      json m = metaFrom(cur, false);
+      cur = pair(cur, unary("zeros_like.default", cur, m), "");
       rank_[cur] = r;
     }
-    for (size_t i = 0; i < dims.size(); ++i) {
-      bool last = i + 1 == dims.size();
-      bool half = onesided && last;
-      cur = dft(cur, dims[i], forward, normalization, half, last ? out : "");
+    for (size_t i = 0; i < plan->steps.size(); ++i) {
+      const FftStep &st = plan->steps[i];
+      std::string as = i + 1 == plan->steps.size() && !plan->conjOutput ? out : "";
+      cur = st.kind == FftStep::C2R ? c2r(cur, st, as) : dft(cur, st, as);
+    }
+    if (plan->conjOutput) {
+      std::string re = part(cur, 0), im = part(cur, 1);
+      pair(re, unary("neg.default", im, metaFrom(im, false)), out);
     }
   }
 
-  /// One 1-d DFT of complex pair value `x` along complex dim `d`.
-  std::string dft(const std::string &x, int64_t d, bool forward, int normalization, bool half,
-                  const std::string &as) {
+  /// Pair value `x` trimmed to its first `len` entries along complex dim `d`.
+  std::string trimmed(const std::string &x, int64_t d, int64_t len) {
+    json m = tv_.at(x);
+    m["sizes"][d] = intArg(len);
+    contiguous(m);
+    std::string t = emit("slice.Tensor", args({{"self", tensorArg(x)}, {"dim", intArg(d)}, {"start", intArg(0)},
+                                                {"end", intArg(len)}}), m);
+    rank_[t] = crank(x);
+    return t;
+  }
+
+  /// `v` (of rank r) with its dims permuted by `p`.
+  std::string permuted(const std::string &v, const std::vector<int64_t> &p) {
+    json m = tv_.at(v);
+    json s = json::array();
+    for (int64_t i : p) s.push_back(m["sizes"][i]);
+    m["sizes"] = s;
+    contiguous(m);
+    return emit("permute.default", args({{"self", tensorArg(v)}, {"dims", intsArg(p)}}), m);
+  }
+
+  /// The parts of pair value `x` with complex dim `d` moved last (`perm`;
+  /// `inv` moves it back), the dim's length at most `maxLen` (trimmed).
+  struct Parts {
+    std::string re, im;
+    std::vector<int64_t> perm, inv;
+    int64_t len;
+  };
+  Parts partsAlong(std::string x, int64_t d, int64_t maxLen) {
     int64_t r = crank(x);
     const json &sz = tv_.at(x)["sizes"][d];
     if (!sz.contains("as_int")) unsupported("a transform along a dynamic dim");
-    int64_t n = sz["as_int"].get<int64_t>(), k = half ? n / 2 + 1 : n;
-    int dtype = dtypeCodeOf(tv_.at(x), kFloat);
-    // Move dim d last: xp [..., n] parts.
-    std::vector<int64_t> perm;
+    Parts p;
+    p.len = sz["as_int"].get<int64_t>();
+    if (p.len > maxLen) x = trimmed(x, d, p.len = maxLen);
     for (int64_t i = 0; i < r; ++i)
-      if (i != d) perm.push_back(i);
-    perm.push_back(d);
-    std::vector<int64_t> inv(r);
-    for (int64_t i = 0; i < r; ++i) inv[perm[i]] = i;
-    std::string re = part(x, 0), im = part(x, 1);
-    auto permuted = [&](const std::string &v, const std::vector<int64_t> &p) {
-      json m = tv_.at(v);
-      json s = json::array();
-      for (int64_t i : p) s.push_back(m["sizes"][i]);
-      m["sizes"] = s;
-      contiguous(m);
-      return emit("permute.default", args({{"self", tensorArg(v)}, {"dims", intsArg(p)}}), m);
-    };
+      if (i != d) p.perm.push_back(i);
+    p.perm.push_back(d);
+    p.inv.resize(r);
+    for (int64_t i = 0; i < r; ++i) p.inv[p.perm[i]] = i;
+    p.re = part(x, 0);
+    p.im = part(x, 1);
     if (d != r - 1) {
-      re = permuted(re, perm);
-      im = permuted(im, perm);
+      p.re = permuted(p.re, p.perm);
+      p.im = permuted(p.im, p.perm);
     }
-    // Twiddles: angle(nn, kk) = 2 pi ((nn * kk) mod n) / n, exact in integers.
-    auto vec = [&](int64_t len) {
-      json m = {{"dtype", kLong}, {"sizes", json::array({intArg(len)})}, {"requires_grad", false},
-                {"device", tv_.at(x).value("device", json::object())}, {"strides", json::array({intArg(1)})},
-                {"storage_offset", intArg(0)}, {"layout", 7}};
-      return emit("arange.default", args({{"end", intArg(len)}, {"dtype", {{"as_scalar_type", kLong}}}}), m);
-    };
-    json mi = {{"dtype", kLong}, {"sizes", json::array({intArg(n), intArg(k)})}, {"requires_grad", false},
-               {"device", tv_.at(x).value("device", json::object())}, {"strides", json::array({intArg(k), intArg(1)})},
-               {"storage_offset", intArg(0)}, {"layout", 7}};
-    std::string rows = emit("unsqueeze.default", args({{"self", tensorArg(vec(n))}, {"dim", intArg(1)}}),
-                            [&] { json m = mi; m["sizes"] = json::array({intArg(n), intArg(1)}); contiguous(m); return m; }());
-    std::string cols = emit("unsqueeze.default", args({{"self", tensorArg(vec(k))}, {"dim", intArg(0)}}),
-                            [&] { json m = mi; m["sizes"] = json::array({intArg(1), intArg(k)}); contiguous(m); return m; }());
-    std::string prod = bin("mul.Tensor", rows, cols, mi);
+    return p;
+  }
+
+  /// A [rows, cols] integer (long) metadata like `x`'s device.
+  json longMeta(const std::string &x, int64_t rows, int64_t cols) const {
+    json m = {{"dtype", kLong}, {"sizes", json::array({intArg(rows), intArg(cols)})}, {"requires_grad", false},
+              {"device", tv_.at(x).value("device", json::object())}, {"storage_offset", intArg(0)}, {"layout", 7}};
+    contiguous(m);
+    return m;
+  }
+  /// arange(len) as a [len, 1] (column) or [1, len] (row) long tensor.
+  std::string index(const std::string &x, int64_t len, bool column) {
+    json m = longMeta(x, len, 1);
+    m["sizes"] = json::array({intArg(len)});
+    contiguous(m);
+    std::string v = emit("arange.default", args({{"end", intArg(len)}, {"dtype", {{"as_scalar_type", kLong}}}}), m);
+    return emit("unsqueeze.default", args({{"self", tensorArg(v)}, {"dim", intArg(column ? 1 : 0)}}),
+                longMeta(x, column ? len : 1, column ? 1 : len));
+  }
+  /// cos and sin of 2 pi ((t k) mod n) / n for t < rows, k < cols (exact in
+  /// integers for any length), scaled by `scale`, in `dtype`.
+  std::pair<std::string, std::string> twiddles(const std::string &x, int64_t rows, int64_t cols, int64_t n,
+                                               double scale, int dtype, const std::string &rowWeight = "") {
+    json mi = longMeta(x, rows, cols);
+    std::string prod = bin("mul.Tensor", index(x, rows, true), index(x, cols, false), mi);
     std::string rem = emit("remainder.Scalar", args({{"self", tensorArg(prod)}, {"other", intArg(n)}}), mi);
     json mf = mi;
     mf["dtype"] = dtype;
-    std::string ang = emit("mul.Scalar",
-                           args({{"self", tensorArg(emit("_to_copy.default", args({{"self", tensorArg(rem)}, {"dtype", {{"as_scalar_type", dtype}}}}), mf))},
-                                 {"other", floatArg(2 * M_PI / (double)n)}}),
-                           mf);
-    double scale = normalization == 1 ? 1.0 / std::sqrt((double)n) : normalization == 2 ? 1.0 / (double)n : 1.0;
+    std::string f = emit("_to_copy.default", args({{"self", tensorArg(rem)}, {"dtype", {{"as_scalar_type", dtype}}}}), mf);
+    std::string ang = emit("mul.Scalar", args({{"self", tensorArg(f)}, {"other", floatArg(2 * M_PI / (double)n)}}), mf);
     std::string c = unary("cos.default", ang, mf), s = unary("sin.default", ang, mf);
+    if (!rowWeight.empty()) {
+      c = bin("mul.Tensor", c, rowWeight, mf);
+      s = bin("mul.Tensor", s, rowWeight, mf);
+    }
     if (scale != 1.0) {
       c = emit("mul.Scalar", args({{"self", tensorArg(c)}, {"other", floatArg(scale)}}), mf);
       s = emit("mul.Scalar", args({{"self", tensorArg(s)}, {"other", floatArg(scale)}}), mf);
     }
-    json mo = tv_.at(re);
-    mo["sizes"][mo["sizes"].size() - 1] = intArg(k);
+    return {c, s};
+  }
+  std::string matmul(const std::string &a, const std::string &w, int64_t cols) {
+    json mo = tv_.at(a);
+    mo["sizes"][mo["sizes"].size() - 1] = intArg(cols);
     contiguous(mo);
-    auto mm = [&](const std::string &a, const std::string &w) {
-      return emit("matmul.default", args({{"self", tensorArg(a)}, {"other", tensorArg(w)}}), mo);
-    };
-    // forward: re = xr C + xi S, im = xi C - xr S; inverse: re = xr C - xi S, im = xi C + xr S.
-    std::string xrC = mm(re, c), xiS = mm(im, s), xiC = mm(im, c), xrS = mm(re, s);
-    std::string ore = bin(forward ? "add.Tensor" : "sub.Tensor", xrC, xiS, mo);
-    std::string oim = bin(forward ? "sub.Tensor" : "add.Tensor", xiC, xrS, mo);
-    if (d != r - 1) {
-      ore = permuted(ore, inv);
-      oim = permuted(oim, inv);
+    return emit("matmul.default", args({{"self", tensorArg(a)}, {"other", tensorArg(w)}}), mo);
+  }
+
+  /// One 1-d complex transform (all n outputs, or the first n/2+1) of pair value `x`.
+  std::string dft(const std::string &x, const FftStep &st, const std::string &as) {
+    int64_t r = crank(x), k = st.kind == FftStep::R2CHalf ? st.n / 2 + 1 : st.n;
+    Parts p = partsAlong(x, st.dim, st.n);
+    auto [c, s] = twiddles(x, p.len, k, st.n, st.scale, dtypeCodeOf(tv_.at(x), kFloat));
+    std::string xrC = matmul(p.re, c, k), xiS = matmul(p.im, s, k), xiC = matmul(p.im, c, k),
+                xrS = matmul(p.re, s, k);
+    json mo = tv_.at(xrC);
+    std::string ore = bin(st.forward ? "add.Tensor" : "sub.Tensor", xrC, xiS, mo);
+    std::string oim = bin(st.forward ? "sub.Tensor" : "add.Tensor", xiC, xrS, mo);
+    if (st.dim != r - 1) {
+      ore = permuted(ore, p.inv);
+      oim = permuted(oim, p.inv);
     }
     std::string res = pair(ore, oim, as.empty() ? nodeName() + "__c" + std::to_string(counter_++) : as);
     rank_[res] = r;
     return res;
+  }
+
+  /// A Hermitian-input transform of pair value `x` to n real outputs: the
+  /// first n/2+1 entries X[k] stand for all n (X[n-k] = conj(X[k])), so
+  /// y[t] = sum_k w_k (Xr[k] cos - s Xi[k] sin)(2 pi k t / n) with w_k = 1
+  /// for k = 0 and k = n/2, else 2 (the imaginary parts of those two drop out).
+  std::string c2r(const std::string &x, const FftStep &st, const std::string &as) {
+    int64_t r = crank(x);
+    Parts p = partsAlong(x, st.dim, st.n / 2 + 1);
+    int dtype = dtypeCodeOf(tv_.at(x), kFloat);
+    // w = 1 + min(k, 1) - max(2k - n + 1, 0), as a [len, 1] column.
+    std::string k = index(x, p.len, true);
+    json mk = longMeta(x, p.len, 1);
+    std::string lo = emit("clamp_max.default", args({{"self", tensorArg(k)}, {"max", intArg(1)}}), mk);
+    std::string twoK = emit("mul.Scalar", args({{"self", tensorArg(k)}, {"other", intArg(2)}}), mk);
+    std::string hi = emit("clamp_min.default",
+                          args({{"self", tensorArg(emit("add.Scalar", args({{"self", tensorArg(twoK)}, {"other", intArg(1 - st.n)}}), mk))},
+                                {"min", intArg(0)}}),
+                          mk);
+    std::string w = emit("add.Scalar", args({{"self", tensorArg(bin("sub.Tensor", lo, hi, mk))}, {"other", intArg(1)}}), mk);
+    json mw = mk;
+    mw["dtype"] = dtype;
+    w = emit("_to_copy.default", args({{"self", tensorArg(w)}, {"dtype", {{"as_scalar_type", dtype}}}}), mw);
+    auto [c, s] = twiddles(x, p.len, st.n, st.n, st.scale, dtype, w);
+    std::string xrC = matmul(p.re, c, st.n);
+    std::string y = bin(st.forward ? "add.Tensor" : "sub.Tensor", xrC, matmul(p.im, s, st.n), tv_.at(xrC));
+    if (st.dim != r - 1) y = permuted(y, p.inv);
+    return emit("alias.default", args({{"self", tensorArg(y)}}), tv_.at(y), as);
   }
 };
 
@@ -620,7 +698,7 @@ void complexMetaToReal(json &meta) {
 
 bool lowerComplexGraph(json &graph) {
   if (!graph.is_object() || !graph.contains("tensor_values") || !graph.contains("nodes")) return false;
-  return Rewriter(graph).run();
+  return Rewriter(graph, true).run();
 }
 
 std::optional<std::string> lowerComplex(const std::string &graphJson) {

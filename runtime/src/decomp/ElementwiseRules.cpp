@@ -86,6 +86,22 @@ def isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool 
   ok = aten::logical_and.default(self=le, other=fi) : like d as bool
   r = aten::logical_or.default(self=eq, other=ok)
   return r
+# isclose of integers (ATen): a == b, or |a - b| <= atol + |rtol * b|, the difference taken in
+# the integer dtype and compared in float32 (integers have no NaN or infinity)
+def isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+  when numeric self
+  when int self
+  eq = aten::eq.Tensor(self=self, other=other) : bcast self other as bool
+  d = aten::sub.Tensor(self=self, other=other) : bcast self other
+  ad = aten::abs.default(self=d) : like d
+  af = aten::_to_copy.default(self=ad, dtype=#float32) : like d as float32
+  of = aten::_to_copy.default(self=other, dtype=#float32) : like other as float32
+  t = aten::mul.Tensor(self=of, other=rtol) : like of
+  at = aten::abs.default(self=t) : like of
+  al = aten::add.Tensor(self=at, other=atol) : like of
+  le = aten::le.Tensor(self=af, other=al) : like d as bool
+  r = aten::logical_or.default(self=eq, other=le)
+  return r
 def isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
   when float self
   when equal_nan == True

@@ -2,6 +2,7 @@
 // for the rule syntax).
 #include "kiln/decompose.h"
 
+#include "MaskedIndex.h"
 #include "RuleTable.h"
 #include "../loader/SerdeChecks.h"
 
@@ -28,6 +29,7 @@ int64_t dtypeCode(const std::string &name) {
   auto it = codes.find(name);
   return it == codes.end() ? -1 : it->second;
 }
+constexpr int64_t kBool = 12;
 bool isFloatCode(int64_t c) { return c == 6 || c == 7 || c == 8 || c == 13; }
 bool isIntCode(int64_t c) { return (c >= 1 && c <= 5) || c == 12; }
 
@@ -44,8 +46,10 @@ json ivalueToArg(const IValue &v) {
 
 class Expander {
 public:
-  Expander(const Rule &r, const json &node, const MetaLookup &metaOf)
-      : r(r), node(node), metaOf(metaOf) {
+  /// `promoteTo` (a float dtype code, or 0): the node's integer and bool
+  /// tensor arguments are first converted to it (see expand()).
+  Expander(const Rule &r, const json &node, const MetaLookup &metaOf, int64_t promoteTo = 0)
+      : r(r), node(node), metaOf(metaOf), promoteTo(promoteTo) {
     nodeName = node.value("name", std::string("node"));
     ctx = "node '" + nodeName + "' (" + node.value("target", std::string("?")) + ")";
   }
@@ -69,9 +73,15 @@ public:
           throw Error("kiln: " + ctx + ": argument '" + a.name + "' is missing");
         env[a.name] = ivalueToArg(*a.defaultValue);
       }
+    if (promoteTo) promoteIntegers();
     for (const Cond &c : r.conds)
       if (!holds(c)) return false;
     return true;
+  }
+
+  /// Whether the rule asks for a float tensor (`when float X`).
+  bool wantsFloat() const {
+    return std::any_of(r.conds.begin(), r.conds.end(), [](const Cond &c) { return c.kind == Cond::IsFloat; });
   }
 
   Expansion run() {
@@ -196,6 +206,31 @@ private:
     return meta;
   }
 
+  /// Each integer or bool tensor argument becomes a _to_copy of it to
+  /// `promoteTo`, which the rule's steps then read.
+  void promoteIntegers() {
+    metadata = node.contains("metadata") ? node["metadata"] : json::object();
+    for (const Argument &a : r.schema.arguments) {
+      const json &v = env[a.name];
+      if (!v.contains("as_tensor")) continue;
+      json meta = tensorMeta(a.name);
+      if (!isIntCode(meta.at("dtype"))) continue;
+      std::string name = nodeName + "__promoted_" + a.name;
+      json n;
+      n["target"] = "torch.ops.aten._to_copy.default";
+      n["name"] = name;
+      n["metadata"] = metadata;
+      n["inputs"] = json::array({{{"name", "self"}, {"arg", v}, {"kind", 1}},
+                                 {{"name", "dtype"}, {"arg", {{"as_scalar_type", promoteTo}}}, {"kind", 1}}});
+      n["outputs"] = json::array({{{"as_tensor", {{"name", name}}}}});
+      nodes.push_back(std::move(n));
+      meta["dtype"] = promoteTo;
+      newMeta[name] = meta;
+      tensorValues[name] = meta;
+      env[a.name] = {{"as_tensor", {{"name", name}}}};
+    }
+  }
+
   bool holds(const Cond &c) {
     switch (c.kind) {
     case Cond::IsNone: return isNoneArg(arg(c.ref));
@@ -203,9 +238,11 @@ private:
     case Cond::Eq: return arg(c.ref) == render(c.v);
     case Cond::Ne: return arg(c.ref) != render(c.v);
     case Cond::IsFloat:
-    case Cond::IsInt: {
+    case Cond::IsInt:
+    case Cond::IsNumeric: {
       if (!arg(c.ref).contains("as_tensor")) return false;
       int64_t code = tensorMeta(c.ref).at("dtype");
+      if (c.kind == Cond::IsNumeric) return isFloatCode(code) || (isIntCode(code) && code != kBool);
       return c.kind == Cond::IsFloat ? isFloatCode(code) : isIntCode(code);
     }
     case Cond::LenEq: {
@@ -469,6 +506,7 @@ private:
   const Rule &r;
   const json &node;
   const MetaLookup &metaOf;
+  int64_t promoteTo;
   std::string nodeName, ctx;
   std::map<std::string, json> env;
   std::map<std::string, json> newMeta;
@@ -481,6 +519,7 @@ private:
 } // namespace
 
 bool hasRule(const std::string &target) {
+  if (isMaskedIndexTarget(target)) return true;
   for (const Rule &r : table())
     if (r.target == target) return true;
   return false;
@@ -495,23 +534,40 @@ std::optional<Expansion> expand(const std::string &nodeJson, const MetaLookup &m
   }
   checkSerdeIntegers(node, "node '" + node.value("name", std::string("?")) + "'");
   std::string target = node.value("target", std::string());
-  for (const Rule &r : table()) {
-    if (r.target != target) continue;
-    try {
-      Expander x(r, node, metaOf);
-      if (!x.bind()) continue;
-      return x.run();
-    } catch (const json::exception &e) {
-      throw Error("kiln: node '" + node.value("name", std::string("?")) + "' (" + target +
-                  "): unexpected argument form for composite rule " + r.schema.str() + ": " + e.what());
-    }
+  if (isMaskedIndexTarget(target)) return expandMaskedIndex(node, metaOf);
+  // PyTorch computes ops whose result is a float from integer or bool inputs
+  // (rad2deg, xlogy, the distance losses: INT_TO_FLOAT type promotion) in
+  // that float dtype: where no rule takes the node as it is and one asks for
+  // a float input, the inputs are converted to the result's dtype first.
+  int64_t promoteTo = 0;
+  const json &outs = node.value("outputs", json::array());
+  if (!outs.empty() && outs[0].contains("as_tensor")) {
+    std::string meta = metaOf(outs[0]["as_tensor"].value("name", std::string()));
+    json m = meta.empty() ? json() : json::parse(meta, nullptr, false);
+    if (m.is_object() && m.contains("dtype") && m["dtype"].is_number_integer() && isFloatCode(m["dtype"]))
+      promoteTo = m["dtype"];
   }
+  for (int pass = 0; pass < (promoteTo ? 2 : 1); ++pass)
+    for (const Rule &r : table()) {
+      if (r.target != target) continue;
+      try {
+        Expander x(r, node, metaOf, pass ? promoteTo : 0);
+        if (pass && !x.wantsFloat()) continue;
+        if (!x.bind()) continue;
+        return x.run();
+      } catch (const json::exception &e) {
+        throw Error("kiln: node '" + node.value("name", std::string("?")) + "' (" + target +
+                    "): unexpected argument form for composite rule " + r.schema.str() + ": " + e.what());
+      }
+    }
   return std::nullopt;
 }
 
 std::vector<std::string> decomposedOps() {
   std::vector<std::string> ops;
   for (const Rule &r : table()) ops.push_back(r.schema.qualifiedName());
+  ops.push_back("aten::_unsafe_masked_index");
+  ops.push_back("aten::_unsafe_masked_index_put_accumulate");
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   return ops;

@@ -8,9 +8,36 @@ const char *const kLinearRules = R"(
 def vdot(Tensor self, Tensor other) -> Tensor
   r = aten::dot.default(self=self, tensor=other)
   return r
-# addr = beta * self + alpha * outer(vec1, vec2)
+# linear of integer tensors (kiln's linear op is for floats): input @ weight.T (+ bias)
+def linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+  when int input
+  when rank weight == 2
+  when bias is None
+  t = aten::t.default(self=weight) : dims weight [@1, @0]
+  r = aten::matmul.default(self=input, other=t)
+  return r
+def linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+  when int input
+  when rank weight == 2
+  t = aten::t.default(self=weight) : dims weight [@1, @0]
+  m = aten::matmul.default(self=input, other=t) : like out0
+  r = aten::add.Tensor(self=m, other=bias)
+  return r
+def linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+  when int input
+  when rank weight == 1
+  when bias is None
+  r = aten::matmul.default(self=input, other=weight)
+  return r
+def linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+  when int input
+  when rank weight == 1
+  m = aten::matmul.default(self=input, other=weight) : like out0
+  r = aten::add.Tensor(self=m, other=bias)
+  return r
+# addr = beta * self + alpha * outer(vec1, vec2) (floats and integers; bool is logical)
 def addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-  when float self
+  when numeric self
   a = aten::unsqueeze.default(self=vec1, dim=1) : dims vec1 [@0, 1]
   o = aten::mul.Tensor(self=a, other=vec2) : bcast a vec2
   s = aten::mul.Tensor(self=o, other=alpha) : like o
@@ -19,7 +46,7 @@ def addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1
   return r
 # addbmm = beta * self + alpha * sum_b(batch1[b] @ batch2[b])
 def addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-  when float self
+  when numeric self
   m = aten::bmm.default(self=batch1, mat2=batch2) : dims batch1 [@0, @1, batch2@2]
   s = aten::sum.dim_IntList(self=m, dim=[0], keepdim=False, dtype=None) : dims batch1 [@1, batch2@2]
   t = aten::mul.Tensor(self=s, other=alpha) : like s
@@ -46,7 +73,7 @@ def conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, S
 
 # cross products of 3-vectors along dim: roll(a, -1) roll(b, -2) - roll(a, -2) roll(b, -1)
 def linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
-  when float self
+  when numeric self
   a1 = aten::roll.default(self=self, shifts=[-1], dims=[dim]) : like self
   a2 = aten::roll.default(self=self, shifts=[-2], dims=[dim]) : like self
   b1 = aten::roll.default(self=other, shifts=[-1], dims=[dim]) : like other

@@ -38,6 +38,18 @@ def _weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
   q = aten::div.Tensor(self=g, other=n) : bcast g n
   r = aten::mul.Tensor(self=v, other=q)
   return r
+
+# _batch_norm_with_update: batch norm over the batch with the running statistics updated in
+# place (ATen's _native_batch_norm_legit in training) and an empty reserve (CPU); its functional
+# form returns the new statistics instead
+def _batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)
+  o, m, v = aten::_native_batch_norm_legit.default(input=input, weight=weight, bias=bias, running_mean=running_mean, running_var=running_var, training=True, momentum=momentum, eps=eps) : like input ; like running_mean ; like running_mean
+  e = aten::new_zeros.default(self=input, size=[0], dtype=#uint8, layout=None, device=None, pin_memory=None) : dims input [0] as uint8
+  return o, m, v, e
+def _batch_norm_with_update_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)
+  o, m, v, rm, rv = aten::_native_batch_norm_legit_functional.default(input=input, weight=weight, bias=bias, running_mean=running_mean, running_var=running_var, training=True, momentum=momentum, eps=eps) : like input ; like running_mean ; like running_mean ; like running_mean ; like running_var
+  e = aten::new_zeros.default(self=input, size=[0], dtype=#uint8, layout=None, device=None, pin_memory=None) : dims input [0] as uint8
+  return o, m, v, e, rm, rv
 )";
 
 } // namespace kiln::decomp

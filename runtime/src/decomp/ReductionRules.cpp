@@ -154,6 +154,19 @@ def nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dty
   z = aten::where.self(condition=n, self=0.0, other=self) : like self
   r = aten::sum.dim_IntList(self=z, dim=dim, keepdim=keepdim, dtype=None)
   return r
+# max() / min() of every element: amax / amin over all dims (NaN propagates)
+def max(Tensor self) -> Tensor
+  r = aten::amax.default(self=self, dim=[], keepdim=False)
+  return r
+def min(Tensor self) -> Tensor
+  r = aten::amin.default(self=self, dim=[], keepdim=False)
+  return r
+# integers have no NaN: nansum is sum
+def nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+  when int self
+  when dtype is None
+  r = aten::sum.dim_IntList(self=self, dim=dim, keepdim=keepdim, dtype=None)
+  return r
 def nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
   when float self
   when dtype is None

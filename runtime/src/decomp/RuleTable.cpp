@@ -3,7 +3,9 @@
 // A rule (docs/architecture.md, "Composite ops") reads, for example:
 //
 //   def deg2rad(Tensor self) -> Tensor          the composite's ATen schema
-//     when float self                           conditions (all must hold)
+//     when float self                           conditions (all must hold): float, int
+//                                               (with bool), numeric (float or int, not
+//                                               bool), rank, len, is [not] None, ==, !=
 //     r = aten::mul.Tensor(self=self, other=0.017453292519943295) : like self
 //     return r
 //
@@ -223,6 +225,7 @@ std::vector<Rule> parseTable() {
         Cond c;
         if (lx.eat("float")) { c.kind = Cond::IsFloat; c.ref = lx.ident(); }
         else if (lx.eat("int")) { c.kind = Cond::IsInt; c.ref = lx.ident(); }
+        else if (lx.eat("numeric")) { c.kind = Cond::IsNumeric; c.ref = lx.ident(); }
         else if (lx.eat("len")) {
           c.kind = Cond::LenEq;
           c.ref = lx.ident();

@@ -36,7 +36,7 @@ struct Step {
 };
 
 struct Cond {
-  enum Kind { IsNone, NotNone, Eq, Ne, IsFloat, IsInt, RankEq, RankGe, RankLe, LenEq } kind = IsNone;
+  enum Kind { IsNone, NotNone, Eq, Ne, IsFloat, IsInt, IsNumeric, RankEq, RankGe, RankLe, LenEq } kind = IsNone;
   std::string ref;
   Val v;
   int64_t n = 0;

@@ -78,6 +78,16 @@ IValue unboxArg(const kiln_rt_value &v, const Argument *arg, const std::string &
   case kTagString:
     if (!v.desc) throw Error("kiln: " + what + ": string without data");
     return IValue(std::string(static_cast<const char *>(v.desc)));
+  case KILN_RT_TENSOR_LIST: {
+    auto *p = static_cast<const kiln_rt_value *>(v.desc);
+    if (v.rank && !p) throw Error("kiln: " + what + ": tensor list without data");
+    std::vector<Tensor> ts;
+    for (int64_t k = 0; k < v.rank; ++k) {
+      if (p[k].tag != KILN_RT_TENSOR) throw Error("kiln: " + what + ": tensor list element that is no tensor");
+      ts.push_back(fromDescriptor(p[k], what + " element " + std::to_string(k)));
+    }
+    return IValue(std::move(ts));
+  }
   default: throw Error("kiln: " + what + ": unknown value tag " + std::to_string(v.tag));
   }
 }

@@ -75,6 +75,10 @@ IValue runScalarNode(const std::string &target, const std::vector<IValue> &args)
     if (b == 0) throw Error("kiln: integer division by zero");
     overflow = a == INT64_MIN && b == -1;
     if (!overflow) r = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+  } else if (op == "mod") { // Python's: the sign of the divisor (a chunk size's padding)
+    if (b == 0) throw Error("kiln: integer modulo by zero");
+    r = b == -1 ? 0 : a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
   } else
     throw Error("kiln: unsupported target " + target);
   if (overflow)

@@ -24,6 +24,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -96,21 +97,31 @@ kiln_rt_call_op_device(const char *qualified_name, int64_t nargs, kiln_rt_value 
     // host descriptor keeps the sizes and strides with offset 0.
     HostBuffers host;
     std::vector<kiln_rt_value> hostArgs(args, args + nargs);
-    std::vector<std::vector<int64_t>> hostDescs(nargs);
-    for (int64_t i = 0; i < nargs; ++i) {
-      if (args[i].tag != KILN_RT_TENSOR) continue;
-      if (!args[i].desc) throw std::runtime_error("argument " + std::to_string(i) + " has no descriptor");
-      Descriptor d{static_cast<int64_t *>(args[i].desc), args[i].rank};
-      size_t esize = elementBytes(args[i].dtype);
+    std::deque<std::vector<int64_t>> hostDescs;       // stable addresses
+    std::deque<std::vector<kiln_rt_value>> hostLists; // a tensor list's host records
+    auto toHost = [&](kiln_rt_value &v, const std::string &what) {
+      if (!v.desc) throw std::runtime_error(what + " has no descriptor");
+      Descriptor d{static_cast<int64_t *>(v.desc), v.rank};
+      size_t esize = elementBytes(v.dtype);
       size_t nbytes = (size_t)reachableElements(d) * esize;
       void *dst = host.take(nbytes);
       if (nbytes)
         check(b, b.memcpyAny(dst, static_cast<char *>(d.aligned()) + d.offset() * esize, nbytes, stream),
-              "copying argument " + std::to_string(i) + " of " + name + " to the host");
-      hostDescs[i].assign(d.w, d.w + 3 + 2 * d.rank);
-      hostDescs[i][0] = hostDescs[i][1] = reinterpret_cast<int64_t>(dst);
-      hostDescs[i][2] = 0;
-      hostArgs[i].desc = hostDescs[i].data();
+              "copying " + what + " of " + name + " to the host");
+      std::vector<int64_t> &hd = hostDescs.emplace_back(d.w, d.w + 3 + 2 * d.rank);
+      hd[0] = hd[1] = reinterpret_cast<int64_t>(dst);
+      hd[2] = 0;
+      v.desc = hd.data();
+    };
+    for (int64_t i = 0; i < nargs; ++i) {
+      std::string what = "argument " + std::to_string(i);
+      if (hostArgs[i].tag == KILN_RT_TENSOR) toHost(hostArgs[i], what);
+      if (hostArgs[i].tag != KILN_RT_TENSOR_LIST) continue;
+      auto *elems = static_cast<kiln_rt_value *>(hostArgs[i].desc);
+      if (hostArgs[i].rank && !elems) throw std::runtime_error(what + " has no elements");
+      std::vector<kiln_rt_value> &list = hostLists.emplace_back(elems, elems + hostArgs[i].rank);
+      for (size_t k = 0; k < list.size(); ++k) toHost(list[k], what + " element " + std::to_string(k));
+      hostArgs[i].desc = list.data();
     }
     synchronize(b, stream);
 

@@ -41,3 +41,15 @@ func.func @calls_after_cse(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) 
   %1 = aten.call_runtime "kilntest::scaled_gelu"(%b) {args = [tensor<4xf32>, 5.000000e-01]} : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// A tensor list's elements are read through buffer views too; its args entry
+// lists their buffer types.
+// RUN: kiln-opt %s -convert-aten-to-linalg | FileCheck %s --check-prefix=LIST
+// LIST-LABEL: func.func @tensor_list
+// LIST: %[[A:.*]] = bufferization.to_buffer %{{.*}} read_only
+// LIST: %[[B:.*]] = bufferization.to_buffer %{{.*}} read_only
+// LIST: aten.call_runtime "aten::block_diag"(%[[A]], %[[B]]) {args = {{\[\[}}memref<2x3xf32>, memref<3xf32>]]}
+func.func @tensor_list(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<5x4xf32> {
+  %0 = aten.call_runtime "aten::block_diag"(%a, %b) {args = [[tensor<2x3xf32>, tensor<3xf32>]]} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<5x4xf32>
+  return %0 : tensor<5x4xf32>
+}

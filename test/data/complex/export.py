@@ -1,7 +1,9 @@
 # Programs with complex values inside (test/e2e/complex.test): kiln rewrites
 # them to real pairs. Run from this folder; writes <case>/model.pt2, the Core
-# IR model.core.pt2, input0.npy and PyTorch's output0.npy.
+# IR model.core.pt2, input0.npy and PyTorch's output0.npy. Names on the
+# command line export only those cases.
 import os
+import sys
 
 import numpy as np
 import torch
@@ -45,7 +47,63 @@ class Arithmetic(torch.nn.Module):
         return torch.view_as_real(q), (e * a).angle(), (za - zb).abs()
 
 
+class Regions(torch.nn.Module):
+    """Complex values inside the subgraphs of higher-order ops: a no_grad
+    region (wrap_with_set_grad_enabled) whose complex result leaves it and one
+    that stays inside, and a disabled autocast region (wrap_with_autocast)
+    taking a complex value in and giving one back."""
+
+    def forward(self, a, b):
+        with torch.no_grad():
+            z = torch.polar(torch.ones_like(a), a) * 2.0
+            inner = (torch.complex(a, b) * torch.complex(b, a)).abs()
+        with torch.autocast("cpu", enabled=False):
+            w = torch.view_as_complex(torch.stack([a, b], -1)) * z
+            m = torch.fft.fft(w, dim=-1).abs()
+        return torch.view_as_real(w * z.conj()), inner + m
+
+
+class RegionOnly(torch.nn.Module):
+    """Complex values only inside a no_grad region: the program's own graph is real."""
+
+    def forward(self, x):
+        with torch.no_grad():
+            spec = torch.fft.rfft(x, dim=-1)
+            y = (spec * spec.conj()).real
+        return y + 1.0
+
+
+class RealTransforms(torch.nn.Module):
+    """torch.fft's real and Hermitian transforms with PyTorch's n, s, dim and
+    norm semantics: lengths that trim or zero-pad the input, the inverse's
+    default last length 2*(m-1), odd and even lengths, every norm mode, 1-d,
+    2-d and n-d forms, a real input to the inverse ones."""
+
+    def forward(self, x, pairs):
+        z = torch.view_as_complex(pairs)
+        f = torch.fft
+        r = torch.view_as_real
+        return (
+            r(f.rfft(x, n=13)), r(f.rfft(x, n=6, dim=0, norm="ortho")), r(f.rfft(x, norm="forward")),
+            f.irfft(z), f.irfft(z, n=9, norm="ortho"), f.irfft(z, n=4, dim=0), f.irfft(z, n=20, norm="forward"),
+            f.irfft2(z), f.irfft2(z, s=(3, 7), norm="ortho"), f.irfftn(z, s=(5, 6), dim=(1, 0)),
+            f.irfftn(z, norm="forward"), f.hfft(z), f.hfft(z, n=11, dim=0, norm="ortho"),
+            f.hfft2(z, s=(6, 8)), f.hfftn(z, dim=(0,), norm="forward"), f.hfftn(z, s=(-1, 9)),
+            r(f.ihfft(x, n=10).resolve_conj()), r(f.ihfft2(x, norm="ortho").resolve_conj()), r(f.rfftn(x, s=(7, 12))),
+            f.irfft(x, n=12), r(f.fft(x, n=5)), r(f.ifft2(z, s=(2, 9))),
+        )
+
+
+class RealOnly(torch.nn.Module):
+    """An inverse real FFT of a real tensor: no complex value in the program."""
+
+    def forward(self, x):
+        return torch.fft.irfft(x, n=7), torch.fft.hfft(x, norm="ortho")
+
+
 def save(name, model, args):
+    if len(sys.argv) > 1 and name not in sys.argv[1:]:
+        return
     os.makedirs(name, exist_ok=True)
     ep = torch.export.export(model, args)
     torch.export.save(ep, f"{name}/model.pt2")
@@ -61,6 +119,12 @@ torch.manual_seed(0)
 save("rotary", Rotary().eval(), (torch.randn(2, 16, 3, 8),))
 save("fourier", FourierMix().eval(), (torch.randn(2, 12, 16),))
 save("arithmetic", Arithmetic().eval(), (torch.randn(5, 6), torch.randn(5, 6)))
+x, z = torch.randn(4, 10), torch.randn(4, 6, 2)
+save("real_transforms", RealTransforms().eval(), (x, z))
+save("real_transforms_f64", RealTransforms().eval(), (x.double(), z.double()))
+save("real_only", RealOnly().eval(), (torch.randn(3, 5),))
+save("regions", Regions().eval(), (torch.randn(3, 8), torch.randn(3, 8)))
+save("region_only", RegionOnly().eval(), (torch.randn(4, 10),))
 
 
 class ReturnsComplex(torch.nn.Module):
@@ -68,5 +132,19 @@ class ReturnsComplex(torch.nn.Module):
         return torch.fft.fft(x)
 
 
-ep = torch.export.export(ReturnsComplex(), (torch.randn(4, 8),))
-torch.export.save(ep, "returns_complex.pt2")
+if len(sys.argv) == 1:
+    ep = torch.export.export(ReturnsComplex(), (torch.randn(4, 8),))
+    torch.export.save(ep, "returns_complex.pt2")
+
+
+class DynamicLength(torch.nn.Module):
+    """An inverse real FFT along a symbolic length: kiln's transforms need a static one."""
+
+    def forward(self, x):
+        return torch.fft.irfft(x, dim=-1)
+
+
+if len(sys.argv) == 1 or "dynamic_length" in sys.argv[1:]:
+    ep = torch.export.export(DynamicLength(), (torch.randn(2, 9),),
+                             dynamic_shapes=({1: torch.export.Dim("n", min=2, max=64)},))
+    torch.export.save(ep, "dynamic_length.pt2")

@@ -25,7 +25,8 @@ enum kiln_rt_tag {
   KILN_RT_NONE = 4,
   KILN_RT_INT_LIST = 5, /* desc -> int64_t[rank] */
   KILN_RT_FLOAT_LIST = 6, /* desc -> double[rank] */
-  KILN_RT_STRING = 7     /* desc -> NUL-terminated string (str arguments) */
+  KILN_RT_STRING = 7,    /* desc -> NUL-terminated string (str arguments) */
+  KILN_RT_TENSOR_LIST = 8 /* desc -> kiln_rt_value[rank], each a KILN_RT_TENSOR (Tensor[] arguments) */
 };
 
 typedef struct kiln_rt_value {

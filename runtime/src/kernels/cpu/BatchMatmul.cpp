@@ -1,5 +1,5 @@
 // kiln runtime — eager CPU (and Meta) batched matrix products: bmm, baddbmm and
-// matmul (ATen's broadcasting rules for 1-D and batched operands), on the shared GEMM.
+// matmul (ATen's broadcasting rules for 1-D and batched operands), on the shared GEMM; floats and integers.
 #include "TensorIter.h"
 
 namespace kiln::cpu {
@@ -7,7 +7,7 @@ namespace {
 
 /// out[b] = alpha * a[b] @ c[b] + beta * out[b] over 3-D a [B,M,K], c [B,K,N].
 void batchedGemm(const Tensor &a, const Tensor &c, Tensor &out, double alpha, double beta, const char *op) {
-  dispatchFloat(out.dtype(), op, [&](auto tag) {
+  dispatchNumeric(out.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     int64_t B = a.size(0), M = a.size(1), K = a.size(2), N = c.size(2);
     const T *pa = a.data<T>(), *pc = c.data<T>();

@@ -44,10 +44,12 @@ Tensor gelu(const Tensor &self, const std::string &approximate) {
   throw Error("kiln: aten::gelu: approximate must be 'none' or 'tanh', got '" + approximate + "'");
 }
 
-/// out = f(a, b) with broadcasting; both inputs converted to the promoted dtype.
+/// out = f(a, b) with broadcasting; both inputs converted to ATen's result type
+/// (a 0-dim operand only raises the category: a float64 scalar tensor times a
+/// float32 tensor is float32).
 template <typename F>
 Tensor binary(const Tensor &a0, const Tensor &b0, const char *op, F f) {
-  DType dt = promoteTypes(a0.dtype(), b0.dtype());
+  DType dt = resultType({{&a0, nullptr}, {&b0, nullptr}});
   std::vector<int64_t> shape = broadcastShapes(a0.sizes(), b0.sizes(), op);
   Tensor out = Tensor::empty(shape, dt, isMeta(a0) ? a0.device() : b0.device());
   if (isMeta(a0) || isMeta(b0)) return out;
@@ -98,7 +100,7 @@ Tensor add(const Tensor &a, const Tensor &b, double alpha) {
 
 Tensor mul(const Tensor &a, const Tensor &b) {
   // Two bool tensors multiply as a logical and (ATen's mul on bool).
-  if (promoteTypes(a.dtype(), b.dtype()) == DType::Bool)
+  if (resultType({{&a, nullptr}, {&b, nullptr}}) == DType::Bool)
     return mapPointwise<2>({a, b}, DType::Bool, DType::Bool, "aten::mul.Tensor",
                            [](const double *v) { return double(v[0] != 0 && v[1] != 0); });
   return binary(a, b, "aten::mul.Tensor", [](auto x, auto y) { return x * y; });

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include <tbb/blocked_range2d.h>
 
@@ -125,7 +126,10 @@ void gemm(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t sam, int
   // Scale or clear C first.
   if (beta == T(0)) std::fill(C, C + M * N, T(0));
   else if (beta != T(1))
-    for (int64_t i = 0; i < M * N; ++i) C[i] *= beta;
+    for (int64_t i = 0; i < M * N; ++i) {
+      if constexpr (std::is_integral_v<T>) C[i] = (T)((std::make_unsigned_t<T>)C[i] * (std::make_unsigned_t<T>)beta);
+      else C[i] *= beta;
+    }
   if (K == 0 || alpha == T(0)) return;
 
   // Contiguous copies of A (M x K) and B (K x N) unless already so.
@@ -157,9 +161,15 @@ void gemm(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t sam, int
             T *c = C + i * N;
             const T *ai = a + i * K;
             for (int64_t k = k0; k < k1; ++k) {
-              T av = alpha * ai[k];
               const T *bk = b + k * N;
-              for (int64_t j = j0; j < j1; ++j) c[j] += av * bk[j];
+              if constexpr (std::is_integral_v<T>) { // integers wrap, as ATen's
+                using U = std::make_unsigned_t<T>;
+                U av = (U)alpha * (U)ai[k];
+                for (int64_t j = j0; j < j1; ++j) c[j] = (T)((U)c[j] + av * (U)bk[j]);
+              } else {
+                T av = alpha * ai[k];
+                for (int64_t j = j0; j < j1; ++j) c[j] += av * bk[j];
+              }
             }
           }
         }
@@ -175,5 +185,9 @@ template void gemm<float>(int64_t, int64_t, int64_t, float, const float *, int64
                           const float *, int64_t, int64_t, float, float *);
 template void gemm<double>(int64_t, int64_t, int64_t, double, const double *, int64_t, int64_t,
                            const double *, int64_t, int64_t, double, double *);
+template void gemm<int64_t>(int64_t, int64_t, int64_t, int64_t, const int64_t *, int64_t, int64_t,
+                            const int64_t *, int64_t, int64_t, int64_t, int64_t *);
+template void gemm<int32_t>(int64_t, int64_t, int64_t, int32_t, const int32_t *, int64_t, int64_t,
+                            const int32_t *, int64_t, int64_t, int32_t, int32_t *);
 
 } // namespace kiln::cpu

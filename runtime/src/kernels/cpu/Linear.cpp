@@ -1,4 +1,4 @@
-// kiln runtime — eager CPU (and Meta) kernels: mm, addmm, linear.
+// kiln runtime — eager CPU (and Meta) kernels: mm, addmm, linear (floats and integers, which wrap).
 #include "KernelUtils.h"
 
 namespace kiln::cpu {
@@ -28,7 +28,7 @@ Tensor matmulInto(const Tensor &a, const Tensor &b, const Tensor &init, double b
           op, "self of shape " + init.shapeString() + " does not broadcast to [" +
                   std::to_string(M) + ", " + std::to_string(N) + "]");
   }
-  dispatchFloat(a.dtype(), op, [&](auto tag) {
+  dispatchNumeric(a.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     T *o = out.data<T>();
     if (haveInit) {

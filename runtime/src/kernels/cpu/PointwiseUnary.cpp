@@ -2,7 +2,7 @@
 // sigmoid/tanh/exp/log/sin/cos/sqrt/rsqrt/erf/log1p/reciprocal/softplus/silu/hardsigmoid/hardswish
 // tan/asin/acos/atan/sinh/cosh/asinh/acosh/atanh/expm1/exp2/log2/log10/erfc
 // (integers give float32), neg/abs/sign/floor/ceil/round/trunc/hardtanh/clamp
-// (dtype kept), logical_not, bitwise_not,
+// (dtype kept), logical_not, bitwise_not, isnan/isinf/isfinite/isposinf/isneginf (bool),
 // and the in-place forms (relu_, silu_, hardswish_, ...) that write into self.
 #include "TensorIter.h"
 
@@ -132,6 +132,20 @@ Tensor logicalNot(const Tensor &self) {
   return mapPointwise<1>({self}, self.dtype(), DType::Bool, "aten::logical_not",
                          [](const double *v) { return v[0] == 0 ? 1.0 : 0.0; });
 }
+/// isnan / isinf / isfinite / isposinf / isneginf: bool, any dtype (integers are finite).
+template <bool (*Test)(double)> Tensor classify(const Tensor &self, const char *op) {
+  return mapPointwise<1>({self}, self.dtype(), DType::Bool, op, [](const double *v) { return Test(v[0]) ? 1.0 : 0.0; });
+}
+bool nanF(double x) { return std::isnan(x); }
+bool infF(double x) { return std::isinf(x); }
+bool finiteF(double x) { return std::isfinite(x); }
+bool posinfF(double x) { return std::isinf(x) && x > 0; }
+bool neginfF(double x) { return std::isinf(x) && x < 0; }
+Tensor isnan(const Tensor &self) { return classify<nanF>(self, "aten::isnan"); }
+Tensor isinf(const Tensor &self) { return classify<infF>(self, "aten::isinf"); }
+Tensor isfinite(const Tensor &self) { return classify<finiteF>(self, "aten::isfinite"); }
+Tensor isposinf(const Tensor &self) { return classify<posinfF>(self, "aten::isposinf"); }
+Tensor isneginf(const Tensor &self) { return classify<neginfF>(self, "aten::isneginf"); }
 
 /// clamp(x, lo, hi) with ATen's NaN propagation; the bounds may be absent.
 Tensor clampImpl(const Tensor &self, const IValue &lo, const IValue &hi, const char *op, Tensor out) {
@@ -206,6 +220,11 @@ void registerKernels(kiln::Library &m) {
   m.impl("round", round);
   m.impl("relu_", reluInplace);
   m.impl("logical_not", logicalNot);
+  m.impl("isnan", isnan);
+  m.impl("isinf", isinf);
+  m.impl("isfinite", isfinite);
+  m.impl("isposinf", isposinf);
+  m.impl("isneginf", isneginf);
   m.impl("bitwise_not", bitwiseNot);
   m.impl("clamp", clamp);
   m.impl("clamp_", clampInplace);
@@ -228,7 +247,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   }
   for (const char *f : {"rsqrt", "exp", "log", "sin", "cos", "sqrt", "erf", "log1p", "reciprocal", "abs", "sign", "floor", "ceil",
                         "trunc", "round", "logical_not", "bitwise_not", "tan", "asin", "acos", "atan", "sinh", "cosh",
-                        "asinh", "acosh", "atanh", "expm1", "exp2", "log2", "log10", "erfc"})
+                        "asinh", "acosh", "atanh", "expm1", "exp2", "log2", "log10", "erfc", "isnan", "isinf",
+                        "isfinite", "isposinf", "isneginf"})
     m.def(std::string(f) + "(Tensor self) -> Tensor");
   m.def("relu_(Tensor(a!) self) -> Tensor(a!)");
   m.def("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");
