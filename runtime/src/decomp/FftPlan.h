@@ -2,7 +2,7 @@
 #ifndef KILN_RUNTIME_DECOMP_FFTPLAN_H
 #define KILN_RUNTIME_DECOMP_FFTPLAN_H
 
-#include <nlohmann/json.hpp>
+#include "../loader/Json.h"
 
 #include <cstdint>
 #include <optional>

@@ -14,7 +14,7 @@
 
 #include "kiln/ivalue.h"
 
-#include <nlohmann/json.hpp>
+#include "../loader/Json.h"
 
 namespace kiln::decomp {
 

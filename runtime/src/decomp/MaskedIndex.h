@@ -4,7 +4,7 @@
 
 #include "kiln/decompose.h"
 
-#include <nlohmann/json.hpp>
+#include "../loader/Json.h"
 
 #include <optional>
 #include <string>
