@@ -8,6 +8,7 @@
 // runs on the calling thread's stream with its own scratchpad, so one model
 // may run from many threads at once.
 #include "Dnnl.h"
+#include "Gemm.h"
 
 #include "kiln/abi/cpu_calls.h"
 #include "Library.h"
@@ -427,6 +428,7 @@ void forgetWeights() {
   // Threads drop their references at their next call of each plan.
   gWeightsGeneration.fetch_add(1, std::memory_order_release);
   forgetMklWeights();
+  forgetGemmWeights();
   forgetWinogradWeights();
 }
 

@@ -6,6 +6,7 @@
 // blocked layout; other operands are read in place where oneDNN has a
 // kernel for their strides, else reordered around the call.
 #include "Dnnl.h"
+#include "Gemm.h"
 #include "Gemv.h"
 #include "Mkl.h"
 #include "Threads.h"
@@ -57,8 +58,9 @@ void gemm(const char *name, bool transA, bool transB, int32_t flags, const Desc<
   };
   const bool constWeights = flags & KILN_CPU_CONST_WEIGHT;
   // A constant weight shared by every batch, one product per batch: a
-  // single row on kiln's own loop (Gemv.h), else oneMKL's packed GEMM where
-  // it is installed (Mkl.h).
+  // single row on kiln's own loop (Gemv.h), more rows on kiln's own kernel
+  // (Gemm.h), else (A's rows or the result's not unit-stride) oneMKL's
+  // packed GEMM where it is installed (Mkl.h).
   if (constWeights && (batch == 1 || B->strides[0] == 0)) {
     const int64_t aRow = transA ? A->strides[2] : A->strides[1], aCol = transA ? A->strides[1] : A->strides[2];
     const int64_t bRow = transB ? B->strides[2] : B->strides[1], bCol = transB ? B->strides[1] : B->strides[2];
@@ -67,7 +69,8 @@ void gemm(const char *name, bool transA, bool transB, int32_t flags, const Desc<
       MklProduct p{m, n, k, A->data() + b * A->strides[0], aRow, aCol, B->data(), bRow, bCol,
                    C->data() + b * C->strides[0], C->strides[1], C->strides[2],
                    bias ? bias->data() : nullptr, bias ? bias->strides[0] : 0, overwrite, relu};
-      done = constWeightGemv(p, maxThreads()) || mklConstWeightGemm(p, maxThreads());
+      done = constWeightGemv(p, maxThreads()) || constWeightGemm(p, maxThreads()) ||
+             mklConstWeightGemm(p, maxThreads());
       if (!done && b > 0) throw std::runtime_error(std::string(name) + ": a later batch was declined");
     }
     if (done) return;
