@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <sys/mman.h>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -62,10 +63,14 @@ std::shared_ptr<const Packed> packedFor(const MklProduct &p) {
   const int64_t panels = (p.n + kPanel - 1) / kPanel;
   const size_t bytes = size_t(panels * p.k * kPanel) * sizeof(float);
   auto made = std::make_shared<Packed>();
-  made->data = static_cast<float *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  // Large weights on 2 MB pages where the system gives them on request.
+  constexpr size_t kHuge = size_t(2) << 20;
+  const size_t align = bytes >= kHuge ? kHuge : 64;
+  made->data = static_cast<float *>(std::aligned_alloc(align, (bytes + align - 1) / align * align));
   if (!made->data)
     throw std::runtime_error("out of memory for a packed " + std::to_string(p.k) + "x" + std::to_string(p.n) +
                              " weight (" + std::to_string(bytes) + " bytes)");
+  if (align == kHuge) ::madvise(made->data, (bytes + align - 1) / align * align, MADV_HUGEPAGE);
   for (int64_t j = 0; j < panels; ++j)
     for (int64_t q = 0; q < kPanel; ++q) {
       const int64_t col = j * kPanel + q;
