@@ -125,9 +125,9 @@ __attribute__((always_inline)) inline void tile(const float *a, int64_t lda, con
     load(b1, bias + 8);
     for (int r = 0; r < R; ++r) s[r][0] += b0, s[r][1] += b1;
   }
-  if (relu)
+  if (relu)  // a NaN stays NaN, as in PyTorch
     for (int r = 0; r < R; ++r)
-      for (V8 &v : s[r]) v = __builtin_elementwise_max(v, V8{});
+      for (V8 &v : s[r]) v = v < V8{} ? V8{} : v;
   for (int r = 0; r < R; ++r) {
     store(c + r * ldc, s[r][0]);
     store(c + r * ldc + 8, s[r][1]);

@@ -96,6 +96,25 @@ TEST(CpuGemm, ConstantWeightProductsOnThreads) {
   }
 }
 
+// ReLU keeps a NaN (PyTorch's relu does), and a NaN in one row of A
+// reaches only that row.
+TEST(CpuGemm, ReluKeepsNaN) {
+  const int64_t m = 7, n = 20, k = 5;
+  std::vector<float> a = randomData(size_t(m * k), 5), w = randomData(size_t(k * n), 6), d(size_t(m * n));
+  a[size_t(3 * k + 2)] = std::nanf("");
+  kiln::cpu::MklProduct p{m, n, k, a.data(), k, 1, w.data(), n, 1, d.data(), n, 1, nullptr, 0, true, true};
+  ASSERT_TRUE(kiln::cpu::constWeightGemm(p, 1));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const float v = d[size_t(i * n + j)];
+      if (i == 3)
+        EXPECT_TRUE(std::isnan(v)) << "column " << j;
+      else
+        EXPECT_TRUE(v >= 0.0f) << "row " << i << " column " << j;
+    }
+  kiln::cpu::forgetWeights();
+}
+
 // Layouts the kernel does not read are declined, for oneMKL or oneDNN.
 TEST(CpuGemm, DeclinesStridedRows) {
   std::vector<float> a(64), w(64), d(64);
