@@ -13,7 +13,7 @@
 // AVX2+FMA and baseline x86-64 (target_clones), like Winograd.cpp, whose
 // product kernel has the same shape.
 #include "Gemm.h"
-#include "OpenMPTeam.h"
+#include "Threads.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -199,18 +199,21 @@ bool constWeightGemm(const MklProduct &p, int threads) {
   const Job job{p.a,   p.m == 1 ? p.k : p.aRow, packed->data, p.n, p.k, p.d, p.m == 1 ? p.n : p.dRow,
                 p.bias ? bias.data() : nullptr, p.overwrite, p.relu};
   // Columns shared out in whole panels where each thread gets a few, else
-  // rows in whole tiles; each thread at least kMinWork multiply-adds.
+  // rows in whole tiles; each thread at least kMinWork multiply-adds. On
+  // the model call's threads (parallelFor: its OpenMP team, or its oneTBB
+  // arena when the team was not adopted), so a busy machine still gets them.
   const int64_t useful = std::min<int64_t>(threads, p.m * p.n * p.k / kMinWork);
   const int64_t rowTiles = (p.m + kTileRows - 1) / kTileRows;
-  if (useful >= 2 && panels >= 4 * useful &&
-      openmpParallelFor(static_cast<int>(useful), panels, useful,
-                        [&](int64_t lo, int64_t hi) { runBlock(job, 0, p.m, lo, hi); }))
+  if (useful >= 2 && panels >= 4 * useful) {
+    parallelFor(panels, panels / useful, [&](int64_t lo, int64_t hi) { runBlock(job, 0, p.m, lo, hi); });
     return true;
-  if (useful >= 2 && rowTiles >= 2 * useful &&
-      openmpParallelFor(static_cast<int>(useful), rowTiles, useful, [&](int64_t lo, int64_t hi) {
-        runBlock(job, lo * kTileRows, std::min(p.m, hi * kTileRows), 0, panels);
-      }))
+  }
+  if (useful >= 2 && rowTiles >= 2 * useful) {
+    parallelFor(rowTiles, rowTiles / useful, [&](int64_t lo, int64_t hi) {
+      runBlock(job, lo * kTileRows, std::min(p.m, hi * kTileRows), 0, panels);
+    });
     return true;
+  }
   runBlock(job, 0, p.m, 0, panels);
   return true;
 }

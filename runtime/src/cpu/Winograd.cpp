@@ -18,7 +18,7 @@
 // of about 1e-6 to 1e-5 against 1e-7), well inside what a float32 model's
 // comparison allows.
 #include "Winograd.h"
-#include "OpenMPTeam.h"
+#include "Threads.h"
 
 #include "kiln/abi/cpu_calls.h"
 
@@ -272,7 +272,12 @@ void runWinograd(const WinogradConv &cv, int threads) {
                panels * (share + 1) / shares, v.data(), m.data());
     }
   };
-  if (!(threads > 1 && items > 1 && openmpParallelFor(threads, items, items, work))) work(0, items);
+  // On the model call's threads (its OpenMP team, or its oneTBB arena where
+  // the team was not adopted: a busy machine).
+  if (threads > 1 && items > 1)
+    parallelFor(items, 1, work);
+  else
+    work(0, items);
 }
 
 void forgetWinogradWeights() {

@@ -84,11 +84,12 @@ TEST(CpuGemm, ConstantWeightProducts) {
   check({3, 33, 1600, true, true, true, true, 1});  // three passes of k
 }
 
-// Large enough to share: columns in whole panels over the team (many
-// panels), else rows in whole tiles (few panels); two and three threads,
-// results equal to one thread's reference.
+// Large enough to share: columns in whole panels (many panels), else rows
+// in whole tiles (few panels), on the caller's threads (the OpenMP team
+// that comes with oneDNN, or oneTBB's); two and three threads, results
+// equal to one thread's reference.
 TEST(CpuGemm, ConstantWeightProductsOnThreads) {
-  kiln::cpu::dnnl();  // the OpenMP team the product is shared on comes with oneDNN
+  kiln::cpu::dnnl();
   for (int threads : {2, 3}) {
     check({64, 300, 769, true, true, true, true, threads});    // columns
     check({200, 40, 800, false, false, true, false, threads});  // rows
