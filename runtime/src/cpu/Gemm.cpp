@@ -202,14 +202,17 @@ bool constWeightGemm(const MklProduct &p, int threads) {
   // rows in whole tiles; each thread at least kMinWork multiply-adds. On
   // the model call's threads (parallelFor: its OpenMP team, or its oneTBB
   // arena when the team was not adopted), so a busy machine still gets them.
+  // A few pieces a thread, handed out as threads ask, so that one the OS
+  // delays leaves its share to the others: every piece reads all of A
+  // anyway (once per panel), so smaller pieces cost nothing more.
   const int64_t useful = std::min<int64_t>(threads, p.m * p.n * p.k / kMinWork);
   const int64_t rowTiles = (p.m + kTileRows - 1) / kTileRows;
   if (useful >= 2 && panels >= 4 * useful) {
-    parallelFor(panels, panels / useful, [&](int64_t lo, int64_t hi) { runBlock(job, 0, p.m, lo, hi); });
+    parallelFor(panels, panels / (4 * useful), [&](int64_t lo, int64_t hi) { runBlock(job, 0, p.m, lo, hi); });
     return true;
   }
   if (useful >= 2 && rowTiles >= 2 * useful) {
-    parallelFor(rowTiles, rowTiles / useful, [&](int64_t lo, int64_t hi) {
+    parallelFor(rowTiles, rowTiles / (2 * useful), [&](int64_t lo, int64_t hi) {
       runBlock(job, lo * kTileRows, std::min(p.m, hi * kTileRows), 0, panels);
     });
     return true;
