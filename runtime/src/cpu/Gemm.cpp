@@ -7,9 +7,9 @@
 // of each of the six rows of A, read where A lies (rows lda apart), and adds
 // its products with the panel's two vectors. A pass covers at most 768 of k
 // (the panel's slice, 48 KB, stays in L1 and L2 while every row tile of a
-// column block reads it; the block's rows of A, up to 197 x 768 floats in a
-// transformer, stay in L2); the first pass starts from zero or from d, the
-// last adds the bias and applies the ReLU before its one store. Built for
+// column block reads it; A, read once per panel and pass, streams from L2
+// and L3); the first pass starts from zero or from d, the last adds the
+// bias and applies the ReLU before its one store. Built for
 // AVX2+FMA and baseline x86-64 (target_clones), like Winograd.cpp, whose
 // product kernel has the same shape.
 #include "Gemm.h"
