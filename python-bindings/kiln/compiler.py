@@ -490,7 +490,8 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
         key = cache.key_for(pt2, opts)
         so = output
         if so is None:
-            hit = cache.lookup(key) if use_cache else None
+            # Recording for another target, nothing is loaded here.
+            hit = cache.lookup(key) if use_cache and not offline.record_target() else None
             if hit:
                 try:
                     m = Module(hit, held if held is not None else pt2 if weights == "external" else None,
@@ -505,6 +506,9 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
             msg = cache.failure(key)
             raise CompileError(msg + " (kiln.offline's compile of this program)", [msg])
         recorded = offline.record(key, pt2, opts) if offline.record_dir() else None
+        if recorded and offline.record_target():
+            raise NotCompiled(f"program {key} recorded in {recorded} for target {target} "
+                              "(KILN_RECORD_TARGET): not compiled in this run", recorded)
         if not cache.compiler_available():
             raise NotCompiled(
                 f"kiln-compile is not installed here and program {key} is not in the cache "

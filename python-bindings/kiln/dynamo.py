@@ -35,7 +35,7 @@ import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import compiler, training_graphs, weight_binding
+from . import compiler, offline, training_graphs, weight_binding
 
 _graph_ids = itertools.count()
 _explanations: List[Dict[str, Any]] = []
@@ -311,15 +311,16 @@ def _export(gm, example_inputs, plan: _Plan, frozen: Sequence[int] = (), placeho
 
 def _target_of(example_inputs) -> str:
     """Where the graph runs: "cuda" when its tensors are on an NVIDIA GPU, "cpu"
-    when on the CPU; _Unsupported for a mix or another device."""
+    when on the CPU (or the target KILN_RECORD_TARGET records for);
+    _Unsupported for a mix or another device."""
     devices = {x.device.type for x in example_inputs if _is_tensor(x)}
     if devices <= {"cpu"}:
-        return "cpu"
+        return offline.record_target() or "cpu"
     if devices == {"cuda"}:
         import torch
         if getattr(torch.version, "hip", None):
             raise _Unsupported("a tensor on a ROCm GPU: the kiln backend runs on the CPU and NVIDIA GPUs")
-        return "cuda"
+        return offline.record_target() or "cuda"
     raise _Unsupported(f"tensors on {', '.join(sorted(devices))}: the kiln backend takes a graph "
                        "whose tensors are all on the CPU or all on the GPU")
 
@@ -361,7 +362,13 @@ def _export_checked(gm, example_inputs, debug: Optional[str], kind: str = ""):
         weight_binding.can_hold([example_inputs[plan.tensor_positions[k]] for k in frozen])
     if not held and not _freezing():
         frozen = []
-    ep = export(gm, example_inputs, plan, frozen, held)
+    try:
+        ep = export(gm, example_inputs, plan, frozen, held)
+    except Exception:  # noqa: BLE001 - a graph the placeholders' strides do not suit
+        if not held:
+            raise
+        frozen, held = [], False
+        ep = export(gm, example_inputs, plan)
     if frozen and _writes_frozen(ep):
         # The graph writes one of them (batch norm's running statistics in
         # training mode): nothing is frozen or held, every input stays an input.
@@ -543,7 +550,7 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
     if kiln cannot differentiate the graph."""
     gid, debug, entry = _new_entry(gm, "training")
     try:
-        plan, ep, _ = _export_checked(gm, example_inputs, debug)
+        plan, ep, _, _ = _export_checked(gm, example_inputs, debug)
         # Gradients reach Dynamo's graph inputs only: a parameter the graph holds
         # itself (not lifted to an input) would silently get none.
         import torch

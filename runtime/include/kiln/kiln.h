@@ -199,13 +199,13 @@ typedef struct kiln_model_options_t {
    * weights (instead of weights_path): num_weights state-dict names and
    * tensors, one for every weight of the model. Each tensor is contiguous,
    * of the weight's dtype and shape, on the CPU or (a GPU model) on its
-   * device, and is bound where it is: the model reads it in place on every
-   * run, writes the updates the program makes to it there, and holds a
-   * reference to it. The tensors the model derives from weights at load
-   * (batch norm folded into a convolution, stacked linear weights, permuted
-   * layouts) are computed from their values now: a caller that changes such
-   * a weight loads the model again to see it. A device tensor must be ready
-   * (the load reads it on the runtime's own stream). */
+   * device, and is bound where it is: the model passes it to its code in
+   * place, writes the updates the program makes to it there, and holds a
+   * reference to it. What is made from weights once (batch norm folded into
+   * a convolution, stacked linear weights, permuted layouts, the CPU
+   * library's reordered copies) is made from their values at load: a caller
+   * that writes a weight loads the model again to see the change. A device
+   * tensor must be ready (the load reads it on the runtime's own stream). */
   const char *const *weight_names;
   const kiln_tensor_t *weight_tensors;
   size_t num_weights;
