@@ -107,6 +107,7 @@ def held_runner(module, plan, static: Sequence[int], example_inputs) -> Callable
     note(list(example_inputs))  # what compile loaded the module over
 
     def run(*args):
+        args = list(args)
         if not same_addresses(args, state["ptrs"], static_args) or \
                 sum(map(version, held(args))) != state["version"]:
             module.reload_weights({n: t.detach() for n, t in zip(names, held(args))})

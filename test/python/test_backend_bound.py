@@ -138,7 +138,7 @@ def test_caller_weights_through_kiln_compile_and_their_errors():
     missing.pop("fc.bias")
     with pytest.raises(kiln.KilnError, match="weight 'fc.bias' is not among"):
         kiln.load(m.path, weights=missing)
-    with pytest.raises(kiln.KilnError, match=r"'fc.bias' is torch.float32 \[4\], expected torch.float32 \[5\]"):
+    with pytest.raises(kiln.KilnError, match=r"'fc.bias' is f32 \[4\], expected f32 \[5\]"):
         kiln.load(m.path, weights={**state, "fc.bias": torch.zeros(4)})
     with pytest.raises(kiln.KilnError, match="has no weight named 'extra'"):
         kiln.load(m.path, weights={**state, "extra": torch.zeros(1)})

@@ -403,17 +403,17 @@ TEST(ModelLoad, CallerWeightsAreBoundInPlace) {
   kiln_tensor_t wrong = f32({9});
   const char *other[] = {"l3.weight"};
   o.weight_names = other;
-  st = load(KILN_FAKE_MODEL_EXTERNAL, &o);
-  EXPECT_EQ(st.code(), KILN_STATUS_NOT_FOUND);
-  EXPECT_NE(st.message().find("weight 'l3.bias' is not among the 1 weights given"), std::string::npos)
-      << st.message();
+  Status missing = load(KILN_FAKE_MODEL_EXTERNAL, &o);
+  EXPECT_EQ(missing.code(), KILN_STATUS_NOT_FOUND);
+  EXPECT_NE(missing.message().find("weight 'l3.bias' is not among the 1 weights given"), std::string::npos)
+      << missing.message();
   o.weight_names = names;
   o.weight_tensors = &wrong;
-  st = load(KILN_FAKE_MODEL_EXTERNAL, &o);
-  EXPECT_EQ(st.code(), KILN_STATUS_INVALID_ARGUMENT);
-  EXPECT_NE(st.message().find("the weight given as 'l3.bias' is torch.float32 [9], expected torch.float32 [10]"),
+  Status shape = load(KILN_FAKE_MODEL_EXTERNAL, &o);
+  EXPECT_EQ(shape.code(), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(shape.message().find("the weight given as 'l3.bias' is f32 [9], expected f32 [10]"),
             std::string::npos)
-      << st.message();
+      << shape.message();
   o.weight_tensors = &bias;
   EXPECT_EQ(load(KILN_FAKE_MODEL, &o).code(), KILN_STATUS_FAILED_PRECONDITION);
   std::string weights = std::string(KILN_TEST_CORPUS) + "/mlp/model.core.pt2";
