@@ -77,7 +77,11 @@ def build(out, args):
         ep = torch.export.export(m, (x,))
         d = os.path.join(out, act)
         os.makedirs(d, exist_ok=True)
-        kiln.compile(ep, target="cuda", grad=True, weights="external", output=os.path.join(d, "model.so"))
+        # Compiled only: a CUDA model cannot be loaded here.
+        torch.export.save(ep, os.path.join(d, "model.pt2"))
+        kiln.compiler.compile_file(os.path.join(d, "model.pt2"), os.path.join(d, "model.so"), target="cuda",
+                                   weights="external", extra_args=["--grad"])
+        os.remove(os.path.join(d, "model.pt2"))
         with open(os.path.join(d, "weights.json"), "w") as f:
             json.dump(list(ep.state_dict) + list(ep.constants), f)
         print("built", d, flush=True)
