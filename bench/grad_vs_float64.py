@@ -79,8 +79,10 @@ def build(out, args):
         os.makedirs(d, exist_ok=True)
         # Compiled only: a CUDA model cannot be loaded here.
         torch.export.save(ep, os.path.join(d, "model.pt2"))
+        # PyTorch's TF32 flags (off above), as the Dynamo backend passes them.
+        tf32 = "conv" if torch.backends.cudnn.allow_tf32 else "none"
         kiln.compiler.compile_file(os.path.join(d, "model.pt2"), os.path.join(d, "model.so"), target="cuda",
-                                   weights="external", extra_args=["--grad"])
+                                   weights="external", extra_args=["--grad", f"--cuda-tf32={tf32}"])
         os.remove(os.path.join(d, "model.pt2"))
         with open(os.path.join(d, "weights.json"), "w") as f:
             json.dump(list(ep.state_dict) + list(ep.constants), f)

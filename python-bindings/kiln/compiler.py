@@ -126,10 +126,13 @@ def compile_file(pt2: str, output: str, *, target: str = "cpu", weights: str = "
 
 
 def derivative_args(options: Dict[str, Any]) -> List[str]:
-    """The kiln-compile flags of a request's derivative options (grad, split)."""
+    """The kiln-compile flags of a request's options beyond target, weights and
+    plugins: the derivative ones (grad, split) and cuda_tf32."""
     args = ["--grad"] if options.get("grad") else []
     if options.get("split"):
         args.append(f"--split={options['split']}")
+    if options.get("cuda_tf32"):
+        args.append(f"--cuda-tf32={options['cuda_tf32']}")
     return args
 
 
@@ -424,7 +427,7 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
             dynamic_shapes: Any = None, output: Optional[str] = None, weights: Any = "embed",
             plugins: Sequence[str] = (), use_cache: bool = True,
             debug_dir: Optional[str] = None, grad: bool = False,
-            split: Optional[str] = None) -> Module:
+            split: Optional[str] = None, cuda_tf32: Optional[str] = None) -> Module:
     """Compiles `program` and loads it.
 
     program: a path to a .pt2 (or .mlir) file, a torch.export.ExportedProgram, or an
@@ -446,6 +449,9 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
     "residuals/<i>", "residuals/input<k>" for the forward's input k,
     "residuals/output<k>" for its output k) and one cotangent per output and
     returns the gradients.
+    cuda_tf32: with target="cuda", which float32 library calls may multiply in
+    TF32: "conv", "all" or "none" (kiln-compile --cuda-tf32; None: its default,
+    "conv"). The Dynamo backend passes PyTorch's own flags.
     Raises CompileError naming the op and the Python line of anything kiln cannot compile.
     """
     if target not in ("cpu", "cuda", "rocm"):
@@ -487,6 +493,10 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
             opts["grad"] = True
         if split:
             opts["split"] = split
+        if cuda_tf32 is not None and target == "cuda":
+            if cuda_tf32 not in ("conv", "all", "none"):
+                raise ValueError(f"cuda_tf32={cuda_tf32!r}: 'conv', 'all' or 'none'")
+            opts["cuda_tf32"] = cuda_tf32
         key = cache.key_for(pt2, opts)
         so = output
         if so is None:

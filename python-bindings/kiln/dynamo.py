@@ -325,6 +325,21 @@ def _target_of(example_inputs) -> str:
                        "whose tensors are all on the CPU or all on the GPU")
 
 
+def _compile_kw(example_inputs) -> Dict[str, Any]:
+    """The target and, on CUDA, the TF32 policy PyTorch's flags set for this
+    process (torch.backends.cudnn.allow_tf32 for convolutions,
+    torch.backends.cuda.matmul.allow_tf32 for matmuls), as eager and Inductor
+    follow them: kiln's float32 convolutions and matmuls multiply in TF32 only
+    where PyTorch's would. kiln-compile cannot allow matmuls alone: that case
+    keeps both in float32."""
+    target = _target_of(example_inputs)
+    if target != "cuda":
+        return {"target": target}
+    import torch
+    conv, mm = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    return {"target": target, "cuda_tf32": "all" if conv and mm else "conv" if conv else "none"}
+
+
 def _writes_frozen(ep) -> bool:
     """Whether the program writes one of its frozen buffers: a buffer mutation
     in its signature, or an op that writes an argument in place (batch norm's
@@ -425,7 +440,7 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
         plan, ep, frozen, held = _export_checked(gm, example_inputs, debug, kind)
         weights = {weight_binding.held_name(k): example_inputs[plan.tensor_positions[k]].detach()
                    for k in frozen} if held else "embed"
-        module = compiler.compile(ep, target=_target_of(example_inputs), use_cache=debug is None,
+        module = compiler.compile(ep, **_compile_kw(example_inputs), use_cache=debug is None,
                                   debug_dir=os.path.join(debug, "kiln_ir") if debug else None,
                                   weights=weights)
     except (compiler.CompileError, _Unsupported, Exception) as e:  # noqa: B014
@@ -559,7 +574,7 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
             p = ep.state_dict.get(name)
             if p is not None and p.requires_grad:
                 raise _Unsupported(f"parameter '{name}' is held by the graph, not passed in")
-        kw = dict(use_cache=debug is None, target=_target_of(example_inputs))
+        kw = dict(use_cache=debug is None, **_compile_kw(example_inputs))
         split = None
         try:
             if not _options.get("split", True):
