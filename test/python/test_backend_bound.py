@@ -95,6 +95,26 @@ def test_parameters_and_buffers_follow_in_place_updates(bind_weights):
     assert len(_entries(before)) == 1
 
 
+def test_untracked_tensors_are_bound_as_inputs():
+    # An inference tensor's writes are not counted (it has no version
+    # counter): the graph's parameters are bound as inputs, read in place.
+    model = _warm_model(6)
+    with torch.inference_mode():
+        var = torch.full((8,), 0.5)
+    model.bn.running_var = var
+    torch._dynamo.reset()
+    before = len(kiln.dynamo.explanations())
+    fn = torch.compile(model, backend="kiln")
+    x = torch.randn(2, 3, 10, 10)
+    _check(fn, model, x)
+    (entry,) = _entries(before)
+    assert entry["compiled"] and entry["held_weights"] == 0
+    assert entry["bound_inputs"] == len(list(model.parameters())) + 2
+    with torch.inference_mode():
+        var.mul_(2.0)
+    _check(fn, model, x)
+
+
 def test_held_weights_reload_only_when_written():
     model = _warm_model(4)
     torch._dynamo.reset()
