@@ -201,7 +201,8 @@ typedef struct kiln_model_options_t {
    * of the weight's dtype and shape, on the CPU or (a GPU model) on its
    * device, and is bound where it is: the model passes it to its code in
    * place, writes the updates the program makes to it there, and holds a
-   * reference to it. What is made from weights once (batch norm folded into
+   * reference to it (a host tensor given to a GPU model is copied to the
+   * device at load, and updates go to that copy). What is made from weights once (batch norm folded into
    * a convolution, stacked linear weights, permuted layouts, the CPU
    * library's reordered copies) is made from their values at load: a caller
    * that writes a weight loads the model again to see the change. A device
