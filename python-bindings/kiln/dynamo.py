@@ -379,9 +379,11 @@ def _export_checked(gm, example_inputs, debug: Optional[str], kind: str = ""):
         frozen = []
     try:
         ep = export(gm, example_inputs, plan, frozen, held)
-    except Exception:  # noqa: BLE001 - a graph the placeholders' strides do not suit
+    except Exception as e:  # noqa: BLE001 - a graph the placeholders' strides do not suit
         if not held:
             raise
+        warnings.warn(f"kiln: the graph's parameters are bound as inputs, not held as weights: exporting "
+                      f"it with placeholders failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
         frozen, held = [], False
         ep = export(gm, example_inputs, plan)
     if frozen and _writes_frozen(ep):
