@@ -126,10 +126,13 @@ def compile_file(pt2: str, output: str, *, target: str = "cpu", weights: str = "
 
 
 def derivative_args(options: Dict[str, Any]) -> List[str]:
-    """The kiln-compile flags of a request's derivative options (grad, split)."""
+    """The kiln-compile flags of a request's options beyond target, weights and
+    plugins: the derivative ones (grad, split) and cuda_tf32."""
     args = ["--grad"] if options.get("grad") else []
     if options.get("split"):
         args.append(f"--split={options['split']}")
+    if options.get("cuda_tf32"):
+        args.append(f"--cuda-tf32={options['cuda_tf32']}")
     return args
 
 
@@ -148,14 +151,52 @@ class Module:
     keyword arguments, and the same result structure (tuples, lists, dicts) back.
     `run` always takes and returns flat lists."""
 
-    def __init__(self, path: str, weights: Optional[str] = None, plugins: Sequence[str] = (),
+    def __init__(self, path: str, weights: Any = None, plugins: Sequence[str] = (),
                  call_spec: Optional[CallSpec] = None):
         self.path = os.fspath(path)
-        self._model = _kiln.Model(self.path, weights, list(plugins))
+        self._plugins = list(plugins)
+        self._held: Dict[str, Any] = {}
+        self._model = self._load(weights)
         self.call_spec = call_spec
         self.device = self._model.device
         # CUDA graphs (the runtime's default): off with KILN_CUDA_GRAPHS=0.
         self.cuda_graphs = os.environ.get("KILN_CUDA_GRAPHS", "1") not in ("0", "")
+
+    def _load(self, weights: Any):
+        """The runtime's model of self.path: weights embedded, read from a .pt2
+        path, or a dict of the caller's torch tensors by state-dict name."""
+        if not isinstance(weights, dict):
+            return _kiln.Model(self.path, weights, self._plugins)
+        devices = {t.device.type for t in weights.values()}
+        if len(devices) > 1:
+            raise _kiln.KilnError(f"kiln.load: weights on {', '.join(sorted(devices))}; give them on one device")
+        device = devices.pop() if devices else "cpu"
+        for name, t in weights.items():
+            if not t.is_contiguous():
+                raise _kiln.KilnError(f"kiln.load: weight '{name}' is not contiguous")
+        if device != "cpu":
+            import torch
+            torch.cuda.current_stream().synchronize()  # the load reads them on the runtime's stream
+        names = list(weights)
+        model = _kiln.Model(self.path, None, self._plugins, names,
+                            [weights[n].data_ptr() for n in names],
+                            [list(weights[n].shape) for n in names],
+                            [_dtype_name(weights[n].dtype) for n in names], device)
+        self._held = dict(weights)  # the model reads them in place
+        return model
+
+    def reload_weights(self, weights: Dict[str, Any]) -> None:
+        """Loads the model again over the caller's tensors `weights` (as
+        kiln.load takes them), so that what it derives from them at load (batch
+        norms folded into convolutions, stacked linear weights, permuted
+        layouts) is computed from their values now. The previous model is
+        freed first, after the GPU work queued on PyTorch's stream."""
+        if self.device != "cpu":
+            import torch
+            torch.cuda.current_stream().synchronize()
+        self._model = None
+        self._held = {}
+        self._model = self._load(weights)
 
     @property
     def inputs(self):
@@ -327,9 +368,12 @@ def _side_stream(device: Any) -> Any:
     return s
 
 
-def load(path: str, weights: Optional[str] = None, plugins: Sequence[str] = ()) -> Module:
-    """Loads a compiled model (.so). `weights`: the .pt2 to read weights from when
-    it was compiled with weights='external'."""
+def load(path: str, weights: Any = None, plugins: Sequence[str] = ()) -> Module:
+    """Loads a compiled model (.so). `weights`, for one compiled with
+    weights='external': the .pt2 to read them from, or a dict of torch tensors
+    by state-dict name (contiguous, on the CPU or the model's GPU), which the
+    model reads in place (Module.reload_weights recomputes what it derives
+    from them at load)."""
     return Module(path, weights, plugins)
 
 
@@ -380,10 +424,10 @@ def _point_traces_at(program: Any, fn: Any) -> None:
 
 
 def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Sequence[Any]] = None,
-            dynamic_shapes: Any = None, output: Optional[str] = None, weights: str = "embed",
+            dynamic_shapes: Any = None, output: Optional[str] = None, weights: Any = "embed",
             plugins: Sequence[str] = (), use_cache: bool = True,
             debug_dir: Optional[str] = None, grad: bool = False,
-            split: Optional[str] = None) -> Module:
+            split: Optional[str] = None, cuda_tf32: Optional[str] = None) -> Module:
     """Compiles `program` and loads it.
 
     program: a path to a .pt2 (or .mlir) file, a torch.export.ExportedProgram, or an
@@ -391,7 +435,10 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
     torch.export.export(program, example_inputs, dynamic_shapes=dynamic_shapes)).
     output: where to keep the .so (default: the compile cache, KILN_CACHE_DIR).
     weights: 'embed' (default) or 'external' (then the returned module reads them
-    from the .pt2, which must stay where it is).
+    from the .pt2, which must stay where it is), or a dict of the caller's torch
+    tensors by state-dict name: compiled as 'external' and bound in place (see
+    kiln.load; the program's own weight values are not read, so it may hold
+    placeholders of the right shapes).
     grad: compile the value and gradient (kiln-compile --grad, docs/autograd.md):
     the module takes the inputs plus one cotangent per output and returns the
     outputs, then the gradients of sum(output * cotangent) with respect to every
@@ -402,10 +449,18 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
     "residuals/<i>", "residuals/input<k>" for the forward's input k,
     "residuals/output<k>" for its output k) and one cotangent per output and
     returns the gradients.
+    cuda_tf32: with target="cuda", which float32 library calls may multiply in
+    TF32: "conv", "all" or "none" (kiln-compile --cuda-tf32; None: its default,
+    "conv"). The Dynamo backend passes PyTorch's own flags.
     Raises CompileError naming the op and the Python line of anything kiln cannot compile.
     """
     if target not in ("cpu", "cuda", "rocm"):
         raise ValueError(f"unknown target {target!r} (cpu, cuda or rocm)")
+    held = weights if isinstance(weights, dict) else None
+    if held is not None:
+        weights = "external"
+    if weights not in ("embed", "external"):
+        raise ValueError(f"weights={weights!r}: 'embed', 'external' or a dict of tensors")
     if split not in (None, "forward", "backward") or (split and not grad):
         raise ValueError(f"split={split!r}: 'forward' or 'backward', with grad=True")
     with tempfile.TemporaryDirectory(prefix="kiln-") as tmp:
@@ -438,14 +493,19 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
             opts["grad"] = True
         if split:
             opts["split"] = split
+        if cuda_tf32 is not None and target == "cuda":
+            if cuda_tf32 not in ("conv", "all", "none"):
+                raise ValueError(f"cuda_tf32={cuda_tf32!r}: 'conv', 'all' or 'none'")
+            opts["cuda_tf32"] = cuda_tf32
         key = cache.key_for(pt2, opts)
         so = output
         if so is None:
-            hit = cache.lookup(key) if use_cache else None
+            # Recording for another target, nothing is loaded here.
+            hit = cache.lookup(key) if use_cache and not offline.record_target() else None
             if hit:
                 try:
-                    m = Module(hit, pt2 if weights == "external" else None, plugins,
-                               None if grad else call_spec)
+                    m = Module(hit, held if held is not None else pt2 if weights == "external" else None,
+                               plugins, None if grad else call_spec)
                     _count("cache_hits")
                     return m
                 except _kiln.KilnError:
@@ -456,6 +516,9 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
             msg = cache.failure(key)
             raise CompileError(msg + " (kiln.offline's compile of this program)", [msg])
         recorded = offline.record(key, pt2, opts) if offline.record_dir() else None
+        if recorded and offline.record_target():
+            raise NotCompiled(f"program {key} recorded in {recorded} for target {target} "
+                              "(KILN_RECORD_TARGET): not compiled in this run", recorded)
         if not cache.compiler_available():
             raise NotCompiled(
                 f"kiln-compile is not installed here and program {key} is not in the cache "
@@ -466,5 +529,5 @@ def compile(program: Any, target: str = "cpu", *, example_inputs: Optional[Seque
                      dump_dir=debug_dir, extra_args=derivative_args(opts))
         if output is None:
             so = cache.store(key, so) if use_cache else cache.keep(so)
-        return Module(so, pt2 if weights == "external" else None, plugins,
+        return Module(so, held if held is not None else pt2 if weights == "external" else None, plugins,
                       None if grad else call_spec)

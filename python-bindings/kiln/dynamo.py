@@ -35,7 +35,7 @@ import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import compiler, training_graphs
+from . import compiler, offline, training_graphs, weight_binding
 
 _graph_ids = itertools.count()
 _explanations: List[Dict[str, Any]] = []
@@ -260,10 +260,12 @@ def _lower_functorch(gm, example_inputs):
         return make_fx(gm, decomposition_table=decomps, tracing_mode="real")(*inputs)
 
 
-def _export(gm, example_inputs, plan: _Plan, frozen: Sequence[int] = ()):
+def _export(gm, example_inputs, plan: _Plan, frozen: Sequence[int] = (), placeholders: bool = False):
     """The graph as an ExportedProgram taking its tensor inputs; those in
     `frozen` (indices into plan.tensor_positions) are not inputs but buffers of
-    the exported module, holding their values now: constants to the compiler."""
+    the exported module, holding their values now (constants to the compiler),
+    or with `placeholders`, tensors of their shapes that kiln binds at load
+    (weight_binding)."""
     import torch
     from torch.export import Dim
 
@@ -278,12 +280,13 @@ def _export(gm, example_inputs, plan: _Plan, frozen: Sequence[int] = ()):
             super().__init__()
             self.gm = gm
             for k in frozen:
-                value = example_inputs[plan.tensor_positions[k]].detach().to("cpu", copy=True)
-                self.register_buffer(f"kiln_frozen_{k}", value)
+                x = example_inputs[plan.tensor_positions[k]]
+                value = weight_binding.placeholder(x) if placeholders else x.detach().to("cpu", copy=True)
+                self.register_buffer(weight_binding.held_name(k), value)
 
         def forward(self, *free):
             it = iter(free)
-            tensors = [getattr(self, f"kiln_frozen_{k}") if k in frozen_set else next(it)
+            tensors = [getattr(self, weight_binding.held_name(k)) if k in frozen_set else next(it)
                        for k in range(count)]
             # Run node by node with each Dynamo node's metadata current, so the
             # exported nodes keep the user's stack traces (kiln's errors then name
@@ -308,17 +311,33 @@ def _export(gm, example_inputs, plan: _Plan, frozen: Sequence[int] = ()):
 
 def _target_of(example_inputs) -> str:
     """Where the graph runs: "cuda" when its tensors are on an NVIDIA GPU, "cpu"
-    when on the CPU; _Unsupported for a mix or another device."""
+    when on the CPU (or the target KILN_RECORD_TARGET records for);
+    _Unsupported for a mix or another device."""
     devices = {x.device.type for x in example_inputs if _is_tensor(x)}
     if devices <= {"cpu"}:
-        return "cpu"
+        return offline.record_target() or "cpu"
     if devices == {"cuda"}:
         import torch
         if getattr(torch.version, "hip", None):
             raise _Unsupported("a tensor on a ROCm GPU: the kiln backend runs on the CPU and NVIDIA GPUs")
-        return "cuda"
+        return offline.record_target() or "cuda"
     raise _Unsupported(f"tensors on {', '.join(sorted(devices))}: the kiln backend takes a graph "
                        "whose tensors are all on the CPU or all on the GPU")
+
+
+def _compile_kw(example_inputs) -> Dict[str, Any]:
+    """The target and, on CUDA, the TF32 policy PyTorch's flags set for this
+    process (torch.backends.cudnn.allow_tf32 for convolutions,
+    torch.backends.cuda.matmul.allow_tf32 for matmuls), as eager and Inductor
+    follow them: kiln's float32 convolutions and matmuls multiply in TF32 only
+    where PyTorch's would. kiln-compile cannot allow matmuls alone: that case
+    keeps both in float32."""
+    target = _target_of(example_inputs)
+    if target != "cuda":
+        return {"target": target}
+    import torch
+    conv, mm = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    return {"target": target, "cuda_tf32": "all" if conv and mm else "conv" if conv else "none"}
 
 
 def _writes_frozen(ep) -> bool:
@@ -342,22 +361,35 @@ def _writes_frozen(ep) -> bool:
 
 
 def _export_checked(gm, example_inputs, debug: Optional[str], kind: str = ""):
-    """The graph's plan, ExportedProgram and frozen inputs (indices into the
-    plan's tensor positions: with the "freezing" option, an inference graph's
-    static inputs that it does not mutate); raises _Unsupported for what the
-    backend cannot take (tensors on two devices, a non-tensor output)."""
+    """The graph's plan, ExportedProgram, the inputs that are buffers of the
+    program instead (indices into the plan's tensor positions: an inference
+    graph's static inputs that it does not write) and whether those are held
+    (bound at load, weight_binding) rather than frozen; raises _Unsupported for
+    what the backend cannot take (tensors on two devices, a non-tensor output)."""
     _target_of(example_inputs)
     plan = _Plan(gm, example_inputs)
     t0 = time.perf_counter()
     import torch._dynamo
     export = torch._dynamo.disable(_export)
-    frozen = _static_inputs(gm, example_inputs, plan.tensor_positions) \
-        if kind == "inference" and _freezing() else []
-    ep = export(gm, example_inputs, plan, frozen)
+    frozen = weight_binding.static_inputs(gm, example_inputs, plan.tensor_positions) \
+        if kind == "inference" else []
+    held = bool(frozen) and not _freezing() and _options.get("bind_weights", True) and \
+        weight_binding.can_hold([example_inputs[plan.tensor_positions[k]] for k in frozen])
+    if not held and not _freezing():
+        frozen = []
+    try:
+        ep = export(gm, example_inputs, plan, frozen, held)
+    except Exception as e:  # noqa: BLE001 - a graph the placeholders' strides do not suit
+        if not held:
+            raise
+        warnings.warn(f"kiln: the graph's parameters are bound as inputs, not held as weights: exporting "
+                      f"it with placeholders failed: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+        frozen, held = [], False
+        ep = export(gm, example_inputs, plan)
     if frozen and _writes_frozen(ep):
         # The graph writes one of them (batch norm's running statistics in
-        # training mode): nothing is frozen, every input stays an input.
-        frozen = []
+        # training mode): nothing is frozen or held, every input stays an input.
+        frozen, held = [], False
         ep = export(gm, example_inputs, plan)
     compiler._record("export", time.perf_counter() - t0)
     for spec in ep.graph_signature.output_specs:
@@ -366,7 +398,7 @@ def _export_checked(gm, example_inputs, debug: Optional[str], kind: str = ""):
     if debug:
         with open(os.path.join(debug, "exported_program.txt"), "w") as f:
             f.write(str(ep))
-    return plan, ep, frozen
+    return plan, ep, frozen, held
 
 
 def _new_entry(gm, kind: str):
@@ -407,9 +439,12 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     gid, debug, entry = _new_entry(gm, kind)
     before = compiler.compile_times()
     try:
-        plan, ep, frozen = _export_checked(gm, example_inputs, debug, kind)
-        module = compiler.compile(ep, target=_target_of(example_inputs), use_cache=debug is None,
-                                  debug_dir=os.path.join(debug, "kiln_ir") if debug else None)
+        plan, ep, frozen, held = _export_checked(gm, example_inputs, debug, kind)
+        weights = {weight_binding.held_name(k): example_inputs[plan.tensor_positions[k]].detach()
+                   for k in frozen} if held else "embed"
+        module = compiler.compile(ep, **_compile_kw(example_inputs), use_cache=debug is None,
+                                  debug_dir=os.path.join(debug, "kiln_ir") if debug else None,
+                                  weights=weights)
     except (compiler.CompileError, _Unsupported, Exception) as e:  # noqa: B014
         if _strict() and not _recorded(e):
             raise
@@ -424,9 +459,15 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     if debug:
         _write_timings(debug, before)
 
-    entry["frozen_inputs"] = len(frozen)
+    entry["frozen_inputs"] = 0 if held else len(frozen)
+    entry["held_weights"] = len(frozen) if held else 0
     entry["module_inputs"] = len(module.inputs)
     entry["so"] = module.path
+    if held:
+        entry["bound_inputs"] = 0
+        run = weight_binding.held_runner(module, plan, frozen, example_inputs)
+        run._kiln_module = module
+        return run
     if frozen:
         taken = set(frozen)
         free = [i for k, i in enumerate(plan.tensor_positions) if k not in taken]
@@ -438,62 +479,15 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
         return run
 
     positions = plan.tensor_positions
-    static = _static_inputs(gm, example_inputs, positions) if kind == "inference" else []
+    static = weight_binding.static_inputs(gm, example_inputs, positions) if kind == "inference" else []
     entry["bound_inputs"] = len(static)
     if static:
-        run = _bound_runner(module, plan, static)
+        run = weight_binding.bound_runner(module, plan, static)
     else:
         def run(*args):
             return plan.outputs(module.run([args[i] for i in positions]))
 
     run._kiln_module = module  # for tests and debugging
-    return run
-
-
-def _static_inputs(gm, example_inputs, positions: Sequence[int]) -> List[int]:
-    """Which of the graph's tensor inputs (indices into `positions`) stay at
-    one address from call to call: the parameters and buffers Dynamo passes to
-    the graph (it marks them static, as it does for Inductor's CUDA graphs)."""
-    import torch
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    out = []
-    for k, i in enumerate(positions):
-        node = placeholders[i] if i < len(placeholders) else None
-        marked = (node.meta.get("tensor_dict") or {}).get("_dynamo_static_input_type") if node is not None else None
-        x = example_inputs[i]
-        if marked or getattr(x, "_dynamo_static_input_type", None) or isinstance(x, torch.nn.Parameter):
-            out.append(k)
-    return out
-
-
-def _bound_runner(module, plan: "_Plan", static: Sequence[int]) -> Callable:
-    """The call of an inference graph whose parameters and buffers (`static`)
-    are bound to the module once (compiler.Module.bind): each call passes only
-    the other inputs, after one check, in C++, that the static ones are still
-    at the addresses bound (a parameter replaced by another tensor is bound
-    again). A GPU model's CUDA graph reads them in place."""
-    import torch
-    positions = plan.tensor_positions
-    static_args = [positions[k] for k in static]
-    taken = set(static)
-    free_args = [positions[k] for k in range(len(positions)) if k not in taken]
-    same_addresses = torch._C._tensors_data_ptrs_at_indices_equal
-    state: Dict[str, Any] = {"ptrs": None, "bindable": True}
-
-    def run(*args):
-        args = list(args)
-        if state["ptrs"] is None or not same_addresses(args, state["ptrs"], static_args):
-            if state["bindable"]:
-                state["bindable"] = module.bind(static, [args[i] for i in static_args])
-            if not state["bindable"]:
-                state["ptrs"] = None
-                return plan.outputs(module.run([args[i] for i in positions]))
-            ptrs: List[Optional[int]] = [None] * len(args)
-            for i in static_args:
-                ptrs[i] = args[i].data_ptr()
-            state["ptrs"] = ptrs
-        return plan.outputs(module.run_bound([args[i] for i in free_args]))
-
     return run
 
 
@@ -573,7 +567,7 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
     if kiln cannot differentiate the graph."""
     gid, debug, entry = _new_entry(gm, "training")
     try:
-        plan, ep, _ = _export_checked(gm, example_inputs, debug)
+        plan, ep, _, _ = _export_checked(gm, example_inputs, debug)
         # Gradients reach Dynamo's graph inputs only: a parameter the graph holds
         # itself (not lifted to an input) would silently get none.
         import torch
@@ -582,7 +576,7 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
             p = ep.state_dict.get(name)
             if p is not None and p.requires_grad:
                 raise _Unsupported(f"parameter '{name}' is held by the graph, not passed in")
-        kw = dict(use_cache=debug is None, target=_target_of(example_inputs))
+        kw = dict(use_cache=debug is None, **_compile_kw(example_inputs))
         split = None
         try:
             if not _options.get("split", True):
@@ -690,6 +684,10 @@ OPTIONS = {
                 "kiln folds batch norms into convolutions and lays weights out at load; a "
                 "parameter changed after compiling is not seen (compile again). A graph that "
                 "writes one of them (batch norm in training mode) freezes nothing",
+    "bind_weights": "bool (default True): an inference graph's parameters and buffers are held as "
+                    "weights of the compiled model, bound in place at load (batch norms fold, "
+                    "weights are laid out), loaded again when one is written or moved; False: "
+                    "passed as inputs (bound once, nothing derived from them)",
     "split": "bool (default True): kiln's value and gradient cut into a forward that returns "
              "residuals and a backward that takes them; False: the backward runs the whole value "
              "and gradient, recomputing the forward (for comparison)",

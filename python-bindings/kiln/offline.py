@@ -40,6 +40,19 @@ def record_dir() -> Optional[str]:
     return d or None
 
 
+def record_target() -> Optional[str]:
+    """KILN_RECORD_TARGET (cpu, cuda or rocm), with KILN_RECORD_DIR: programs are
+    recorded for that target whatever device the run's tensors are on, and none
+    is compiled or loaded in this run (their graphs run in eager). A machine
+    without the GPU thus records for it: the backend exports every graph on CPU
+    stand-ins of its inputs, so the program and its key do not depend on the
+    device. None when unset."""
+    t = os.environ.get("KILN_RECORD_TARGET") or None
+    if t and t not in ("cpu", "cuda", "rocm"):
+        raise ValueError(f"KILN_RECORD_TARGET={t!r}: expected cpu, cuda or rocm")
+    return t if t and record_dir() else None
+
+
 def record(key: str, pt2: str, options: Dict[str, Any]) -> str:
     """Writes the program and its options under KILN_RECORD_DIR/<key>/ (atomically);
     returns that folder."""

@@ -171,8 +171,13 @@ using RngArray = nb::ndarray<int64_t, nb::shape<2>, nb::c_contig, nb::device::cp
 
 class Model {
 public:
-  Model(const std::string &path, std::optional<std::string> weights,
-        std::vector<std::string> plugins) {
+  /// Loads `path`; weights from the .pt2 `weights`, or, when `weightNames` is
+  /// not empty, the caller's tensors given as addresses, shapes and dtype names
+  /// on `weightDevice` (C-contiguous, kept alive by the caller while the model lives).
+  Model(const std::string &path, std::optional<std::string> weights, std::vector<std::string> plugins,
+        const std::vector<std::string> &weightNames, const std::vector<uintptr_t> &weightPtrs,
+        const std::vector<std::vector<int64_t>> &weightShapes, const std::vector<std::string> &weightDtypes,
+        const std::string &weightDevice) {
     kiln_model_options_t opts;
     kiln_model_options_init(&opts);
     if (weights)
@@ -182,7 +187,27 @@ public:
       ps.push_back(p.c_str());
     opts.plugin_paths = ps.data();
     opts.num_plugins = ps.size();
-    check(kiln_model_load(path.c_str(), &opts, &m_));
+    size_t nw = weightNames.size();
+    if (weightPtrs.size() != nw || weightShapes.size() != nw || weightDtypes.size() != nw)
+      raise("Model: " + std::to_string(nw) + " weight names, " + std::to_string(weightPtrs.size()) +
+            " pointers, " + std::to_string(weightShapes.size()) + " shapes and " +
+            std::to_string(weightDtypes.size()) + " dtypes");
+    kiln_device_type_t dev = weightDevice == "cuda" ? KILN_DEVICE_CUDA
+                             : weightDevice == "hip" ? KILN_DEVICE_HIP
+                                                     : KILN_DEVICE_CPU;
+    if (weightDevice != "cpu" && dev == KILN_DEVICE_CPU)
+      raise("Model: unknown weight device '" + weightDevice + "' (cpu, cuda or hip)");
+    std::vector<kiln_tensor_t> held = wrapPointers(weightPtrs, weightShapes, weightDtypes, dev);
+    std::vector<const char *> names;
+    for (const std::string &n : weightNames)
+      names.push_back(n.c_str());
+    opts.weight_names = names.data();
+    opts.weight_tensors = held.data();
+    opts.num_weights = nw;
+    kiln_status_t st = kiln_model_load(path.c_str(), &opts, &m_);
+    for (kiln_tensor_t t : held)
+      kiln_tensor_release(t);
+    check(st);
   }
   ~Model() {
     unbind();
@@ -471,8 +496,17 @@ NB_MODULE(_kiln, m) {
       });
 
   nb::class_<Model>(m, "Model")
-      .def(nb::init<const std::string &, std::optional<std::string>, std::vector<std::string>>(),
-           "path"_a, "weights"_a = nb::none(), "plugins"_a = std::vector<std::string>())
+      .def(nb::init<const std::string &, std::optional<std::string>, std::vector<std::string>,
+                    const std::vector<std::string> &, const std::vector<uintptr_t> &,
+                    const std::vector<std::vector<int64_t>> &, const std::vector<std::string> &,
+                    const std::string &>(),
+           "path"_a, "weights"_a = nb::none(), "plugins"_a = std::vector<std::string>(),
+           "weight_names"_a = std::vector<std::string>(), "weight_pointers"_a = std::vector<uintptr_t>(),
+           "weight_shapes"_a = std::vector<std::vector<int64_t>>(),
+           "weight_dtypes"_a = std::vector<std::string>(), "weight_device"_a = "cpu",
+           "Loads a compiled model: weights embedded, read from the .pt2 `weights`, or the "
+           "caller's tensors (weight_names with their data addresses, shapes and dtype names on "
+           "weight_device, C-contiguous, kept alive by the caller), bound in place.")
       .def_prop_ro("name", &Model::name)
       .def_prop_ro("inputs", &Model::inputs)
       .def_prop_ro("outputs", &Model::outputs)

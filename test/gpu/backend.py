@@ -4,7 +4,9 @@ Run on a GPU machine with the package test/gpu/pack_python.sh builds (kiln's
 Python package for that machine's Python, with no kiln-compile):
 
   record:  KILN_RECORD_DIR=rec python3 backend.py --phase record
-           (each graph Dynamo hands kiln is recorded and runs in eager)
+           (each graph Dynamo hands kiln is recorded and runs in eager; on a
+           machine without the GPU, KILN_RECORD_TARGET=cuda ... --device cpu
+           records the same programs for CUDA)
   build machine:  python -m kiln.offline compile rec --cache-dir cache
   replay:  KILN_CACHE_DIR=cache KILN_STRICT=1 python3 backend.py --phase replay [--pack P]
 
@@ -14,7 +16,8 @@ norm) and of a BERT-base-sized encoder (12 layers, d=768, dropout 0, batch 8,
 eager, Inductor (torch.compile()) and kiln; losses compared to eager's (relative
 difference; Inductor's too, which shows float32 drift alone), the median step
 time of the last half of the steps. Inference: ResNet-50 and BERT-base at
-batch 1 in float32 through the backend, eager and Inductor, and (with --pack,
+batch 1 in float32 through the backend (kiln: parameters held as weights
+bound at load; kiln_inputs: passed as bound inputs), eager and Inductor, and (with --pack,
 bench/pack_gpu.sh's output) the same model compiled by the CLI, loaded in this
 process with kiln.load and timed call by call beside the backend (their ratio
 is printed), then under kiln-run --bench. The inference models come from
@@ -182,9 +185,12 @@ def cli_so(pack, name, dev):
 
 def infer(name, modes, dev, models_dir=None, pack=None, iters=100):
     """Inference of `name` in each mode, timed in this process: eager,
-    inductor, kiln (torch.compile(backend="kiln")), kiln_frozen (the same with
-    options={"freezing": True}) and kiln_so (the CLI's .so loaded with kiln.load
-    and called with the same tensors)."""
+    inductor, kiln (torch.compile(backend="kiln"): parameters held as weights
+    bound at load), kiln_inputs (the same with options={"bind_weights": False}:
+    parameters passed as bound inputs), kiln_frozen (options={"freezing":
+    True}) and kiln_so (the CLI's .so loaded with kiln.load and called with
+    the same tensors). For kiln, also the time of a call right after an
+    in-place write of a parameter (which reloads the module: reload_ms)."""
     g = gpu_models(models_dir)
     m, args = g.build(name)
     pt2 = None
@@ -200,7 +206,7 @@ def infer(name, modes, dev, models_dir=None, pack=None, iters=100):
     # Modes timed together, call by call: the backend beside the CLI's .so
     # (the comparison that matters), eager and Inductor each on their own
     # (Dynamo keeps one cache per function, so two backends are not mixed).
-    kiln_modes = ("kiln", "kiln_frozen", "kiln_so")
+    kiln_modes = ("kiln", "kiln_inputs", "kiln_frozen", "kiln_so")
     groups = [[x for x in modes if x in kiln_modes]] + [[x] for x in modes if x not in kiln_modes]
     r = {}
     for group in groups:
@@ -218,6 +224,9 @@ def infer(name, modes, dev, models_dir=None, pack=None, iters=100):
                     fn = functools.partial(torch.compile(m), *args)
                 elif mode == "kiln":
                     fn = functools.partial(torch.compile(m, backend="kiln"), *args)
+                elif mode == "kiln_inputs":
+                    fn = functools.partial(torch.compile(m, backend="kiln", options={"bind_weights": False}),
+                                           *args)
                 elif mode == "kiln_frozen":
                     fn = functools.partial(torch.compile(m, backend="kiln", options={"freezing": True}),
                                            *args)
@@ -236,10 +245,29 @@ def infer(name, modes, dev, models_dir=None, pack=None, iters=100):
                 for mode, ms in median_ms(fns, dev, iters=iters).items():
                     r[mode]["ms"] = ms
                     print(name, mode, r[mode], flush=True)
+            if "kiln" in fns and iters > 3:
+                r["kiln"]["reload_ms"] = reload_ms(fns["kiln"], m, dev)
+                print(name, "kiln call after a parameter write", r["kiln"]["reload_ms"], "ms", flush=True)
     if pack and so:
         r["kiln_run_cli"] = {"ms": kiln_run_ms(pack, so, pt2 or "", g, name, args, dev)}
         print(name, "kiln-run --bench", r["kiln_run_cli"], flush=True)
     return r
+
+
+def reload_ms(fn, m, dev, times=5):
+    """Median wall time of a call made right after an in-place write of one
+    parameter (the backend then loads its module again over the weights)."""
+    p = next(m.parameters())
+    ts = []
+    with torch.no_grad():
+        for _ in range(times):
+            p.mul_(1.0)
+            sync(dev)
+            t0 = time.perf_counter()
+            fn()
+            sync(dev)
+            ts.append(1e3 * (time.perf_counter() - t0))
+    return sorted(ts)[len(ts) // 2]
 
 
 def kiln_run_ms(pack, so, pt2, g, name, args, dev):
@@ -248,6 +276,9 @@ def kiln_run_ms(pack, so, pt2, g, name, args, dev):
     exe = os.path.join(pack, "bin", "kiln-run")
     if not os.path.isfile(exe):
         exe = shutil.which("kiln-run") or exe
+    if not os.path.isfile(exe):
+        print(f"no kiln-run in {pack}/bin or on PATH: kiln-run --bench skipped", flush=True)
+        return None
     cmd = [exe, so, "--weights", pt2, "--device", dev.type, "--bench", "100"]
     for i, a in enumerate(args):
         p = os.path.join(tempfile.gettempdir(), f"{name}_in{i}.npy")
@@ -280,6 +311,8 @@ def main():
     ap.add_argument("--iters", type=int, default=100, help="timed inference calls per mode")
     ap.add_argument("--infer-modes", default="eager,inductor,kiln,kiln_so",
                     help="replay's inference modes (comma-separated)")
+    ap.add_argument("--train-modes", default="eager,inductor,kiln",
+                    help="replay's training modes, in order (comma-separated)")
     ap.add_argument("--json")
     ap.add_argument("--recompute", action="store_true",
                     help="also train with the recomputing backward (kiln_recompute)")
@@ -294,7 +327,7 @@ def main():
     for name, make in TRAIN.items():
         if a.skip_train or (a.only and a.only not in name):
             continue
-        modes = ["kiln"] if a.phase == "record" else ["eager", "inductor", "kiln"]
+        modes = ["kiln"] if a.phase == "record" else a.train_modes.split(",")
         if a.recompute:
             modes.append("kiln_recompute")
         r = {}
@@ -306,21 +339,23 @@ def main():
                 r[mode] = {"losses": losses, "step_ms": ms, "split_graphs": split}
             except Exception as e:  # noqa: BLE001 - reported in the table
                 r[mode] = {"error": f"{type(e).__name__}: {str(e)[:400]}"}
-            print(name, mode, r[mode] if "error" in r[mode] else
-                  f"step {r[mode]['step_ms']:.2f} ms, last loss {r[mode]['losses'][-1]:.6f}"
-                  + (f", split training graphs {r[mode]['split_graphs']}" if r[mode]["split_graphs"] else ""),
-                  flush=True)
-        for mode in ("inductor", "kiln", "kiln_recompute"):
-            if "losses" in r.get(mode, {}) and "losses" in r.get("eager", {}):
+            if mode != "eager" and "losses" in r[mode] and "losses" in r.get("eager", {}):
                 e, k = r["eager"]["losses"], r[mode]["losses"]
                 r[mode]["max_rel_loss_diff"] = max(abs(x - y) / abs(y) for x, y in zip(k, e))
+            print(name, mode, r[mode] if "error" in r[mode] else
+                  f"step {r[mode]['step_ms']:.2f} ms, last loss {r[mode]['losses'][-1]:.6f}"
+                  + (f", split training graphs {r[mode]['split_graphs']}" if r[mode]["split_graphs"] else "")
+                  + (f", max rel loss diff vs eager {r[mode]['max_rel_loss_diff']:.2e}"
+                     if "max_rel_loss_diff" in r[mode] else ""), flush=True)
         if "max_rel_loss_diff" in r.get("kiln", {}):
             r["max_rel_loss_diff"] = r["kiln"]["max_rel_loss_diff"]
         res["train"][name] = r
     failed = []
     for name in infer_names:
         before = len(kiln.dynamo.explanations())
-        modes = ["kiln"] if a.phase == "record" else a.infer_modes.split(",")
+        modes = a.infer_modes.split(",")
+        if a.phase == "record":  # what the replay's kiln modes compile (a frozen one carries its weights)
+            modes = [x for x in modes if x in ("kiln", "kiln_inputs")] or ["kiln"]
         r = infer(name, modes, dev, a.models_dir, a.pack if a.phase == "replay" else None,
                   3 if a.phase == "record" else a.iters)
         graphs = [e for e in kiln.dynamo.explanations()[before:] if e["kind"] == "inference"]
@@ -334,6 +369,7 @@ def main():
         elif "error" in r.get("kiln", {}) or not graphs or not all(e["compiled"] for e in graphs):
             failed.append(name)
         r["bound_inputs"] = [e.get("bound_inputs", 0) for e in graphs]
+        r["held_weights"] = [e.get("held_weights", 0) for e in graphs]
         res["infer"][name] = r
     res["kiln_summary"] = kiln.dynamo.summary()
     print(json.dumps(res["kiln_summary"]))
@@ -348,8 +384,8 @@ def main():
         print(f"train {name}: " + ", ".join(cells))
     for name, r in res["infer"].items():
         cells = [f"{m} {r[m]['ms']:.3f} ms" if r.get(m, {}).get("ms") else f"{m} -" for m in
-                 ("eager", "inductor", "kiln", "kiln_frozen", "kiln_so", "kiln_run_cli") if m in r]
-        for m in ("kiln", "kiln_frozen"):
+                 ("eager", "inductor", "kiln", "kiln_inputs", "kiln_frozen", "kiln_so", "kiln_run_cli") if m in r]
+        for m in ("kiln", "kiln_inputs", "kiln_frozen"):
             if r.get(m, {}).get("ms") and r.get("kiln_so", {}).get("ms"):
                 cells.append(f"{m} / CLI .so {r[m]['ms'] / r['kiln_so']['ms']:.3f}")
         print(f"infer {name}: " + ", ".join(cells))

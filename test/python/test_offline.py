@@ -194,3 +194,37 @@ def test_a_failed_offline_compile_sends_the_next_recording_down_the_other_road(t
     assert last["stats"].get("compiles", 0) == 0
     assert ["backward", True] in last["kinds"] and ["forward", True] in last["kinds"], last["kinds"]
     assert abs(last["loss"] - first["loss"]) <= 1e-5 and abs(last["grad"] - first["grad"]) <= 1e-4
+
+
+RECORD_FOR_CUDA = r"""
+import json, sys, torch, kiln, kiln.dynamo
+torch.backends.cudnn.allow_tf32 = sys.argv[1] == "1"
+torch.backends.cuda.matmul.allow_tf32 = sys.argv[2] == "1"
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU()).eval()
+x = torch.randn(2, 3, 8, 8)
+with torch.no_grad():
+    got, want = torch.compile(model, backend="kiln")(x), model(x)
+print(json.dumps({"close": torch.allclose(got, want), "summary": kiln.dynamo.summary()}))
+"""
+
+
+@pytest.mark.parametrize("conv,mm,policy", [("1", "0", "conv"), ("0", "0", "none"), ("1", "1", "all"),
+                                            ("0", "1", "none")])
+def test_record_for_cuda_on_the_cpu_with_pytorchs_tf32_flags(tmp_path, conv, mm, policy):
+    """KILN_RECORD_TARGET=cuda records, on a machine without the GPU, the
+    programs a CUDA run would ask for (none compiled, the graphs run in eager
+    here), with the TF32 policy PyTorch's flags set."""
+    rec = tmp_path / "rec"
+    env = _env(PACKAGE_DIR, KILN_RECORD_DIR=rec, KILN_RECORD_TARGET="cuda", KILN_STRICT=1,
+               KILN_CACHE_DIR=tmp_path / "cache")
+    r = subprocess.run([sys.executable, "-c", RECORD_FOR_CUDA, conv, mm], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["close"] and out["summary"]["compiled"] == 0 and out["summary"]["eager"] == 1, out
+    (entry,) = os.listdir(rec)
+    with open(rec / entry / "request.json") as f:
+        opts = json.load(f)["options"]
+    # Parameters held as weights (external, bound at load), TF32 as PyTorch's flags say.
+    assert opts == {"target": "cuda", "weights": "external", "plugins": [], "cuda_tf32": policy}, opts
+    assert os.path.getsize(rec / entry / "model.pt2") < 64 * 1024, "the weights are placeholders"

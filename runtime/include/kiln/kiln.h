@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define KILN_ABI_VERSION_MAJOR 1
-#define KILN_ABI_VERSION_MINOR 8
+#define KILN_ABI_VERSION_MINOR 9
 
 /// The ABI version of the loaded runtime library: major << 16 | minor. A program
 /// built against major M works with any runtime reporting major M and a minor at
@@ -195,6 +195,21 @@ typedef struct kiln_model_options_t {
    * next offset of the model's counter-based generator (advanced atomically,
    * so concurrent runs draw different numbers); see kiln_run_options_t. */
   int64_t seed;
+  /* (1.9) Weights the caller holds, for a model compiled with external
+   * weights (instead of weights_path): num_weights state-dict names and
+   * tensors, one for every weight of the model. Each tensor is contiguous,
+   * of the weight's dtype and shape, on the CPU or (a GPU model) on its
+   * device, and is bound where it is: the model passes it to its code in
+   * place, writes the updates the program makes to it there, and holds a
+   * reference to it (a host tensor given to a GPU model is copied to the
+   * device at load, and updates go to that copy). What is made from weights once (batch norm folded into
+   * a convolution, stacked linear weights, permuted layouts, the CPU
+   * library's reordered copies) is made from their values at load: a caller
+   * that writes a weight loads the model again to see the change. A device
+   * tensor must be ready (the load reads it on the runtime's own stream). */
+  const char *const *weight_names;
+  const kiln_tensor_t *weight_tensors;
+  size_t num_weights;
 } kiln_model_options_t;
 
 /// Fills `options` with defaults (no weights file, no plugins, the default

@@ -265,6 +265,16 @@ kiln_status_t kiln_model_load(const char *path, const kiln_model_options_t *opti
       mo.threads = o.num_threads;
       if (o.seed < -1) invalid("kiln_model_load: seed is " + std::to_string(o.seed) + ", expected -1 (default) or 0 to 2^63-1");
       mo.seed = o.seed;
+      if (o.num_weights && (!o.weight_names || !o.weight_tensors))
+        invalid("kiln_model_load: num_weights > 0 but weight_names or weight_tensors is NULL");
+      if (o.num_weights && o.weights_path)
+        invalid("kiln_model_load: weights_path and weight_tensors are both given; give one");
+      for (size_t i = 0; i < o.num_weights; ++i) {
+        if (!o.weight_names[i] || !o.weight_tensors[i])
+          invalid("kiln_model_load: weight_names[" + std::to_string(i) + "] or weight_tensors[" +
+                  std::to_string(i) + "] is NULL");
+        mo.weights.emplace_back(o.weight_names[i], o.weight_tensors[i]->tensor);
+      }
     }
     auto h = std::make_unique<kiln_model>();
     h->model = kiln::Model::load(path, mo);

@@ -131,9 +131,10 @@ std::unique_ptr<Model> Model::load(const std::string &path, const ModelOptions &
   }
   m->bindWeights(options, m->blob_.data, m->blob_.size);
   // Weights the program updates get a private, writable copy (the embedded
-  // blob is read-only and shared by every load of the .so).
+  // blob is read-only and shared by every load of the .so); the caller's own
+  // weights receive their updates, as PyTorch's in-place semantics would.
   for (size_t ai : m->manifest_.updateArgs)
-    if (m->manifest_.args[ai].isWeight()) m->weights_[ai] = m->weights_[ai].clone();
+    if (m->manifest_.args[ai].isWeight() && !m->callerWeights_) m->weights_[ai] = m->weights_[ai].clone();
   if (m->manifest_.device == DeviceType::CUDA || m->manifest_.device == DeviceType::HIP)
     m->prepareGPU(moduleLoadError);
   return m;
@@ -154,8 +155,11 @@ void Model::prepareGPU(const std::string &moduleLoadError) {
                 "model '" + path_ + "'" + mismatch);
   if (!moduleLoadError.empty())
     throw Error(KILN_STATUS_DEVICE_ERROR, "model '" + path_ + "': " + moduleLoadError);
-  std::vector<size_t> bound = paramArgs_;
-  bound.insert(bound.end(), derivedArgs_.begin(), derivedArgs_.end());
+  // Upload what is on the host (a caller's device weights stay where they are).
+  std::vector<size_t> bound;
+  for (size_t ai : paramArgs_)
+    if (weights_[ai].device().type == DeviceType::CPU) bound.push_back(ai);
+  for (size_t ai : derivedArgs_) bound.push_back(ai);
   std::vector<Tensor> host;
   for (size_t ai : bound) host.push_back(weights_[ai]);
   const gpu::Backend &b = gpu::backend(manifest_.device);
@@ -188,6 +192,10 @@ int64_t resolveSeed(int64_t seed) {
 
 void Model::bindWeights(const ModelOptions &options, const void *blob, size_t blobSize) {
   weights_.resize(manifest_.args.size());
+  if (!options.weights.empty()) {
+    bindCallerWeights(options);
+    return;
+  }
   std::unique_ptr<Pt2Weights> archive;
   if (manifest_.externalWeights && !paramArgs_.empty()) {
     if (options.weightsPath.empty())
@@ -219,23 +227,7 @@ void Model::bindWeights(const ModelOptions &options, const void *blob, size_t bl
                       "' expects " + dtypeName(v.dtype) + " " + shapeToString(sizes));
     weights_[ai] = t;
   }
-  // Tensors derived from the weights (kiln-fold-batch-norm), from the
-  // weights as stored, before any is permuted.
-  for (size_t ai : derivedArgs_) weights_[ai] = deriveWeight(manifest_, manifest_.args[ai], weights_, path_);
-  // Weights the entry takes permuted: one packed copy in that order.
-  std::vector<size_t> bound = paramArgs_;
-  bound.insert(bound.end(), derivedArgs_.begin(), derivedArgs_.end());
-  for (size_t ai : bound) {
-    const ManifestValue &v = manifest_.args[ai];
-    if (v.layout.empty()) continue;
-    const Tensor &t = weights_[ai];
-    std::vector<int64_t> sizes, strides;
-    for (int64_t p : v.layout) {
-      sizes.push_back(t.size(p));
-      strides.push_back(t.stride(p));
-    }
-    weights_[ai] = Tensor::view(t.storage(), t.offset(), sizes, strides, t.dtype()).clone();
-  }
+  deriveAndLayOut();
 }
 
 Model::~Model() {

@@ -27,6 +27,11 @@ struct ModelOptions {
   int threads = 0;                   ///< a CPU model's thread count; 0: cpu::defaultThreads()
   /// The seed of the model's random-number generator; -1: KILN_SEED, else kDefaultSeed.
   int64_t seed = -1;
+  /// Weights the caller holds, by state-dict name, for a model compiled with
+  /// external weights (instead of weightsPath): bound in place (host tensors,
+  /// or device tensors of a GPU model's device), never copied except where the
+  /// model derives or lays out a tensor from them at load. Empty: none.
+  std::vector<std::pair<std::string, Tensor>> weights;
 };
 
 /// The generator seed of a model loaded with no seed and no KILN_SEED (PyTorch's default).
@@ -95,6 +100,11 @@ public:
 private:
   Model() = default;
   void bindWeights(const ModelOptions &options, const void *blob, size_t blobSize);
+  /// bindWeights for weights the caller holds (ModelOptions::weights).
+  void bindCallerWeights(const ModelOptions &options);
+  /// Computes the derived args and the laid-out copies of weights, on the
+  /// host (a device weight they read is copied to the host first).
+  void deriveAndLayOut();
   /// For a GPU (CUDA or HIP) model: checks the GPU and the kernels' load, uploads the weights.
   void prepareGPU(const std::string &moduleLoadError);
   /// Calls the entry on `args`; returns the result block and notes each
@@ -127,6 +137,7 @@ private:
   int64_t seed_ = kDefaultSeed;
   mutable std::atomic<int64_t> rngOffset_{0};  ///< the next run's offset
   std::vector<Tensor> weights_;                ///< per manifest arg; undefined for inputs
+  bool callerWeights_ = false;                 ///< weights_ are the caller's tensors (ModelOptions::weights)
   std::shared_ptr<GraphCache> graphs_;         ///< static-shape GPU models only
   std::shared_ptr<cpu::ThreadPool> pool_;      ///< CPU models: the arena their calls run in
   /// Held for a whole run of a model whose manifest has `update` lines.

@@ -371,3 +371,57 @@ TEST(ModelLoad, SameModelTwice) {
   for (auto t : in) kiln_tensor_release(t);
   kiln_model_free(b);
 }
+
+TEST(ModelLoad, CallerWeightsAreBoundInPlace) {
+  kiln_tensor_t bias = f32({10}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const char *names[] = {"l3.bias"};
+  kiln_model_options_t o;
+  kiln_model_options_init(&o);
+  o.weight_names = names;
+  o.weight_tensors = &bias;
+  o.num_weights = 1;
+  kiln_model_t m = nullptr;
+  Status st{kiln_model_load(KILN_FAKE_MODEL_EXTERNAL, &o, &m)};
+  ASSERT_EQ(st.s, nullptr) << st.message();
+  kiln_tensor_t x = f32({1, 10}, std::vector<float>(10, 1.0f));
+  auto run = [&] {
+    kiln_tensor_t y = nullptr;
+    Status r{kiln_model_run(m, &x, 1, &y, 1)};
+    EXPECT_EQ(r.s, nullptr) << r.message();
+    std::vector<float> v = values(y);
+    kiln_tensor_release(y);
+    return v;
+  };
+  EXPECT_EQ(run(), (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  // Read in place: the caller's write shows in the next run.
+  static_cast<float *>(kiln_tensor_data(bias))[0] = 100.0f;
+  EXPECT_EQ(run()[0], 101.0f);
+  kiln_model_free(m);
+  kiln_tensor_release(x);
+
+  // Every weight named once, of its dtype and shape; only models with external weights.
+  kiln_tensor_t wrong = f32({9});
+  const char *other[] = {"l3.weight"};
+  o.weight_names = other;
+  Status missing = load(KILN_FAKE_MODEL_EXTERNAL, &o);
+  EXPECT_EQ(missing.code(), KILN_STATUS_NOT_FOUND);
+  EXPECT_NE(missing.message().find("weight 'l3.bias' is not among the 1 weights given"), std::string::npos)
+      << missing.message();
+  o.weight_names = names;
+  o.weight_tensors = &wrong;
+  Status shape = load(KILN_FAKE_MODEL_EXTERNAL, &o);
+  EXPECT_EQ(shape.code(), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(shape.message().find("the weight given as 'l3.bias' is f32 [9], expected f32 [10]"),
+            std::string::npos)
+      << shape.message();
+  o.weight_tensors = &bias;
+  EXPECT_EQ(load(KILN_FAKE_MODEL, &o).code(), KILN_STATUS_FAILED_PRECONDITION);
+  std::string weights = std::string(KILN_TEST_CORPUS) + "/mlp/model.core.pt2";
+  o.weights_path = weights.c_str();
+  EXPECT_EQ(load(KILN_FAKE_MODEL_EXTERNAL, &o).code(), KILN_STATUS_INVALID_ARGUMENT);
+  o.weights_path = nullptr;
+  o.weight_tensors = nullptr;
+  EXPECT_EQ(load(KILN_FAKE_MODEL_EXTERNAL, &o).code(), KILN_STATUS_INVALID_ARGUMENT);
+  kiln_tensor_release(wrong);
+  kiln_tensor_release(bias);
+}

@@ -27,7 +27,7 @@ const bool kNoRuntime = [] {
 using kiln::test::Status;
 
 TEST(Hip, AbiVersionAndDeviceValue) {
-  EXPECT_EQ(kiln_abi_version(), 1u << 16 | 8u);
+  EXPECT_EQ(kiln_abi_version(), 1u << 16 | 9u);
   EXPECT_EQ((int)KILN_DEVICE_HIP, 2);
 }
 

@@ -70,7 +70,7 @@ TEST(Tensor, ReshapeAndClone) {
 }
 
 TEST(CApiTensor, Version) {
-  EXPECT_EQ(kiln_abi_version(), 1u << 16 | 8u);
+  EXPECT_EQ(kiln_abi_version(), 1u << 16 | 9u);
   EXPECT_EQ(kiln_abi_version() >> 16, (uint32_t)KILN_ABI_VERSION_MAJOR);
 }
 
