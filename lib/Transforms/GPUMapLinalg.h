@@ -191,6 +191,34 @@ std::optional<WindowPlan> planWindowTile(linalg::GenericOp op, int64_t maxOutput
 scf::ParallelOp lowerToWindowThreadLoops(RewriterBase &rewriter, linalg::GenericOp op, const WindowPlan &plan,
                                          const ReductionFusion *fusion = nullptr);
 
+/// A buffer filled whole with a constant and then given a copy of `source`
+/// in its interior (a pad), read by one window op (GPUPaddedReads.cpp).
+struct PaddedBuffer {
+  Value padded, source;
+  TypedAttr value;              ///< the pad value
+  SmallVector<int64_t> low;     ///< the interior's offset in each dim
+  SmallVector<Operation *> padOps; ///< the copy, the interior's subview and the fill
+  SmallVector<Operation *> frees;  ///< the padded buffer's deallocations
+};
+
+/// For each op of `ops` in `single` with reduction loops (a window) that
+/// reads a padded buffer (see PaddedBuffer) whose fill and copy are in
+/// `single`, with nothing between the copy and the op writing the source:
+/// marks the op to read the source with bounds checks instead (see
+/// loadPadded), moves the source's free after it and takes the fill and
+/// the copy out of `single` (finishPaddedReads erases them).
+llvm::DenseMap<Operation *, SmallVector<PaddedBuffer>> planPaddedReads(ArrayRef<linalg::GenericOp> ops,
+                                                                       llvm::SmallDenseSet<Operation *> &single);
+
+/// The element of `operand` at `indices` (of the padded buffer) if `op` was
+/// marked to read it around its source: the source's element where
+/// `indices` fall inside it, the pad value elsewhere. None for other operands.
+std::optional<Value> loadPadded(OpBuilder &b, Location loc, linalg::GenericOp op, OpOperand &operand,
+                                ArrayRef<Value> indices);
+
+/// After the window op is lowered: erases the fills, copies and padded buffers.
+void finishPaddedReads(RewriterBase &rewriter, ArrayRef<PaddedBuffer> plans);
+
 /// How a row reduction runs on a subgroup: per output, the op combining the
 /// accumulator with each new value, and that op's neutral element.
 struct SubgroupPlan {
