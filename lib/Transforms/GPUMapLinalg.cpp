@@ -209,6 +209,8 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
         if (absorbed)
           single.erase(absorbed.getOperation());
       fusions[op.getOperation()] = *fusion;
+      if (auto it = padded.find(op.getOperation()); it != padded.end())
+        settlePaddedReads(op, fusion->epilogue, it->second, single);
     }
     for (linalg::GenericOp op : generics) {
       if (!single.contains(op.getOperation()))

@@ -199,6 +199,7 @@ struct PaddedBuffer {
   SmallVector<int64_t> low;     ///< the interior's offset in each dim
   SmallVector<Operation *> padOps; ///< the copy, the interior's subview and the fill
   SmallVector<Operation *> frees;  ///< the padded buffer's deallocations
+  unsigned operand = 0;            ///< the window's operand that is the padded buffer
 };
 
 /// For each op of `ops` in `single` with reduction loops (a window) that
@@ -209,6 +210,15 @@ struct PaddedBuffer {
 /// the copy out of `single` (finishPaddedReads erases them).
 llvm::DenseMap<Operation *, SmallVector<PaddedBuffer>> planPaddedReads(ArrayRef<linalg::GenericOp> ops,
                                                                        llvm::SmallDenseSet<Operation *> &single);
+
+/// Once `op`'s fusion is planned: where its fused `epilogue` (may be null)
+/// overwrites a source `op` now reads (bufferization reused the source's
+/// buffer, dead after the copy until now, for the result), the epilogue and
+/// everything after it get a fresh buffer instead; where that cannot be
+/// done, `op` reads that padded buffer after all (its fill and copy go back
+/// into `single`).
+void settlePaddedReads(linalg::GenericOp op, linalg::GenericOp epilogue, SmallVector<PaddedBuffer> &plans,
+                       llvm::SmallDenseSet<Operation *> &single);
 
 /// The element of `operand` at `indices` (of the padded buffer) if `op` was
 /// marked to read it around its source: the source's element where

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln::gpu_map {
 
@@ -80,12 +81,15 @@ static std::optional<PaddedBuffer> matchPaddedBuffer(Value padded, Operation *re
 }
 
 /// Whether `o` may stand between the copy and the window while the window
-/// reads `root` (the source's buffer) later: it does not touch `root`, or
-/// only reads it (a linalg op none of whose outputs is a view of it).
+/// reads `root` (the source's buffer) later: it is no reduction (whose fused
+/// epilogue could write after it) and does not touch `root`, or only reads
+/// it (a linalg op none of whose outputs is a view of it).
 static bool keepsSource(Operation *o, Value root) {
+  auto lin = dyn_cast<linalg::LinalgOp>(o);
+  if (lin && lin.getNumReductionLoops() != 0)
+    return false;
   if (!libcalls::touches(o, root))
     return true;
-  auto lin = dyn_cast<linalg::LinalgOp>(o);
   return lin && lin.hasPureBufferSemantics() && o->getNumRegions() == 1 &&
          llvm::none_of(lin.getDpsInits(), [&](Value v) { return libcalls::rootBuffer(v) == root; }) &&
          !o->walk([&](Operation *inner) { return inner == o || isPure(inner) ? WalkResult::advance()
@@ -104,9 +108,12 @@ llvm::DenseMap<Operation *, SmallVector<PaddedBuffer>> planPaddedReads(ArrayRef<
       std::optional<PaddedBuffer> m = matchPaddedBuffer(in->get(), op);
       if (!m || !single.contains(m->padOps[0]) || !single.contains(m->padOps[2]))
         continue;
-      // The window now reads the source: nothing between the copy and it
-      // may write the source, and the source's free moves after it.
+      // The window now reads the source: it may not write the source itself,
+      // nothing between the copy and it may, and the source's free moves
+      // after it.
       Value root = libcalls::rootBuffer(m->source);
+      if (llvm::any_of(op.getDpsInits(), [&](Value v) { return libcalls::rootBuffer(v) == root; }))
+        continue;
       SmallVector<Operation *> frees;
       bool kept = true;
       for (Operation *o = m->padOps[0]->getNextNode(); o && o != op.getOperation() && kept; o = o->getNextNode()) {
@@ -121,13 +128,70 @@ llvm::DenseMap<Operation *, SmallVector<PaddedBuffer>> planPaddedReads(ArrayRef<
         free->moveAfter(op);
       single.erase(m->padOps[0]);
       single.erase(m->padOps[2]);
-      marked.push_back(in->getOperandNumber());
+      m->operand = in->getOperandNumber();
+      marked.push_back(m->operand);
       plans[op.getOperation()].push_back(std::move(*m));
     }
     if (!marked.empty())
       op->setAttr(kPaddedReads, DenseI64ArrayAttr::get(op.getContext(), marked));
   }
   return plans;
+}
+
+/// Gives `epilogue`, which overwrites the whole of `root` (an allocation in
+/// its block), a fresh buffer instead, and every later use of `root` (its
+/// free included) that buffer; `root` is freed right after `epilogue`. Fails
+/// (changing nothing) where `root` is not such a buffer or a view of it made
+/// before `epilogue` is used after it.
+static bool renameEpilogueOutput(linalg::GenericOp window, linalg::GenericOp epilogue, Value root) {
+  auto alloc = root.getDefiningOp<memref::AllocOp>();
+  Block *block = epilogue->getBlock();
+  if (!alloc || alloc->getBlock() != block || !alloc.getDynamicSizes().empty() || !alloc.getSymbolOperands().empty() ||
+      !libcalls::overwritesWhole(epilogue, root))
+    return false;
+  auto atOrAfter = [&](Operation *user) {
+    Operation *at = block->findAncestorOpInBlock(*user);
+    return at && (at == epilogue.getOperation() || epilogue->isBeforeInBlock(at));
+  };
+  std::function<bool(Value)> usedAfter = [&](Value v) {
+    return llvm::any_of(v.getUsers(), [&](Operation *user) {
+      return atOrAfter(user) || (isa<ViewLikeOpInterface>(user) && llvm::any_of(user->getResults(), usedAfter));
+    });
+  };
+  for (Operation *user : root.getUsers())
+    if (!atOrAfter(user) && isa<ViewLikeOpInterface>(user) && llvm::any_of(user->getResults(), usedAfter))
+      return false;
+  OpBuilder b(window);
+  auto fresh = cast<memref::AllocOp>(b.clone(*alloc));
+  root.replaceUsesWithIf(fresh.getResult(), [&](OpOperand &use) { return atOrAfter(use.getOwner()); });
+  b.setInsertionPointAfter(epilogue);
+  memref::DeallocOp::create(b, epilogue.getLoc(), root);
+  return true;
+}
+
+void settlePaddedReads(linalg::GenericOp op, linalg::GenericOp epilogue, SmallVector<PaddedBuffer> &plans,
+                       llvm::SmallDenseSet<Operation *> &single) {
+  if (!epilogue)
+    return;
+  SmallVector<int64_t> kept;
+  SmallVector<PaddedBuffer> settled;
+  for (PaddedBuffer &m : plans) {
+    Value root = libcalls::rootBuffer(m.source);
+    bool writes = llvm::any_of(epilogue.getDpsInits(), [&](Value v) { return libcalls::rootBuffer(v) == root; });
+    if (!writes || renameEpilogueOutput(op, epilogue, root)) {
+      kept.push_back(m.operand);
+      settled.push_back(std::move(m));
+      continue;
+    }
+    // The copy and the fill stay kernels; the window reads the padded buffer.
+    single.insert(m.padOps[0]);
+    single.insert(m.padOps[2]);
+  }
+  plans = std::move(settled);
+  if (kept.empty())
+    op->removeAttr(kPaddedReads);
+  else
+    op->setAttr(kPaddedReads, DenseI64ArrayAttr::get(op.getContext(), kept));
 }
 
 std::optional<Value> loadPadded(OpBuilder &b, Location loc, linalg::GenericOp op, OpOperand &operand,
