@@ -176,6 +176,9 @@ void settlePaddedReads(linalg::GenericOp op, linalg::GenericOp epilogue, SmallVe
   SmallVector<int64_t> kept;
   SmallVector<PaddedBuffer> settled;
   for (PaddedBuffer &m : plans) {
+    // The source as the copy reads it now: an earlier window's settlement may
+    // have given the buffer a fresh one since this window was planned.
+    m.source = cast<linalg::LinalgOp>(m.padOps[0]).getDpsInputOperand(0)->get();
     Value root = libcalls::rootBuffer(m.source);
     bool writes = llvm::any_of(epilogue.getDpsInits(), [&](Value v) { return libcalls::rootBuffer(v) == root; });
     if (!writes || renameEpilogueOutput(op, epilogue, root)) {

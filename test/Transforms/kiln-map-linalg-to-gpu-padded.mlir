@@ -173,3 +173,58 @@ func.func @epilogue_reads_source(%x: memref<1x8x8x32xf32>, %w: memref<3x3x32xf32
   memref.dealloc %s : memref<1x8x8x32xf32>
   return
 }
+
+// Two padded windows in a row over one buffer that bufferization reused for
+// both epilogues: the first epilogue's fresh buffer becomes the second
+// window's source, and the second epilogue, which overwrote it, gets a fresh
+// buffer of its own (it must not write what its window reads).
+// CHECK-LABEL: func.func @chained_reuse
+// CHECK: %[[S:.*]] = memref.alloc() : memref<1x8x8x32xf32>
+// CHECK: gpu.launch
+// CHECK: %[[N1:.*]] = memref.alloc() : memref<1x8x8x32xf32>
+// CHECK: gpu.launch
+// CHECK: memref.load %[[S]]
+// CHECK: memref.store {{.*}}, %[[N1]]
+// CHECK: memref.dealloc %[[S]]
+// CHECK: %[[N2:.*]] = memref.alloc() : memref<1x8x8x32xf32>
+// CHECK: gpu.launch
+// CHECK: memref.load %[[N1]]
+// CHECK: math.tanh
+// CHECK: memref.store {{.*}}, %[[N2]]
+// CHECK: memref.dealloc %[[N1]]
+// CHECK: gpu.launch
+// CHECK: memref.dealloc %[[N2]]
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @chained_reuse(%x: memref<1x8x8x32xf32>, %w: memref<3x3x32xf32>, %b: memref<32xf32>, %y: memref<1x8x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %s = memref.alloc() : memref<1x8x8x32xf32>
+  linalg.copy ins(%x : memref<1x8x8x32xf32>) outs(%s : memref<1x8x8x32xf32>)
+  %p = memref.alloc() : memref<1x10x10x32xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x10x10x32xf32>)
+  %in = memref.subview %p[0, 1, 1, 0] [1, 8, 8, 32] [1, 1, 1, 1]
+      : memref<1x10x10x32xf32> to memref<1x8x8x32xf32, strided<[3200, 320, 32, 1], offset: 352>>
+  linalg.copy ins(%s : memref<1x8x8x32xf32>) outs(%in : memref<1x8x8x32xf32, strided<[3200, 320, 32, 1], offset: 352>>)
+  %acc = memref.alloc() : memref<1x8x8x32xf32>
+  linalg.broadcast ins(%b : memref<32xf32>) outs(%acc : memref<1x8x8x32xf32>) dimensions = [0, 1, 2]
+  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x10x10x32xf32>, memref<3x3x32xf32>) outs(%acc : memref<1x8x8x32xf32>)
+  memref.dealloc %p : memref<1x10x10x32xf32>
+  linalg.map { math.tanh } ins(%acc : memref<1x8x8x32xf32>) outs(%s : memref<1x8x8x32xf32>)
+  memref.dealloc %acc : memref<1x8x8x32xf32>
+  %p2 = memref.alloc() : memref<1x10x10x32xf32>
+  linalg.fill ins(%zero : f32) outs(%p2 : memref<1x10x10x32xf32>)
+  %in2 = memref.subview %p2[0, 1, 1, 0] [1, 8, 8, 32] [1, 1, 1, 1]
+      : memref<1x10x10x32xf32> to memref<1x8x8x32xf32, strided<[3200, 320, 32, 1], offset: 352>>
+  linalg.copy ins(%s : memref<1x8x8x32xf32>) outs(%in2 : memref<1x8x8x32xf32, strided<[3200, 320, 32, 1], offset: 352>>)
+  %acc2 = memref.alloc() : memref<1x8x8x32xf32>
+  linalg.broadcast ins(%b : memref<32xf32>) outs(%acc2 : memref<1x8x8x32xf32>) dimensions = [0, 1, 2]
+  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p2, %w : memref<1x10x10x32xf32>, memref<3x3x32xf32>) outs(%acc2 : memref<1x8x8x32xf32>)
+  memref.dealloc %p2 : memref<1x10x10x32xf32>
+  linalg.map { math.tanh } ins(%acc2 : memref<1x8x8x32xf32>) outs(%s : memref<1x8x8x32xf32>)
+  memref.dealloc %acc2 : memref<1x8x8x32xf32>
+  linalg.copy ins(%s : memref<1x8x8x32xf32>) outs(%y : memref<1x8x8x32xf32>)
+  memref.dealloc %s : memref<1x8x8x32xf32>
+  return
+}
