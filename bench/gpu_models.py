@@ -67,13 +67,14 @@ HELD_OUT = {
     # batch 64 in float32 (squeeze-excite pools over 56x56 to 7x7 maps of 48
     # to 440 channels, the global average pool).
     "regnet_y_400mf_b64_fp32": dict(model="regnet_y_400mf", batch=64, dtype="float32"),
+    "googlenet_b16_bf16": dict(model="googlenet", batch=16, dtype="bfloat16"),
 }
 ALL = {**CONFIGS, **HELD_OUT}
 
 # torchvision image classifiers (224x224 RGB input).
 VISION = ("resnet50", "vit_b_16", "convnext_tiny", "mobilenet_v3_large", "swin_t", "efficientnet_b0",
           "regnet_y_800mf", "mnasnet1_0", "mobilenet_v2", "efficientnet_b1", "regnet_x_800mf",
-          "mobilenet_v3_small", "shufflenet_v2_x1_0", "regnet_y_400mf")
+          "mobilenet_v3_small", "shufflenet_v2_x1_0", "regnet_y_400mf", "googlenet")
 
 # The Llama-style decoder: Hugging Face's LlamaModel with 8 layers, d=1024,
 # grouped-query attention with 16 query and 4 key/value heads of 64, rotary
@@ -201,7 +202,9 @@ def build(name):
     if cfg["model"] in VISION:
         import torchvision
 
-        m = getattr(torchvision.models, cfg["model"])()
+        # GoogLeNet without its training-only auxiliary heads.
+        kw = dict(aux_logits=False, init_weights=True) if cfg["model"] == "googlenet" else {}
+        m = getattr(torchvision.models, cfg["model"])(**kw)
         if cfg["model"] == "vit_b_16":
             # torchvision zero-initialises the classifier, which would make
             # every output 0 and the output check vacuous.

@@ -195,6 +195,9 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     for (linalg::GenericOp op : generics)
       if (!grouped.contains(op.getOperation()))
         single.insert(op.getOperation());
+    // Windows that read a padded buffer read its source with bounds checks;
+    // the fill and the copy are no kernels of their own.
+    llvm::DenseMap<Operation *, SmallVector<PaddedBuffer>> padded = planPaddedReads(generics, single);
     llvm::DenseMap<Operation *, ReductionFusion> fusions;
     for (linalg::GenericOp op : generics) {
       if (!single.contains(op.getOperation()) || op.getNumReductionLoops() == 0)
@@ -206,13 +209,17 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
         if (absorbed)
           single.erase(absorbed.getOperation());
       fusions[op.getOperation()] = *fusion;
+      if (auto it = padded.find(op.getOperation()); it != padded.end())
+        settlePaddedReads(op, fusion->epilogue, it->second, single);
     }
     for (linalg::GenericOp op : generics) {
       if (!single.contains(op.getOperation()))
         continue;
       auto it = fusions.find(op.getOperation());
+      SmallVector<PaddedBuffer> pads = padded.lookup(op.getOperation());
       if (failed(mapOp(rewriter, op, it == fusions.end() ? nullptr : &it->second)))
         return signalPassFailure();
+      finishPaddedReads(rewriter, pads);
     }
 
     // Mapped loops become gpu.launch (upstream convert-parallel-loops-to-gpu).

@@ -191,6 +191,55 @@ std::optional<WindowPlan> planWindowTile(linalg::GenericOp op, int64_t maxOutput
 scf::ParallelOp lowerToWindowThreadLoops(RewriterBase &rewriter, linalg::GenericOp op, const WindowPlan &plan,
                                          const ReductionFusion *fusion = nullptr);
 
+/// A buffer filled whole with a constant and then given a copy of `source`
+/// in its interior (a pad), read by one window op (GPUPaddedReads.cpp).
+struct PaddedBuffer {
+  Value padded, source;
+  TypedAttr value;              ///< the pad value
+  SmallVector<int64_t> low;     ///< the interior's offset in each dim
+  SmallVector<Operation *> padOps; ///< the copy, the interior's subview and the fill
+  SmallVector<Operation *> frees;  ///< the padded buffer's deallocations
+  unsigned operand = 0;            ///< the window's operand that is the padded buffer
+};
+
+/// For each op of `ops` in `single` with reduction loops (a window) that
+/// reads a padded buffer (see PaddedBuffer) whose fill and copy are in
+/// `single`, with nothing between the copy and the op writing the source:
+/// marks the op to read the source with bounds checks instead (see
+/// loadPadded), moves the source's free after it and takes the fill and
+/// the copy out of `single` (finishPaddedReads erases them).
+llvm::DenseMap<Operation *, SmallVector<PaddedBuffer>> planPaddedReads(ArrayRef<linalg::GenericOp> ops,
+                                                                       llvm::SmallDenseSet<Operation *> &single);
+
+/// Once `op`'s fusion is planned: where its fused `epilogue` (may be null)
+/// overwrites a source `op` now reads (bufferization reused the source's
+/// buffer, dead after the copy until now, for the result), the epilogue and
+/// everything after it get a fresh buffer instead; where that cannot be
+/// done, `op` reads that padded buffer after all (its fill and copy go back
+/// into `single`).
+void settlePaddedReads(linalg::GenericOp op, linalg::GenericOp epilogue, SmallVector<PaddedBuffer> &plans,
+                       llvm::SmallDenseSet<Operation *> &single);
+
+/// The element of `operand` at `indices` (of the padded buffer) if `op` was
+/// marked to read it around its source: the source's element where
+/// `indices` fall inside it, the pad value elsewhere. None for other operands.
+std::optional<Value> loadPadded(OpBuilder &b, Location loc, linalg::GenericOp op, OpOperand &operand,
+                                ArrayRef<Value> indices);
+
+/// i1: whether every padded read of `op` lies inside its source for a thread
+/// whose loop indices (parallel, then reduction) range from `first` to
+/// `last` (each index map non-decreasing in every loop: its smallest and
+/// largest index then bound every other); null where `op` has no padded
+/// reads or an index map is not of that form.
+Value paddedInterior(OpBuilder &b, Location loc, linalg::GenericOp op, ValueRange first, ValueRange last);
+
+/// While set, `op`'s padded reads load from their sources without checks
+/// (the branch of threads paddedInterior holds for).
+void setPaddedInterior(linalg::GenericOp op, bool interior);
+
+/// After the window op is lowered: erases the fills, copies and padded buffers.
+void finishPaddedReads(RewriterBase &rewriter, ArrayRef<PaddedBuffer> plans);
+
 /// How a row reduction runs on a subgroup: per output, the op combining the
 /// accumulator with each new value, and that op's neutral element.
 struct SubgroupPlan {

@@ -85,8 +85,10 @@ Value loadOperand(OpBuilder &b, Location loc, linalg::GenericOp op, OpOperand &o
                   ValueRange ivs) {
   if (!isa<MemRefType>(operand.get().getType()))
     return operand.get();
-  return memref::LoadOp::create(b, loc, operand.get(),
-                                indicesAt(b, loc, op.getMatchingIndexingMap(&operand), ivs));
+  SmallVector<Value> indices = indicesAt(b, loc, op.getMatchingIndexingMap(&operand), ivs);
+  if (std::optional<Value> padded = loadPadded(b, loc, op, operand, indices))
+    return *padded;
+  return memref::LoadOp::create(b, loc, operand.get(), indices);
 }
 
 /// Emits `op`'s body at `ivs` with `args` for its block arguments; returns

@@ -102,28 +102,37 @@ Value rootBuffer(Value v) {
   return v;
 }
 
-/// Whether `op` writes zero to every element of its one output (a fill, or
-/// an all-parallel op with an identity output map yielding a zero constant).
-bool isZeroFill(linalg::LinalgOp op) {
+/// The scalar `op` writes to every element of its one output (a fill, or an
+/// all-parallel op with an identity output map yielding a value defined
+/// outside it, a constant or a scalar input), or null.
+Value filledValue(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1 || op->getNumResults() != 0)
-    return false;
+    return {};
   if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation()))
-    return matchPattern(fill.value(), m_AnyZeroFloat());
+    return fill.value();
   if (op.getNumParallelLoops() != op.getNumLoops() ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
-    return false;
+    return {};
   auto yield = dyn_cast<linalg::YieldOp>(op.getBlock()->getTerminator());
   if (!yield || yield.getNumOperands() != 1)
-    return false;
+    return {};
   Value v = yield.getOperand(0);
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     if (arg.getOwner() != op.getBlock() || arg.getArgNumber() >= op.getNumDpsInputs())
-      return false;
+      return {};
     v = op.getDpsInputOperand(arg.getArgNumber())->get();  // a scalar input
     if (isa<ShapedType>(v.getType()))
-      return false;
+      return {};
+  } else if (v.getParentRegion() == &op->getRegion(0) && !matchPattern(v, m_Constant())) {
+    return {};  // computed in the body
   }
-  return matchPattern(v, m_AnyZeroFloat());
+  return v;
+}
+
+/// Whether `op` writes zero to every element of its one output.
+bool isZeroFill(linalg::LinalgOp op) {
+  Value v = filledValue(op);
+  return v && matchPattern(v, m_AnyZeroFloat());
 }
 
 /// Whether linalg op `op` copies its one input into its one output (a

@@ -168,8 +168,12 @@ Value contiguousCopy(OpBuilder &b, Location loc, Value view, Type elem);
 /// The buffer `v` is a view of (through view-like ops), or `v` itself.
 Value rootBuffer(Value v);
 
-/// Whether `op` writes zero to every element of its one output (a fill, or
-/// an all-parallel op with an identity output map yielding a zero constant).
+/// The scalar `op` writes to every element of its one output (a fill, or an
+/// all-parallel op with an identity output map yielding a value defined
+/// outside it, a constant or a scalar input), or null.
+Value filledValue(linalg::LinalgOp op);
+
+/// Whether `op` writes zero to every element of its one output.
 bool isZeroFill(linalg::LinalgOp op);
 
 /// Whether linalg op `op` copies its one input into its one output (a

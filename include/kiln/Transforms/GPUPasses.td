@@ -104,7 +104,11 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     registers, the innermost reduction loop is unrolled when short, and an
     input element or weight that several of them read is loaded once (a 7x7
     depthwise convolution with 8 outputs a thread loads 14 input elements and
-    7 weights per filter row instead of 56 and 56). A reduction of one
+    7 weights per filter row instead of 56 and 56). A window that reads a
+    constant-filled buffer holding a copy of a source in its interior (a
+    pad) reads the source instead, each load checked against its bounds and
+    the pad value outside (threads whose whole footprint lies inside skip
+    the checks); the fill and the copy are no kernels. A reduction of one
     output outside row groups (one thread, a window or a subgroup per
     output) also runs the elementwise op that writes its output just before
     it (a bias broadcast, a fill: each thread computes its initial value)
