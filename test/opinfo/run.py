@@ -17,6 +17,15 @@ records the current passes (it refuses to drop passing samples unless
 
 usage: run.py --kiln-compile PATH --kiln-run PATH [--work DIR] [--jobs 2]
               [--only REGEX] [--update-baseline [--accept-regressions]]
+
+CUDA (a GPU machine without LLVM runs programs compiled on a machine with it):
+  run.py --target cuda --compile-only --kiln-compile PATH --data D --work PACK/so-dir
+      compiles every archive for CUDA (plain float32: --cuda-tf32=none) and keeps
+      the stripped .so files and WORK/compiled.json (each archive's compile record);
+  run.py --prebuilt WORK --device cuda --kiln-run PATH --data D --work W
+      runs them there with `kiln-run --device cuda` against PyTorch's outputs; an
+      archive that did not compile for CUDA fails with the compiler's error.
+test/gpu/opinfo-pack.sh and test/gpu/opinfo-run.sh wrap both steps.
 """
 import argparse
 import concurrent.futures
@@ -77,6 +86,28 @@ def case_files(case, cases_dir):
             [os.path.join(d, f"output{i}.npy") for i in range(case["outputs"])])
 
 
+def compile_program(archive, so, rec, tools):
+    """kiln-compile ARCHIVE -o SO with the target's flags; on failure fills in
+    rec's status and reason and returns False. With compile_only the .so is
+    stripped of its symbol tables (they are not needed to run it)."""
+    try:
+        p = subprocess.run([tools["compile"], archive, "-o", so, *tools.get("compile_flags", [])],
+                           capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        rec.update(status="compile-timeout", reason=f"kiln-compile ran over {COMPILE_TIMEOUT} s")
+        return False
+    if p.returncode != 0:
+        reason = first_error_line(p.stderr)
+        unsupported = p.returncode == 2 and "unsupported" in reason
+        crash = p.returncode < 0 or p.returncode not in (1, 2)
+        rec.update(status="unsupported" if unsupported else ("compile-crash" if crash else "compile-error"),
+                   reason=reason if not crash else f"kiln-compile exit {p.returncode}: {reason}")
+        return False
+    if tools.get("compile_only") and shutil.which("strip"):
+        subprocess.run(["strip", "--strip-unneeded", so], capture_output=True)
+    return True
+
+
 def run_program(name, ir, archive, inputs, expects, work, tools):
     """Compiles and runs one archive; returns its record: status 'ran' with one
     entry per output ('ok' or the mismatch), or the failure and its reason."""
@@ -84,22 +115,25 @@ def run_program(name, ir, archive, inputs, expects, work, tools):
     rec = {"case": name, "ir": ir, "status": None, "reason": None,
            "outputs": [None] * len(expects), "seconds": 0.0}
     t0 = time.time()
-    try:
-        p = subprocess.run([tools["compile"], archive, "-o", so],
-                           capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        rec.update(status="compile-timeout", reason=f"kiln-compile ran over {COMPILE_TIMEOUT} s")
+    prebuilt = tools.get("prebuilt")
+    if prebuilt is not None:
+        failed = prebuilt["failed"].get(f"{name}.{ir}")
+        if failed:  # it did not compile where it was built
+            rec.update(status=failed["status"], reason=failed["reason"])
+            return rec
+        built = os.path.join(prebuilt["dir"], "so", f"{name}.{ir}.so")
+        if not os.path.exists(built):
+            rec.update(status="compile-error", reason=f"not built: no {name}.{ir}.so in the --prebuilt folder")
+            return rec
+        shutil.copyfile(built, so)
+    elif not compile_program(archive, so, rec, tools):
         rec["seconds"] = time.time() - t0
         return rec
-    if p.returncode != 0:
-        reason = first_error_line(p.stderr)
-        unsupported = p.returncode == 2 and "unsupported" in reason
-        crash = p.returncode < 0 or p.returncode not in (1, 2)
-        rec.update(status="unsupported" if unsupported else ("compile-crash" if crash else "compile-error"),
-                   reason=reason if not crash else f"kiln-compile exit {p.returncode}: {reason}")
+    if tools.get("compile_only"):
+        rec.update(status="compiled", outputs=[])
         rec["seconds"] = time.time() - t0
         return rec
-    cmd = [tools["run"], so, "--torch-tolerances"]
+    cmd = [tools["run"], so, "--torch-tolerances", *tools.get("run_flags", [])]
     cmd += [a for f in inputs for a in ("--input", f)]
     cmd += [a for f in expects for a in ("--expect", f)]
     try:
@@ -253,10 +287,34 @@ def entry_class_summary(entries, dtypes):
             for ir in IR_ARCHIVES}
 
 
+def write_compiled(work, index, records, seconds):
+    """WORK/compiled.json after --compile-only: the archives' compile failures
+    (status, reason) and the cases' digest, so --prebuilt checks it runs them
+    against the same samples."""
+    failed = {f"{r['case']}.{r['ir']}": {"status": r["status"], "reason": r["reason"]}
+              for r in records if r["status"] != "compiled"}
+    with open(os.path.join(work, "compiled.json"), "w") as f:
+        json.dump({"archive_sha256": index["archive_sha256"], "archives": len(records),
+                   "failed": failed}, f, indent=1)
+    print(f"opinfo: {len(records) - len(failed)} of {len(records)} archives compiled "
+          f"({seconds:.0f} s); {len(failed)} failed (WORK/compiled.json)")
+    for k, v in sorted(failed.items()):
+        print(f"opinfo: {k}: {v['status']}: {v['reason']}")
+    return 0
+
+
+def prebuilt_info(folder, index):
+    with open(os.path.join(folder, "compiled.json")) as f:
+        compiled = json.load(f)
+    if compiled["archive_sha256"] != index["archive_sha256"]:
+        sys.exit(f"run.py: {folder} was compiled from other cases (cases.json's digest differs)")
+    return {"dir": folder, "failed": compiled["failed"]}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--kiln-compile", required=True)
-    p.add_argument("--kiln-run", required=True)
+    p.add_argument("--kiln-compile")
+    p.add_argument("--kiln-run")
     p.add_argument("--work", default=os.path.join(os.getcwd(), "opinfo-work"))
     p.add_argument("--data", default=DATA, help="the cases (cases.json, cases.tar.xz)")
     p.add_argument("--jobs", type=int, default=2)
@@ -265,7 +323,16 @@ def main():
                    "the default cases; none for other --data unless given)")
     p.add_argument("--update-baseline", action="store_true")
     p.add_argument("--accept-regressions", action="store_true")
+    p.add_argument("--target", choices=["cpu", "cuda"], default="cpu",
+                   help="cuda: compile with --target=cuda --cuda-tf32=none (PyTorch's float32 numbers)")
+    p.add_argument("--gpu-arch", default="sm_90", help="with --target cuda (sm_90: H100/H200)")
+    p.add_argument("--compile-only", action="store_true",
+                   help="compile and keep the .so files and WORK/compiled.json (for --prebuilt elsewhere)")
+    p.add_argument("--prebuilt", help="the --work folder of a --compile-only run: run its .so files")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="kiln-run --device")
     args = p.parse_args()
+    if not (args.kiln_compile or args.prebuilt) or not (args.kiln_run or args.compile_only):
+        p.error("--kiln-compile (or --prebuilt) and --kiln-run (unless --compile-only) are needed")
     t0 = time.time()
 
     with open(os.path.join(args.data, "cases.json")) as f:
@@ -273,10 +340,20 @@ def main():
     os.makedirs(os.path.join(args.work, "so"), exist_ok=True)
     os.makedirs(os.path.join(args.work, "results"), exist_ok=True)
     cases_dir = extract(index, args.work, args.data)
-    tools = {"compile": args.kiln_compile, "run": args.kiln_run}
+    tools = {"compile": args.kiln_compile, "run": args.kiln_run, "compile_only": args.compile_only}
+    if args.target == "cuda":
+        tools["compile_flags"] = ["--target=cuda", f"--gpu-arch={args.gpu_arch}", "--cuda-tf32=none"]
+    if args.device != "cpu":
+        tools["run_flags"] = ["--device", args.device]
+    if args.prebuilt:
+        tools["prebuilt"] = prebuilt_info(args.prebuilt, index)
     selected = [c for c in index["cases"] if not args.only or re.search(args.only, c["name"])]
     by_name = {c["name"]: c for c in selected}
-    bundles = [b for b in index.get("bundles", []) if all(m in by_name for m in b["members"])]
+    # Bundles save compiles on one machine; packed programs are the cases alone
+    # (a bundle that failed on the GPU would need its members' builds too).
+    packed = args.compile_only or args.prebuilt
+    bundles = [b for b in index.get("bundles", []) if all(m in by_name for m in b["members"])
+               and not packed]
     in_bundle = {(m, ir) for b in bundles for m in b["members"] for ir in b["irs"]
                  if ir in by_name[m]["irs"]}
     records, bundle_records = [], []
@@ -315,6 +392,8 @@ def main():
                         if ir in c["irs"]:
                             pending[pool.submit(run_case, c, ir, cases_dir, args.work, tools)] = None
     records.sort(key=lambda r: (r["case"], r["ir"]))
+    if args.compile_only:
+        return write_compiled(args.work, index, records, time.time() - t0)
     samples = sample_results(index, records)
     table = core_op_status(index, samples)
     passing, tested = f32_summary(index, table)
