@@ -130,3 +130,81 @@ func.func private @host_helper(%arg0: memref<?xindex>, %arg1: memref<?xi1>) {
   }
   return
 }
+
+// A scatter whose loops all had one trip (a one-element index tensor) is no
+// loop any more: its store, with the loads and arithmetic feeding it, runs in
+// a kernel of one iteration all the same. Here the moved ops go down to the
+// store, past the copy (which touches none of the buffers they read).
+// CHECK-LABEL: func.func @one_trip_store
+// CHECK: linalg.copy
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: scf.if
+// CHECK: memref.load %arg1
+// CHECK: arith.index_cast
+// CHECK: memref.load %arg2
+// CHECK: memref.store %{{.*}}, %[[R:.*]][
+// CHECK: return %[[R]]
+func.func @one_trip_store(%arg0: memref<4xf32>, %arg1: memref<1xi64>, %arg2: memref<1xf32>) -> memref<4xf32> {
+  %c0 = arith.constant 0 : index
+  %0 = memref.load %arg1[%c0] : memref<1xi64>
+  %1 = arith.index_cast %0 : i64 to index
+  %2 = memref.load %arg2[%c0] : memref<1xf32>
+  %r = memref.alloc() : memref<4xf32>
+  linalg.copy ins(%arg0 : memref<4xf32>) outs(%r : memref<4xf32>)
+  memref.store %2, %r[%1] : memref<4xf32>
+  return %r : memref<4xf32>
+}
+
+// An accumulating one: the update becomes an atomic add. A buffer it reads is
+// freed before the store, so the ops move up to the first load instead (the
+// dealloc after the kernel).
+// CHECK-LABEL: func.func @one_trip_accumulate
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: memref.load %arg1
+// CHECK: %[[U:.*]] = memref.load %[[V:.*]][]
+// CHECK: memref.atomic_rmw addf %[[U]], %arg0
+// CHECK-NOT: memref.store
+// CHECK: memref.dealloc %[[V]]
+func.func @one_trip_accumulate(%arg0: memref<4xf32>, %arg1: memref<1xi64>, %arg2: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.alloc() : memref<f32>
+  linalg.copy ins(%arg2 : memref<f32>) outs(%v : memref<f32>)
+  %0 = memref.load %arg1[%c0] : memref<1xi64>
+  %1 = arith.index_cast %0 : i64 to index
+  %2 = memref.load %v[] : memref<f32>
+  memref.dealloc %v : memref<f32>
+  %3 = memref.load %arg0[%1] : memref<4xf32>
+  %4 = arith.addf %3, %2 : f32
+  memref.store %4, %arg0[%1] : memref<4xf32>
+  return
+}
+
+// A constant stored alone (the one-element nonzero's index): one thread.
+// CHECK-LABEL: func.func @one_trip_constant
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: memref.store %{{.*}}, %[[A:.*]][%{{.*}}, %{{.*}}] : memref<1x1xi64>
+// CHECK: memref.subview %[[A]]
+func.func @one_trip_constant() -> memref<1xi64, strided<[1]>> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0 : i64
+  %a = memref.alloc() : memref<1x1xi64>
+  memref.store %z, %a[%c0, %c0] : memref<1x1xi64>
+  %s = memref.subview %a[0, 0] [1, 1] [1, 1] : memref<1x1xi64> to memref<1xi64, strided<[1]>>
+  return %s : memref<1xi64, strided<[1]>>
+}
+
+// A store into a shape the host reads stays where it is.
+// CHECK-LABEL: func.func @one_trip_host_shape
+// CHECK-NOT: scf.parallel
+// CHECK: memref.store
+// CHECK: memref.reshape
+func.func @one_trip_host_shape(%arg0: memref<8xf32>, %n: index) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %shape = memref.alloc() : memref<1xindex>
+  memref.store %n, %shape[%c0] : memref<1xindex>
+  %r = memref.reshape %arg0(%shape) : (memref<8xf32>, memref<1xindex>) -> memref<?xf32>
+  return %r : memref<?xf32>
+}
