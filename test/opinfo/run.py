@@ -21,7 +21,7 @@ usage: run.py --kiln-compile PATH --kiln-run PATH [--work DIR] [--jobs 2]
 CUDA (a GPU machine without LLVM runs programs compiled on a machine with it):
   run.py --target cuda --compile-only --kiln-compile PATH --data D --work PACK/so-dir
       compiles every archive for CUDA (plain float32: --cuda-tf32=none) and keeps
-      the stripped .so files and WORK/compiled.json (each archive's compile record);
+      the .so files and WORK/compiled.json (each archive's compile record);
   run.py --prebuilt WORK --device cuda --kiln-run PATH --data D --work W
       runs them there with `kiln-run --device cuda` against PyTorch's outputs; an
       archive that did not compile for CUDA fails with the compiler's error.
@@ -88,8 +88,8 @@ def case_files(case, cases_dir):
 
 def compile_program(archive, so, rec, tools):
     """kiln-compile ARCHIVE -o SO with the target's flags; on failure fills in
-    rec's status and reason and returns False. With compile_only the .so is
-    stripped of its symbol tables (they are not needed to run it)."""
+    rec's status and reason and returns False. (A packed .so is not stripped:
+    its weights are appended after the ELF file, which strip drops.)"""
     try:
         p = subprocess.run([tools["compile"], archive, "-o", so, *tools.get("compile_flags", [])],
                            capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
@@ -103,8 +103,6 @@ def compile_program(archive, so, rec, tools):
         rec.update(status="unsupported" if unsupported else ("compile-crash" if crash else "compile-error"),
                    reason=reason if not crash else f"kiln-compile exit {p.returncode}: {reason}")
         return False
-    if tools.get("compile_only") and shutil.which("strip"):
-        subprocess.run(["strip", "--strip-unneeded", so], capture_output=True)
     return True
 
 
@@ -330,6 +328,7 @@ def main():
                    help="compile and keep the .so files and WORK/compiled.json (for --prebuilt elsewhere)")
     p.add_argument("--prebuilt", help="the --work folder of a --compile-only run: run its .so files")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="kiln-run --device")
+    p.add_argument("--device-name", help="the machine, as the report names it (e.g. the GPU's name)")
     args = p.parse_args()
     if not (args.kiln_compile or args.prebuilt) or not (args.kiln_run or args.compile_only):
         p.error("--kiln-compile (or --prebuilt) and --kiln-run (unless --compile-only) are needed")
@@ -411,6 +410,8 @@ def main():
         "core_ops_passing_f32": len(passing),
         "records": records,
     }
+    if args.device_name:
+        result["device_name"] = args.device_name
     entries = entry_status(index, samples)
     if entries:
         result["entries"] = entries
