@@ -37,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -143,17 +144,82 @@ def run_program(name, ir, archive, inputs, expects, work, tools):
     finally:
         if os.path.exists(so):
             os.unlink(so)
-    for line in p.stdout.splitlines():
-        m = OUTPUT_LINE.match(line)
-        if m and int(m.group(1)) < len(expects):
-            rec["outputs"][int(m.group(1))] = "ok" if m.group(3) == "OK" else m.group(2)
-    if p.returncode in (0, 1) and all(o is not None for o in rec["outputs"]):
-        rec["status"] = "ran"
-    else:
-        rec.update(status="run-error", reason=(f"kiln-run exit {p.returncode}: " +
-                                               first_error_line(p.stderr + p.stdout)))
+    read_run(rec, p.returncode, p.stdout, p.stderr)
     rec["seconds"] = time.time() - t0
     return rec
+
+
+def read_run(rec, rc, stdout, stderr):
+    """Fills rec from one kiln-run's exit code and output: 'ran' with each
+    output's comparison, or the run's error."""
+    for line in stdout.splitlines():
+        m = OUTPUT_LINE.match(line)
+        if m and int(m.group(1)) < len(rec["outputs"]):
+            rec["outputs"][int(m.group(1))] = "ok" if m.group(3) == "OK" else m.group(2)
+    if rc in (0, 1) and all(o is not None for o in rec["outputs"]):
+        rec["status"] = "ran"
+    else:
+        rec.update(status="run-error", reason=f"kiln-run exit {rc}: " + first_error_line(stderr + stdout))
+
+
+BATCH_LINE = re.compile(r"^kiln-run batch: (begin|stderr|end) (\d+)(?: exit (-?\d+))?$")
+
+
+def run_batches(items, work, tools, size, deadline):
+    """Runs prebuilt programs `size` at a time with `kiln-run --batch` (one
+    process sets the device up once for all of them). items: (record, .so,
+    kiln-run arguments after the model). A run that crashes its process fails
+    with the process's exit; the batch goes on in a new process after it. Past
+    `deadline` (time.time()), the programs not run yet fail as 'not-run'.
+    Returns the records."""
+    out, todo = [], list(items)
+    path = os.path.join(work, f"batch-{threading.get_ident()}.txt")
+    while todo:
+        if deadline and time.time() > deadline:
+            for rec, _, _ in todo:
+                rec.update(status="not-run", reason="the run stopped at its deadline (--deadline)")
+            return out + [r for r, _, _ in todo]
+        chunk = todo[:size]
+        with open(path, "w") as f:
+            for _, so, args in chunk:
+                f.write("\t".join([so, *args]) + "\n")
+        t0 = time.time()
+        try:
+            p = subprocess.run([tools["run"], "--batch", path], capture_output=True, text=True,
+                               timeout=RUN_TIMEOUT * len(chunk))
+            rc, stdout, stderr = p.returncode, p.stdout, p.stderr
+        except subprocess.TimeoutExpired as e:
+            rc, stderr = None, ""
+            stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        done, last, k, part, buf = 0, None, None, None, {"begin": [], "stderr": []}
+        for line in stdout.splitlines():
+            m = BATCH_LINE.match(line)
+            if not m:
+                if part:
+                    buf[part].append(line)
+                continue
+            if m.group(1) == "end" and k is not None and int(m.group(2)) == k:
+                rec = chunk[k][0]
+                last = int(m.group(3))
+                read_run(rec, last, "\n".join(buf["begin"]), "\n".join(buf["stderr"]))
+                rec["seconds"] = (time.time() - t0) / len(chunk)
+                out.append(rec)
+                done, part = k + 1, None
+            else:
+                k, part = int(m.group(2)), m.group(1)
+                if part == "begin":
+                    buf = {"begin": [], "stderr": []}
+        stopped = last is not None and last >= 3 and rc == last  # kiln-run stops after such a run
+        if done < len(chunk) and not stopped:
+            # The program after the last one that ended took the process down (or the time).
+            rec = chunk[done][0]
+            why = f"kiln-run ran over {RUN_TIMEOUT * len(chunk)} s in a batch" if rc is None else \
+                f"kiln-run exit {rc} in a batch: " + first_error_line(stderr + "\n".join(buf["stderr"]))
+            rec.update(status="run-timeout" if rc is None else "run-error", reason=why)
+            out.append(rec)
+            done += 1
+        todo = todo[done:]
+    return out
 
 
 def run_case(case, ir, cases_dir, work, tools):
@@ -285,6 +351,33 @@ def entry_class_summary(entries, dtypes):
             for ir in IR_ARCHIVES}
 
 
+def run_prebuilt_batches(selected, cases_dir, args, tools):
+    """The --prebuilt programs through kiln-run --batch, --jobs processes at a
+    time, each taking --batch programs; returns every archive's record."""
+    prebuilt, records, items = tools["prebuilt"], [], []
+    for c in selected:
+        inputs, expects = case_files(c, cases_dir)
+        for ir in c["irs"]:
+            rec = {"case": c["name"], "ir": ir, "status": None, "reason": None,
+                   "outputs": [None] * len(expects), "seconds": 0.0}
+            failed = prebuilt["failed"].get(f"{c['name']}.{ir}")
+            so = os.path.join(prebuilt["dir"], "so", f"{c['name']}.{ir}.so")
+            if failed or not os.path.exists(so):
+                rec.update(failed or {"status": "compile-error",
+                                      "reason": f"not built: no {c['name']}.{ir}.so in the --prebuilt folder"})
+                records.append(rec)
+                continue
+            args_ = ["--torch-tolerances", *tools.get("run_flags", [])]
+            args_ += [a for f in inputs for a in ("--input", f)] + [a for f in expects for a in ("--expect", f)]
+            items.append((rec, so, args_))
+    deadline = time.time() + args.deadline if args.deadline else 0
+    share = [items[k::args.jobs] for k in range(args.jobs)]
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for part in pool.map(lambda its: run_batches(its, args.work, tools, args.batch, deadline), share):
+            records += part
+    return records
+
+
 def write_compiled(work, index, records, seconds):
     """WORK/compiled.json after --compile-only: the archives' compile failures
     (status, reason) and the cases' digest, so --prebuilt checks it runs them
@@ -329,6 +422,10 @@ def main():
     p.add_argument("--prebuilt", help="the --work folder of a --compile-only run: run its .so files")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="kiln-run --device")
     p.add_argument("--device-name", help="the machine, as the report names it (e.g. the GPU's name)")
+    p.add_argument("--batch", type=int, default=0, help="with --prebuilt: run N programs per kiln-run "
+                   "process (kiln-run --batch; a GPU is set up once per process)")
+    p.add_argument("--deadline", type=float, default=0, help="with --batch: seconds after which no "
+                   "program starts (those left fail as not-run); results.json is written all the same")
     args = p.parse_args()
     if not (args.kiln_compile or args.prebuilt) or not (args.kiln_run or args.compile_only):
         p.error("--kiln-compile (or --prebuilt) and --kiln-run (unless --compile-only) are needed")
@@ -362,6 +459,9 @@ def main():
         with open(os.path.join(args.work, "results", f"{r['case']}.{r['ir']}.json"), "w") as f:
             json.dump(r, f, indent=1)
 
+    if args.prebuilt and args.batch > 0:
+        for r in run_prebuilt_batches(selected, cases_dir, args, tools):
+            finish(r)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         pending = {}
         # Bundles first (largest first keeps both workers busy), then the rest.
@@ -369,7 +469,7 @@ def main():
             members = [by_name[m] for m in b["members"]]
             for ir in b["irs"]:
                 pending[pool.submit(run_bundle, b, members, ir, cases_dir, args.work, tools)] = (b, members, ir)
-        for c in selected:
+        for c in selected if not (args.prebuilt and args.batch > 0) else []:
             for ir in c["irs"]:
                 if (c["name"], ir) not in in_bundle:
                     pending[pool.submit(run_case, c, ir, cases_dir, args.work, tools)] = None
