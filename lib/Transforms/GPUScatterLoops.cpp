@@ -385,9 +385,23 @@ struct KilnGPUScatterLoopsPass : kiln::impl::KilnGPUScatterLoopsBase<KilnGPUScat
     }
     hostBuffers.clear();
     fn.walk([&](memref::ReshapeOp r) { hostBuffers.insert(kiln::rootBuffer(r.getShape())); });
+    // Only stores into the computation's buffers (arguments, results, what a
+    // linalg op touches) go to the GPU: the host's own arrays (the
+    // deallocation helper's pointer and flag lists) stay where they are.
+    llvm::SmallDenseSet<Value> computed;
+    for (BlockArgument a : fn.getArguments())
+      if (isa<BaseMemRefType>(a.getType()))
+        computed.insert(a);
+    fn.walk([&](Operation *op) {
+      if (op->getName().getDialectNamespace() == "linalg" || isa<func::ReturnOp, memref::CopyOp>(op))
+        for (Value v : op->getOperands())
+          if (isa<BaseMemRefType>(v.getType()))
+            computed.insert(kiln::rootBuffer(v));
+    });
     SmallVector<memref::StoreOp> hostStores;
     fn.walk([&](memref::StoreOp s) {
-      if (atHostLevel(s) && !hostBuffers.contains(kiln::rootBuffer(s.getMemRef())))
+      Value root = kiln::rootBuffer(s.getMemRef());
+      if (atHostLevel(s) && !hostBuffers.contains(root) && computed.contains(root))
         hostStores.push_back(s);
     });
     for (memref::StoreOp s : hostStores)

@@ -208,3 +208,20 @@ func.func @one_trip_host_shape(%arg0: memref<8xf32>, %n: index) -> memref<?xf32>
   %r = memref.reshape %arg0(%shape) : (memref<8xf32>, memref<1xindex>) -> memref<?xf32>
   return %r : memref<?xf32>
 }
+
+// The host's own arrays (the deallocation helper's pointer and flag lists),
+// which no linalg op touches and the function does not return, keep their
+// stores on the host.
+// CHECK-LABEL: func.func @one_trip_host_list
+// CHECK-NOT: scf.parallel
+// CHECK: memref.store
+// CHECK: call @list_helper
+func.func @one_trip_host_list(%p: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = memref.alloc(%c1) : memref<?xindex>
+  memref.store %p, %a[%c0] : memref<?xindex>
+  call @list_helper(%a) : (memref<?xindex>) -> ()
+  return
+}
+func.func private @list_helper(memref<?xindex>)
