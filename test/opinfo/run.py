@@ -22,9 +22,12 @@ CUDA (a GPU machine without LLVM runs programs compiled on a machine with it):
   run.py --target cuda --compile-only --kiln-compile PATH --data D --work PACK/so-dir
       compiles every archive for CUDA (plain float32: --cuda-tf32=none) and keeps
       the .so files and WORK/compiled.json (each archive's compile record);
-  run.py --prebuilt WORK --device cuda --kiln-run PATH --data D --work W
+  run.py --prebuilt WORK --device cuda --kiln-run PATH --data D --work W [--batch 25]
+         [--deadline S]
       runs them there with `kiln-run --device cuda` against PyTorch's outputs; an
-      archive that did not compile for CUDA fails with the compiler's error.
+      archive that did not compile for CUDA fails with the compiler's error. With
+      --batch N, N programs share one `kiln-run --batch` process (CUDA is set up
+      once per process); past --deadline the programs left fail as not-run.
 test/gpu/opinfo-pack.sh and test/gpu/opinfo-run.sh wrap both steps.
 """
 import argparse
