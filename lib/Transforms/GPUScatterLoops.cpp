@@ -156,9 +156,13 @@ struct Access {
 
 /// Puts a store the host would run (a scatter nest whose loops all had one
 /// trip, folded away), with the loads and arithmetic that feed it from its
-/// block after the first such load, into a loop of one trip at the place of
-/// the first op moved. Leaves everything as it is when those ops have other
-/// users or an op between them touches a buffer one of them moves past.
+/// block after the first such load, into a loop of one trip. The loop goes
+/// where the store is, with copies of those ops (another store may share
+/// them; the originals go once nothing uses them), when no op between them
+/// conflicts with an earlier one's accesses; else where the first load is,
+/// the ops moved there, when nothing else uses them, no op between conflicts
+/// with a later one's accesses and none defines a value they use (constants
+/// excepted: they go first). Otherwise everything stays as it is.
 void wrapHostStore(memref::StoreOp store) {
   Block *block = store->getBlock();
   llvm::SmallPtrSet<Operation *, 16> slice;
@@ -184,14 +188,6 @@ void wrapHostStore(memref::StoreOp store) {
       moved.push_back(op);
   moved.push_back(store);
   llvm::SmallPtrSet<Operation *, 16> inLoop(moved.begin(), moved.end());
-  for (Operation *op : moved)
-    for (Operation *user : op->getUsers())
-      if (!inLoop.contains(user))
-        return;
-  // The loop goes where the store is when no op left between them conflicts
-  // with an earlier moved op's accesses (the moved ops go down past it); else
-  // where `first` is when none conflicts with a later moved op's accesses nor
-  // defines a value they use (constants excepted: they go first).
   auto accessOf = [](Operation *op) {
     Access a;
     a.add(op);
@@ -205,34 +201,52 @@ void wrapHostStore(memref::StoreOp store) {
     else
       down = !accessOf(op).conflicts(earlier);
   }
-  Operation *at = store;
-  if (!down) {
-    Access later;
-    SmallVector<Operation *> hoisted;
-    for (Operation *op = store;; op = op->getPrevNode()) {
-      if (inLoop.contains(op)) {
-        later.add(op);
-      } else {
-        if (accessOf(op).conflicts(later))
-          return;
-        bool feeds = llvm::any_of(op->getUsers(), [&](Operation *u) { return inLoop.contains(u); });
-        if (feeds && !op->hasTrait<OpTrait::ConstantLike>())
-          return;
-        if (feeds)
-          hoisted.push_back(op);
-      }
-      if (op == first)
-        break;
-    }
-    for (Operation *op : llvm::reverse(hoisted))
-      op->moveBefore(first);
-    at = first;
-  }
-  OpBuilder b(at);
   Location loc = store.getLoc();
-  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
-  auto loop = scf::ForOp::create(b, loc, c0, c1, c1);
+  auto oneTrip = [&](Operation *at) {
+    OpBuilder b(at);
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    return scf::ForOp::create(b, loc, c0, c1, c1);
+  };
+  if (down) {
+    scf::ForOp loop = oneTrip(store);
+    OpBuilder b = OpBuilder::atBlockTerminator(loop.getBody());
+    IRMapping map;
+    for (Operation *op : moved)
+      if (op != store.getOperation())
+        b.clone(*op, map);
+    store->moveBefore(loop.getBody()->getTerminator());
+    for (OpOperand &use : store->getOpOperands())
+      use.set(map.lookupOrDefault(use.get()));
+    for (Operation *op : llvm::reverse(moved))
+      if (op != store.getOperation() && op->use_empty())
+        op->erase();
+    return;
+  }
+  for (Operation *op : moved)
+    for (Operation *user : op->getUsers())
+      if (!inLoop.contains(user))
+        return;
+  Access later;
+  SmallVector<Operation *> hoisted;
+  for (Operation *op = store;; op = op->getPrevNode()) {
+    if (inLoop.contains(op)) {
+      later.add(op);
+    } else {
+      if (accessOf(op).conflicts(later))
+        return;
+      bool feeds = llvm::any_of(op->getUsers(), [&](Operation *u) { return inLoop.contains(u); });
+      if (feeds && !op->hasTrait<OpTrait::ConstantLike>())
+        return;
+      if (feeds)
+        hoisted.push_back(op);
+    }
+    if (op == first)
+      break;
+  }
+  for (Operation *op : llvm::reverse(hoisted))
+    op->moveBefore(first);
+  scf::ForOp loop = oneTrip(first);
   for (Operation *op : moved)
     op->moveBefore(loop.getBody()->getTerminator());
 }

@@ -225,3 +225,29 @@ func.func @one_trip_host_list(%p: index) {
   return
 }
 func.func private @list_helper(memref<?xindex>)
+
+// Two one-trip stores sharing one index (index_copy and its gradient's
+// index_fill): each kernel computes the index again; no load stays on the host.
+// CHECK-LABEL: func.func @one_trip_shared_index
+// CHECK-NOT: memref.load
+// CHECK: scf.parallel
+// CHECK: memref.load %arg1
+// CHECK: memref.store %{{.*}}, %[[A:.*]][
+// CHECK: scf.parallel
+// CHECK: memref.load %arg1
+// CHECK: memref.store %{{.*}}, %[[B:.*]][
+// CHECK: return %[[A]], %[[B]]
+func.func @one_trip_shared_index(%arg0: memref<4xf32>, %arg1: memref<1xi64>, %arg2: memref<1xf32>) -> (memref<4xf32>, memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %0 = memref.load %arg1[%c0] : memref<1xi64>
+  %1 = arith.index_cast %0 : i64 to index
+  %2 = memref.load %arg2[%c0] : memref<1xf32>
+  %a = memref.alloc() : memref<4xf32>
+  linalg.copy ins(%arg0 : memref<4xf32>) outs(%a : memref<4xf32>)
+  memref.store %2, %a[%1] : memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  linalg.copy ins(%arg0 : memref<4xf32>) outs(%b : memref<4xf32>)
+  memref.store %zero, %b[%1] : memref<4xf32>
+  return %a, %b : memref<4xf32>, memref<4xf32>
+}
