@@ -159,7 +159,8 @@ struct Access {
 /// block after the first such load, into a loop of one trip. The loop goes
 /// where the store is, with copies of those ops (another store may share
 /// them; the originals go once nothing uses them), when no op between them
-/// conflicts with an earlier one's accesses; else where the first load is,
+/// conflicts with an earlier one's accesses (a dealloc of what they read goes
+/// after the loop); else where the first load is,
 /// the ops moved there, when nothing else uses them, no op between conflicts
 /// with a later one's accesses and none defines a value they use (constants
 /// excepted: they go first). Otherwise everything stays as it is.
@@ -195,11 +196,12 @@ void wrapHostStore(memref::StoreOp store) {
   };
   Access earlier;
   bool down = true;
+  SmallVector<Operation *> sunk;  // deallocs of what the copies read: after the loop
   for (Operation *op = first; op != store && down; op = op->getNextNode()) {
     if (inLoop.contains(op))
       earlier.add(op);
-    else
-      down = !accessOf(op).conflicts(earlier);
+    else if (accessOf(op).conflicts(earlier))
+      isa<memref::DeallocOp>(op) ? sunk.push_back(op) : (void)(down = false);
   }
   Location loc = store.getLoc();
   auto oneTrip = [&](Operation *at) {
@@ -221,6 +223,8 @@ void wrapHostStore(memref::StoreOp store) {
     for (Operation *op : llvm::reverse(moved))
       if (op != store.getOperation() && op->use_empty())
         op->erase();
+    for (Operation *op : llvm::reverse(sunk))
+      op->moveAfter(loop);
     return;
   }
   for (Operation *op : moved)

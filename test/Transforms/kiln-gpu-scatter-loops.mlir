@@ -157,8 +157,7 @@ func.func @one_trip_store(%arg0: memref<4xf32>, %arg1: memref<1xi64>, %arg2: mem
 }
 
 // An accumulating one: the update becomes an atomic add. A buffer it reads is
-// freed before the store, so the ops move up to the first load instead (the
-// dealloc after the kernel).
+// freed before the store: the dealloc goes after the kernel.
 // CHECK-LABEL: func.func @one_trip_accumulate
 // CHECK: scf.parallel
 // CHECK: scf.parallel
@@ -250,4 +249,25 @@ func.func @one_trip_shared_index(%arg0: memref<4xf32>, %arg1: memref<1xi64>, %ar
   linalg.copy ins(%arg0 : memref<4xf32>) outs(%b : memref<4xf32>)
   memref.store %zero, %b[%1] : memref<4xf32>
   return %a, %b : memref<4xf32>, memref<4xf32>
+}
+
+// A buffer the store's value is read from is written again before the store:
+// the kernel goes where the first load is (the ops move up), before the write.
+// CHECK-LABEL: func.func @one_trip_moved_up
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+// CHECK: %[[X:.*]] = memref.load %arg2[]
+// CHECK: memref.store %[[X]], %arg0[
+// CHECK: linalg.fill
+// CHECK-NOT: memref.store
+// CHECK: return
+func.func @one_trip_moved_up(%arg0: memref<4xf32>, %arg1: memref<1xi64>, %arg2: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  %0 = memref.load %arg1[%c0] : memref<1xi64>
+  %1 = arith.index_cast %0 : i64 to index
+  %2 = memref.load %arg2[] : memref<f32>
+  linalg.fill ins(%one : f32) outs(%arg2 : memref<f32>)
+  memref.store %2, %arg0[%1] : memref<4xf32>
+  return
 }
