@@ -156,14 +156,15 @@ struct Access {
 
 /// Puts a store the host would run (a scatter nest whose loops all had one
 /// trip, folded away), with the loads and arithmetic that feed it from its
-/// block after the first such load, into a loop of one trip. The loop goes
-/// where the store is, with copies of those ops (another store may share
-/// them; the originals go once nothing uses them), when no op between them
-/// conflicts with an earlier one's accesses (a dealloc of what they read goes
-/// after the loop); else where the first load is,
-/// the ops moved there, when nothing else uses them, no op between conflicts
-/// with a later one's accesses and none defines a value they use (constants
-/// excepted: they go first). Otherwise everything stays as it is.
+/// block after the first such load, into a loop of one trip:
+///  - where the store is, with copies of those ops (another store may share
+///    them; the originals go once nothing uses them), when no op between them
+///    conflicts with an earlier one's accesses (a dealloc of what they read
+///    goes after the loop);
+///  - else where the first load is, the ops moved there, when nothing else
+///    uses them, no op between conflicts with a later one's accesses and none
+///    defines a value they use (constants excepted: they go first).
+/// Otherwise everything stays as it is.
 void wrapHostStore(memref::StoreOp store) {
   Block *block = store->getBlock();
   llvm::SmallPtrSet<Operation *, 16> slice;
