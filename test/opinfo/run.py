@@ -187,9 +187,12 @@ def run_batches(items, work, tools, size, deadline):
             for _, so, args in chunk:
                 f.write("\t".join([so, *args]) + "\n")
         t0 = time.time()
+        limit = RUN_TIMEOUT * len(chunk)
+        if deadline:  # a batch still running past the deadline stops a run's time after it
+            limit = max(1.0, min(limit, deadline - t0 + RUN_TIMEOUT))
         try:
             p = subprocess.run([tools["run"], "--batch", path], capture_output=True, text=True,
-                               timeout=RUN_TIMEOUT * len(chunk))
+                               timeout=limit)
             rc, stdout, stderr = p.returncode, p.stdout, p.stderr
         except subprocess.TimeoutExpired as e:
             rc, stderr = None, ""
@@ -216,7 +219,7 @@ def run_batches(items, work, tools, size, deadline):
         if done < len(chunk) and not stopped:
             # The program after the last one that ended took the process down (or the time).
             rec = chunk[done][0]
-            why = f"kiln-run ran over {RUN_TIMEOUT * len(chunk)} s in a batch" if rc is None else \
+            why = f"kiln-run's batch ran over {limit:.0f} s" if rc is None else \
                 f"kiln-run exit {rc} in a batch: " + first_error_line(stderr + "\n".join(buf["stderr"]))
             rec.update(status="run-timeout" if rc is None else "run-error", reason=why)
             out.append(rec)
