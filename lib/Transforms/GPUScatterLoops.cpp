@@ -4,7 +4,10 @@
 // from an index buffer (Indexing.cpp). On a GPU such a nest becomes one thread
 // per iteration, with atomics where it accumulates, when its iterations cannot
 // depend on each other; any other loop nest over the computation's buffers
-// runs as a kernel of one thread. See the pass description in Passes.td.
+// runs as a kernel of one thread. See the pass description in GPUPasses.td.
+// A nest whose every loop has one trip is no loop by the time this pass runs
+// (canonicalization folds it): its stores, with the loads and arithmetic
+// feeding them, are first put back into a loop of one trip.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Transforms/Passes.h"
@@ -98,6 +101,159 @@ bool independentIterations(Block &body, SmallVectorImpl<Update> &updates) {
   for (Value v : updated)
     ok &= !assigned.contains(v);
   return ok;
+}
+
+/// Whether `op` would run on the host outside any loop or kernel: directly in
+/// the function or under host guards (scf.if).
+bool atHostLevel(Operation *op) {
+  Operation *p = op->getParentOp();
+  while (isa<scf::IfOp>(p))
+    p = p->getParentOp();
+  return isa<func::FuncOp>(p);
+}
+
+/// The root buffers `op` and the ops nested in it read and write (free and
+/// allocate count as writes; an op that does not say, as both).
+struct Access {
+  llvm::SmallDenseSet<Value> reads, writes;
+
+  void add(Operation *op) {
+    op->walk([&](Operation *o) {
+      auto both = [&] {
+        for (Value v : o->getOperands())
+          if (isa<BaseMemRefType>(v.getType())) {
+            reads.insert(kiln::rootBuffer(v));
+            writes.insert(kiln::rootBuffer(v));
+          }
+      };
+      auto iface = dyn_cast<MemoryEffectOpInterface>(o);
+      if (!iface) {
+        if (!o->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+          both();
+        return;
+      }
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      for (MemoryEffects::EffectInstance &e : effects) {
+        Value v = e.getValue();
+        if (!v)
+          both();
+        else if (isa<BaseMemRefType>(v.getType()))
+          (isa<MemoryEffects::Read>(e.getEffect()) ? reads : writes).insert(kiln::rootBuffer(v));
+      }
+    });
+  }
+
+  /// Whether running `other`'s accesses on the other side of these changes
+  /// what either sees.
+  bool conflicts(const Access &other) const {
+    auto any = [](const llvm::SmallDenseSet<Value> &a, const llvm::SmallDenseSet<Value> &b) {
+      return llvm::any_of(a, [&](Value v) { return b.contains(v); });
+    };
+    return any(writes, other.reads) || any(writes, other.writes) || any(reads, other.writes);
+  }
+};
+
+/// Puts a store the host would run (a scatter nest whose loops all had one
+/// trip, folded away), with the loads and arithmetic that feed it from its
+/// block after the first such load, into a loop of one trip:
+///  - where the store is, with copies of those ops (another store may share
+///    them; the originals go once nothing uses them), when no op between them
+///    conflicts with an earlier one's accesses (a dealloc of what they read
+///    goes after the loop);
+///  - else where the first load is, the ops moved there, when nothing else
+///    uses them, no op between conflicts with a later one's accesses and none
+///    defines a value they use (constants excepted: they go first).
+/// Otherwise everything stays as it is.
+void wrapHostStore(memref::StoreOp store) {
+  Block *block = store->getBlock();
+  llvm::SmallPtrSet<Operation *, 16> slice;
+  SmallVector<Operation *> work{store};
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    for (Value v : op->getOperands()) {
+      Operation *d = v.getDefiningOp();
+      if (d && d->getBlock() == block && !slice.contains(d) &&
+          (isa<memref::LoadOp>(d) || (isScalarOp(d) && !d->hasTrait<OpTrait::ConstantLike>()))) {
+        slice.insert(d);
+        work.push_back(d);
+      }
+    }
+  }
+  Operation *first = store;
+  for (Operation *op : slice)
+    if (isa<memref::LoadOp>(op) && op->isBeforeInBlock(first))
+      first = op;
+  SmallVector<Operation *> moved;
+  for (Operation *op = first; op != store; op = op->getNextNode())
+    if (slice.contains(op))
+      moved.push_back(op);
+  moved.push_back(store);
+  llvm::SmallPtrSet<Operation *, 16> inLoop(moved.begin(), moved.end());
+  auto accessOf = [](Operation *op) {
+    Access a;
+    a.add(op);
+    return a;
+  };
+  Access earlier;
+  bool down = true;
+  SmallVector<Operation *> sunk;  // deallocs of what the copies read: after the loop
+  for (Operation *op = first; op != store && down; op = op->getNextNode()) {
+    if (inLoop.contains(op))
+      earlier.add(op);
+    else if (accessOf(op).conflicts(earlier))
+      isa<memref::DeallocOp>(op) ? sunk.push_back(op) : (void)(down = false);
+  }
+  Location loc = store.getLoc();
+  auto oneTrip = [&](Operation *at) {
+    OpBuilder b(at);
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(b, loc, 1);
+    return scf::ForOp::create(b, loc, c0, c1, c1);
+  };
+  if (down) {
+    scf::ForOp loop = oneTrip(store);
+    OpBuilder b = OpBuilder::atBlockTerminator(loop.getBody());
+    IRMapping map;
+    for (Operation *op : moved)
+      if (op != store.getOperation())
+        b.clone(*op, map);
+    store->moveBefore(loop.getBody()->getTerminator());
+    for (OpOperand &use : store->getOpOperands())
+      use.set(map.lookupOrDefault(use.get()));
+    for (Operation *op : llvm::reverse(moved))
+      if (op != store.getOperation() && op->use_empty())
+        op->erase();
+    for (Operation *op : llvm::reverse(sunk))
+      op->moveAfter(loop);
+    return;
+  }
+  for (Operation *op : moved)
+    for (Operation *user : op->getUsers())
+      if (!inLoop.contains(user))
+        return;
+  Access later;
+  SmallVector<Operation *> hoisted;
+  for (Operation *op = store;; op = op->getPrevNode()) {
+    if (inLoop.contains(op)) {
+      later.add(op);
+    } else {
+      if (accessOf(op).conflicts(later))
+        return;
+      bool feeds = llvm::any_of(op->getUsers(), [&](Operation *u) { return inLoop.contains(u); });
+      if (feeds && !op->hasTrait<OpTrait::ConstantLike>())
+        return;
+      if (feeds)
+        hoisted.push_back(op);
+    }
+    if (op == first)
+      break;
+  }
+  for (Operation *op : llvm::reverse(hoisted))
+    op->moveBefore(first);
+  scf::ForOp loop = oneTrip(first);
+  for (Operation *op : moved)
+    op->moveBefore(loop.getBody()->getTerminator());
 }
 
 gpu::ParallelLoopDimMappingAttr mapping(MLIRContext *ctx, gpu::Processor p) {
@@ -248,6 +404,27 @@ struct KilnGPUScatterLoopsPass : kiln::impl::KilnGPUScatterLoopsBase<KilnGPUScat
     }
     hostBuffers.clear();
     fn.walk([&](memref::ReshapeOp r) { hostBuffers.insert(kiln::rootBuffer(r.getShape())); });
+    // Only stores into the computation's buffers (arguments, results, what a
+    // linalg op touches) go to the GPU: the host's own arrays (the
+    // deallocation helper's pointer and flag lists) stay where they are.
+    llvm::SmallDenseSet<Value> computed;
+    for (BlockArgument a : fn.getArguments())
+      if (isa<BaseMemRefType>(a.getType()))
+        computed.insert(a);
+    fn.walk([&](Operation *op) {
+      if (op->getName().getDialectNamespace() == "linalg" || isa<func::ReturnOp, memref::CopyOp>(op))
+        for (Value v : op->getOperands())
+          if (isa<BaseMemRefType>(v.getType()))
+            computed.insert(kiln::rootBuffer(v));
+    });
+    SmallVector<memref::StoreOp> hostStores;
+    fn.walk([&](memref::StoreOp s) {
+      Value root = kiln::rootBuffer(s.getMemRef());
+      if (atHostLevel(s) && !hostBuffers.contains(root) && computed.contains(root))
+        hostStores.push_back(s);
+    });
+    for (memref::StoreOp s : hostStores)
+      wrapHostStore(s);
     SmallVector<scf::ForOp> nests;
     // Outermost host loops: directly in the function or under host guards
     // (scf.if on sizes, e.g. "the index tensor is not empty"), which stay on

@@ -4,7 +4,9 @@ Standard library only.
 
 usage: report.py --results WORK/results.json [--entries-results W/results.json]
                  [--dtypes-results W/results.json] [--grad-results W/results.json]
-                 [--vmap-results W/results.json] [--out docs/op-coverage.md]
+                 [--vmap-results W/results.json] [--cuda-entries-results R.json
+                 [--cuda-dtypes-results R.json]] [--out docs/op-coverage.md]
+Without --results, only the vmap and/or CUDA sections of --out are rewritten.
 """
 import argparse
 import json
@@ -205,6 +207,45 @@ def entries_section(eindex, eresults, lines, dindex=None, dresults=None, gindex=
 
 
 VMAP_HEADING = "## vmap of every OpInfo entry"
+CUDA_HEADING = "## Every OpInfo entry on CUDA"
+
+
+def cuda_section(eindex, eresults, dindex=None, dresults=None):
+    """The entries suites run on a GPU (run.py --prebuilt --device cuda over
+    programs compiled here with --target cuda --compile-only) as markdown lines:
+    pass rates over all entries, per IR and dtype class, and what fails."""
+    entries = run.entry_status(eindex, run.sample_results(eindex, eresults["records"]))
+    figs, total, not_exported = run.entry_summary(entries)
+    exportable = total - not_exported
+    gpu = eresults.get("device_name") or "a GPU"
+    names = {"default": "default (training) IR", "core": "Core ATen IR"}
+    lines = [CUDA_HEADING, "",
+             f"The same entries and samples, compiled here with `kiln-compile --target=cuda "
+             f"--cuda-tf32=none` (plain float32 products, so PyTorch's float32 tolerances apply) and "
+             f"run on {gpu} with `kiln-run --device cuda --torch-tolerances` against PyTorch's CPU "
+             f"outputs (`test/gpu/opinfo-pack.sh`, `test/gpu/opinfo-run.sh`; {eresults['archives']} "
+             f"float32 archives, {eresults['seconds']:.0f} s there). An archive that does not "
+             "compile for CUDA counts as failed, as do the entries torch.export cannot export.", "",
+             "| direction | IR | entries passing | of all entries | of those torch.export exports |",
+             "| --- | --- | --- | --- | --- |"]
+    for ir, n in figs.items():
+        lines.append(f"| forward float32 | {names[ir]} | {n} | {pct(n, total)} of {total} | "
+                     f"{pct(n, exportable)} of {exportable} |")
+    dentries = None
+    if dindex and dresults:
+        dentries = run.entry_status(dindex, run.sample_results(dindex, dresults["records"]))
+        for cls, dts in run.DTYPE_CLASSES.items():
+            for ir, (n, have) in run.entry_class_summary(dentries, dts).items():
+                lines.append(f"| forward {cls} | {names[ir]} | {n} | {pct(n, total)} of {total} | "
+                             f"{pct(n, have)} of {have} |")
+        lines += ["", f"The 16-bit and integer rows: `test/data/opinfo-entries-dtypes` "
+                  f"({dresults['archives']} archives, {dresults['seconds']:.0f} s there)."]
+    failure_lists(entries, ["float32"], " on CUDA", lines, level="####")
+    if dentries is not None:
+        for cls, dts in run.DTYPE_CLASSES.items():
+            failure_lists(dentries, dts, f" on CUDA, {cls}", lines, level="####")
+    lines.append("")
+    return lines
 
 
 def vmap_section(vindex, vresults):
@@ -241,18 +282,30 @@ def vmap_section(vindex, vresults):
     return lines
 
 
-def replace_vmap_section(path, section):
-    """Puts the vmap section into an existing op-coverage.md (before the core-op table)."""
+def replace_section(path, heading, section):
+    """Puts a section (vmap, CUDA) into an existing op-coverage.md in place of
+    the one with that heading, else before the core-op table."""
     with open(path) as f:
         text = f.read()
-    start = text.find(VMAP_HEADING)
     end = text.find("## Core ATen ops")
+    start = text.find(heading)
     if start < 0:
         start = end
+    else:
+        nxt = text.find("\n## ", start + len(heading))
+        end = nxt + 1 if nxt >= 0 else len(text)
     new = text[:start] + "\n".join(section) + "\n" + text[end:]
     with open(path + ".tmp", "w") as f:
         f.write(new)
     os.replace(path + ".tmp", path)
+
+
+def load(data, results):
+    """(cases.json, results.json) of one suite."""
+    with open(os.path.join(data, "cases.json")) as f:
+        index = json.load(f)
+    with open(results) as f:
+        return index, json.load(f)
 
 
 def main():
@@ -270,19 +323,29 @@ def main():
     p.add_argument("--dtypes-data", default=os.path.join(HERE, "..", "data", "opinfo-entries-dtypes"))
     p.add_argument("--grad-results", help="run_grad.py's results.json (the entries' gradients)")
     p.add_argument("--grad-data", default=os.path.join(HERE, "..", "data", "opinfo-entries-grad"))
+    p.add_argument("--cuda-entries-results", help="opinfo-run.sh's float32 entries results (run.py "
+                   "--prebuilt --device cuda on a GPU machine)")
+    p.add_argument("--cuda-dtypes-results", help="the same for test/data/opinfo-entries-dtypes")
     p.add_argument("--out", default=os.path.join(HERE, "..", "..", "docs", "op-coverage.md"))
     args = p.parse_args()
-    vsection = []
+    vsection, csection = [], []
     if args.vmap_results:
         with open(os.path.join(args.vmap_data, "cases.json")) as f:
             vindex = json.load(f)
         with open(args.vmap_results) as f:
             vsection = vmap_section(vindex, json.load(f))
+    if args.cuda_entries_results:
+        csection = cuda_section(*load(args.entries_data, args.cuda_entries_results),
+                                *(load(args.dtypes_data, args.cuda_dtypes_results)
+                                  if args.cuda_dtypes_results else ()))
     if not args.results:
-        if not vsection:
-            p.error("give --results, or --vmap-results to rewrite the vmap section only")
-        replace_vmap_section(os.path.normpath(args.out), vsection)
-        print(f"wrote the vmap section of {os.path.normpath(args.out)}")
+        if not (vsection or csection):
+            p.error("give --results, or --vmap-results / --cuda-entries-results to rewrite those "
+                    "sections only")
+        for heading, section in ((VMAP_HEADING, vsection), (CUDA_HEADING, csection)):
+            if section:
+                replace_section(os.path.normpath(args.out), heading, section)
+                print(f"wrote the section '{heading[3:]}' of {os.path.normpath(args.out)}")
         return
     with open(os.path.join(args.data, "cases.json")) as f:
         index = json.load(f)
@@ -334,6 +397,7 @@ def main():
             with open(args.grad_results) as f:
                 extra["gresults"] = json.load(f)
         entries_section(eindex, eresults, lines, **extra)
+    lines += csection
     lines += vsection
     lines += ["## Core ATen ops", ""]
     tested_sorted = sorted(tested)

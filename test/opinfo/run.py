@@ -17,6 +17,18 @@ records the current passes (it refuses to drop passing samples unless
 
 usage: run.py --kiln-compile PATH --kiln-run PATH [--work DIR] [--jobs 2]
               [--only REGEX] [--update-baseline [--accept-regressions]]
+
+CUDA (a GPU machine without LLVM runs programs compiled on a machine with it):
+  run.py --target cuda --compile-only --kiln-compile PATH --data D --work PACK/so-dir
+      compiles every archive for CUDA (plain float32: --cuda-tf32=none) and keeps
+      the .so files and WORK/compiled.json (each archive's compile record);
+  run.py --prebuilt WORK --device cuda --kiln-run PATH --data D --work W [--batch 25]
+         [--deadline S]
+      runs them there with `kiln-run --device cuda` against PyTorch's outputs; an
+      archive that did not compile for CUDA fails with the compiler's error. With
+      --batch N, N programs share one `kiln-run --batch` process (CUDA is set up
+      once per process); past --deadline the programs left fail as not-run.
+test/gpu/opinfo-pack.sh and test/gpu/opinfo-run.sh wrap both steps.
 """
 import argparse
 import concurrent.futures
@@ -28,6 +40,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -77,6 +90,26 @@ def case_files(case, cases_dir):
             [os.path.join(d, f"output{i}.npy") for i in range(case["outputs"])])
 
 
+def compile_program(archive, so, rec, tools):
+    """kiln-compile ARCHIVE -o SO with the target's flags; on failure fills in
+    rec's status and reason and returns False. (A packed .so is not stripped:
+    its weights are appended after the ELF file, which strip drops.)"""
+    try:
+        p = subprocess.run([tools["compile"], archive, "-o", so, *tools.get("compile_flags", [])],
+                           capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        rec.update(status="compile-timeout", reason=f"kiln-compile ran over {COMPILE_TIMEOUT} s")
+        return False
+    if p.returncode != 0:
+        reason = first_error_line(p.stderr)
+        unsupported = p.returncode == 2 and "unsupported" in reason
+        crash = p.returncode < 0 or p.returncode not in (1, 2)
+        rec.update(status="unsupported" if unsupported else ("compile-crash" if crash else "compile-error"),
+                   reason=reason if not crash else f"kiln-compile exit {p.returncode}: {reason}")
+        return False
+    return True
+
+
 def run_program(name, ir, archive, inputs, expects, work, tools):
     """Compiles and runs one archive; returns its record: status 'ran' with one
     entry per output ('ok' or the mismatch), or the failure and its reason."""
@@ -84,22 +117,25 @@ def run_program(name, ir, archive, inputs, expects, work, tools):
     rec = {"case": name, "ir": ir, "status": None, "reason": None,
            "outputs": [None] * len(expects), "seconds": 0.0}
     t0 = time.time()
-    try:
-        p = subprocess.run([tools["compile"], archive, "-o", so],
-                           capture_output=True, text=True, timeout=COMPILE_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        rec.update(status="compile-timeout", reason=f"kiln-compile ran over {COMPILE_TIMEOUT} s")
+    prebuilt = tools.get("prebuilt")
+    if prebuilt is not None:
+        failed = prebuilt["failed"].get(f"{name}.{ir}")
+        if failed:  # it did not compile where it was built
+            rec.update(status=failed["status"], reason=failed["reason"])
+            return rec
+        built = os.path.join(prebuilt["dir"], "so", f"{name}.{ir}.so")
+        if not os.path.exists(built):
+            rec.update(status="compile-error", reason=f"not built: no {name}.{ir}.so in the --prebuilt folder")
+            return rec
+        shutil.copyfile(built, so)
+    elif not compile_program(archive, so, rec, tools):
         rec["seconds"] = time.time() - t0
         return rec
-    if p.returncode != 0:
-        reason = first_error_line(p.stderr)
-        unsupported = p.returncode == 2 and "unsupported" in reason
-        crash = p.returncode < 0 or p.returncode not in (1, 2)
-        rec.update(status="unsupported" if unsupported else ("compile-crash" if crash else "compile-error"),
-                   reason=reason if not crash else f"kiln-compile exit {p.returncode}: {reason}")
+    if tools.get("compile_only"):
+        rec.update(status="compiled", outputs=[])
         rec["seconds"] = time.time() - t0
         return rec
-    cmd = [tools["run"], so, "--torch-tolerances"]
+    cmd = [tools["run"], so, "--torch-tolerances", *tools.get("run_flags", [])]
     cmd += [a for f in inputs for a in ("--input", f)]
     cmd += [a for f in expects for a in ("--expect", f)]
     try:
@@ -111,17 +147,85 @@ def run_program(name, ir, archive, inputs, expects, work, tools):
     finally:
         if os.path.exists(so):
             os.unlink(so)
-    for line in p.stdout.splitlines():
-        m = OUTPUT_LINE.match(line)
-        if m and int(m.group(1)) < len(expects):
-            rec["outputs"][int(m.group(1))] = "ok" if m.group(3) == "OK" else m.group(2)
-    if p.returncode in (0, 1) and all(o is not None for o in rec["outputs"]):
-        rec["status"] = "ran"
-    else:
-        rec.update(status="run-error", reason=(f"kiln-run exit {p.returncode}: " +
-                                               first_error_line(p.stderr + p.stdout)))
+    read_run(rec, p.returncode, p.stdout, p.stderr)
     rec["seconds"] = time.time() - t0
     return rec
+
+
+def read_run(rec, rc, stdout, stderr):
+    """Fills rec from one kiln-run's exit code and output: 'ran' with each
+    output's comparison, or the run's error."""
+    for line in stdout.splitlines():
+        m = OUTPUT_LINE.match(line)
+        if m and int(m.group(1)) < len(rec["outputs"]):
+            rec["outputs"][int(m.group(1))] = "ok" if m.group(3) == "OK" else m.group(2)
+    if rc in (0, 1) and all(o is not None for o in rec["outputs"]):
+        rec["status"] = "ran"
+    else:
+        rec.update(status="run-error", reason=f"kiln-run exit {rc}: " + first_error_line(stderr + stdout))
+
+
+BATCH_LINE = re.compile(r"^kiln-run batch: (begin|stderr|end) (\d+)(?: exit (-?\d+))?$")
+
+
+def run_batches(items, work, tools, size, deadline):
+    """Runs prebuilt programs `size` at a time with `kiln-run --batch` (one
+    process sets the device up once for all of them). items: (record, .so,
+    kiln-run arguments after the model). A run that crashes its process fails
+    with the process's exit; the batch goes on in a new process after it. Past
+    `deadline` (time.time()), the programs not run yet fail as 'not-run'.
+    Returns the records."""
+    out, todo = [], list(items)
+    path = os.path.join(work, f"batch-{threading.get_ident()}.txt")
+    while todo:
+        if deadline and time.time() > deadline:
+            for rec, _, _ in todo:
+                rec.update(status="not-run", reason="the run stopped at its deadline (--deadline)")
+            return out + [r for r, _, _ in todo]
+        chunk = todo[:size]
+        with open(path, "w") as f:
+            for _, so, args in chunk:
+                f.write("\t".join([so, *args]) + "\n")
+        t0 = time.time()
+        limit = RUN_TIMEOUT * len(chunk)
+        if deadline:  # a batch still running past the deadline stops a run's time after it
+            limit = max(1.0, min(limit, deadline - t0 + RUN_TIMEOUT))
+        try:
+            p = subprocess.run([tools["run"], "--batch", path], capture_output=True, text=True,
+                               timeout=limit)
+            rc, stdout, stderr = p.returncode, p.stdout, p.stderr
+        except subprocess.TimeoutExpired as e:
+            rc, stderr = None, ""
+            stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        done, last, k, part, buf = 0, None, None, None, {"begin": [], "stderr": []}
+        for line in stdout.splitlines():
+            m = BATCH_LINE.match(line)
+            if not m:
+                if part:
+                    buf[part].append(line)
+                continue
+            if m.group(1) == "end" and k is not None and int(m.group(2)) == k:
+                rec = chunk[k][0]
+                last = int(m.group(3))
+                read_run(rec, last, "\n".join(buf["begin"]), "\n".join(buf["stderr"]))
+                rec["seconds"] = (time.time() - t0) / len(chunk)
+                out.append(rec)
+                done, part = k + 1, None
+            else:
+                k, part = int(m.group(2)), m.group(1)
+                if part == "begin":
+                    buf = {"begin": [], "stderr": []}
+        stopped = last is not None and last >= 3 and rc == last  # kiln-run stops after such a run
+        if done < len(chunk) and not stopped:
+            # The program after the last one that ended took the process down (or the time).
+            rec = chunk[done][0]
+            why = f"kiln-run's batch ran over {limit:.0f} s" if rc is None else \
+                f"kiln-run exit {rc} in a batch: " + first_error_line(stderr + "\n".join(buf["stderr"]))
+            rec.update(status="run-timeout" if rc is None else "run-error", reason=why)
+            out.append(rec)
+            done += 1
+        todo = todo[done:]
+    return out
 
 
 def run_case(case, ir, cases_dir, work, tools):
@@ -253,10 +357,61 @@ def entry_class_summary(entries, dtypes):
             for ir in IR_ARCHIVES}
 
 
+def run_prebuilt_batches(selected, cases_dir, args, tools):
+    """The --prebuilt programs through kiln-run --batch, --jobs processes at a
+    time, each taking --batch programs; returns every archive's record."""
+    prebuilt, records, items = tools["prebuilt"], [], []
+    for c in selected:
+        inputs, expects = case_files(c, cases_dir)
+        for ir in c["irs"]:
+            rec = {"case": c["name"], "ir": ir, "status": None, "reason": None,
+                   "outputs": [None] * len(expects), "seconds": 0.0}
+            failed = prebuilt["failed"].get(f"{c['name']}.{ir}")
+            so = os.path.join(prebuilt["dir"], "so", f"{c['name']}.{ir}.so")
+            if failed or not os.path.exists(so):
+                rec.update(failed or {"status": "compile-error",
+                                      "reason": f"not built: no {c['name']}.{ir}.so in the --prebuilt folder"})
+                records.append(rec)
+                continue
+            args_ = ["--torch-tolerances", *tools.get("run_flags", [])]
+            args_ += [a for f in inputs for a in ("--input", f)] + [a for f in expects for a in ("--expect", f)]
+            items.append((rec, so, args_))
+    deadline = time.time() + args.deadline if args.deadline else 0
+    share = [items[k::args.jobs] for k in range(args.jobs)]
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for part in pool.map(lambda its: run_batches(its, args.work, tools, args.batch, deadline), share):
+            records += part
+    return records
+
+
+def write_compiled(work, index, records, seconds):
+    """WORK/compiled.json after --compile-only: the archives' compile failures
+    (status, reason) and the cases' digest, so --prebuilt checks it runs them
+    against the same samples."""
+    failed = {f"{r['case']}.{r['ir']}": {"status": r["status"], "reason": r["reason"]}
+              for r in records if r["status"] != "compiled"}
+    with open(os.path.join(work, "compiled.json"), "w") as f:
+        json.dump({"archive_sha256": index["archive_sha256"], "archives": len(records),
+                   "failed": failed}, f, indent=1)
+    print(f"opinfo: {len(records) - len(failed)} of {len(records)} archives compiled "
+          f"({seconds:.0f} s); {len(failed)} failed (WORK/compiled.json)")
+    for k, v in sorted(failed.items()):
+        print(f"opinfo: {k}: {v['status']}: {v['reason']}")
+    return 0
+
+
+def prebuilt_info(folder, index):
+    with open(os.path.join(folder, "compiled.json")) as f:
+        compiled = json.load(f)
+    if compiled["archive_sha256"] != index["archive_sha256"]:
+        sys.exit(f"run.py: {folder} was compiled from other cases (cases.json's digest differs)")
+    return {"dir": folder, "failed": compiled["failed"]}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--kiln-compile", required=True)
-    p.add_argument("--kiln-run", required=True)
+    p.add_argument("--kiln-compile")
+    p.add_argument("--kiln-run")
     p.add_argument("--work", default=os.path.join(os.getcwd(), "opinfo-work"))
     p.add_argument("--data", default=DATA, help="the cases (cases.json, cases.tar.xz)")
     p.add_argument("--jobs", type=int, default=2)
@@ -265,7 +420,21 @@ def main():
                    "the default cases; none for other --data unless given)")
     p.add_argument("--update-baseline", action="store_true")
     p.add_argument("--accept-regressions", action="store_true")
+    p.add_argument("--target", choices=["cpu", "cuda"], default="cpu",
+                   help="cuda: compile with --target=cuda --cuda-tf32=none (PyTorch's float32 numbers)")
+    p.add_argument("--gpu-arch", default="sm_90", help="with --target cuda (sm_90: H100/H200)")
+    p.add_argument("--compile-only", action="store_true",
+                   help="compile and keep the .so files and WORK/compiled.json (for --prebuilt elsewhere)")
+    p.add_argument("--prebuilt", help="the --work folder of a --compile-only run: run its .so files")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="kiln-run --device")
+    p.add_argument("--device-name", help="the machine, as the report names it (e.g. the GPU's name)")
+    p.add_argument("--batch", type=int, default=0, help="with --prebuilt: run N programs per kiln-run "
+                   "process (kiln-run --batch; a GPU is set up once per process)")
+    p.add_argument("--deadline", type=float, default=0, help="with --batch: seconds after which no "
+                   "program starts (those left fail as not-run); results.json is written all the same")
     args = p.parse_args()
+    if not (args.kiln_compile or args.prebuilt) or not (args.kiln_run or args.compile_only):
+        p.error("--kiln-compile (or --prebuilt) and --kiln-run (unless --compile-only) are needed")
     t0 = time.time()
 
     with open(os.path.join(args.data, "cases.json")) as f:
@@ -273,10 +442,20 @@ def main():
     os.makedirs(os.path.join(args.work, "so"), exist_ok=True)
     os.makedirs(os.path.join(args.work, "results"), exist_ok=True)
     cases_dir = extract(index, args.work, args.data)
-    tools = {"compile": args.kiln_compile, "run": args.kiln_run}
+    tools = {"compile": args.kiln_compile, "run": args.kiln_run, "compile_only": args.compile_only}
+    if args.target == "cuda":
+        tools["compile_flags"] = ["--target=cuda", f"--gpu-arch={args.gpu_arch}", "--cuda-tf32=none"]
+    if args.device != "cpu":
+        tools["run_flags"] = ["--device", args.device]
+    if args.prebuilt:
+        tools["prebuilt"] = prebuilt_info(args.prebuilt, index)
     selected = [c for c in index["cases"] if not args.only or re.search(args.only, c["name"])]
     by_name = {c["name"]: c for c in selected}
-    bundles = [b for b in index.get("bundles", []) if all(m in by_name for m in b["members"])]
+    # Bundles save compiles on one machine; packed programs are the cases alone
+    # (a bundle that failed on the GPU would need its members' builds too).
+    packed = args.compile_only or args.prebuilt
+    bundles = [b for b in index.get("bundles", []) if all(m in by_name for m in b["members"])
+               and not packed]
     in_bundle = {(m, ir) for b in bundles for m in b["members"] for ir in b["irs"]
                  if ir in by_name[m]["irs"]}
     records, bundle_records = [], []
@@ -286,6 +465,9 @@ def main():
         with open(os.path.join(args.work, "results", f"{r['case']}.{r['ir']}.json"), "w") as f:
             json.dump(r, f, indent=1)
 
+    if args.prebuilt and args.batch > 0:
+        for r in run_prebuilt_batches(selected, cases_dir, args, tools):
+            finish(r)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         pending = {}
         # Bundles first (largest first keeps both workers busy), then the rest.
@@ -293,7 +475,7 @@ def main():
             members = [by_name[m] for m in b["members"]]
             for ir in b["irs"]:
                 pending[pool.submit(run_bundle, b, members, ir, cases_dir, args.work, tools)] = (b, members, ir)
-        for c in selected:
+        for c in selected if not (args.prebuilt and args.batch > 0) else []:
             for ir in c["irs"]:
                 if (c["name"], ir) not in in_bundle:
                     pending[pool.submit(run_case, c, ir, cases_dir, args.work, tools)] = None
@@ -315,6 +497,8 @@ def main():
                         if ir in c["irs"]:
                             pending[pool.submit(run_case, c, ir, cases_dir, args.work, tools)] = None
     records.sort(key=lambda r: (r["case"], r["ir"]))
+    if args.compile_only:
+        return write_compiled(args.work, index, records, time.time() - t0)
     samples = sample_results(index, records)
     table = core_op_status(index, samples)
     passing, tested = f32_summary(index, table)
@@ -332,6 +516,8 @@ def main():
         "core_ops_passing_f32": len(passing),
         "records": records,
     }
+    if args.device_name:
+        result["device_name"] = args.device_name
     entries = entry_status(index, samples)
     if entries:
         result["entries"] = entries

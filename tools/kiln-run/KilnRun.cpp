@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 #include <iomanip>
@@ -284,7 +285,51 @@ int runChecked(const std::vector<std::string> &args, std::ostream &out, std::ost
 
 } // namespace
 
+/// kiln-run --batch FILE: every line of FILE holds one run's arguments (the
+/// model, then its options), separated by tabs; they run one after the other
+/// in this process, so a GPU's context and libraries are set up once. Each
+/// run's output is framed by "kiln-run batch: begin N", "... stderr N" (what
+/// it wrote to stderr follows) and "... end N exit E" (its exit code), flushed
+/// as it ends. The batch stops after a run that fails while running (exit 3:
+/// a device error can leave the device unusable for the next ones) with that
+/// code; the caller goes on with the next line in a new process.
+int runBatch(const std::string &file, std::ostream &out, std::ostream &err) {
+  std::ifstream in(file);
+  if (!in) {
+    err << "kiln-run: error: cannot read --batch '" << file << "': " << std::strerror(errno) << "\n";
+    return kExitUsage;
+  }
+  std::string line;
+  for (size_t n = 0; std::getline(in, line);) {
+    if (line.empty())
+      continue;
+    std::vector<std::string> args{"kiln-run"};
+    for (size_t start = 0;;) {
+      size_t tab = line.find('\t', start);
+      args.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+      if (tab == std::string::npos)
+        break;
+      start = tab + 1;
+    }
+    std::ostringstream runOut, runErr;
+    int rc = runMain(args, runOut, runErr);
+    out << "kiln-run batch: begin " << n << "\n" << runOut.str() << "kiln-run batch: stderr " << n << "\n"
+        << runErr.str() << "kiln-run batch: end " << n << " exit " << rc << "\n" << std::flush;
+    if (rc >= kExitFailure)
+      return rc;
+    ++n;
+  }
+  return kExitOk;
+}
+
 int runMain(const std::vector<std::string> &args, std::ostream &out, std::ostream &err) {
+  if (args.size() >= 2 && args[1] == "--batch") {
+    if (args.size() != 3) {
+      err << "kiln-run: error: --batch takes one file and no other option (see --help)\n";
+      return kExitUsage;
+    }
+    return runBatch(args[2], out, err);
+  }
   try {
     return runChecked(args, out, err);
   } catch (const RunError &e) {

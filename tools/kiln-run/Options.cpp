@@ -19,10 +19,18 @@ std::string usage() {
                 [--weights F.pt2] [--plugin LIB.so]... [--device cpu|cuda|hip]
                 [--no-cuda-graphs] [--threads N] [--seed S]
        kiln-run MODEL.pt2 [same options but --weights, --device, --threads and --seed]
+       kiln-run --batch FILE
 
 Runs a compiled kiln model on .npy inputs. A .pt2 archive runs eagerly instead:
 op by op through the runtime's dispatcher, the reference to compare a compiled
 model with when bisecting numerical problems.
+  --batch FILE       run many models in one process (a GPU's context is set up
+                     once): each line of FILE is one run's arguments, the model
+                     then its options, separated by tabs; each run's output is
+                     framed by "kiln-run batch: begin N", "kiln-run batch:
+                     stderr N" (its stderr follows) and "kiln-run batch: end N
+                     exit E"; the batch stops after a run that fails while
+                     running (exit 3), with that exit code
   --input F.npy      one per model input, in order
   --cotangent F.npy  a model compiled with kiln-compile --grad: one per model
                      output, the seeds of its backward pass (passed after the

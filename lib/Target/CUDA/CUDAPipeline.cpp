@@ -57,6 +57,9 @@ void buildCUDAPipeline(OpPassManager &pm, const CUDAPipelineOptions &options) {
   buildGPUKernelLoweringPrologue(pm);
   OpPassManager &kpm = pm.nest<gpu::GPUModuleOp>();
   kpm.addPass(createConvertGpuOpsToNVVMOps());
+  // Math ops libdevice has no function for (math.trunc: trunc, frac, division
+  // rounding to zero) become LLVM intrinsics, which the NVPTX backend selects.
+  kpm.addPass(createConvertMathToLLVMPass());
   kpm.addPass(createCanonicalizerPass());
   kpm.addPass(createCSEPass());
   kpm.addPass(createReconcileUnrealizedCastsPass());

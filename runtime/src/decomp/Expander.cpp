@@ -3,6 +3,7 @@
 #include "kiln/decompose.h"
 
 #include "MaskedIndex.h"
+#include "TriIndices.h"
 #include "RuleTable.h"
 #include "../loader/SerdeChecks.h"
 
@@ -519,7 +520,7 @@ private:
 } // namespace
 
 bool hasRule(const std::string &target) {
-  if (isMaskedIndexTarget(target)) return true;
+  if (isMaskedIndexTarget(target) || isTriIndicesTarget(target)) return true;
   for (const Rule &r : table())
     if (r.target == target) return true;
   return false;
@@ -535,6 +536,7 @@ std::optional<Expansion> expand(const std::string &nodeJson, const MetaLookup &m
   checkSerdeIntegers(node, "node '" + node.value("name", std::string("?")) + "'");
   std::string target = node.value("target", std::string());
   if (isMaskedIndexTarget(target)) return expandMaskedIndex(node, metaOf);
+  if (isTriIndicesTarget(target)) return expandTriIndices(node, metaOf);
   // PyTorch computes ops whose result is a float from integer or bool inputs
   // (rad2deg, xlogy, the distance losses: INT_TO_FLOAT type promotion) in
   // that float dtype: where no rule takes the node as it is and one asks for
@@ -568,6 +570,8 @@ std::vector<std::string> decomposedOps() {
   for (const Rule &r : table()) ops.push_back(r.schema.qualifiedName());
   ops.push_back("aten::_unsafe_masked_index");
   ops.push_back("aten::_unsafe_masked_index_put_accumulate");
+  ops.push_back("aten::tril_indices");
+  ops.push_back("aten::triu_indices");
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   return ops;
