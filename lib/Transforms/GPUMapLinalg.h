@@ -226,17 +226,6 @@ void settlePaddedReads(linalg::GenericOp op, linalg::GenericOp epilogue, SmallVe
 std::optional<Value> loadPadded(OpBuilder &b, Location loc, linalg::GenericOp op, OpOperand &operand,
                                 ArrayRef<Value> indices);
 
-/// i1: whether every padded read of `op` lies inside its source for a thread
-/// whose loop indices (parallel, then reduction) range from `first` to
-/// `last` (each index map non-decreasing in every loop: its smallest and
-/// largest index then bound every other); null where `op` has no padded
-/// reads or an index map is not of that form.
-Value paddedInterior(OpBuilder &b, Location loc, linalg::GenericOp op, ValueRange first, ValueRange last);
-
-/// While set, `op`'s padded reads load from their sources without checks
-/// (the branch of threads paddedInterior holds for).
-void setPaddedInterior(linalg::GenericOp op, bool interior);
-
 /// After the window op is lowered: erases the fills, copies and padded buffers.
 void finishPaddedReads(RewriterBase &rewriter, ArrayRef<PaddedBuffer> plans);
 

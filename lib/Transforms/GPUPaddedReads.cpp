@@ -10,7 +10,6 @@
 #include "GPUMapLinalg.h"
 #include "LibraryCalls.h"
 
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -20,9 +19,6 @@ namespace kiln::gpu_map {
 /// The discardable attribute on a window op listing the operand numbers it
 /// reads around their padded copy's source (see planPaddedReads).
 static constexpr llvm::StringLiteral kPaddedReads = "kiln.padded_reads";
-/// Set on a window op while the branch of its threads whose every read lies
-/// inside the sources is emitted: padded reads then load without checks.
-static constexpr llvm::StringLiteral kPaddedInterior = "kiln.padded_interior";
 
 /// `padded` as a constant-filled buffer with `source` copied into its
 /// interior, read by `reader` once and otherwise only freed after it: a
@@ -201,58 +197,6 @@ void settlePaddedReads(linalg::GenericOp op, linalg::GenericOp epilogue, SmallVe
     op->setAttr(kPaddedReads, DenseI64ArrayAttr::get(op.getContext(), kept));
 }
 
-/// Whether `e` never decreases as any dim grows: sums of dims times
-/// non-negative constants, and constants.
-static bool nonDecreasing(AffineExpr e) {
-  if (isa<AffineDimExpr, AffineConstantExpr>(e))
-    return true;
-  auto bin = dyn_cast<AffineBinaryOpExpr>(e);
-  if (!bin)
-    return false;
-  if (e.getKind() == AffineExprKind::Add)
-    return nonDecreasing(bin.getLHS()) && nonDecreasing(bin.getRHS());
-  auto c = dyn_cast<AffineConstantExpr>(bin.getRHS());
-  return e.getKind() == AffineExprKind::Mul && c && c.getValue() >= 0 && nonDecreasing(bin.getLHS());
-}
-
-Value paddedInterior(OpBuilder &b, Location loc, linalg::GenericOp op, ValueRange first, ValueRange last) {
-  auto marked = op->getAttrOfType<DenseI64ArrayAttr>(kPaddedReads);
-  if (!marked)
-    return {};
-  auto cst = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
-  Value all;
-  for (int64_t n : marked.asArrayRef()) {
-    OpOperand &operand = op->getOpOperand(n);
-    std::optional<PaddedBuffer> m = matchPaddedBuffer(operand.get(), op);
-    assert(m && "a padded read's buffer changed between planning and lowering");
-    auto padType = cast<MemRefType>(m->padded.getType());
-    auto srcType = cast<MemRefType>(m->source.getType());
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    for (auto [d, e] : llvm::enumerate(map.getResults())) {
-      int64_t low = m->low[d], size = srcType.getDimSize(d);
-      if (low == 0 && size == padType.getDimSize(d))
-        continue;
-      if (!nonDecreasing(e))
-        return {};
-      AffineMap one = AffineMap::get(map.getNumDims(), 0, e);
-      for (ValueRange ivs : {first, last}) {
-        Value i = affine::AffineApplyOp::create(b, loc, one, ivs);
-        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         arith::SubIOp::create(b, loc, i, cst(low)), cst(size));
-        all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
-      }
-    }
-  }
-  return all;
-}
-
-void setPaddedInterior(linalg::GenericOp op, bool interior) {
-  if (interior)
-    op->setAttr(kPaddedInterior, UnitAttr::get(op.getContext()));
-  else
-    op->removeAttr(kPaddedInterior);
-}
-
 std::optional<Value> loadPadded(OpBuilder &b, Location loc, linalg::GenericOp op, OpOperand &operand,
                                 ArrayRef<Value> indices) {
   auto marked = op->getAttrOfType<DenseI64ArrayAttr>(kPaddedReads);
@@ -266,7 +210,6 @@ std::optional<Value> loadPadded(OpBuilder &b, Location loc, linalg::GenericOp op
   // Each padded dim: i - low, inside the source when below its size as an
   // unsigned number; a border element loads the source's first element of
   // that dim instead (always in bounds), and the pad value is selected.
-  bool interior = op->hasAttr(kPaddedInterior);
   SmallVector<Value> at;
   Value inside;
   for (auto [d, i] : llvm::enumerate(indices)) {
@@ -276,10 +219,6 @@ std::optional<Value> loadPadded(OpBuilder &b, Location loc, linalg::GenericOp op
       continue;
     }
     Value shifted = low ? arith::SubIOp::create(b, loc, i, cst(low)).getResult() : i;
-    if (interior) {
-      at.push_back(shifted);
-      continue;
-    }
     Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, shifted, cst(size));
     at.push_back(arith::SelectOp::create(b, loc, ok, shifted, cst(0)));
     inside = inside ? arith::AndIOp::create(b, loc, inside, ok).getResult() : ok;

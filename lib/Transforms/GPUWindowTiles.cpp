@@ -130,28 +130,7 @@ scf::ParallelOp lowerToWindowThreadLoops(RewriterBase &rewriter, linalg::Generic
     scf::YieldOp::create(rewriter, loc, next);
     return SmallVector<Value>(forOp.getResults());
   };
-  // A window over a padded buffer read through its source: threads whose
-  // whole footprint (first output at the first taps to last output at the
-  // last taps) lies inside the sources skip the bounds checks.
-  SmallVector<Value> first(at.front()), last(at.back());
-  for (unsigned r = numParallel; r < numLoops; ++r) {
-    first.push_back(cst(0));
-    last.push_back(cst(ranges[r] - 1));
-  }
-  SmallVector<Value> results;
-  if (Value interior = paddedInterior(rewriter, loc, op, first, last)) {
-    auto branch = scf::IfOp::create(rewriter, loc, ValueRange(inits).getTypes(), interior, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard inner(rewriter);
-    rewriter.setInsertionPointToStart(branch.thenBlock());
-    setPaddedInterior(op, true);
-    scf::YieldOp::create(rewriter, loc, nest(numParallel, inits));
-    setPaddedInterior(op, false);
-    rewriter.setInsertionPointToStart(branch.elseBlock());
-    scf::YieldOp::create(rewriter, loc, nest(numParallel, inits));
-    results.assign(branch.getResults().begin(), branch.getResults().end());
-  } else {
-    results = nest(numParallel, inits);
-  }
+  SmallVector<Value> results = nest(numParallel, inits);
   if (fusion) {
     for (int64_t t = 0; t < plan.outputs; ++t)
       storeResult(rewriter, loc, op, results[t], at[t], fusion);

@@ -1,5 +1,4 @@
 // RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize,cse)" | FileCheck %s
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{window-min-threads=64}),canonicalize,cse)" | FileCheck %s --check-prefix=WIN
 
 // A window op that reads a constant-filled buffer with its source copied
 // into the interior (a pad) reads the source itself: an index inside it
@@ -29,37 +28,6 @@ func.func @depthwise_zero_pad(%x: memref<2x8x8x32xf32>, %w: memref<3x3x32xf32>, 
   linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%p, %w : memref<2x10x10x32xf32>, memref<3x3x32xf32>) outs(%y : memref<2x8x8x32xf32>)
   memref.dealloc %p : memref<2x10x10x32xf32>
-  return
-}
-
-// With several outputs a thread (8 of 64 columns): a thread whose first
-// output's first tap and last output's last tap both lie inside %x (an
-// unsigned compare of each padded dim's index, less the offset, against the
-// source's size) loads without checks; the others check each load. (Over
-// 8 columns, above, every thread touches the border and the check folds.)
-// WIN-LABEL: func.func @depthwise_wide
-// WIN: gpu.launch
-// WIN: arith.cmpi ult, %{{.*}}, %c64
-// WIN: arith.andi
-// WIN: scf.if %{{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32) {
-// WIN-NOT: arith.select
-// WIN: memref.load %arg0
-// WIN-NOT: arith.select
-// WIN: } else {
-// WIN: arith.select
-// WIN: memref.load %arg0
-// WIN: arith.select %{{.*}}, %{{.*}}, %cst
-// WIN: gpu.terminator
-func.func @depthwise_wide(%x: memref<1x16x64x32xf32>, %w: memref<3x3x32xf32>, %y: memref<1x16x64x32xf32>) {
-  %zero = arith.constant 0.0 : f32
-  %p = memref.alloc() : memref<1x18x66x32xf32>
-  linalg.fill ins(%zero : f32) outs(%p : memref<1x18x66x32xf32>)
-  %in = memref.subview %p[0, 1, 1, 0] [1, 16, 64, 32] [1, 1, 1, 1]
-      : memref<1x18x66x32xf32> to memref<1x16x64x32xf32, strided<[38016, 2112, 32, 1], offset: 2144>>
-  linalg.copy ins(%x : memref<1x16x64x32xf32>) outs(%in : memref<1x16x64x32xf32, strided<[38016, 2112, 32, 1], offset: 2144>>)
-  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%p, %w : memref<1x18x66x32xf32>, memref<3x3x32xf32>) outs(%y : memref<1x16x64x32xf32>)
-  memref.dealloc %p : memref<1x18x66x32xf32>
   return
 }
 
