@@ -11,6 +11,7 @@
 // compiler and the eager interpreter run it alike. An indexed dim that is symbolic is left to
 // the caller's "no rule" path (kiln would need its size at run time as a clamp bound).
 #include "MaskedIndex.h"
+#include "NodeJson.h"
 
 #include "kiln/ivalue.h"
 
@@ -25,16 +26,9 @@ namespace {
 const char *const kIndex = "torch.ops.aten._unsafe_masked_index.default";
 const char *const kPut = "torch.ops.aten._unsafe_masked_index_put_accumulate.default";
 
-const json *input(const json &node, const std::string &name) {
-  auto ins = node.find("inputs");
-  if (ins == node.end() || !ins->is_array()) return nullptr;
-  for (const json &in : *ins)
-    if (in.is_object() && in.value("name", "") == name && in.contains("arg")) return &in["arg"];
-  return nullptr;
-}
-
-json inputArg(const std::string &name, const json &arg) { return {{"name", name}, {"arg", arg}, {"kind", 1}}; }
-json tensorRef(const std::string &name) { return {{"as_tensor", {{"name", name}}}}; }
+using nodejson::input;
+using nodejson::inputArg;
+using nodejson::tensorRef;
 
 } // namespace
 

@@ -14,6 +14,7 @@
 //    the lower triangle's position N-1-x.
 #include "TriIndices.h"
 
+#include "NodeJson.h"
 #include "kiln/ivalue.h"
 
 #include <algorithm>
@@ -28,16 +29,9 @@ const char *const kTril = "torch.ops.aten.tril_indices.default";
 const char *const kTriu = "torch.ops.aten.triu_indices.default";
 constexpr int64_t kLong = 5, kDouble = 8, kBoolCode = 12;
 
-const json *input(const json &node, const std::string &name) {
-  auto ins = node.find("inputs");
-  if (ins == node.end() || !ins->is_array()) return nullptr;
-  for (const json &in : *ins)
-    if (in.is_object() && in.value("name", "") == name && in.contains("arg")) return &in["arg"];
-  return nullptr;
-}
-
-json inputArg(const std::string &name, const json &arg) { return {{"name", name}, {"arg", arg}, {"kind", 1}}; }
-json tensorRef(const std::string &name) { return {{"as_tensor", {{"name", name}}}}; }
+using nodejson::input;
+using nodejson::inputArg;
+using nodejson::tensorRef;
 
 /// The lower triangle's shape, as PyTorch's get_tril_size counts it.
 struct Tril {
