@@ -4,6 +4,8 @@
 #include "Gemm.h"
 #include "Library.h"
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,13 +17,7 @@
 
 namespace {
 
-std::vector<float> randomData(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v) x = dist(gen);
-  return v;
-}
+using kiln::test::randomData;
 
 struct Case {
   int64_t m, n, k;

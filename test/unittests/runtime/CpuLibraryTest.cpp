@@ -6,6 +6,8 @@
 #include "Winograd.h"
 #include "kiln/abi/cpu_calls.h"
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,13 +41,7 @@ extern "C" void _mlir_ciface_kiln_cpu_gemm_lt_f32(int32_t, int32_t, int32_t, Des
 
 namespace {
 
-std::vector<float> randomData(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v) x = dist(gen);
-  return v;
-}
+using kiln::test::randomData;
 
 /// A view of `data` with `sizes`, the dims stored in `order` (outermost
 /// first) with `pad` extra elements after each row of the innermost dim.

@@ -8,9 +8,20 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <random>
+#include <vector>
 #include <string>
 
 namespace kiln::test {
+
+/// n floats drawn uniformly from [-1, 1) with a fixed seed.
+inline std::vector<float> randomData(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v) x = dist(gen);
+  return v;
+}
 
 /// Owns a C ABI status for the duration of a check and frees it after.
 struct Status {
