@@ -10,7 +10,8 @@ padded head size 32/64/128), bool and additive masks (with fully masked
 rows, broadcast dims, expanded masks), is_causal with L != S, explicit
 scales, grouped-query heads, rank-3 operands, the 16-bit kernel's edges
 (2048 keys, head size 96, many query tiles, rows aligned for 16-byte copies
-in some heads only), a dynamic batch, batch dims
+in some heads only), grids small enough for the key split (two and four
+groups of warps a block), a dynamic batch, batch dims
 the keys broadcast, and BERT's layout (heads split out of a projection by
 a permute and merged back), plus cases the fused kernel does not take (head
 size 256, float64), which must keep the decomposition. Each is compiled for
@@ -86,6 +87,21 @@ def cases():
             case(f"many_tiles_addmask_{dt}", dt, 2, 17, 1030, 333, 64, mask=("add", "ls")),
             case(f"causal_gqa_d128_{dt}", dt, 2, 20, 900, 1000, 128, Hk=4, gqa=True, causal=True),
             case(f"permuted_e20_{dt}", dt, 2, 4, 70, 90, 20, 12, permuted=True),
+        ]
+        # Grids too small for the GPU, whose blocks' keys are split among two
+        # or four groups of warps (Attention.cpp's splitFor, on a GPU of 132
+        # SMs such as the H200; others pick from their own count): causal
+        # rows over a bool mask with a fully masked row (four groups, the
+        # last step's tiles partly past the diagonal and past the keys);
+        # head size 32 over grouped heads with an additive mask (two groups,
+        # the last group of the last step past the keys); one query row a
+        # head over 1000 keys (a decode step, four groups); and 384 blocks
+        # of causal rows over 1024 keys (two groups for the long rows).
+        out += [
+            case(f"split4_causal_{dt}", dt, 1, 4, 600, 610, 64, mask=("bool", "b1ls"), causal=True),
+            case(f"split2_gqa_d32_{dt}", dt, 1, 8, 100, 300, 32, Hk=2, gqa=True, mask=("add", "ls")),
+            case(f"split4_decode_{dt}", dt, 3, 8, 1, 1000, 64, Hk=2, gqa=True, mask=("bool", "b1ls")),
+            case(f"split2_causal_long_{dt}", dt, 2, 12, 1024, 1024, 64, causal=True),
         ]
     out += [
         case("dynamic_batch_bf16", "bf16", 0, 2, 64, 64, 64, dynamic_batch=[1, 3], causal=True),

@@ -6,7 +6,9 @@
 // one kernel of the fatbin nvcc built with the runtime (embedded bytes,
 // loaded once through the driver API) on the call's stream, so the call can
 // be captured in a CUDA graph. A runtime built without nvcc has the entry
-// points but no kernels: they fail with a message saying so.
+// points but no kernels: they fail with a message saying so. For 16-bit types
+// the launch also picks how many groups of warps split each block's keys
+// (splitFor), from the grid's size against the GPU's multiprocessors.
 #include "AttentionParams.h"
 #include "Driver.h"
 
@@ -14,6 +16,7 @@
 #include "../gpu/Runtime.h"
 #include "kiln/error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <string>
@@ -39,13 +42,48 @@ struct Desc4 {
 
 enum ElemType { F32 = 0, BF16 = 1, F16 = 2 };
 constexpr int kHeadSizes[] = {32, 64, 128};
+constexpr int kSplits[] = {1, 2, 4};  ///< groups of warps sharing a block's query rows (16-bit kernels)
+
+/// Whether the fatbin has the kernel of this type, head size index and split
+/// index (a kernel that needs more shared memory than the GPU has is left out
+/// at load).
+[[maybe_unused]] bool hasKernel(int type, int head, int split) {
+  if (type == F32) return split == 0;
+  return !(head == 2 && split == 2);  // D = 128 has no four-group split (shared memory)
+}
 
 /// The kernels, loaded once from the embedded fatbin.
 struct Kernels {
   CUmodule module = nullptr;
-  CUfunction fn[3][3] = {};  ///< [ElemType][head size index]
+  CUfunction fn[3][3][3] = {};  ///< [ElemType][head size index][split index]
   std::string error;
 };
+
+/// The split index (kSplits) for a 16-bit launch of `blocks` blocks of 64
+/// query rows whose longest walks `keyTiles` tiles of 64 keys, with head
+/// size index `head` on a GPU of `sms` multiprocessors. A block of one group
+/// has 4 warps, and an SM holds 16 of them (D <= 64; 8 for D = 128): a grid
+/// of fewer blocks than that leaves warps idle, and each block's keys are a
+/// chain of dependent steps. So the largest split whose warps still fit in
+/// one wave, as long as each group keeps at least two key tiles; and for
+/// causal attention with long rows (16 key tiles or more) at least two
+/// groups: its last blocks, the ones with the most keys, run alone at the
+/// end. Measured on an H200 (performance.md, section (24)): one sequence of
+/// 512 tokens, 16 heads of 64, causal, 16.8 -> 12.9 us (four groups); a
+/// decode step of 8 sequences over 1025 keys 55.1 -> 29.0 us (four groups);
+/// 2048 tokens causal 83.8 -> 72.3 us (two); BERT-base and ViT-B/16 shapes
+/// (384 blocks and more, not causal) stay at one group, where more were
+/// slower.
+int splitFor(int64_t blocks, int64_t keyTiles, bool causal, int head, int sms) {
+  if (sms <= 0) return 0;
+  const int64_t warpsPerSm = head == 2 ? 8 : 16;
+  for (int i = head == 2 ? 1 : 2; i > 0; --i) {
+    const int s = kSplits[i];
+    if (blocks * 4 * s <= warpsPerSm * sms && keyTiles >= 2 * s) return i;
+  }
+  if (causal && head != 2 && keyTiles >= 16) return 1;
+  return 0;
+}
 
 const Kernels &kernels() {
   static Kernels k;
@@ -62,24 +100,32 @@ const Kernels &kernels() {
     }
     const char *types[] = {"f32", "bf16", "f16"};
     for (int t = 0; t < 3; ++t)
-      for (int i = 0; i < 3; ++i) {
-        std::string name = std::string("kiln_sdpa_") + types[t] + "_d" + std::to_string(kHeadSizes[i]);
-        if (CUresult r = d.cuModuleGetFunction(&k.fn[t][i], k.module, name.c_str())) {
-          k.error = "the fused attention kernel " + name + " is missing: " + errorString(r);
-          return;
-        }
-        int smem = static_cast<int>(kiln_sdpa_smem_bytes(t == F32 ? 4 : 2, kHeadSizes[i]));
-        if (smem > 48 * 1024) {
-          CUresult r = d.cuFuncSetAttribute
-                           ? d.cuFuncSetAttribute(k.fn[t][i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
-                           : 1;
-          if (r) {
-            k.error = "the fused attention kernel " + name + " cannot get " + std::to_string(smem) +
-                      " bytes of shared memory" + (d.cuFuncSetAttribute ? ": " + errorString(r) : std::string());
+      for (int i = 0; i < 3; ++i)
+        for (int si = 0; si < 3; ++si) {
+          if (!hasKernel(t, i, si)) continue;
+          std::string name = std::string("kiln_sdpa_") + types[t] + "_d" + std::to_string(kHeadSizes[i]) +
+                             (si ? "_s" + std::to_string(kSplits[si]) : std::string());
+          CUfunction &fn = k.fn[t][i][si];
+          if (CUresult r = d.cuModuleGetFunction(&fn, k.module, name.c_str())) {
+            k.error = "the fused attention kernel " + name + " is missing: " + errorString(r);
             return;
           }
+          int smem = static_cast<int>(kiln_sdpa_smem_bytes(t == F32 ? 4 : 2, kHeadSizes[i], kSplits[si]));
+          if (smem > 48 * 1024) {
+            CUresult r = d.cuFuncSetAttribute
+                             ? d.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
+                             : 1;
+            if (r && si) {  // a GPU with less shared memory an SM runs the kernels of one group
+              fn = nullptr;
+              continue;
+            }
+            if (r) {
+              k.error = "the fused attention kernel " + name + " cannot get " + std::to_string(smem) +
+                        " bytes of shared memory" + (d.cuFuncSetAttribute ? ": " + errorString(r) : std::string());
+              return;
+            }
+          }
         }
-      }
 #endif
   });
   return k;
@@ -125,6 +171,13 @@ void sdpa(const char *name, ElemType type, int maskKind, Desc4 *q, Desc4 *k, Des
       return bad("the problem is too large for one launch");
     const Kernels &kn = kernels();
     if (!kn.error.empty()) return bad(kn.error);
+    int si = 0;
+    if (type != F32) {
+      const int64_t keys = causal ? std::min(S, (L + rows - 1) / rows * rows) : S;
+      si = splitFor(blocks, (keys + KILN_SDPA_KEYS_16 - 1) / KILN_SDPA_KEYS_16, causal != 0, hi,
+                    deviceInfo().multiprocessors);
+      if (!kn.fn[type][hi][si]) si = 0;
+    }
     size_t elem = type == F32 ? 4 : 2;
     auto at = [](Desc4 *d, size_t bytes) { return d->aligned + d->offset * bytes; };
     p.q = at(q, elem);
@@ -138,11 +191,13 @@ void sdpa(const char *name, ElemType type, int maskKind, Desc4 *q, Desc4 *k, Des
     p.scaleLog2 = static_cast<float>(static_cast<double>(scale) * 1.4426950408889634);
     void *args[] = {&p};
     const Driver &d = driver();
-    unsigned smem = kiln_sdpa_smem_bytes(static_cast<int>(elem), kHeadSizes[hi]);
-    if (CUresult r = d.cuLaunchKernel(kn.fn[type][hi], static_cast<unsigned>(blocks), 1, 1, 128, 1, 1, smem,
+    const unsigned smem = kiln_sdpa_smem_bytes(static_cast<int>(elem), kHeadSizes[hi], kSplits[si]);
+    const unsigned threads = 128 * kSplits[si];
+    if (CUresult r = d.cuLaunchKernel(kn.fn[type][hi][si], static_cast<unsigned>(blocks), 1, 1, threads, 1, 1, smem,
                                       static_cast<CUstream>(scope->stream()), args, nullptr))
-      bad("launching the fused attention kernel (" + std::to_string(blocks) + " blocks of 128 threads, " +
-          std::to_string(smem) + " bytes of shared memory) failed: " + errorString(r));
+      bad("launching the fused attention kernel (" + std::to_string(blocks) + " blocks of " +
+          std::to_string(threads) + " threads, " + std::to_string(smem) + " bytes of shared memory) failed: " +
+          errorString(r));
   } catch (const std::exception &e) {
     scope->fail(e.what());
   }

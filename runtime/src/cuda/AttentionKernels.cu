@@ -202,14 +202,17 @@ __device__ __forceinline__ void loadTile16(T *dst, const char *src, long long s2
                                            int width, bool vec) {
   const T *base = reinterpret_cast<const T *>(src);
   constexpr int V = 16 / sizeof(T), C = D / V, STEP = THREADS / C;
-  static_assert(THREADS % C == 0 && ROWS % STEP == 0, "whole rows per pass");
+  static_assert(THREADS % C == 0 && (ROWS % STEP == 0 || STEP % ROWS == 0), "whole rows per pass");
   if (vec) {
-    // Each thread moves column chunk c of rows rb, rb + STEP, ...
+    // Each thread moves column chunk c of rows rb, rb + STEP, ... (threads
+    // past the last row, where a pass has more threads than the tile has
+    // chunks, move nothing).
     const int c = (threadIdx.x % C) * V, rb = threadIdx.x / C;
+    if (ROWS < STEP && rb >= ROWS) return;
     const int bytes = c < width ? min(V, width - c) * (int)sizeof(T) : 0;
     const T *from = base + c + (r0 + rb) * s2;
 #pragma unroll
-    for (int it = 0; it < ROWS / STEP; ++it) {
+    for (int it = 0; it < (ROWS + STEP - 1) / STEP; ++it) {
       const int r = rb + it * STEP;
       const bool in = bytes && r0 + r < n;
       cpAsync16(dst + r * LD + c, in ? from + it * STEP * s2 : base, in ? bytes : 0);
@@ -290,14 +293,23 @@ __device__ __forceinline__ void applyMask(float (&s)[NT][4], const kiln_sdpa_par
 }
 
 /// Shared memory (kiln_sdpa_smem_bytes): Q (16 WARPS rows), then two
-/// buffers of K and two of V (KN rows each), rows of D + 8 elements (16
-/// bytes of padding put ldmatrix's eight row addresses on distinct banks).
-template <typename T, int D, int WARPS, int KN = kKeys16>
+/// buffers of K and two of V (SPLIT x KN rows each), rows of D + 8 elements
+/// (16 bytes of padding put ldmatrix's eight row addresses on distinct banks).
+///
+/// SPLIT groups of WARPS warps share the block's query rows: each step loads
+/// SPLIT consecutive key tiles, group g multiplies tile g of them with its own
+/// running maxima, sums and outputs, and at the end groups 1.. hand theirs to
+/// group 0 through shared memory, which rescales them to the common maximum,
+/// adds them and writes the rows. So a block of few query rows over many keys
+/// runs SPLIT times the warps on its SM, each walking a SPLIT-th of the keys:
+/// for grids too small to fill the GPU (one sequence, many keys; a decode
+/// step's one query row per head). The host picks SPLIT (Attention.cpp).
+template <typename T, int D, int WARPS, int SPLIT, int KN = kKeys16>
 __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
-  constexpr int ROWS = 16 * WARPS, THREADS = 32 * WARPS, LD = D + 8, NT = KN / 8;
+  constexpr int ROWS = 16 * WARPS, THREADS = 32 * WARPS * SPLIT, LD = D + 8, NT = KN / 8, SK = SPLIT * KN;
   T *sQ = reinterpret_cast<T *>(smem);
-  T *sK = sQ + ROWS * LD;          // two buffers of KN rows
-  T *sV = sK + 2 * KN * LD;        // two buffers of KN rows
+  T *sK = sQ + ROWS * LD;          // two buffers of SK rows
+  T *sV = sK + 2 * SK * LD;        // two buffers of SK rows
 
   // Blocks go query tile by query tile over every (batch, head); causal
   // attention starts with the last (costliest) tiles.
@@ -320,7 +332,8 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
   const bool vecV = rowsVectorizable<T>(gv, p.vs[2], p.vs[3]);
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t4 = lane % 4;
-  const int w0 = warp * 16, qw = q0 + w0;  // this warp's first row (block-local, global)
+  const int grp = SPLIT == 1 ? 0 : warp / WARPS;    // which key tile of each step this warp takes
+  const int w0 = (warp % WARPS) * 16, qw = q0 + w0;  // this warp's first row (block-local, global)
   const int row0 = qw + g, row1 = row0 + 8; // this lane's two query rows
   // Their mask rows (null past the queries' end), and whether a lane's two
   // adjacent keys can be read with one load.
@@ -331,15 +344,15 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
 
   int end = p.S;
   if (p.causal) end = min(end, q0 + ROWS);
-  const int nTiles = (end + KN - 1) / KN;
+  const int nTiles = (end + SK - 1) / SK;  // steps of SPLIT key tiles
 
-  // Prologue: Q and the first K/V tile in one group; the warp's Q fragments
+  // Prologue: Q and the first K/V tiles in one group; the warp's Q fragments
   // move to registers once they have landed.
   loadTile16<T, D, LD, ROWS, THREADS>(sQ, gq, p.qs[2], p.qs[3], q0, p.L, p.E, vecQ);
   u32 qf[D / 16][4];
   if (nTiles > 0) {
-    loadTile16<T, D, LD, KN, THREADS>(sK, gk, p.ks[2], p.ks[3], 0, p.S, p.E, vecK);
-    loadTile16<T, D, LD, KN, THREADS>(sV, gv, p.vs[2], p.vs[3], 0, p.S, p.Ev, vecV);
+    loadTile16<T, D, LD, SK, THREADS>(sK, gk, p.ks[2], p.ks[3], 0, p.S, p.E, vecK);
+    loadTile16<T, D, LD, SK, THREADS>(sV, gv, p.vs[2], p.vs[3], 0, p.S, p.Ev, vecV);
   }
   cpAsyncCommit();
 
@@ -350,20 +363,21 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
   float m0 = kNegInf, m1 = kNegInf, l0 = 0.0f, l1 = 0.0f;
 
   for (int j = 0; j < nTiles; ++j) {
-    const int k0 = j * KN, buf = j & 1;
-    // The next tile goes to the other buffer, whose last reader (tile j - 1)
-    // has passed the barrier at the end of the previous iteration.
+    const int s0 = j * SK, k0 = s0 + grp * KN, buf = j & 1;
+    // The next tiles go to the other buffer, whose last readers (step j - 1)
+    // have passed the barrier at the end of the previous iteration.
     if (j + 1 < nTiles) {
-      loadTile16<T, D, LD, KN, THREADS>(sK + (buf ^ 1) * KN * LD, gk, p.ks[2], p.ks[3], k0 + KN, p.S, p.E, vecK);
-      loadTile16<T, D, LD, KN, THREADS>(sV + (buf ^ 1) * KN * LD, gv, p.vs[2], p.vs[3], k0 + KN, p.S, p.Ev, vecV);
+      loadTile16<T, D, LD, SK, THREADS>(sK + (buf ^ 1) * SK * LD, gk, p.ks[2], p.ks[3], s0 + SK, p.S, p.E, vecK);
+      loadTile16<T, D, LD, SK, THREADS>(sV + (buf ^ 1) * SK * LD, gv, p.vs[2], p.vs[3], s0 + SK, p.S, p.Ev, vecV);
     }
     cpAsyncCommit();
-    // A warp whose rows all lie before the tile (causal) has nothing to add.
-    const bool active = !(p.causal && k0 > qw + 15);
+    // A warp has nothing to add from a tile past the keys (a group's tile of
+    // the last step) or, causal, when its rows all lie before the tile.
+    const bool active = (SPLIT == 1 || k0 < end) && !(p.causal && k0 > qw + 15);
 
-    cpAsyncWait<1>();  // everything but the group just committed: Q and tile j
+    cpAsyncWait<1>();  // everything but the group just committed: Q and step j
     __syncthreads();
-    const T *tK = sK + buf * KN * LD, *tV = sV + buf * KN * LD;
+    const T *tK = sK + (buf * SK + grp * KN) * LD, *tV = sV + (buf * SK + grp * KN) * LD;
     if (j == 0) {
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk) ldmatrixX4(qf[kk], sQ + (w0 + (lane & 15)) * LD + kk * 16 + (lane >> 4) * 8);
@@ -445,10 +459,49 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
         }
       }
     }
-    __syncthreads();  // tile j's buffer is free for tile j + 2
+    __syncthreads();  // step j's buffer is free for step j + 2
   }
   cpAsyncWait<0>();
   __syncwarp();
+
+  if constexpr (SPLIT > 1) {
+    // Groups 1.. hand their running maxima, sums and outputs to group 0
+    // through the K/V buffers (free after the loop's last barrier), lane by
+    // lane: warp w of each group holds the same rows in the same layout.
+    constexpr int F = D / 2 + 4;  // floats a lane hands over
+    static_assert((SPLIT - 1) * WARPS * F * 32 * 4 <= 4 * SK * LD * (int)sizeof(T), "hand-over fits the K/V buffers");
+    float *xfer = reinterpret_cast<float *>(sK);
+    if (grp > 0) {
+      float *mine = xfer + ((grp - 1) * WARPS + warp % WARPS) * F * 32 + lane;
+#pragma unroll
+      for (int n = 0; n < D / 8; ++n)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) mine[(n * 4 + e) * 32] = o[n][e];
+      mine[(D / 2) * 32] = m0, mine[(D / 2 + 1) * 32] = m1;
+      mine[(D / 2 + 2) * 32] = l0, mine[(D / 2 + 3) * 32] = l1;
+    }
+    __syncthreads();
+    if (grp > 0) return;
+#pragma unroll
+    for (int gi = 1; gi < SPLIT; ++gi) {
+      const float *theirs = xfer + ((gi - 1) * WARPS + warp) * F * 32 + lane;
+      const float om0 = theirs[(D / 2) * 32], om1 = theirs[(D / 2 + 1) * 32];
+      const float n0 = fmaxf(m0, om0), n1 = fmaxf(m1, om1);
+      // Both -inf: neither has seen a key (both sums and outputs are 0).
+      const float a0 = n0 == kNegInf ? 1.0f : fastExp2(m0 - n0), b0 = n0 == kNegInf ? 0.0f : fastExp2(om0 - n0);
+      const float a1 = n1 == kNegInf ? 1.0f : fastExp2(m1 - n1), b1 = n1 == kNegInf ? 0.0f : fastExp2(om1 - n1);
+      m0 = n0, m1 = n1;
+      l0 = l0 * a0 + theirs[(D / 2 + 2) * 32] * b0;
+      l1 = l1 * a1 + theirs[(D / 2 + 3) * 32] * b1;
+#pragma unroll
+      for (int n = 0; n < D / 8; ++n) {
+        o[n][0] = o[n][0] * a0 + theirs[(n * 4 + 0) * 32] * b0;
+        o[n][1] = o[n][1] * a0 + theirs[(n * 4 + 1) * 32] * b0;
+        o[n][2] = o[n][2] * a1 + theirs[(n * 4 + 2) * 32] * b1;
+        o[n][3] = o[n][3] * a1 + theirs[(n * 4 + 3) * 32] * b1;
+      }
+    }
+  }
 
   // Normalise, stage this warp's rows as T in its own rows of sQ, and write
   // them out 16 bytes a lane where the output's rows allow.
@@ -571,33 +624,41 @@ __device__ void attention32(const kiln_sdpa_params &p, unsigned char *smem) {
 
 } // namespace
 
-// Entry points, one per input type and padded head size D (E, Ev <= D).
-// Their shared-memory sizes are kiln_sdpa_smem_bytes() (AttentionParams.h).
-#define KILN_SDPA_16_BODY(name, T, D, W, BOUNDS)                                                  \
+// Entry points, one per input type, padded head size D (E, Ev <= D) and key
+// split (suffix _s2, _s4: 2 or 4 groups of warps; none: 1). Their
+// shared-memory sizes are kiln_sdpa_smem_bytes() (AttentionParams.h).
+#define KILN_SDPA_16_BODY(name, T, D, W, S, BOUNDS)                                               \
   extern "C" __global__ void BOUNDS name(kiln_sdpa_params p) {                                    \
     extern __shared__ __align__(128) unsigned char smem[];                                        \
-    attention16<T, D, W>(p, smem);                                                                \
+    attention16<T, D, W, S>(p, smem);                                                             \
   }
-#define KILN_SDPA_16(name, T, D, W) KILN_SDPA_16_BODY(name, T, D, W, __launch_bounds__(32 * W))
-// On sm_90, 16-bit D = 64 is held to 128 registers, four blocks an SM (no
-// spills there; 8% faster at 2048 tokens, the same at BERT's shape). sm_80
-// would spill at that cap.
+#define KILN_SDPA_16(name, T, D, S) KILN_SDPA_16_BODY(name, T, D, kWarps16, S, __launch_bounds__(32 * kWarps16 * S))
+// On sm_90, 16-bit D = 64 is held to 128 registers, 16 warps an SM (four
+// blocks of one group, two of two, one of four; no spills there; 8% faster at
+// 2048 tokens, the same at BERT's shape). sm_80 would spill at that cap.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define KILN_SDPA_16_D64(name, T) KILN_SDPA_16_BODY(name, T, 64, kWarps16, __launch_bounds__(32 * kWarps16, 4))
+#define KILN_SDPA_16_D64(name, T, S)                                                              \
+  KILN_SDPA_16_BODY(name, T, 64, kWarps16, S, __launch_bounds__(32 * kWarps16 * S, 4 / S))
 #else
-#define KILN_SDPA_16_D64(name, T) KILN_SDPA_16(name, T, 64, kWarps16)
+#define KILN_SDPA_16_D64(name, T, S) KILN_SDPA_16(name, T, 64, S)
 #endif
 #define KILN_SDPA_32(name, D)                                                                     \
   extern "C" __global__ void __launch_bounds__(32 * kWarps32) name(kiln_sdpa_params p) {         \
     extern __shared__ __align__(128) unsigned char smem[];                                        \
     attention32<D>(p, smem);                                                                      \
   }
-KILN_SDPA_16(kiln_sdpa_bf16_d32, __nv_bfloat16, 32, kWarps16)
-KILN_SDPA_16_D64(kiln_sdpa_bf16_d64, __nv_bfloat16)
-KILN_SDPA_16(kiln_sdpa_bf16_d128, __nv_bfloat16, 128, kWarps16)
-KILN_SDPA_16(kiln_sdpa_f16_d32, __half, 32, kWarps16)
-KILN_SDPA_16_D64(kiln_sdpa_f16_d64, __half)
-KILN_SDPA_16(kiln_sdpa_f16_d128, __half, 128, kWarps16)
+// D = 128 has no four-group split: its shared memory would pass 227 KB.
+#define KILN_SDPA_16_ALL(ty, T)                                                                   \
+  KILN_SDPA_16(kiln_sdpa_##ty##_d32, T, 32, 1)                                                    \
+  KILN_SDPA_16(kiln_sdpa_##ty##_d32_s2, T, 32, 2)                                                 \
+  KILN_SDPA_16(kiln_sdpa_##ty##_d32_s4, T, 32, 4)                                                 \
+  KILN_SDPA_16_D64(kiln_sdpa_##ty##_d64, T, 1)                                                    \
+  KILN_SDPA_16_D64(kiln_sdpa_##ty##_d64_s2, T, 2)                                                 \
+  KILN_SDPA_16_D64(kiln_sdpa_##ty##_d64_s4, T, 4)                                                 \
+  KILN_SDPA_16(kiln_sdpa_##ty##_d128, T, 128, 1)                                                  \
+  KILN_SDPA_16(kiln_sdpa_##ty##_d128_s2, T, 128, 2)
+KILN_SDPA_16_ALL(bf16, __nv_bfloat16)
+KILN_SDPA_16_ALL(f16, __half)
 KILN_SDPA_32(kiln_sdpa_f32_d32, 32)
 KILN_SDPA_32(kiln_sdpa_f32_d64, 64)
 KILN_SDPA_32(kiln_sdpa_f32_d128, 128)

@@ -24,10 +24,12 @@ struct kiln_sdpa_params {
 #define KILN_SDPA_KEYS_16 64
 #define KILN_SDPA_ROWS_32 16
 
-/// Dynamic shared memory of the kernel for elements of `bytes` bytes and padded head size `d`.
-static inline unsigned kiln_sdpa_smem_bytes(int bytes, int d) {
-  if (bytes == 2)  // Q, two K and two V tiles; rows of d + 8 elements
-    return (unsigned)((KILN_SDPA_ROWS_16 + 4 * KILN_SDPA_KEYS_16) * (d + 8) * 2);
+/// Dynamic shared memory of the kernel for elements of `bytes` bytes, padded
+/// head size `d` and (16-bit) `split` groups of warps that share a block's
+/// query rows and take every split-th key tile each.
+static inline unsigned kiln_sdpa_smem_bytes(int bytes, int d, int split) {
+  if (bytes == 2)  // Q, two buffers of K and of V (split tiles each); rows of d + 8 elements
+    return (unsigned)((KILN_SDPA_ROWS_16 + 4 * split * KILN_SDPA_KEYS_16) * (d + 8) * 2);
   // float32: Q (16 x (d + 1)), K (32 x (d + 1)), V (32 x d), P (16 x 33)
   return (unsigned)((16 * (d + 1) + 32 * (d + 1) + 32 * d + 16 * 33) * 4);
 }
