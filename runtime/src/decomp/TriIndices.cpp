@@ -69,6 +69,14 @@ std::optional<Expansion> expandTriIndices(const json &node, const MetaLookup &me
   };
   int64_t row = intArg("row", std::nullopt), col = intArg("col", std::nullopt), offset = intArg("offset", 0);
   if (row < 0 || col < 0) throw fail("row and col must be non-negative");
+  // Positions are computed in float64, exact below 2^52, and a side below 2^31 keeps every
+  // count below (row + 1) * (col + 1) < 2^62 in int64.
+  constexpr int64_t kMaxSide = (int64_t(1) << 31) - 1;
+  if (row > kMaxSide || col > kMaxSide)
+    throw fail("row " + std::to_string(row) + " x col " + std::to_string(col) + " is too large (each at most 2^31 - 1)");
+  // Beyond [-row, col] the offset selects every position or none, as at those bounds, for
+  // both triangles; clamping keeps offset arithmetic from overflowing.
+  offset = std::clamp(offset, -row, col);
   auto outsIt = node.find("outputs");
   if (outsIt == node.end() || !outsIt->is_array() || outsIt->size() != 1 || !(*outsIt)[0].contains("as_tensor"))
     throw fail("expects one tensor output");
@@ -80,6 +88,8 @@ std::optional<Expansion> expandTriIndices(const json &node, const MetaLookup &me
 
   Tril t = trilShape(row, col, upper ? col - row - offset : offset);
   int64_t n = t.trapezoid + t.rectangle;
+  if (n >= (int64_t(1) << 52))
+    throw fail(std::to_string(n) + " positions are more than float64 counts exactly (2^52)");
   const json &sizes = outMeta.at("sizes");
   if (sizes.size() != 2 || !sizes[1].contains("as_int") || sizes[1]["as_int"].get<int64_t>() != n)
     throw fail("its output is not 2 x " + std::to_string(n) + " as the triangle's size says");

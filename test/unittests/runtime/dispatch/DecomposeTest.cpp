@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 using namespace kiln;
@@ -169,4 +170,30 @@ TEST(Decompose, AReturnedInputWithoutANameIsReadSafely) {
   EXPECT_EQ(nodes[0]["target"], "torch.ops.aten.clone.default");
   EXPECT_EQ(nodes[0]["inputs"][0]["arg"], nameless);
   EXPECT_EQ(nodes[0]["outputs"][0]["as_tensor"]["name"], "out");
+}
+
+// tril_indices / triu_indices with offsets at the ends of int64 (an input
+// fuzz-pt2-import found: `1 + offset` overflowed, undefined behaviour that
+// UBSan reports in the sanitizer job). Beyond [-row, col] an offset selects
+// every position or none, as PyTorch counts them, and sides too large for
+// exact float64 positions are a clear error.
+TEST(Decompose, TriangleIndicesTakeAnyOffsetWithoutOverflow) {
+  const int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  auto tri = [](const char *op, int64_t row, int64_t col, int64_t offset) {
+    return node(std::string("torch.ops.aten.") + op + ".default",
+                {{"row", {{"as_int", row}}}, {"col", {{"as_int", col}}}, {"offset", {{"as_int", offset}}}}, {"out"});
+  };
+  auto outOf = [](int64_t n) { return metas({{"out", {2, n}}}, 5); };
+  // Every position of a 4 x 6 matrix, or none; a mismatch in the claimed size is an error.
+  EXPECT_TRUE(expandWith(tri("tril_indices", 4, 6, kMax), outOf(24)));
+  EXPECT_TRUE(expandWith(tri("tril_indices", 4, 6, kMin), outOf(0)));
+  EXPECT_TRUE(expandWith(tri("triu_indices", 4, 6, kMin), outOf(24)));
+  EXPECT_TRUE(expandWith(tri("triu_indices", 4, 6, kMax), outOf(0)));
+  EXPECT_THROW(expandWith(tri("tril_indices", 4, 6, kMax), outOf(23)), Error);
+  try {
+    expandWith(tri("tril_indices", int64_t(1) << 40, 6, 0), outOf(6));
+    FAIL() << "a side of 2^40 was accepted";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
+  }
 }
