@@ -380,6 +380,35 @@ TEST(CpuLibrary, ConstantWeightsAreForgottenWithTheirModel) {
   }
 }
 
+// A convolution's geometry and plan are kept per calling thread for its
+// flags, parameters, sizes, strides and thread count: the same problem
+// again on new buffers, the same sizes in another layout (other strides),
+// on a pool of two threads, and with a stride that fits no window (an
+// error, not a kept geometry) each give their own, right answer.
+TEST(CpuLibrary, ConvolutionCallsKeepTheirShapePerKey) {
+  ConvCase nchw{"nchw", 1, 16, 24, 1, {1, 9, 9}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}};
+  ConvCase nhwc = nchw;
+  nhwc.name = "nhwc", nhwc.channelsLast = true;
+  ConvCase depthwise{"depthwise", 1, 16, 16, 16, {1, 9, 9}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true};
+  for (int round = 0; round < 2; ++round)
+    for (const ConvCase *t : {&nchw, &nhwc, &depthwise, &nchw}) {
+      runConv(*t);
+      runConv(*t, KILN_CPU_CONST_WEIGHT);
+      kiln::cpu::threadPool(2)->run([&] { runConv(*t); });
+    }
+  kiln::cpu::forgetWeights();
+  std::vector<float> xb, wb, yb;
+  std::array<int, 5> order{0, 1, 2, 3, 4};
+  Desc<5> x = view<5>(xb, {1, 16, 1, 9, 9}, order), w = view<5>(wb, {24, 16, 1, 3, 3}, order),
+          y = view<5>(yb, {1, 24, 1, 9, 9}, order);
+  for (int run = 0; run < 2; ++run) {
+    kiln::cpu::clearError();
+    _mlir_ciface_kiln_cpu_conv_f32(KILN_CPU_OVERWRITE, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, &x, &w, &y);
+    std::string error = kiln::cpu::takeError();
+    EXPECT_NE(error.find("invalid stride"), std::string::npos) << error;
+  }
+}
+
 TEST(CpuLibrary, ConvolutionErrorsAreReported) {
   std::vector<float> xb, wb, yb;
   std::array<int, 5> order{0, 1, 2, 3, 4};
