@@ -205,8 +205,9 @@ func::FuncOp outlinedFunction(StringRef name, Operation *loop, ArrayRef<Value> c
 constexpr int64_t kInnerBlock = 16;
 
 /// Whether the only accesses of `inner`'s body to memory it writes are
-/// indexed by its first induction variable: each store's memref is reached
-/// by no other memref the nest touches (rootBuffer), has the first
+/// indexed by its first induction variable: each store's memref is a view
+/// of a buffer the function allocated, reached by no other memref the nest
+/// touches (rootBuffer), has the first
 /// induction variable among its indices, and is loaded only at a store's
 /// exact indices. Then the iterations of that dim touch disjoint elements
 /// and read nothing another one writes, whatever the loops around them do.
@@ -220,6 +221,8 @@ bool firstDimOwnsItsWrites(scf::ParallelOp inner, Operation *nest) {
       if (!llvm::is_contained(st.getIndices(), iv))
         ok = false;
       Value root = rootBuffer(st.getMemRef());
+      if (!isAllocation(root))
+        ok = false;  // an argument or another op's result: other values may alias it
       auto [it, fresh] = storedRoots.try_emplace(root, st.getMemRef());
       if (!fresh && it->second != st.getMemRef())
         ok = false;

@@ -221,12 +221,14 @@ func.func @carried(%x: memref<8xf32>, %y: memref<8xf32>) -> f32 {
 
 // -----
 
-// A global sum over the leading dims of an NHWC input (a pool, as linalg
-// lowers it with the contiguous channels innermost): the outer loop has one
+// A global sum over the leading dims of an NHWC input into a buffer the
+// function allocates (a pool, as linalg lowers it with the contiguous
+// channels innermost): the outer loop has one
 // iteration, so the channels, in blocks of 16 (30 of them), become a dim of
 // the launched loop; each chunk runs the h and w loops over its block.
 // CHECK-LABEL: func.func @pool
-// CHECK: call @pool_par0_launch(%c30{{(_[0-9]+)?}},
+// CHECK: %[[Y:.*]] = memref.alloc()
+// CHECK: call @pool_par0_launch(%c30{{(_[0-9]+)?}}, %{{.*}}, %{{.*}}, %[[Y]])
 // CHECK: func.func private @pool_par0(
 // CHECK: scf.for %[[IV:.*]] = %{{.*}} to %{{.*}}
 // CHECK: %[[M:.*]] = arith.muli %{{.*}}, %c16
@@ -236,7 +238,8 @@ func.func @carried(%x: memref<8xf32>, %y: memref<8xf32>) -> f32 {
 // CHECK: scf.for
 // CHECK: scf.parallel (%[[C:.*]]) = (%[[M]]) to (%[[TO]])
 // CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[C]]] : memref<1x14x14x480xf32>
-func.func @pool(%x: memref<1x14x14x480xf32>, %y: memref<1x480xf32>) {
+func.func @pool(%x: memref<1x14x14x480xf32>) -> memref<1x480xf32> {
+  %y = memref.alloc() : memref<1x480xf32>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c14 = arith.constant 14 : index
@@ -255,7 +258,7 @@ func.func @pool(%x: memref<1x14x14x480xf32>, %y: memref<1x480xf32>) {
     }
     scf.reduce
   }
-  return
+  return %y : memref<1x480xf32>
 }
 
 // -----
@@ -267,7 +270,8 @@ func.func @pool(%x: memref<1x14x14x480xf32>, %y: memref<1x480xf32>) {
 // CHECK: call @shifted_par0_launch(%c1{{(_[0-9]+)?}},
 // CHECK: func.func private @shifted_par0(
 // CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c479
-func.func @shifted(%x: memref<1x14x14x480xf32>, %y: memref<1x480xf32>) {
+func.func @shifted(%x: memref<1x14x14x480xf32>) -> memref<1x480xf32> {
+  %y = memref.alloc() : memref<1x480xf32>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c14 = arith.constant 14 : index
@@ -287,5 +291,5 @@ func.func @shifted(%x: memref<1x14x14x480xf32>, %y: memref<1x480xf32>) {
     }
     scf.reduce
   }
-  return
+  return %y : memref<1x480xf32>
 }

@@ -145,10 +145,10 @@ bool constWeightGemv(const MklProduct &p, int threads) {
     columns(0, p.n);
     return true;
   }
-  // Two pieces a thread, so that one the OS delays leaves part of its share
-  // to the other.
-  parallelFor(blocks, std::max<int64_t>(1, blocks / (2 * useful)),
-              [&](int64_t lo, int64_t hi) { columns(lo * 32, std::min(p.n, hi * 32)); });
+  // Every block a piece: the team hands them out in shrinking runs (a
+  // thread the OS delays leaves its share to the other), oneTBB in ranges
+  // it splits as threads ask.
+  parallelFor(blocks, 1, [&](int64_t lo, int64_t hi) { columns(lo * 32, std::min(p.n, hi * 32)); });
   return true;
 }
 
