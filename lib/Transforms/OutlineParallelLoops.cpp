@@ -207,7 +207,7 @@ constexpr int64_t kInnerBlock = 16;
 /// Whether the only accesses of `inner`'s body to memory it writes are
 /// indexed by its first induction variable: each store's memref is a view
 /// of a buffer the function allocated, reached by no other memref the nest
-/// touches (rootBuffer), has the first
+/// touches (rootBuffer) and stored at one set of indices only, has the first
 /// induction variable among its indices, and is loaded only at a store's
 /// exact indices. Then the iterations of that dim touch disjoint elements
 /// and read nothing another one writes, whatever the loops around them do.
@@ -226,6 +226,11 @@ bool firstDimOwnsItsWrites(scf::ParallelOp inner, Operation *nest) {
       auto [it, fresh] = storedRoots.try_emplace(root, st.getMemRef());
       if (!fresh && it->second != st.getMemRef())
         ok = false;
+      // One element per buffer and iteration: every store to it at the
+      // same indices (as a linalg op's one output map gives).
+      for (memref::StoreOp other : stores)
+        if (other.getMemRef() == st.getMemRef() && other.getIndices() != st.getIndices())
+          ok = false;
       stores.push_back(st);
     } else if (!isa<memref::LoadOp>(op) && !op->hasTrait<OpTrait::IsTerminator>() && !isPure(op)) {
       ok = false;  // calls, other memory effects: not analysed
