@@ -199,6 +199,142 @@ func::FuncOp outlinedFunction(StringRef name, Operation *loop, ArrayRef<Value> c
   return body;
 }
 
+/// The vector-loop-friendly block of an inner parallel dim that a blocked
+/// reduction nest (below) hands to one chunk: whole 64-byte lines of float32
+/// outputs, so two threads never write one line.
+constexpr int64_t kInnerBlock = 16;
+
+/// Whether the only accesses of `inner`'s body to memory it writes are
+/// indexed by its first induction variable: each store's memref is a view
+/// of a buffer the function allocated, reached by no other memref the nest
+/// touches (rootBuffer) and stored at one set of indices only, has the first
+/// induction variable among its indices, and is loaded only at a store's
+/// exact indices. Then the iterations of that dim touch disjoint elements
+/// and read nothing another one writes, whatever the loops around them do.
+bool firstDimOwnsItsWrites(scf::ParallelOp inner, Operation *nest) {
+  Value iv = inner.getInductionVars()[0];
+  llvm::DenseMap<Value, Value> storedRoots;  // root -> the stored memref
+  SmallVector<memref::StoreOp> stores;
+  bool ok = true;
+  inner.getBody()->walk([&](Operation *op) {
+    if (auto st = dyn_cast<memref::StoreOp>(op)) {
+      if (!llvm::is_contained(st.getIndices(), iv))
+        ok = false;
+      Value root = rootBuffer(st.getMemRef());
+      if (!isAllocation(root))
+        ok = false;  // an argument or another op's result: other values may alias it
+      auto [it, fresh] = storedRoots.try_emplace(root, st.getMemRef());
+      if (!fresh && it->second != st.getMemRef())
+        ok = false;
+      // One element per buffer and iteration: every store to it at the
+      // same indices (as a linalg op's one output map gives).
+      for (memref::StoreOp other : stores)
+        if (other.getMemRef() == st.getMemRef() && other.getIndices() != st.getIndices())
+          ok = false;
+      stores.push_back(st);
+    } else if (!isa<memref::LoadOp>(op) && !op->hasTrait<OpTrait::IsTerminator>() && !isPure(op)) {
+      ok = false;  // calls, other memory effects: not analysed
+    }
+  });
+  if (!ok || stores.empty())
+    return false;
+  nest->walk([&](Operation *op) {
+    if (auto ld = dyn_cast<memref::LoadOp>(op)) {
+      auto it = storedRoots.find(rootBuffer(ld.getMemRef()));
+      if (it == storedRoots.end())
+        return;
+      bool sameAsAStore = ld.getMemRef() == it->second &&
+                          llvm::any_of(stores, [&](memref::StoreOp st) {
+                            return st.getMemRef() == ld.getMemRef() && st.getIndices() == ld.getIndices();
+                          });
+      if (!sameAsAStore)
+        ok = false;
+    } else if (auto st = dyn_cast<memref::StoreOp>(op)) {
+      if (!inner->isAncestor(st))
+        ok = false;
+    }
+  });
+  return ok;
+}
+
+/// A reduction over the leading dims of its input, as linalg lowers one
+/// whose contiguous dim is a parallel one (a global pool in NHWC: for h, for
+/// w, parallel c), is an outer `scf.parallel` with few iterations (the
+/// batch) around `scf.for` loops around an inner `scf.parallel`: only the
+/// outer loop can be split, so the whole reduction ran on one thread. When
+/// the inner loop's first dim owns its writes (firstDimOwnsItsWrites), its
+/// iterations are independent across the loops around it too, so the nest
+/// becomes `scf.parallel (outer dims..., block)` around the same loops with
+/// the inner dim restricted to the block's kInnerBlock iterations. Each
+/// output element's reduction runs in the same order as before (bitwise the
+/// same results for any thread count). Returns the new loop, or null.
+scf::ParallelOp blockReductionNest(scf::ParallelOp p, int64_t chunks, int64_t minChunks) {
+  if (p.getNumResults() > 0 || chunks >= minChunks)
+    return nullptr;
+  // The chain of serial loops down to the inner parallel loop.
+  Operation *cur = p;
+  scf::ParallelOp inner;
+  unsigned fors = 0;
+  while (!inner) {
+    Block &body = cur->getRegion(0).front();
+    Operation *only = nullptr;
+    for (Operation &op : body.without_terminator()) {
+      if (op.hasTrait<OpTrait::ConstantLike>())
+        continue;
+      if (only)
+        return nullptr;
+      only = &op;
+    }
+    if (auto f = dyn_cast_or_null<scf::ForOp>(only)) {
+      if (f.getNumResults() > 0)
+        return nullptr;
+      cur = f, ++fors;
+    } else if (auto q = dyn_cast_or_null<scf::ParallelOp>(only)) {
+      inner = q;
+    } else {
+      return nullptr;
+    }
+  }
+  if (fors == 0 || inner.getNumResults() > 0)
+    return nullptr;
+  bool straight = true;
+  inner.getBody()->walk([&](Operation *op) {
+    if (isa<scf::ForOp, scf::ParallelOp, scf::WhileOp>(op))
+      straight = false;
+  });
+  std::optional<int64_t> lb = getConstantIntValue(inner.getLowerBound()[0]),
+                         ub = getConstantIntValue(inner.getUpperBound()[0]),
+                         step = getConstantIntValue(inner.getStep()[0]);
+  if (!straight || !lb || !ub || step != 1 || *ub - *lb < 2 * kInnerBlock || !firstDimOwnsItsWrites(inner, p))
+    return nullptr;
+  const int64_t trip = *ub - *lb, blocks = (trip + kInnerBlock - 1) / kInnerBlock;
+
+  Location loc = p.getLoc();
+  OpBuilder b(p);
+  SmallVector<Value> lbs(p.getLowerBound()), ubs(p.getUpperBound()), steps(p.getStep());
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0), c1 = arith::ConstantIndexOp::create(b, loc, 1);
+  lbs.push_back(c0), ubs.push_back(arith::ConstantIndexOp::create(b, loc, blocks)), steps.push_back(c1);
+  auto blocked = scf::ParallelOp::create(b, loc, lbs, ubs, steps, [&](OpBuilder &pb, Location l, ValueRange ivs) {
+    IRMapping map;
+    for (unsigned d = 0; d < p.getNumLoops(); ++d)
+      map.map(p.getInductionVars()[d], ivs[d]);
+    Value from = arith::MulIOp::create(pb, l, ivs.back(), arith::ConstantIndexOp::create(pb, l, kInnerBlock));
+    if (*lb != 0)
+      from = arith::AddIOp::create(pb, l, from, arith::ConstantIndexOp::create(pb, l, *lb));
+    Value to = arith::MinSIOp::create(pb, l, arith::AddIOp::create(pb, l, from,
+                                          arith::ConstantIndexOp::create(pb, l, kInnerBlock)),
+                                      arith::ConstantIndexOp::create(pb, l, *ub));
+    for (Operation &op : p.getBody()->without_terminator())
+      pb.clone(op, map);
+    // The clone of `inner`: its first dim over the block.
+    auto q = cast<scf::ParallelOp>(map.lookup(inner.getOperation()));
+    q->setOperand(0, from);
+    q->setOperand(q.getNumLoops(), to);
+  });
+  p.erase();
+  return blocked;
+}
+
 struct KilnOutlineParallelLoopsPass
     : kiln::impl::KilnOutlineParallelLoopsBase<KilnOutlineParallelLoopsPass> {
   using Base::Base;
@@ -284,6 +420,20 @@ struct KilnOutlineParallelLoopsPass
       total = saturatingMul(total, t);
     if (total < minWork)
       return success();
+    // Too few outer iterations to share, around serial loops around an
+    // inner parallel loop (a reduction over leading dims): the inner
+    // loop's first dim, in blocks, becomes a dim of the outer loop.
+    int64_t outerTrips = 1;
+    for (int64_t t : trips)
+      outerTrips = saturatingMul(outerTrips, t);
+    if (scf::ParallelOp blocked = blockReductionNest(p, outerTrips, minChunks)) {
+      p = blocked;
+      m = p.getNumLoops();
+      trips.clear();
+      for (unsigned d = 0; d < m; ++d)
+        trips.push_back(est.trip(p.getLowerBound()[d], p.getUpperBound()[d], p.getStep()[d]));
+      bodyWork = est.work(*p.getBody());
+    }
 
     // Split the leading dims up to min-chunks iterations; the last dim of a
     // loop around straight-line code is the vectorised inner loop and stays

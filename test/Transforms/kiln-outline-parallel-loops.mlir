@@ -218,3 +218,78 @@ func.func @carried(%x: memref<8xf32>, %y: memref<8xf32>) -> f32 {
   }
   return %sum : f32
 }
+
+// -----
+
+// A global sum over the leading dims of an NHWC input into a buffer the
+// function allocates (a pool, as linalg lowers it with the contiguous
+// channels innermost): the outer loop has one
+// iteration, so the channels, in blocks of 16 (30 of them), become a dim of
+// the launched loop; each chunk runs the h and w loops over its block.
+// CHECK-LABEL: func.func @pool
+// CHECK: %[[Y:.*]] = memref.alloc()
+// CHECK: call @pool_par0_launch(%c30{{(_[0-9]+)?}}, %{{.*}}, %{{.*}}, %[[Y]])
+// CHECK: func.func private @pool_par0(
+// CHECK: scf.for %[[IV:.*]] = %{{.*}} to %{{.*}}
+// CHECK: %[[M:.*]] = arith.muli %{{.*}}, %c16
+// CHECK: %[[E:.*]] = arith.addi %[[M]], %c16
+// CHECK: %[[TO:.*]] = arith.minsi %[[E]], %c480
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.parallel (%[[C:.*]]) = (%[[M]]) to (%[[TO]])
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[C]]] : memref<1x14x14x480xf32>
+func.func @pool(%x: memref<1x14x14x480xf32>) -> memref<1x480xf32> {
+  %y = memref.alloc() : memref<1x480xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c14 = arith.constant 14 : index
+  %c480 = arith.constant 480 : index
+  scf.parallel (%n) = (%c0) to (%c1) step (%c1) {
+    scf.for %h = %c0 to %c14 step %c1 {
+      scf.for %w = %c0 to %c14 step %c1 {
+        scf.parallel (%c) = (%c0) to (%c480) step (%c1) {
+          %v = memref.load %x[%n, %h, %w, %c] : memref<1x14x14x480xf32>
+          %a = memref.load %y[%n, %c] : memref<1x480xf32>
+          %s = arith.addf %a, %v : f32
+          memref.store %s, %y[%n, %c] : memref<1x480xf32>
+          scf.reduce
+        }
+      }
+    }
+    scf.reduce
+  }
+  return %y : memref<1x480xf32>
+}
+
+// -----
+
+// The same nest where an iteration reads an output element another one
+// writes (y[c + 1]): not independent across the h and w loops, so it is
+// left as it was (one chunk: the outer loop's single iteration).
+// CHECK-LABEL: func.func @shifted
+// CHECK: call @shifted_par0_launch(%c1{{(_[0-9]+)?}},
+// CHECK: func.func private @shifted_par0(
+// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c479
+func.func @shifted(%x: memref<1x14x14x480xf32>) -> memref<1x480xf32> {
+  %y = memref.alloc() : memref<1x480xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c14 = arith.constant 14 : index
+  %c479 = arith.constant 479 : index
+  scf.parallel (%n) = (%c0) to (%c1) step (%c1) {
+    scf.for %h = %c0 to %c14 step %c1 {
+      scf.for %w = %c0 to %c14 step %c1 {
+        scf.parallel (%c) = (%c0) to (%c479) step (%c1) {
+          %c2 = arith.addi %c, %c1 : index
+          %v = memref.load %x[%n, %h, %w, %c] : memref<1x14x14x480xf32>
+          %a = memref.load %y[%n, %c2] : memref<1x480xf32>
+          %s = arith.addf %a, %v : f32
+          memref.store %s, %y[%n, %c] : memref<1x480xf32>
+          scf.reduce
+        }
+      }
+    }
+    scf.reduce
+  }
+  return %y : memref<1x480xf32>
+}

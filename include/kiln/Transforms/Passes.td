@@ -370,7 +370,13 @@ def KilnOutlineParallelLoops : Pass<"kiln-outline-parallel-loops", "::mlir::Modu
     function over a chunk [lo, hi) of it: `@<func>_par<i>(captures..., lo, hi)`,
     with the values the loop reads from around it as arguments (constants
     are cloned in instead) and its other dims an `scf.parallel` inside
-    (which lowers to serial loops). The loop is replaced by a call of the
+    (which lowers to serial loops). A loop with fewer than `min-chunks`
+    iterations around serial loops around an inner `scf.parallel` (a
+    reduction over leading dims, e.g. a global pool in NHWC) whose first
+    dim owns its writes (every store indexed by it, every stored buffer
+    reached by no other view and loaded only where stored) first takes that
+    dim, in blocks of 16, as a dim of its own, so the blocks are split too.
+    The loop is replaced by a call of the
     private declaration `@<func>_par<i>_launch(n, grain, captures...)`, which
     carries `kiln.parallel_body = @<func>_par<i>`; the grain is the number of
     iterations that do `chunk-work` work. After the conversion to the LLVM

@@ -16,7 +16,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <unordered_map>
 
 using kiln::cpu::Desc;
 
@@ -124,6 +126,50 @@ bool tryWinograd(const char *who, int32_t flags, int64_t groups, const ConvGeome
   return true;
 }
 
+/// Everything a convolution call's plan depends on but its buffers: flags,
+/// groups, parameters, the operands' sizes and strides, whether it has a
+/// bias and an added tensor, and the thread count. A model calls each of its
+/// convolutions with the same ones run after run.
+using CallKey = std::array<int64_t, 50>;
+
+struct CallKeyHash {
+  size_t operator()(const CallKey &k) const {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t v : k) h = (h ^ (uint64_t)v) * 1099511628211ull;
+    return (size_t)h;
+  }
+};
+
+/// What one call key gives, made the first time the calling thread sees it:
+/// the geometry, the added tensor's strides in it, and the oneDNN plan
+/// (null until one is needed; Winograd's calls have none). Making these
+/// took about 20 small heap allocations and a hashed plan lookup on every
+/// call (MobileNetV3-L: ~1,100 allocations a run, about a fifth of them).
+struct CallShape {
+  ConvGeometry g;
+  std::vector<int64_t> rs;
+  std::shared_ptr<const Plan> plan;
+};
+thread_local std::unordered_map<CallKey, std::unique_ptr<CallShape>, CallKeyHash> tCallShapes;
+
+CallKey callKey(int32_t flags, int64_t groups, const std::array<int64_t, 9> &params, const Desc<5> *X,
+                const Desc<5> *W, const Desc<5> *Y, const Desc<1> *bias, const Desc<5> *R) {
+  CallKey k{};
+  size_t i = 0;
+  k[i++] = flags, k[i++] = groups;
+  for (int64_t p : params) k[i++] = p;
+  for (const Desc<5> *d : {X, W, Y}) {
+    for (int j = 0; j < 5; ++j) k[i++] = d->sizes[j];
+    for (int j = 0; j < 5; ++j) k[i++] = d->strides[j];
+  }
+  k[i++] = bias ? bias->sizes[0] : -1;
+  k[i++] = bias ? bias->strides[0] : -1;
+  k[i++] = R != nullptr;
+  for (int j = 0; j < 5; ++j) k[i++] = R ? R->strides[j] : 0;  // R's sizes are Y's (checked)
+  k[i++] = maxThreads();
+  return k;
+}
+
 /// The convolution `y (+)= conv(x, w) (+ bias[c]) (+ r)`, then the
 /// activation its flags name (KILN_CPU_RELU, _HARDSWISH, _SILU, _SIGMOID);
 /// params are stride, padding and dilation per spatial dim (D, H, W).
@@ -144,7 +190,16 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
   const DnnlApi &d = dnnl();
   if (!d.error.empty()) throw std::runtime_error(d.error);
   enterCall();
-  const ConvGeometry g = convGeometry(who, groups, params, X, W, Y, /*floorRows=*/true);
+  const CallKey callKeyValue = callKey(flags, groups, params, X, W, Y, bias, R);
+  auto found = tCallShapes.find(callKeyValue);
+  if (found == tCallShapes.end()) {
+    auto shape = std::make_unique<CallShape>();
+    shape->g = convGeometry(who, groups, params, X, W, Y, /*floorRows=*/true);
+    if (R) shape->rs = shape->g.keptStrides(R);
+    found = tCallShapes.emplace(callKeyValue, std::move(shape)).first;
+  }
+  CallShape &shape = *found->second;
+  const ConvGeometry &g = shape.g;
   const std::vector<int64_t> &xd = g.xd, &xs = g.xs, &yd = g.yd, &yst = g.ys, &wd = g.wd, &wst = g.ws;
   const std::vector<int64_t> &stride = g.stride, &dilate = g.dilate, &padL = g.padL, &padR = g.padR;
   // oneDNN reads a dense bias: a strided one is copied.
@@ -156,18 +211,22 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
   }
   // The added tensor in the output's view (its strides over the dims the
   // geometry keeps: the output's dims, unit ones dropped).
-  std::vector<int64_t> rs;
-  if (R) rs = g.keptStrides(R);
+  const std::vector<int64_t> &rs = shape.rs;
   if (tryWinograd(who, flags, groups, g, X, W, Y, biasData, R, rs)) return;
+  const bool xBlocked = flags & KILN_CPU_X_BLOCKED, yBlocked = flags & KILN_CPU_Y_BLOCKED,
+             rBlocked = R && (flags & KILN_CPU_R_BLOCKED);
+  if (xBlocked && g.cropped)
+    throw std::runtime_error(std::string(who) + ": x is marked blocked but its last rows fit no window");
+  if (shape.plan) {
+    execute(*shape.plan, X->data(), W->data(), Y->data(), biasData, flags & KILN_CPU_CONST_WEIGHT,
+            R ? R->data() : nullptr);
+    return;
+  }
   std::vector<int64_t> key{0, flags & (KILN_CPU_OVERWRITE | KILN_CPU_RELU | KILN_CPU_HARDSWISH | KILN_CPU_SILU |
                                        KILN_CPU_SIGMOID),
                              groups, bias != nullptr, R != nullptr};
   g.appendKey(key);
   key.insert(key.end(), rs.begin(), rs.end());
-  const bool xBlocked = flags & KILN_CPU_X_BLOCKED, yBlocked = flags & KILN_CPU_Y_BLOCKED,
-             rBlocked = R && (flags & KILN_CPU_R_BLOCKED);
-  if (xBlocked && g.cropped)
-    throw std::runtime_error(std::string(who) + ": x is marked blocked but its last rows fit no window");
   key.push_back(flags & (KILN_CPU_X_BLOCKED | KILN_CPU_Y_BLOCKED | KILN_CPU_R_BLOCKED));
   std::shared_ptr<const Plan> plan = cachedPlan(key, [&] {
     auto p = std::make_unique<Plan>();
@@ -239,6 +298,7 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
     finishPlan(*p, pd);
     return p;
   });
+  shape.plan = plan;
   execute(*plan, X->data(), W->data(), Y->data(), biasData, flags & KILN_CPU_CONST_WEIGHT, R ? R->data() : nullptr);
 }
 

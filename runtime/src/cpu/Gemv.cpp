@@ -8,7 +8,7 @@
 //   scaled by the row's elements; 32 columns at a time in registers.
 // Both read the weight exactly once, in its own order.
 #include "Gemv.h"
-#include "OpenMPTeam.h"
+#include "Threads.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -134,16 +134,21 @@ bool constWeightGemv(const MklProduct &p, int threads) {
     }
   };
   // Threads where each streams at least ~128 kB of the weight, in pieces
-  // of whole 32-column blocks.
+  // of whole 32-column blocks, on the model call's threads (parallelFor:
+  // its OpenMP team when the runtime adopted it, else its oneTBB arena; a
+  // memory-bound loop gains most from a second core, whose own path to the
+  // caches and memory it brings).
   constexpr int64_t kMinPerThread = int64_t(1) << 15;  // weights
   const int64_t blocks = (p.n + 31) / 32;
   const int64_t useful = std::min<int64_t>({int64_t(threads), blocks, p.n * p.k / kMinPerThread});
-  if (useful >= 2 &&
-      openmpParallelFor(static_cast<int>(useful), blocks, blocks, [&](int64_t lo, int64_t hi) {
-        columns(lo * 32, std::min(p.n, hi * 32));
-      }))
+  if (useful < 2) {
+    columns(0, p.n);
     return true;
-  columns(0, p.n);
+  }
+  // Every block a piece: the team hands them out in shrinking runs (a
+  // thread the OS delays leaves its share to the other), oneTBB in ranges
+  // it splits as threads ask.
+  parallelFor(blocks, 1, [&](int64_t lo, int64_t hi) { columns(lo * 32, std::min(p.n, hi * 32)); });
   return true;
 }
 

@@ -13,8 +13,8 @@ namespace kiln::cpu {
 /// weight: oneMKL's packed GEMM (built for many rows) and oneDNN's matmul
 /// reach 40-50 GB/s on the Zen 3 build machine where this loop reaches
 /// ~58 (docs/Rationale/cpu-library-calls.md). Columns are shared out
-/// among `threads` threads of the calling thread's OpenMP team when the
-/// weight is large enough. Returns false, doing nothing, for any other
+/// among up to `threads` threads (parallelFor: the model call's OpenMP team
+/// or its oneTBB arena) when the weight is large enough. Returns false, doing nothing, for any other
 /// product, or with KILN_CPU_GEMV=off (the caller then uses oneMKL or
 /// oneDNN).
 bool constWeightGemv(const MklProduct &p, int threads);

@@ -342,14 +342,25 @@ constexpr int kMaxRecaptures = 8;
 
 } // namespace
 
-std::vector<int64_t> Model::callEntry(const std::vector<Tensor> &args, std::map<int64_t, bool> &argAllocations) const {
-  std::vector<std::vector<int64_t>> descs(args.size());
+std::vector<int64_t> Model::callEntry(const std::vector<const Tensor *> &args,
+                                      std::vector<int64_t> &argAllocations) const {
+  // Every argument's descriptor in one block (a model passes each of its
+  // weights on every call: a few hundred arguments, so one allocation here
+  // rather than one per argument, and no tree of allocations to look up).
+  size_t words = 0;
+  for (const Tensor *t : args) words += 3 + 2 * t->sizes().size();
+  std::vector<int64_t> descs;
+  descs.reserve(words);  // never reallocated below: packed points into it
   std::vector<void *> packed(1 + args.size());
+  argAllocations.clear();
+  argAllocations.reserve(args.size());
   for (size_t a = 0; a < args.size(); ++a) {
-    appendDescriptor(descs[a], args[a]);
-    packed[1 + a] = descs[a].data();
-    if (descs[a][0]) argAllocations[descs[a][0]] = true;
+    const size_t at = descs.size();
+    appendDescriptor(descs, *args[a]);
+    packed[1 + a] = descs.data() + at;
+    if (descs[at]) argAllocations.push_back(descs[at]);
   }
+  std::sort(argAllocations.begin(), argAllocations.end());
   size_t resultWords = 0;
   for (const ManifestValue &o : manifest_.outputs) resultWords += 3 + 2 * o.dims.size();
   for (const ManifestValue &u : manifest_.updates) resultWords += 3 + 2 * u.dims.size();
@@ -416,10 +427,12 @@ void Model::captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream
     }
     gpu::PoolScope pool(blocks, std::move(plan));
     std::vector<int64_t> result;
-    std::map<int64_t, bool> argAllocations;
+    std::vector<int64_t> argAllocations;
+    std::vector<const Tensor *> argp;
+    for (const Tensor &t : args) argp.push_back(&t);
     auto graph = std::make_unique<gpu::Graph>(b, stream, [&] {
       gpu::LaunchScope scope(b, stream);
-      result = callEntry(args, argAllocations);
+      result = callEntry(argp, argAllocations);
       if (scope.failed()) throw Error(KILN_STATUS_DEVICE_ERROR, scope.error());
     });
     if (pool.failed()) {
@@ -539,10 +552,13 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   }
 
   // Every argument as a contiguous tensor on the model's device (inputs
-  // copied only if strided or on the host of a GPU model).
+  // copied only if strided or on the host of a GPU model); the weights are
+  // passed as the model holds them, not copied into `args`.
   std::vector<Tensor> args(manifest_.args.size());
-  for (size_t ai : paramArgs_) args[ai] = weights_[ai];
-  for (size_t ai : derivedArgs_) args[ai] = weights_[ai];
+  std::vector<const Tensor *> argp(args.size());
+  for (size_t ai = 0; ai < args.size(); ++ai) argp[ai] = &args[ai];
+  for (size_t ai : paramArgs_) argp[ai] = &weights_[ai];
+  for (size_t ai : derivedArgs_) argp[ai] = &weights_[ai];
   if (rngArg_ >= 0 || options.rngStateUsed) {
     // [seed, offset]: the caller's, or this model's seed and its next offset.
     int64_t state[2] = {seed_, 0};
@@ -574,7 +590,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
       args[inputArgs_[i]] = t;
   }
 
-  std::map<int64_t, bool> argAllocations;
+  std::vector<int64_t> argAllocations;
   if (!onGPU) {
     // A model that mutates state runs one call at a time (see Model).
     std::unique_lock<std::mutex> lock(stateMutex_, std::defer_lock);
@@ -582,7 +598,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
     // On the model's arena: its parallel loops (kiln_cpu_parallel_for) and
     // the eager kernels it calls use its thread count.
     std::vector<int64_t> result;
-    pool_->run([&] { result = callEntry(args, argAllocations); });
+    pool_->run([&] { result = callEntry(argp, argAllocations); });
     std::vector<Tensor> updates;
     std::vector<Tensor> outs = collectOutputs(result, bound, argAllocations, nullptr, "", &updates);
     // Write the new state: into the model's copy of a weight, or into the
@@ -602,7 +618,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
   {
     gpu::AllocationRecorder recorder;
     gpu::LaunchScope scope(*b, stream);
-    result = callEntry(args, argAllocations);
+    result = callEntry(argp, argAllocations);
     deviceError = scope.error();
     allocations = recorder.events();
   }
@@ -626,7 +642,7 @@ std::vector<Tensor> Model::run(const std::vector<Tensor> &inputs, const RunOptio
 }
 
 std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, const std::vector<int64_t> &bound,
-                                          const std::map<int64_t, bool> &argAllocations, void *stream,
+                                          const std::vector<int64_t> &argAllocations, void *stream,
                                           const std::string &deviceError,
                                           std::vector<Tensor> *updates) const {
   bool onGPU = manifest_.device == DeviceType::CUDA || manifest_.device == DeviceType::HIP;
@@ -653,7 +669,8 @@ std::vector<Tensor> Model::collectOutputs(const std::vector<int64_t> &result, co
     r.sizes.assign(result.begin() + w + 3, result.begin() + w + 3 + rank);
     r.strides.assign(result.begin() + w + 3 + rank, result.begin() + w + 3 + 2 * rank);
     w += 3 + 2 * rank;
-    if (r.allocated && !argAllocations.count(reinterpret_cast<int64_t>(r.allocated)) &&
+    if (r.allocated && !std::binary_search(argAllocations.begin(), argAllocations.end(),
+                                            reinterpret_cast<int64_t>(r.allocated)) &&
         !owned.count(r.allocated))
       owned[r.allocated] = onGPU ? gpu::adoptStorage(*b, r.allocated, 0)
                                  : std::make_shared<Storage>(r.allocated, 0, Device{}, [](void *p) { kiln_cpu_free(p); });

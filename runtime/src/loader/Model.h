@@ -107,9 +107,10 @@ private:
   void deriveAndLayOut();
   /// For a GPU (CUDA or HIP) model: checks the GPU and the kernels' load, uploads the weights.
   void prepareGPU(const std::string &moduleLoadError);
-  /// Calls the entry on `args`; returns the result block and notes each
-  /// argument's allocation.
-  std::vector<int64_t> callEntry(const std::vector<Tensor> &args, std::map<int64_t, bool> &argAllocations) const;
+  /// Calls the entry on `args` (one per manifest argument); returns the
+  /// result block and sets `argAllocations` to the arguments' allocations,
+  /// sorted.
+  std::vector<int64_t> callEntry(const std::vector<const Tensor *> &args, std::vector<int64_t> &argAllocations) const;
   /// Captures the graph of one call that allocates and frees as `events`
   /// (graphs_ locked).
   void captureGraph(const std::vector<gpu::PoolEvent> &events, void *stream, const std::vector<Tensor> &inputs,
@@ -120,7 +121,7 @@ private:
   Tensor updateTarget(size_t ui, const std::vector<Tensor> &inputs) const;
   /// Outputs of one entry call from its result block.
   std::vector<Tensor> collectOutputs(const std::vector<int64_t> &result, const std::vector<int64_t> &bound,
-                                     const std::map<int64_t, bool> &argAllocations, void *stream,
+                                     const std::vector<int64_t> &argAllocations, void *stream,
                                      const std::string &deviceError,
                                      std::vector<Tensor> *updates) const;
 

@@ -3,6 +3,7 @@
 #include "Gemv.h"
 #include "Library.h"
 #include "Mkl.h"
+#include "Threads.h"
 #include "Winograd.h"
 #include "kiln/abi/cpu_calls.h"
 
@@ -379,6 +380,35 @@ TEST(CpuLibrary, ConstantWeightsAreForgottenWithTheirModel) {
   }
 }
 
+// A convolution's geometry and plan are kept per calling thread for its
+// flags, parameters, sizes, strides and thread count: the same problem
+// again on new buffers, the same sizes in another layout (other strides),
+// on a pool of two threads, and with a stride that fits no window (an
+// error, not a kept geometry) each give their own, right answer.
+TEST(CpuLibrary, ConvolutionCallsKeepTheirShapePerKey) {
+  ConvCase nchw{"nchw", 1, 16, 24, 1, {1, 9, 9}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}};
+  ConvCase nhwc = nchw;
+  nhwc.name = "nhwc", nhwc.channelsLast = true;
+  ConvCase depthwise{"depthwise", 1, 16, 16, 16, {1, 9, 9}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true};
+  for (int round = 0; round < 2; ++round)
+    for (const ConvCase *t : {&nchw, &nhwc, &depthwise, &nchw}) {
+      runConv(*t);
+      runConv(*t, KILN_CPU_CONST_WEIGHT);
+      kiln::cpu::threadPool(2)->run([&] { runConv(*t); });
+    }
+  kiln::cpu::forgetWeights();
+  std::vector<float> xb, wb, yb;
+  std::array<int, 5> order{0, 1, 2, 3, 4};
+  Desc<5> x = view<5>(xb, {1, 16, 1, 9, 9}, order), w = view<5>(wb, {24, 16, 1, 3, 3}, order),
+          y = view<5>(yb, {1, 24, 1, 9, 9}, order);
+  for (int run = 0; run < 2; ++run) {
+    kiln::cpu::clearError();
+    _mlir_ciface_kiln_cpu_conv_f32(KILN_CPU_OVERWRITE, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, &x, &w, &y);
+    std::string error = kiln::cpu::takeError();
+    EXPECT_NE(error.find("invalid stride"), std::string::npos) << error;
+  }
+}
+
 TEST(CpuLibrary, ConvolutionErrorsAreReported) {
   std::vector<float> xb, wb, yb;
   std::array<int, 5> order{0, 1, 2, 3, 4};
@@ -598,6 +628,34 @@ TEST(CpuLibrary, SingleRowProducts) {
   EXPECT_FALSE(kiln::cpu::constWeightGemv(two, 1));
   kiln::cpu::MklProduct gather{1, 8, 4, a.data(), 4, 1, w.data(), 16, 2, d.data(), 8, 1, nullptr, 0, true, false};
   EXPECT_FALSE(kiln::cpu::constWeightGemv(gather, 1));
+}
+
+// A single row large enough to share its columns, run inside a model call's
+// pool of 2 and 3 threads (the columns go through parallelFor: the pool's
+// oneTBB arena, or oneDNN's team where the runtime adopted it): every
+// column bitwise what one thread computes (each column is one thread's dot
+// product, in the same order), both weight layouts.
+TEST(CpuLibrary, SingleRowProductsOnAPoolsThreads) {
+  kiln::cpu::dnnl();
+  for (bool dot : {true, false}) {
+    const int64_t n = 1283, k = 960;  // 41 blocks of 32 columns, ~1.2M weights
+    std::vector<float> a = randomData(size_t(k), 61), w = randomData(size_t(n * k), 62), bias = randomData(size_t(n), 63);
+    auto product = [&](std::vector<float> &d, int threads) {
+      kiln::cpu::MklProduct p{1, n, k, a.data(), k, 1, w.data(), dot ? 1 : n, dot ? k : 1,
+                              d.data(), n, 1, bias.data(), 1, true, true};
+      return kiln::cpu::constWeightGemv(p, threads);
+    };
+    std::vector<float> one(size_t(n), -1.0f);
+    ASSERT_TRUE(product(one, 1));
+    for (int threads : {2, 3}) {
+      SCOPED_TRACE((dot ? "weight (n, k)" : "weight (k, n)") + std::string(" threads ") + std::to_string(threads));
+      std::vector<float> got(size_t(n), -1.0f);
+      bool ran = false;
+      kiln::cpu::threadPool(threads)->run([&] { ran = product(got, threads); });
+      ASSERT_TRUE(ran);
+      for (int64_t j = 0; j < n; ++j) ASSERT_EQ(got[size_t(j)], one[size_t(j)]) << "column " << j;
+    }
+  }
 }
 
 // Buffers the compiler marks KILN_CPU_*_BLOCKED hold oneDNN's blocked layout
