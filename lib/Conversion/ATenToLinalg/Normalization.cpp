@@ -249,14 +249,9 @@ struct NativeGroupNormLowering : OpConversionPattern<NativeGroupNormOp> {
     for (int64_t i = 3; i <= rank; ++i)
       back.push_back({i});
     Value y = tensor::CollapseShapeOp::create(rewriter, loc, yg, back);
-    auto stat = [&](Value v, Type type) {
-      return castTo(rewriter, loc,
-                    convertTensor(rewriter, loc, v, cast<RankedTensorType>(type).getElementType()),
-                    type);
-    };
     rewriter.replaceOp(op, {castTo(rewriter, loc, y, op.getResult().getType()),
-                            stat(mean, op.getMean().getType()),
-                            stat(rstd, op.getRstd().getType())});
+                            convertAndCastTo(rewriter, loc, mean, op.getMean().getType()),
+                            convertAndCastTo(rewriter, loc, rstd, op.getRstd().getType())});
     return success();
   }
 };
@@ -293,9 +288,7 @@ struct NativeBatchNormLowering : OpConversionPattern<NativeBatchNormOp> {
     BatchStats s = trainingBatchNorm(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
                                      adaptor.getBias(), op.getEps().convertToDouble());
     auto cast1 = [&](Value v, Value like) {
-      Type t = like.getType();
-      return castTo(rewriter, loc,
-                    convertTensor(rewriter, loc, v, cast<RankedTensorType>(t).getElementType()), t);
+      return convertAndCastTo(rewriter, loc, v, like.getType());
     };
     rewriter.replaceOp(op, {cast1(s.y, op.getResult()), cast1(s.mean, op.getSaveMean()),
                             cast1(s.rstd, op.getSaveInvstd())});
@@ -316,9 +309,7 @@ struct FunctionalBatchNormLowering : OpConversionPattern<NativeBatchNormLegitFun
     BatchStats s = trainingBatchNorm(rewriter, loc, x, adaptor.getWeight(), adaptor.getBias(),
                                      op.getEps().convertToDouble());
     auto cast1 = [&](Value v, Value like) {
-      Type t = like.getType();
-      return castTo(rewriter, loc,
-                    convertTensor(rewriter, loc, v, cast<RankedTensorType>(t).getElementType()), t);
+      return convertAndCastTo(rewriter, loc, v, like.getType());
     };
     Type acc = cast<RankedTensorType>(s.mean.getType()).getElementType();
     int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
