@@ -125,6 +125,19 @@ LogicalResult extremumDimJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts,
   return success();
 }
 
+/// What var and std differentiate through: x - mean(x) over the reduced
+/// dims (kept as unit dims), and N - correction.
+template <typename OpT>
+std::pair<Value, Value> centredAndDenominator(OpT op, OpBuilder &b, Location loc,
+                                              ArrayRef<int64_t> dims) {
+  Value x = op.getSelf();
+  Type elem = tensorType(x).getElementType();
+  Value centred = sub(b, loc, x, meanDims(b, loc, x, dims, true));
+  Value denom = sub(b, loc, countOf(b, loc, x, dims),
+                    scalarTensor(b, loc, elem, op.getCorrection().convertToDouble()));
+  return {centred, denom};
+}
+
 /// var: 2 (x - mean) / (N - correction) per unit of cotangent; std divides
 /// that by 2 std.
 template <typename OpT, bool IsStd>
@@ -135,10 +148,7 @@ LogicalResult varVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
   Location loc = op.getLoc();
   Value x = op.getSelf();
   SmallVector<int64_t> dims = op.getReducedDims();
-  Type elem = tensorType(x).getElementType();
-  Value centred = sub(b, loc, x, meanDims(b, loc, x, dims, true));
-  Value denom = sub(b, loc, countOf(b, loc, x, dims),
-                    scalarTensor(b, loc, elem, op.getCorrection().convertToDouble()));
+  auto [centred, denom] = centredAndDenominator(op, b, loc, dims);
   Value g = keepDims(b, loc, cts[0], x, dims, op.getKeepdim());
   if (IsStd)
     g = div(b, loc, g, keepDims(b, loc, op.getResult(), x, dims, op.getKeepdim()));
@@ -154,10 +164,7 @@ LogicalResult varJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<V
   Location loc = op.getLoc();
   Value x = op.getSelf();
   SmallVector<int64_t> dims = op.getReducedDims();
-  Type elem = tensorType(x).getElementType();
-  Value centred = sub(b, loc, x, meanDims(b, loc, x, dims, true));
-  Value denom = sub(b, loc, countOf(b, loc, x, dims),
-                    scalarTensor(b, loc, elem, op.getCorrection().convertToDouble()));
+  auto [centred, denom] = centredAndDenominator(op, b, loc, dims);
   Value t = div(b, loc, sumDims(b, loc, mul(b, loc, centred, ts[0]), dims, true), denom);
   t = IsStd ? div(b, loc, t, keepDims(b, loc, op.getResult(), x, dims, true)) : scale(b, loc, t, 2.0);
   out[0] = viewAs(b, loc, t, op.getResult());
