@@ -504,13 +504,35 @@ def stamp_text():
 def export_parser(doc, out_holds, made_by):
     """The command line every exporter shares: --out (the folder that receives
     `out_holds`), --if-stale (skip when OUT/.stamp shows OUT was made by
-    `made_by` and the pinned versions); the caller adds its own options and
-    the model names."""
+    `made_by` and the pinned versions) and the model names; the caller may add
+    options of its own."""
     p = argparse.ArgumentParser(description=doc.splitlines()[0])
     p.add_argument("--out", required=True, help=f"folder that receives {out_holds}")
     p.add_argument("--if-stale", action="store_true",
                    help=f"do nothing when OUT/.stamp shows OUT was made by {made_by} and versions")
+    p.add_argument("names", nargs="*")
     return p
+
+
+def parse_export_args(p, stamp):
+    """(arguments, OUT as an absolute path), or None when --if-stale finds OUT
+    stamped with `stamp` (nothing to do); checks the installed versions
+    before anything is exported."""
+    args = p.parse_args()
+    out = os.path.abspath(args.out)
+    if args.if_stale and not args.names and is_fresh(out, stamp):
+        return None
+    check_versions()
+    return args, out
+
+
+def models_to_export(script, names, known):
+    """`names`, or every model of `known` when none is named; exits naming an
+    unknown one and the known ones."""
+    for name in names:
+        if name not in known:
+            sys.exit(f"{script}: unknown model '{name}' (known: {', '.join(known)})")
+    return names or list(known)
 
 
 def is_fresh(out, stamp):
@@ -541,18 +563,12 @@ def export_into(out, partial, stamp, write):
 
 def main():
     warnings.filterwarnings("ignore")
-    p = export_parser(__doc__, "one subfolder per model", "this script")
-    p.add_argument("names", nargs="*")
-    args = p.parse_args()
-    out = os.path.abspath(args.out)
-    if args.if_stale and not args.names and is_fresh(out, stamp_text()):
+    parsed = parse_export_args(export_parser(__doc__, "one subfolder per model", "this script"), stamp_text())
+    if parsed is None:
         return
-    check_versions()
+    args, out = parsed
     models, dynamic = build_models(), build_dynamic_models()
-    names = args.names or list(models) + list(dynamic)
-    for name in names:
-        if name not in models and name not in dynamic:
-            sys.exit(f"export_models.py: unknown model '{name}' (known: {', '.join(list(models) + list(dynamic))})")
+    names = models_to_export("export_models.py", args.names, list(models) + list(dynamic))
 
     def write(work):
         for name in names:

@@ -43,7 +43,7 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from export_models import VERSIONS, check_versions, export_into, export_parser, is_fresh, ops_of  # noqa: E402
+from export_models import VERSIONS, export_into, export_parser, models_to_export, ops_of, parse_export_args  # noqa: E402
 
 SOURCES = ["export_zoo.py", "zoo_spec.py", "zoo_vision.py", "zoo_text.py", "zoo_timm.py", "zoo_text2.py",
            "zoo_timm2.py", "zoo_video.py", "zoo_text3.py", "zoo_vision3.py", "zoo_timm4.py", "zoo_text4.py",
@@ -295,19 +295,14 @@ def main():
     warnings.filterwarnings("ignore")
     p = export_parser(__doc__, "one subfolder per model and index.json", "these scripts")
     p.add_argument("--jobs", type=int, default=2, help="models exported at once (default 2)")
-    p.add_argument("names", nargs="*")
-    args = p.parse_args()
-    out = os.path.abspath(args.out)
-    if args.if_stale and not args.names and is_fresh(out, stamp_text()):
+    parsed = parse_export_args(p, stamp_text())
+    if parsed is None:
         return
-    check_versions()
+    args, out = parsed
     import torch
     torch.set_num_threads(1)  # the machines that run CI are small and shared
     specs = all_specs()
-    names = args.names or list(specs)
-    for name in names:
-        if name not in specs:
-            sys.exit(f"export_zoo.py: unknown model '{name}' (known: {', '.join(specs)})")
+    names = models_to_export("export_zoo.py", args.names, specs)
 
     def write(work):
         index_path = os.path.join(work, "index.json")
