@@ -24,13 +24,6 @@ LogicalResult sumVjp(SumDimIntListOp op, OpBuilder &b, ArrayRef<Value> cts, Arra
   out[0] = unreduce(b, op.getLoc(), cts[0], op.getSelf(), op.getReducedDims(), op.getKeepdim());
   return success();
 }
-LogicalResult sumJvp(SumDimIntListOp op, OpBuilder &b, ArrayRef<Value> ts,
-                     SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = SumDimIntListOp::create(b, op.getLoc(), op.getType(), ts[0], op.getDimAttr(),
-                                     op.getKeepdimAttr(), op.getDtypeAttr());
-  return success();
-}
 
 /// d mean: the cotangent spread evenly over the reduced dims.
 LogicalResult meanVjp(MeanDimOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
@@ -42,12 +35,6 @@ LogicalResult meanVjp(MeanDimOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<
   SmallVector<int64_t> dims = op.getReducedDims();
   Value g = keepDims(b, loc, cts[0], self, dims, op.getKeepdim());
   out[0] = expandAs(b, loc, div(b, loc, g, countOf(b, loc, self, dims)), self);
-  return success();
-}
-LogicalResult meanJvp(MeanDimOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = MeanDimOp::create(b, op.getLoc(), op.getType(), ts[0], op.getDimAttr(),
-                               op.getKeepdimAttr(), op.getDtypeAttr());
   return success();
 }
 
@@ -330,12 +317,6 @@ LogicalResult cumsumVjp(CumsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
                : reverseCumsum(b, op.getLoc(), cts[0], normalisedDim(op.getSelf(), op.getDim()));
   return success();
 }
-LogicalResult cumsumJvp(CumsumOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = CumsumOp::create(b, op.getLoc(), op.getType(), ts[0], op.getDimAttr(),
-                              op.getDtypeAttr());
-  return success();
-}
 
 /// cumprod: see cumprodCotangent / cumprodTangent.
 LogicalResult cumprodVjp(CumprodOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
@@ -466,12 +447,12 @@ LogicalResult normJvp(LinalgVectorNormOp op, OpBuilder &b, ArrayRef<Value> ts,
 
 void attachReductionRules(MLIRContext *ctx) {
   LinalgVectorNormOp::attachInterface<Rule<LinalgVectorNormOp, normVjp, normJvp>>(*ctx);
-  CumsumOp::attachInterface<Rule<CumsumOp, cumsumVjp, cumsumJvp>>(*ctx);
+  CumsumOp::attachInterface<Rule<CumsumOp, cumsumVjp, linearJvp<CumsumOp>>>(*ctx);
   CumprodOp::attachInterface<Rule<CumprodOp, cumprodVjp, cumprodJvp>>(*ctx);
   ProdDimIntOp::attachInterface<Rule<ProdDimIntOp, prodVjp, prodJvp>>(*ctx);
   SumToSizeOp::attachInterface<Rule<SumToSizeOp, sumToSizeVjp, sumToSizeJvp>>(*ctx);
-  SumDimIntListOp::attachInterface<Rule<SumDimIntListOp, sumVjp, sumJvp>>(*ctx);
-  MeanDimOp::attachInterface<Rule<MeanDimOp, meanVjp, meanJvp>>(*ctx);
+  SumDimIntListOp::attachInterface<Rule<SumDimIntListOp, sumVjp, linearJvp<SumDimIntListOp>>>(*ctx);
+  MeanDimOp::attachInterface<Rule<MeanDimOp, meanVjp, linearJvp<MeanDimOp>>>(*ctx);
   AmaxOp::attachInterface<Rule<AmaxOp, extremumVjp<AmaxOp>, extremumJvp<AmaxOp>>>(*ctx);
   AminOp::attachInterface<Rule<AminOp, extremumVjp<AminOp>, extremumJvp<AminOp>>>(*ctx);
   MaxDimOp::attachInterface<Rule<MaxDimOp, extremumDimVjp<MaxDimOp>, extremumDimJvp<MaxDimOp>>>(*ctx);
