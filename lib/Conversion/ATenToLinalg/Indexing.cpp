@@ -150,17 +150,21 @@ SmallVector<Value> advancedCoords(OpBuilder &b, Location loc, ArrayRef<Value> re
   return coords;
 }
 
-/// A gather from `self` into a tensor of `sizes` (of self's element type):
-/// each element reads self at `coords(b, loc, loopIndices, inputElements)`,
-/// `inputs` read through `maps`. Where one of `guardDims` is 0 at run time
-/// there is nothing to read and the result is an empty tensor of `sizes`.
-Value gatherFrom(OpBuilder &rewriter, Location loc, Value self, ArrayRef<OpFoldResult> guardDims,
-                 Type resultType, ArrayRef<OpFoldResult> sizes, ValueRange inputs,
-                 ArrayRef<AffineMap> maps,
-                 function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>, ValueRange)>
-                     coords) {
+/// Replaces `op` (one result) with a gather from `self` into a tensor of
+/// `sizes` (of self's element type): each element reads self at
+/// `coords(b, loc, loopIndices, inputElements)`, `inputs` read through
+/// `maps`. Where one of `guardDims` is 0 at run time there is nothing to read
+/// and the result is an empty tensor of `sizes`.
+LogicalResult replaceWithGather(ConversionPatternRewriter &rewriter, Operation *op, Value self,
+                                ArrayRef<OpFoldResult> guardDims, ArrayRef<OpFoldResult> sizes,
+                                ValueRange inputs, ArrayRef<AffineMap> maps,
+                                function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                                                ArrayRef<Value>, ValueRange)>
+                                    coords) {
+  Location loc = op->getLoc();
   Type elem = cast<RankedTensorType>(self.getType()).getElementType();
-  return ifNonEmpty(
+  Type resultType = op->getResult(0).getType();
+  Value out = ifNonEmpty(
       rewriter, loc, guardDims, resultType,
       [&](OpBuilder &rb, Location rl) {
         return gatherGeneric(rb, rl, sizes, elem, inputs, maps,
@@ -170,6 +174,8 @@ Value gatherFrom(OpBuilder &rewriter, Location loc, Value self, ArrayRef<OpFoldR
                              });
       },
       [&](OpBuilder &b, Location l) -> Value { return tensor::EmptyOp::create(b, l, sizes, elem); });
+  rewriter.replaceOp(op, castTo(rewriter, loc, out, resultType));
+  return success();
 }
 
 struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
@@ -193,15 +199,13 @@ struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
                                       idxTy.getRank() == 0 ? ArrayRef<AffineExpr>{}
                                                            : ArrayRef<AffineExpr>{rewriter.getAffineDimExpr(d)},
                                       rewriter.getContext());
-    Value out = gatherFrom(rewriter, loc, self, {getSizes(rewriter, loc, self)[d]}, op.getType(), sizes,
-                           {index}, {idxMap},
-                           [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
-                             SmallVector<Value> coords(idx);
-                             coords[d] = clampIndex(b, l, in[0], selfSizes[d]);
-                             return coords;
-                           });
-    rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
-    return success();
+    return replaceWithGather(rewriter, op, self, {getSizes(rewriter, loc, self)[d]}, sizes,
+                             {index}, {idxMap},
+                             [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
+                               SmallVector<Value> coords(idx);
+                               coords[d] = clampIndex(b, l, in[0], selfSizes[d]);
+                               return coords;
+                             });
   }
 };
 
@@ -214,21 +218,19 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     auto selfTy = cast<RankedTensorType>(self.getType());
     int64_t rank = selfTy.getRank(), d = normDim(op.getDim(), rank);
     SmallVector<Value> selfSizes = sizeValues(rewriter, loc, self);
-    int64_t idxRank = cast<RankedTensorType>(index.getType()).getRank();
     SmallVector<OpFoldResult> outSizes = getSizes(rewriter, loc, index);
     auto idxTy = cast<RankedTensorType>(index.getType());
-    Value out = gatherFrom(rewriter, loc, self, dimsOf(rewriter, loc, self), op.getType(), outSizes,
-                           {index}, {AffineMap::getMultiDimIdentityMap(idxRank, rewriter.getContext())},
-                           [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
-                             SmallVector<Value> coords;
-                             for (int64_t i = 0; i < rank; ++i)
-                               coords.push_back(i == d ? clampIndex(b, l, in[0], selfSizes[d])
-                                                       : clampIfNeeded(b, l, idx[i], idxTy.getDimSize(i),
-                                                                       selfTy.getDimSize(i), selfSizes[i]));
-                             return coords;
-                           });
-    rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
-    return success();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(idxTy.getRank(), rewriter.getContext());
+    auto coords = [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
+      SmallVector<Value> c;
+      for (int64_t i = 0; i < rank; ++i)
+        c.push_back(i == d ? clampIndex(b, l, in[0], selfSizes[d])
+                           : clampIfNeeded(b, l, idx[i], idxTy.getDimSize(i), selfTy.getDimSize(i),
+                                           selfSizes[i]));
+      return c;
+    };
+    return replaceWithGather(rewriter, op, self, dimsOf(rewriter, loc, self), outSizes, {index},
+                             {identity}, coords);
   }
 };
 
@@ -261,12 +263,10 @@ struct IndexTensorLowering : OpConversionPattern<IndexTensorOp> {
     SmallVector<OpFoldResult> indexedDims;
     for (int64_t d : dims)
       indexedDims.push_back(getSizes(rewriter, loc, self)[d]);
-    Value out = gatherFrom(rewriter, loc, self, indexedDims, op.getType(), sizes, adaptor.getIndices(),
-                           fixed, [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
-                             return advancedCoords(b, l, idx, layout, dims, in, selfSizes);
-                           });
-    rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
-    return success();
+    return replaceWithGather(rewriter, op, self, indexedDims, sizes, adaptor.getIndices(), fixed,
+                             [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
+                               return advancedCoords(b, l, idx, layout, dims, in, selfSizes);
+                             });
   }
 };
 
