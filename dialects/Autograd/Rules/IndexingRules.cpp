@@ -497,21 +497,24 @@ LogicalResult gatherPadVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<b
 
 void attachIndexingRules(MLIRContext *ctx) {
   ReflectionPadOp::attachInterface<
-      Rule<ReflectionPadOp, gatherPadVjp<ReflectionPadOp>, linearJvp<ReflectionPadOp>>>(*ctx);
+      Rule<ReflectionPadOp, gatherPadVjp<ReflectionPadOp>, linearInSelfJvp<ReflectionPadOp>>>(*ctx);
   ReplicationPadOp::attachInterface<
-      Rule<ReplicationPadOp, gatherPadVjp<ReplicationPadOp>, linearJvp<ReplicationPadOp>>>(*ctx);
+      Rule<ReplicationPadOp, gatherPadVjp<ReplicationPadOp>,
+           linearInSelfJvp<ReplicationPadOp>>>(*ctx);
   CircularPadOp::attachInterface<
-      Rule<CircularPadOp, gatherPadVjp<CircularPadOp>, linearJvp<CircularPadOp>>>(*ctx);
-  RepeatOp::attachInterface<Rule<RepeatOp, repeatVjp, linearJvp<RepeatOp>>>(*ctx);
+      Rule<CircularPadOp, gatherPadVjp<CircularPadOp>, linearInSelfJvp<CircularPadOp>>>(*ctx);
+  RepeatOp::attachInterface<Rule<RepeatOp, repeatVjp, linearInSelfJvp<RepeatOp>>>(*ctx);
   IndexPutOp::attachInterface<Rule<IndexPutOp, indexPutVjp, indexPutJvp>>(*ctx);
   ScatterOp::attachInterface<Rule<ScatterOp, scatterVjp, scatterJvp>>(*ctx);
-  IndexTensorOp::attachInterface<Rule<IndexTensorOp, indexVjp, linearJvp<IndexTensorOp>>>(*ctx);
-  IndexSelectOp::attachInterface<Rule<IndexSelectOp, indexSelectVjp, linearJvp<IndexSelectOp>>>(*ctx);
-  GatherOp::attachInterface<Rule<GatherOp, gatherVjp, linearJvp<GatherOp>>>(*ctx);
-  FlipOp::attachInterface<Rule<FlipOp, flipVjp, linearJvp<FlipOp>>>(*ctx);
-  RollOp::attachInterface<Rule<RollOp, rollVjp, linearJvp<RollOp>>>(*ctx);
-  TrilOp::attachInterface<Rule<TrilOp, triangleVjp<TrilOp>, linearJvp<TrilOp>>>(*ctx);
-  TriuOp::attachInterface<Rule<TriuOp, triangleVjp<TriuOp>, linearJvp<TriuOp>>>(*ctx);
+  IndexTensorOp::attachInterface<
+      Rule<IndexTensorOp, indexVjp, linearInSelfJvp<IndexTensorOp>>>(*ctx);
+  IndexSelectOp::attachInterface<
+      Rule<IndexSelectOp, indexSelectVjp, linearInSelfJvp<IndexSelectOp>>>(*ctx);
+  GatherOp::attachInterface<Rule<GatherOp, gatherVjp, linearInSelfJvp<GatherOp>>>(*ctx);
+  FlipOp::attachInterface<Rule<FlipOp, flipVjp, linearInSelfJvp<FlipOp>>>(*ctx);
+  RollOp::attachInterface<Rule<RollOp, rollVjp, linearInSelfJvp<RollOp>>>(*ctx);
+  TrilOp::attachInterface<Rule<TrilOp, triangleVjp<TrilOp>, linearInSelfJvp<TrilOp>>>(*ctx);
+  TriuOp::attachInterface<Rule<TriuOp, triangleVjp<TriuOp>, linearInSelfJvp<TriuOp>>>(*ctx);
   ConstantPadNdOp::attachInterface<Rule<ConstantPadNdOp, padVjp, padJvp>>(*ctx);
 }
 

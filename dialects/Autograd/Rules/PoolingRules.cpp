@@ -221,16 +221,18 @@ LogicalResult adaptiveAvg3dVjp(AdaptiveAvgPool3dOp op, OpBuilder &b, ArrayRef<Va
 } // namespace
 
 void attachPoolingRules(MLIRContext *ctx) {
-  AvgPool2dOp::attachInterface<Rule<AvgPool2dOp, avgPoolVjp, linearJvp<AvgPool2dOp>>>(*ctx);
+  AvgPool2dOp::attachInterface<Rule<AvgPool2dOp, avgPoolVjp, linearInSelfJvp<AvgPool2dOp>>>(*ctx);
   MaxPool2dOp::attachInterface<Rule<MaxPool2dOp, maxPoolVjp, maxPoolJvp>>(*ctx);
   MaxPool2dWithIndicesOp::attachInterface<
       Rule<MaxPool2dWithIndicesOp, maxPoolWithIndicesVjp, maxPoolWithIndicesJvp>>(*ctx);
-  AdaptiveAvgPool2dOp::attachInterface<Rule<AdaptiveAvgPool2dOp, adaptiveAvgVjp, linearJvp<AdaptiveAvgPool2dOp>>>(*ctx);
+  AdaptiveAvgPool2dOp::attachInterface<
+      Rule<AdaptiveAvgPool2dOp, adaptiveAvgVjp, linearInSelfJvp<AdaptiveAvgPool2dOp>>>(*ctx);
   MaxPool3dOp::attachInterface<Rule<MaxPool3dOp, maxPool3dVjp, maxPool3dJvp>>(*ctx);
   MaxPool3dWithIndicesOp::attachInterface<
       Rule<MaxPool3dWithIndicesOp, maxPool3dWithIndicesVjp, maxPool3dWithIndicesJvp>>(*ctx);
-  AvgPool3dOp::attachInterface<Rule<AvgPool3dOp, avgPool3dVjp, linearJvp<AvgPool3dOp>>>(*ctx);
-  AdaptiveAvgPool3dOp::attachInterface<Rule<AdaptiveAvgPool3dOp, adaptiveAvg3dVjp, linearJvp<AdaptiveAvgPool3dOp>>>(*ctx);
+  AvgPool3dOp::attachInterface<Rule<AvgPool3dOp, avgPool3dVjp, linearInSelfJvp<AvgPool3dOp>>>(*ctx);
+  AdaptiveAvgPool3dOp::attachInterface<
+      Rule<AdaptiveAvgPool3dOp, adaptiveAvg3dVjp, linearInSelfJvp<AdaptiveAvgPool3dOp>>>(*ctx);
 }
 
 } // namespace kiln::autograd::rules

@@ -447,16 +447,19 @@ LogicalResult normJvp(LinalgVectorNormOp op, OpBuilder &b, ArrayRef<Value> ts,
 
 void attachReductionRules(MLIRContext *ctx) {
   LinalgVectorNormOp::attachInterface<Rule<LinalgVectorNormOp, normVjp, normJvp>>(*ctx);
-  CumsumOp::attachInterface<Rule<CumsumOp, cumsumVjp, linearJvp<CumsumOp>>>(*ctx);
+  CumsumOp::attachInterface<Rule<CumsumOp, cumsumVjp, linearInSelfJvp<CumsumOp>>>(*ctx);
   CumprodOp::attachInterface<Rule<CumprodOp, cumprodVjp, cumprodJvp>>(*ctx);
   ProdDimIntOp::attachInterface<Rule<ProdDimIntOp, prodVjp, prodJvp>>(*ctx);
   SumToSizeOp::attachInterface<Rule<SumToSizeOp, sumToSizeVjp, sumToSizeJvp>>(*ctx);
-  SumDimIntListOp::attachInterface<Rule<SumDimIntListOp, sumVjp, linearJvp<SumDimIntListOp>>>(*ctx);
-  MeanDimOp::attachInterface<Rule<MeanDimOp, meanVjp, linearJvp<MeanDimOp>>>(*ctx);
+  SumDimIntListOp::attachInterface<
+      Rule<SumDimIntListOp, sumVjp, linearInSelfJvp<SumDimIntListOp>>>(*ctx);
+  MeanDimOp::attachInterface<Rule<MeanDimOp, meanVjp, linearInSelfJvp<MeanDimOp>>>(*ctx);
   AmaxOp::attachInterface<Rule<AmaxOp, extremumVjp<AmaxOp>, extremumJvp<AmaxOp>>>(*ctx);
   AminOp::attachInterface<Rule<AminOp, extremumVjp<AminOp>, extremumJvp<AminOp>>>(*ctx);
-  MaxDimOp::attachInterface<Rule<MaxDimOp, extremumDimVjp<MaxDimOp>, extremumDimJvp<MaxDimOp>>>(*ctx);
-  MinDimOp::attachInterface<Rule<MinDimOp, extremumDimVjp<MinDimOp>, extremumDimJvp<MinDimOp>>>(*ctx);
+  MaxDimOp::attachInterface<
+      Rule<MaxDimOp, extremumDimVjp<MaxDimOp>, extremumDimJvp<MaxDimOp>>>(*ctx);
+  MinDimOp::attachInterface<
+      Rule<MinDimOp, extremumDimVjp<MinDimOp>, extremumDimJvp<MinDimOp>>>(*ctx);
   VarCorrectionOp::attachInterface<Rule<VarCorrectionOp, varVjp<VarCorrectionOp, false>,
                                         varJvp<VarCorrectionOp, false>>>(*ctx);
   StdCorrectionOp::attachInterface<Rule<StdCorrectionOp, varVjp<StdCorrectionOp, true>,

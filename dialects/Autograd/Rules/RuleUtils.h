@@ -130,7 +130,7 @@ LogicalResult pointwiseJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVector
 /// operands (indices, sizes) carry no tangent: the op itself, with its
 /// attributes and other operands, applied to the first operand's tangent.
 template <typename OpT>
-LogicalResult linearJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+LogicalResult linearInSelfJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
   if (ts[0]) {
     IRMapping tangent;
     tangent.map(op->getOperand(0), ts[0]);
