@@ -9,11 +9,14 @@ exports it to supply kiln's weights by name, and runs it in PyTorch.
 Nothing is downloaded.
 """
 import hashlib
-import importlib.util
 import os
+import sys
 
 import torch
 import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cudnn_env import cudnn_env  # noqa: E402,F401  (the GPU scripts call gpu_models.cudnn_env)
 
 CONFIGS = {
     "resnet50_b1_fp32": dict(model="resnet50", batch=1, dtype="float32"),
@@ -173,22 +176,6 @@ class DecoderHiddenState(nn.Module):
 
     def forward(self, input_ids, attention_mask):
         return self.m(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state
-
-
-def cudnn_env(env):
-    """Points kiln's runtime at the cuDNN of PyTorch's pip packages (for the
-    convolutions) unless KILN_CUDNN is already set."""
-    if env.get("KILN_CUDNN"):
-        return env
-    try:
-        spec = importlib.util.find_spec("nvidia.cudnn")
-        lib = os.path.join(list(spec.submodule_search_locations)[0], "lib")
-    except Exception:
-        return env
-    if os.path.exists(os.path.join(lib, "libcudnn.so.9")):
-        env["KILN_CUDNN"] = os.path.join(lib, "libcudnn.so.9")
-        env["LD_LIBRARY_PATH"] = env.get("LD_LIBRARY_PATH", "") + ":" + lib
-    return env
 
 
 def build(name):

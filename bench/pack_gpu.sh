@@ -21,7 +21,7 @@ if ((${#configs[@]} == 0)); then
 fi
 # kiln-run, the runtime and the libraries they need beyond glibc.
 python3 "$src/test/gpu/pack_util.py" copy-kiln-run "$build" "$out"
-cp "$src/bench/gpu_models.py" "$src/bench/gpu_vs_torch.py" "$src/bench/gpu_profile.py" "$out/"
+cp "$src/bench/gpu_models.py" "$src/bench/cudnn_env.py" "$src/bench/gpu_vs_torch.py" "$src/bench/gpu_profile.py" "$out/"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 exports=${KILN_PACK_EXPORTS:-$tmp}; mkdir -p "$exports"
 for c in "${configs[@]}"; do

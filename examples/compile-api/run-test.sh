@@ -7,11 +7,7 @@
 set -euo pipefail
 BUILD_DIR=$1; WORK=$2; MODEL_DIR=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$WORK"; mkdir -p "$WORK"
-cmake --install "$BUILD_DIR" --prefix "$WORK/prefix" >/dev/null
-cmake -S "$HERE" -B "$WORK/build" -G Ninja -DCMAKE_CXX_COMPILER="${CXX:-clang++-22}" \
-  -DKiln_DIR="$WORK/prefix/lib/cmake/Kiln" >/dev/null
-cmake --build "$WORK/build" >/dev/null
+"$HERE/../build-against-install.sh" "$BUILD_DIR" "$WORK" "$HERE" -DCMAKE_CXX_COMPILER="${CXX:-clang++-22}"
 out=$("$WORK/build/compile-model" "$MODEL_DIR/model.pt2" "$WORK/model.so")
 echo "$out"
 grep -q "^imported: [1-9]" <<<"$out" || { echo "no imported module"; exit 1; }

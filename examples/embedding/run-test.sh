@@ -4,11 +4,7 @@
 set -euo pipefail
 BUILD_DIR=$1; WORK=$2
 HERE=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$WORK"; mkdir -p "$WORK"
-cmake --install "$BUILD_DIR" --prefix "$WORK/prefix" >/dev/null
-cmake -S "$HERE" -B "$WORK/build" -G Ninja -DCMAKE_CXX_COMPILER="${CXX:-clang++-22}" \
-  -DKiln_DIR="$WORK/prefix/lib/cmake/Kiln" >/dev/null
-cmake --build "$WORK/build" >/dev/null
+"$HERE/../build-against-install.sh" "$BUILD_DIR" "$WORK" "$HERE" -DCMAKE_CXX_COMPILER="${CXX:-clang++-22}"
 out=$("$WORK/build/embed-kiln" "$HERE/relu.mlir" kiln-lower-to-linalg)
 grep -q "linalg.generic" <<<"$out" || { echo "no linalg.generic in:"; echo "$out"; exit 1; }
 grep -q "arith.maximumf" <<<"$out" || { echo "relu was not lowered:"; echo "$out"; exit 1; }

@@ -7,11 +7,8 @@
 set -euo pipefail
 BUILD_DIR=$1; WORK=$2; KILN_COMPILE=$3; MODEL=$4; EXPECTED=$5
 HERE=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$WORK"; mkdir -p "$WORK"
-cmake --install "$BUILD_DIR" --prefix "$WORK/prefix" >/dev/null
-cmake -S "$HERE" -B "$WORK/build" -G Ninja -DCMAKE_C_COMPILER="${CC:-clang-22}" \
-  -DKiln_DIR="$WORK/prefix/lib/cmake/Kiln" -DCMAKE_DISABLE_FIND_PACKAGE_MLIR=TRUE >/dev/null
-cmake --build "$WORK/build" >/dev/null
+"$HERE/../build-against-install.sh" "$BUILD_DIR" "$WORK" "$HERE" -DCMAKE_C_COMPILER="${CC:-clang-22}" \
+  -DCMAKE_DISABLE_FIND_PACKAGE_MLIR=TRUE
 "$KILN_COMPILE" "$MODEL" -o "$WORK/model.so"
 out=$("$WORK/build/run-model" "$WORK/model.so")
 echo "$out"

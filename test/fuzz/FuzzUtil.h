@@ -1,4 +1,4 @@
-// kiln fuzz targets — shared helpers: fuzz input as a file path, limits for fuzzing.
+// kiln fuzz targets — shared helpers: fuzz input as a file path, limits for fuzzing and the initializer that sets them.
 #ifndef KILN_TEST_FUZZ_FUZZUTIL_H
 #define KILN_TEST_FUZZ_FUZZUTIL_H
 
@@ -52,5 +52,13 @@ inline void setFuzzLimits() {
 }
 
 } // namespace kiln::fuzz
+
+/// Defines the target's LLVMFuzzerInitialize: kiln's fuzzing limits
+/// (setFuzzLimits) are set before the first input.
+#define KILN_FUZZ_INITIALIZE_WITH_LIMITS()                                                         \
+  extern "C" int LLVMFuzzerInitialize(int *, char ***) {                                           \
+    kiln::fuzz::setFuzzLimits();                                                                   \
+    return 0;                                                                                      \
+  }
 
 #endif

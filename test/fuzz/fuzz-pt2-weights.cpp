@@ -6,10 +6,7 @@
 
 #include <exception>
 
-extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  kiln::fuzz::setFuzzLimits();
-  return 0;
-}
+KILN_FUZZ_INITIALIZE_WITH_LIMITS()
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   kiln::fuzz::MemFile file(data, size);

@@ -21,9 +21,10 @@ bound at load; kiln_inputs: passed as bound inputs), eager and Inductor, and (wi
 bench/pack_gpu.sh's output) the same model compiled by the CLI, loaded in this
 process with kiln.load and timed call by call beside the backend (their ratio
 is printed), then under kiln-run --bench. The inference models come from
-bench/gpu_models.py, beside this script or in --models-dir (the script exits
-at once if it is in neither); the record phase fails when an inference config
-recorded nothing. --device cpu runs the same here. float32 everywhere with
+bench/gpu_models.py (with bench/cudnn_env.py beside it), beside this script or
+in --models-dir (the script exits at once if it is in neither); the record
+phase fails when an inference config recorded nothing. --device cpu runs the
+same here. float32 everywhere with
 TF32 off, so kiln's plain float32 arithmetic is compared like with like.
 
 kiln trains each graph through the two halves of its value and gradient

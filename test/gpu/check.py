@@ -26,7 +26,6 @@ repository root ROOT (default: DIR/../..). Prints one line per check and a
 table; exits 1 if anything fails. Needs only Python 3 and numpy.
 """
 import argparse
-import importlib.util
 import json
 import os
 import re
@@ -36,21 +35,11 @@ import tempfile
 
 import numpy as np
 
-
-def cudnn_env(env):
-    """Points kiln's runtime at the cuDNN of PyTorch's pip packages (for the
-    convolutions) unless KILN_CUDNN is already set."""
-    if env.get("KILN_CUDNN"):
-        return env
-    try:
-        spec = importlib.util.find_spec("nvidia.cudnn")
-        lib = os.path.join(list(spec.submodule_search_locations)[0], "lib")
-    except Exception:
-        return env
-    if os.path.exists(os.path.join(lib, "libcudnn.so.9")):
-        env["KILN_CUDNN"] = os.path.join(lib, "libcudnn.so.9")
-        env["LD_LIBRARY_PATH"] = env.get("LD_LIBRARY_PATH", "") + ":" + lib
-    return env
+# cudnn_env.py: beside this script when packed (test/gpu/pack.sh), else in the
+# repository's bench/.
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[1:1] = [_here, os.path.join(_here, "..", "..", "bench")]
+from cudnn_env import cudnn_env  # noqa: E402
 
 
 def run(cmd, env):

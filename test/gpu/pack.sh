@@ -21,7 +21,7 @@ rm -rf "$out"; mkdir -p "$out/bin" "$out/lib" "$out/models"
 # GPU image may lack them).
 python3 "$src/test/gpu/pack_util.py" copy-kiln-run "$build" "$out"
 cp "$build/bin/kiln-gpu-graph-check" "$build/bin/kiln-gpu-fault-check" "$out/bin/"
-cp "$src/test/gpu/check.py" "$out/"
+cp "$src/test/gpu/check.py" "$src/bench/cudnn_env.py" "$out/"
 # The example plugin (kilntest::scaled_gelu): the custom_op case's op runs on
 # the host between kernels through the runtime's dispatcher.
 plugin=()

@@ -17,8 +17,9 @@ usage: python3 test/models/export_models.py --out DIR [--if-stale] [NAME...]
 The archives are not kept in the repository: the build exports them into
 BUILD/test/data/models (the `kiln-test-models` target, and the ctest fixture
 that the lit suite needs), which the lit substitution %models names. With
---if-stale the export is skipped when DIR/.stamp records this script's digest
-and the pinned versions; the models are written to a scratch folder beside DIR
+--if-stale the export is skipped when DIR/.stamp records the digest of this
+script and of the zoo modules it takes models from (SOURCES), and the pinned
+versions; the models are written to a scratch folder beside DIR
 and moved into place at the end, so an interrupted export leaves no partial DIR.
 
 Pinned: torch 2.11.0, torchvision 0.26.0, transformers 5.17.0 (the versions
@@ -31,6 +32,13 @@ import os
 import shutil
 import sys
 import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The model classes this script shares with the zoo are imported from beside it.
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+# What the stamp digests: this script and the zoo modules it takes models from.
+SOURCES = ["export_models.py", "zoo_spec.py", "zoo_vision.py"]
 
 VERSIONS = {"torch": "2.11.0", "torchvision": "0.26.0", "transformers": "5.17.0", "timm": "1.0.31"}
 
@@ -55,6 +63,7 @@ def build_models():
     import torchvision
     from torchvision.models.resnet import BasicBlock
     import transformers
+    from zoo_vision import UNet  # the zoo's unet, here at 32x32
 
     class TinyResNet(nn.Module):
         """ResNet-style classifier from torchvision's BasicBlock: 3 stages, 16-64 channels."""
@@ -76,29 +85,6 @@ def build_models():
         def forward(self, x):
             x = self.layers(self.stem(x))
             return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
-
-    class UNet(nn.Module):
-        """Two-level UNet: strided conv down, ConvTranspose2d and bilinear upsampling up, skip cats."""
-
-        def __init__(self, c=8):
-            super().__init__()
-            def block(i, o):
-                return nn.Sequential(nn.Conv2d(i, o, 3, padding=1), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
-            self.e1, self.e2, self.e3 = block(3, c), block(c, 2 * c), block(2 * c, 4 * c)
-            self.down1 = nn.Conv2d(c, c, 2, stride=2)
-            self.up2 = nn.ConvTranspose2d(4 * c, 2 * c, 2, stride=2)
-            self.d2 = block(4 * c, 2 * c)
-            self.d1 = block(3 * c, c)
-            self.head = nn.Conv2d(c, 2, 1)
-
-        def forward(self, x):
-            s1 = self.e1(x)                       # c, H
-            s2 = self.e2(self.down1(s1))          # 2c, H/2
-            b = self.e3(F.max_pool2d(s2, 2))      # 4c, H/4
-            u2 = self.d2(torch.cat([self.up2(b), s2], 1))
-            u1 = F.interpolate(u2, scale_factor=2, mode="bilinear", align_corners=False)
-            u1 = self.d1(torch.cat([u1, s1], 1))
-            return torch.sigmoid(self.head(u1))
 
     class HFHidden(nn.Module):
         """The last hidden state of a Hugging Face model (no KV cache)."""
@@ -454,18 +440,27 @@ def ops_of(ep):
     return dict(sorted(ops.items()))
 
 
-def export_one(name, spec, out):
-    import numpy as np
+def seeded_model(make):
+    """make() in eval mode with the exported weights: parameters from seed 0,
+    then non-trivial batch-norm statistics from seed 1, so inference
+    normalisation is exercised (test/data/train/make_refs.py rebuilds the
+    exported models with it)."""
     import torch
-    make, make_inputs, core, desc = spec
     torch.manual_seed(0)
     model = make().eval()
-    # Non-trivial batch-norm statistics, so inference normalisation is exercised.
     g = torch.Generator().manual_seed(1)
     for m in model.modules():
         if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
             m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.1)
             m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
+    return model
+
+
+def export_one(name, spec, out):
+    import numpy as np
+    import torch
+    make, make_inputs, core, desc = spec
+    model = seeded_model(make)
     inputs = make_inputs(torch.Generator().manual_seed(2))
     with torch.no_grad():
         ref = model(*inputs)
@@ -499,46 +494,90 @@ def export_one(name, spec, out):
 
 
 def stamp_text():
-    with open(os.path.abspath(__file__), "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()
-    return json.dumps({"script": digest, "versions": VERSIONS}, sort_keys=True) + "\n"
+    h = hashlib.sha256()
+    for name in SOURCES:
+        with open(os.path.join(HERE, name), "rb") as f:
+            h.update(f.read())
+    return json.dumps({"script": h.hexdigest(), "versions": VERSIONS}, sort_keys=True) + "\n"
+
+
+def export_parser(doc, out_holds, made_by):
+    """The command line every exporter shares: --out (the folder that receives
+    `out_holds`), --if-stale (skip when OUT/.stamp shows OUT was made by
+    `made_by` and the pinned versions) and the model names; the caller may add
+    options of its own."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--out", required=True, help=f"folder that receives {out_holds}")
+    p.add_argument("--if-stale", action="store_true",
+                   help=f"do nothing when OUT/.stamp shows OUT was made by {made_by} and versions")
+    p.add_argument("names", nargs="*")
+    return p
+
+
+def parse_export_args(p, stamp):
+    """(arguments, OUT as an absolute path), or None when --if-stale finds OUT
+    stamped with `stamp` (nothing to do); checks the installed versions
+    before anything is exported."""
+    args = p.parse_args()
+    out = os.path.abspath(args.out)
+    if args.if_stale and not args.names and is_fresh(out, stamp):
+        return None
+    check_versions()
+    return args, out
+
+
+def models_to_export(script, names, known):
+    """`names`, or every model of `known` when none is named; exits naming an
+    unknown one and the known ones."""
+    for name in names:
+        if name not in known:
+            sys.exit(f"{script}: unknown model '{name}' (known: {', '.join(known)})")
+    return names or list(known)
+
+
+def is_fresh(out, stamp):
+    """Whether OUT/.stamp holds `stamp` (OUT was made by these scripts and versions)."""
+    path = os.path.join(out, ".stamp")
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        return f.read() == stamp
+
+
+def export_into(out, partial, stamp, write):
+    """Calls write(folder). A full export (`partial` false) writes into a
+    scratch folder beside OUT, stamps it with `stamp` and only then replaces
+    OUT, so an interrupted export leaves no partial OUT; a partial one (named
+    models only) writes into OUT itself and leaves its stamp alone."""
+    work = out if partial else out + ".partial"
+    if work != out:
+        shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work, exist_ok=True)
+    write(work)
+    if work != out:
+        with open(os.path.join(work, ".stamp"), "w") as f:
+            f.write(stamp)
+        shutil.rmtree(out, ignore_errors=True)
+        os.replace(work, out)
 
 
 def main():
     warnings.filterwarnings("ignore")
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", required=True, help="folder that receives one subfolder per model")
-    p.add_argument("--if-stale", action="store_true",
-                   help="do nothing when OUT/.stamp shows OUT was made by this script and versions")
-    p.add_argument("names", nargs="*")
-    args = p.parse_args()
-    out = os.path.abspath(args.out)
-    stamp = os.path.join(out, ".stamp")
-    if args.if_stale and not args.names and os.path.exists(stamp):
-        with open(stamp) as f:
-            if f.read() == stamp_text():
-                return
-    check_versions()
+    parsed = parse_export_args(export_parser(__doc__, "one subfolder per model", "this script"), stamp_text())
+    if parsed is None:
+        return
+    args, out = parsed
     models, dynamic = build_models(), build_dynamic_models()
-    names = args.names or list(models) + list(dynamic)
-    for name in names:
-        if name not in models and name not in dynamic:
-            sys.exit(f"export_models.py: unknown model '{name}' (known: {', '.join(list(models) + list(dynamic))})")
-    # A full export goes to a scratch folder and replaces OUT at the end.
-    work = out + ".partial" if not args.names else out
-    if work != out:
-        shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work, exist_ok=True)
-    for name in names:
-        if name in models:
-            export_one(name, models[name], work)
-        else:
-            export_dynamic(name, dynamic[name], work)
-    if work != out:
-        with open(os.path.join(work, ".stamp"), "w") as f:
-            f.write(stamp_text())
-        shutil.rmtree(out, ignore_errors=True)
-        os.replace(work, out)
+    names = models_to_export("export_models.py", args.names, list(models) + list(dynamic))
+
+    def write(work):
+        for name in names:
+            if name in models:
+                export_one(name, models[name], work)
+            else:
+                export_dynamic(name, dynamic[name], work)
+
+    export_into(out, bool(args.names), stamp_text(), write)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ As for export_models.py, the build makes the zoo (the `kiln-test-zoo` target and
 the ctest fixture of the zoo tests) into BUILD/test/data/zoo; --if-stale skips the
 work while DIR/.stamp records the digest of the zoo's scripts and the pinned versions.
 """
-import argparse
 import concurrent.futures
 import copy
 import hashlib
@@ -38,14 +37,13 @@ import inspect
 import json
 import multiprocessing
 import os
-import shutil
 import sys
 import time
 import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from export_models import VERSIONS, check_versions, ops_of  # noqa: E402
+from export_models import VERSIONS, export_into, export_parser, models_to_export, ops_of, parse_export_args  # noqa: E402
 
 SOURCES = ["export_zoo.py", "zoo_spec.py", "zoo_vision.py", "zoo_text.py", "zoo_timm.py", "zoo_text2.py",
            "zoo_timm2.py", "zoo_video.py", "zoo_text3.py", "zoo_vision3.py", "zoo_timm4.py", "zoo_text4.py",
@@ -295,53 +293,37 @@ def all_specs():
 
 def main():
     warnings.filterwarnings("ignore")
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", required=True, help="folder that receives one subfolder per model and index.json")
-    p.add_argument("--if-stale", action="store_true",
-                   help="do nothing when OUT/.stamp shows OUT was made by these scripts and versions")
+    p = export_parser(__doc__, "one subfolder per model and index.json", "these scripts")
     p.add_argument("--jobs", type=int, default=2, help="models exported at once (default 2)")
-    p.add_argument("names", nargs="*")
-    args = p.parse_args()
-    out = os.path.abspath(args.out)
-    stamp = os.path.join(out, ".stamp")
-    if args.if_stale and not args.names and os.path.exists(stamp):
-        with open(stamp) as f:
-            if f.read() == stamp_text():
-                return
-    check_versions()
+    parsed = parse_export_args(p, stamp_text())
+    if parsed is None:
+        return
+    args, out = parsed
     import torch
     torch.set_num_threads(1)  # the machines that run CI are small and shared
     specs = all_specs()
-    names = args.names or list(specs)
-    for name in names:
-        if name not in specs:
-            sys.exit(f"export_zoo.py: unknown model '{name}' (known: {', '.join(specs)})")
-    work = out + ".partial" if not args.names else out
-    if work != out:
-        shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work, exist_ok=True)
-    index_path = os.path.join(work, "index.json")
-    index = {}
-    if args.names and os.path.exists(index_path):
-        with open(index_path) as f:
-            index = json.load(f)
-    with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        for name, e, seconds in pool.map(export_timed, [(n, work) for n in names]):
-            index[name] = e
-            print(f"{name}: {seconds:.1f} s, " +
-                  (f"NOT EXPORTED ({e['export_error']})" if "export_error" in e else
-                   f"{e['parameters']} parameters, {e['mbytes']} MB, "
-                   f"{'dynamic batch' if e['dynamic'] else 'static'}{' and length' if e.get('seq') else ''}"
-                   f"{', core' if e['core'] else ''}"), flush=True)
-    index = {k: index[k] for k in specs if k in index}
-    with open(index_path, "w") as f:
-        json.dump(index, f, indent=1)
-        f.write("\n")
-    if work != out:
-        with open(os.path.join(work, ".stamp"), "w") as f:
-            f.write(stamp_text())
-        shutil.rmtree(out, ignore_errors=True)
-        os.replace(work, out)
+    names = models_to_export("export_zoo.py", args.names, specs)
+
+    def write(work):
+        index_path = os.path.join(work, "index.json")
+        index = {}
+        if args.names and os.path.exists(index_path):
+            with open(index_path) as f:
+                index = json.load(f)
+        with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            for name, e, seconds in pool.map(export_timed, [(n, work) for n in names]):
+                index[name] = e
+                print(f"{name}: {seconds:.1f} s, " +
+                      (f"NOT EXPORTED ({e['export_error']})" if "export_error" in e else
+                       f"{e['parameters']} parameters, {e['mbytes']} MB, "
+                       f"{'dynamic batch' if e['dynamic'] else 'static'}{' and length' if e.get('seq') else ''}"
+                       f"{', core' if e['core'] else ''}"), flush=True)
+        index = {k: index[k] for k in specs if k in index}
+        with open(index_path, "w") as f:
+            json.dump(index, f, indent=1)
+            f.write("\n")
+
+    export_into(out, bool(args.names), stamp_text(), write)
 
 
 if __name__ == "__main__":

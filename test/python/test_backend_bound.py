@@ -37,6 +37,18 @@ def _check(fn, model, x):
     torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
 
 
+def _compile_checked(model, x, options=None):
+    """torch.compile(model, backend="kiln", options=options) from a fresh
+    Dynamo, run on `x` and checked against the model: (the compiled function,
+    the one inference entry it recorded)."""
+    torch._dynamo.reset()
+    before = len(kiln.dynamo.explanations())
+    fn = torch.compile(model, backend="kiln", options=options)
+    _check(fn, model, x)
+    (entry,) = _entries(before)
+    return fn, entry
+
+
 def _warm_model(seed):
     torch.manual_seed(seed)
     model = Net().eval()
@@ -102,12 +114,8 @@ def test_untracked_tensors_are_bound_as_inputs():
     with torch.inference_mode():
         var = torch.full((8,), 0.5)
     model.bn.running_var = var
-    torch._dynamo.reset()
-    before = len(kiln.dynamo.explanations())
-    fn = torch.compile(model, backend="kiln")
     x = torch.randn(2, 3, 10, 10)
-    _check(fn, model, x)
-    (entry,) = _entries(before)
+    fn, entry = _compile_checked(model, x)
     assert entry["compiled"] and entry["held_weights"] == 0
     assert entry["bound_inputs"] == len(list(model.parameters())) + 2
     with torch.inference_mode():
@@ -199,12 +207,8 @@ def test_freezing_makes_parameters_constants_and_folds_batch_norm():
     with torch.no_grad():
         model.bn.running_mean.uniform_(-0.5, 0.5)
         model.bn.running_var.uniform_(0.5, 2.0)
-    torch._dynamo.reset()
-    before = len(kiln.dynamo.explanations())
-    fn = torch.compile(model, backend="kiln", options={"freezing": True})
     x = torch.randn(2, 3, 10, 10)
-    _check(fn, model, x)
-    (entry,) = _entries(before)
+    fn, entry = _compile_checked(model, x, {"freezing": True})
     assert entry["compiled"], entry
     assert entry["frozen_inputs"] == len(list(model.parameters())) + 2
     assert entry["bound_inputs"] == 0
@@ -216,11 +220,7 @@ def test_freezing_makes_parameters_constants_and_folds_batch_norm():
         assert b"conv-bn-weight" in f.read()
     # Without freezing the same model holds its parameters as weights bound
     # at load: it folds too, and takes the image only.
-    torch._dynamo.reset()
-    before = len(kiln.dynamo.explanations())
-    plain = torch.compile(model, backend="kiln")
-    _check(plain, model, x)
-    (entry,) = _entries(before)
+    _, entry = _compile_checked(model, x)
     assert entry["frozen_inputs"] == 0 and entry["module_inputs"] == 1
     assert entry["held_weights"] == len(list(model.parameters())) + 2
 

@@ -10,19 +10,17 @@ using namespace kiln::aten;
 #include "ATen/IR/ATenDialect.cpp.inc"
 
 void ATenDialect::initialize() {
+  // One list of every op class the four ODS files define.
   addOperations<
 #define GET_OP_LIST
 #include "ATen/IR/ATenOps.cpp.inc"
-      >();
-  addOperations<
+      ,
 #define GET_OP_LIST
 #include "ATen/IR/ATenSequenceOps.cpp.inc"
-      >();
-  addOperations<
+      ,
 #define GET_OP_LIST
 #include "ATen/IR/ATenRandomOps.cpp.inc"
-      >();
-  addOperations<
+      ,
 #define GET_OP_LIST
 #include "ATen/IR/ATenAntialiasOps.cpp.inc"
       >();

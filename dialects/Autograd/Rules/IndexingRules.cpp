@@ -25,12 +25,6 @@ LogicalResult indexVjp(IndexTensorOp op, OpBuilder &b, ArrayRef<Value> cts, Arra
                               op.getIndexDimsAttr(), b.getBoolAttr(true));
   return success();
 }
-LogicalResult indexJvp(IndexTensorOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = IndexTensorOp::create(b, op.getLoc(), op.getType(), ts[0], op.getIndices(),
-                                   op.getIndexDimsAttr());
-  return success();
-}
 
 /// index_select along `dim`: index_put with accumulate along that dim.
 LogicalResult indexSelectVjp(IndexSelectOp op, OpBuilder &b, ArrayRef<Value> cts,
@@ -49,13 +43,6 @@ LogicalResult indexSelectVjp(IndexSelectOp op, OpBuilder &b, ArrayRef<Value> cts
                               b.getDenseI64ArrayAttr({dim}), b.getBoolAttr(true));
   return success();
 }
-LogicalResult indexSelectJvp(IndexSelectOp op, OpBuilder &b, ArrayRef<Value> ts,
-                             SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = IndexSelectOp::create(b, op.getLoc(), op.getType(), ts[0], op.getIndex(),
-                                   op.getDimAttr());
-  return success();
-}
 
 /// gather: scatter-add of the cotangent at the gathered positions.
 LogicalResult gatherVjp(GatherOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
@@ -68,21 +55,11 @@ LogicalResult gatherVjp(GatherOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
                              op.getDimAttr(), b.getStringAttr("sum"), b.getBoolAttr(true));
   return success();
 }
-LogicalResult gatherJvp(GatherOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = GatherOp::create(b, op.getLoc(), op.getType(), ts[0], op.getIndex(), op.getDimAttr());
-  return success();
-}
 
 /// flip is its own inverse.
 LogicalResult flipVjp(FlipOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                       SmallVectorImpl<Value> &out) {
   out[0] = FlipOp::create(b, op.getLoc(), op.getSelf().getType(), cts[0], op.getDimsAttr());
-  return success();
-}
-LogicalResult flipJvp(FlipOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = FlipOp::create(b, op.getLoc(), op.getType(), ts[0], op.getDimsAttr());
   return success();
 }
 
@@ -96,24 +73,12 @@ LogicalResult rollVjp(RollOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<boo
                           b.getDenseI64ArrayAttr(back), op.getDimsAttr());
   return success();
 }
-LogicalResult rollJvp(RollOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = RollOp::create(b, op.getLoc(), op.getType(), ts[0], op.getShiftsAttr(),
-                            op.getDimsAttr());
-  return success();
-}
 
 /// tril/triu keep the same triangle of the cotangent.
 template <typename OpT>
 LogicalResult triangleVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                           SmallVectorImpl<Value> &out) {
   out[0] = OpT::create(b, op.getLoc(), op.getType(), cts[0], op.getDiagonalAttr());
-  return success();
-}
-template <typename OpT>
-LogicalResult triangleJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = OpT::create(b, op.getLoc(), op.getType(), ts[0], op.getDiagonalAttr());
   return success();
 }
 
@@ -438,11 +403,6 @@ LogicalResult repeatVjp(RepeatOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
   out[0] = viewAs(b, loc, sumDims(b, loc, g, tiles, false), x);
   return success();
 }
-LogicalResult repeatJvp(RepeatOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = RepeatOp::create(b, op.getLoc(), op.getType(), ts[0], op.getRepeatsAttr());
-  return success();
-}
 
 /// The reflection, replication and circular pads gather each padded dim
 /// independently, so their adjoint goes dim by dim: the cotangent's middle
@@ -532,32 +492,29 @@ LogicalResult gatherPadVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<b
   out[0] = g;
   return success();
 }
-template <typename OpT>
-LogicalResult gatherPadJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = OpT::create(b, op.getLoc(), op.getType(), ts[0], op.getPaddingAttr());
-  return success();
-}
 
 } // namespace
 
 void attachIndexingRules(MLIRContext *ctx) {
   ReflectionPadOp::attachInterface<
-      Rule<ReflectionPadOp, gatherPadVjp<ReflectionPadOp>, gatherPadJvp<ReflectionPadOp>>>(*ctx);
+      Rule<ReflectionPadOp, gatherPadVjp<ReflectionPadOp>, linearInSelfJvp<ReflectionPadOp>>>(*ctx);
   ReplicationPadOp::attachInterface<
-      Rule<ReplicationPadOp, gatherPadVjp<ReplicationPadOp>, gatherPadJvp<ReplicationPadOp>>>(*ctx);
+      Rule<ReplicationPadOp, gatherPadVjp<ReplicationPadOp>,
+           linearInSelfJvp<ReplicationPadOp>>>(*ctx);
   CircularPadOp::attachInterface<
-      Rule<CircularPadOp, gatherPadVjp<CircularPadOp>, gatherPadJvp<CircularPadOp>>>(*ctx);
-  RepeatOp::attachInterface<Rule<RepeatOp, repeatVjp, repeatJvp>>(*ctx);
+      Rule<CircularPadOp, gatherPadVjp<CircularPadOp>, linearInSelfJvp<CircularPadOp>>>(*ctx);
+  RepeatOp::attachInterface<Rule<RepeatOp, repeatVjp, linearInSelfJvp<RepeatOp>>>(*ctx);
   IndexPutOp::attachInterface<Rule<IndexPutOp, indexPutVjp, indexPutJvp>>(*ctx);
   ScatterOp::attachInterface<Rule<ScatterOp, scatterVjp, scatterJvp>>(*ctx);
-  IndexTensorOp::attachInterface<Rule<IndexTensorOp, indexVjp, indexJvp>>(*ctx);
-  IndexSelectOp::attachInterface<Rule<IndexSelectOp, indexSelectVjp, indexSelectJvp>>(*ctx);
-  GatherOp::attachInterface<Rule<GatherOp, gatherVjp, gatherJvp>>(*ctx);
-  FlipOp::attachInterface<Rule<FlipOp, flipVjp, flipJvp>>(*ctx);
-  RollOp::attachInterface<Rule<RollOp, rollVjp, rollJvp>>(*ctx);
-  TrilOp::attachInterface<Rule<TrilOp, triangleVjp<TrilOp>, triangleJvp<TrilOp>>>(*ctx);
-  TriuOp::attachInterface<Rule<TriuOp, triangleVjp<TriuOp>, triangleJvp<TriuOp>>>(*ctx);
+  IndexTensorOp::attachInterface<
+      Rule<IndexTensorOp, indexVjp, linearInSelfJvp<IndexTensorOp>>>(*ctx);
+  IndexSelectOp::attachInterface<
+      Rule<IndexSelectOp, indexSelectVjp, linearInSelfJvp<IndexSelectOp>>>(*ctx);
+  GatherOp::attachInterface<Rule<GatherOp, gatherVjp, linearInSelfJvp<GatherOp>>>(*ctx);
+  FlipOp::attachInterface<Rule<FlipOp, flipVjp, linearInSelfJvp<FlipOp>>>(*ctx);
+  RollOp::attachInterface<Rule<RollOp, rollVjp, linearInSelfJvp<RollOp>>>(*ctx);
+  TrilOp::attachInterface<Rule<TrilOp, triangleVjp<TrilOp>, linearInSelfJvp<TrilOp>>>(*ctx);
+  TriuOp::attachInterface<Rule<TriuOp, triangleVjp<TriuOp>, linearInSelfJvp<TriuOp>>>(*ctx);
   ConstantPadNdOp::attachInterface<Rule<ConstantPadNdOp, padVjp, padJvp>>(*ctx);
 }
 

@@ -62,6 +62,17 @@ void runningStatGrads(OpBuilder &b, Location loc, Value g, Value x, Value weight
   }
 }
 
+/// batchNormGrads of an op with batch norm's operands (input, weight?, bias?,
+/// running_mean, running_var) and eps; `wi` and `bi` are the operand numbers
+/// of the weight and the bias, -1 where there is none.
+template <typename OpT>
+LogicalResult batchNormOpGrads(OpT op, OpBuilder &b, Value g, ArrayRef<bool> needed, int wi,
+                               int bi, Value &gx, Value &gw, Value &gb) {
+  return batchNormGrads(op, b, g, op.getInput(), op.getWeight(), op.getBias(),
+                        op.getRunningMean(), op.getRunningVar(), op.getEps().convertToDouble(),
+                        needed[0], wi >= 0 && needed[wi], bi >= 0 && needed[bi], gx, gw, gb);
+}
+
 LogicalResult noTrainingVjp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
                             ArrayRef<Value> cts, ArrayRef<bool> needed,
                             SmallVectorImpl<Value> &out) {
@@ -72,10 +83,7 @@ LogicalResult noTrainingVjp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
   if (!cts[0])
     return success(); // only the saved statistics were used: ATen gives them no gradient
   Value gx, gw, gb;
-  if (failed(batchNormGrads(op, b, cts[0], op.getInput(), op.getWeight(), op.getBias(),
-                            op.getRunningMean(), op.getRunningVar(),
-                            op.getEps().convertToDouble(), needed[0], wi >= 0 && needed[wi],
-                            bi >= 0 && needed[bi], gx, gw, gb)))
+  if (failed(batchNormOpGrads(op, b, cts[0], needed, wi, bi, gx, gw, gb)))
     return failure();
   runningStatGrads(b, op.getLoc(), cts[0], op.getInput(), op.getWeight(), op.getRunningMean(),
                    op.getRunningVar(), op.getEps().convertToDouble(), needed[mi], needed[vi],
@@ -132,10 +140,7 @@ LogicalResult batchNormVjp(BatchNormOp op, OpBuilder &b, ArrayRef<Value> cts,
   int wi = op.getWeight() ? i++ : -1, bi = op.getBias() ? i++ : -1;
   int mi = op.getRunningMean() ? (int)i++ : -1, vi = op.getRunningVar() ? (int)i++ : -1;
   Value gx, gw, gb;
-  if (failed(batchNormGrads(op, b, cts[0], op.getInput(), op.getWeight(), op.getBias(),
-                            op.getRunningMean(), op.getRunningVar(),
-                            op.getEps().convertToDouble(), needed[0], wi >= 0 && needed[wi],
-                            bi >= 0 && needed[bi], gx, gw, gb)))
+  if (failed(batchNormOpGrads(op, b, cts[0], needed, wi, bi, gx, gw, gb)))
     return failure();
   out[0] = gx;
   if (wi >= 0)
@@ -202,10 +207,7 @@ LogicalResult trainingBatchNormVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, Ar
     if (!cts[0])
       return success();
     Value gx, gw, gb;
-    if (failed(batchNormGrads(op, b, cts[0], op.getInput(), op.getWeight(), op.getBias(),
-                              op.getRunningMean(), op.getRunningVar(),
-                              op.getEps().convertToDouble(), needed[0], p.wi >= 0 && needed[p.wi],
-                              p.bi >= 0 && needed[p.bi], gx, gw, gb)))
+    if (failed(batchNormOpGrads(op, b, cts[0], needed, p.wi, p.bi, gx, gw, gb)))
       return failure();
     Value gm, gv;
     runningStatGrads(b, p.loc, cts[0], op.getInput(), op.getWeight(), op.getRunningMean(),

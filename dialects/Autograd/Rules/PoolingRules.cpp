@@ -67,11 +67,6 @@ LogicalResult maxPoolJvp(MaxPool2dOp op, OpBuilder &b, ArrayRef<Value> ts, Small
   return success();
 }
 
-LogicalResult adaptiveAvgJvp(AdaptiveAvgPool2dOp op, OpBuilder &b, ArrayRef<Value> ts,
-                             SmallVectorImpl<Value> &out) {
-  out[0] = AdaptiveAvgPool2dOp::create(b, op.getLoc(), op.getType(), ts[0], op.getOutputSizeAttr());
-  return success();
-}
 
 LogicalResult maxPoolWithIndicesVjp(MaxPool2dWithIndicesOp op, OpBuilder &b,
                                     ArrayRef<Value> cts, ArrayRef<bool>,
@@ -105,12 +100,6 @@ LogicalResult avgPoolVjp(AvgPool2dOp op, OpBuilder &b, ArrayRef<Value> cts, Arra
                                        op.getKernelSizeAttr(), op.getStrideAttr(),
                                        op.getPaddingAttr(), op.getCeilModeAttr(),
                                        op.getCountIncludePadAttr(), op.getDivisorOverrideAttr());
-  return success();
-}
-LogicalResult avgPoolJvp(AvgPool2dOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  out[0] = AvgPool2dOp::create(b, op.getLoc(), op.getType(), ts[0], op.getKernelSizeAttr(),
-                               op.getStrideAttr(), op.getPaddingAttr(), op.getCeilModeAttr(),
-                               op.getCountIncludePadAttr(), op.getDivisorOverrideAttr());
   return success();
 }
 
@@ -195,12 +184,6 @@ LogicalResult avgPool3dVjp(AvgPool3dOp op, OpBuilder &b, ArrayRef<Value> cts, Ar
   out[0] = divisor ? scale(b, op.getLoc(), g, 1.0 / (double)*divisor) : g;
   return success();
 }
-LogicalResult avgPool3dJvp(AvgPool3dOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  out[0] = AvgPool3dOp::create(b, op.getLoc(), op.getType(), ts[0], op.getKernelSizeAttr(),
-                               op.getStrideAttr(), op.getPaddingAttr(), op.getCeilModeAttr(),
-                               op.getCountIncludePadAttr(), op.getDivisorOverrideAttr());
-  return success();
-}
 
 /// adaptive_avg_pool3d: window w along a dim of size H with O outputs spans
 /// [floor(w*H/O), ceil((w+1)*H/O)); the average is separable, so the
@@ -234,25 +217,22 @@ LogicalResult adaptiveAvg3dVjp(AdaptiveAvgPool3dOp op, OpBuilder &b, ArrayRef<Va
   out[0] = g;
   return success();
 }
-LogicalResult adaptiveAvg3dJvp(AdaptiveAvgPool3dOp op, OpBuilder &b, ArrayRef<Value> ts,
-                               SmallVectorImpl<Value> &out) {
-  out[0] = AdaptiveAvgPool3dOp::create(b, op.getLoc(), op.getType(), ts[0], op.getOutputSizeAttr());
-  return success();
-}
 
 } // namespace
 
 void attachPoolingRules(MLIRContext *ctx) {
-  AvgPool2dOp::attachInterface<Rule<AvgPool2dOp, avgPoolVjp, avgPoolJvp>>(*ctx);
+  AvgPool2dOp::attachInterface<Rule<AvgPool2dOp, avgPoolVjp, linearInSelfJvp<AvgPool2dOp>>>(*ctx);
   MaxPool2dOp::attachInterface<Rule<MaxPool2dOp, maxPoolVjp, maxPoolJvp>>(*ctx);
   MaxPool2dWithIndicesOp::attachInterface<
       Rule<MaxPool2dWithIndicesOp, maxPoolWithIndicesVjp, maxPoolWithIndicesJvp>>(*ctx);
-  AdaptiveAvgPool2dOp::attachInterface<Rule<AdaptiveAvgPool2dOp, adaptiveAvgVjp, adaptiveAvgJvp>>(*ctx);
+  AdaptiveAvgPool2dOp::attachInterface<
+      Rule<AdaptiveAvgPool2dOp, adaptiveAvgVjp, linearInSelfJvp<AdaptiveAvgPool2dOp>>>(*ctx);
   MaxPool3dOp::attachInterface<Rule<MaxPool3dOp, maxPool3dVjp, maxPool3dJvp>>(*ctx);
   MaxPool3dWithIndicesOp::attachInterface<
       Rule<MaxPool3dWithIndicesOp, maxPool3dWithIndicesVjp, maxPool3dWithIndicesJvp>>(*ctx);
-  AvgPool3dOp::attachInterface<Rule<AvgPool3dOp, avgPool3dVjp, avgPool3dJvp>>(*ctx);
-  AdaptiveAvgPool3dOp::attachInterface<Rule<AdaptiveAvgPool3dOp, adaptiveAvg3dVjp, adaptiveAvg3dJvp>>(*ctx);
+  AvgPool3dOp::attachInterface<Rule<AvgPool3dOp, avgPool3dVjp, linearInSelfJvp<AvgPool3dOp>>>(*ctx);
+  AdaptiveAvgPool3dOp::attachInterface<
+      Rule<AdaptiveAvgPool3dOp, adaptiveAvg3dVjp, linearInSelfJvp<AdaptiveAvgPool3dOp>>>(*ctx);
 }
 
 } // namespace kiln::autograd::rules

@@ -24,13 +24,6 @@ LogicalResult sumVjp(SumDimIntListOp op, OpBuilder &b, ArrayRef<Value> cts, Arra
   out[0] = unreduce(b, op.getLoc(), cts[0], op.getSelf(), op.getReducedDims(), op.getKeepdim());
   return success();
 }
-LogicalResult sumJvp(SumDimIntListOp op, OpBuilder &b, ArrayRef<Value> ts,
-                     SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = SumDimIntListOp::create(b, op.getLoc(), op.getType(), ts[0], op.getDimAttr(),
-                                     op.getKeepdimAttr(), op.getDtypeAttr());
-  return success();
-}
 
 /// d mean: the cotangent spread evenly over the reduced dims.
 LogicalResult meanVjp(MeanDimOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
@@ -42,12 +35,6 @@ LogicalResult meanVjp(MeanDimOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<
   SmallVector<int64_t> dims = op.getReducedDims();
   Value g = keepDims(b, loc, cts[0], self, dims, op.getKeepdim());
   out[0] = expandAs(b, loc, div(b, loc, g, countOf(b, loc, self, dims)), self);
-  return success();
-}
-LogicalResult meanJvp(MeanDimOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = MeanDimOp::create(b, op.getLoc(), op.getType(), ts[0], op.getDimAttr(),
-                               op.getKeepdimAttr(), op.getDtypeAttr());
   return success();
 }
 
@@ -125,6 +112,19 @@ LogicalResult extremumDimJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts,
   return success();
 }
 
+/// What var and std differentiate through: x - mean(x) over the reduced
+/// dims (kept as unit dims), and N - correction.
+template <typename OpT>
+std::pair<Value, Value> centredAndDenominator(OpT op, OpBuilder &b, Location loc,
+                                              ArrayRef<int64_t> dims) {
+  Value x = op.getSelf();
+  Type elem = tensorType(x).getElementType();
+  Value centred = sub(b, loc, x, meanDims(b, loc, x, dims, true));
+  Value denom = sub(b, loc, countOf(b, loc, x, dims),
+                    scalarTensor(b, loc, elem, op.getCorrection().convertToDouble()));
+  return {centred, denom};
+}
+
 /// var: 2 (x - mean) / (N - correction) per unit of cotangent; std divides
 /// that by 2 std.
 template <typename OpT, bool IsStd>
@@ -135,10 +135,7 @@ LogicalResult varVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
   Location loc = op.getLoc();
   Value x = op.getSelf();
   SmallVector<int64_t> dims = op.getReducedDims();
-  Type elem = tensorType(x).getElementType();
-  Value centred = sub(b, loc, x, meanDims(b, loc, x, dims, true));
-  Value denom = sub(b, loc, countOf(b, loc, x, dims),
-                    scalarTensor(b, loc, elem, op.getCorrection().convertToDouble()));
+  auto [centred, denom] = centredAndDenominator(op, b, loc, dims);
   Value g = keepDims(b, loc, cts[0], x, dims, op.getKeepdim());
   if (IsStd)
     g = div(b, loc, g, keepDims(b, loc, op.getResult(), x, dims, op.getKeepdim()));
@@ -154,10 +151,7 @@ LogicalResult varJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<V
   Location loc = op.getLoc();
   Value x = op.getSelf();
   SmallVector<int64_t> dims = op.getReducedDims();
-  Type elem = tensorType(x).getElementType();
-  Value centred = sub(b, loc, x, meanDims(b, loc, x, dims, true));
-  Value denom = sub(b, loc, countOf(b, loc, x, dims),
-                    scalarTensor(b, loc, elem, op.getCorrection().convertToDouble()));
+  auto [centred, denom] = centredAndDenominator(op, b, loc, dims);
   Value t = div(b, loc, sumDims(b, loc, mul(b, loc, centred, ts[0]), dims, true), denom);
   t = IsStd ? div(b, loc, t, keepDims(b, loc, op.getResult(), x, dims, true)) : scale(b, loc, t, 2.0);
   out[0] = viewAs(b, loc, t, op.getResult());
@@ -323,12 +317,6 @@ LogicalResult cumsumVjp(CumsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
                : reverseCumsum(b, op.getLoc(), cts[0], normalisedDim(op.getSelf(), op.getDim()));
   return success();
 }
-LogicalResult cumsumJvp(CumsumOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
-  if (ts[0])
-    out[0] = CumsumOp::create(b, op.getLoc(), op.getType(), ts[0], op.getDimAttr(),
-                              op.getDtypeAttr());
-  return success();
-}
 
 /// cumprod: see cumprodCotangent / cumprodTangent.
 LogicalResult cumprodVjp(CumprodOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
@@ -459,16 +447,19 @@ LogicalResult normJvp(LinalgVectorNormOp op, OpBuilder &b, ArrayRef<Value> ts,
 
 void attachReductionRules(MLIRContext *ctx) {
   LinalgVectorNormOp::attachInterface<Rule<LinalgVectorNormOp, normVjp, normJvp>>(*ctx);
-  CumsumOp::attachInterface<Rule<CumsumOp, cumsumVjp, cumsumJvp>>(*ctx);
+  CumsumOp::attachInterface<Rule<CumsumOp, cumsumVjp, linearInSelfJvp<CumsumOp>>>(*ctx);
   CumprodOp::attachInterface<Rule<CumprodOp, cumprodVjp, cumprodJvp>>(*ctx);
   ProdDimIntOp::attachInterface<Rule<ProdDimIntOp, prodVjp, prodJvp>>(*ctx);
   SumToSizeOp::attachInterface<Rule<SumToSizeOp, sumToSizeVjp, sumToSizeJvp>>(*ctx);
-  SumDimIntListOp::attachInterface<Rule<SumDimIntListOp, sumVjp, sumJvp>>(*ctx);
-  MeanDimOp::attachInterface<Rule<MeanDimOp, meanVjp, meanJvp>>(*ctx);
+  SumDimIntListOp::attachInterface<
+      Rule<SumDimIntListOp, sumVjp, linearInSelfJvp<SumDimIntListOp>>>(*ctx);
+  MeanDimOp::attachInterface<Rule<MeanDimOp, meanVjp, linearInSelfJvp<MeanDimOp>>>(*ctx);
   AmaxOp::attachInterface<Rule<AmaxOp, extremumVjp<AmaxOp>, extremumJvp<AmaxOp>>>(*ctx);
   AminOp::attachInterface<Rule<AminOp, extremumVjp<AminOp>, extremumJvp<AminOp>>>(*ctx);
-  MaxDimOp::attachInterface<Rule<MaxDimOp, extremumDimVjp<MaxDimOp>, extremumDimJvp<MaxDimOp>>>(*ctx);
-  MinDimOp::attachInterface<Rule<MinDimOp, extremumDimVjp<MinDimOp>, extremumDimJvp<MinDimOp>>>(*ctx);
+  MaxDimOp::attachInterface<
+      Rule<MaxDimOp, extremumDimVjp<MaxDimOp>, extremumDimJvp<MaxDimOp>>>(*ctx);
+  MinDimOp::attachInterface<
+      Rule<MinDimOp, extremumDimVjp<MinDimOp>, extremumDimJvp<MinDimOp>>>(*ctx);
   VarCorrectionOp::attachInterface<Rule<VarCorrectionOp, varVjp<VarCorrectionOp, false>,
                                         varJvp<VarCorrectionOp, false>>>(*ctx);
   StdCorrectionOp::attachInterface<Rule<StdCorrectionOp, varVjp<StdCorrectionOp, true>,

@@ -4,6 +4,7 @@
 
 #include "ATen/IR/ATenDialect.h"
 #include "Autograd/IR/AutogradDialect.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace kiln::autograd::rules {
 using namespace mlir;
@@ -122,6 +123,19 @@ LogicalResult pointwiseJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVector
     r = r ? add(b, loc, r, t) : t;
   }
   out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
+  return success();
+}
+
+/// The tangent rule of an op linear in its first operand whose other
+/// operands (indices, sizes) carry no tangent: the op itself, with its
+/// attributes and other operands, applied to the first operand's tangent.
+template <typename OpT>
+LogicalResult linearInSelfJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
+  if (ts[0]) {
+    IRMapping tangent;
+    tangent.map(op->getOperand(0), ts[0]);
+    out[0] = b.clone(*op.getOperation(), tangent)->getResult(0);
+  }
   return success();
 }
 

@@ -652,9 +652,8 @@ struct TransposedConvolutionLowering : OpConversionPattern<ConvolutionOp> {
     // gives the input's size back, as the backward-data calls require.
     if (s.size() != 2 || p.size() != 2 || dl.size() != 2 || op2[0] >= s[0] || op2[1] >= s[1])
       return rewriter.notifyMatchFailure(op, "output padding not below the stride");
-    bool unbatched = xTy.getRank() == 3;
-    if (unbatched)
-      x = expandBatch(rewriter, loc, x);
+    bool unbatched;
+    x = withBatchDim(rewriter, loc, x, 2, unbatched);
     SmallVector<OpFoldResult> inSizes = getSizes(rewriter, loc, x), outSizes;
     AffineExpr s0 = rewriter.getAffineSymbolExpr(0);
     for (int64_t i = 0; i < 2; ++i)

@@ -243,6 +243,26 @@ std::pair<OpFoldResult, OpFoldResult> sliceStartLength(OpBuilder &b, Location lo
   return {getAsOpFoldResult(s), getAsOpFoldResult(len)};
 }
 
+/// The window aten.slice.Tensor (and slice_scatter) selects along dim `d` of
+/// a tensor of `sizes`: the offsets, sizes and strides of its extract_slice /
+/// insert_slice, the bounds wrapped and clamped as ATen does.
+struct SliceWindow {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+};
+template <typename OpT>
+SliceWindow sliceWindow(OpBuilder &b, Location loc, OpT op, ValueRange dynamicBounds,
+                        SmallVector<OpFoldResult> sizes, int64_t d) {
+  int64_t rank = sizes.size();
+  SmallVector<OpFoldResult> bounds = mixedList(b, op.getStaticBounds(), dynamicBounds);
+  auto [start, len] = sliceStartLength(b, loc, sizes[d], bounds[0], bounds[1], op.getStep());
+  SliceWindow w{SmallVector<OpFoldResult>(rank, b.getIndexAttr(0)), std::move(sizes),
+                SmallVector<OpFoldResult>(rank, b.getIndexAttr(1))};
+  w.offsets[d] = start;
+  w.sizes[d] = len;
+  w.strides[d] = b.getIndexAttr(op.getStep());
+  return w;
+}
+
 /// A select index on a dim of size `n`, wrapped if negative and clamped to [0, n-1].
 OpFoldResult selectIndex(OpBuilder &b, Location loc, OpFoldResult n, OpFoldResult index) {
   auto cn = getConstantIntValue(n), ci = getConstantIntValue(index);
@@ -353,14 +373,8 @@ struct SliceLowering : OpConversionPattern<SliceTensorOp> {
     Value input = adaptor.getSelf();
     int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
     int64_t d = normDim(op.getDim(), rank);
-    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
-    SmallVector<OpFoldResult> bounds = mixedList(rewriter, op.getStaticBounds(), adaptor.getBounds());
-    auto [start, len] = sliceStartLength(rewriter, loc, sizes[d], bounds[0], bounds[1], op.getStep());
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), strides(rank, rewriter.getIndexAttr(1));
-    offsets[d] = start;
-    sizes[d] = len;
-    strides[d] = rewriter.getIndexAttr(op.getStep());
-    Value out = extractSliceOrEmpty(rewriter, loc, input, offsets, sizes, strides);
+    SliceWindow w = sliceWindow(rewriter, loc, op, adaptor.getBounds(), getSizes(rewriter, loc, input), d);
+    Value out = extractSliceOrEmpty(rewriter, loc, input, w.offsets, w.sizes, w.strides);
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }
@@ -611,15 +625,9 @@ struct SliceScatterLowering : OpConversionPattern<SliceScatterOp> {
     Value self = adaptor.getSelf(), src = adaptor.getSrc();
     auto selfTy = cast<RankedTensorType>(self.getType());
     int64_t rank = selfTy.getRank(), d = normDim(op.getDim(), rank);
-    SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, self);
-    SmallVector<OpFoldResult> bounds = mixedList(rewriter, op.getStaticBounds(), adaptor.getBounds());
-    auto [start, len] = sliceStartLength(rewriter, loc, sizes[d], bounds[0], bounds[1], op.getStep());
-    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), strides(rank, rewriter.getIndexAttr(1));
-    offsets[d] = start;
-    sizes[d] = len;
-    strides[d] = rewriter.getIndexAttr(op.getStep());
-    src = castTo(rewriter, loc, src, typeOfSizes(sizes, selfTy.getElementType()));
-    Value out = insertSliceOrDest(rewriter, loc, src, self, offsets, sizes, strides);
+    SliceWindow w = sliceWindow(rewriter, loc, op, adaptor.getBounds(), getSizes(rewriter, loc, self), d);
+    src = castTo(rewriter, loc, src, typeOfSizes(w.sizes, selfTy.getElementType()));
+    Value out = insertSliceOrDest(rewriter, loc, src, self, w.offsets, w.sizes, w.strides);
     rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
     return success();
   }

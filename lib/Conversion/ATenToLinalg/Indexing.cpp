@@ -150,6 +150,34 @@ SmallVector<Value> advancedCoords(OpBuilder &b, Location loc, ArrayRef<Value> re
   return coords;
 }
 
+/// Replaces `op` (one result) with a gather from `self` into a tensor of
+/// `sizes` (of self's element type): each element reads self at
+/// `coords(b, loc, loopIndices, inputElements)`, `inputs` read through
+/// `maps`. Where one of `guardDims` is 0 at run time there is nothing to read
+/// and the result is an empty tensor of `sizes`.
+LogicalResult replaceWithGather(ConversionPatternRewriter &rewriter, Operation *op, Value self,
+                                ArrayRef<OpFoldResult> guardDims, ArrayRef<OpFoldResult> sizes,
+                                ValueRange inputs, ArrayRef<AffineMap> maps,
+                                function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                                                ArrayRef<Value>, ValueRange)>
+                                    coords) {
+  Location loc = op->getLoc();
+  Type elem = cast<RankedTensorType>(self.getType()).getElementType();
+  Type resultType = op->getResult(0).getType();
+  Value out = ifNonEmpty(
+      rewriter, loc, guardDims, resultType,
+      [&](OpBuilder &rb, Location rl) {
+        return gatherGeneric(rb, rl, sizes, elem, inputs, maps,
+                             [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
+                               return tensor::ExtractOp::create(b, l, self, coords(b, l, idx, in))
+                                   .getResult();
+                             });
+      },
+      [&](OpBuilder &b, Location l) -> Value { return tensor::EmptyOp::create(b, l, sizes, elem); });
+  rewriter.replaceOp(op, castTo(rewriter, loc, out, resultType));
+  return success();
+}
+
 struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(IndexSelectOp op, OpAdaptor adaptor,
@@ -171,22 +199,13 @@ struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
                                       idxTy.getRank() == 0 ? ArrayRef<AffineExpr>{}
                                                            : ArrayRef<AffineExpr>{rewriter.getAffineDimExpr(d)},
                                       rewriter.getContext());
-    Value out = ifNonEmpty(
-        rewriter, loc, {getSizes(rewriter, loc, self)[d]}, op.getType(),
-        [&](OpBuilder &rb, Location rl) {
-          return gatherGeneric(
-              rb, rl, sizes, selfTy.getElementType(), {index}, {idxMap},
-              [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
-                SmallVector<Value> coords(idx);
-                coords[d] = clampIndex(b, l, in[0], selfSizes[d]);
-                return tensor::ExtractOp::create(b, l, self, coords).getResult();
-              });
-        },
-        [&](OpBuilder &b, Location l) -> Value {
-          return tensor::EmptyOp::create(b, l, sizes, selfTy.getElementType());
-        });
-    rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
-    return success();
+    return replaceWithGather(rewriter, op, self, {getSizes(rewriter, loc, self)[d]}, sizes,
+                             {index}, {idxMap},
+                             [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
+                               SmallVector<Value> coords(idx);
+                               coords[d] = clampIndex(b, l, in[0], selfSizes[d]);
+                               return coords;
+                             });
   }
 };
 
@@ -199,29 +218,19 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
     auto selfTy = cast<RankedTensorType>(self.getType());
     int64_t rank = selfTy.getRank(), d = normDim(op.getDim(), rank);
     SmallVector<Value> selfSizes = sizeValues(rewriter, loc, self);
-    int64_t idxRank = cast<RankedTensorType>(index.getType()).getRank();
     SmallVector<OpFoldResult> outSizes = getSizes(rewriter, loc, index);
-    Value out = ifNonEmpty(
-        rewriter, loc, dimsOf(rewriter, loc, self), op.getType(),
-        [&](OpBuilder &rb, Location rl) {
-          return gatherGeneric(
-              rb, rl, outSizes, selfTy.getElementType(), {index},
-              {AffineMap::getMultiDimIdentityMap(idxRank, rewriter.getContext())},
-              [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
-                SmallVector<Value> coords;
-                auto idxTy = cast<RankedTensorType>(index.getType());
-                for (int64_t i = 0; i < rank; ++i)
-                  coords.push_back(i == d ? clampIndex(b, l, in[0], selfSizes[d])
-                                          : clampIfNeeded(b, l, idx[i], idxTy.getDimSize(i),
-                                                          selfTy.getDimSize(i), selfSizes[i]));
-                return tensor::ExtractOp::create(b, l, self, coords).getResult();
-              });
-        },
-        [&](OpBuilder &b, Location l) -> Value {
-          return tensor::EmptyOp::create(b, l, outSizes, selfTy.getElementType());
-        });
-    rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
-    return success();
+    auto idxTy = cast<RankedTensorType>(index.getType());
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(idxTy.getRank(), rewriter.getContext());
+    auto coords = [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
+      SmallVector<Value> c;
+      for (int64_t i = 0; i < rank; ++i)
+        c.push_back(i == d ? clampIndex(b, l, in[0], selfSizes[d])
+                           : clampIfNeeded(b, l, idx[i], idxTy.getDimSize(i), selfTy.getDimSize(i),
+                                           selfSizes[i]));
+      return c;
+    };
+    return replaceWithGather(rewriter, op, self, dimsOf(rewriter, loc, self), outSizes, {index},
+                             {identity}, coords);
   }
 };
 
@@ -254,21 +263,10 @@ struct IndexTensorLowering : OpConversionPattern<IndexTensorOp> {
     SmallVector<OpFoldResult> indexedDims;
     for (int64_t d : dims)
       indexedDims.push_back(getSizes(rewriter, loc, self)[d]);
-    Value out = ifNonEmpty(
-        rewriter, loc, indexedDims, op.getType(),
-        [&](OpBuilder &rb, Location rl) {
-          return gatherGeneric(
-              rb, rl, sizes, selfTy.getElementType(), adaptor.getIndices(), fixed,
-              [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
-                SmallVector<Value> coords = advancedCoords(b, l, idx, layout, dims, in, selfSizes);
-                return tensor::ExtractOp::create(b, l, self, coords).getResult();
-              });
-        },
-        [&](OpBuilder &b, Location l) -> Value {
-          return tensor::EmptyOp::create(b, l, sizes, selfTy.getElementType());
-        });
-    rewriter.replaceOp(op, castTo(rewriter, loc, out, op.getType()));
-    return success();
+    return replaceWithGather(rewriter, op, self, indexedDims, sizes, adaptor.getIndices(), fixed,
+                             [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange in) {
+                               return advancedCoords(b, l, idx, layout, dims, in, selfSizes);
+                             });
   }
 };
 

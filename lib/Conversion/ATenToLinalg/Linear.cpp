@@ -63,7 +63,7 @@ Value product(OpBuilder &b, Location loc, ArrayRef<LoopOperand> operands, Value 
     outSizes.push_back(sizes[l]);
   Value init = productInit(b, loc, addend, beta, outSizes, acc);
   Value out = contract(b, loc, operands, init, outLoops, numLoops, alpha);
-  return castTo(b, loc, convertTensor(b, loc, out, resultType.getElementType()), resultType);
+  return convertAndCastTo(b, loc, out, resultType);
 }
 
 bool isUnsigned(Value v) {

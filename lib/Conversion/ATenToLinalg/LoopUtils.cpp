@@ -226,4 +226,9 @@ Value convertTensor(OpBuilder &b, Location loc, Value v, Type to) {
                   });
 }
 
+Value convertAndCastTo(OpBuilder &b, Location loc, Value v, Type type) {
+  return castTo(b, loc, convertTensor(b, loc, v, cast<RankedTensorType>(type).getElementType()),
+                type);
+}
+
 } // namespace kiln::detail

@@ -62,6 +62,9 @@ Value restoreReducedDims(OpBuilder &b, Location loc, Value v, Value input,
                          ArrayRef<int64_t> reduced);
 /// Converts every element of `v` to `to` (nothing if it already is).
 Value convertTensor(OpBuilder &b, Location loc, Value v, Type to);
+/// `v` as a value of the tensor type `type`: its elements converted to
+/// type's element type (convertTensor), then its shape cast (castTo).
+Value convertAndCastTo(OpBuilder &b, Location loc, Value v, Type type);
 } // namespace kiln::detail
 
 #endif

@@ -249,14 +249,9 @@ struct NativeGroupNormLowering : OpConversionPattern<NativeGroupNormOp> {
     for (int64_t i = 3; i <= rank; ++i)
       back.push_back({i});
     Value y = tensor::CollapseShapeOp::create(rewriter, loc, yg, back);
-    auto stat = [&](Value v, Type type) {
-      return castTo(rewriter, loc,
-                    convertTensor(rewriter, loc, v, cast<RankedTensorType>(type).getElementType()),
-                    type);
-    };
     rewriter.replaceOp(op, {castTo(rewriter, loc, y, op.getResult().getType()),
-                            stat(mean, op.getMean().getType()),
-                            stat(rstd, op.getRstd().getType())});
+                            convertAndCastTo(rewriter, loc, mean, op.getMean().getType()),
+                            convertAndCastTo(rewriter, loc, rstd, op.getRstd().getType())});
     return success();
   }
 };
@@ -282,23 +277,29 @@ BatchStats trainingBatchNorm(OpBuilder &b, Location loc, Value x, Value weight, 
   return {y, mean, var, rstd};
 }
 
+/// trainingBatchNorm of a batch norm op in training mode (native_batch_norm
+/// and its functional form); the inference form fails to match, saying why.
+template <typename OpT>
+FailureOr<BatchStats> trainingStats(OpT op, typename OpT::Adaptor adaptor,
+                                    ConversionPatternRewriter &rewriter) {
+  if (!op.getTraining())
+    return rewriter.notifyMatchFailure(
+        op, "inference form is rewritten to _native_batch_norm_legit_no_training first");
+  return trainingBatchNorm(rewriter, op.getLoc(), adaptor.getInput(), adaptor.getWeight(),
+                           adaptor.getBias(), op.getEps().convertToDouble());
+}
+
 struct NativeBatchNormLowering : OpConversionPattern<NativeBatchNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(NativeBatchNormOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (!op.getTraining())
-      return rewriter.notifyMatchFailure(
-          op, "inference form is rewritten to _native_batch_norm_legit_no_training first");
+    FailureOr<BatchStats> s = trainingStats(op, adaptor, rewriter);
+    if (failed(s))
+      return failure();
     Location loc = op.getLoc();
-    BatchStats s = trainingBatchNorm(rewriter, loc, adaptor.getInput(), adaptor.getWeight(),
-                                     adaptor.getBias(), op.getEps().convertToDouble());
-    auto cast1 = [&](Value v, Value like) {
-      Type t = like.getType();
-      return castTo(rewriter, loc,
-                    convertTensor(rewriter, loc, v, cast<RankedTensorType>(t).getElementType()), t);
-    };
-    rewriter.replaceOp(op, {cast1(s.y, op.getResult()), cast1(s.mean, op.getSaveMean()),
-                            cast1(s.rstd, op.getSaveInvstd())});
+    rewriter.replaceOp(op, {convertAndCastTo(rewriter, loc, s->y, op.getResult().getType()),
+                            convertAndCastTo(rewriter, loc, s->mean, op.getSaveMean().getType()),
+                            convertAndCastTo(rewriter, loc, s->rstd, op.getSaveInvstd().getType())});
     return success();
   }
 };
@@ -308,18 +309,12 @@ struct FunctionalBatchNormLowering : OpConversionPattern<NativeBatchNormLegitFun
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(NativeBatchNormLegitFunctionalOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (!op.getTraining())
-      return rewriter.notifyMatchFailure(
-          op, "inference form is rewritten to _native_batch_norm_legit_no_training first");
+    FailureOr<BatchStats> stats = trainingStats(op, adaptor, rewriter);
+    if (failed(stats))
+      return failure();
+    BatchStats &s = *stats;
     Location loc = op.getLoc();
     Value x = adaptor.getInput();
-    BatchStats s = trainingBatchNorm(rewriter, loc, x, adaptor.getWeight(), adaptor.getBias(),
-                                     op.getEps().convertToDouble());
-    auto cast1 = [&](Value v, Value like) {
-      Type t = like.getType();
-      return castTo(rewriter, loc,
-                    convertTensor(rewriter, loc, v, cast<RankedTensorType>(t).getElementType()), t);
-    };
     Type acc = cast<RankedTensorType>(s.mean.getType()).getElementType();
     int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
     Value n = reducedCount(rewriter, loc, x, keptLoops(rank, {1}), acc);
@@ -342,8 +337,9 @@ struct FunctionalBatchNormLowering : OpConversionPattern<NativeBatchNormLegitFun
     };
     Value rm = update(adaptor.getRunningMean(), s.mean, false);
     Value rv = update(adaptor.getRunningVar(), s.var, true);
-    rewriter.replaceOp(op, {cast1(s.y, op.getResult()), cast1(s.mean, op.getSaveMean()),
-                            cast1(s.rstd, op.getSaveInvstd()),
+    rewriter.replaceOp(op, {convertAndCastTo(rewriter, loc, s.y, op.getResult().getType()),
+                            convertAndCastTo(rewriter, loc, s.mean, op.getSaveMean().getType()),
+                            convertAndCastTo(rewriter, loc, s.rstd, op.getSaveInvstd().getType()),
                             castTo(rewriter, loc, rm, op.getRunningMeanOut().getType()),
                             castTo(rewriter, loc, rv, op.getRunningVarOut().getType())});
     return success();

@@ -17,9 +17,8 @@ LogicalResult lowerMaxPool(Operation *op, Value input, ArrayRef<int64_t> kernel,
                            ArrayRef<int64_t> dil, bool ceilMode, RankedTensorType resultType,
                            ConversionPatternRewriter &rewriter, Value &result) {
   Location loc = op->getLoc();
-  bool unbatched = cast<RankedTensorType>(input.getType()).getRank() == 3;
-  if (unbatched)
-    input = expandBatch(rewriter, loc, input);
+  bool unbatched;
+  input = withBatchDim(rewriter, loc, input, 2, unbatched);
   auto inTy = cast<RankedTensorType>(input.getType());
   Type elem = inTy.getElementType();
   SmallVector<int64_t> padHigh(pad);
@@ -250,10 +249,8 @@ struct MaxPoolGenericLowering : OpConversionPattern<OpT> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     size_t n = op.getKernelSize().size();
-    Value input = adaptor.getSelf();
-    bool unbatched = cast<RankedTensorType>(input.getType()).getRank() == (int64_t)n + 1;
-    if (unbatched)
-      input = expandBatch(rewriter, loc, input);
+    bool unbatched;
+    Value input = withBatchDim(rewriter, loc, adaptor.getSelf(), n, unbatched);
     Window w{op.getKernelSize(), op.getStride(), op.getPadding(), op.getDilation(),
              op.getCeilMode()};
     auto resTy = cast<RankedTensorType>(op.getResult().getType());
@@ -276,10 +273,8 @@ template <typename OpT> struct AvgPoolLowering : OpConversionPattern<OpT> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     size_t n = op.getKernelSize().size();
-    Value input = adaptor.getSelf();
-    bool unbatched = cast<RankedTensorType>(input.getType()).getRank() == (int64_t)n + 1;
-    if (unbatched)
-      input = expandBatch(rewriter, loc, input);
+    bool unbatched;
+    Value input = withBatchDim(rewriter, loc, adaptor.getSelf(), n, unbatched);
     Window w{op.getKernelSize(), op.getStride(), op.getPadding(), {}, op.getCeilMode()};
     auto resTy = cast<RankedTensorType>(op.getResult().getType());
     Type elem = resTy.getElementType(), acc = accumulatorType(elem);
@@ -353,10 +348,8 @@ template <typename OpT> struct AdaptiveAvgPoolLowering : OpConversionPattern<OpT
     Location loc = op.getLoc();
     ArrayRef<int64_t> outSpatial = op.getOutputSize();
     size_t n = outSpatial.size();
-    Value input = adaptor.getSelf();
-    bool unbatched = cast<RankedTensorType>(input.getType()).getRank() == (int64_t)n + 1;
-    if (unbatched)
-      input = expandBatch(rewriter, loc, input);
+    bool unbatched;
+    Value input = withBatchDim(rewriter, loc, adaptor.getSelf(), n, unbatched);
     auto inTy = cast<RankedTensorType>(input.getType());
     Type elem = inTy.getElementType();
     SmallVector<OpFoldResult> inSizes = getSizes(rewriter, loc, input);

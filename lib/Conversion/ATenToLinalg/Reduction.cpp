@@ -95,12 +95,13 @@ template <typename OpT> struct ReduceBase : OpConversionPattern<OpT> {
     if (hasUnsigned(op))
       return rewriter.notifyMatchFailure(op, "unsigned integer tensors are not lowered yet");
     SmallVector<Value> results;
-    if (failed(lower(op, adaptor, rewriter, results)))
+    if (failed(lower(op, op.getLoc(), adaptor.getSelf(), rewriter, results)))
       return failure();
     rewriter.replaceOp(op, results);
     return success();
   }
-  virtual LogicalResult lower(OpT op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+  /// Builds the op's results from `x`, its converted `self` operand, at `loc`.
+  virtual LogicalResult lower(OpT op, Location loc, Value x, ConversionPatternRewriter &rewriter,
                               SmallVectorImpl<Value> &results) const = 0;
 };
 
@@ -109,11 +110,8 @@ template <typename OpT> struct ReduceBase : OpConversionPattern<OpT> {
 /// the op's type.
 template <typename OpT> struct ReduceToOne : ReduceBase<OpT> {
   using ReduceBase<OpT>::ReduceBase;
-  using OpAdaptor = typename ReduceBase<OpT>::OpAdaptor;
-  LogicalResult lower(OpT op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+  LogicalResult lower(OpT op, Location loc, Value x, ConversionPatternRewriter &rewriter,
                       SmallVectorImpl<Value> &results) const final {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
     SmallVector<int64_t> reduced = op.getReducedDims();
     Value v = reduce(op, rewriter, loc, x, reduced);
     results.push_back(finish(rewriter, loc, v, x, reduced, op.getKeepdim(), op.getType()));
@@ -274,11 +272,8 @@ struct VectorNormLowering : ReduceToOne<LinalgVectorNormOp> {
 /// Two passes: the mean, then sum((x - mean)^2) / max(0, N - correction).
 template <typename OpT, bool IsStd, bool WithMean> struct VarLowering : ReduceBase<OpT> {
   using ReduceBase<OpT>::ReduceBase;
-  using OpAdaptor = typename ReduceBase<OpT>::OpAdaptor;
-  LogicalResult lower(OpT op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+  LogicalResult lower(OpT op, Location loc, Value x, ConversionPatternRewriter &rewriter,
                       SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
     int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
     SmallVector<int64_t> reduced = op.getReducedDims(), kept = keptLoops(rank, reduced);
     Type resTy = op->getResult(0).getType();
@@ -369,11 +364,8 @@ std::pair<Value, Value> extremumWithIndex(OpBuilder &b, Location loc, Value x, i
 
 template <typename OpT, bool IsMax> struct ExtremumDimLowering : ReduceBase<OpT> {
   using ReduceBase<OpT>::ReduceBase;
-  using OpAdaptor = typename ReduceBase<OpT>::OpAdaptor;
-  LogicalResult lower(OpT op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+  LogicalResult lower(OpT op, Location loc, Value x, ConversionPatternRewriter &rewriter,
                       SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
     int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
     if (rank == 0) {
       // A 0-d tensor is its own extremum, at index 0.
@@ -394,11 +386,8 @@ template <typename OpT, bool IsMax> struct ExtremumDimLowering : ReduceBase<OpT>
 
 template <typename OpT, bool IsMax> struct ArgExtremumLowering : ReduceBase<OpT> {
   using ReduceBase<OpT>::ReduceBase;
-  using OpAdaptor = typename ReduceBase<OpT>::OpAdaptor;
-  LogicalResult lower(OpT op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+  LogicalResult lower(OpT op, Location loc, Value x, ConversionPatternRewriter &rewriter,
                       SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
     auto ty = cast<RankedTensorType>(x.getType());
     int64_t rank = ty.getRank();
     if (op.getDim() && rank > 0) {
@@ -430,16 +419,13 @@ template <typename OpT, bool IsMax> struct ArgExtremumLowering : ReduceBase<OpT>
 /// accumulator (a slice of the compute type) is the loop's carried value.
 template <typename OpT, bool IsSum> struct ScanLowering : ReduceBase<OpT> {
   using ReduceBase<OpT>::ReduceBase;
-  using OpAdaptor = typename ReduceBase<OpT>::OpAdaptor;
-  LogicalResult lower(OpT op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+  LogicalResult lower(OpT op, Location loc, Value x, ConversionPatternRewriter &rewriter,
                       SmallVectorImpl<Value> &results) const override {
-    Location loc = op.getLoc();
-    Value x = adaptor.getSelf();
     auto ty = cast<RankedTensorType>(x.getType());
     int64_t rank = ty.getRank();
     Type r = op.getType().getElementType(), acc = computeType(r);
     if (rank == 0) {
-      results.push_back(castTo(rewriter, loc, convertTensor(rewriter, loc, x, r), op.getType()));
+      results.push_back(convertAndCastTo(rewriter, loc, x, op.getType()));
       return success();
     }
     int64_t dim = op.getDim() < 0 ? op.getDim() + rank : op.getDim();

@@ -215,6 +215,11 @@ Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v).getResult();
 }
 
+Value withBatchDim(OpBuilder &b, Location loc, Value v, int64_t spatialDims, bool &unbatched) {
+  unbatched = cast<RankedTensorType>(v.getType()).getRank() == spatialDims + 1;
+  return unbatched ? expandBatch(b, loc, v) : v;
+}
+
 Value finishSpatial(OpBuilder &b, Location loc, Value out, Type resultType, bool unbatched) {
   if (unbatched)
     out = collapseBatch(b, loc, out);

@@ -63,6 +63,11 @@ Value collapseBatch(OpBuilder &b, Location loc, Value v);
 /// `v` refined or generalised to `type` with tensor.cast (a no-op if equal):
 /// lowerings may know less (or more) of a static shape than the op's type.
 Value castTo(OpBuilder &b, Location loc, Value v, Type type);
+/// `v` with a batch dim: an unbatched input of a window op over
+/// `spatialDims` dims ([C, spatial...], rank spatialDims + 1) gets a unit batch
+/// in front and sets `unbatched`, which finishSpatial then undoes; a batched
+/// input is returned as it is.
+Value withBatchDim(OpBuilder &b, Location loc, Value v, int64_t spatialDims, bool &unbatched);
 /// Undoes expandBatch when `unbatched` and casts to `resultType` (static
 /// shape information the lowering could not infer).
 Value finishSpatial(OpBuilder &b, Location loc, Value out, Type resultType, bool unbatched);

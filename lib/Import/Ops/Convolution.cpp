@@ -15,6 +15,25 @@ SmallVector<int64_t> perDim(SmallVector<int64_t> v, int64_t k) {
 
 /// Spatial dims of a convolution, from its weight ([F, C/G, k dims]).
 int64_t spatialDims(Value weight) { return cast<RankedTensorType>(weight.getType()).getRank() - 2; }
+
+/// The geometry of aten.convolution and aten.convolution_backward, as their
+/// schemas list it (every argument required).
+struct ConvGeometry {
+  SmallVector<int64_t> stride, padding, dilation;
+  bool transposed;
+  SmallVector<int64_t> outPad;
+  int64_t groups;
+};
+
+FailureOr<ConvGeometry> convGeometryArgs(GraphImporter &g, const Object &n, Location loc) {
+  KILN_TRY(stride, g.intsArg(n, "stride", std::nullopt, loc));
+  KILN_TRY(padding, g.intsArg(n, "padding", std::nullopt, loc));
+  KILN_TRY(dilation, g.intsArg(n, "dilation", std::nullopt, loc));
+  KILN_TRY(transposed, g.boolArg(n, "transposed", std::nullopt, loc));
+  KILN_TRY(outPad, g.intsArg(n, "output_padding", std::nullopt, loc));
+  KILN_TRY(groups, g.intArg(n, "groups", std::nullopt, loc));
+  return ConvGeometry{*stride, *padding, *dilation, *transposed, *outPad, *groups};
+}
 } // namespace
 
 void registerConvolutionHandlers(GraphImporter &g) {
@@ -52,14 +71,9 @@ void registerConvolutionHandlers(GraphImporter &g) {
     KILN_TRY(x, g.tensorArg(n, "input", loc));
     KILN_TRY(w, g.tensorArg(n, "weight", loc));
     KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
-    KILN_TRY(stride, g.intsArg(n, "stride", std::nullopt, loc));
-    KILN_TRY(padding, g.intsArg(n, "padding", std::nullopt, loc));
-    KILN_TRY(dilation, g.intsArg(n, "dilation", std::nullopt, loc));
-    KILN_TRY(transposed, g.boolArg(n, "transposed", std::nullopt, loc));
-    KILN_TRY(outPad, g.intsArg(n, "output_padding", std::nullopt, loc));
-    KILN_TRY(groups, g.intArg(n, "groups", std::nullopt, loc));
-    return emitConvolution(n, loc, *x, *w, *bias, *stride, *padding, *dilation, *transposed,
-                           *outPad, *groups);
+    KILN_TRY(c, convGeometryArgs(g, n, loc));
+    return emitConvolution(n, loc, *x, *w, *bias, c->stride, c->padding, c->dilation,
+                           c->transposed, c->outPad, c->groups);
   };
 
   // conv1d / conv3d (conv2d above keeps its own op for the default IR).
@@ -158,12 +172,7 @@ void registerConvolutionHandlers(GraphImporter &g) {
     KILN_TRY(gOut, g.tensorArg(n, "grad_output", loc));
     KILN_TRY(x, g.tensorArg(n, "input", loc));
     KILN_TRY(w, g.tensorArg(n, "weight", loc));
-    KILN_TRY(stride, g.intsArg(n, "stride", std::nullopt, loc));
-    KILN_TRY(padding, g.intsArg(n, "padding", std::nullopt, loc));
-    KILN_TRY(dilation, g.intsArg(n, "dilation", std::nullopt, loc));
-    KILN_TRY(transposed, g.boolArg(n, "transposed", std::nullopt, loc));
-    KILN_TRY(outPad, g.intsArg(n, "output_padding", std::nullopt, loc));
-    KILN_TRY(groups, g.intArg(n, "groups", std::nullopt, loc));
+    KILN_TRY(c, convGeometryArgs(g, n, loc));
     const Object *maskArg = g.argOf(n, "output_mask");
     const Array *maskList = maskArg ? maskArg->getArray("as_bools") : nullptr;
     if (!maskList || maskList->size() != 3)
@@ -173,7 +182,7 @@ void registerConvolutionHandlers(GraphImporter &g) {
       mask.push_back(v.getAsBoolean().value_or(false));
     int64_t k = spatialDims(*w);
     auto wTy = cast<RankedTensorType>(w->getType());
-    int64_t biasSize = *transposed ? ShapedType::kDynamic : wTy.getDimSize(0);
+    int64_t biasSize = c->transposed ? ShapedType::kDynamic : wTy.getDimSize(0);
     if (!g.isNone(n, "bias_sizes")) {
       KILN_TRY(bs, g.intsArg(n, "bias_sizes", std::nullopt, loc));
       if (bs->size() == 1)
@@ -182,10 +191,10 @@ void registerConvolutionHandlers(GraphImporter &g) {
     SmallVector<Type> types{x->getType(), w->getType(),
                             RankedTensorType::get({biasSize}, wTy.getElementType())};
     auto op = ConvolutionBackwardOp::create(
-        g.b, loc, types, *gOut, *x, *w, g.b.getDenseI64ArrayAttr(perDim(*stride, k)),
-        g.b.getDenseI64ArrayAttr(perDim(*padding, k)),
-        g.b.getDenseI64ArrayAttr(perDim(*dilation, k)), g.b.getBoolAttr(*transposed),
-        g.b.getDenseI64ArrayAttr(perDim(*outPad, k)), g.b.getI64IntegerAttr(*groups),
+        g.b, loc, types, *gOut, *x, *w, g.b.getDenseI64ArrayAttr(perDim(c->stride, k)),
+        g.b.getDenseI64ArrayAttr(perDim(c->padding, k)),
+        g.b.getDenseI64ArrayAttr(perDim(c->dilation, k)), g.b.getBoolAttr(c->transposed),
+        g.b.getDenseI64ArrayAttr(perDim(c->outPad, k)), g.b.getI64IntegerAttr(c->groups),
         g.b.getDenseBoolArrayAttr(mask));
     const Array *outs = n.getArray("outputs");
     for (auto [i, o] : llvm::enumerate(itemsOf(outs))) {

@@ -10,6 +10,36 @@ SmallVector<int64_t> nOf(SmallVector<int64_t> v, size_t n) {
     v.resize(n, v[0]);
   return v;
 }
+
+/// A pooling window of n dims: kernel_size, stride (empty means the kernel
+/// size) and padding, each widened to n entries.
+struct Window {
+  SmallVector<int64_t> kernel, stride, padding;
+};
+
+/// Reads a pooling op's kernel_size, stride and padding. The forward ops
+/// default stride to [] (the kernel size) and padding to [0]; the backward ops
+/// (`required`) have no defaults.
+FailureOr<Window> windowArgs(GraphImporter &g, const Object &node, size_t n, bool required,
+                             Location loc) {
+  auto orDefault = [&](SmallVector<int64_t> v) {
+    return required ? std::nullopt : std::optional<SmallVector<int64_t>>(std::move(v));
+  };
+  KILN_TRY(kernel, g.intsArg(node, "kernel_size", std::nullopt, loc));
+  KILN_TRY(stride, g.intsArg(node, "stride", orDefault({}), loc));
+  KILN_TRY(padding, g.intsArg(node, "padding", orDefault({0}), loc));
+  Window w{nOf(*kernel, n), {}, nOf(*padding, n)};
+  w.stride = stride->empty() ? w.kernel : nOf(*stride, n);
+  return w;
+}
+
+/// divisor_override of the average pools: None, or the divisor as an attribute.
+FailureOr<IntegerAttr> divisorOverrideArg(GraphImporter &g, const Object &node, Location loc) {
+  if (g.isNone(node, "divisor_override"))
+    return IntegerAttr();
+  KILN_TRY(d, g.intArg(node, "divisor_override", std::nullopt, loc));
+  return g.b.getI64IntegerAttr(*d);
+}
 } // namespace
 
 void registerPoolingHandlers(GraphImporter &g) {
@@ -20,14 +50,11 @@ void registerPoolingHandlers(GraphImporter &g) {
     using OpT = typename decltype(tag)::type;
     return [&g, n](const Object &node, Location loc) -> LogicalResult {
       KILN_TRY(x, g.tensorArg(node, "self", loc));
-      KILN_TRY(kernel, g.intsArg(node, "kernel_size", std::nullopt, loc));
-      KILN_TRY(stride, g.intsArg(node, "stride", SmallVector<int64_t>{}, loc));
-      KILN_TRY(padding, g.intsArg(node, "padding", SmallVector<int64_t>{0}, loc));
+      KILN_TRY(w, windowArgs(g, node, n, /*required=*/false, loc));
       KILN_TRY(dilation, g.intsArg(node, "dilation", SmallVector<int64_t>{1}, loc));
       KILN_TRY(ceil, g.boolArg(node, "ceil_mode", false, loc));
-      SmallVector<int64_t> k = nOf(*kernel, n);
-      SmallVector<int64_t> s = stride->empty() ? k : nOf(*stride, n);
-      return g.emitOp<OpT>(node, loc, *x, k, s, nOf(*padding, n), nOf(*dilation, n), *ceil);
+      return g.emitOp<OpT>(node, loc, *x, w->kernel, w->stride, w->padding, nOf(*dilation, n),
+                           *ceil);
     };
   };
   h["torch.ops.aten.max_pool2d.default"] = maxPool(OpTag<MaxPool2dOp>{}, 2);
@@ -42,19 +69,12 @@ void registerPoolingHandlers(GraphImporter &g) {
     using OpT = typename decltype(tag)::type;
     return [&g, n](const Object &node, Location loc) -> LogicalResult {
       KILN_TRY(x, g.tensorArg(node, "self", loc));
-      KILN_TRY(kernel, g.intsArg(node, "kernel_size", std::nullopt, loc));
-      KILN_TRY(stride, g.intsArg(node, "stride", SmallVector<int64_t>{}, loc));
-      KILN_TRY(padding, g.intsArg(node, "padding", SmallVector<int64_t>{0}, loc));
+      KILN_TRY(w, windowArgs(g, node, n, /*required=*/false, loc));
       KILN_TRY(ceil, g.boolArg(node, "ceil_mode", false, loc));
       KILN_TRY(countPad, g.boolArg(node, "count_include_pad", true, loc));
-      IntegerAttr divisor;
-      if (!g.isNone(node, "divisor_override")) {
-        KILN_TRY(d, g.intArg(node, "divisor_override", std::nullopt, loc));
-        divisor = g.b.getI64IntegerAttr(*d);
-      }
-      SmallVector<int64_t> k = nOf(*kernel, n);
-      SmallVector<int64_t> s = stride->empty() ? k : nOf(*stride, n);
-      return g.emitOp<OpT>(node, loc, *x, k, s, nOf(*padding, n), *ceil, *countPad, divisor);
+      KILN_TRY(divisor, divisorOverrideArg(g, node, loc));
+      return g.emitOp<OpT>(node, loc, *x, w->kernel, w->stride, w->padding, *ceil, *countPad,
+                           *divisor);
     };
   };
   h["torch.ops.aten.avg_pool2d.default"] = avgPool(OpTag<AvgPool2dOp>{}, 2);
@@ -63,20 +83,12 @@ void registerPoolingHandlers(GraphImporter &g) {
                                                          Location loc) -> LogicalResult {
     KILN_TRY(grad, g.tensorArg(node, "grad_output", loc));
     KILN_TRY(x, g.tensorArg(node, "self", loc));
-    KILN_TRY(kernel, g.intsArg(node, "kernel_size", std::nullopt, loc));
-    KILN_TRY(stride, g.intsArg(node, "stride", std::nullopt, loc));
-    KILN_TRY(padding, g.intsArg(node, "padding", std::nullopt, loc));
+    KILN_TRY(w, windowArgs(g, node, 2, /*required=*/true, loc));
     KILN_TRY(ceil, g.boolArg(node, "ceil_mode", std::nullopt, loc));
     KILN_TRY(countPad, g.boolArg(node, "count_include_pad", std::nullopt, loc));
-    IntegerAttr divisor;
-    if (!g.isNone(node, "divisor_override")) {
-      KILN_TRY(d, g.intArg(node, "divisor_override", std::nullopt, loc));
-      divisor = g.b.getI64IntegerAttr(*d);
-    }
-    SmallVector<int64_t> k = nOf(*kernel, 2);
-    SmallVector<int64_t> s = stride->empty() ? k : nOf(*stride, 2);
-    return g.emitOp<AvgPool2dBackwardOp>(node, loc, *grad, *x, k, s, nOf(*padding, 2), *ceil,
-                                         *countPad, divisor);
+    KILN_TRY(divisor, divisorOverrideArg(g, node, loc));
+    return g.emitOp<AvgPool2dBackwardOp>(node, loc, *grad, *x, w->kernel, w->stride, w->padding,
+                                         *ceil, *countPad, *divisor);
   };
 
   // adaptive_avg_pool{2,3}d and the _adaptive_avg_pool{2,3}d core forms (same semantics).

@@ -280,6 +280,15 @@ private:
 /// Registers kernels of namespace `ns` (or `_` for fallbacks) for dispatch key `k`.
 #define KILN_LIBRARY_IMPL(ns, k, m)                                                             \
   KILN_LIBRARY_IMPL_HELPER_(IMPL, ns, ::kiln::DispatchKey::k, m, __COUNTER__)
+/// Registers the same kernels of namespace `ns` for dispatch keys CPU and Meta:
+/// kernels that, given Meta tensors, only compute their results' shapes.
+#define KILN_LIBRARY_IMPL_CPU_AND_META(ns, m)                                                   \
+  KILN_LIBRARY_IMPL_CPU_AND_META_HELPER_(ns, m, KILN_CONCAT(kiln_cpu_meta_init_##ns##_, __LINE__))
+#define KILN_LIBRARY_IMPL_CPU_AND_META_HELPER_(ns, m, init)                                     \
+  static void init(::kiln::Library &);                                                          \
+  KILN_LIBRARY_IMPL(ns, CPU, kiln_library_) { init(kiln_library_); }                            \
+  KILN_LIBRARY_IMPL(ns, Meta, kiln_library_) { init(kiln_library_); }                           \
+  static void init(::kiln::Library & m)
 
 // ---------------------------------------------------------------------------
 // Batching (vmap).

@@ -241,13 +241,7 @@ for name, keep in (("resnet_tiny", None),
                    ("shufflenet_v2_x0_5", ["conv1.0.weight", "stage2.0.branch1.0.weight",
                                            "stage4.3.branch2.6.bias", "fc.bias"])):
     make, make_inputs, _, _ = em.build_models()[name]
-    torch.manual_seed(0)
-    model = make().eval()
-    g = torch.Generator().manual_seed(1)
-    for m in model.modules():
-        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
-            m.running_mean.copy_(torch.randn(m.running_mean.shape, generator=g) * 0.1)
-            m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
+    model = em.seeded_model(make)
     x = torch.from_numpy(np.load(os.path.join(models_dir, name, "input0.npy")))
     with torch.no_grad():
         assert np.allclose(model(x).numpy(), np.load(os.path.join(models_dir, name, "output0.npy")),

@@ -28,6 +28,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "..", "bench"))
 from cpu_vs_torch import CORPUS, load_raw_weights  # noqa: E402
 from grad_vs_torch import MODELS  # noqa: E402
+from per_sample import per_sample_grads, save_grads  # noqa: E402
 
 corpus = sys.argv[1] if len(sys.argv) > 1 else CORPUS
 # custom_op (kilntest::scaled_gelu, run by the dispatcher): a batch of two
@@ -48,24 +49,10 @@ for name in ("mlp", "convnet", "attention"):
                            rtol=1e-4, atol=1e-5), f"{name}: not the corpus model"
     params = {k: v.detach() for k, v in model.named_parameters()}
 
-    def loss(p, x, c):
-        return (torch.func.functional_call(model, p, (x,)) * c).sum()
-
     for batch in (3, 5):
         g = torch.Generator().manual_seed(batch)
         xs = torch.randn((batch, *x0.shape), generator=g)
-        with torch.no_grad():
-            out = torch.func.vmap(lambda x: torch.func.functional_call(model, params, (x,)))(xs)
-        cs = torch.randn(out.shape, generator=g)
-        gp, gx = torch.func.vmap(torch.func.grad(loss, argnums=(0, 1)), in_dims=(None, 0, 0))(params, xs, cs)
-        d = os.path.join(here, name, f"batch{batch}")
-        os.makedirs(os.path.join(d, "grads"), exist_ok=True)
-        np.save(os.path.join(d, "input0.npy"), xs.numpy())
-        np.save(os.path.join(d, "output0.npy"), out.numpy())
-        np.save(os.path.join(d, "grads", "cotangent0.npy"), cs.numpy())
-        np.save(os.path.join(d, "grads", "input0.npy"), gx.numpy())
-        for k, v in gp.items():
-            np.save(os.path.join(d, "grads", k + ".npy"), v.numpy())
+        save_grads(os.path.join(here, name, f"batch{batch}"), xs, *per_sample_grads(model, xs, g))
         print(name, batch, "ok")
     if name != "mlp":
         continue
@@ -85,14 +72,8 @@ for name in ("mlp", "convnet", "attention"):
     # An unbatched cotangent (in_dims None): one cotangent for every sample.
     xs = torch.randn((4, *x0.shape), generator=g)
     c = torch.randn((x0.shape[0], 10), generator=g)
-    gp, gx = torch.func.vmap(torch.func.grad(loss, argnums=(0, 1)), in_dims=(None, 0, None))(params, xs, c)
-    d = os.path.join(here, name, "shared_cotangent")
-    os.makedirs(os.path.join(d, "grads"), exist_ok=True)
-    np.save(os.path.join(d, "input0.npy"), xs.numpy())
-    np.save(os.path.join(d, "grads", "cotangent0.npy"), c.numpy())
-    np.save(os.path.join(d, "grads", "input0.npy"), gx.numpy())
-    for k, v in gp.items():
-        np.save(os.path.join(d, "grads", k + ".npy"), v.numpy())
+    _, _, gp, gx = per_sample_grads(model, xs, g, in_dims=(None, 0, None), cotangent=c)
+    save_grads(os.path.join(here, name, "shared_cotangent"), xs, None, c, gp, gx)
     # vmap(jvp): every sample its own primal and tangent (kiln-compile --jvp --vmap=0).
     xs = torch.randn((3, *x0.shape), generator=g)
     ts = torch.randn((3, *x0.shape), generator=g)

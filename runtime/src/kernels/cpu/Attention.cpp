@@ -130,7 +130,7 @@ Tensor sdpa(const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &mas
   return out;
 }
 
-void registerKernels(kiln::Library &m) { m.impl("scaled_dot_product_attention", sdpa); }
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) { m.impl("scaled_dot_product_attention", sdpa); }
 
 } // namespace
 } // namespace kiln::cpu
@@ -139,6 +139,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
         "float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

@@ -82,7 +82,7 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
   return out;
 }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("bmm", bmm);
   m.impl("baddbmm", baddbmm);
   m.impl("matmul", matmul);
@@ -96,6 +96,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
   m.def("matmul(Tensor self, Tensor other) -> Tensor");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

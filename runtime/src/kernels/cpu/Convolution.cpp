@@ -381,9 +381,8 @@ convolutionBackward(const Tensor &gradOut, const Tensor &input, const Tensor &we
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("conv1d", conv1d);
   m.impl("conv2d", conv2d);
@@ -397,7 +396,6 @@ void registerKernels(kiln::Library &m) {
   m.impl("conv_transpose3d.input", convTranspose3d);
   m.impl("convolution_backward", convolutionBackward);
 }
-} // namespace
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
   for (int d = 1; d <= 3; ++d) {
@@ -416,6 +414,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, "
         "SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

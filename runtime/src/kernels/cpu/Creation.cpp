@@ -238,7 +238,7 @@ void assertTensorMetadata(const Tensor &a, std::optional<std::vector<int64_t>> s
   (void)stride; // strides are a layout choice the eager runtime may make differently
 }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("zeros", zeros);
   m.impl("ones", ones);
   m.impl("full", full);
@@ -320,6 +320,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("_assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, "
         "ScalarType? dtype=None, *, Device? device=None, Layout? layout=None) -> ()");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

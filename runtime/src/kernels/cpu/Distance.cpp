@@ -142,16 +142,11 @@ Tensor pdist(const Tensor &self, double p) {
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("_cdist_forward", cdist);
   m.impl("cdist", cdistComposite);
   m.impl("_pdist_forward", pdist);
   m.impl("pdist", pdist);
 }
-} // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

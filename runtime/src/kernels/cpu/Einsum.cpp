@@ -142,12 +142,9 @@ Tensor einsum(const std::string &eq, std::vector<Tensor> ts, std::optional<std::
   return out;
 }
 
-void registerKernels(kiln::Library &m) { m.impl("einsum", einsum); }
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) { m.impl("einsum", einsum); }
 
 } // namespace
 } // namespace kiln::cpu
 
 KILN_LIBRARY_FRAGMENT(aten, m) { m.def("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"); }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

@@ -156,9 +156,8 @@ Tensor geluBackward(const Tensor &g, const Tensor &self, const std::string &appr
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("relu", relu);
   m.impl("gelu", gelu);
@@ -167,7 +166,3 @@ void registerKernels(kiln::Library &m) {
   m.impl("threshold_backward", thresholdBackward);
   m.impl("gelu_backward", geluBackward);
 }
-} // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

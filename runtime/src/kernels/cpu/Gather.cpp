@@ -387,7 +387,7 @@ Tensor stack(std::vector<Tensor> tensors, int64_t dim) {
   return cat(tensors, d);
 }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("stack", stack);
   m.impl("embedding", embedding);
   m.impl("index.Tensor", indexTensor);
@@ -424,6 +424,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor");
   m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

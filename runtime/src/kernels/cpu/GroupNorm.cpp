@@ -117,7 +117,7 @@ Tensor instanceNorm(const Tensor &input, const Tensor &weight, const Tensor &bia
   return out;
 }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("native_group_norm", nativeGroupNorm);
   m.impl("group_norm", groupNorm);
   m.impl("instance_norm", instanceNorm);
@@ -134,6 +134,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
         "bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

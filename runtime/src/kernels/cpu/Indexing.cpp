@@ -161,7 +161,7 @@ embeddingBagPaddingIdx(const Tensor &weight, const Tensor &indices, const Tensor
 
 namespace {
 /// The same kernel serves CPU and Meta (on Meta tensors it only computes shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("masked_scatter", maskedScatter);
   m.impl("_embedding_bag", embeddingBag);
@@ -169,6 +169,3 @@ void registerKernels(kiln::Library &m) {
   m.impl("embedding_bag.padding_idx", embeddingBagPaddingIdx);
 }
 } // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

@@ -81,15 +81,10 @@ Tensor linear(const Tensor &input, const Tensor &weight, const std::optional<Ten
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("mm", mm);
   m.impl("addmm", addmm);
   m.impl("linear", linear);
 }
-} // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

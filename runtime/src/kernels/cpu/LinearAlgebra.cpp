@@ -610,9 +610,8 @@ void registerSpectralKernels(Library &m);
 
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("linalg_lu_factor_ex", luFactorEx);
   m.impl("linalg_lu_factor", luFactor);
@@ -652,7 +651,3 @@ void registerKernels(kiln::Library &m) {
   m.impl("matrix_exp", matrixExp);
   registerSpectralKernels(m);
 }
-} // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

@@ -73,7 +73,7 @@ Tensor anyAll(const Tensor &self) { return logicalReduce(self, {}, false, false,
 Tensor allDim(const Tensor &self, int64_t dim, bool keepdim) { return logicalReduce(self, {dim}, keepdim, true, "aten::all.dim"); }
 Tensor allAll(const Tensor &self) { return logicalReduce(self, {}, false, true, "aten::all"); }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("cumsum", cumsum);
   m.impl("cumprod", cumprod);
   m.impl("any.dim", anyDim);
@@ -95,6 +95,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor");
   m.def("all(Tensor self) -> Tensor");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

@@ -210,9 +210,8 @@ layerNorm(const Tensor &input, const std::vector<int64_t> &normalizedShape,
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("batch_norm", batchNorm);
   m.impl("_native_batch_norm_legit_no_training", batchNormNoTraining);
@@ -221,7 +220,6 @@ void registerKernels(kiln::Library &m) {
   m.impl("_native_batch_norm_legit_functional", batchNormLegitFunctional);
   m.impl("native_layer_norm", layerNorm);
 }
-} // namespace
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, "
@@ -231,6 +229,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("_native_batch_norm_legit_functional(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, "
         "Tensor running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor, Tensor)");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

@@ -261,7 +261,7 @@ Tensor maskedFillTensorInplace(Tensor self, const Tensor &mask, const Tensor &v)
   return maskedFillImpl(self, mask, v, "aten::masked_fill_.Tensor", self);
 }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("sub.Tensor", subTensor);
   m.impl("sub.Scalar", subScalar);
   m.impl("rsub.Scalar", rsubScalar);
@@ -376,6 +376,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)");
   m.def("masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

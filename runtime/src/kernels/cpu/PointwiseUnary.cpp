@@ -188,7 +188,7 @@ Tensor hardtanh(const Tensor &self, IValue lo, IValue hi) {
 }
 Tensor hardtanhInplace(Tensor self, IValue lo, IValue hi) { return clampImpl(self, lo, hi, "aten::hardtanh_", self); }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   registerFloatOps(m, std::make_index_sequence<std::size(kFloatOps)>());
   m.impl("sigmoid", sigmoid);
   m.impl("sigmoid_", sigmoidInplace);
@@ -262,6 +262,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor");
   m.def("hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

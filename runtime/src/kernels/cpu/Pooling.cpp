@@ -231,9 +231,8 @@ Tensor adaptiveAvgPool2dBackward(const Tensor &gradOut, const Tensor &self) {
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("max_pool2d", maxPool2d);
   m.impl("max_pool3d", maxPool3d);
@@ -247,7 +246,6 @@ void registerKernels(kiln::Library &m) {
   m.impl("max_pool2d_with_indices_backward", maxPool2dWithIndicesBackward);
   m.impl("_adaptive_avg_pool2d_backward", adaptiveAvgPool2dBackward);
 }
-} // namespace
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, "
@@ -258,6 +256,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor");
   m.def("_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

@@ -174,7 +174,7 @@ Tensor dropoutInplace(Tensor self, double p, bool train) {
   return self;
 }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("rand", rand);
   m.impl("randn", randn);
   m.impl("rand_like", randLike);
@@ -210,6 +210,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("dropout(Tensor input, float p, bool train) -> Tensor");
   m.def("dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

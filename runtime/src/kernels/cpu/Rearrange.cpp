@@ -315,7 +315,7 @@ Tensor pixelUnshuffle(const Tensor &self, int64_t r) {
   return shufflePixels(self, r, false, "aten::pixel_unshuffle");
 }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("tril", tril);
   m.impl("triu", triu);
   m.impl("pixel_shuffle", pixelShuffle);
@@ -358,6 +358,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("pixel_shuffle(Tensor self, int upscale_factor) -> Tensor");
   m.def("pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

@@ -158,7 +158,7 @@ std::tuple<Tensor, Tensor> oneStateRnn(const Tensor &input, const Tensor &hx, st
   return {r.output, r.h};
 }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("lstm.input", lstm);
   m.impl("gru.input", oneStateRnn<Cell::GRU>);
   m.impl("rnn_tanh.input", oneStateRnn<Cell::Tanh>);
@@ -176,6 +176,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
           "(Tensor input, Tensor hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, "
           "bool bidirectional, bool batch_first) -> (Tensor, Tensor)");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

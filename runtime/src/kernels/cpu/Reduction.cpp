@@ -254,9 +254,8 @@ Tensor amin(const Tensor &self, std::vector<int64_t> dims, bool keepdim) {
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("mean.dim", kiln::cpu::meanDim);
   m.impl("sum.dim_IntList", kiln::cpu::sumDim);
   m.impl("sum", kiln::cpu::sumAll);
@@ -267,7 +266,6 @@ void registerKernels(kiln::Library &m) {
   m.impl("max.dim", kiln::cpu::maxDim);
   m.impl("min.dim", kiln::cpu::minDim);
 }
-} // namespace
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor");
@@ -278,6 +276,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
   m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

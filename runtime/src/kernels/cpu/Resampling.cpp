@@ -301,9 +301,8 @@ Tensor segmentReduce(const Tensor &data, const std::string &reduce,
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("adaptive_max_pool1d", adaptiveMaxPool1d);
   m.impl("adaptive_max_pool2d", adaptiveMaxPool2d);
@@ -314,7 +313,3 @@ void registerKernels(kiln::Library &m) {
   m.impl("index_reduce", indexReduce);
   m.impl("segment_reduce", segmentReduce);
 }
-} // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

@@ -178,9 +178,8 @@ T2 cummin(const Tensor &self, int64_t dim) { return cumExtreme("aten::cummin", s
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("kthvalue", kthvalue);
   m.impl("median", median);
@@ -191,7 +190,3 @@ void registerKernels(kiln::Library &m) {
   m.impl("cummax", cummax);
   m.impl("cummin", cummin);
 }
-} // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

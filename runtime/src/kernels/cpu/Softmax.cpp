@@ -52,12 +52,9 @@ Tensor logSoftmax(const Tensor &self, int64_t dim, bool halfToFloat) {
 } // namespace kiln::cpu
 
 namespace {
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("_softmax", softmax);
   m.impl("_log_softmax", logSoftmax);
 }
 } // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

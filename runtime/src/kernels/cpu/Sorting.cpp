@@ -246,9 +246,8 @@ Tensor searchsorted(const Tensor &seq, const Tensor &self, bool outInt32, bool r
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("sort", sort);
   m.impl("sort.stable", sortStable);
@@ -258,7 +257,3 @@ void registerKernels(kiln::Library &m) {
   m.impl("msort", msort);
   m.impl("searchsorted.Tensor", searchsorted);
 }
-} // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

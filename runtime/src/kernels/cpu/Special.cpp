@@ -199,9 +199,8 @@ std::tuple<Tensor, Tensor> frexpK(const Tensor &self) {
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   using P = kiln::cpu::special::Poly;
   m.impl("lgamma", lgammaK);
@@ -260,7 +259,3 @@ void registerKernels(kiln::Library &m) {
   KILN_POLY("special_shifted_chebyshev_polynomial_w", P::ChebyshevW, shifted)
 #undef KILN_POLY
 }
-} // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

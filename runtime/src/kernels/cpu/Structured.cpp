@@ -614,9 +614,8 @@ Tensor multilabelMarginLoss(const Tensor &self, const Tensor &target, int64_t re
 } // namespace
 } // namespace kiln::cpu
 
-namespace {
 /// The same kernels serve CPU and Meta (on Meta tensors they only compute shapes).
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("fft_fftshift", fftshift);
   m.impl("fft_ifftshift", ifftshift);
@@ -644,7 +643,3 @@ void registerKernels(kiln::Library &m) {
   m.impl("multi_margin_loss", multiMarginLoss);
   m.impl("multilabel_margin_loss", multilabelMarginLoss);
 }
-} // namespace
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { registerKernels(m); }

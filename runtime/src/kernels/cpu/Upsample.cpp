@@ -347,7 +347,7 @@ Tensor upsampleAASized(const Tensor &self, std::vector<int64_t> size, bool align
   return upsampleAA(op, self, ax, alignCorners, Taps, Taps == 4);
 }
 
-void registerKernels(kiln::Library &m) {
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("avg_pool2d", avgPool2d);
   m.impl("upsample_bilinear2d.vec", upsampleBilinear);
   m.impl("upsample_nearest2d.vec", upsampleNearest);
@@ -376,6 +376,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
                               "float? scales_h=None, float? scales_w=None) -> Tensor");
   }
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

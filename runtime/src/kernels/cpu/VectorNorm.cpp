@@ -50,7 +50,7 @@ Tensor vectorNorm(const Tensor &self, IValue ordV, std::optional<std::vector<int
   return out;
 }
 
-void registerKernels(kiln::Library &m) { m.impl("linalg_vector_norm", vectorNorm); }
+KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) { m.impl("linalg_vector_norm", vectorNorm); }
 
 } // namespace
 } // namespace kiln::cpu
@@ -59,6 +59,3 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
         "ScalarType? dtype=None) -> Tensor");
 }
-
-KILN_LIBRARY_IMPL(aten, CPU, m) { kiln::cpu::registerKernels(m); }
-KILN_LIBRARY_IMPL(aten, Meta, m) { kiln::cpu::registerKernels(m); }

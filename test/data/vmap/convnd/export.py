@@ -11,12 +11,14 @@ Strides, padding, dilation, groups and output_padding are all off their
 defaults somewhere. Run with torch 2.11 from PyPI: python3 export.py
 """
 import os
+import sys
 
-import numpy as np
 import torch
 import torch.nn as nn
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(here))
+from per_sample import per_sample_grads, save_grads  # noqa: E402
 
 
 class ConvND(nn.Module):
@@ -43,34 +45,12 @@ def main():
     x0 = torch.randn(2, 4, 10)
     ep = torch.export.export(model, (x0,))
     torch.export.save(ep, os.path.join(here, "model.pt2"))
-    params = {k: v.detach() for k, v in model.named_parameters()}
-
-    def loss(p, x, c):
-        return (torch.func.functional_call(model, p, (x,)) * c).sum()
-
     g = torch.Generator().manual_seed(3)
     xs = torch.randn((3, *x0.shape), generator=g)
-    with torch.no_grad():
-        out = torch.func.vmap(lambda x: torch.func.functional_call(model, params, (x,)))(xs)
-    cs = torch.randn(out.shape, generator=g)
-    gp, gx = torch.func.vmap(torch.func.grad(loss, argnums=(0, 1)), in_dims=(None, 0, 0))(params, xs, cs)
-    d = os.path.join(here, "batch3")
-    os.makedirs(os.path.join(d, "grads"), exist_ok=True)
-    np.save(os.path.join(d, "input0.npy"), xs.numpy())
-    np.save(os.path.join(d, "output0.npy"), out.numpy())
-    np.save(os.path.join(d, "grads", "cotangent0.npy"), cs.numpy())
-    np.save(os.path.join(d, "grads", "input0.npy"), gx.numpy())
-    for k, v in gp.items():
-        np.save(os.path.join(d, "grads", k + ".npy"), v.numpy())
+    out, cs, gp, gx = per_sample_grads(model, xs, g)
+    save_grads(os.path.join(here, "batch3"), xs, out, cs, gp, gx)
     # The first sample alone, for kiln-compile --grad without --vmap.
-    d = os.path.join(here, "sample0")
-    os.makedirs(os.path.join(d, "grads"), exist_ok=True)
-    np.save(os.path.join(d, "input0.npy"), xs[0].numpy())
-    np.save(os.path.join(d, "output0.npy"), out[0].numpy())
-    np.save(os.path.join(d, "grads", "cotangent0.npy"), cs[0].numpy())
-    np.save(os.path.join(d, "grads", "input0.npy"), gx[0].numpy())
-    for k, v in gp.items():
-        np.save(os.path.join(d, "grads", k + ".npy"), v[0].numpy())
+    save_grads(os.path.join(here, "sample0"), xs[0], out[0], cs[0], {k: v[0] for k, v in gp.items()}, gx[0])
     print("output", tuple(out.shape), "parameters", len(gp))
 
 
