@@ -13,6 +13,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace kiln {
@@ -65,6 +66,117 @@ void sinkConstantChain(gpu::LaunchOp launch, Value v) {
   v.replaceUsesWithIf(inside, [&](OpOperand &use) {
     return launch->isProperAncestor(use.getOwner());
   });
+}
+
+/// Kernels read a constant through a copy of its global that host code never
+/// names (`<name>_kernel`, made once per global): a `memref.get_global` sunk
+/// into a launch is otherwise identical to one the host keeps (a constant
+/// that host control flow yields or passes to a runtime call), and CSE would
+/// merge the two, handing the kernel the host global's address.
+void useKernelGlobals(func::FuncOp func, llvm::DenseMap<StringAttr, StringAttr> &kernelCopies) {
+  // Host constant chains left without uses (their kernels rematerialized them) go first.
+  for (bool erased = true; erased;) {
+    erased = false;
+    SmallVector<Operation *> dead;
+    func.walk([&](Operation *op) {
+      if (op->use_empty() && !op->getParentOfType<gpu::LaunchOp>() && op->getNumResults() == 1 &&
+          isConstantBufferChain(op->getResult(0)))
+        dead.push_back(op);
+    });
+    for (Operation *op : dead)
+      op->erase();
+    erased = !dead.empty();
+  }
+  llvm::DenseSet<StringAttr> onHost;
+  SmallVector<memref::GetGlobalOp> inKernels;
+  func.walk([&](memref::GetGlobalOp g) {
+    if (g->getParentOfType<gpu::LaunchOp>())
+      inKernels.push_back(g);
+    else
+      onHost.insert(g.getNameAttr().getAttr());
+  });
+  auto module = func->getParentOfType<ModuleOp>();
+  SymbolTable symbols(module);
+  for (memref::GetGlobalOp g : inKernels) {
+    StringAttr name = g.getNameAttr().getAttr();
+    if (!onHost.contains(name))
+      continue;
+    StringAttr &copy = kernelCopies[name];
+    if (!copy) {
+      auto global = symbols.lookup<memref::GlobalOp>(name);
+      if (!global)
+        continue;
+      OpBuilder b(global);
+      b.setInsertionPointAfter(global);
+      auto clone = cast<memref::GlobalOp>(b.clone(*global));
+      clone.setSymName((name.getValue() + "_kernel").str());
+      clone.setPrivate();
+      copy = symbols.insert(clone); // renamed if the name is taken
+    }
+    g.setNameAttr(FlatSymbolRefAttr::get(copy));
+  }
+}
+
+/// A constant (a host `memref.get_global`, or a view of one) that a runtime
+/// call on device buffers takes is copied into a device buffer just before
+/// the call, by a kernel that reads the global from inside (so from the GPU
+/// module's copy), and freed after it: the call reads its operands as device
+/// memory.
+void copyConstantOperands(Operation *call) {
+  for (OpOperand &operand : call->getOpOperands()) {
+    Value v = operand.get();
+    if (!isa<MemRefType>(v.getType()) || !isConstantBufferChain(v))
+      continue;
+    SmallVector<Operation *> chain;
+    for (Value cur = v; Operation *def = cur.getDefiningOp();) {
+      chain.push_back(def);
+      if (isa<memref::GetGlobalOp>(def))
+        break;
+      cur = cast<ViewLikeOpInterface>(def).getViewSource();
+    }
+    auto global = cast<memref::GetGlobalOp>(chain.back());
+    auto type = cast<MemRefType>(global.getType());
+    if (!type.hasStaticShape())
+      continue;
+    OpBuilder b(call);
+    Location loc = call->getLoc();
+    auto cst = [&](int64_t n) { return arith::ConstantIndexOp::create(b, loc, n).getResult(); };
+    Value copy = memref::AllocOp::create(b, loc, type); // a device buffer: the call takes it
+    constexpr int64_t kThreads = 256;
+    int64_t n = type.getNumElements();
+    Value c1 = cst(1);
+    auto launch = gpu::LaunchOp::create(b, loc, cst(std::max<int64_t>(1, (n + kThreads - 1) / kThreads)), c1, c1,
+                                        cst(kThreads), c1, c1);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&launch.getBody().front());
+      Value i = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, cst(kThreads)),
+                                      launch.getThreadIds().x);
+      auto inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, cst(n));
+      scf::IfOp::create(b, loc, inRange, [&](OpBuilder &tb, Location tl) {
+        // Row-major indices of element i.
+        SmallVector<Value> idx(type.getRank());
+        Value rest = i;
+        for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+          Value size = arith::ConstantIndexOp::create(tb, tl, type.getDimSize(d));
+          idx[d] = arith::RemUIOp::create(tb, tl, rest, size);
+          rest = arith::DivUIOp::create(tb, tl, rest, size);
+        }
+        Value src = tb.clone(*global)->getResult(0);
+        Value x = memref::LoadOp::create(tb, tl, src, idx);
+        memref::StoreOp::create(tb, tl, x, copy, idx);
+        scf::YieldOp::create(tb, tl);
+      });
+      gpu::TerminatorOp::create(b, loc);
+    }
+    IRMapping map;
+    map.map(global.getResult(), copy);
+    for (Operation *op : llvm::reverse(ArrayRef(chain).drop_back()))
+      b.clone(*op, map);
+    operand.set(map.lookup(v));
+    b.setInsertionPointAfter(call);
+    memref::DeallocOp::create(b, loc, copy);
+  }
 }
 
 /// A call of a runtime function that works on device buffers in stream
@@ -136,6 +248,16 @@ struct KilnGPUDeviceBuffersPass
         if (isConstantBufferChain(v))
           sinkConstantChain(launch, v);
     });
+    // Constants that runtime calls on device buffers take get device copies.
+    SmallVector<Operation *> calls;
+    func.walk([&](Operation *op) {
+      auto call = dyn_cast<func::CallOp>(op);
+      if ((call && isDeviceCall(call)) || isHostRuntimeCall(op))
+        calls.push_back(op);
+    });
+    for (Operation *call : calls)
+      copyConstantOperands(call);
+    useKernelGlobals(func, kernelCopies);
 
     // 2. Buffers a kernel or the caller sees live in device memory.
     llvm::DenseSet<Value> device;
@@ -291,7 +413,11 @@ struct KilnGPUDeviceBuffersPass
     return success();
   }
 
+  /// Each global's copy for kernels (useKernelGlobals), per module.
+  llvm::DenseMap<StringAttr, StringAttr> kernelCopies;
+
   void runOnOperation() override {
+    kernelCopies.clear();
     // Entry points and functions that launch kernels; private helpers with
     // no kernel (such as the deallocation helper) work on host memory.
     for (auto func : getOperation().getOps<func::FuncOp>()) {

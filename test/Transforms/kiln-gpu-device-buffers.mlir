@@ -263,3 +263,47 @@ func.func @host_reads_carried(%out: memref<4xindex>) -> index {
   memref.dealloc %b : memref<4xindex>
   return %r : index
 }
+
+// -----
+
+// A constant that host code keeps (here: read on the host) and a kernel
+// reads: the kernel reads it through its own copy of the global
+// (`@zeros_kernel`, which host code never names, so CSE cannot hand the
+// kernel the host global's address). A constant that a runtime call on
+// device buffers takes gets a device copy, made by a kernel just before the
+// call and freed after it.
+memref.global "private" constant @zeros : memref<2x3xf32> = dense<0.0>
+// CHECK: memref.global "private" constant @zeros_kernel : memref<2x3xf32> = dense<0.000000e+00>
+// CHECK-LABEL: func.func @kept_constant
+// CHECK: %[[G:.*]] = memref.get_global @zeros : memref<2x3xf32>
+// CHECK: %[[OUT:.*]] = gpu.alloc () : memref<2x3xf32>
+// CHECK: gpu.launch
+// CHECK:   memref.get_global @zeros_kernel
+// CHECK: %[[COPY:.*]] = gpu.alloc () : memref<2x3xf32>
+// CHECK: gpu.launch
+// CHECK:   %[[K:.*]] = memref.get_global @zeros_kernel : memref<2x3xf32>
+// CHECK:   %[[E:.*]] = memref.load %[[K]]
+// CHECK:   memref.store %[[E]], %[[COPY]]
+// CHECK: call @kiln_gpu_library_step(%[[COPY]], %[[OUT]])
+// CHECK: gpu.dealloc %[[COPY]]
+// CHECK: %[[H:.*]] = memref.load %[[G]]
+// CHECK: return %[[OUT]], %[[H]]
+func.func private @kiln_gpu_library_step(memref<2x3xf32>, memref<2x3xf32>) attributes {kiln.device_call}
+func.func @kept_constant(%x: memref<2x3xf32>) -> (memref<2x3xf32>, f32) {
+  %g = memref.get_global @zeros : memref<2x3xf32>
+  %out = memref.alloc() : memref<2x3xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = memref.load %g[%bx, %c0] : memref<2x3xf32>
+    %w = memref.load %x[%bx, %c0] : memref<2x3xf32>
+    %s = arith.addf %v, %w : f32
+    memref.store %s, %out[%bx, %c0] : memref<2x3xf32>
+    gpu.terminator
+  }
+  call @kiln_gpu_library_step(%g, %out) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+  %h = memref.load %g[%c1, %c2] : memref<2x3xf32>
+  return %out, %h : memref<2x3xf32>, f32
+}

@@ -7,6 +7,8 @@
 # up once per process, not once per program), JOBS processes at a time
 # (default: the cores); with DEADLINE=S, no program starts after S seconds of
 # a suite (those left count as not run) and results.json is written all the same.
+# Suite entries-grad (run_grad.py) compares each program's gradients with
+# torch.autograd's (report.py --cuda-grad-results).
 #   test/gpu/opinfo-run.sh PACK.tar.xz OUT_DIR [SUITE...]
 # Needs python3 (standard library) and the repository's test/data/opinfo-*.
 set -uo pipefail
@@ -18,8 +20,10 @@ mkdir -p "$out"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
 suites=("$@"); ((${#suites[@]})) || suites=($(cd "$pack" && ls -d entries* 2>/dev/null))
 for s in "${suites[@]}"; do
-  python3 "$src/test/opinfo/run.py" --prebuilt "$pack/$s" --device cuda --device-name "${gpu:-a GPU}" \
-    --kiln-run "$pack/bin/kiln-run" --data "$src/test/data/opinfo-$s" --work "$pack/work-$s" \
+  runner=("$src/test/opinfo/run.py" --data "$src/test/data/opinfo-$s")
+  [[ $s == entries-grad ]] && runner=("$src/test/opinfo/run_grad.py")
+  python3 "${runner[@]}" --prebuilt "$pack/$s" --device cuda --device-name "${gpu:-a GPU}" \
+    --kiln-run "$pack/bin/kiln-run" --work "$pack/work-$s" \
     --jobs "${JOBS:-$(nproc)}" --batch "${BATCH:-25}" --deadline "${DEADLINE:-0}"
   cp "$pack/work-$s/results.json" "$out/$s-results.json"
 done

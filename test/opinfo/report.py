@@ -5,7 +5,8 @@ Standard library only.
 usage: report.py --results WORK/results.json [--entries-results W/results.json]
                  [--dtypes-results W/results.json] [--grad-results W/results.json]
                  [--vmap-results W/results.json] [--cuda-entries-results R.json
-                 [--cuda-dtypes-results R.json]] [--out docs/op-coverage.md]
+                 [--cuda-dtypes-results R.json]] [--cuda-grad-results R.json [--grad-baseline B]]
+                 [--out docs/op-coverage.md]
 Without --results, only the vmap and/or CUDA sections of --out are rewritten.
 """
 import argparse
@@ -119,6 +120,26 @@ def failure_lists(entries, dtypes, ir_title, lines, level="###"):
             lines.append(f"- {oid}: {reason}")
 
 
+def grad_failures(gentries, names, lines):
+    """The gradient suite's failing entries per IR, grouped by kiln's error
+    (a mismatch without its numbers, an error without its node)."""
+    for ir in run.IR_ARCHIVES:
+        groups = {}
+        for oid, e in sorted(gentries.items()):
+            slot = e.get("grad", {}).get(ir)
+            if slot and not slot["pass"]:
+                why = slot["reason"] or ""
+                key = why.split(" [node ")[0]
+                key = key.split(": max abs error")[0] if "mismatch" in key else key
+                groups.setdefault(key, []).append(oid)
+        lines += [f"{names[ir]}:", ""]
+        if not groups:
+            lines.append("None.")
+        for why, v in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            lines.append(f"- ({len(v)}) {', '.join(v)}: {why}")
+        lines.append("")
+
+
 def pct(n, d):
     return f"{100 * n / d:.1f}%" if d else "-"
 
@@ -181,21 +202,7 @@ def entries_section(eindex, eresults, lines, dindex=None, dresults=None, gindex=
             failure_lists(dentries, dts, f", {cls}", lines)
     if gentries is not None:
         lines += ["", "### Backward: what fails, by kiln's error", ""]
-        for ir in run.IR_ARCHIVES:
-            groups = {}
-            for oid, e in sorted(gentries.items()):
-                slot = e.get("grad", {}).get(ir)
-                if slot and not slot["pass"]:
-                    why = slot["reason"] or ""
-                    key = why.split(" [node ")[0]
-                    key = key.split(": max abs error")[0] if "mismatch" in key else key
-                    groups.setdefault(key, []).append(oid)
-            lines += [f"{names[ir]}:", ""]
-            if not groups:
-                lines.append("None.")
-            for why, v in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-                lines.append(f"- ({len(v)}) {', '.join(v)}: {why}")
-            lines.append("")
+        grad_failures(gentries, names, lines)
         no_grad = sorted(oid for oid, e in gentries.items() if e["status"] == "no-gradient")
         if no_grad:
             lines += ["Differentiable entries with no gradient to check (no floating input OpInfo "
@@ -208,6 +215,7 @@ def entries_section(eindex, eresults, lines, dindex=None, dresults=None, gindex=
 
 VMAP_HEADING = "## vmap of every OpInfo entry"
 CUDA_HEADING = "## Every OpInfo entry on CUDA"
+CUDA_GRAD_HEADING = "## Every OpInfo entry's gradients on CUDA"
 
 
 def cuda_section(eindex, eresults, dindex=None, dresults=None):
@@ -248,6 +256,45 @@ def cuda_section(eindex, eresults, dindex=None, dresults=None):
     return lines
 
 
+def cuda_grad_section(gresults, baseline):
+    """The gradient suite run on a GPU (run_grad.py --prebuilt --device cuda
+    over programs compiled here with --grad --target cuda --compile-only):
+    pass rates per IR beside the CPU's (the committed baseline of the CPU
+    run), the archives that pass on the CPU and fail on CUDA, and what fails."""
+    names = {"default": "default (training) IR", "core": "Core ATen IR"}
+    gpu = gresults.get("device_name") or "a GPU"
+    total, diff = gresults["entries_total"], gresults["entries_differentiable"]
+    exp = gresults["entries_differentiable_exported"]
+    lines = [CUDA_GRAD_HEADING, "",
+             f"The gradient suite's archives (`test/data/opinfo-entries-grad`), compiled here with "
+             f"`kiln-compile --grad --target=cuda --cuda-tf32=none` and run on {gpu} with `kiln-run "
+             f"--device cuda --expect-grads` against `torch.autograd`'s gradients (rtol "
+             f"{gresults['rtol']:g} / atol {gresults['atol']:g}, as on the CPU; "
+             f"`test/gpu/opinfo-pack.sh ... entries-grad`, `test/gpu/opinfo-run.sh ... entries-grad`; "
+             f"{gresults['archives']} archives, {gresults['seconds']:.0f} s there). An archive that "
+             "does not compile for CUDA counts as failed, as do the entries torch.export cannot export. "
+             "The last column is the CPU's figure (`test/opinfo/baseline-entries-grad.json`).",
+             "", "| direction | IR | entries passing | of all entries | of the differentiable entries | "
+             "of those torch.export exports | on the CPU |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for ir, n in gresults["entries_passing"].items():
+        m = baseline.get("entries_passing", {}).get(ir, 0)
+        lines.append(f"| backward float32 | {names[ir]} | {n} | {pct(n, total)} of {total} | {pct(n, diff)} of "
+                     f"{diff} | {pct(n, exp)} of {exp} | {m} ({pct(m, exp)}) |")
+    passing = {f"{r['case']}:{r['ir']}" for r in gresults["records"] if run_grad_passed(r)}
+    lost = sorted(k for k in baseline.get("passing", []) if k not in passing)
+    lines += ["", f"Archives that pass on the CPU and not on CUDA: {len(lost)}"
+              + (" (" + ", ".join(f"`{k}`" for k in lost) + ")." if lost else "."),
+              "", "#### Backward on CUDA: what fails, by kiln's error", ""]
+    grad_failures(gresults["entries"], names, lines)
+    return lines
+
+
+def run_grad_passed(rec):
+    """Whether one gradient record passed (every gradient compared and within tolerance)."""
+    return rec["status"] == "ran" and all(v == "ok" for v in rec["grads"].values())
+
+
 def vmap_section(vindex, vresults):
     """The OpInfo vmap sweep (run_vmap.py's results.json) as markdown lines."""
     entries = vindex["entries"]
@@ -282,14 +329,19 @@ def vmap_section(vindex, vresults):
     return lines
 
 
-def replace_section(path, heading, section):
+def replace_section(path, heading, section, after=None):
     """Puts a section (vmap, CUDA) into an existing op-coverage.md in place of
-    the one with that heading, else before the core-op table."""
+    the one with that heading, else after the section headed `after` if there
+    is one, else before the core-op table."""
     with open(path) as f:
         text = f.read()
     end = text.find("## Core ATen ops")
-    start = text.find(heading)
-    if start < 0:
+    start = text.find(heading + "\n")
+    prev = text.find(after + "\n") if after else -1
+    if start < 0 and prev >= 0:
+        nxt = text.find("\n## ", prev + len(after))
+        start = end = nxt + 1 if nxt >= 0 else len(text)
+    elif start < 0:
         start = end
     else:
         nxt = text.find("\n## ", start + len(heading))
@@ -326,6 +378,10 @@ def main():
     p.add_argument("--cuda-entries-results", help="opinfo-run.sh's float32 entries results (run.py "
                    "--prebuilt --device cuda on a GPU machine)")
     p.add_argument("--cuda-dtypes-results", help="the same for test/data/opinfo-entries-dtypes")
+    p.add_argument("--cuda-grad-results", help="opinfo-run.sh's entries-grad results (run_grad.py "
+                   "--prebuilt --device cuda on a GPU machine), beside the CPU's --grad-baseline")
+    p.add_argument("--grad-baseline", default=os.path.join(HERE, "baseline-entries-grad.json"),
+                   help="the CPU's gradient baseline (run_grad.py --update-baseline)")
     p.add_argument("--out", default=os.path.join(HERE, "..", "..", "docs", "op-coverage.md"))
     args = p.parse_args()
     vsection, csection = [], []
@@ -338,13 +394,20 @@ def main():
         csection = cuda_section(*load(args.entries_data, args.cuda_entries_results),
                                 *(load(args.dtypes_data, args.cuda_dtypes_results)
                                   if args.cuda_dtypes_results else ()))
+    cgsection = []
+    if args.cuda_grad_results:
+        with open(args.cuda_grad_results) as f:
+            cgresults = json.load(f)
+        with open(args.grad_baseline) as f:
+            cgsection = cuda_grad_section(cgresults, json.load(f))
     if not args.results:
-        if not (vsection or csection):
-            p.error("give --results, or --vmap-results / --cuda-entries-results to rewrite those "
-                    "sections only")
-        for heading, section in ((VMAP_HEADING, vsection), (CUDA_HEADING, csection)):
+        if not (vsection or csection or cgsection):
+            p.error("give --results, or --vmap-results / --cuda-entries-results / --cuda-grad-results "
+                    "to rewrite those sections only")
+        for heading, section, after in ((VMAP_HEADING, vsection, None), (CUDA_HEADING, csection, None),
+                                        (CUDA_GRAD_HEADING, cgsection, CUDA_HEADING)):
             if section:
-                replace_section(os.path.normpath(args.out), heading, section)
+                replace_section(os.path.normpath(args.out), heading, section, after)
                 print(f"wrote the section '{heading[3:]}' of {os.path.normpath(args.out)}")
         return
     with open(os.path.join(args.data, "cases.json")) as f:
@@ -398,6 +461,7 @@ def main():
                 extra["gresults"] = json.load(f)
         entries_section(eindex, eresults, lines, **extra)
     lines += csection
+    lines += cgsection
     lines += vsection
     lines += ["## Core ATen ops", ""]
     tested_sorted = sorted(tested)

@@ -168,13 +168,15 @@ def read_run(rec, rc, stdout, stderr):
 BATCH_LINE = re.compile(r"^kiln-run batch: (begin|stderr|end) (\d+)(?: exit (-?\d+))?$")
 
 
-def run_batches(items, work, tools, size, deadline):
+def run_batches(items, work, tools, size, deadline, read=read_run):
     """Runs prebuilt programs `size` at a time with `kiln-run --batch` (one
     process sets the device up once for all of them). items: (record, .so,
     kiln-run arguments after the model). A run that crashes its process fails
     with the process's exit; the batch goes on in a new process after it. Past
     `deadline` (time.time()), the programs not run yet fail as 'not-run'.
-    Returns the records."""
+    read(rec, exit, stdout, stderr) fills a record from one run (read_run:
+    forward outputs; run_grad.py passes its gradients' reader). Returns the
+    records."""
     out, todo = [], list(items)
     path = os.path.join(work, f"batch-{threading.get_ident()}.txt")
     while todo:
@@ -207,7 +209,7 @@ def run_batches(items, work, tools, size, deadline):
             if m.group(1) == "end" and k is not None and int(m.group(2)) == k:
                 rec = chunk[k][0]
                 last = int(m.group(3))
-                read_run(rec, last, "\n".join(buf["begin"]), "\n".join(buf["stderr"]))
+                read(rec, last, "\n".join(buf["begin"]), "\n".join(buf["stderr"]))
                 rec["seconds"] = (time.time() - t0) / len(chunk)
                 out.append(rec)
                 done, part = k + 1, None

@@ -17,6 +17,16 @@ fewer entries pass in either IR; --update-baseline records the current passes.
 
 usage: run_grad.py --kiln-compile PATH --kiln-run PATH [--work DIR] [--jobs 2]
                    [--only REGEX] [--update-baseline [--accept-regressions]]
+
+CUDA (programs compiled here, run on a GPU machine without LLVM), as run.py:
+  run_grad.py --target cuda --compile-only --kiln-compile PATH --work PACK/entries-grad
+      compiles every archive with --grad --target=cuda --cuda-tf32=none and keeps
+      the .so files and WORK/compiled.json (the archives that did not compile);
+  run_grad.py --prebuilt PACK/entries-grad --device cuda --kiln-run PATH --work W
+              [--batch 25] [--deadline S] [--device-name NAME]
+      runs them there through `kiln-run --batch`, gradients compared on the
+      device against the same expected values; no baseline check (it is the CPU's).
+test/gpu/opinfo-pack.sh and test/gpu/opinfo-run.sh (suite entries-grad) wrap both.
 """
 import argparse
 import concurrent.futures
@@ -39,14 +49,51 @@ MISSING_LINE = re.compile(r"^'.*': the model has no gradient named '(input\d+)':
 IR_ARCHIVES = {"default": "model", "core": "model.core"}
 
 
+def grad_run_args(case, fwd, grads_dir):
+    """kiln-run's arguments after the model: tolerances, the expected
+    gradients' folder, the case's inputs, then its cotangents."""
+    d = os.path.join(grads_dir, case["name"])
+    args = ["--rtol", str(RTOL), "--atol", str(ATOL), "--expect-grads", d]
+    args += [a for i in range(case["inputs"]) for a in ("--input", os.path.join(fwd, case["name"], f"input{i}.npy"))]
+    args += [a for k in range(case["outputs"]) for a in ("--cotangent", os.path.join(d, f"cotangent{k}.npy"))]
+    return args
+
+
+def read_grads(rec, rc, stdout, stderr, want):
+    """Fills rec from one kiln-run of a --grad model: 'ran' with each
+    gradient's comparison when every gradient in `want` was compared, else the
+    run's error."""
+    for line in stdout.splitlines():
+        m = GRAD_LINE.match(line)
+        if m:
+            rec["grads"][m.group(1)] = "ok" if m.group(3) == "OK" else m.group(2)
+        m = MISSING_LINE.match(line)
+        if m:
+            rec["grads"][m.group(1)] = "kiln gives no gradient for this input"
+    if rc in (0, 1) and want <= set(rec["grads"]):
+        rec["status"] = "ran"
+    else:
+        rec.update(status="run-error", reason=f"kiln-run exit {rc}: " + run.first_error_line(stderr + stdout))
+
+
+def wanted(case):
+    return {f"input{i}" for i in case["grads"]}
+
+
+def new_record(case, ir):
+    return {"case": case["name"], "ir": ir, "status": None, "reason": None, "grads": {}, "seconds": 0.0}
+
+
 def run_grad(case, ir, fwd, grads_dir, work, tools):
-    """Compiles one archive with --grad, runs it, and returns its record."""
+    """Compiles one archive with --grad (and the target's flags), runs it
+    unless compiling only, and returns its record."""
     name = case["name"]
     so = os.path.join(work, "so", f"{name}.{ir}.grad.so")
-    rec = {"case": name, "ir": ir, "status": None, "reason": None, "grads": {}, "seconds": 0.0}
+    rec = new_record(case, ir)
     t0 = time.time()
     try:
-        p = subprocess.run([tools["compile"], os.path.join(fwd, name, ir + ".pt2"), "--grad", "-o", so],
+        p = subprocess.run([tools["compile"], os.path.join(fwd, name, ir + ".pt2"), "--grad", "-o", so,
+                            *tools.get("compile_flags", [])],
                            capture_output=True, text=True, timeout=run.COMPILE_TIMEOUT)
     except subprocess.TimeoutExpired:
         rec.update(status="compile-timeout", reason=f"kiln-compile ran over {run.COMPILE_TIMEOUT} s",
@@ -59,10 +106,10 @@ def run_grad(case, ir, fwd, grads_dir, work, tools):
                    reason=f"kiln-compile exit {p.returncode}: {reason}" if crash else reason,
                    seconds=time.time() - t0)
         return rec
-    d = os.path.join(grads_dir, name)
-    cmd = [tools["run"], so, "--rtol", str(RTOL), "--atol", str(ATOL), "--expect-grads", d]
-    cmd += [a for i in range(case["inputs"]) for a in ("--input", os.path.join(fwd, name, f"input{i}.npy"))]
-    cmd += [a for k in range(case["outputs"]) for a in ("--cotangent", os.path.join(d, f"cotangent{k}.npy"))]
+    if tools.get("compile_only"):  # kept for --prebuilt on another machine
+        rec.update(status="compiled", seconds=time.time() - t0)
+        return rec
+    cmd = [tools["run"], so, *grad_run_args(case, fwd, grads_dir)]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=run.RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -71,21 +118,38 @@ def run_grad(case, ir, fwd, grads_dir, work, tools):
     finally:
         if os.path.exists(so):
             os.unlink(so)
-    for line in p.stdout.splitlines():
-        m = GRAD_LINE.match(line)
-        if m:
-            rec["grads"][m.group(1)] = "ok" if m.group(3) == "OK" else m.group(2)
-        m = MISSING_LINE.match(line)
-        if m:
-            rec["grads"][m.group(1)] = "kiln gives no gradient for this input"
-    want = {f"input{i}" for i in case["grads"]}
-    if p.returncode in (0, 1) and want <= set(rec["grads"]):
-        rec["status"] = "ran"
-    else:
-        rec.update(status="run-error", reason=f"kiln-run exit {p.returncode}: " +
-                   run.first_error_line(p.stderr + p.stdout))
+    read_grads(rec, p.returncode, p.stdout, p.stderr, wanted(case))
     rec["seconds"] = time.time() - t0
     return rec
+
+
+def run_prebuilt(selected, fwd, grads_dir, args, tools):
+    """The --prebuilt programs (compiled elsewhere with --compile-only) run
+    through `kiln-run --batch`, --jobs processes at a time; an archive that did
+    not compile there fails with the compiler's error. Returns the records."""
+    prebuilt, records, items = tools["prebuilt"], [], []
+    for c in selected:
+        for ir in c["irs"]:
+            rec = new_record(c, ir)
+            failed = prebuilt["failed"].get(f"{c['name']}.{ir}")
+            so = os.path.join(prebuilt["dir"], "so", f"{c['name']}.{ir}.grad.so")
+            if failed or not os.path.exists(so):
+                rec.update(failed or {"status": "compile-error",
+                                      "reason": f"not built: no {c['name']}.{ir}.grad.so in the --prebuilt folder"})
+                records.append(rec)
+                continue
+            items.append((rec, so, grad_run_args(c, fwd, grads_dir) + tools.get("run_flags", [])))
+    want = {c["name"]: wanted(c) for c in selected}
+
+    def read(rec, rc, stdout, stderr):
+        read_grads(rec, rc, stdout, stderr, want[rec["case"]])
+
+    deadline = time.time() + args.deadline if args.deadline else 0
+    share = [items[k::args.jobs] for k in range(args.jobs)]
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for part in pool.map(lambda its: run.run_batches(its, args.work, tools, args.batch, deadline, read), share):
+            records += part
+    return records
 
 
 def case_result(rec):
@@ -116,8 +180,8 @@ def entry_status(index, results):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--kiln-compile", required=True)
-    p.add_argument("--kiln-run", required=True)
+    p.add_argument("--kiln-compile")
+    p.add_argument("--kiln-run")
     p.add_argument("--work", default=os.path.join(os.getcwd(), "opinfo-grad-work"))
     p.add_argument("--data", default=DATA)
     p.add_argument("--jobs", type=int, default=2)
@@ -125,7 +189,21 @@ def main():
     p.add_argument("--baseline", default=BASELINE)
     p.add_argument("--update-baseline", action="store_true")
     p.add_argument("--accept-regressions", action="store_true")
+    p.add_argument("--target", choices=["cpu", "cuda"], default="cpu",
+                   help="cuda: compile with --target=cuda --cuda-tf32=none (plain float32 products)")
+    p.add_argument("--gpu-arch", default="sm_90", help="with --target cuda (sm_90: H100/H200)")
+    p.add_argument("--compile-only", action="store_true",
+                   help="compile and keep the .so files and WORK/compiled.json (for --prebuilt elsewhere)")
+    p.add_argument("--prebuilt", help="the --work folder of a --compile-only run: run its .so files "
+                   "through kiln-run --batch")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="kiln-run --device")
+    p.add_argument("--device-name", help="the machine, as the report names it (e.g. the GPU's name)")
+    p.add_argument("--batch", type=int, default=25, help="with --prebuilt: programs per kiln-run --batch process")
+    p.add_argument("--deadline", type=float, default=0, help="with --prebuilt: seconds after which no "
+                   "program starts (those left fail as not-run); results.json is written all the same")
     args = p.parse_args()
+    if not (args.kiln_compile or args.prebuilt) or not (args.kiln_run or args.compile_only):
+        p.error("--kiln-compile (or --prebuilt) and --kiln-run (unless --compile-only) are needed")
     t0 = time.time()
 
     with open(os.path.join(args.data, "cases.json")) as f:
@@ -138,14 +216,25 @@ def main():
     os.makedirs(os.path.join(args.work, "so"), exist_ok=True)
     fwd = run.extract(fwd_index, os.path.join(args.work, "forward"), fwd_data)
     grads_dir = run.extract(index, os.path.join(args.work, "gradients"), args.data)
-    tools = {"compile": args.kiln_compile, "run": args.kiln_run}
+    tools = {"compile": args.kiln_compile, "run": args.kiln_run, "compile_only": args.compile_only}
+    if args.target == "cuda":
+        tools["compile_flags"] = ["--target=cuda", f"--gpu-arch={args.gpu_arch}", "--cuda-tf32=none"]
+    if args.device != "cpu":
+        tools["run_flags"] = ["--device", args.device]
     selected = [c for c in index["cases"] if not args.only or re.search(args.only, c["name"])]
     records = []
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futs = [pool.submit(run_grad, c, ir, fwd, grads_dir, args.work, tools) for c in selected for ir in c["irs"]]
-        for f in concurrent.futures.as_completed(futs):
-            records.append(f.result())
+    if args.prebuilt:
+        tools["prebuilt"] = run.prebuilt_info(args.prebuilt, index)
+        records = run_prebuilt(selected, fwd, grads_dir, args, tools)
+    else:
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            futs = [pool.submit(run_grad, c, ir, fwd, grads_dir, args.work, tools)
+                    for c in selected for ir in c["irs"]]
+            for f in concurrent.futures.as_completed(futs):
+                records.append(f.result())
     records.sort(key=lambda r: (r["case"], r["ir"]))
+    if args.compile_only:
+        return run.write_compiled(args.work, index, records, time.time() - t0)
     results = {(r["case"], r["ir"]): case_result(r) for r in records}
     entries = entry_status(index, results)
     n_pass = sum(1 for v in results.values() if v[0])
@@ -156,6 +245,8 @@ def main():
               "entries_total": len(entries), "entries_differentiable": n_diff,
               "entries_differentiable_exported": n_diff_exp, "entries_passing": figs,
               "rtol": RTOL, "atol": ATOL, "entries": entries, "records": records}
+    if args.device_name:
+        result["device_name"] = args.device_name
     with open(os.path.join(args.work, "results.json"), "w") as f:
         json.dump(result, f, indent=1)
     print(f"opinfo-grad: {len(records)} archives compiled with --grad, {n_pass} pass "
@@ -164,7 +255,7 @@ def main():
         print(f"opinfo-grad: {ir} IR: gradients of {n} of {n_diff} differentiable OpInfo entries match "
               f"torch.autograd ({100 * n / max(n_diff, 1):.1f}%; {100 * n / max(n_diff_exp, 1):.1f}% of the "
               f"{n_diff_exp} torch.export exports)")
-    if args.only:
+    if args.only or args.prebuilt:  # the baseline is the CPU's
         return 0
     baseline = {"passing": [], "entries_passing": {}}
     if os.path.exists(args.baseline):

@@ -344,7 +344,12 @@ def KilnGPUDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::ModuleOp"> {
     `memref.reshape`, for instance) stay host allocations. Constants
     (`memref.get_global`, with their view chains) used inside a launch are
     rematerialized inside it, so kernel outlining copies the global into the
-    GPU module and kernels never read host memory. A host `memref.load` of a
+    GPU module and kernels never read host memory; where host code keeps the
+    same global (a constant it yields, or passes to a runtime call), kernels
+    name a copy of it (`<name>_kernel`) instead, so that CSE cannot merge the
+    two and hand a kernel the host global's address. A constant that a
+    runtime call on device buffers takes is copied into a device buffer by a
+    kernel just before the call and freed after it. A host `memref.load` of a
     device buffer or a function argument (arguments are device buffers: a
     value the kernels computed that host control flow needs) becomes a call
     of the runtime's `kiln_gpu_read_to_host` (kiln/abi/gpu_calls.h), which
@@ -361,7 +366,8 @@ def KilnGPUDeviceBuffers : Pass<"kiln-gpu-device-buffers", "::mlir::ModuleOp"> {
     Before: `%b = memref.alloc() : memref<4xf32>` used by a `gpu.launch`
     After:  `%b = gpu.alloc () : memref<4xf32>`
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
 def KilnGPUSplitReductions : Pass<"kiln-gpu-split-reductions", "::mlir::func::FuncOp"> {

@@ -201,6 +201,14 @@ def isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_uni
 # one_hot with a class count given (torch/_decomp: self[..., None] == arange(num_classes),
 # as int64); with num_classes=-1 the count is data-dependent and no rule applies.
 def one_hot(Tensor self, int num_classes=-1) -> Tensor
+  when rank self == 0
+  when num_classes != -1
+  c = aten::arange.start(start=0, end=num_classes, dtype=#int64, layout=None, device=None, pin_memory=None) : dims self [num_classes] as int64
+  u = aten::unsqueeze.default(self=self, dim=-1) : dims self [1]
+  q = aten::eq.Tensor(self=u, other=c) : dims self [num_classes] as bool
+  r = aten::_to_copy.default(self=q, dtype=#int64)
+  return r
+def one_hot(Tensor self, int num_classes=-1) -> Tensor
   when rank self == 1
   when num_classes != -1
   c = aten::arange.start(start=0, end=num_classes, dtype=#int64, layout=None, device=None, pin_memory=None) : dims self [num_classes] as int64

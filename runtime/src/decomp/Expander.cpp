@@ -2,6 +2,7 @@
 // for the rule syntax).
 #include "kiln/decompose.h"
 
+#include "DataDependent.h"
 #include "MaskedIndex.h"
 #include "TriIndices.h"
 #include "RuleTable.h"
@@ -520,7 +521,7 @@ private:
 } // namespace
 
 bool hasRule(const std::string &target) {
-  if (isMaskedIndexTarget(target) || isTriIndicesTarget(target)) return true;
+  if (isMaskedIndexTarget(target) || isTriIndicesTarget(target) || isDataDependentTarget(target)) return true;
   for (const Rule &r : table())
     if (r.target == target) return true;
   return false;
@@ -537,6 +538,7 @@ std::optional<Expansion> expand(const std::string &nodeJson, const MetaLookup &m
   std::string target = node.value("target", std::string());
   if (isMaskedIndexTarget(target)) return expandMaskedIndex(node, metaOf);
   if (isTriIndicesTarget(target)) return expandTriIndices(node, metaOf);
+  if (isDataDependentTarget(target)) return expandDataDependent(node, metaOf);
   // PyTorch computes ops whose result is a float from integer or bool inputs
   // (rad2deg, xlogy, the distance losses: INT_TO_FLOAT type promotion) in
   // that float dtype: where no rule takes the node as it is and one asks for
@@ -572,6 +574,9 @@ std::vector<std::string> decomposedOps() {
   ops.push_back("aten::_unsafe_masked_index_put_accumulate");
   ops.push_back("aten::tril_indices");
   ops.push_back("aten::triu_indices");
+  ops.push_back("aten::tensor_split.tensor_indices_or_sections");
+  ops.push_back("aten::bincount");
+  ops.push_back("aten::unique_consecutive");
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   return ops;

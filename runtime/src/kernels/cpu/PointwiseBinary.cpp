@@ -139,6 +139,25 @@ template <typename F> Tensor bitwise(const Tensor &a, const Tensor &b, const cha
 Tensor bitwiseAnd(const Tensor &a, const Tensor &b) {
   return bitwise(a, b, "aten::bitwise_and.Tensor", [](int64_t x, int64_t y) { return x & y; });
 }
+/// ATen's calc_gcd: Euclid's algorithm on the absolute values.
+int64_t gcdI(int64_t x, int64_t y) {
+  uint64_t a = x < 0 ? 0 - (uint64_t)x : (uint64_t)x, b = y < 0 ? 0 - (uint64_t)y : (uint64_t)y;
+  while (a != 0) {
+    uint64_t c = a;
+    a = b % a;
+    b = c;
+  }
+  return (int64_t)b;
+}
+Tensor gcdKernel(const Tensor &a, const Tensor &b) { return bitwise(a, b, "aten::gcd", gcdI); }
+Tensor lcmKernel(const Tensor &a, const Tensor &b) {
+  return bitwise(a, b, "aten::lcm", [](int64_t x, int64_t y) -> int64_t {
+    int64_t g = gcdI(x, y);
+    if (g == 0) return 0;
+    int64_t r = x / g * y;
+    return r < 0 ? -r : r;
+  });
+}
 Tensor bitwiseOr(const Tensor &a, const Tensor &b) {
   return bitwise(a, b, "aten::bitwise_or.Tensor", [](int64_t x, int64_t y) { return x | y; });
 }
@@ -290,6 +309,8 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("bitwise_and.Tensor", bitwiseAnd);
   m.impl("__and__.Tensor", bitwiseAnd);
   m.impl("bitwise_or.Tensor", bitwiseOr);
+  m.impl("gcd", gcdKernel);
+  m.impl("lcm", lcmKernel);
   m.impl("__or__.Tensor", bitwiseOr);
   m.impl("logical_and", logicalAnd);
   m.impl("logical_or", logicalOr);
@@ -353,7 +374,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor");
   m.def("pow.Scalar(Scalar self, Tensor exponent) -> Tensor");
   for (const char *f : {"minimum", "maximum", "min.other", "max.other", "bitwise_and.Tensor", "__and__.Tensor",
-                        "bitwise_or.Tensor", "__or__.Tensor", "logical_and", "logical_or", "logical_xor"})
+                        "bitwise_or.Tensor", "__or__.Tensor", "logical_and", "logical_or", "logical_xor",
+                        "gcd", "lcm"})
     m.def(std::string(f) + "(Tensor self, Tensor other) -> Tensor");
   for (const char *f : {"eq", "ne", "lt", "le", "gt", "ge"}) {
     m.def(std::string(f) + ".Tensor(Tensor self, Tensor other) -> Tensor");

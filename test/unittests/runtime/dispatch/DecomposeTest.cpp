@@ -196,4 +196,51 @@ TEST(Decompose, TriangleIndicesTakeAnyOffsetWithoutOverflow) {
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
   }
+
+TEST(Decompose, TensorSplitByATensorReadsEachIndexAndSlices) {
+  auto tv = metas({{"x", {5, 5}}, {"a", {-1, 5}}, {"b", {-1, 5}}, {"c", {-1, 5}}});
+  tv["i"] = {{"dtype", 5}, {"sizes", json::array({json{{"as_int", 2}}})}};
+  json n = node("torch.ops.aten.tensor_split.tensor_indices_or_sections",
+                {{"self", tensorArg("x")}, {"tensor_indices_or_sections", tensorArg("i")}, {"dim", {{"as_int", 1}}}}, {});
+  n["outputs"] = json::array({{{"as_tensors", json::array({{{"name", "a"}}, {{"name", "b"}}, {{"name", "c"}}})}}});
+  auto e = expandWith(n, tv);
+  ASSERT_TRUE(e);
+  json nodes = json::parse(e->nodes);
+  std::vector<std::string> targets;
+  for (const json &m : nodes) targets.push_back(m["target"]);
+  // Two indices: select + item each, then three slices along dim 1.
+  ASSERT_EQ(targets.size(), 7u);
+  EXPECT_EQ(targets[0], "torch.ops.aten.select.int");
+  EXPECT_EQ(targets[1], "torch.ops.aten._local_scalar_dense.default");
+  EXPECT_EQ(targets[4], "torch.ops.aten.slice.Tensor");
+  const json &middle = nodes[5];
+  EXPECT_EQ(middle["outputs"][0]["as_tensor"]["name"], "b");
+  for (const json &in : middle["inputs"]) {
+    if (in["name"] == "dim") EXPECT_EQ(in["arg"]["as_int"], 1);
+    if (in["name"] == "start") EXPECT_EQ(in["arg"]["as_sym_int"]["as_name"], nodes[1]["name"]);
+    if (in["name"] == "end") EXPECT_EQ(in["arg"]["as_sym_int"]["as_name"], nodes[3]["name"]);
+  }
+  // A count of sections (a 0-d tensor) has no expansion.
+  tv["i"]["sizes"] = json::array();
+  n["outputs"] = json::array({{{"as_tensors", json::array({{{"name", "a"}}})}}});
+  EXPECT_FALSE(expandWith(n, tv));
+}
+
+TEST(Decompose, BincountSizeIsReadFromTheData) {
+  auto tv = metas({{"x", {6}}}, 5);
+  tv["out"] = {{"dtype", 5}, {"sizes", json::array({json{{"as_expr", {{"expr_str", "u0"}}}}})}};
+  json n = node("torch.ops.aten.bincount.default", {{"self", tensorArg("x")}, {"minlength", {{"as_int", 3}}}}, {"out"});
+  auto e = expandWith(n, tv);
+  ASSERT_TRUE(e);
+  json nodes = json::parse(e->nodes);
+  std::vector<std::string> targets;
+  for (const json &m : nodes) targets.push_back(m["target"]);
+  EXPECT_NE(std::find(targets.begin(), targets.end(), "torch.ops.aten.clamp_min.default"), targets.end());
+  EXPECT_NE(std::find(targets.begin(), targets.end(), "torch.ops.aten._local_scalar_dense.default"), targets.end());
+  EXPECT_EQ(targets.back(), "torch.ops.aten.index_put.default");
+  EXPECT_EQ(nodes.back()["outputs"][0]["as_tensor"]["name"], "out");
+  // The zeros take the size read: a SymInt.
+  for (const json &m : nodes)
+    if (m["target"] == "torch.ops.aten.zeros.default")
+      EXPECT_TRUE(m["inputs"][0]["arg"]["as_sym_ints"][0].contains("as_name"));
 }

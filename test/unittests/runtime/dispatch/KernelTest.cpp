@@ -377,3 +377,22 @@ TEST(Kernels, EmbeddingBagModes) {
                         none, false, (int64_t)-1)),
                Error);
 }
+
+TEST(Kernels, GcdAndLcmOfIntegers) {
+  auto I = [](const std::vector<int64_t> &v) {
+    Tensor t = Tensor::empty({(int64_t)v.size()}, DType::Int64);
+    for (size_t i = 0; i < v.size(); ++i) t.data<int64_t>()[i] = v[i];
+    return t;
+  };
+  auto ints = [](const Tensor &t) {
+    Tensor c = t.contiguous();
+    return std::vector<int64_t>(c.data<int64_t>(), c.data<int64_t>() + c.numel());
+  };
+  Tensor a = I({-8, 6, 9, 0, 0, 12}), b = I({6, -4, 0, 5, 0, 18});
+  // ATen's: non-negative, gcd(x, 0) = |x|, gcd(0, 0) = 0; lcm 0 when either is 0.
+  Tensor g = call("aten::gcd", a, b);
+  EXPECT_EQ(g.dtype(), DType::Int64);
+  EXPECT_EQ(ints(g), (std::vector<int64_t>{2, 2, 9, 5, 0, 6}));
+  EXPECT_EQ(ints(call("aten::lcm", a, b)), (std::vector<int64_t>{24, 12, 0, 0, 0, 36}));
+  EXPECT_THROW(call("aten::gcd", T({1}, {2}), T({1}, {4})), Error); // floats: not for gcd
+}
