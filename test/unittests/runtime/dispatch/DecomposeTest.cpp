@@ -196,6 +196,7 @@ TEST(Decompose, TriangleIndicesTakeAnyOffsetWithoutOverflow) {
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("too large"), std::string::npos) << e.what();
   }
+}
 
 TEST(Decompose, TensorSplitByATensorReadsEachIndexAndSlices) {
   auto tv = metas({{"x", {5, 5}}, {"a", {-1, 5}}, {"b", {-1, 5}}, {"c", {-1, 5}}});
