@@ -14,11 +14,26 @@
 #include "kiln/abi/cpu_calls.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 using kiln::cpu::Desc;
 
 namespace kiln::cpu {
 namespace {
+
+/// kiln's own constant-weight product kernel (Gemm.cpp) is an AVX2 design,
+/// 8 floats a vector. On a CPU with AVX-512F, oneMKL's 16-wide kernels ran
+/// BERT-base's products at twice its rate (docs/performance.md (27)), so
+/// there it is used only when KILN_CPU_GEMM=on asks for it.
+bool ownGemmPreferred() {
+  static const bool preferred = [] {
+    const char *env = std::getenv("KILN_CPU_GEMM");
+    if (env && (!std::strcmp(env, "on") || !std::strcmp(env, "1"))) return true;
+    return !__builtin_cpu_supports("avx512f");
+  }();
+  return preferred;
+}
 
 /// D = op(A) * op(B) (+ D without KILN_CPU_OVERWRITE) (+ bias[n]), ReLU'd with KILN_CPU_RELU.
 void gemm(const char *name, bool transA, bool transB, int32_t flags, const Desc<3> *A, const Desc<3> *B,
@@ -69,7 +84,7 @@ void gemm(const char *name, bool transA, bool transB, int32_t flags, const Desc<
       MklProduct p{m, n, k, A->data() + b * A->strides[0], aRow, aCol, B->data(), bRow, bCol,
                    C->data() + b * C->strides[0], C->strides[1], C->strides[2],
                    bias ? bias->data() : nullptr, bias ? bias->strides[0] : 0, overwrite, relu};
-      done = constWeightGemv(p, maxThreads()) || constWeightGemm(p, maxThreads()) ||
+      done = constWeightGemv(p, maxThreads()) || (ownGemmPreferred() && constWeightGemm(p, maxThreads())) ||
              mklConstWeightGemm(p, maxThreads());
       if (!done && b > 0) throw std::runtime_error(std::string(name) + ": a later batch was declined");
     }
