@@ -43,9 +43,9 @@ bool isConstantBufferChain(Value v) {
   return isConstantBufferChain(view.getViewSource());
 }
 
-/// Clones `v`'s constant chain at the start of `launch` and uses the clone
-/// inside it.
-void sinkConstantChain(gpu::LaunchOp launch, Value v) {
+/// The ops of `v`'s constant chain (isConstantBufferChain), from `v`'s
+/// definition to the `memref.get_global` it views.
+SmallVector<Operation *> constantChain(Value v) {
   SmallVector<Operation *> chain;
   for (Value cur = v; Operation *def = cur.getDefiningOp();) {
     chain.push_back(def);
@@ -53,6 +53,13 @@ void sinkConstantChain(gpu::LaunchOp launch, Value v) {
       break;
     cur = cast<ViewLikeOpInterface>(def).getViewSource();
   }
+  return chain;
+}
+
+/// Clones `v`'s constant chain at the start of `launch` and uses the clone
+/// inside it.
+void sinkConstantChain(gpu::LaunchOp launch, Value v) {
+  SmallVector<Operation *> chain = constantChain(v);
   OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
   IRMapping map;
   for (Operation *op : llvm::reverse(chain)) {
@@ -127,13 +134,7 @@ void copyConstantOperands(Operation *call) {
     Value v = operand.get();
     if (!isa<MemRefType>(v.getType()) || !isConstantBufferChain(v))
       continue;
-    SmallVector<Operation *> chain;
-    for (Value cur = v; Operation *def = cur.getDefiningOp();) {
-      chain.push_back(def);
-      if (isa<memref::GetGlobalOp>(def))
-        break;
-      cur = cast<ViewLikeOpInterface>(def).getViewSource();
-    }
+    SmallVector<Operation *> chain = constantChain(v);
     auto global = cast<memref::GetGlobalOp>(chain.back());
     auto type = cast<MemRefType>(global.getType());
     if (!type.hasStaticShape())
