@@ -109,7 +109,7 @@ bool tryWinograd(const char *who, int32_t flags, int64_t groups, const ConvGeome
                  const Desc<5> *W, const Desc<5> *Y, const float *bias, const Desc<5> *R, const std::vector<int64_t> &rs) {
   if (g.xd.size() != 4 || groups != 1 || g.cropped || !(flags & KILN_CPU_CONST_WEIGHT) || g.wd[2] != 3 ||
       g.wd[3] != 3 || g.stride != std::vector<int64_t>{1, 1} || g.dilate != std::vector<int64_t>{0, 0} ||
-      g.xd[1] % 8 || g.yd[1] % 8 || !winogradPays(g.xd[1], g.yd[1], g.yd[2], g.yd[3]))
+      g.xd[1] % 8 || g.yd[1] % 8 || !winogradPreferred() || !winogradPays(g.xd[1], g.yd[1], g.yd[2], g.yd[3]))
     return false;
   WinogradConv cv;
   if (!winogradOperand(who, "x", X->data(), flags & KILN_CPU_X_BLOCKED, g.xd, g.xs, cv.x) ||

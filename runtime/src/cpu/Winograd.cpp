@@ -23,6 +23,7 @@
 #include "kiln/abi/cpu_calls.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -41,12 +42,17 @@ constexpr int kOut = 4;         // a 4x4 output tile
 
 /// Eight floats, one channel group, in vector registers.
 typedef float V8 __attribute__((vector_size(32)));
+/// Sixteen floats, one panel of output channels: the products' registers
+/// where the CPU has AVX-512.
+typedef float V16 __attribute__((vector_size(64)));
 
 // Helpers take vectors by reference: runBlock is also built for AVX2
 // (target_clones), and a vector passed by value would change the ABI
 // between the two builds.
 inline void load(V8 &v, const float *p) { std::memcpy(&v, p, sizeof v); }
 inline void store(float *p, const V8 &v) { std::memcpy(p, &v, sizeof v); }
+inline void load(V16 &v, const float *p) { std::memcpy(&v, p, sizeof v); }
+inline void store(float *p, const V16 &v) { std::memcpy(p, &v, sizeof v); }
 
 /// B^T applied to six values z[0], z[s], ..., z[5s] in place.
 inline void inputRows(V8 *z, int s) {
@@ -140,6 +146,37 @@ __attribute__((always_inline)) inline void product6x16(const float *v, const flo
   }
 }
 
+/// product6x16 for two panels at once, u0's results into m0 and u1's into
+/// m1: twelve 16-float accumulators, each tile's value loaded once for 32
+/// output channels. Only the AVX-512 build of runBlock calls it (elsewhere
+/// its registers would spill).
+__attribute__((always_inline)) inline void product6x32(const float *v, const float *u0, const float *u1, int64_t c,
+                                                       float *m0, float *m1) {
+  V16 acc[kTileRows][2] = {};
+  for (int64_t ci = 0; ci < c; ++ci) {
+    V16 b0, b1;
+    load(b0, u0 + ci * kPanel);
+    load(b1, u1 + ci * kPanel);
+    for (int t = 0; t < kTileRows; ++t) {
+      const V16 a = V16{} + v[t * c + ci];
+      acc[t][0] += a * b0;
+      acc[t][1] += a * b1;
+    }
+  }
+  for (int t = 0; t < kTileRows; ++t) {
+    store(m0 + t * kPanel, acc[t][0]);
+    store(m1 + t * kPanel, acc[t][1]);
+  }
+}
+
+/// Whether runBlock's AVX-512 build runs (the one that multiplies two
+/// panels at once): the loader picks the x86-64-v4 clone exactly when the
+/// CPU has that level.
+bool wideProducts() {
+  static const bool wide = __builtin_cpu_supports("x86-64-v4");
+  return wide;
+}
+
 /// The offset of channel `ch`'s group in an operand.
 inline int64_t channelOffset(const WinogradOperand &o, int64_t ch) { return (ch / o.group) * o.block + ch % o.group; }
 
@@ -164,10 +201,9 @@ inline void activate(V8 &v, int32_t act) {
 /// `rows`, a multiple of 6) and the output-channel panels [p0, p1):
 /// transform into `v` (36 x rows x C), multiply into `m` (36 x rows x 16
 /// per panel), write back.
-__attribute__((target_clones("arch=x86-64-v3", "default"))) void runBlock(const WinogradConv &cv,
-                                                                            const Filters &filters, int64_t rows,
-                                                                            int64_t first, int64_t count, int64_t p0,
-                                                                            int64_t p1, float *v, float *m) {
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void
+runBlock(const WinogradConv &cv, const Filters &filters, int64_t rows, int64_t first, int64_t count, int64_t p0,
+         int64_t p1, float *v, float *m, bool wide) {
   const int64_t tilesH = (cv.oh + kOut - 1) / kOut, tilesW = (cv.ow + kOut - 1) / kOut;
   const int64_t c = cv.c, k0 = p0 * kPanel, width = std::min(p1 * kPanel, cv.k) - k0, mw = (p1 - p0) * kPanel;
   const V8 zero = {};
@@ -196,12 +232,21 @@ __attribute__((target_clones("arch=x86-64-v3", "default"))) void runBlock(const 
   // Whole groups of 6 tiles (rows past `count` hold finite values of
   // earlier blocks or zeros; their products are never read).
   const int64_t used = (count + kTileRows - 1) / kTileRows * kTileRows;
-  for (int p = 0; p < kPositions; ++p)
-    for (int64_t j = p0; j < p1; ++j) {
+  for (int p = 0; p < kPositions; ++p) {
+    int64_t j = p0;
+    if (wide)
+      for (; j + 1 < p1; j += 2) {
+        const float *u = filters.u.data() + ((p * filters.panels + j) * c) * kPanel;
+        float *mj = m + ((p * (p1 - p0) + (j - p0)) * rows) * kPanel;
+        for (int64_t t = 0; t < used; t += kTileRows)
+          product6x32(v + (p * rows + t) * c, u, u + c * kPanel, c, mj + t * kPanel, mj + (rows + t) * kPanel);
+      }
+    for (; j < p1; ++j) {
       const float *u = filters.u.data() + ((p * filters.panels + j) * c) * kPanel;
       for (int64_t t = 0; t < used; t += kTileRows)
         product6x16(v + (p * rows + t) * c, u, c, m + ((p * (p1 - p0) + (j - p0)) * rows + t) * kPanel);
     }
+  }
   for (int64_t t = 0; t < count; ++t) {
     const int64_t tile = first + t, img = tile / (tilesH * tilesW), ty = tile / tilesW % tilesH, tx = tile % tilesW;
     const int64_t outRows = std::min<int64_t>(kOut, cv.oh - ty * kOut);
@@ -236,15 +281,33 @@ int64_t tileCount(int64_t n, int64_t oh, int64_t ow) { return n * ((oh + kOut - 
 } // namespace
 
 bool winogradPays(int64_t c, int64_t k, int64_t oh, int64_t ow) {
-  static const bool off = [] {
-    const char *env = std::getenv("KILN_CPU_WINOGRAD");
-    return env && (!std::strcmp(env, "off") || !std::strcmp(env, "0"));
-  }();
   // The products' multiply-adds at least halved: 9 per output against 36
   // per tile (a 2x2 output, one tile, would save none).
   const int64_t tiles = tileCount(1, oh, ow);
-  return !off && c >= 16 && k >= 16 && 9 * oh * ow >= 2 * kPositions * tiles;
+  return c >= 16 && k >= 16 && 9 * oh * ow >= 2 * kPositions * tiles;
 }
+
+namespace {
+/// winogradPreferred's answer: -1 until first asked, then 0 or 1.
+std::atomic<int> gPreferred{-1};
+} // namespace
+
+bool winogradPreferred() {
+  int preferred = gPreferred.load(std::memory_order_relaxed);
+  if (preferred < 0) {
+    const char *env = std::getenv("KILN_CPU_WINOGRAD");
+    if (env && (!std::strcmp(env, "off") || !std::strcmp(env, "0")))
+      preferred = 0;
+    else if (env && (!std::strcmp(env, "on") || !std::strcmp(env, "1")))
+      preferred = 1;
+    else
+      preferred = !__builtin_cpu_supports("avx512f");
+    gPreferred.store(preferred, std::memory_order_relaxed);
+  }
+  return preferred;
+}
+
+void setWinogradPreferred(bool preferred) { gPreferred.store(preferred, std::memory_order_relaxed); }
 
 void runWinograd(const WinogradConv &cv, int threads) {
   const int64_t tiles = tileCount(cv.n, cv.oh, cv.ow);
@@ -261,6 +324,7 @@ void runWinograd(const WinogradConv &cv, int threads) {
   const int64_t panels = filters->panels;
   const int64_t shares = blocks >= threads ? 1 : std::min<int64_t>((threads + blocks - 1) / blocks, panels);
   const int64_t items = blocks * shares;
+  const bool wide = wideProducts();
   auto work = [&](int64_t lo, int64_t hi) {
     thread_local std::vector<float> v, m;
     const size_t vSize = size_t(kPositions * rows * cv.c), mSize = size_t(kPositions * rows * panels * kPanel);
@@ -269,7 +333,7 @@ void runWinograd(const WinogradConv &cv, int threads) {
     for (int64_t i = lo; i < hi; ++i) {
       const int64_t b = i / shares, share = i % shares;
       runBlock(cv, *filters, rows, b * rows, std::min(rows, tiles - b * rows), panels * share / shares,
-               panels * (share + 1) / shares, v.data(), m.data());
+               panels * (share + 1) / shares, v.data(), m.data(), wide);
     }
   };
   // On the model call's threads (its OpenMP team, or its oneTBB arena where

@@ -32,14 +32,24 @@ struct WinogradConv {
 };
 
 /// Whether runWinograd() should take a convolution of c input and
-/// k output channels whose output is oh x ow (KILN_CPU_WINOGRAD=off:
-/// never): at least 16 input and output channels, and an output whose tiles
-/// at least halve the products' multiply-adds (a 2x2 or 5x5 output does
-/// not). Measured per layer against oneDNN's direct kernel on the 2-core
-/// Zen 3 build machine (docs/Rationale/cpu-library-calls.md): 0.46-0.78 of
-/// its time from 16 to 512 channels, 4 to 1,568 tiles. Every operand's
-/// channel groups must also hold whole groups of 8 (checked by the caller).
+/// k output channels whose output is oh x ow on a CPU where
+/// winogradPreferred(): at least 16 input and output channels, and an
+/// output whose tiles at least halve the products' multiply-adds (a 2x2 or
+/// 5x5 output does not). Measured per layer against oneDNN's direct kernel
+/// on the 2-core Zen 3 build machine (docs/Rationale/cpu-library-calls.md):
+/// 0.46-0.78 of its time from 16 to 512 channels, 4 to 1,568 tiles. Every
+/// operand's channel groups must also hold whole groups of 8 (checked by the
+/// caller).
 bool winogradPays(int64_t c, int64_t k, int64_t oh, int64_t ow);
+
+/// Whether convolution calls use Winograd's F(4x4, 3x3) where it pays:
+/// KILN_CPU_WINOGRAD=on or off when set, else only on CPUs without
+/// AVX-512F. With AVX-512, oneDNN's 16-wide direct kernels ran 3x3 layers
+/// as fast as this code or faster, up to 2.2x on layers of few tiles and
+/// many channels (docs/performance.md (29)). Read once;
+/// setWinogradPreferred() replaces the answer (tests).
+bool winogradPreferred();
+void setWinogradPreferred(bool preferred);
 
 /// Runs `conv` on `threads` threads of the calling thread's OpenMP team:
 /// the filter transformed once per weight buffer and shape (kept until

@@ -142,7 +142,7 @@ struct ConvCase {
 
 int64_t outSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
 
-void runConv(const ConvCase &t, int32_t extraFlags = 0, float ofLargest = 0.0f) {
+void runConv(const ConvCase &t, int32_t extraFlags = 0, float ofLargest = 0.0f, std::vector<float> *got = nullptr) {
   SCOPED_TRACE(t.name);
   std::array<int64_t, 3> out;
   for (int i = 0; i < 3; ++i) out[i] = outSize(t.in[i], t.k[i], t.params[i], t.params[3 + i], t.params[6 + i]);
@@ -160,6 +160,7 @@ void runConv(const ConvCase &t, int32_t extraFlags = 0, float ofLargest = 0.0f) 
                                  p[3], p[4], p[5], p[6], p[7], p[8], &x, &w, &y);
   ASSERT_EQ(kiln::cpu::takeError(), "");
   expectClose(contents(y), want, ofLargest);
+  if (got) *got = contents(y);
 }
 
 /// Winograd's F(4x4, 3x3) error bound for these tests, a fraction of the
@@ -324,9 +325,13 @@ TEST(CpuLibrary, ConvolutionsWithAResidual) {
 // every padding from 0 to 2, output sizes not a multiple of 4, accumulating,
 // the constant filter transformed once and reused), and runWinograd itself
 // on two threads, where a single block of tiles is shared out as panels of
-// output channels, the last one 8 channels wide.
+// output channels, the last one 8 channels wide (on a CPU with AVX-512, the
+// products of two panels at once and of the odd one left). The entries take
+// it when winogradPreferred() (by default only without AVX-512), and
+// oneDNN's direct kernel otherwise: the two round differently.
 TEST(CpuLibrary, WinogradConvolutions) {
   kiln::cpu::dnnl();  // the OpenMP team the blocks run on comes with oneDNN
+  const bool preferred = kiln::cpu::winogradPreferred();
   std::vector<ConvCase> cases = {
       {"pad 1, 30x30", 2, 64, 72, 1, {1, 30, 30}, {1, 3, 3}, {1, 1, 1, 0, 1, 1, 1, 1, 1}, true},
       {"pad 0, 31x29 input", 3, 64, 64, 1, {1, 31, 29}, {1, 3, 3}, {1, 1, 1, 0, 0, 0, 1, 1, 1}, true},
@@ -335,9 +340,16 @@ TEST(CpuLibrary, WinogradConvolutions) {
   for (const ConvCase &t : cases) {
     const int64_t oh = outSize(t.in[1], 3, 1, t.params[4], 1), ow = outSize(t.in[2], 3, 1, t.params[5], 1);
     ASSERT_TRUE(kiln::cpu::winogradPays(t.c, t.f, oh, ow)) << t.name;
-    for (int run = 0; run < 2; ++run) runConv(t, KILN_CPU_CONST_WEIGHT, kWinogradTolerance);
+    std::vector<float> winograd, direct;
+    kiln::cpu::setWinogradPreferred(true);
+    for (int run = 0; run < 2; ++run) runConv(t, KILN_CPU_CONST_WEIGHT, kWinogradTolerance, &winograd);
     kiln::cpu::forgetWeights();
+    kiln::cpu::setWinogradPreferred(false);
+    runConv(t, KILN_CPU_CONST_WEIGHT, 0.0f, &direct);
+    kiln::cpu::forgetWeights();
+    EXPECT_NE(winograd, direct) << t.name << ": both calls ran the same algorithm";
   }
+  kiln::cpu::setWinogradPreferred(preferred);
   // runWinograd on its own: NHWC, bias and ReLU, 136 output channels.
   const int64_t n = 1, c = 64, k = 136, hw = 20;
   std::array<int, 5> nhwc{0, 2, 3, 4, 1};
