@@ -23,6 +23,37 @@
 using kiln::cpu::Desc;
 
 namespace kiln::cpu {
+
+// The group is the one oneDNN picks for a 2-d convolution's input when left
+// to choose: a blocked layout oneDNN does not run in would be reordered into
+// its own and back around every call (ResNet-50 on an AVX-512 Xeon, whose
+// brgconv kernels pick NHWC: 167 activation reorders a run in groups of 8).
+int64_t blockedGroup(int64_t channels) {
+  static const int64_t preferred = [] {
+    const DnnlApi &d = dnnl();
+    std::vector<int64_t> xd{1, 64, 8, 8}, wd{64, 64, 3, 3}, one{1, 1}, zero{0, 0};
+    dnnl_memory_desc_t x = anyDesc(xd), w = anyDesc(wd), y = anyDesc(xd);
+    dnnl_convolution_desc_t cd;
+    dnnl_primitive_desc_t pd = nullptr;
+    int64_t group = 8;
+    if (d.dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &x, &w, nullptr,
+                                                &y, one.data(), zero.data(), one.data(), one.data()) == dnnl_success &&
+        d.primitive_desc_create(&pd, &cd, nullptr, d.engine, nullptr) == dnnl_success) {
+      const dnnl_memory_desc_t *src = d.primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+      const dnnl_blocking_desc_t &b = src->format_desc.blocking;
+      if (src->format_kind == dnnl_blocked && b.inner_nblks == 1 && b.inner_idxs[0] == 1 && b.inner_blks[0] == 16)
+        group = 16;
+      else if (src->format_kind == dnnl_blocked && b.inner_nblks == 0 && b.strides[1] == 1 &&
+               b.strides[3] == xd[1] && b.strides[2] == xd[1] * xd[3])
+        group = 0;  // NHWC
+      d.primitive_desc_destroy(pd);
+    }
+    return group;
+  }();
+  if (preferred == 0) return channels;
+  return channels % preferred == 0 ? preferred : 8;
+}
+
 namespace {
 
 /// Whether a convolution runs in oneDNN's own layouts rather than the
@@ -39,31 +70,6 @@ bool preferLibraryLayouts(int64_t groups, const std::vector<int64_t> &wd, const 
   return std::any_of(wd.begin() + 2, wd.end(), [](int64_t k) { return k > 1; });
 }
 
-/// The channels a group of the blocked layout holds on this machine: the
-/// group oneDNN picks for a 2-d convolution's input (8 with AVX2, 16 with
-/// AVX-512), 8 when that does not divide `channels`.
-int64_t blockedGroup(int64_t channels) {
-  static const int64_t preferred = [] {
-    const DnnlApi &d = dnnl();
-    std::vector<int64_t> xd{1, 64, 8, 8}, wd{64, 64, 3, 3}, one{1, 1}, zero{0, 0};
-    dnnl_memory_desc_t x = anyDesc(xd), w = anyDesc(wd), y = anyDesc(xd);
-    dnnl_convolution_desc_t cd;
-    dnnl_primitive_desc_t pd = nullptr;
-    int64_t group = 8;
-    if (d.dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &x, &w, nullptr,
-                                                &y, one.data(), zero.data(), one.data(), one.data()) == dnnl_success &&
-        d.primitive_desc_create(&pd, &cd, nullptr, d.engine, nullptr) == dnnl_success) {
-      const dnnl_memory_desc_t *src = d.primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-      const dnnl_blocking_desc_t &b = src->format_desc.blocking;
-      if (src->format_kind == dnnl_blocked && b.inner_nblks == 1 && b.inner_idxs[0] == 1 && b.inner_blks[0] == 16)
-        group = 16;
-      d.primitive_desc_destroy(pd);
-    }
-    return group;
-  }();
-  return channels % preferred == 0 ? preferred : 8;
-}
-
 /// The descriptor of a KILN_CPU_*_BLOCKED operand of the kept dims `dims`
 /// (N, C, H, W) whose caller's view has the element strides `strides`:
 /// the same memory read as (N, C/g, H, W, g). Throws naming `who` unless
@@ -76,14 +82,21 @@ void checkBlocked(const char *who, const char *operand, const std::vector<int64_
                              " is marked blocked but is not a whole dense (N, H, W, C) buffer with C a multiple of 8");
 }
 
+/// The blocked layout of a dense 4-d (N, C, H, W) tensor on this machine
+/// (blockedGroup; C a multiple of 8).
+dnnl_memory_desc_t machineBlockedDesc(const std::vector<int64_t> &dims) {
+  dnnl_memory_desc_t md;
+  const int64_t group = blockedGroup(dims[1]);
+  check(dnnl().memory_desc_init_by_tag(&md, 4, dims.data(), dnnl_f32,
+                                       group == dims[1] ? dnnl_nhwc : group == 16 ? dnnl_nChw16c : dnnl_nChw8c),
+        "a oneDNN memory descriptor");
+  return md;
+}
+
 dnnl_memory_desc_t blockedDesc(const char *who, const char *operand, const std::vector<int64_t> &dims,
                                const std::vector<int64_t> &strides) {
   checkBlocked(who, operand, dims, strides);
-  dnnl_memory_desc_t md;
-  check(dnnl().memory_desc_init_by_tag(&md, 4, dims.data(), dnnl_f32,
-                                       blockedGroup(dims[1]) == 16 ? dnnl_nChw16c : dnnl_nChw8c),
-        "a oneDNN memory descriptor");
-  return md;
+  return machineBlockedDesc(dims);
 }
 
 /// `data` with dims `dims` (N, C, H, W) as Winograd's code reads it: oneDNN's
@@ -268,7 +281,16 @@ void conv(const char *who, int32_t flags, int64_t groups, const std::array<int64
     // A blocked operand: the convolution runs in the library's layouts too
     // (a 1x1 one as well), its other operands reordered.
     if (preferLibraryLayouts(groups, wd, xd, yd) || xBlocked || yBlocked || rBlocked) {
-      s = tryLayouts(anyDesc(xd), anyDesc(yd));
+      // First every operand in the machine's blocked layout, the one the
+      // operands marked blocked are in (reordering only the others): left
+      // to choose, oneDNN can take another one for the same call (on an
+      // AVX-512 Xeon, nChw16c for 1x1 convolutions with an added tensor
+      // where the blocked layout is NHWC: three reorders a call).
+      if ((xBlocked || yBlocked || rBlocked) && xd.size() == 4 && xd[1] % 8 == 0 && yd[1] % 8 == 0) {
+        s = tryLayouts(machineBlockedDesc(xd), machineBlockedDesc(yd));
+        if (s == dnnl_success && isReference(pd)) s = dnnl_unimplemented;
+      }
+      if (s != dnnl_success) s = tryLayouts(anyDesc(xd), anyDesc(yd));
       if (s == dnnl_success && !isReference(pd)) {
         dnnl_memory_desc_t src = *d.primitive_desc_query_md(pd, dnnl_query_src_md, 0),
                            dst = *d.primitive_desc_query_md(pd, dnnl_query_dst_md, 0);

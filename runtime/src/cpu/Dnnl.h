@@ -135,6 +135,14 @@ inline int binaryPostOpArg(bool sum) { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(sum
 void fail(const std::string &message);
 
 /// A memref descriptor of rank R (MLIR's C interface).
+/// The channels one group of the blocked layout that convolution calls keep
+/// between them (KILN_CPU_*_BLOCKED) holds on this machine, for a tensor of
+/// `channels` channels (a multiple of 8): 8 with oneDNN's AVX2 kernels, 16
+/// with its AVX-512 direct ones (8 where 16 does not divide `channels`), and
+/// `channels` itself, the buffer plain NHWC, where oneDNN runs convolutions
+/// in NHWC (its AVX-512 brgconv kernels).
+int64_t blockedGroup(int64_t channels);
+
 template <int R> struct Desc {
   float *allocated, *aligned;
   int64_t offset, sizes[R], strides[R];

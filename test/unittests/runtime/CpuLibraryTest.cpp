@@ -673,8 +673,9 @@ TEST(CpuLibrary, SingleRowProductsOnAPoolsThreads) {
 // Buffers the compiler marks KILN_CPU_*_BLOCKED hold oneDNN's blocked layout
 // between calls: a chain x -> a (y blocked) -> b = relu(conv(a) + bias + a)
 // (x, y and the residual blocked) -> c = conv1x1(b) (x blocked, y NHWC)
-// gives the NHWC chain's result; a marked view that is not a whole dense
-// NHWC buffer is an error.
+// gives the NHWC chain's result, Winograd's 3x3 convolutions reading and
+// writing the blocked layout or oneDNN's; a marked view that is not a whole
+// dense NHWC buffer is an error.
 TEST(CpuLibrary, BlockedBuffersBetweenConvolutions) {
   const int64_t n = 2, ch = 16, hw = 9;
   std::array<int, 5> nhwc{0, 2, 3, 4, 1};
@@ -702,16 +703,35 @@ TEST(CpuLibrary, BlockedBuffersBetweenConvolutions) {
   std::vector<float> wantC = referenceConv(bRef, w3, cRef, 1, none, false);
 
   const int32_t ow = KILN_CPU_OVERWRITE | KILN_CPU_CONST_WEIGHT;
-  kiln::cpu::clearError();
-  _mlir_ciface_kiln_cpu_conv_f32(ow | KILN_CPU_Y_BLOCKED, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &x, &w1, &a);
-  _mlir_ciface_kiln_cpu_conv_bias_add_f32(ow | KILN_CPU_RELU | KILN_CPU_X_BLOCKED | KILN_CPU_Y_BLOCKED |
-                                              KILN_CPU_R_BLOCKED,
-                                          1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &a, &w2, &b, &bias, &a);
-  _mlir_ciface_kiln_cpu_conv_f32(ow | KILN_CPU_X_BLOCKED, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, &b, &w3, &c);
-  ASSERT_EQ(kiln::cpu::takeError(), "");
-  expectClose(contents(c), wantC, kWinogradTolerance);  // the 3x3 convolutions are Winograd's
-  // The intermediate buffers do not hold NHWC.
-  EXPECT_NE(contents(a), wantA);
+  const bool preferred = kiln::cpu::winogradPreferred();
+  for (bool winograd : {true, false}) {
+    SCOPED_TRACE(winograd ? "Winograd" : "oneDNN");
+    kiln::cpu::setWinogradPreferred(winograd);
+    kiln::cpu::clearError();
+    _mlir_ciface_kiln_cpu_conv_f32(ow | KILN_CPU_Y_BLOCKED, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &x, &w1, &a);
+    _mlir_ciface_kiln_cpu_conv_bias_add_f32(ow | KILN_CPU_RELU | KILN_CPU_X_BLOCKED | KILN_CPU_Y_BLOCKED |
+                                                KILN_CPU_R_BLOCKED,
+                                            1, 1, 1, 1, 0, 1, 1, 1, 1, 1, &a, &w2, &b, &bias, &a);
+    _mlir_ciface_kiln_cpu_conv_f32(ow | KILN_CPU_X_BLOCKED, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, &b, &w3, &c);
+    ASSERT_EQ(kiln::cpu::takeError(), "");
+    expectClose(contents(c), wantC, kWinogradTolerance);
+    // The intermediate buffer holds NHWC only where that is the machine's
+    // blocked layout (a single group of all channels).
+    std::vector<float> aBlocked(size_t(n * ch * hw * hw));
+    const int64_t g = kiln::cpu::blockedGroup(ch);
+    ASSERT_TRUE(g == 8 || g == 16) << g;  // 16 channels: 16 is NHWC too
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < ch; ++c)
+        for (int64_t p = 0; p < hw * hw; ++p)
+          aBlocked[size_t(((i * (ch / g) + c / g) * hw * hw + p) * g + c % g)] = wantA[size_t((i * ch + c) * hw * hw + p)];
+    std::vector<float> raw(ab.begin(), ab.begin() + (long)aBlocked.size());
+    expectClose(raw, aBlocked, kWinogradTolerance);
+    kiln::cpu::forgetWeights();
+  }
+  kiln::cpu::setWinogradPreferred(preferred);
+  // 24 channels: not a whole number of 16-channel groups.
+  const int64_t g24 = kiln::cpu::blockedGroup(24);
+  EXPECT_TRUE(g24 == 8 || g24 == 24) << g24;
 
   // A row-padded view cannot be read as the blocked layout.
   std::vector<float> pb;
