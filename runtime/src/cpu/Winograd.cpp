@@ -8,8 +8,9 @@
 // convolution spends 144. The transformed filters are laid out once in
 // panels of 16 output channels; the products run on a register-blocked
 // kernel (6 tiles x 16 channels of accumulators, the input channels
-// streamed), the transforms are vector code over groups of 8 channels, all
-// built for AVX2 as well as baseline x86-64. The tiles are cut into blocks
+// streamed; with AVX-512, 6 tiles x 32 channels in 16-float registers), the
+// transforms are vector code over groups of 8 channels, all built for
+// AVX-512 and AVX2 as well as baseline x86-64. The tiles are cut into blocks
 // that one thread transforms, multiplies and writes back while they are in
 // its caches.
 // The transform matrices are the usual ones for the points 0, +-1, +-2
