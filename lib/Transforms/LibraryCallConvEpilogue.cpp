@@ -103,12 +103,14 @@ static Value peel(Value v, Type t) {
   }
 }
 
-/// Whether `op` calls one of the runtime's library entries (a device call
-/// this pass made, an earlier convolution's say), which keep no operand.
-static bool isLibraryCall(Operation *op) {
+/// Whether `op` calls one of the runtime's library entries (one this pass
+/// declared: a device call, or a CPU entry named `prefix`..., an earlier
+/// convolution's say), which keep no operand.
+static bool isLibraryCall(Operation *op, StringRef prefix) {
   auto call = dyn_cast<func::CallOp>(op);
   auto callee = call ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr()) : nullptr;
-  return callee && callee.isDeclaration() && callee->hasAttr(kiln::attrs::kDeviceCall);
+  return callee && callee.isDeclaration() &&
+         (callee->hasAttr(kiln::attrs::kDeviceCall) || callee.getName().starts_with(prefix));
 }
 
 /// Whether every use of buffer `buf` (an allocation in `at`'s block) after
@@ -116,7 +118,7 @@ static bool isLibraryCall(Operation *op) {
 /// that block that do not let it escape (linalg ops, copies, library calls,
 /// views used only before `at`), so that no alias made before `at` is read
 /// after it.
-static bool renamableAfter(Operation *at, Value buf) {
+static bool renamableAfter(Operation *at, Value buf, StringRef prefix) {
   Block *block = at->getBlock();
   SmallVector<Value> work{buf};
   while (!work.empty()) {
@@ -138,7 +140,7 @@ static bool renamableAfter(Operation *at, Value buf) {
         work.push_back(user->getResult(0));
       } else if (isa<memref::DimOp>(user)) {
         continue;
-      } else if (!isa<linalg::LinalgOp, memref::CopyOp>(user) && !isLibraryCall(user)) {
+      } else if (!isa<linalg::LinalgOp, memref::CopyOp>(user) && !isLibraryCall(user, prefix)) {
         return false;
       }
     }
@@ -271,14 +273,16 @@ ConvEpilogue LibraryCalls::matchConvEpilogue(linalg::LinalgOp op, const DnnConvM
       return ep;
     // Not a buffer the call reads: an earlier output whose buffer the
     // activation reuses can be the convolution's own input (padded through
-    // a copy the call now reads past). On the GPU the call then writes a
-    // fresh buffer that takes the activation's place from there on.
+    // a copy the call now reads past, or read directly: a depthwise
+    // convolution's SiLU or hardswish into the buffer of the 1x1
+    // convolution before it). The call then writes a fresh buffer that
+    // takes the activation's place from there on.
     // (cuDNN's residual z may be the buffer it writes: the add in place.)
     for (Value in : {m.input, m.source, m.filter, residual}) {
       if (!in || rootBuffer(in) != out || (deviceCall && in == residual && residual == out))
         continue;
-      if (!deviceCall || (in != m.input && in != m.source) || (residual && rootBuffer(residual) == out) ||
-          !renamableAfter(next, out))
+      if ((in != m.input && in != m.source) || (residual && rootBuffer(residual) == out) ||
+          !renamableAfter(next, out, prefix))
         return ep;
     }
     if (!alloc->isBeforeInBlock(op))

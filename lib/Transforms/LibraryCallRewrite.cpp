@@ -40,9 +40,10 @@ func::FuncOp LibraryCalls::declareCallee(ModuleOp module, StringRef name, ArrayR
   return callee;
 }
 
-/// Drops every local buffer nothing reads: its allocation, its frees and
-/// the linalg ops that only write it (the float32 products and widened
-/// biases the epilogues made dead).
+/// Drops every local buffer nothing reads: its allocation, its frees, the
+/// linalg ops that only write it and views of it nothing uses (the float32
+/// products and widened biases the epilogues made dead, a convolution's own
+/// output where its call writes its activation's buffer instead).
 void LibraryCalls::dropUnreadBuffers(ModuleOp module, IRRewriter &rewriter) {
   auto onlyWrites = [](Operation *user, Value buffer) {
     auto lin = dyn_cast<linalg::LinalgOp>(user);
@@ -65,7 +66,10 @@ void LibraryCalls::dropUnreadBuffers(ModuleOp module, IRRewriter &rewriter) {
       llvm::SetVector<Operation *> users;
       for (Operation *u : a->getUsers())
         users.insert(u);
-      if (!llvm::all_of(users, [&](Operation *u) { return isa<memref::DeallocOp>(u) || onlyWrites(u, a); }))
+      if (!llvm::all_of(users, [&](Operation *u) {
+            return isa<memref::DeallocOp>(u) || onlyWrites(u, a) ||
+                   (isa<ViewLikeOpInterface>(u) && u->getNumResults() == 1 && u->use_empty());
+          }))
         continue;
       for (Operation *u : users)
         rewriter.eraseOp(u);
@@ -233,8 +237,9 @@ void LibraryCalls::rewriteDnnConv(IRRewriter &rewriter, ModuleOp module, linalg:
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
   // The activation's buffer is one the call reads (the convolution's own
-  // input, matchConvEpilogue allows it on the GPU): the call writes a fresh
-  // one, which every later use reads instead.
+  // input, matchConvEpilogue allows it where every earlier use may be
+  // renamed): the call writes a fresh one, which every later use reads
+  // instead.
   Value renamed;
   if (ep.activation && ep.output &&
       llvm::any_of(ValueRange{m.input, m.source}, [&](Value in) { return in && rootBuffer(in) == ep.output; })) {
