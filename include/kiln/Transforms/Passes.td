@@ -245,7 +245,9 @@ def KilnVectorFriendlyLoops : Pass<"kiln-vector-friendly-loops", "::mlir::func::
     input and the output, which LLVM vectorises. Float arithmetic in
     reductions is marked `reassoc` and `contract`, so LLVM may vectorise
     reductions and use fused multiply-adds (results differ from a serial sum
-    by rounding only, as PyTorch's own kernels do).
+    by rounding only, as PyTorch's own kernels do); their `maximumf` and
+    `minimumf` also `nsz` (in any order, which of two equal zeros wins is
+    the order's already; NaNs still propagate).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect"];
 }
