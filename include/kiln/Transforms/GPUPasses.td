@@ -83,7 +83,9 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     thread. With `fuse-rows` (the default), such a row reduction and the
     consecutive ops around it that read and write only its rows (an op over
     the rows, over the rows and their elements, or another row reduction of
-    the same length; weights read the same for every row) run as one kernel:
+    the same length; weights read the same for every row, or inputs
+    broadcast along some of the row loops, as a mask over query and key
+    positions that every head shares) run as one kernel:
     one subgroup per row runs them in order, each lane owning the same
     elements of the row in every op, and row values (sums, means, reciprocal
     standard deviations) stay in registers, identical in every lane, lane 0
