@@ -58,32 +58,6 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     return generic;
   }
 
-  /// The number of rows (outputs) of `op`'s first `numRows` loops, or -1
-  /// where one of them is dynamic.
-  static int64_t staticRows(linalg::GenericOp op, unsigned numRows) {
-    int64_t rows = 1;
-    for (int64_t r : ArrayRef<int64_t>(op.getStaticLoopRanges()).take_front(numRows)) {
-      if (ShapedType::isDynamic(r))
-        return -1;
-      rows *= r;
-    }
-    return rows;
-  }
-
-  /// Rows a block of a subgroup-per-row kernel takes: a block's subgroups,
-  /// halved while `total` rows (static, else -1) would fill fewer than
-  /// `row-blocks` blocks, so that few rows spread over the multiprocessors;
-  /// never more rows than there are.
-  int64_t rowsPerBlock(int64_t total) const {
-    int64_t rows = std::max<int64_t>(1, blockSize / subgroupSize);
-    if (total < 0)
-      return rows;
-    rows = std::max<int64_t>(1, std::min(rows, total)); // no idle subgroups
-    while (rows > 1 && llvm::divideCeil(total, rows) < rowBlocks)
-      rows /= 2;
-    return rows;
-  }
-
   /// Lowers one prepared op to a mapped scf.parallel nest (with `fusion`'s
   /// prologue and epilogue in its threads, if any); emits an error and
   /// fails if it cannot.
@@ -92,11 +66,19 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     Location loc = generic.getLoc();
     unsigned numParallel = generic.getNumParallelLoops();
     if (subgroupReductions && subgroupSize > 1 && llvm::isPowerOf2_64(subgroupSize)) {
+      int64_t rows = std::max<int64_t>(1, blockSize / subgroupSize);
       std::optional<SubgroupPlan> plan = planSubgroupReduction(generic, subgroupSize);
-      if (!plan && fewOutputs > 0)
+      if (!plan && fewOutputs > 0) {
         plan = planFewOutputReduction(generic, subgroupSize, fewOutputs);
+        // Fewer outputs than a block's subgroups: no idle subgroups.
+        SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+        int64_t outputs = 1;
+        for (int64_t r : ArrayRef<int64_t>(ranges).take_front(numParallel))
+          outputs *= r;
+        if (plan)
+          rows = std::min(rows, outputs);
+      }
       if (plan) {
-        int64_t rows = rowsPerBlock(staticRows(generic, numParallel));
         if (fusion)
           prepareReductionFusion(generic, *fusion);
         rewriter.setInsertionPoint(generic);
@@ -173,10 +155,6 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
           << static_cast<int>(vectorBytes);
       return signalPassFailure();
     }
-    if (rowBlocks < 0) {
-      getOperation().emitError("row-blocks must be at least 0, got ") << static_cast<int>(rowBlocks);
-      return signalPassFailure();
-    }
     if (subgroupSize <= 0 || subgroupSize > blockSize) {
       getOperation().emitError("subgroup-size must be in [1, block-size], got ") << static_cast<int>(subgroupSize);
       return signalPassFailure();
@@ -197,11 +175,11 @@ struct KilnMapLinalgToGPUPass : kiln::impl::KilnMapLinalgToGPUBase<KilnMapLinalg
     bool subgroups = subgroupReductions && subgroupSize > 1 && llvm::isPowerOf2_64(subgroupSize);
     llvm::SmallDenseSet<Operation *> grouped;
     if (subgroups && fuseRows) {
+      int64_t rows = std::max<int64_t>(1, blockSize / subgroupSize);
       for (RowGroup &group : formRowGroups(generics, subgroupSize)) {
         for (linalg::GenericOp op : group.ops)
           grouped.insert(op);
         Location loc = group.ops.back().getLoc();
-        int64_t rows = rowsPerBlock(staticRows(group.ops.front(), group.numRows));
         auto [outer, inner] = lowerRowGroup(rewriter, group, subgroupSize, rows, vectorBytes);
         MLIRContext *ctx = &getContext();
         if (failed(gpu::setMappingAttr(outer, {mapTo(ctx, gpu::Processor::BlockX)})) ||

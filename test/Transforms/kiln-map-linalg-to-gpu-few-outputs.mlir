@@ -1,5 +1,5 @@
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{row-blocks=0}),canonicalize)" | FileCheck %s
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{few-outputs=0 row-blocks=0}),canonicalize)" | FileCheck %s --check-prefix=OFF
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize)" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{few-outputs=0}),canonicalize)" | FileCheck %s --check-prefix=OFF
 
 // kiln-map-linalg-to-gpu's few-outputs reductions: a reduction with few
 // outputs and long reduction loops (a pool over H and W at batch 1, a 1x1

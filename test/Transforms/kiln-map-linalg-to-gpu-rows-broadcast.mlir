@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{row-blocks=0}),canonicalize,cse)" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize,cse)" | FileCheck %s
 
 // Row groups whose elementwise ops read inputs broadcast along some of the
 // row loops: an attention softmax over (batch, head, query) rows of 512 keys

@@ -1,6 +1,6 @@
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{vector-bytes=0 row-blocks=0}),canonicalize)" | FileCheck %s
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{row-blocks=0}),canonicalize,cse)" | FileCheck %s --check-prefix=VEC
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{fuse-rows=false row-blocks=0}),canonicalize)" | FileCheck %s --check-prefix=OFF
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{vector-bytes=0}),canonicalize)" | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize,cse)" | FileCheck %s --check-prefix=VEC
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{fuse-rows=false}),canonicalize)" | FileCheck %s --check-prefix=OFF
 
 #row = affine_map<(i, k) -> (i)>
 #elt = affine_map<(i, k) -> (i, k)>

@@ -1,6 +1,6 @@
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{row-blocks=0}),canonicalize)" | FileCheck %s --check-prefix=WARP
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{subgroup-size=64 row-blocks=0}),canonicalize)" | FileCheck %s --check-prefix=WAVE64
-// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{subgroup-reductions=false row-blocks=0}),canonicalize)" | FileCheck %s --check-prefix=OFF
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu),canonicalize)" | FileCheck %s --check-prefix=WARP
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{subgroup-size=64}),canonicalize)" | FileCheck %s --check-prefix=WAVE64
+// RUN: kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{subgroup-reductions=false}),canonicalize)" | FileCheck %s --check-prefix=OFF
 // RUN: not kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{subgroup-size=512}))" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not kiln-opt %s --pass-pipeline="builtin.module(func.func(kiln-map-linalg-to-gpu{subgroup-size=0}))" 2>&1 | FileCheck %s --check-prefix=BAD
 

@@ -91,11 +91,6 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     standard deviations) stay in registers, identical in every lane, lane 0
     storing them. A layer norm (mean, variance, normalize, with the residual
     add before it) or a softmax becomes one launch instead of five to seven.
-    A block takes block-size / subgroup-size rows, fewer (halved, down to
-    one) while a kernel with static rows would have fewer than `row-blocks`
-    blocks, so few rows (a batch-1 layer norm over 512 tokens, a late
-    stage's 49 tokens) spread over as many multiprocessors as they can
-    instead of crowding onto a few.
     With `vector-bytes` (16 by default), an elementwise op whose innermost
     loops are static and packed with unit stride in every operand that uses
     them gives each thread a vector of up to 8 consecutive elements (one
@@ -161,10 +156,6 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
            "rows (layer norm, softmax: fills, elementwise producers and consumers, "
            "further reductions) as one kernel, one subgroup per row, row values in "
            "registers (needs subgroup-reductions)">,
-    Option<"rowBlocks", "row-blocks", "int64_t", "256",
-           "Fewest blocks a subgroup-per-row kernel (a row reduction or a row group) "
-           "aims for: while its static rows would fill fewer, a block takes half as "
-           "many rows, down to one (0: always block-size / subgroup-size rows)">,
     Option<"vectorBytes", "vector-bytes", "int64_t", "16",
            "Widest load or store of an elementwise kernel's thread, in bytes (a power of "
            "two; 0 or 1 turns vectorisation off): where the innermost loops are static and "
