@@ -185,7 +185,11 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     `kiln_gpu_gemm_<type>(transA, transB, A, B, C)` on rank-3 views (C with
     an identity layout; an input whose rows are contiguous and whose groups
     of dims merge is read in place with its strides, any other strided input
-    is first copied to a contiguous buffer by a generated kernel). Mixed
+    is first copied to a contiguous buffer by a generated kernel; an input
+    that a copy through a permutation filled just before and that is dead
+    after the product, as attention's heads split from a fused projection,
+    is read through a transposed view of that copy's source instead, and the
+    copy goes). Mixed
     float inputs that the body multiplies in f32 (a bf16 or f16 input
     extended to f32, an f32 output) become an f32 GEMM on a widened copy of
     the narrower input: the same products and sums. The
