@@ -40,6 +40,26 @@ static bool isBroadcastMap(AffineMap map, unsigned numRows) {
   return true;
 }
 
+/// The map reads an input broadcast along some of the row loops: each
+/// result is a loop (in order, each at most once) or 0, the row's element
+/// loop, if read, last (a mask over the query and key positions that every
+/// batch and head of a softmax shares, a bias per head and position).
+static bool isPartialBroadcastMap(AffineMap map, unsigned numRows) {
+  if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+    return false;
+  int64_t last = -1;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim)
+      continue;
+    if (static_cast<int64_t>(dim.getPosition()) <= last ||
+        (dim.getPosition() == numRows && i + 1 != map.getNumResults()))
+      return false;
+    last = dim.getPosition();
+  }
+  return true;
+}
+
 /// How `op` runs in a group of `numRows` rows whose elements number
 /// `rowLength` (static loop sizes `rowSizes`), or none if it cannot.
 static std::optional<RowKind> classifyRowOp(linalg::GenericOp op, unsigned numRows, ArrayRef<int64_t> rowSizes,
@@ -67,7 +87,7 @@ static std::optional<RowKind> classifyRowOp(linalg::GenericOp op, unsigned numRo
       // Elementwise ops write their elements; the others write row values.
       if (kind == RowKind::Elements ? !element : !row)
         return std::nullopt;
-    } else if (!row && !element && !isBroadcastMap(map, numRows)) {
+    } else if (!row && !element && !isBroadcastMap(map, numRows) && !isPartialBroadcastMap(map, numRows)) {
       return std::nullopt;
     }
   }
@@ -214,7 +234,18 @@ std::vector<RowGroup> formRowGroups(ArrayRef<linalg::GenericOp> ops, int64_t sub
 /// dim, with unit stride and elements of whole bytes; the widest power of
 /// two up to 8 elements and `maxBytes` of the narrowest of them whose
 /// vectors tile the row across the subgroup and stay aligned where strides
-/// and offsets are static. 1 (one element a lane) otherwise.
+/// and offsets are static. 1 (one element a lane) otherwise. `buffers` gets
+/// the operands read or written as vectors.
+/// Whether an op of `group` writes `buffer` (or another view of its root).
+static bool writtenByGroup(const RowGroup &group, Value buffer) {
+  Value root = rootBuffer(buffer);
+  for (linalg::GenericOp op : group.ops)
+    for (Value out : op.getDpsInits())
+      if (rootBuffer(out) == root)
+        return true;
+  return false;
+}
+
 static int64_t rowGroupWidth(const RowGroup &group, int64_t rowLength, int64_t subgroupSize, int64_t maxBytes,
                       llvm::MapVector<Value, int64_t> &buffers) {
   buffers.clear();
@@ -233,6 +264,10 @@ static int64_t rowGroupWidth(const RowGroup &group, int64_t rowLength, int64_t s
       SmallVector<int64_t> strides;
       int64_t offset;
       int64_t bytes = packedElementBytes(type.getElementType());
+      // An input of a type not packed in bytes (an i1 mask) is read an
+      // element at a time while the others take vectors.
+      if (!bytes && !op.isDpsInit(&operand) && !writtenByGroup(group, operand.get()))
+        continue;
       if (!bytes || failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
           map.getResults().back() != getAffineDimExpr(numRows, op.getContext()) ||
           llvm::any_of(map.getResults().drop_back(), [&](AffineExpr e) { return e.isFunctionOfDim(numRows); }))
@@ -323,7 +358,8 @@ std::pair<scf::ParallelOp, scf::ParallelOp> lowerRowGroup(RewriterBase &rewriter
     // buffer where the op reads it along the element loop.
     auto readSlot = [&](linalg::GenericOp op, OpOperand &operand, ValueRange ivs, int64_t slot) -> Value {
       AffineMap map = op.getMatchingIndexingMap(&operand);
-      if (loop.width == 1 || !isa<MemRefType>(operand.get().getType()) || !map.isFunctionOfDim(numRows))
+      if (loop.width == 1 || !isa<MemRefType>(operand.get().getType()) || !map.isFunctionOfDim(numRows) ||
+          !vectorBuffers.count(operand.get()))
         return read(op, operand, ivs);
       int64_t e = slot % loop.width;
       Value &vec = loaded[{operand.get(), slot / loop.width}];

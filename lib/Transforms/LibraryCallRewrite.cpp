@@ -380,6 +380,10 @@ LogicalResult LibraryCalls::run(ModuleOp module) {
   SmallVector<std::pair<linalg::LinalgOp, ConvBackwardMatch>, 4> convBackwards;
   if (convs != "library" && convs != "gemm" && convs != "kernel")
     return module.emitError() << "library calls: convs must be library, gemm or kernel, not '" << convs << "'";
+  if (gemms && deviceCall) {
+    IRRewriter rewriter(module.getContext());
+    readInputsThroughCopies(module, rewriter);
+  }
   module.walk([&](linalg::LinalgOp op) {
     if (op->getParentOfType<gpu::LaunchOp>() || op->getParentOfType<gpu::GPUModuleOp>())
       return;

@@ -416,6 +416,13 @@ public:
   /// output no longer need.
   static void eraseWriteOnlyBuffers(ModuleOp module, IRRewriter &rewriter);
 
+  /// GEMM inputs that a copy through a permutation filled just before (the
+  /// split of a projection into attention heads) read the copy's source
+  /// through a transposed view (memref.reinterpret_cast) instead, where the library takes that
+  /// view as it is; the copies go (their buffers, if nothing else uses
+  /// them, in eraseWriteOnlyBuffers) (LibraryCallCopiedInputs.cpp).
+  void readInputsThroughCopies(ModuleOp module, IRRewriter &rewriter);
+
   /// The runtime's convolution for element type `elem`, declared once in
   /// the module: `<prefix><kind><type>` (kind conv_, conv_bwd_data_ or
   /// conv_bwd_filter_, which all take the same arguments).

@@ -83,7 +83,9 @@ def KilnMapLinalgToGPU : Pass<"kiln-map-linalg-to-gpu", "::mlir::func::FuncOp"> 
     thread. With `fuse-rows` (the default), such a row reduction and the
     consecutive ops around it that read and write only its rows (an op over
     the rows, over the rows and their elements, or another row reduction of
-    the same length; weights read the same for every row) run as one kernel:
+    the same length; weights read the same for every row, or inputs
+    broadcast along some of the row loops, as a mask over query and key
+    positions that every head shares) run as one kernel:
     one subgroup per row runs them in order, each lane owning the same
     elements of the row in every op, and row values (sums, means, reciprocal
     standard deviations) stay in registers, identical in every lane, lane 0
@@ -183,7 +185,11 @@ def KilnGPULibraryCalls : Pass<"kiln-gpu-library-calls", "::mlir::ModuleOp"> {
     `kiln_gpu_gemm_<type>(transA, transB, A, B, C)` on rank-3 views (C with
     an identity layout; an input whose rows are contiguous and whose groups
     of dims merge is read in place with its strides, any other strided input
-    is first copied to a contiguous buffer by a generated kernel). Mixed
+    is first copied to a contiguous buffer by a generated kernel; an input
+    that a copy through a permutation filled just before and that is dead
+    after the product, as attention's heads split from a fused projection,
+    is read through a transposed view of that copy's source instead, and the
+    copy goes). Mixed
     float inputs that the body multiplies in f32 (a bf16 or f16 input
     extended to f32, an f32 output) become an f32 GEMM on a widened copy of
     the narrower input: the same products and sums. The
