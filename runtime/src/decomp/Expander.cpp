@@ -203,9 +203,7 @@ private:
     if (it != newMeta.end()) return it->second;
     std::string text = metaOf(name);
     if (text.empty()) throw Error("kiln: " + ctx + ": no tensor metadata for value '" + name + "'");
-    json meta = json::parse(text);
-    checkSerdeIntegers(meta, ctx + ": the metadata of '" + name + "'");
-    return meta;
+    return json::parse(text); // its integer fields were checked by expand()
   }
 
   /// Each integer or bool tensor argument becomes a _to_copy of it to
@@ -527,14 +525,23 @@ bool hasRule(const std::string &target) {
   return false;
 }
 
-std::optional<Expansion> expand(const std::string &nodeJson, const MetaLookup &metaOf) {
+std::optional<Expansion> expand(const std::string &nodeJson, const MetaLookup &graphMeta) {
   json node;
   try {
     node = json::parse(nodeJson);
   } catch (const json::exception &e) {
     throw Error(std::string("kiln: a graph node that is not valid JSON: ") + e.what());
   }
-  checkSerdeIntegers(node, "node '" + node.value("name", std::string("?")) + "'");
+  std::string where = "node '" + node.value("name", std::string("?")) + "'";
+  checkSerdeIntegers(node, where);
+  // Every expander below reads tensor metadata: its integer fields are checked
+  // once here, as the node's are, before any expander converts one.
+  MetaLookup metaOf = [&graphMeta, &where](const std::string &name) {
+    std::string text = graphMeta(name);
+    json meta = text.empty() ? json() : json::parse(text, nullptr, false);
+    if (!meta.is_discarded()) checkSerdeIntegers(meta, where + ": the metadata of '" + name + "'");
+    return text;
+  };
   std::string target = node.value("target", std::string());
   if (isMaskedIndexTarget(target)) return expandMaskedIndex(node, metaOf);
   if (isTriIndicesTarget(target)) return expandTriIndices(node, metaOf);
