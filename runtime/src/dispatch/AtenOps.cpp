@@ -94,6 +94,7 @@ KILN_LIBRARY(aten, m) {
   m.def("special_erfcx(Tensor self) -> Tensor");
   m.def("special_log_ndtr(Tensor self) -> Tensor");
   m.def("special_ndtri(Tensor self) -> Tensor");
+  m.def("erfinv(Tensor self) -> Tensor");
   m.def("special_scaled_modified_bessel_k0(Tensor x) -> Tensor");
   m.def("special_scaled_modified_bessel_k1(Tensor x) -> Tensor");
   m.def("special_spherical_bessel_j0(Tensor x) -> Tensor");
