@@ -100,6 +100,32 @@ class Unsupported(nn.Module):
         return torch.nonzero_static(x, size=4) + 1
 
 
+class HeldOut(nn.Module):
+    """What held-out models brought (session 34): parameters stored channels-last
+    and transposed (their archive members are strided storages), F.affine_grid
+    both ways (affine_grid_generator), rms_norm, var with a correction, erfinv, and
+    torch.distributions' argument check (_is_all_true) in a normal quantile; x [n, 3, 6, 5]."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1).to(memory_format=torch.channels_last)
+        self.lin = nn.Linear(5, 6)
+        self.lin.weight = nn.Parameter(torch.randn(5, 6).t())
+        self.theta = nn.Linear(4, 6)
+
+    def forward(self, x):
+        y = self.conv(x)
+        t = self.theta(y.mean((2, 3))).view(-1, 2, 3)
+        g0 = F.affine_grid(t, list(x.shape), align_corners=False)
+        g1 = F.affine_grid(t, list(x.shape), align_corners=True)
+        s = F.grid_sample(y, g0, align_corners=False) + F.grid_sample(y, g1, align_corners=True)
+        r = F.rms_norm(self.lin(s), [6])
+        v = torch.var(s, dim=(2, 3), correction=0) + torch.var(s.flatten(1), dim=1, keepdim=True)
+        p = torch.sigmoid(r) * 0.98 + 0.01
+        q = torch.distributions.Normal(0.0, 1.0, validate_args=True).icdf(p)
+        return r, v, q, torch.erfinv(p * 2 - 1)
+
+
 def save(name, model, inputs, dynamic_shapes=None):
     os.makedirs(name, exist_ok=True)
     model.eval()
@@ -134,6 +160,7 @@ if __name__ == "__main__":
                                     (torch.randn(10, 4), torch.tensor([3, 3, 8], dtype=torch.int32)),
                                     dynamic_shapes={"x": {0: Dim("s", min=2, max=64)}, "offs": None}),
         "unsupported": lambda: save("unsupported", Unsupported(), (torch.randn(3, 8),)),
+        "held_out": lambda: save("held_out", HeldOut(), (torch.randn(3, 3, 6, 5),), dynamic_shapes={"x": {0: n}}),
     }
     for name, make in cases.items():
         if not only or name in only:
