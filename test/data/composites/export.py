@@ -104,7 +104,8 @@ class HeldOut(nn.Module):
     """What held-out models brought (session 34): parameters stored channels-last
     and transposed (their archive members are strided storages), F.affine_grid
     both ways (affine_grid_generator), rms_norm, var with a correction, erfinv, and
-    torch.distributions' argument check (_is_all_true) in a normal quantile; x [n, 3, 6, 5]."""
+    torch.distributions' argument check (_is_all_true) in a normal quantile, argmax and
+    argmin; x [n, 3, 6, 5]."""
 
     def __init__(self):
         super().__init__()
@@ -123,7 +124,7 @@ class HeldOut(nn.Module):
         v = torch.var(s, dim=(2, 3), correction=0) + torch.var(s.flatten(1), dim=1, keepdim=True)
         p = torch.sigmoid(r) * 0.98 + 0.01
         q = torch.distributions.Normal(0.0, 1.0, validate_args=True).icdf(p)
-        return r, v, q, torch.erfinv(p * 2 - 1)
+        return r, v, q, torch.erfinv(p * 2 - 1), torch.argmax(r, dim=-1), torch.argmin(v)
 
 
 def save(name, model, inputs, dynamic_shapes=None):

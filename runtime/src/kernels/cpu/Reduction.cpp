@@ -1,5 +1,5 @@
 // kiln runtime — eager CPU (and Meta) kernels: mean.dim, mean, sum.dim_IntList, sum, prod.dim_int, amax, amin,
-// max.dim, min.dim, var.correction.
+// max.dim, min.dim, var.correction, argmax, argmin.
 #include "KernelUtils.h"
 #include "TensorIter.h"
 
@@ -143,6 +143,37 @@ Tensor varCorrection(const Tensor &self, const std::optional<std::vector<int64_t
     });
   });
   return out;
+}
+
+/// argmax / argmin over `dim` (None: every element, flattened): the int64 index
+/// of the first extreme; a NaN counts as the extreme (its first index), as ATen's.
+Tensor argExtremum(const Tensor &self, std::optional<int64_t> dim, bool keepdim, bool isMax, const char *op) {
+  std::optional<std::vector<int64_t>> dims;
+  if (dim) dims = std::vector<int64_t>{*dim};
+  Split sp = splitDims(self, dims, keepdim, op);
+  const int64_t outer = sp.outer, inner = sp.inner;
+  check(inner != 0, op, "expected a non-empty dim to reduce, got " + self.shapeString());
+  Tensor out = Tensor::empty(sp.outShape, DType::Int64, self.device());
+  if (isMeta(self)) return out;
+  Tensor x = permuted(self, sp.order, DType::Float64);
+  const double *px = x.data<double>();
+  int64_t *po = out.data<int64_t>();
+  parallelFor(outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) {
+      const double *p = px + o * inner;
+      int64_t best = 0;
+      for (int64_t i = 1; i < inner && !std::isnan(p[best]); ++i)
+        if (std::isnan(p[i]) || (isMax ? p[i] > p[best] : p[i] < p[best])) best = i;
+      po[o] = best;
+    }
+  });
+  return out;
+}
+Tensor argmax(const Tensor &self, std::optional<int64_t> dim, bool keepdim) {
+  return argExtremum(self, dim, keepdim, true, "aten::argmax");
+}
+Tensor argmin(const Tensor &self, std::optional<int64_t> dim, bool keepdim) {
+  return argExtremum(self, dim, keepdim, false, "aten::argmin");
 }
 
 Tensor meanDim(const Tensor &self, const std::optional<std::vector<int64_t>> &dims, bool keepdim,
@@ -316,6 +347,8 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("max.dim", kiln::cpu::maxDim);
   m.impl("min.dim", kiln::cpu::minDim);
   m.impl("var.correction", kiln::cpu::varCorrection);
+  m.impl("argmax", kiln::cpu::argmax);
+  m.impl("argmin", kiln::cpu::argmin);
 }
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
@@ -326,5 +359,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
   m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+  m.def("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
   m.def("var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor");
 }
