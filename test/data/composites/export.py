@@ -127,6 +127,15 @@ class HeldOut(nn.Module):
         return r, v, q, torch.erfinv(p * 2 - 1), torch.argmax(r, dim=-1), torch.argmin(v)
 
 
+class SplitByTensor(nn.Module):
+    """tensor_split by a tensor of indices (data-dependent sizes): the default IR
+    reads the pieces' storage offsets (sym_storage_offset); x [3, 9], i int64 [2]."""
+
+    def forward(self, x, i):
+        a, b, c = torch.tensor_split(x, i, dim=1)
+        return a * 2, b.sum(1), c + 1
+
+
 def save(name, model, inputs, dynamic_shapes=None):
     os.makedirs(name, exist_ok=True)
     model.eval()
@@ -161,6 +170,7 @@ if __name__ == "__main__":
                                     (torch.randn(10, 4), torch.tensor([3, 3, 8], dtype=torch.int32)),
                                     dynamic_shapes={"x": {0: Dim("s", min=2, max=64)}, "offs": None}),
         "unsupported": lambda: save("unsupported", Unsupported(), (torch.randn(3, 8),)),
+        "split_by_tensor": lambda: save("split_by_tensor", SplitByTensor(), (torch.randn(3, 9), torch.tensor([2, 5]))),
         "held_out": lambda: save("held_out", HeldOut(), (torch.randn(3, 3, 6, 5),), dynamic_shapes={"x": {0: n}}),
     }
     for name, make in cases.items():
