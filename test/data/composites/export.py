@@ -129,11 +129,12 @@ class HeldOut(nn.Module):
 
 class SplitByTensor(nn.Module):
     """tensor_split by a tensor of indices (data-dependent sizes): the default IR
-    reads the pieces' storage offsets (sym_storage_offset); x [3, 9], i int64 [2]."""
+    reads the pieces' storage offsets (sym_storage_offset); and masked_select (a
+    data-dependent length); x [3, 9], i int64 [2]."""
 
     def forward(self, x, i):
         a, b, c = torch.tensor_split(x, i, dim=1)
-        return a * 2, b.sum(1), c + 1
+        return a * 2, b.sum(1), c + 1, torch.masked_select(x, x[:1] > 0) * 2
 
 
 def save(name, model, inputs, dynamic_shapes=None):
