@@ -89,12 +89,6 @@ void registerSequenceHandlers(GraphImporter &g) {
       // lstm.input squeezes dim 1 where it means dim 0, so the archive lists
       // h_n and c_n as [L*D, 1, B, H] while the program (ATen's kernel, and
       // torch running the exported program) returns [L*D, B, H].
-      // nn.LSTM(proj_size=P) adds a projection weight per layer and direction.
-      int64_t perLayer = (*hasBiases ? 4 : 2) + 1, dirs = *bidir ? 2 : 1;
-      if (stateList && (int64_t)params->size() == *layers * dirs * perLayer)
-        return g.fail(loc, "'aten.lstm.input' with proj_size (a projection weight per layer) is not "
-                           "supported in the default IR; export Core ATen IR (ep.run_decompositions()), "
-                           "where torch decomposes it into ops kiln compiles");
       correctStateSizes(g, n);
       return g.emitOp<OpT>(n, loc, *x, *hx, *params, *hasBiases, *layers, llvm::APFloat(*dropout), *train, *bidir,
                            *batchFirst);

@@ -137,6 +137,20 @@ class SplitByTensor(nn.Module):
         return a * 2, b.sum(1), c + 1, torch.masked_select(x, x[:1] > 0) * 2
 
 
+class LstmProj(nn.Module):
+    """nn.LSTM with proj_size (a projection weight per layer and direction; h is
+    proj_size wide, c hidden_size wide), 2 layers, bidirectional, batch first, over a
+    dynamic batch; x [n, 7, 5]."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(5, 8, num_layers=2, bidirectional=True, batch_first=True, proj_size=3)
+
+    def forward(self, x):
+        y, (h, c) = self.lstm(x)
+        return y, h, c
+
+
 def save(name, model, inputs, dynamic_shapes=None):
     os.makedirs(name, exist_ok=True)
     model.eval()
@@ -172,6 +186,7 @@ if __name__ == "__main__":
                                     dynamic_shapes={"x": {0: Dim("s", min=2, max=64)}, "offs": None}),
         "unsupported": lambda: save("unsupported", Unsupported(), (torch.randn(3, 8),)),
         "split_by_tensor": lambda: save("split_by_tensor", SplitByTensor(), (torch.randn(3, 9), torch.tensor([2, 5]))),
+        "lstm_proj": lambda: save("lstm_proj", LstmProj(), (torch.randn(3, 7, 5),), dynamic_shapes={"x": {0: n}}),
         "held_out": lambda: save("held_out", HeldOut(), (torch.randn(3, 3, 6, 5),), dynamic_shapes={"x": {0: n}}),
     }
     for name, make in cases.items():
