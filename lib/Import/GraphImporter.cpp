@@ -358,7 +358,7 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
     decisions.push_back(decision);
     return;
   }
-  std::string functional = functionalTarget(target);
+  std::string functional = functionalOf(target);
   if (!functional.empty() && (handlers.count(functional) || isRuntimeOp(functional))) {
     decision.kind = handlers.count(functional) ? NodeDecision::Compiled : NodeDecision::Runtime;
     decision.why = "in place: its out-of-place form, written back into 'self'";

@@ -151,6 +151,18 @@ class LstmProj(nn.Module):
         return y, h, c
 
 
+class HeldOut2(nn.Module):
+    """More of what held-out models brought: mish, elu and selu (eager kernels) and
+    an in-place floor_divide_ by a tensor (floor_divide_.Tensor, whose functional form
+    is floor_divide.default); x [n, 4, 5]."""
+
+    def forward(self, x):
+        y = F.mish(x) + F.elu(x, alpha=0.7) + F.selu(x)
+        q = x * 3
+        q.floor_divide_(torch.full_like(x, 0.7))
+        return y, q
+
+
 def save(name, model, inputs, dynamic_shapes=None):
     os.makedirs(name, exist_ok=True)
     model.eval()
@@ -187,6 +199,7 @@ if __name__ == "__main__":
         "unsupported": lambda: save("unsupported", Unsupported(), (torch.randn(3, 8),)),
         "split_by_tensor": lambda: save("split_by_tensor", SplitByTensor(), (torch.randn(3, 9), torch.tensor([2, 5]))),
         "lstm_proj": lambda: save("lstm_proj", LstmProj(), (torch.randn(3, 7, 5),), dynamic_shapes={"x": {0: n}}),
+        "held_out2": lambda: save("held_out2", HeldOut2(), (torch.randn(3, 4, 5),), dynamic_shapes={"x": {0: n}}),
         "held_out": lambda: save("held_out", HeldOut(), (torch.randn(3, 3, 6, 5),), dynamic_shapes={"x": {0: n}}),
     }
     for name, make in cases.items():
