@@ -291,15 +291,14 @@ LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataD
       return true;
     };
     // The member is the tensor's storage: a channels-last or transposed
-    // parameter, or a view into a larger tensor, is gathered into row-major
-    // order (kiln's values are row-major) when it is read.
+    // parameter, or a view at an offset into a larger tensor, is gathered
+    // into row-major order (kiln's values are row-major) when it is read.
     std::optional<StridedLayout> layout = storageLayout(e->getObject("tensor_meta"));
     uint64_t bytes = *size;
-    if (layout && (!layout->isRowMajor() || layout->numel() * layout->elemBytes != *size)) {
-      if (layout->extentBytes() > *size)
-        return fail("weight '" + kv.first.str() + "': its tensor_meta reaches " +
-                    std::to_string(layout->extentBytes()) + " bytes, but '" + member + "' has " +
-                    std::to_string(*size));
+    // (A row-major weight is taken as it is, and a member too short for its
+    // view is left to the size check against the weight's type, which says
+    // what it needs.)
+    if (layout && !layout->isRowMajor() && layout->extentBytes() <= *size) {
       bytes = layout->numel() * layout->elemBytes;
       read = [read, l = *layout](std::vector<char> &out, std::string &error) {
         std::vector<char> storage;
