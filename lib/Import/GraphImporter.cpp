@@ -22,6 +22,8 @@
 #include "llvm/Support/Regex.h"
 
 #include <functional>
+#include <map>
+#include <optional>
 #include <memory>
 #include <limits>
 
@@ -201,6 +203,52 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
   return true;
 }
 
+/// The strided layout a weight's tensor_meta gives (dtype, sizes, strides,
+/// storage_offset), or none where it gives no static one (then the member's
+/// bytes are taken as the tensor's).
+static std::optional<StridedLayout> storageLayout(const Object *meta) {
+  if (!meta)
+    return std::nullopt;
+  // torch serde ScalarType codes -> bytes per element (complex: both parts).
+  static const std::map<int64_t, uint64_t> elemBytes = {{1, 1}, {2, 1},  {3, 2},   {4, 4},  {5, 8},
+                                                        {6, 2}, {7, 4},  {8, 8},   {9, 4},  {10, 8},
+                                                        {11, 16}, {12, 1}, {13, 2}};
+  auto code = meta->getInteger("dtype");
+  auto eb = code ? elemBytes.find(*code) : elemBytes.end();
+  if (eb == elemBytes.end())
+    return std::nullopt;
+  StridedLayout l;
+  l.elemBytes = eb->second;
+  auto ints = [&](StringRef key, std::vector<int64_t> &out) {
+    const Array *a = meta->getArray(key);
+    if (!a)
+      return false;
+    for (const json::Value &v : *a) {
+      const Object *o = v.getAsObject();
+      std::optional<int64_t> i = o ? o->getInteger("as_int") : std::nullopt;
+      if (!i || *i < 0)
+        return false;
+      out.push_back(*i);
+    }
+    return true;
+  };
+  if (!ints("sizes", l.sizes))
+    return std::nullopt;
+  if (!meta->get("strides")) {
+    l.strides.assign(l.sizes.size(), 0);
+    int64_t s = 1;
+    for (size_t d = l.sizes.size(); d-- > 0;) {
+      l.strides[d] = s;
+      s *= l.sizes[d];
+    }
+  } else if (!ints("strides", l.strides) || l.strides.size() != l.sizes.size()) {
+    return std::nullopt;
+  }
+  if (const Object *so = meta->getObject("storage_offset"))
+    l.storageOffset = so->getInteger("as_int").value_or(0);
+  return l;
+}
+
 LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataDir, WeightMap &out) {
   if (!archive.hasMember(configMember))
     return success();
@@ -227,7 +275,7 @@ LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataD
     auto size = archive.size(member);
     if (!size)
       return fail(llvm::toString(size.takeError()));
-    out[kv.first.str()] = WeightData(*size, [shared, path, member](std::vector<char> &bytes, std::string &error) {
+    WeightData::Reader read = [shared, path, member](std::vector<char> &bytes, std::string &error) {
       if (!*shared) {
         auto opened = Pt2Archive::open(path);
         if (!opened) {
@@ -241,7 +289,23 @@ LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataD
         return false;
       }
       return true;
-    });
+    };
+    // The member is the tensor's storage: a channels-last or transposed
+    // parameter, or a view at an offset into a larger tensor, is gathered
+    // into row-major order (kiln's values are row-major) when it is read.
+    std::optional<StridedLayout> layout = storageLayout(e->getObject("tensor_meta"));
+    uint64_t bytes = *size;
+    // (A row-major weight is taken as it is, and a member too short for its
+    // view is left to the size check against the weight's type, which says
+    // what it needs.)
+    if (layout && !layout->isRowMajor() && layout->extentBytes() <= *size) {
+      bytes = layout->numel() * layout->elemBytes;
+      read = [read, l = *layout](std::vector<char> &out, std::string &error) {
+        std::vector<char> storage;
+        return read(storage, error) && gatherStrided(storage, l, out, error);
+      };
+    }
+    out[kv.first.str()] = WeightData(bytes, std::move(read));
     const json::Value *meta = e->get("tensor_meta");
     weightStorage.emplace(kv.first.str(),
                           std::make_pair((dataDir + *pathName).str(), meta ? *meta : json::Value(nullptr)));
@@ -293,7 +357,7 @@ void GraphImporter::importNode(const Object &node, bool &ok) {
     decisions.push_back(decision);
     return;
   }
-  std::string functional = functionalTarget(target);
+  std::string functional = functionalOf(target);
   if (!functional.empty() && (handlers.count(functional) || isRuntimeOp(functional))) {
     decision.kind = handlers.count(functional) ? NodeDecision::Compiled : NodeDecision::Runtime;
     decision.why = "in place: its out-of-place form, written back into 'self'";

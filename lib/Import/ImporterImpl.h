@@ -159,6 +159,10 @@ public:
   FailureOr<bool> importInPlace(const Object &node, Location loc, StringRef target);
   /// The out-of-place target of an in-place one ("" if `target` is not in-place).
   static std::string functionalTarget(StringRef target);
+  /// functionalTarget, where the functional op has no `.Tensor` overload of
+  /// kiln's own or the runtime's but has `.default` (floor_divide_.Tensor is
+  /// floor_divide.default in place); "" if `target` is not in place.
+  std::string functionalOf(StringRef target);
   /// The view target of a `<view>_copy` one ("" if `target` is not such a copy).
   static std::string viewTarget(StringRef target);
   /// One argument of a higher-order op's subgraph: a tensor var, or (when

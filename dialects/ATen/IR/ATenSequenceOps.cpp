@@ -54,7 +54,8 @@ LogicalResult AdaptiveAvgPool1dOp::verify() {
 
 namespace {
 /// Checks a recurrent op: `gates` gate blocks per weight, one or two initial
-/// states, 2 or 4 parameters per layer and direction.
+/// states, 2 or 4 parameters per layer and direction (an LSTM with proj_size:
+/// one more, w_hr [P, H], and h states of P).
 template <typename OpT> LogicalResult verifyRecurrent(OpT op, size_t numStates) {
   auto inTy = rankedType(op.getInput());
   if (inTy.getRank() != 3 && inTy.getRank() != 2)
@@ -66,32 +67,45 @@ template <typename OpT> LogicalResult verifyRecurrent(OpT op, size_t numStates) 
   int64_t perCell = op.getHasBiases() ? 4 : 2;
   if (op.getNumLayers() < 1)
     return op.emitOpError("expects at least one layer");
-  if ((int64_t)op.getParams().size() != op.getNumLayers() * dirs * perCell)
+  bool proj = OpT::kGates == 4 &&
+              (int64_t)op.getParams().size() == op.getNumLayers() * dirs * (perCell + 1);
+  if (!proj && (int64_t)op.getParams().size() != op.getNumLayers() * dirs * perCell)
     return op.emitOpError("expects ") << op.getNumLayers() * dirs * perCell
                                       << " parameters, got " << op.getParams().size();
   auto whh = rankedType(op.getParams()[1]);
   if (whh.getRank() != 2 || whh.getDimSize(0) == kDyn || whh.getDimSize(1) == kDyn ||
-      whh.getDimSize(0) != OpT::kGates * whh.getDimSize(1))
-    return op.emitOpError("expects w_hh of shape [") << OpT::kGates << " * H, H]";
-  int64_t hidden = whh.getDimSize(1);
+      whh.getDimSize(0) % OpT::kGates != 0 ||
+      (!proj && whh.getDimSize(0) != OpT::kGates * whh.getDimSize(1)))
+    return op.emitOpError("expects w_hh of shape [") << OpT::kGates << " * H, " << (proj ? "P" : "H") << "]";
+  int64_t hidden = whh.getDimSize(0) / OpT::kGates, outSize = whh.getDimSize(1);
+  if (proj) {
+    auto whr = rankedType(op.getParams()[perCell]);
+    if (whr.getRank() != 2 || whr.getDimSize(0) != outSize || whr.getDimSize(1) != hidden)
+      return op.emitOpError("expects w_hr of shape [") << outSize << ", " << hidden << "]";
+  }
   bool batched = inTy.getRank() == 3;
   int64_t t = inTy.getDimSize(batched && op.getBatchFirst() ? 1 : 0);
   int64_t b = batched ? inTy.getDimSize(op.getBatchFirst() ? 0 : 1) : -1;
   SmallVector<int64_t> out, state{op.getNumLayers() * dirs};
   if (batched)
     state.push_back(b);
-  state.push_back(hidden);
+  SmallVector<int64_t> cell(state);
+  state.push_back(outSize);
+  cell.push_back(hidden);
   if (!batched)
-    out = {t, dirs * hidden};
+    out = {t, dirs * outSize};
   else if (op.getBatchFirst())
-    out = {b, t, dirs * hidden};
+    out = {b, t, dirs * outSize};
   else
-    out = {t, b, dirs * hidden};
-  for (Value h : op.getHx())
-    if (failed(verifyResult(op, h, state, inTy.getElementType())))
+    out = {t, b, dirs * outSize};
+  for (auto [i, h] : llvm::enumerate(op.getHx()))
+    if (failed(verifyResult(op, h, i == 0 ? state : cell, inTy.getElementType())))
       return failure();
   for (auto [i, r] : llvm::enumerate(op->getResults()))
-    if (failed(verifyResult(op, r, i == 0 ? ArrayRef<int64_t>(out) : ArrayRef<int64_t>(state),
+    if (failed(verifyResult(op, r,
+                            i == 0   ? ArrayRef<int64_t>(out)
+                            : i == 1 ? ArrayRef<int64_t>(state)
+                                     : ArrayRef<int64_t>(cell),
                             inTy.getElementType())))
       return failure();
   return success();

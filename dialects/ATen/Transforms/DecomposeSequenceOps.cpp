@@ -115,6 +115,7 @@ struct AdaptiveAvgPool1dDecomposition : OpRewritePattern<AdaptiveAvgPool1dOp> {
 /// over time carrying the states and the output sequence.
 struct Cell {
   Value wIh, wHh, bIh, bHh; // biases may be null
+  Value wHr;                // an LSTM's projection (proj_size), or null
 };
 
 /// A 2-d [B, G*H] gate block's chunk k of H columns.
@@ -129,9 +130,10 @@ Value mul(OpBuilder &b, Location loc, Value x, Value y, RankedTensorType ty) {
   return MulTensorOp::create(b, loc, ty, x, y);
 }
 
-/// i, f, g, o = chunks of gx + gh; c' = f*c + i*g; h' = o*tanh(c').
+/// i, f, g, o = chunks of gx + gh; c' = f*c + i*g; h' = o*tanh(c'), projected
+/// by w_hr (h' w_hr^T) where the LSTM has proj_size.
 SmallVector<Value> lstmStep(OpBuilder &b, Location loc, Value gx, Value gh, Value h,
-                                   Value c, int64_t hidden, RankedTensorType ty) {
+                                   Value c, int64_t hidden, RankedTensorType ty, Value wHr) {
   Value gates = add(b, loc, gx, gh, cast<RankedTensorType>(gx.getType()));
   Value i = SigmoidOp::create(b, loc, ty, gate(b, loc, gates, 0, hidden));
   Value f = SigmoidOp::create(b, loc, ty, gate(b, loc, gates, 1, hidden));
@@ -139,6 +141,8 @@ SmallVector<Value> lstmStep(OpBuilder &b, Location loc, Value gx, Value gh, Valu
   Value o = SigmoidOp::create(b, loc, ty, gate(b, loc, gates, 3, hidden));
   Value c2 = add(b, loc, mul(b, loc, f, c, ty), mul(b, loc, i, gg, ty), ty);
   Value h2 = mul(b, loc, o, TanhOp::create(b, loc, ty, c2), ty);
+  if (wHr)
+    h2 = LinearOp::create(b, loc, withShape(h2, {ty.getDimSize(0), typeOf(wHr).getDimSize(0)}), h2, wHr, Value());
   return {h2, c2};
 }
 
@@ -171,9 +175,9 @@ Value simpleStep(OpBuilder &b, Location loc, Value gx, Value gh, RankedTensorTyp
 /// LSTM) from the input's gates gx, the state's gates gh and the states.
 template <typename OpT>
 SmallVector<Value> step(OpBuilder &b, Location loc, Value gx, Value gh, ValueRange states, int64_t hidden,
-                        RankedTensorType ty) {
+                        RankedTensorType ty, Value wHr = Value()) {
   if constexpr (OpT::kGates == 4)
-    return lstmStep(b, loc, gx, gh, states[0], states[1], hidden, ty);
+    return lstmStep(b, loc, gx, gh, states[0], states[1], hidden, ty, wHr);
   else if constexpr (OpT::kGates == 3)
     return {gruStep(b, loc, gx, gh, states[0], hidden, ty)};
   else
@@ -206,11 +210,16 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
       x = transpose01(b, loc, x);
     }
     int64_t dirs = op.getBidirectional() ? 2 : 1;
-    int64_t perCell = op.getHasBiases() ? 4 : 2;
-    int64_t hidden = typeOf(op.getParams()[1]).getDimSize(1);
+    int64_t base = op.getHasBiases() ? 4 : 2;
+    bool proj = kLstm && (int64_t)op.getParams().size() == op.getNumLayers() * dirs * (base + 1);
+    int64_t perCell = base + (proj ? 1 : 0);
+    // hidden: the gates' and c's width; outSize: h's (proj_size, else hidden).
+    int64_t hidden = typeOf(op.getParams()[1]).getDimSize(0) / OpT::kGates;
+    int64_t outSize = typeOf(op.getParams()[1]).getDimSize(1);
     int64_t tStatic = typeOf(x).getDimSize(0), bStatic = typeOf(x).getDimSize(1);
     auto stateTy = withShape(x, {bStatic, hidden});
-    auto seqTy = withShape(x, {tStatic, bStatic, hidden});
+    auto hTy = withShape(x, {bStatic, outSize});
+    auto seqTy = withShape(x, {tStatic, bStatic, outSize});
     Value tSize = dimOf(b, loc, x, 0), bSize = dimOf(b, loc, x, 1);
 
     SmallVector<Value> hN, cN;
@@ -220,13 +229,13 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
       for (int64_t dir = 0; dir < dirs; ++dir) {
         int64_t idx = layer * dirs + dir;
         ValueRange p = op.getParams().slice(idx * perCell, perCell);
-        Cell cell{p[0], p[1], perCell == 4 ? p[2] : Value(), perCell == 4 ? p[3] : Value()};
+        Cell cell{p[0], p[1], base == 4 ? p[2] : Value(), base == 4 ? p[3] : Value(), proj ? p[base] : Value()};
         SmallVector<Value> init;
-        for (Value s : states)
+        for (auto [k, s] : llvm::enumerate(states))
           init.push_back(castTo(b, loc,
                                 SelectIntOp::create(b, loc, withShape(s, typeOf(s).getShape().drop_front()),
                                                     s, ValueRange{}, ArrayRef<int64_t>{idx}, 0),
-                                stateTy));
+                                k == 0 ? hTy : stateTy));
         auto [seq, finals] =
             unroll && tStatic != kDyn && tStatic > 0
                 ? unrolled(b, loc, layerIn, cell, init, dir == 1, tStatic, stateTy)
@@ -239,12 +248,12 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
       if (dirs == 1) {
         layerIn = outs[0];
       } else {
-        layerIn = CatOp::create(b, loc, withShape(x, {tStatic, bStatic, 2 * hidden}), outs, 2);
+        layerIn = CatOp::create(b, loc, withShape(x, {tStatic, bStatic, 2 * outSize}), outs, 2);
       }
     }
     Value output = layerIn;
     if (!batched)
-      output = SqueezeDimsOp::create(b, loc, withShape(x, {tStatic, dirs * hidden}), output,
+      output = SqueezeDimsOp::create(b, loc, withShape(x, {tStatic, dirs * outSize}), output,
                                      ArrayRef<int64_t>{1});
     else if (op.getBatchFirst())
       output = transpose01(b, loc, output);
@@ -287,7 +296,7 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
   runDirection(OpBuilder &b, Location loc, Value in, const Cell &cell, ArrayRef<Value> init,
                bool reverse, Value tSize, Value bSize, RankedTensorType seqTy,
                RankedTensorType stateTy) {
-    int64_t hidden = stateTy.getDimSize(1);
+    int64_t hidden = stateTy.getDimSize(1), outSize = seqTy.getDimSize(2);
     int64_t g = OpT::kGates;
     auto inTy = typeOf(in);
     // The input projection of every step at once: [T, B, G*H].
@@ -301,7 +310,7 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
       if (s == kDyn)
         sizes.push_back(v);
     }
-    staticSizes.push_back(hidden);
+    staticSizes.push_back(outSize);
     Value zeros = FullOp::create(b, loc, seqTy, sizes, staticSizes,
                                  b.getFloatAttr(seqTy.getElementType(), 0.0));
     SmallVector<Value> iter(init);
@@ -319,7 +328,7 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
                                          ArrayRef<int64_t>{kDyn}, 0);
           Value h = args[0];
           Value gh = LinearOp::create(nb, l, gatesTy, h, cell.wHh, cell.bHh);
-          SmallVector<Value> next = step<OpT>(nb, l, gx, gh, args.drop_back(), hidden, stateTy);
+          SmallVector<Value> next = step<OpT>(nb, l, gx, gh, args.drop_back(), hidden, stateTy, cell.wHr);
           Value out = SelectScatterOp::create(nb, l, seqTy, args.back(), next[0], ValueRange{tt},
                                               ArrayRef<int64_t>{kDyn}, 0);
           next.push_back(out);
@@ -345,10 +354,11 @@ template <typename OpT> struct RecurrentDecomposition : OpRewritePattern<OpT> {
       int64_t t = reverse ? steps - 1 - k : k;
       Value gx = SelectIntOp::create(b, loc, gatesTy, xw, ValueRange{}, ArrayRef<int64_t>{t}, 0);
       Value gh = LinearOp::create(b, loc, gatesTy, state[0], cell.wHh, cell.bHh);
-      state = step<OpT>(b, loc, gx, gh, state, hidden, stateTy);
+      state = step<OpT>(b, loc, gx, gh, state, hidden, stateTy, cell.wHr);
       outs[t] = state[0];
     }
-    return {stack(b, loc, outs, true, withShape(in, {steps, stateTy.getDimSize(0), hidden})), state};
+    int64_t outSize = typeOf(state[0]).getDimSize(1);
+    return {stack(b, loc, outs, true, withShape(in, {steps, stateTy.getDimSize(0), outSize})), state};
   }
 
 };

@@ -47,6 +47,26 @@ private:
   Reader reader_;
 };
 
+/// Where a weight's elements lie in its archive member (the tensor's storage):
+/// element (i0, i1, ...) at storageOffset + sum(i_d * strides[d]), each
+/// `elemBytes` long. A channels-last parameter, a transposed one or a view
+/// into a larger tensor is stored this way.
+struct StridedLayout {
+  uint64_t elemBytes = 0;
+  std::vector<int64_t> sizes, strides;
+  int64_t storageOffset = 0;
+  /// Row-major from offset 0: the member's first bytes are the tensor.
+  bool isRowMajor() const;
+  uint64_t numel() const;
+  /// Bytes of storage the view reaches (0 for an empty tensor).
+  uint64_t extentBytes() const;
+};
+
+/// The elements of `layout` in `storage`, in row-major order, into `out`;
+/// false with a message if the view reaches past the storage.
+bool gatherStrided(llvm::ArrayRef<char> storage, const StridedLayout &layout, std::vector<char> &out,
+                   std::string &error);
+
 /// Every parameter, buffer and constant of a program by its state-dict name.
 using WeightMap = std::map<std::string, WeightData>;
 

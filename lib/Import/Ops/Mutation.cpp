@@ -89,6 +89,19 @@ std::string GraphImporter::functionalTarget(StringRef target) {
   return ("torch.ops." + ns + "." + functional + (overload.empty() ? "" : ".") + overload).str();
 }
 
+std::string GraphImporter::functionalOf(StringRef target) {
+  std::string functional = functionalTarget(target);
+  if (functional.empty() || handlers.count(functional) || isRuntimeOp(functional))
+    return functional;
+  StringRef f = functional;
+  if (f.consume_back(".Tensor")) {
+    std::string plain = (f + ".default").str();
+    if (handlers.count(plain) || isRuntimeOp(plain))
+      return plain;
+  }
+  return functional;
+}
+
 std::string GraphImporter::viewTarget(StringRef target) {
   StringRef rest = target;
   if (!rest.consume_front("torch.ops."))
@@ -101,7 +114,7 @@ std::string GraphImporter::viewTarget(StringRef target) {
 }
 
 FailureOr<bool> GraphImporter::importInPlace(const Object &node, Location loc, StringRef target) {
-  std::string functional = functionalTarget(target);
+  std::string functional = functionalOf(target);
   StringRef opName = StringRef(target).drop_front(strlen("torch.ops."));
   auto self = varOfArg(node, "self", loc);
   if (failed(self))

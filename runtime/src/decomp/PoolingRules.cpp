@@ -124,6 +124,63 @@ def max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, SymInt[3] s
   s = aten::scatter.src(self=z, dim=2, index=i, src=f) : like z
   r = aten::unflatten.int(self=s, dim=2, sizes=output_size)
   return r
+
+# affine_grid_generator (F.affine_grid), 2-d: grid[n, h, w] = theta[n] @ [x_w, y_h, 1] with
+# x, y spaced over [-1, 1]: 2i / (W - 1) - 1 with align_corners (-1 for one pixel, as
+# linspace), else the pixel centres (2i + 1) / W - 1; a 5-d size has no rule yet
+def affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor
+  when len size == 4
+  when align_corners == True
+  i = aten::arange.start(start=0, end=size.3, dtype=dtype(theta), layout=None, device=None, pin_memory=None) : dims out0 [out0@2] as theta
+  il = aten::select.int(self=i, dim=0, index=-1) : dims theta []
+  in = aten::clamp_min.default(self=il, min=1) : like il
+  i2 = aten::mul.Tensor(self=i, other=2) : like i
+  i4 = aten::div.Tensor(self=i2, other=in) : like i
+  x = aten::sub.Tensor(self=i4, other=1, alpha=1) : like i
+  j = aten::arange.start(start=0, end=size.2, dtype=dtype(theta), layout=None, device=None, pin_memory=None) : dims out0 [out0@1] as theta
+  jl = aten::select.int(self=j, dim=0, index=-1) : dims theta []
+  jn = aten::clamp_min.default(self=jl, min=1) : like jl
+  j2 = aten::mul.Tensor(self=j, other=2) : like j
+  j4 = aten::div.Tensor(self=j2, other=jn) : like j
+  y = aten::sub.Tensor(self=j4, other=1, alpha=1) : like j
+  t0 = aten::select.int(self=theta, dim=2, index=0) : dims theta [theta@0, theta@1]
+  t1 = aten::select.int(self=theta, dim=2, index=1) : dims theta [theta@0, theta@1]
+  t2 = aten::select.int(self=theta, dim=2, index=2) : dims theta [theta@0, theta@1]
+  a0 = aten::reshape.default(self=t0, shape=[-1, 1, 1, 2]) : dims theta [theta@0, 1, 1, 2]
+  a1 = aten::reshape.default(self=t1, shape=[-1, 1, 1, 2]) : dims theta [theta@0, 1, 1, 2]
+  a2 = aten::reshape.default(self=t2, shape=[-1, 1, 1, 2]) : dims theta [theta@0, 1, 1, 2]
+  xv = aten::reshape.default(self=x, shape=[1, 1, -1, 1]) : dims theta [1, 1, out0@2, 1]
+  yv = aten::reshape.default(self=y, shape=[1, -1, 1, 1]) : dims theta [1, out0@1, 1, 1]
+  p = aten::mul.Tensor(self=a0, other=xv) : bcast a0 xv
+  q = aten::mul.Tensor(self=a1, other=yv) : bcast a1 yv
+  s = aten::add.Tensor(self=p, other=q, alpha=1) : bcast p q
+  r = aten::add.Tensor(self=s, other=a2, alpha=1)
+  return r
+def affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor
+  when len size == 4
+  i = aten::arange.start(start=0, end=size.3, dtype=dtype(theta), layout=None, device=None, pin_memory=None) : dims out0 [out0@2] as theta
+  i2 = aten::mul.Tensor(self=i, other=2) : like i
+  i3 = aten::add.Tensor(self=i2, other=1, alpha=1) : like i
+  i4 = aten::div.Scalar(self=i3, other=size.3) : like i
+  x = aten::sub.Tensor(self=i4, other=1, alpha=1) : like i
+  j = aten::arange.start(start=0, end=size.2, dtype=dtype(theta), layout=None, device=None, pin_memory=None) : dims out0 [out0@1] as theta
+  j2 = aten::mul.Tensor(self=j, other=2) : like j
+  j3 = aten::add.Tensor(self=j2, other=1, alpha=1) : like j
+  j4 = aten::div.Scalar(self=j3, other=size.2) : like j
+  y = aten::sub.Tensor(self=j4, other=1, alpha=1) : like j
+  t0 = aten::select.int(self=theta, dim=2, index=0) : dims theta [theta@0, theta@1]
+  t1 = aten::select.int(self=theta, dim=2, index=1) : dims theta [theta@0, theta@1]
+  t2 = aten::select.int(self=theta, dim=2, index=2) : dims theta [theta@0, theta@1]
+  a0 = aten::reshape.default(self=t0, shape=[-1, 1, 1, 2]) : dims theta [theta@0, 1, 1, 2]
+  a1 = aten::reshape.default(self=t1, shape=[-1, 1, 1, 2]) : dims theta [theta@0, 1, 1, 2]
+  a2 = aten::reshape.default(self=t2, shape=[-1, 1, 1, 2]) : dims theta [theta@0, 1, 1, 2]
+  xv = aten::reshape.default(self=x, shape=[1, 1, -1, 1]) : dims theta [1, 1, out0@2, 1]
+  yv = aten::reshape.default(self=y, shape=[1, -1, 1, 1]) : dims theta [1, out0@1, 1, 1]
+  p = aten::mul.Tensor(self=a0, other=xv) : bcast a0 xv
+  q = aten::mul.Tensor(self=a1, other=yv) : bcast a1 yv
+  s = aten::add.Tensor(self=p, other=q, alpha=1) : bcast p q
+  r = aten::add.Tensor(self=s, other=a2, alpha=1)
+  return r
 )";
 
 } // namespace kiln::decomp

@@ -161,6 +161,14 @@ def max(Tensor self) -> Tensor
 def min(Tensor self) -> Tensor
   r = aten::amin.default(self=self, dim=[], keepdim=False)
   return r
+# _is_all_true / _is_any_true: all() / any() of every element as a 0-d bool
+# (torch.distributions' argument checks, Tensor.all() inside torch._check)
+def _is_all_true(Tensor self) -> Tensor
+  r = aten::all.default(self=self)
+  return r
+def _is_any_true(Tensor self) -> Tensor
+  r = aten::any.default(self=self)
+  return r
 # integers have no NaN: nansum is sum
 def nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
   when int self

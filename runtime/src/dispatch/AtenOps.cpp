@@ -43,6 +43,7 @@ KILN_LIBRARY(aten, m) {
   m.def("pdist(Tensor self, float p=2.) -> Tensor");
   // Indexing
   m.def("masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor");
+  m.def("masked_select(Tensor self, Tensor mask) -> Tensor");
   m.def("_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, "
         "int mode=0, bool sparse=False, Tensor? per_sample_weights=None, "
         "bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)");
@@ -94,6 +95,7 @@ KILN_LIBRARY(aten, m) {
   m.def("special_erfcx(Tensor self) -> Tensor");
   m.def("special_log_ndtr(Tensor self) -> Tensor");
   m.def("special_ndtri(Tensor self) -> Tensor");
+  m.def("erfinv(Tensor self) -> Tensor");
   m.def("special_scaled_modified_bessel_k0(Tensor x) -> Tensor");
   m.def("special_scaled_modified_bessel_k1(Tensor x) -> Tensor");
   m.def("special_spherical_bessel_j0(Tensor x) -> Tensor");

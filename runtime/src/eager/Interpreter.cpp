@@ -44,7 +44,7 @@ struct ArgSource {
 
 struct Node {
   std::string name, target, where;
-  enum Kind { Op, GetItem, SymSize, Scalar } kind = Op;
+  enum Kind { Op, GetItem, SymSize, SymNumel, SymStride, SymStorageOffset, Scalar } kind = Op;
   OperatorHandle op;
   std::vector<ArgSource> args;     ///< schema order (Op) or positional
   std::vector<std::string> outputs;///< one per result; "" if unused
@@ -454,8 +454,15 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
       if (n.target == "_operator.getitem" || n.target == "<built-in function getitem>") {
         n.kind = Node::GetItem;
         for (auto &a : named) n.args.push_back(a.second);
-      } else if (n.target == "torch.ops.aten.sym_size.int") {
-        n.kind = Node::SymSize;
+      } else if (n.target == "torch.ops.aten.sym_size.int" || n.target == "torch.ops.aten.sym_numel.default" ||
+                 n.target == "torch.ops.aten.sym_stride.int" ||
+                 n.target == "torch.ops.aten.sym_storage_offset.default") {
+        // A tensor's metadata as a SymInt: of the interpreter's own tensor,
+        // so a later as_strided of that tensor reads what these say.
+        n.kind = n.target == "torch.ops.aten.sym_size.int"        ? Node::SymSize
+                 : n.target == "torch.ops.aten.sym_numel.default" ? Node::SymNumel
+                 : n.target == "torch.ops.aten.sym_stride.int"    ? Node::SymStride
+                                                                  : Node::SymStorageOffset;
         for (auto &a : named) n.args.push_back(a.second);
       } else if (isScalarNode(n.target)) {
         n.kind = Node::Scalar;
@@ -716,6 +723,17 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
         s = {IValue(t.size(d))};
         break;
       }
+      case Node::SymNumel: s = {IValue(s.at(0).toTensor().numel())}; break;
+      case Node::SymStride: {
+        const Tensor &t = s.at(0).toTensor();
+        int64_t d = s.at(1).toInt();
+        if (d < -t.dim() || d >= t.dim())
+          throw Error("kiln: node '" + n.name + "' (sym_stride): dim " + std::to_string(d) +
+                      " is out of range for a tensor of rank " + std::to_string(t.dim()));
+        s = {IValue(t.stride(d < 0 ? d + t.dim() : d))};
+        break;
+      }
+      case Node::SymStorageOffset: s = {IValue(s.at(0).toTensor().offset())}; break;
       case Node::Scalar: s = {runScalarNode(n.target, s)}; break;
       }
       if (n.outputIsList) {

@@ -100,6 +100,69 @@ class Unsupported(nn.Module):
         return torch.nonzero_static(x, size=4) + 1
 
 
+class HeldOut(nn.Module):
+    """What held-out models brought (session 34): parameters stored channels-last
+    and transposed (their archive members are strided storages), F.affine_grid
+    both ways (affine_grid_generator), rms_norm, var with a correction, erfinv, and
+    torch.distributions' argument check (_is_all_true) in a normal quantile, argmax and
+    argmin; x [n, 3, 6, 5]."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1).to(memory_format=torch.channels_last)
+        self.lin = nn.Linear(5, 6)
+        self.lin.weight = nn.Parameter(torch.randn(5, 6).t())
+        self.theta = nn.Linear(4, 6)
+
+    def forward(self, x):
+        y = self.conv(x)
+        t = self.theta(y.mean((2, 3))).view(-1, 2, 3)
+        g0 = F.affine_grid(t, list(x.shape), align_corners=False)
+        g1 = F.affine_grid(t, list(x.shape), align_corners=True)
+        s = F.grid_sample(y, g0, align_corners=False) + F.grid_sample(y, g1, align_corners=True)
+        r = F.rms_norm(self.lin(s), [6])
+        v = torch.var(s, dim=(2, 3), correction=0) + torch.var(s.flatten(1), dim=1, keepdim=True)
+        p = torch.sigmoid(r) * 0.98 + 0.01
+        q = torch.distributions.Normal(0.0, 1.0, validate_args=True).icdf(p)
+        return r, v, q, torch.erfinv(p * 2 - 1), torch.argmax(r, dim=-1), torch.argmin(v)
+
+
+class SplitByTensor(nn.Module):
+    """tensor_split by a tensor of indices (data-dependent sizes): the default IR
+    reads the pieces' storage offsets (sym_storage_offset); and masked_select (a
+    data-dependent length); x [3, 9], i int64 [2]."""
+
+    def forward(self, x, i):
+        a, b, c = torch.tensor_split(x, i, dim=1)
+        return a * 2, b.sum(1), c + 1, torch.masked_select(x, x[:1] > 0) * 2
+
+
+class LstmProj(nn.Module):
+    """nn.LSTM with proj_size (a projection weight per layer and direction; h is
+    proj_size wide, c hidden_size wide), 2 layers, bidirectional, batch first, over a
+    dynamic batch; x [n, 7, 5]."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(5, 8, num_layers=2, bidirectional=True, batch_first=True, proj_size=3)
+
+    def forward(self, x):
+        y, (h, c) = self.lstm(x)
+        return y, h, c
+
+
+class HeldOut2(nn.Module):
+    """More of what held-out models brought: mish, elu and selu (eager kernels) and
+    an in-place floor_divide_ by a tensor (floor_divide_.Tensor, whose functional form
+    is floor_divide.default); x [n, 4, 5]."""
+
+    def forward(self, x):
+        y = F.mish(x) + F.elu(x, alpha=0.7) + F.selu(x)
+        q = x * 3
+        q.floor_divide_(torch.full_like(x, 0.7))
+        return y, q
+
+
 def save(name, model, inputs, dynamic_shapes=None):
     os.makedirs(name, exist_ok=True)
     model.eval()
@@ -134,6 +197,10 @@ if __name__ == "__main__":
                                     (torch.randn(10, 4), torch.tensor([3, 3, 8], dtype=torch.int32)),
                                     dynamic_shapes={"x": {0: Dim("s", min=2, max=64)}, "offs": None}),
         "unsupported": lambda: save("unsupported", Unsupported(), (torch.randn(3, 8),)),
+        "split_by_tensor": lambda: save("split_by_tensor", SplitByTensor(), (torch.randn(3, 9), torch.tensor([2, 5]))),
+        "lstm_proj": lambda: save("lstm_proj", LstmProj(), (torch.randn(3, 7, 5),), dynamic_shapes={"x": {0: n}}),
+        "held_out2": lambda: save("held_out2", HeldOut2(), (torch.randn(3, 4, 5),), dynamic_shapes={"x": {0: n}}),
+        "held_out": lambda: save("held_out", HeldOut(), (torch.randn(3, 3, 6, 5),), dynamic_shapes={"x": {0: n}}),
     }
     for name, make in cases.items():
         if not only or name in only:

@@ -89,6 +89,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   unary(m, "special_log_ndtr", {},
         [](double x, double y, auto &) { return std::exp(-0.5 * x * x - y) / std::sqrt(2.0 * kPi); });
   unary(m, "special_ndtri", {}, [](double, double y, auto &) { return std::sqrt(2.0 * kPi) * std::exp(0.5 * y * y); });
+  // erfinv' = sqrt(pi) / 2 exp(erfinv(x)^2).
+  unary(m, "erfinv", {}, [](double, double y, auto &) { return std::sqrt(kPi) / 2 * std::exp(y * y); });
   // frexp(self) -> (mantissa, exponent): self = mantissa * 2^exponent, the exponent held fixed.
   m.register_autograd("frexp.Tensor", [](const Ctx &c, const Grads &g) -> Grads {
     if (g.empty() || !g[0].defined()) return {Tensor()};

@@ -1,4 +1,4 @@
-// kiln runtime — eager CPU (and Meta) kernels: masked_scatter and
+// kiln runtime — eager CPU (and Meta) kernels: masked_scatter, masked_select and
 // _embedding_bag (sum / mean / max bags of embedding rows).
 #include "KernelUtils.h"
 
@@ -51,6 +51,30 @@ Tensor maskedScatter(const Tensor &self, const Tensor &mask, const Tensor &sourc
       std::memcpy(po + i * es, ps + offsetOf(i, shape, ss) * es, es);
     }
   }
+  return out;
+}
+
+/// masked_select: self and mask broadcast together, the elements where the
+/// mask is set in row-major order, as a 1-d tensor (its size is data-dependent:
+/// no Meta form).
+Tensor maskedSelect(const Tensor &self, const Tensor &mask) {
+  const char *op = "aten::masked_select";
+  check(mask.dtype() == DType::Bool || mask.dtype() == DType::UInt8, op,
+        std::string("mask must be bool, got ") + dtypeName(mask.dtype()));
+  check(!isMeta(self) && !isMeta(mask), op, "the result's size is data-dependent and cannot be traced on Meta");
+  std::vector<int64_t> shape = broadcastShapes(self.sizes(), mask.sizes(), op);
+  std::vector<int64_t> ss = broadcastStrides(self, shape), ms = broadcastStrides(mask, shape);
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  const uint8_t *pm = static_cast<const uint8_t *>(mask.rawData());
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += pm[offsetOf(i, shape, ms)] != 0;
+  Tensor out = emptyLike({count}, self.dtype(), self);
+  size_t es = dtypeSize(self.dtype());
+  const char *ps = static_cast<const char *>(self.rawData());
+  char *po = static_cast<char *>(out.rawData());
+  for (int64_t i = 0, next = 0; i < n; ++i)
+    if (pm[offsetOf(i, shape, ms)]) std::memcpy(po + next++ * es, ps + offsetOf(i, shape, ss) * es, es);
   return out;
 }
 
@@ -164,6 +188,7 @@ namespace {
 KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("masked_scatter", maskedScatter);
+  m.impl("masked_select", maskedSelect);
   m.impl("_embedding_bag", embeddingBag);
   m.impl("_embedding_bag_forward_only", embeddingBag);
   m.impl("embedding_bag.padding_idx", embeddingBagPaddingIdx);

@@ -1,6 +1,6 @@
 // kiln runtime — eager CPU (and Meta) kernels: batch_norm,
 // _native_batch_norm_legit (with running stats, .no_stats, _functional),
-// _native_batch_norm_legit_no_training, native_layer_norm.
+// _native_batch_norm_legit_no_training, native_layer_norm, rms_norm.
 #include "KernelUtils.h"
 
 #include <cmath>
@@ -207,6 +207,54 @@ layerNorm(const Tensor &input, const std::vector<int64_t> &normalizedShape,
   return {out, mean, rstd};
 }
 
+/// rms_norm: x / sqrt(mean(x^2) + eps) * weight over the trailing dims
+/// `normalizedShape` names; eps None is the dtype's machine epsilon (as ATen's).
+Tensor rmsNorm(const Tensor &input, const std::vector<int64_t> &normalizedShape,
+               const std::optional<Tensor> &weight, std::optional<double> eps) {
+  const char *op = "aten::rms_norm";
+  int64_t n = normalizedShape.size(), rank = input.dim();
+  check(n >= 1 && n <= rank, op, "normalized_shape has " + std::to_string(n) +
+                                     " dims; the input is " + input.shapeString());
+  check(isFloatingPoint(input.dtype()), op,
+        std::string("expected a floating-point input, got ") + dtypeTorchName(input.dtype()));
+  int64_t inner = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    check(input.size(rank - n + i) == normalizedShape[i], op,
+          "normalized_shape does not match the trailing dims of " + input.shapeString());
+    inner *= normalizedShape[i];
+  }
+  if (weight && weight->defined())
+    check(weight->sizes() == normalizedShape, op,
+          "weight of shape " + weight->shapeString() + " does not match normalized_shape " +
+              shapeToString(normalizedShape));
+  Tensor out = Tensor::empty(input.sizes(), input.dtype(), input.device());
+  if (isMeta(input)) return out;
+  double e = eps ? *eps
+             : input.dtype() == DType::Float64  ? 2.220446049250313e-16
+             : input.dtype() == DType::Float16  ? 0.0009765625
+             : input.dtype() == DType::BFloat16 ? 0.0078125
+                                                : 1.1920928955078125e-07;
+  int64_t outer = inner ? input.numel() / inner : 0;
+  Tensor x = input.contiguous();
+  dispatchFloat(input.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    Tensor w = weight && weight->defined() ? castTo(weight->contiguous(), input.dtype()) : Tensor();
+    const T *px = x.data<T>(), *pw = w.defined() ? w.data<T>() : nullptr;
+    T *po = out.data<T>();
+    parallelFor(outer, 1, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T *p = px + r * inner;
+        double ss = 0;
+        for (int64_t i = 0; i < inner; ++i) ss += (double)p[i] * (double)p[i];
+        double rs = 1.0 / std::sqrt(ss / inner + e);
+        T *o = po + r * inner;
+        for (int64_t i = 0; i < inner; ++i) o[i] = (T)(p[i] * rs * (pw ? (double)pw[i] : 1.0));
+      }
+    });
+  });
+  return out;
+}
+
 } // namespace
 } // namespace kiln::cpu
 
@@ -219,9 +267,11 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("_native_batch_norm_legit.no_stats", batchNormLegitNoStats);
   m.impl("_native_batch_norm_legit_functional", batchNormLegitFunctional);
   m.impl("native_layer_norm", layerNorm);
+  m.impl("rms_norm", rmsNorm);
 }
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor");
   m.def("_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, "
         "Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)");
   m.def("_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, "

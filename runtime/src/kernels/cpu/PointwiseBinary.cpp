@@ -222,6 +222,14 @@ Tensor divScalarInplace(Tensor self, IValue b) {
   return divImpl(iv(self), b, std::nullopt, "aten::div_.Scalar", self);
 }
 
+/// floor_divide_ (Tensor and Scalar): floor_divide written into self.
+Tensor floorDivideInplace(Tensor self, const Tensor &b) {
+  return divImpl(iv(self), iv(b), std::string("floor"), "aten::floor_divide_.Tensor", self);
+}
+Tensor floorDivideScalarInplace(Tensor self, IValue b) {
+  return divImpl(iv(self), b, std::string("floor"), "aten::floor_divide_.Scalar", self);
+}
+
 /// where(cond, a, b) with a and b tensors or Scalars, promoted together.
 Tensor whereImpl(const Tensor &cond, const IValue &a, const IValue &b, const char *op) {
   check(cond.dtype() == DType::Bool || cond.dtype() == DType::UInt8, op,
@@ -335,6 +343,8 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("mul_.Scalar", mulScalarInplace);
   m.impl("div_.Tensor", divInplace);
   m.impl("div_.Scalar", divScalarInplace);
+  m.impl("floor_divide_.Tensor", floorDivideInplace);
+  m.impl("floor_divide_.Scalar", floorDivideScalarInplace);
   m.impl("where.self", whereSelf);
   m.impl("addcmul", addcmul);
   m.impl("addcdiv", addcdiv);
@@ -389,6 +399,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)");
   m.def("div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)");
   m.def("div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)");
+  m.def("floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)");
+  m.def("floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)");
   m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor");
   m.def("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor");
   m.def("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor");

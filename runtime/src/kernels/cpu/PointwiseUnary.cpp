@@ -1,6 +1,6 @@
 // kiln runtime — eager CPU (and Meta) unary pointwise kernels on every dtype:
 // sigmoid/tanh/exp/log/sin/cos/sqrt/rsqrt/erf/log1p/reciprocal/softplus/silu/hardsigmoid/hardswish
-// tan/asin/acos/atan/sinh/cosh/asinh/acosh/atanh/expm1/exp2/log2/log10/erfc
+// tan/asin/acos/atan/sinh/cosh/asinh/acosh/atanh/expm1/exp2/log2/log10/erfc, mish/elu/selu
 // (integers give float32), neg/abs/sign/floor/ceil/round/trunc/hardtanh/clamp
 // (dtype kept), logical_not, bitwise_not, isnan/isinf/isfinite/isposinf/isneginf (bool),
 // and the in-place forms (relu_, silu_, hardswish_, ...) that write into self.
@@ -118,6 +118,30 @@ Tensor softplus(const Tensor &self, IValue beta, IValue threshold) {
   return mapPointwise<1>({self}, dt, dt, op,
                          [b, t](const double *v) { return v[0] * b > t ? v[0] : std::log1p(std::exp(v[0] * b)) / b; });
 }
+/// mish: x tanh(softplus(x)) (softplus's threshold 20, as ATen's).
+Tensor mish(const Tensor &self) {
+  DType dt = isFloatingPoint(self.dtype()) ? self.dtype() : DType::Float32;
+  return mapPointwise<1>({self}, dt, dt, "aten::mish", [](const double *v) {
+    return v[0] * std::tanh(v[0] > 20 ? v[0] : std::log1p(std::exp(v[0])));
+  });
+}
+/// elu: scale x where x > 0, else scale alpha (exp(input_scale x) - 1).
+Tensor elu(const Tensor &self, IValue alpha, IValue scale, IValue inputScale) {
+  const char *op = "aten::elu";
+  double a = scalarValue(alpha, op), s = scalarValue(scale, op), is = scalarValue(inputScale, op);
+  DType dt = isFloatingPoint(self.dtype()) ? self.dtype() : DType::Float32;
+  return mapPointwise<1>({self}, dt, dt, op, [a, s, is](const double *v) {
+    return v[0] > 0 ? s * v[0] : s * a * std::expm1(v[0] * is);
+  });
+}
+/// selu: elu with SELU's fixed alpha and scale.
+Tensor selu(const Tensor &self) {
+  DType dt = isFloatingPoint(self.dtype()) ? self.dtype() : DType::Float32;
+  return mapPointwise<1>({self}, dt, dt, "aten::selu", [](const double *v) {
+    const double a = 1.6732632423543772848170429916717, s = 1.0507009873554804934193349852946;
+    return v[0] > 0 ? s * v[0] : s * a * std::expm1(v[0]);
+  });
+}
 /// bitwise_not: ~x on integers, not on bools; floating dtypes are refused, as ATen does.
 Tensor bitwiseNot(const Tensor &self) {
   const char *op = "aten::bitwise_not";
@@ -210,6 +234,9 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("log1p", log1p);
   m.impl("reciprocal", reciprocal);
   m.impl("softplus", softplus);
+  m.impl("mish", mish);
+  m.impl("elu", elu);
+  m.impl("selu", selu);
   m.impl("neg", neg);
   m.impl("neg_", negInplace);
   m.impl("abs", abs);
@@ -255,6 +282,9 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)");
   m.def("square(Tensor self) -> Tensor");
   m.def("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor");
+  m.def("mish(Tensor self) -> Tensor");
+  m.def("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor");
+  m.def("selu(Tensor self) -> Tensor");
   m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
   m.def("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)");
   m.def("clamp_min(Tensor self, Scalar min) -> Tensor");

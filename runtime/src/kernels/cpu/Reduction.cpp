@@ -1,6 +1,7 @@
 // kiln runtime — eager CPU (and Meta) kernels: mean.dim, mean, sum.dim_IntList, sum, prod.dim_int, amax, amin,
-// max.dim, min.dim.
+// max.dim, min.dim, var.correction, argmax, argmin.
 #include "KernelUtils.h"
+#include "TensorIter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,15 +31,14 @@ Tensor integerSum(const Tensor &self, const std::vector<int64_t> &order, int64_t
   return out;
 }
 
-/// Sum or mean over `dims0` (None or empty: every dim). A sum of integers or
-/// bools without a dtype is int64, as ATen's; an integer sum accumulates in int64.
-Tensor reduceDims(const Tensor &self, const std::optional<std::vector<int64_t>> &dims0, bool keepdim,
-                  const std::optional<DType> &dtype, bool mean, const char *op) {
-  DType outType = dtype ? *dtype : isFloatingPoint(self.dtype()) || mean ? self.dtype() : DType::Int64;
-  check(!mean || isFloatingPoint(outType), op,
-        std::string("mean needs a floating-point dtype, got ") + dtypeTorchName(outType));
-  check(outType != DType::Bool, op, "a sum cannot be bool: give an integer or floating-point dtype");
-  bool integral = !isFloatingPoint(outType);
+/// The dims of a reduction over `dims0` (None or empty: every dim): the result's
+/// shape, `self`'s dims in the order kept dims first, reduced dims innermost, and
+/// the sizes of the kept (outer) and reduced (inner) parts.
+struct Split {
+  std::vector<int64_t> outShape, order;
+  int64_t outer = 1, inner = 1;
+};
+Split splitDims(const Tensor &self, const std::optional<std::vector<int64_t>> &dims0, bool keepdim, const char *op) {
   int64_t rank = self.dim();
   std::vector<bool> reduce(rank, false);
   if (!dims0 || dims0->empty()) {
@@ -51,20 +51,44 @@ Tensor reduceDims(const Tensor &self, const std::optional<std::vector<int64_t>> 
       reduce[w] = true;
     }
   }
-  std::vector<int64_t> outShape, keptSizes, order;
-  int64_t outer = 1, inner = 1;
+  Split sp;
   for (int64_t d = 0; d < rank; ++d) {
     if (reduce[d]) {
-      if (keepdim) outShape.push_back(1);
-      inner *= self.size(d);
+      if (keepdim) sp.outShape.push_back(1);
+      sp.inner *= self.size(d);
     } else {
-      outShape.push_back(self.size(d));
-      outer *= self.size(d);
-      order.push_back(d);
+      sp.outShape.push_back(self.size(d));
+      sp.outer *= self.size(d);
+      sp.order.push_back(d);
     }
   }
   for (int64_t d = 0; d < rank; ++d)
-    if (reduce[d]) order.push_back(d);
+    if (reduce[d]) sp.order.push_back(d);
+  return sp;
+}
+
+/// `self` with its dims in `order`, contiguous and converted to `t`.
+Tensor permuted(const Tensor &self, const std::vector<int64_t> &order, DType t) {
+  std::vector<int64_t> ps, pst;
+  for (int64_t d : order) {
+    ps.push_back(self.size(d));
+    pst.push_back(self.stride(d));
+  }
+  return castTo(Tensor::view(self.storage(), self.offset(), ps, pst, self.dtype()).contiguous(), t);
+}
+
+/// Sum or mean over `dims0` (None or empty: every dim). A sum of integers or
+/// bools without a dtype is int64, as ATen's; an integer sum accumulates in int64.
+Tensor reduceDims(const Tensor &self, const std::optional<std::vector<int64_t>> &dims0, bool keepdim,
+                  const std::optional<DType> &dtype, bool mean, const char *op) {
+  DType outType = dtype ? *dtype : isFloatingPoint(self.dtype()) || mean ? self.dtype() : DType::Int64;
+  check(!mean || isFloatingPoint(outType), op,
+        std::string("mean needs a floating-point dtype, got ") + dtypeTorchName(outType));
+  check(outType != DType::Bool, op, "a sum cannot be bool: give an integer or floating-point dtype");
+  bool integral = !isFloatingPoint(outType);
+  Split sp = splitDims(self, dims0, keepdim, op);
+  const std::vector<int64_t> &outShape = sp.outShape, &order = sp.order;
+  const int64_t outer = sp.outer, inner = sp.inner;
   Tensor out = Tensor::empty(outShape, outType, self.device());
   if (isMeta(self)) return out;
   if (integral) {
@@ -72,13 +96,7 @@ Tensor reduceDims(const Tensor &self, const std::optional<std::vector<int64_t>> 
     return outType == DType::Int64 ? acc : castTo(acc, outType);
   }
   // Move the reduced dims innermost, then reduce contiguous rows.
-  std::vector<int64_t> ps, pst;
-  for (int64_t d : order) {
-    ps.push_back(self.size(d));
-    pst.push_back(self.stride(d));
-  }
-  Tensor perm = Tensor::view(self.storage(), self.offset(), ps, pst, self.dtype());
-  Tensor x = castTo(perm.contiguous(), outType);
+  Tensor x = permuted(self, order, outType);
   dispatchFloat(outType, op, [&](auto tag) {
     using T = decltype(tag);
     const T *px = x.data<T>();
@@ -93,6 +111,69 @@ Tensor reduceDims(const Tensor &self, const std::optional<std::vector<int64_t>> 
     });
   });
   return out;
+}
+
+/// var.correction: sum((x - mean)^2) / max(0, N - correction) over `dims` (None:
+/// every dim), correction 1 when not given; two passes in float64 per row.
+Tensor varCorrection(const Tensor &self, const std::optional<std::vector<int64_t>> &dims,
+                     IValue correction, bool keepdim) {
+  const char *op = "aten::var.correction";
+  check(isFloatingPoint(self.dtype()), op,
+        std::string("var needs a floating-point tensor, got ") + dtypeTorchName(self.dtype()));
+  double c = correction.isNone() ? 1.0 : scalarValue(correction, op);
+  Split sp = splitDims(self, dims, keepdim, op);
+  const int64_t outer = sp.outer, inner = sp.inner;
+  Tensor out = Tensor::empty(sp.outShape, self.dtype(), self.device());
+  if (isMeta(self)) return out;
+  Tensor x = permuted(self, sp.order, DType::Float64);
+  const double *px = x.data<double>();
+  double div = std::max(0.0, (double)inner - c);
+  dispatchFloat(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T *po = out.data<T>();
+    parallelFor(outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t o0, int64_t o1) {
+      for (int64_t o = o0; o < o1; ++o) {
+        const double *p = px + o * inner;
+        double m = 0, s = 0;
+        for (int64_t i = 0; i < inner; ++i) m += p[i];
+        m /= (double)inner;
+        for (int64_t i = 0; i < inner; ++i) s += (p[i] - m) * (p[i] - m);
+        po[o] = (T)(s / div);
+      }
+    });
+  });
+  return out;
+}
+
+/// argmax / argmin over `dim` (None: every element, flattened): the int64 index
+/// of the first extreme; a NaN counts as the extreme (its first index), as ATen's.
+Tensor argExtremum(const Tensor &self, std::optional<int64_t> dim, bool keepdim, bool isMax, const char *op) {
+  std::optional<std::vector<int64_t>> dims;
+  if (dim) dims = std::vector<int64_t>{*dim};
+  Split sp = splitDims(self, dims, keepdim, op);
+  const int64_t outer = sp.outer, inner = sp.inner;
+  check(inner != 0, op, "expected a non-empty dim to reduce, got " + self.shapeString());
+  Tensor out = Tensor::empty(sp.outShape, DType::Int64, self.device());
+  if (isMeta(self)) return out;
+  Tensor x = permuted(self, sp.order, DType::Float64);
+  const double *px = x.data<double>();
+  int64_t *po = out.data<int64_t>();
+  parallelFor(outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) {
+      const double *p = px + o * inner;
+      int64_t best = 0;
+      for (int64_t i = 1; i < inner && !std::isnan(p[best]); ++i)
+        if (std::isnan(p[i]) || (isMax ? p[i] > p[best] : p[i] < p[best])) best = i;
+      po[o] = best;
+    }
+  });
+  return out;
+}
+Tensor argmax(const Tensor &self, std::optional<int64_t> dim, bool keepdim) {
+  return argExtremum(self, dim, keepdim, true, "aten::argmax");
+}
+Tensor argmin(const Tensor &self, std::optional<int64_t> dim, bool keepdim) {
+  return argExtremum(self, dim, keepdim, false, "aten::argmin");
 }
 
 Tensor meanDim(const Tensor &self, const std::optional<std::vector<int64_t>> &dims, bool keepdim,
@@ -265,6 +346,9 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("amin", kiln::cpu::amin);
   m.impl("max.dim", kiln::cpu::maxDim);
   m.impl("min.dim", kiln::cpu::minDim);
+  m.impl("var.correction", kiln::cpu::varCorrection);
+  m.impl("argmax", kiln::cpu::argmax);
+  m.impl("argmin", kiln::cpu::argmin);
 }
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
@@ -275,4 +359,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
   m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
   m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+  m.def("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+  m.def("var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor");
 }

@@ -1,6 +1,6 @@
 // kiln runtime — eager CPU (and Meta) kernels of the special functions:
 // lgamma, digamma, polygamma, mvlgamma, zeta, the Bessel functions, erfcx,
-// ndtri, log_ndtr, incomplete gamma, the orthogonal polynomials, nextafter
+// ndtri, erfinv, log_ndtr, incomplete gamma, the orthogonal polynomials, nextafter
 // and frexp. Elementwise with broadcasting; every dtype in, computed in
 // float64 (SpecialMath.h), integers and bool give float32 as in ATen.
 #include "KernelUtils.h"
@@ -106,6 +106,7 @@ KILN_UNARY(airyAiK, sf::airyAi(v))
 KILN_UNARY(erfcxK, sf::erfcx(v))
 KILN_UNARY(logNdtrK, sf::logNdtr(v))
 KILN_UNARY(ndtriK, sf::ndtri(v))
+KILN_UNARY(erfinvK, sf::erfinv(v))
 #undef KILN_UNARY
 
 Tensor polygammaK(int64_t n, const Tensor &x) {
@@ -239,6 +240,7 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("special_erfcx", erfcxK);
   m.impl("special_log_ndtr", logNdtrK);
   m.impl("special_ndtri", ndtriK);
+  m.impl("erfinv", erfinvK);
   m.impl("nextafter", nextafterK);
   m.impl("frexp.Tensor", frexpK);
 #define KILN_POLY(NAME, KIND, FN)                                                                  \

@@ -355,6 +355,22 @@ double ndtri(double p) {
   return upper ? x : -x;
 }
 
+double erfinv(double x) {
+  if (std::isnan(x) || x < -1 || x > 1) return kNaN;
+  if (x == 1) return kInf;
+  if (x == -1) return -kInf;
+  double a = std::fabs(x);
+  // erf(y) = 2 Phi(y sqrt 2) - 1: the normal quantile is the first guess
+  // (through the smaller tail: 1 - a is exact in float64 for a near 1), then
+  // Newton steps on erf, with the residual taken through erfc near 1.
+  double y = -ndtri((1 - a) / 2) / std::sqrt(2.0);
+  for (int i = 0; i < 2; ++i) {
+    double r = a > 0.5 ? (1 - a) - std::erfc(y) : std::erf(y) - a;
+    y -= r / (2 / std::sqrt(kPi) * std::exp(-y * y));
+  }
+  return std::copysign(y, x);
+}
+
 namespace {
 /// P(a, x) by its series (x < a + 1).
 double igammaSeries(double a, double x) {

@@ -42,6 +42,8 @@ double erfcx(double x);
 double logNdtr(double x);
 /// Inverse of the standard normal CDF.
 double ndtri(double p);
+/// Inverse of erf on [-1, 1] (NaN outside, +-inf at +-1).
+double erfinv(double x);
 
 /// Regularized lower (P) and upper (Q) incomplete gamma functions.
 double igamma(double a, double x);

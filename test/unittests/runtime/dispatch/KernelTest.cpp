@@ -396,3 +396,37 @@ TEST(Kernels, GcdAndLcmOfIntegers) {
   EXPECT_EQ(ints(call("aten::lcm", a, b)), (std::vector<int64_t>{24, 12, 0, 0, 0, 36}));
   EXPECT_THROW(call("aten::gcd", T({1}, {2}), T({1}, {4})), Error); // floats: not for gcd
 }
+
+// Kernels held-out models needed (session 34), against ATen's values.
+TEST(Kernels, HeldOutReductionsAndSpecials) {
+  Tensor x = T({2, 3}, {1, 2, 4, -1, 5, 5});
+  // var.correction: correction 1 by default, 0 when given; all dims for None.
+  expectNear(call("aten::var.correction", x, std::vector<int64_t>{1}), {7.0f / 3, 12});
+  expectNear(call("aten::var.correction", x, std::vector<int64_t>{1}, IValue((int64_t)0)), {14.0f / 9, 8});
+  expectNear(call("aten::var.correction", x, std::nullopt), {88.0f / 15});
+  // One element with correction 1: 0 / 0, NaN as in ATen.
+  EXPECT_TRUE(std::isnan(values(call("aten::var.correction", T({1}, {3}), std::nullopt))[0]));
+  // argmax / argmin: the first extreme; NaN wins; dim None flattens.
+  Tensor am = call("aten::argmax", x, (int64_t)1);
+  EXPECT_EQ(am.dtype(), DType::Int64);
+  EXPECT_EQ(std::vector<int64_t>(am.data<int64_t>(), am.data<int64_t>() + 2), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(call("aten::argmin", x, std::nullopt).data<int64_t>()[0], 3);
+  EXPECT_EQ(call("aten::argmax", T({3}, {1, NAN, 9}), std::nullopt).data<int64_t>()[0], 1);
+  // rms_norm over the last dim, eps None: the dtype's epsilon.
+  Tensor r = call("aten::rms_norm", T({1, 2}, {3, 4}), std::vector<int64_t>{2}, std::nullopt, std::nullopt);
+  float s = std::sqrt(12.5f + 1.1920929e-07f);
+  expectNear(r, {3 / s, 4 / s});
+  // erfinv: erf(erfinv(x)) = x, +-inf at +-1, NaN outside [-1, 1].
+  std::vector<float> e = values(call("aten::erfinv", T({6}, {0, 0.5f, -0.999f, 1, -1, 1.5f})));
+  EXPECT_EQ(e[0], 0.0f);
+  EXPECT_NEAR(std::erf((double)e[1]), 0.5, 1e-6);
+  EXPECT_NEAR(e[2], -2.326753765513524f, 1e-5);
+  EXPECT_TRUE(std::isinf(e[3]) && e[3] > 0);
+  EXPECT_TRUE(std::isinf(e[4]) && e[4] < 0);
+  EXPECT_TRUE(std::isnan(e[5]));
+  // masked_select: broadcast, set elements in row-major order.
+  Tensor m = Tensor::empty({1, 3}, DType::Bool);
+  bool mv[3] = {true, false, true};
+  for (int i = 0; i < 3; ++i) m.data<bool>()[i] = mv[i];
+  expectNear(call("aten::masked_select", x, m), {1, 4, -1, 5});
+}
