@@ -125,7 +125,7 @@ LogicalResult conv3dVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool
       }
       Value part = scatterTaps(b, loc, unfold(bw.getGradInput(), C, H, W), 2, T, 1, index,
                                SmallVector<double>(TO, 1.0));
-      dX = dX ? add(b, loc, dX, part) : part;
+      addTo(b, loc, dX, part);
     }
   }
   if (needed[0])
@@ -312,7 +312,7 @@ LogicalResult convJvp(Operation *op, OpBuilder &b, ArrayRef<Value> ts, SmallVect
     r = withoutBias(ts[0], op->getOperand(1));
   if (ts[1]) {
     Value t = withoutBias(op->getOperand(0), ts[1]);
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   if (op->getNumOperands() > 2 && ts[2]) {
     auto rt = tensorType(op->getResult(0));

@@ -46,7 +46,7 @@ LogicalResult linearJvp(LinearOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVect
     r = LinearOp::create(b, loc, op.getType(), ts[0], op.getWeight(), Value());
   if (ts[1]) {
     Value t = LinearOp::create(b, loc, op.getType(), op.getInput(), ts[1], Value());
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   if (op.getBias() && ts[2])
     r = r ? add(b, loc, r, ts[2]) : expandAs(b, loc, ts[2], op.getResult());
@@ -83,7 +83,7 @@ LogicalResult addmmJvp(AddmmOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVector
     r = matmulNT(b, loc, ts[1], permute(b, loc, op.getMat2(), {1, 0}));
   if (ts[2]) {
     Value t = matmulNT(b, loc, op.getMat1(), permute(b, loc, ts[2], {1, 0}));
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   if (r)
     r = scale(b, loc, r, alpha);
@@ -174,7 +174,7 @@ LogicalResult productJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorIm
     r = OpT::create(b, loc, op.getType(), ts[0], op.getOther());
   if (ts[1]) {
     Value t = OpT::create(b, loc, op.getType(), op.getSelf(), ts[1]);
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   out[0] = r;
   return success();
@@ -214,13 +214,13 @@ LogicalResult addProductJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVecto
     r = matmulAny(b, loc, ts[1], op.getRhs());
   if (ts[2]) {
     Value t = matmulAny(b, loc, op.getLhs(), ts[2]);
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   if (r)
     r = scale(b, loc, r, op.getAlpha().convertToDouble());
   if (ts[0]) {
     Value t = scale(b, loc, ts[0], op.getBeta().convertToDouble());
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
   return success();

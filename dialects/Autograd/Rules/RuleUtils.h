@@ -28,6 +28,8 @@ Value add(OpBuilder &b, Location loc, Value a, Value c);
 Value sub(OpBuilder &b, Location loc, Value a, Value c);
 Value mul(OpBuilder &b, Location loc, Value a, Value c);
 Value div(OpBuilder &b, Location loc, Value a, Value c);
+/// Adds `v` to the running sum `acc` (a null `acc` has no term yet: it becomes `v`).
+inline void addTo(OpBuilder &b, Location loc, Value &acc, Value v) { acc = acc ? add(b, loc, acc, v) : v; }
 /// `a * factor` (`a` itself when factor is 1).
 Value scale(OpBuilder &b, Location loc, Value a, double factor);
 /// aten.permute.
@@ -120,7 +122,7 @@ LogicalResult pointwiseJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVector
     if (failed(checkSameElementType(op, op->getOperand(i), op.getResult())))
       return failure();
     Value t = mul(b, loc, ts[i], Partial(op, b, loc, i));
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
   return success();
@@ -160,6 +162,20 @@ struct Rule : DifferentiableOpInterface::ExternalModel<Rule<OpT, Vjp, Jvp>, OpT>
       return Jvp(cast<OpT>(op), b, tangents, out);
   }
 };
+
+/// `Vjp` behind the check that the op's first result has the element type of
+/// its `self` operand (the reductions and scans whose rules assume that).
+template <typename OpT, auto Vjp>
+LogicalResult selfDtypeVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                           SmallVectorImpl<Value> &out) {
+  if (failed(checkSameElementType(op, op.getSelf(), op->getResult(0))))
+    return failure();
+  return Vjp(op, b, cts, needed, out);
+}
+
+/// A Rule whose reverse mode first checks the dtype as selfDtypeVjp does.
+template <typename OpT, auto Vjp, auto Jvp = nullptr>
+using SelfDtypeRule = Rule<OpT, selfDtypeVjp<OpT, Vjp>, Jvp>;
 
 } // namespace kiln::autograd::rules
 
