@@ -122,7 +122,7 @@ LogicalResult addSubJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImp
     r = expandAs(b, loc, ts[0], op.getResult());
   if (ts[1]) {
     Value t = scale(b, loc, ts[1], Sign * op.getAlpha().convertToDouble());
-    r = r ? add(b, loc, r, t) : expandAs(b, loc, t, op.getResult());
+    addToExpanded(b, loc, r, t, op.getResult());
   }
   out[0] = r;
   return success();

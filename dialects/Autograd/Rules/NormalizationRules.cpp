@@ -134,7 +134,7 @@ LogicalResult noTrainingJvp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
     SmallVector<int64_t> shape(rt.getRank(), 1);
     shape[1] = rt.getDimSize(1);
     Value tb = viewTo(b, loc, ts[bi], shape, {});
-    r = r ? add(b, loc, r, tb) : expandAs(b, loc, tb, op.getResult());
+    addToExpanded(b, loc, r, tb, op.getResult());
   }
   out[0] = r;
   return success();
@@ -420,7 +420,7 @@ LogicalResult layerNormJvp(NativeLayerNormOp op, OpBuilder &b, ArrayRef<Value> t
     addTo(b, loc, ty, t);
   }
   if (p.bi >= 0 && ts[p.bi])
-    ty = ty ? add(b, loc, ty, ts[p.bi]) : expandAs(b, loc, ts[p.bi], op.getResult());
+    addToExpanded(b, loc, ty, ts[p.bi], op.getResult());
   out[0] = ty;
   return success();
 }
@@ -577,7 +577,7 @@ LogicalResult groupNormJvp(NativeGroupNormOp op, OpBuilder &b, ArrayRef<Value> t
   }
   if (p.bi >= 0 && ts[p.bi]) {
     Value t = viewTo(b, loc, ts[p.bi], p.chanShape, {});
-    y = y ? add(b, loc, y, t) : expandAs(b, loc, t, op.getResult());
+    addToExpanded(b, loc, y, t, op.getResult());
   }
   out[0] = y;
   return success();

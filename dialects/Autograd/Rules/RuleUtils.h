@@ -30,6 +30,15 @@ Value mul(OpBuilder &b, Location loc, Value a, Value c);
 Value div(OpBuilder &b, Location loc, Value a, Value c);
 /// Adds `v` to the running sum `acc` (a null `acc` has no term yet: it becomes `v`).
 inline void addTo(OpBuilder &b, Location loc, Value &acc, Value v) { acc = acc ? add(b, loc, acc, v) : v; }
+/// The tangent of f(x, y), linear in each of x and y (a product): f(tx, y) +
+/// f(x, ty) over the tangents present; null when neither is.
+inline Value bilinearTangent(OpBuilder &b, Location loc, Value tx, Value ty, Value x, Value y,
+                             function_ref<Value(Value, Value)> f) {
+  Value r = tx ? f(tx, y) : Value();
+  if (ty)
+    addTo(b, loc, r, f(x, ty));
+  return r;
+}
 /// `a * factor` (`a` itself when factor is 1).
 Value scale(OpBuilder &b, Location loc, Value a, double factor);
 /// aten.permute.
@@ -40,6 +49,10 @@ Value viewAs(OpBuilder &b, Location loc, Value v, Value like);
 Value viewTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape, ValueRange dynSizes);
 /// aten.expand of `v` to `like`'s shape.
 Value expandAs(OpBuilder &b, Location loc, Value v, Value like);
+/// addTo where a first term is broadcast to `like`'s shape (expandAs).
+inline void addToExpanded(OpBuilder &b, Location loc, Value &acc, Value v, Value like) {
+  acc = acc ? add(b, loc, acc, v) : expandAs(b, loc, v, like);
+}
 /// `v` flattened to 2-d [prod(leading dims), last dim] (a 1-d `v` becomes [1, n]).
 Value flattenTo2d(OpBuilder &b, Location loc, Value v);
 /// The shape `v` has with `dims` (sorted, in [0, rank)) reduced: dropped,
