@@ -269,6 +269,21 @@ scf::ParallelOp lowerToVectorThreadLoops(RewriterBase &rewriter, linalg::Generic
     if (plan.alongRun[operand.getOperandNumber()])
       aligned = arith::AndIOp::create(rewriter, loc, aligned,
                                       vectorsAligned(rewriter, loc, views[operand.getOperandNumber()], alignOf(operand)));
+  // The body's arguments: poison for an operand it does not read, `alongRun(operand)` for one
+  // that varies along the run, its fixed value for the others.
+  auto bodyArgs = [&](function_ref<Value(OpOperand &)> alongRun) {
+    SmallVector<Value> args;
+    for (OpOperand &operand : op->getOpOperands()) {
+      unsigned i = operand.getOperandNumber();
+      if (!reads(operand))
+        args.push_back(poison(operand));
+      else if (plan.alongRun[i])
+        args.push_back(alongRun(operand));
+      else
+        args.push_back(fixed[i]);
+    }
+    return args;
+  };
   auto ifAligned = scf::IfOp::create(rewriter, loc, aligned, /*withElseRegion=*/true);
   {
     // Vectors: load, run the body per element, store.
@@ -283,16 +298,10 @@ scf::ParallelOp lowerToVectorThreadLoops(RewriterBase &rewriter, linalg::Generic
     }
     SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
     for (int64_t u = 0; u < width; ++u) {
-      SmallVector<Value> args;
-      for (OpOperand &operand : op->getOpOperands()) {
-        unsigned i = operand.getOperandNumber();
-        if (!reads(operand))
-          args.push_back(poison(operand));
-        else if (plan.alongRun[i])
-          args.push_back(vector::ExtractOp::create(rewriter, loc, vectors[i], ArrayRef<int64_t>{u}));
-        else
-          args.push_back(fixed[i]);
-      }
+      SmallVector<Value> args = bodyArgs([&](OpOperand &operand) -> Value {
+        return vector::ExtractOp::create(rewriter, loc, vectors[operand.getOperandNumber()],
+                                         ArrayRef<int64_t>{u});
+      });
       Value r = u == 0 ? first : arith::AddIOp::create(rewriter, loc, first, cst(u)).getResult();
       for (auto [j, v] : llvm::enumerate(emitBody(rewriter, op, args, ivsAt(r))))
         results[j].push_back(v);
@@ -311,16 +320,9 @@ scf::ParallelOp lowerToVectorThreadLoops(RewriterBase &rewriter, linalg::Generic
     auto each = scf::ForOp::create(rewriter, loc, c0, cst(width), cst(1));
     rewriter.setInsertionPointToStart(each.getBody());
     Value r = arith::AddIOp::create(rewriter, loc, first, each.getInductionVar());
-    SmallVector<Value> args;
-    for (OpOperand &operand : op->getOpOperands()) {
-      unsigned i = operand.getOperandNumber();
-      if (!reads(operand))
-        args.push_back(poison(operand));
-      else if (plan.alongRun[i])
-        args.push_back(memref::LoadOp::create(rewriter, loc, views[i], runIndices(operand, r)));
-      else
-        args.push_back(fixed[i]);
-    }
+    SmallVector<Value> args = bodyArgs([&](OpOperand &operand) -> Value {
+      return memref::LoadOp::create(rewriter, loc, views[operand.getOperandNumber()], runIndices(operand, r));
+    });
     for (auto [out, v] : llvm::zip(op.getDpsInitsMutable(), emitBody(rewriter, op, args, ivsAt(r))))
       memref::StoreOp::create(rewriter, loc, v, views[out.getOperandNumber()], runIndices(out, r));
   }

@@ -41,6 +41,7 @@ import traceback
 import warnings
 import zlib
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 TORCH_VERSION = "2.11.0"
 # Samples per (OpInfo, dtype): float32 is what the headline figure counts.
 MAX_SAMPLES = {"float32": 4}
@@ -550,13 +551,34 @@ def write_cases_archive(workdir, out_dir, items):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    here = os.path.dirname(os.path.abspath(__file__))
-    p.add_argument("--out", default=os.path.join(here, "..", "data", "opinfo"))
+def suite_parser(description, suite, only_help, workdir_help):
+    """The command line the case generators share: --out (default
+    test/data/`suite`), --jobs, --only and --workdir."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--out", default=os.path.join(HERE, "..", "data", suite))
     p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--only", help="regex: only OpInfo entries whose id matches (for trying things out)")
-    p.add_argument("--workdir", help="keep the exported cases here between runs (default: a temporary folder)")
+    p.add_argument("--only", help=only_help)
+    p.add_argument("--workdir", help=workdir_help)
+    return p
+
+
+def write_suite(gen, workdir, out, cases, bundles, fields):
+    """Writes a suite into `out`: cases.tar.xz (the folders of `cases` and
+    `bundles` under `workdir`) and cases.json, which holds the torch version,
+    the archive and its digest, then `fields`. Returns the archive's size in MB."""
+    os.makedirs(out, exist_ok=True)
+    digest = write_cases_archive(workdir, out, cases + bundles)
+    index = {"torch": gen.torch.__version__, "archive": "cases.tar.xz", "archive_sha256": digest, **fields}
+    with open(os.path.join(out, "cases.json"), "w") as f:
+        json.dump(index, f, indent=1)
+        f.write("\n")
+    return os.path.getsize(os.path.join(out, "cases.tar.xz")) / 1e6
+
+
+def main():
+    p = suite_parser(__doc__.splitlines()[0], "opinfo",
+                     "regex: only OpInfo entries whose id matches (for trying things out)",
+                     "keep the exported cases here between runs (default: a temporary folder)")
     args = p.parse_args()
 
     gen = Generator(args)  # checks the torch version, loads op_db in this process
@@ -596,27 +618,18 @@ def main():
     cases.sort(key=lambda c: c["name"])
     skipped.sort(key=lambda s: (s["opinfo"], s["dtype"], s["sample"] if s["sample"] is not None else -1))
 
-    os.makedirs(args.out, exist_ok=True)
     bundles.sort(key=lambda b: b["name"])
-    digest = write_cases_archive(workdir, args.out, cases + bundles)
-    index = {
-        "torch": gen.torch.__version__,
-        "archive": "cases.tar.xz",
-        "archive_sha256": digest,
+    mb = write_suite(gen, workdir, args.out, cases, bundles, {
         "core_ops": gen.core,
         "opinfos_of_core_op": {op: [n for n in v if n in keep_first] for op, v in chosen.items()},
         "max_samples": {d: MAX_SAMPLES.get(d, MAX_SAMPLES_OTHER) for d in DTYPES},
         "cases": cases,
         "bundles": bundles,
         "skipped": skipped,
-    }
-    with open(os.path.join(args.out, "cases.json"), "w") as f:
-        json.dump(index, f, indent=1)
-        f.write("\n")
+    })
     if not args.workdir:
         shutil.rmtree(os.path.dirname(workdir))
-    print(f"{len(cases)} cases, {len(skipped)} skipped samples, {os.path.getsize(tar_path) / 1e6:.1f} MB "
-          f"({time.time() - t0:.0f} s)")
+    print(f"{len(cases)} cases, {len(skipped)} skipped samples, {mb:.1f} MB ({time.time() - t0:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,6 @@ usage: python3 test/opinfo/generate_entries.py [--out test/data/opinfo-entries]
 --workdir keeps finished (entry, dtype) pairs, so an interrupted or repeated
 run only does what is left (generation takes about an hour on two cores).
 """
-import argparse
-import json
 import multiprocessing
 import os
 import re
@@ -49,12 +47,9 @@ def entry_dtypes(o, extra):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    here = os.path.dirname(os.path.abspath(__file__))
-    p.add_argument("--out", default=os.path.join(here, "..", "data", "opinfo-entries"))
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--only", help="regex: only entries whose id matches (for trying things out)")
-    p.add_argument("--workdir", help="keep the exported cases here between runs")
+    p = generate.suite_parser(__doc__.splitlines()[0], "opinfo-entries",
+                              "regex: only entries whose id matches (for trying things out)",
+                              "keep the exported cases here between runs")
     p.add_argument("--extra-dtypes", action="store_true",
                    help="also one 16-bit and one integer dtype per entry")
     p.add_argument("--extra-only", action="store_true",
@@ -64,7 +59,7 @@ def main():
     if args.extra_only:
         args.extra_dtypes = True
         if args.out == p.get_default("out"):
-            args.out = os.path.join(here, "..", "data", "opinfo-entries-dtypes")
+            args.out = os.path.join(generate.HERE, "..", "data", "opinfo-entries-dtypes")
 
     gen = generate.Generator(args)
     t0 = time.time()
@@ -121,12 +116,7 @@ def main():
     bundles.sort(key=lambda b: b["name"])
     skipped.sort(key=lambda s: (s["opinfo"], s["dtype"], s["sample"] if s["sample"] is not None else -1))
 
-    os.makedirs(args.out, exist_ok=True)
-    digest = generate.write_cases_archive(workdir, args.out, cases + bundles)
-    index = {
-        "torch": gen.torch.__version__,
-        "archive": "cases.tar.xz",
-        "archive_sha256": digest,
+    mb = generate.write_suite(gen, workdir, args.out, cases, bundles, {
         "suite": "entries-dtypes" if args.extra_only else "entries",
         "entries": entries,
         "core_ops": gen.core,
@@ -135,13 +125,10 @@ def main():
         "cases": cases,
         "bundles": bundles,
         "skipped": skipped,
-    }
-    with open(os.path.join(args.out, "cases.json"), "w") as f:
-        json.dump(index, f, indent=1)
-        f.write("\n")
+    })
     n_exp = sum(1 for e in entries.values() if e["status"] == "exported")
     print(f"{len(entries)} entries, {n_exp} exported; {len(cases)} cases, {len(bundles)} bundles, "
-          f"{os.path.getsize(os.path.join(args.out, 'cases.tar.xz')) / 1e6:.1f} MB ({time.time() - t0:.0f} s)")
+          f"{mb:.1f} MB ({time.time() - t0:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -362,26 +362,43 @@ def entry_class_summary(entries, dtypes):
 def run_prebuilt_batches(selected, cases_dir, args, tools):
     """The --prebuilt programs through kiln-run --batch, --jobs processes at a
     time, each taking --batch programs; returns every archive's record."""
-    prebuilt, records, items = tools["prebuilt"], [], []
+    records, items = [], []
     for c in selected:
         inputs, expects = case_files(c, cases_dir)
         for ir in c["irs"]:
             rec = {"case": c["name"], "ir": ir, "status": None, "reason": None,
                    "outputs": [None] * len(expects), "seconds": 0.0}
-            failed = prebuilt["failed"].get(f"{c['name']}.{ir}")
-            so = os.path.join(prebuilt["dir"], "so", f"{c['name']}.{ir}.so")
-            if failed or not os.path.exists(so):
-                rec.update(failed or {"status": "compile-error",
-                                      "reason": f"not built: no {c['name']}.{ir}.so in the --prebuilt folder"})
+            so, failed = prebuilt_program(tools, f"{c['name']}.{ir}", f"{c['name']}.{ir}.so")
+            if failed:
+                rec.update(failed)
                 records.append(rec)
                 continue
             args_ = ["--torch-tolerances", *tools.get("run_flags", [])]
             args_ += [a for f in inputs for a in ("--input", f)] + [a for f in expects for a in ("--expect", f)]
             items.append((rec, so, args_))
+    return records + run_batches_in_jobs(items, args, tools)
+
+
+def prebuilt_program(tools, key, so_name):
+    """The --prebuilt program `so_name` of the archive `key` (CASE.IR) and None;
+    or None and the record's failure where it was not built there (the
+    compiler's error, or no such file)."""
+    prebuilt = tools["prebuilt"]
+    failed = prebuilt["failed"].get(key)
+    so = os.path.join(prebuilt["dir"], "so", so_name)
+    if failed or not os.path.exists(so):
+        return None, failed or {"status": "compile-error", "reason": f"not built: no {so_name} in the --prebuilt folder"}
+    return so, None
+
+
+def run_batches_in_jobs(items, args, tools, read=read_run):
+    """run_batches over `items` in --jobs processes at a time, each taking
+    --batch programs, none starting past --deadline; returns their records."""
     deadline = time.time() + args.deadline if args.deadline else 0
     share = [items[k::args.jobs] for k in range(args.jobs)]
+    records = []
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for part in pool.map(lambda its: run_batches(its, args.work, tools, args.batch, deadline), share):
+        for part in pool.map(lambda its: run_batches(its, args.work, tools, args.batch, deadline, read), share):
             records += part
     return records
 
@@ -410,16 +427,17 @@ def prebuilt_info(folder, index):
     return {"dir": folder, "failed": compiled["failed"]}
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_runner_args(description, work, data, baseline, baseline_help, batch, batch_help):
+    """The command line run.py and run_grad.py share: the tools, the cases and
+    the baseline, the CUDA target and the --compile-only / --prebuilt split."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--kiln-compile")
     p.add_argument("--kiln-run")
-    p.add_argument("--work", default=os.path.join(os.getcwd(), "opinfo-work"))
-    p.add_argument("--data", default=DATA, help="the cases (cases.json, cases.tar.xz)")
+    p.add_argument("--work", default=os.path.join(os.getcwd(), work))
+    p.add_argument("--data", default=data, help="the cases (cases.json, cases.tar.xz)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--only", help="regex over case names: run only those (no baseline check)")
-    p.add_argument("--baseline", help="the baseline file (default: test/opinfo/baseline.json for "
-                   "the default cases; none for other --data unless given)")
+    p.add_argument("--baseline", default=baseline, help=baseline_help)
     p.add_argument("--update-baseline", action="store_true")
     p.add_argument("--accept-regressions", action="store_true")
     p.add_argument("--target", choices=["cpu", "cuda"], default="cpu",
@@ -430,13 +448,51 @@ def main():
     p.add_argument("--prebuilt", help="the --work folder of a --compile-only run: run its .so files")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="kiln-run --device")
     p.add_argument("--device-name", help="the machine, as the report names it (e.g. the GPU's name)")
-    p.add_argument("--batch", type=int, default=0, help="with --prebuilt: run N programs per kiln-run "
-                   "process (kiln-run --batch; a GPU is set up once per process)")
-    p.add_argument("--deadline", type=float, default=0, help="with --batch: seconds after which no "
+    p.add_argument("--batch", type=int, default=batch, help=batch_help)
+    p.add_argument("--deadline", type=float, default=0, help="with --prebuilt: seconds after which no "
                    "program starts (those left fail as not-run); results.json is written all the same")
     args = p.parse_args()
     if not (args.kiln_compile or args.prebuilt) or not (args.kiln_run or args.compile_only):
         p.error("--kiln-compile (or --prebuilt) and --kiln-run (unless --compile-only) are needed")
+    return args
+
+
+def runner_tools(args):
+    """The tools and their flags as the command line asks (see compile_program, run_program)."""
+    tools = {"compile": args.kiln_compile, "run": args.kiln_run, "compile_only": args.compile_only}
+    if args.target == "cuda":
+        tools["compile_flags"] = ["--target=cuda", f"--gpu-arch={args.gpu_arch}", "--cuda-tf32=none"]
+    if args.device != "cpu":
+        tools["run_flags"] = ["--device", args.device]
+    return tools
+
+
+def settle_baseline(tag, args, path, baseline, failed, record, what):
+    """The end of a run checked against a baseline. With --update-baseline:
+    writes `record` to `path`, unless something `failed` and there is no
+    --accept-regressions. Otherwise: says so when nothing failed. Returns
+    the exit status; `what` names the baseline's passing items."""
+    if args.update_baseline:
+        if failed and not args.accept_regressions:
+            print(f"{tag}: baseline not updated: there are regressions (--accept-regressions to drop them)")
+            return 1
+        with open(path, "w") as f:
+            json.dump(record, f, indent=0)
+            f.write("\n")
+        return 0
+    if failed:
+        return 1
+    print(f"{tag}: no regressions against the baseline ({len(baseline['passing'])} {what})")
+    return 0
+
+
+def main():
+    args = parse_runner_args(
+        __doc__.splitlines()[0], "opinfo-work", DATA, None,
+        "the baseline file (default: test/opinfo/baseline.json for the default cases; none for other "
+        "--data unless given)", 0,
+        "with --prebuilt: run N programs per kiln-run process (kiln-run --batch; a GPU is set up once "
+        "per process)")
     t0 = time.time()
 
     with open(os.path.join(args.data, "cases.json")) as f:
@@ -444,11 +500,7 @@ def main():
     os.makedirs(os.path.join(args.work, "so"), exist_ok=True)
     os.makedirs(os.path.join(args.work, "results"), exist_ok=True)
     cases_dir = extract(index, args.work, args.data)
-    tools = {"compile": args.kiln_compile, "run": args.kiln_run, "compile_only": args.compile_only}
-    if args.target == "cuda":
-        tools["compile_flags"] = ["--target=cuda", f"--gpu-arch={args.gpu_arch}", "--cuda-tf32=none"]
-    if args.device != "cpu":
-        tools["run_flags"] = ["--device", args.device]
+    tools = runner_tools(args)
     if args.prebuilt:
         tools["prebuilt"] = prebuilt_info(args.prebuilt, index)
     selected = [c for c in index["cases"] if not args.only or re.search(args.only, c["name"])]
@@ -581,25 +633,16 @@ def main():
     if newly:
         print(f"opinfo: {len(newly)} samples pass that the baseline does not list "
               f"(record them: run.py --update-baseline)")
-    if args.update_baseline:
-        if (regressed or rate_dropped) and not args.accept_regressions:
-            print("opinfo: baseline not updated: there are regressions (--accept-regressions to drop them)")
-            return 1
-        record = {"core_ops_passing_f32": len(passing), "core_ops_with_f32_samples": len(tested),
-                  "passing": sorted(now)}
-        if entries_passing:
-            record["entries_passing_f32"] = entries_passing
-        if class_passing:
-            record["entries_passing_dtypes"] = class_passing
-        with open(baseline_path, "w") as f:
-            json.dump(record, f, indent=0)
-            f.write("\n")
+    record = {"core_ops_passing_f32": len(passing), "core_ops_with_f32_samples": len(tested),
+              "passing": sorted(now)}
+    if entries_passing:
+        record["entries_passing_f32"] = entries_passing
+    if class_passing:
+        record["entries_passing_dtypes"] = class_passing
+    rc = settle_baseline("opinfo", args, baseline_path, baseline, regressed or rate_dropped, record, "samples")
+    if args.update_baseline and rc == 0:
         print(f"opinfo: baseline updated: {len(now)} passing samples, {len(passing)} core ops")
-        return 0
-    if regressed or rate_dropped:
-        return 1
-    print(f"opinfo: no regressions against the baseline ({len(baseline['passing'])} samples)")
-    return 0
+    return rc
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ CUDA (programs compiled here, run on a GPU machine without LLVM), as run.py:
       device against the same expected values; no baseline check (it is the CPU's).
 test/gpu/opinfo-pack.sh and test/gpu/opinfo-run.sh (suite entries-grad) wrap both.
 """
-import argparse
 import concurrent.futures
 import json
 import os
@@ -127,15 +126,13 @@ def run_prebuilt(selected, fwd, grads_dir, args, tools):
     """The --prebuilt programs (compiled elsewhere with --compile-only) run
     through `kiln-run --batch`, --jobs processes at a time; an archive that did
     not compile there fails with the compiler's error. Returns the records."""
-    prebuilt, records, items = tools["prebuilt"], [], []
+    records, items = [], []
     for c in selected:
         for ir in c["irs"]:
             rec = new_record(c, ir)
-            failed = prebuilt["failed"].get(f"{c['name']}.{ir}")
-            so = os.path.join(prebuilt["dir"], "so", f"{c['name']}.{ir}.grad.so")
-            if failed or not os.path.exists(so):
-                rec.update(failed or {"status": "compile-error",
-                                      "reason": f"not built: no {c['name']}.{ir}.grad.so in the --prebuilt folder"})
+            so, failed = run.prebuilt_program(tools, f"{c['name']}.{ir}", f"{c['name']}.{ir}.grad.so")
+            if failed:
+                rec.update(failed)
                 records.append(rec)
                 continue
             items.append((rec, so, grad_run_args(c, fwd, grads_dir) + tools.get("run_flags", [])))
@@ -144,12 +141,7 @@ def run_prebuilt(selected, fwd, grads_dir, args, tools):
     def read(rec, rc, stdout, stderr):
         read_grads(rec, rc, stdout, stderr, want[rec["case"]])
 
-    deadline = time.time() + args.deadline if args.deadline else 0
-    share = [items[k::args.jobs] for k in range(args.jobs)]
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for part in pool.map(lambda its: run.run_batches(its, args.work, tools, args.batch, deadline, read), share):
-            records += part
-    return records
+    return records + run.run_batches_in_jobs(items, args, tools, read)
 
 
 def case_result(rec):
@@ -179,31 +171,9 @@ def entry_status(index, results):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--kiln-compile")
-    p.add_argument("--kiln-run")
-    p.add_argument("--work", default=os.path.join(os.getcwd(), "opinfo-grad-work"))
-    p.add_argument("--data", default=DATA)
-    p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--only", help="regex over case names: run only those (no baseline check)")
-    p.add_argument("--baseline", default=BASELINE)
-    p.add_argument("--update-baseline", action="store_true")
-    p.add_argument("--accept-regressions", action="store_true")
-    p.add_argument("--target", choices=["cpu", "cuda"], default="cpu",
-                   help="cuda: compile with --target=cuda --cuda-tf32=none (plain float32 products)")
-    p.add_argument("--gpu-arch", default="sm_90", help="with --target cuda (sm_90: H100/H200)")
-    p.add_argument("--compile-only", action="store_true",
-                   help="compile and keep the .so files and WORK/compiled.json (for --prebuilt elsewhere)")
-    p.add_argument("--prebuilt", help="the --work folder of a --compile-only run: run its .so files "
-                   "through kiln-run --batch")
-    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="kiln-run --device")
-    p.add_argument("--device-name", help="the machine, as the report names it (e.g. the GPU's name)")
-    p.add_argument("--batch", type=int, default=25, help="with --prebuilt: programs per kiln-run --batch process")
-    p.add_argument("--deadline", type=float, default=0, help="with --prebuilt: seconds after which no "
-                   "program starts (those left fail as not-run); results.json is written all the same")
-    args = p.parse_args()
-    if not (args.kiln_compile or args.prebuilt) or not (args.kiln_run or args.compile_only):
-        p.error("--kiln-compile (or --prebuilt) and --kiln-run (unless --compile-only) are needed")
+    args = run.parse_runner_args(__doc__.splitlines()[0], "opinfo-grad-work", DATA, BASELINE,
+                                 "the baseline file", 25,
+                                 "with --prebuilt: programs per kiln-run --batch process")
     t0 = time.time()
 
     with open(os.path.join(args.data, "cases.json")) as f:
@@ -216,11 +186,7 @@ def main():
     os.makedirs(os.path.join(args.work, "so"), exist_ok=True)
     fwd = run.extract(fwd_index, os.path.join(args.work, "forward"), fwd_data)
     grads_dir = run.extract(index, os.path.join(args.work, "gradients"), args.data)
-    tools = {"compile": args.kiln_compile, "run": args.kiln_run, "compile_only": args.compile_only}
-    if args.target == "cuda":
-        tools["compile_flags"] = ["--target=cuda", f"--gpu-arch={args.gpu_arch}", "--cuda-tf32=none"]
-    if args.device != "cpu":
-        tools["run_flags"] = ["--device", args.device]
+    tools = run.runner_tools(args)
     selected = [c for c in index["cases"] if not args.only or re.search(args.only, c["name"])]
     records = []
     if args.prebuilt:
@@ -276,19 +242,11 @@ def main():
     if newly and not args.update_baseline:
         print(f"opinfo-grad: {len(newly)} archives pass that the baseline does not list "
               f"(record them: run_grad.py --update-baseline)")
-    if args.update_baseline:
-        if (regressed or dropped) and not args.accept_regressions:
-            print("opinfo-grad: baseline not updated: there are regressions (--accept-regressions to drop them)")
-            return 1
-        with open(args.baseline, "w") as f:
-            json.dump({"entries_passing": figs, "passing": sorted(now)}, f, indent=0)
-            f.write("\n")
+    rc = run.settle_baseline("opinfo-grad", args, args.baseline, baseline, regressed or dropped,
+                             {"entries_passing": figs, "passing": sorted(now)}, "archives")
+    if args.update_baseline and rc == 0:
         print(f"opinfo-grad: baseline updated: {len(now)} passing archives")
-        return 0
-    if regressed or dropped:
-        return 1
-    print(f"opinfo-grad: no regressions against the baseline ({len(baseline['passing'])} archives)")
-    return 0
+    return rc
 
 
 if __name__ == "__main__":

@@ -189,22 +189,21 @@ LogicalResult sdpaJvp(ScaledDotProductAttentionOp op, OpBuilder &b, ArrayRef<Val
     return failure();
   Value p = a->probs, q = op.getQuery();
   Value tScores;
-  auto addTo = [&](Value &acc, Value t) { acc = acc ? add(b, loc, acc, t) : t; };
   if (ts[0])
-    addTo(tScores, scale(b, loc, matmul(b, loc, ts[0], transposeLast2(b, loc, a->k)), a->scale));
+    addTo(b, loc, tScores, scale(b, loc, matmul(b, loc, ts[0], transposeLast2(b, loc, a->k)), a->scale));
   if (ts[1]) {
     Value tk = repeatHeads(b, loc, ts[1], a->groups);
-    addTo(tScores, scale(b, loc, matmul(b, loc, q, transposeLast2(b, loc, tk)), a->scale));
+    addTo(b, loc, tScores, scale(b, loc, matmul(b, loc, q, transposeLast2(b, loc, tk)), a->scale));
   }
   if (op->getNumOperands() > 3 && ts[3])
-    addTo(tScores, ts[3]);
+    addTo(b, loc, tScores, ts[3]);
   Value r;
   if (tScores) {
     tScores = expandAs(b, loc, tScores, p);
-    addTo(r, matmul(b, loc, softmaxBack(b, loc, p, tScores), a->v));
+    addTo(b, loc, r, matmul(b, loc, softmaxBack(b, loc, p, tScores), a->v));
   }
   if (ts[2])
-    addTo(r, matmul(b, loc, p, repeatHeads(b, loc, ts[2], a->groups)));
+    addTo(b, loc, r, matmul(b, loc, p, repeatHeads(b, loc, ts[2], a->groups)));
   out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
   return success();
 }

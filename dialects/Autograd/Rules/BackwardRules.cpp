@@ -39,7 +39,7 @@ LogicalResult multilinearJvp(Operation *op, OpBuilder &b, ArrayRef<Value> ts,
         copies[i]->setOperand(i, ts[i]);
       }
       Value c = copies[i]->getResult(r);
-      t = t ? add(b, loc, t, c) : c;
+      addTo(b, loc, t, c);
     }
     out[r] = t;
   }

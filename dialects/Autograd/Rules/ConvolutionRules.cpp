@@ -125,7 +125,7 @@ LogicalResult conv3dVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool
       }
       Value part = scatterTaps(b, loc, unfold(bw.getGradInput(), C, H, W), 2, T, 1, index,
                                SmallVector<double>(TO, 1.0));
-      dX = dX ? add(b, loc, dX, part) : part;
+      addTo(b, loc, dX, part);
     }
   }
   if (needed[0])
@@ -307,13 +307,7 @@ LogicalResult convJvp(Operation *op, OpBuilder &b, ArrayRef<Value> ts, SmallVect
       c->eraseOperand(2);
     return c->getResult(0);
   };
-  Value r;
-  if (ts[0])
-    r = withoutBias(ts[0], op->getOperand(1));
-  if (ts[1]) {
-    Value t = withoutBias(op->getOperand(0), ts[1]);
-    r = r ? add(b, loc, r, t) : t;
-  }
+  Value r = bilinearTangent(b, loc, ts[0], ts[1], op->getOperand(0), op->getOperand(1), withoutBias);
   if (op->getNumOperands() > 2 && ts[2]) {
     auto rt = tensorType(op->getResult(0));
     SmallVector<int64_t> shape(rt.getRank(), 1);
@@ -321,7 +315,7 @@ LogicalResult convJvp(Operation *op, OpBuilder &b, ArrayRef<Value> ts, SmallVect
     int64_t channel = rt.getRank() - (tensorType(op->getOperand(1)).getRank() - 2) - 1;
     shape[channel] = rt.getDimSize(channel);
     Value tb = viewTo(b, loc, ts[2], shape, {});
-    r = r ? add(b, loc, r, tb) : expandAs(b, loc, tb, op->getResult(0));
+    addToExpanded(b, loc, r, tb, op->getResult(0));
   }
   out[0] = r;
   return success();

@@ -122,7 +122,7 @@ LogicalResult addSubJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImp
     r = expandAs(b, loc, ts[0], op.getResult());
   if (ts[1]) {
     Value t = scale(b, loc, ts[1], Sign * op.getAlpha().convertToDouble());
-    r = r ? add(b, loc, r, t) : expandAs(b, loc, t, op.getResult());
+    addToExpanded(b, loc, r, t, op.getResult());
   }
   out[0] = r;
   return success();
@@ -148,7 +148,7 @@ LogicalResult mulJvp(MulTensorOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVect
     r = mul(b, loc, ts[0], op.getOther());
   if (ts[1]) {
     Value t = mul(b, loc, ts[1], op.getSelf());
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
   return success();
@@ -179,7 +179,7 @@ LogicalResult divJvp(DivTensorOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVect
     r = div(b, loc, ts[0], op.getOther());
   if (ts[1]) {
     Value t = scale(b, loc, div(b, loc, mul(b, loc, ts[1], op.getResult()), op.getOther()), -1.0);
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
   return success();
@@ -440,7 +440,7 @@ LogicalResult lerpJvp(LerpTensorOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVe
   for (unsigned i = 0; i < 3; ++i)
     if (ts[i]) {
       Value t = mul(b, loc, ts[i], lerpPartial(op, b, loc, i));
-      r = r ? add(b, loc, r, t) : t;
+      addTo(b, loc, r, t);
     }
   out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
   return success();

@@ -370,7 +370,7 @@ LogicalResult scatterJvp(ScatterOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVe
     if (failed(tI))
       return failure();
     Value added = p.scatter(zerosLike(b, loc, op.getResult()), mul(b, loc, *tI, dSrcI), "sum", true);
-    t = t ? add(b, loc, t, added) : added;
+    addTo(b, loc, t, added);
   }
   out[0] = t;
   return success();

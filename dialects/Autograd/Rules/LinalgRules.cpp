@@ -41,15 +41,12 @@ LogicalResult linearVjp(LinearOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
 }
 LogicalResult linearJvp(LinearOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();
-  Value r;
-  if (ts[0])
-    r = LinearOp::create(b, loc, op.getType(), ts[0], op.getWeight(), Value());
-  if (ts[1]) {
-    Value t = LinearOp::create(b, loc, op.getType(), op.getInput(), ts[1], Value());
-    r = r ? add(b, loc, r, t) : t;
-  }
+  Value r =
+      bilinearTangent(b, loc, ts[0], ts[1], op.getInput(), op.getWeight(), [&](Value x, Value w) -> Value {
+        return LinearOp::create(b, loc, op.getType(), x, w, Value());
+      });
   if (op.getBias() && ts[2])
-    r = r ? add(b, loc, r, ts[2]) : expandAs(b, loc, ts[2], op.getResult());
+    addToExpanded(b, loc, r, ts[2], op.getResult());
   out[0] = r;
   return success();
 }
@@ -78,18 +75,14 @@ LogicalResult addmmVjp(AddmmOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<b
 LogicalResult addmmJvp(AddmmOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();
   double alpha = op.getAlpha().convertToDouble(), beta = op.getBeta().convertToDouble();
-  Value r;
-  if (ts[1])
-    r = matmulNT(b, loc, ts[1], permute(b, loc, op.getMat2(), {1, 0}));
-  if (ts[2]) {
-    Value t = matmulNT(b, loc, op.getMat1(), permute(b, loc, ts[2], {1, 0}));
-    r = r ? add(b, loc, r, t) : t;
-  }
+  Value r = bilinearTangent(b, loc, ts[1], ts[2], op.getMat1(), op.getMat2(), [&](Value m1, Value m2) {
+    return matmulNT(b, loc, m1, permute(b, loc, m2, {1, 0}));
+  });
   if (r)
     r = scale(b, loc, r, alpha);
   if (ts[0]) {
     Value t = scale(b, loc, ts[0], beta);
-    r = r ? add(b, loc, r, t) : expandAs(b, loc, t, op.getResult());
+    addToExpanded(b, loc, r, t, op.getResult());
   }
   out[0] = r ? viewAs(b, loc, r, op.getResult()) : r;
   return success();
@@ -169,13 +162,9 @@ LogicalResult productVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<boo
 template <typename OpT>
 LogicalResult productJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();
-  Value r;
-  if (ts[0])
-    r = OpT::create(b, loc, op.getType(), ts[0], op.getOther());
-  if (ts[1]) {
-    Value t = OpT::create(b, loc, op.getType(), op.getSelf(), ts[1]);
-    r = r ? add(b, loc, r, t) : t;
-  }
+  Value r =
+      bilinearTangent(b, loc, ts[0], ts[1], op.getSelf(), op.getOther(),
+                      [&](Value x, Value y) -> Value { return OpT::create(b, loc, op.getType(), x, y); });
   out[0] = r;
   return success();
 }
@@ -209,18 +198,13 @@ LogicalResult addProductVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<
 template <typename OpT>
 LogicalResult addProductJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();
-  Value r;
-  if (ts[1])
-    r = matmulAny(b, loc, ts[1], op.getRhs());
-  if (ts[2]) {
-    Value t = matmulAny(b, loc, op.getLhs(), ts[2]);
-    r = r ? add(b, loc, r, t) : t;
-  }
+  Value r = bilinearTangent(b, loc, ts[1], ts[2], op.getLhs(), op.getRhs(),
+                            [&](Value x, Value y) { return matmulAny(b, loc, x, y); });
   if (r)
     r = scale(b, loc, r, op.getAlpha().convertToDouble());
   if (ts[0]) {
     Value t = scale(b, loc, ts[0], op.getBeta().convertToDouble());
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
   return success();

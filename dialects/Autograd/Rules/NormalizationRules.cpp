@@ -4,13 +4,23 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <array>
 #include <cmath>
+#include <tuple>
 
 using namespace mlir;
 using namespace kiln::aten;
 
 namespace kiln::autograd::rules {
 namespace {
+
+/// The operand numbers of the operands that follow the input, given each
+/// one's value: 1, 2, ... in order over those present, -1 for an absent
+/// (optional) one.
+template <typename... Vs> std::array<int, sizeof...(Vs)> operandNumbersAfterInput(Vs... operands) {
+  int next = 1;
+  return {(operands ? next++ : -1)...};
+}
 
 /// With running statistics (inference), batch norm is a per-channel affine
 /// map of the input: aten.native_batch_norm_backward with train = false.
@@ -77,9 +87,8 @@ LogicalResult noTrainingVjp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
                             ArrayRef<Value> cts, ArrayRef<bool> needed,
                             SmallVectorImpl<Value> &out) {
   // Operands: input, weight?, bias?, running_mean, running_var.
-  unsigned i = 1;
-  int wi = op.getWeight() ? i++ : -1, bi = op.getBias() ? i++ : -1;
-  int mi = i++, vi = i++;
+  auto [wi, bi, mi, vi] =
+      operandNumbersAfterInput(op.getWeight(), op.getBias(), op.getRunningMean(), op.getRunningVar());
   if (!cts[0])
     return success(); // only the saved statistics were used: ATen gives them no gradient
   Value gx, gw, gb;
@@ -102,9 +111,8 @@ LogicalResult noTrainingVjp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
 LogicalResult noTrainingJvp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
                             ArrayRef<Value> ts, SmallVectorImpl<Value> &out) {
   Location loc = op.getLoc();
-  unsigned i = 1;
-  int wi = op.getWeight() ? i++ : -1, bi = op.getBias() ? i++ : -1;
-  int mi = i++, vi = i++;
+  auto [wi, bi, mi, vi] =
+      operandNumbersAfterInput(op.getWeight(), op.getBias(), op.getRunningMean(), op.getRunningVar());
   if (ts[mi] || ts[vi])
     return op.emitError("cannot differentiate 'aten._native_batch_norm_legit_no_training' "
                         "with respect to its running statistics");
@@ -119,14 +127,14 @@ LogicalResult noTrainingJvp(NativeBatchNormLegitNoTrainingOp op, OpBuilder &b,
     r = norm(ts[0], op.getWeight(), zerosLike(b, loc, op.getRunningMean()));
   if (wi >= 0 && ts[wi]) {
     Value t = norm(op.getInput(), ts[wi], op.getRunningMean());
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   if (bi >= 0 && ts[bi]) {
     auto rt = tensorType(op.getResult());
     SmallVector<int64_t> shape(rt.getRank(), 1);
     shape[1] = rt.getDimSize(1);
     Value tb = viewTo(b, loc, ts[bi], shape, {});
-    r = r ? add(b, loc, r, tb) : expandAs(b, loc, tb, op.getResult());
+    addToExpanded(b, loc, r, tb, op.getResult());
   }
   out[0] = r;
   return success();
@@ -136,9 +144,8 @@ LogicalResult batchNormVjp(BatchNormOp op, OpBuilder &b, ArrayRef<Value> cts,
                            ArrayRef<bool> needed, SmallVectorImpl<Value> &out) {
   if (op.getTraining())
     return op.emitError("cannot differentiate 'aten.batch_norm' in training mode yet");
-  unsigned i = 1;
-  int wi = op.getWeight() ? i++ : -1, bi = op.getBias() ? i++ : -1;
-  int mi = op.getRunningMean() ? (int)i++ : -1, vi = op.getRunningVar() ? (int)i++ : -1;
+  auto [wi, bi, mi, vi] =
+      operandNumbersAfterInput(op.getWeight(), op.getBias(), op.getRunningMean(), op.getRunningVar());
   Value gx, gw, gb;
   if (failed(batchNormOpGrads(op, b, cts[0], needed, wi, bi, gx, gw, gb)))
     return failure();
@@ -171,11 +178,8 @@ template <typename OpT> struct BatchNormParts {
   SmallVector<int64_t> dims;        // every dim but 1
   int wi = -1, bi = -1, mi = -1, vi = -1;
   BatchNormParts(OpT op, OpBuilder &b) : loc(op.getLoc()), x(op.getInput()), weight(op.getWeight()) {
-    unsigned i = 1;
-    wi = op.getWeight() ? i++ : -1;
-    bi = op.getBias() ? i++ : -1;
-    mi = op.getRunningMean() ? i++ : -1;
-    vi = op.getRunningVar() ? i++ : -1;
+    std::tie(wi, bi, mi, vi) = std::tuple_cat(
+        operandNumbersAfterInput(op.getWeight(), op.getBias(), op.getRunningMean(), op.getRunningVar()));
     int64_t rank = tensorType(x).getRank();
     for (int64_t k = 0; k < rank; ++k)
       if (k != 1)
@@ -227,12 +231,11 @@ LogicalResult trainingBatchNormVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, Ar
   BatchNormParts<OpT> p(op, b);
   Location loc = p.loc;
   Value gx;
-  auto addTo = [&](Value &acc, Value v) { acc = acc ? add(b, loc, acc, v) : v; };
   if (Value g = cts[0]) {
     Value gw = p.weight ? mul(b, loc, g, p.channel(b, p.weight)) : g;
     Value centred = sub(b, loc, sub(b, loc, gw, meanDims(b, loc, gw, p.dims, true)),
                         mul(b, loc, p.xh, meanDims(b, loc, mul(b, loc, gw, p.xh), p.dims, true)));
-    addTo(gx, mul(b, loc, p.s, centred));
+    addTo(b, loc, gx, mul(b, loc, p.s, centred));
     if (p.wi >= 0 && needed[p.wi])
       out[p.wi] = viewAs(b, loc, sumDims(b, loc, mul(b, loc, g, p.xh), p.dims, false), p.weight);
     if (p.bi >= 0 && needed[p.bi])
@@ -268,11 +271,10 @@ LogicalResult trainingBatchNormJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts,
     out[1] = toC(tMu);
     out[2] = toC(tS);
   }
-  auto addTo = [&](Value &acc, Value v) { acc = acc ? add(b, loc, acc, v) : v; };
   if (p.wi >= 0 && ts[p.wi])
-    addTo(ty, mul(b, loc, p.xh, p.channel(b, ts[p.wi])));
+    addTo(b, loc, ty, mul(b, loc, p.xh, p.channel(b, ts[p.wi])));
   if (p.bi >= 0 && ts[p.bi])
-    addTo(ty, p.channel(b, ts[p.bi]));
+    addTo(b, loc, ty, p.channel(b, ts[p.bi]));
   if (ty)
     out[0] = ty.getType() == p.x.getType() ? ty : expandAs(b, loc, ty, p.x);
   if (op->getNumResults() > 3) {
@@ -280,14 +282,14 @@ LogicalResult trainingBatchNormJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts,
     if (tMu)
       rm = scale(b, loc, toC(tMu), m);
     if (p.mi >= 0 && ts[p.mi])
-      addTo(rm, scale(b, loc, ts[p.mi], 1.0 - m));
+      addTo(b, loc, rm, scale(b, loc, ts[p.mi], 1.0 - m));
     if (tVar) {
       Value n = p.n;
       Value unbiased = div(b, loc, mul(b, loc, tVar, n), sub(b, loc, n, scalarTensor(b, loc, elem, 1.0)));
       rv = scale(b, loc, toC(unbiased), m);
     }
     if (p.vi >= 0 && ts[p.vi])
-      addTo(rv, scale(b, loc, ts[p.vi], 1.0 - m));
+      addTo(b, loc, rv, scale(b, loc, ts[p.vi], 1.0 - m));
     out[3] = rm;
     out[4] = rv;
   }
@@ -366,11 +368,7 @@ LayerNormParts layerNormParts(NativeLayerNormOp op, OpBuilder &b) {
   for (int64_t d = 0; d < rank; ++d)
     (d >= rank - k ? p.normDims : p.leadDims).push_back(d);
   p.xhat = mul(b, loc, sub(b, loc, op.getInput(), op.getMean()), op.getRstd());
-  unsigned i = 1;
-  if (op.getWeight())
-    p.wi = i++;
-  if (op.getBias())
-    p.bi = i++;
+  std::tie(p.wi, p.bi) = std::tuple_cat(operandNumbersAfterInput(op.getWeight(), op.getBias()));
   return p;
 }
 
@@ -419,10 +417,10 @@ LogicalResult layerNormJvp(NativeLayerNormOp op, OpBuilder &b, ArrayRef<Value> t
   }
   if (p.wi >= 0 && ts[p.wi]) {
     Value t = mul(b, loc, p.xhat, ts[p.wi]);
-    ty = ty ? add(b, loc, ty, t) : t;
+    addTo(b, loc, ty, t);
   }
   if (p.bi >= 0 && ts[p.bi])
-    ty = ty ? add(b, loc, ty, ts[p.bi]) : expandAs(b, loc, ts[p.bi], op.getResult());
+    addToExpanded(b, loc, ty, ts[p.bi], op.getResult());
   out[0] = ty;
   return success();
 }
@@ -482,7 +480,7 @@ LogicalResult rmsNormJvp(RmsNormOp op, OpBuilder &b, ArrayRef<Value> ts, SmallVe
   }
   if (w && ts[1]) {
     Value t = mul(b, loc, mul(b, loc, x, p.r), ts[1]);
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   out[0] = r;
   return success();
@@ -522,11 +520,7 @@ FailureOr<GroupParts> groupParts(NativeGroupNormOp op, OpBuilder &b) {
   p.reduceForParams.push_back(0);
   for (int64_t d = 2; d < rank; ++d)
     p.reduceForParams.push_back(d);
-  unsigned i = 1;
-  if (op.getWeight())
-    p.wi = i++;
-  if (op.getBias())
-    p.bi = i++;
+  std::tie(p.wi, p.bi) = std::tuple_cat(operandNumbersAfterInput(op.getWeight(), op.getBias()));
   return p;
 }
 LogicalResult groupNormVjp(NativeGroupNormOp op, OpBuilder &b, ArrayRef<Value> cts,
@@ -579,11 +573,11 @@ LogicalResult groupNormJvp(NativeGroupNormOp op, OpBuilder &b, ArrayRef<Value> t
   }
   if (p.wi >= 0 && ts[p.wi]) {
     Value t = mul(b, loc, viewAs(b, loc, p.xhatg, x), viewTo(b, loc, ts[p.wi], p.chanShape, {}));
-    y = y ? add(b, loc, y, t) : t;
+    addTo(b, loc, y, t);
   }
   if (p.bi >= 0 && ts[p.bi]) {
     Value t = viewTo(b, loc, ts[p.bi], p.chanShape, {});
-    y = y ? add(b, loc, y, t) : expandAs(b, loc, t, op.getResult());
+    addToExpanded(b, loc, y, t, op.getResult());
   }
   out[0] = y;
   return success();

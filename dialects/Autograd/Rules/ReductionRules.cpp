@@ -12,15 +12,9 @@ using namespace kiln::aten;
 namespace kiln::autograd::rules {
 namespace {
 
-template <typename OpT> LogicalResult sameDtype(OpT op) {
-  return checkSameElementType(op, op.getSelf(), op->getResult(0));
-}
-
 /// d sum: the cotangent broadcast over the reduced dims.
 LogicalResult sumVjp(SumDimIntListOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                      SmallVectorImpl<Value> &out) {
-  if (failed(sameDtype(op)))
-    return failure();
   out[0] = unreduce(b, op.getLoc(), cts[0], op.getSelf(), op.getReducedDims(), op.getKeepdim());
   return success();
 }
@@ -28,8 +22,6 @@ LogicalResult sumVjp(SumDimIntListOp op, OpBuilder &b, ArrayRef<Value> cts, Arra
 /// d mean: the cotangent spread evenly over the reduced dims.
 LogicalResult meanVjp(MeanDimOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                       SmallVectorImpl<Value> &out) {
-  if (failed(sameDtype(op)))
-    return failure();
   Location loc = op.getLoc();
   Value self = op.getSelf();
   SmallVector<int64_t> dims = op.getReducedDims();
@@ -130,8 +122,6 @@ std::pair<Value, Value> centredAndDenominator(OpT op, OpBuilder &b, Location loc
 template <typename OpT, bool IsStd>
 LogicalResult varVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                      SmallVectorImpl<Value> &out) {
-  if (failed(sameDtype(op)))
-    return failure();
   Location loc = op.getLoc();
   Value x = op.getSelf();
   SmallVector<int64_t> dims = op.getReducedDims();
@@ -163,8 +153,6 @@ LogicalResult varJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVectorImpl<V
 template <typename OpT, bool IsStd>
 LogicalResult varMeanVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
                          SmallVectorImpl<Value> &out) {
-  if (failed(sameDtype(op)))
-    return failure();
   Location loc = op.getLoc();
   Value x = op.getSelf();
   SmallVector<int64_t> dims = op.getReducedDims();
@@ -178,7 +166,7 @@ LogicalResult varMeanVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<boo
   if (cts[1]) {
     Value g = keepDims(b, loc, cts[1], x, dims, op.getKeepdim());
     Value m = expandAs(b, loc, div(b, loc, g, countOf(b, loc, x, dims)), x);
-    gx = gx ? add(b, loc, gx, m) : m;
+    addTo(b, loc, gx, m);
   }
   out[0] = gx;
   return success();
@@ -205,8 +193,6 @@ Value logsumexpWeights(LogsumexpOp op, OpBuilder &b) {
 }
 LogicalResult logsumexpVjp(LogsumexpOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                            SmallVectorImpl<Value> &out) {
-  if (failed(sameDtype(op)))
-    return failure();
   Location loc = op.getLoc();
   Value g = keepDims(b, loc, cts[0], op.getSelf(), op.getReducedDims(), op.getKeepdim());
   out[0] = mul(b, loc, logsumexpWeights(op, b), g);
@@ -310,8 +296,6 @@ Value cumprodTangent(OpBuilder &b, Location loc, Value x, Value y, Value t, int6
 /// cumsum: the cotangent summed from the end (a reverse cumsum).
 LogicalResult cumsumVjp(CumsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                         SmallVectorImpl<Value> &out) {
-  if (failed(sameDtype(op)))
-    return failure();
   out[0] = tensorType(op.getSelf()).getRank() == 0
                ? cts[0]
                : reverseCumsum(b, op.getLoc(), cts[0], normalisedDim(op.getSelf(), op.getDim()));
@@ -321,8 +305,6 @@ LogicalResult cumsumVjp(CumsumOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef
 /// cumprod: see cumprodCotangent / cumprodTangent.
 LogicalResult cumprodVjp(CumprodOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                          SmallVectorImpl<Value> &out) {
-  if (failed(sameDtype(op)))
-    return failure();
   Value x = op.getSelf();
   out[0] = tensorType(x).getRank() == 0
                ? cts[0]
@@ -370,8 +352,6 @@ Value prodOthers(ProdDimIntOp op, OpBuilder &b) {
 }
 LogicalResult prodVjp(ProdDimIntOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                       SmallVectorImpl<Value> &out) {
-  if (failed(sameDtype(op)))
-    return failure();
   Location loc = op.getLoc();
   Value x = op.getSelf();
   if (tensorType(x).getRank() == 0) {
@@ -427,8 +407,6 @@ Value normWeights(LinalgVectorNormOp op, OpBuilder &b) {
 }
 LogicalResult normVjp(LinalgVectorNormOp op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool>,
                       SmallVectorImpl<Value> &out) {
-  if (failed(sameDtype(op)))
-    return failure();
   Value g = keepDims(b, op.getLoc(), cts[0], op.getSelf(), op.getReducedDims(), op.getKeepdim());
   out[0] = mul(b, op.getLoc(), normWeights(op, b), g);
   return success();
@@ -446,29 +424,29 @@ LogicalResult normJvp(LinalgVectorNormOp op, OpBuilder &b, ArrayRef<Value> ts,
 } // namespace
 
 void attachReductionRules(MLIRContext *ctx) {
-  LinalgVectorNormOp::attachInterface<Rule<LinalgVectorNormOp, normVjp, normJvp>>(*ctx);
-  CumsumOp::attachInterface<Rule<CumsumOp, cumsumVjp, linearInSelfJvp<CumsumOp>>>(*ctx);
-  CumprodOp::attachInterface<Rule<CumprodOp, cumprodVjp, cumprodJvp>>(*ctx);
-  ProdDimIntOp::attachInterface<Rule<ProdDimIntOp, prodVjp, prodJvp>>(*ctx);
+  LinalgVectorNormOp::attachInterface<SelfDtypeRule<LinalgVectorNormOp, normVjp, normJvp>>(*ctx);
+  CumsumOp::attachInterface<SelfDtypeRule<CumsumOp, cumsumVjp, linearInSelfJvp<CumsumOp>>>(*ctx);
+  CumprodOp::attachInterface<SelfDtypeRule<CumprodOp, cumprodVjp, cumprodJvp>>(*ctx);
+  ProdDimIntOp::attachInterface<SelfDtypeRule<ProdDimIntOp, prodVjp, prodJvp>>(*ctx);
   SumToSizeOp::attachInterface<Rule<SumToSizeOp, sumToSizeVjp, sumToSizeJvp>>(*ctx);
-  SumDimIntListOp::attachInterface<
-      Rule<SumDimIntListOp, sumVjp, linearInSelfJvp<SumDimIntListOp>>>(*ctx);
-  MeanDimOp::attachInterface<Rule<MeanDimOp, meanVjp, linearInSelfJvp<MeanDimOp>>>(*ctx);
+  SumDimIntListOp::attachInterface<SelfDtypeRule<SumDimIntListOp, sumVjp, linearInSelfJvp<SumDimIntListOp>>>(
+      *ctx);
+  MeanDimOp::attachInterface<SelfDtypeRule<MeanDimOp, meanVjp, linearInSelfJvp<MeanDimOp>>>(*ctx);
   AmaxOp::attachInterface<Rule<AmaxOp, extremumVjp<AmaxOp>, extremumJvp<AmaxOp>>>(*ctx);
   AminOp::attachInterface<Rule<AminOp, extremumVjp<AminOp>, extremumJvp<AminOp>>>(*ctx);
-  MaxDimOp::attachInterface<
-      Rule<MaxDimOp, extremumDimVjp<MaxDimOp>, extremumDimJvp<MaxDimOp>>>(*ctx);
-  MinDimOp::attachInterface<
-      Rule<MinDimOp, extremumDimVjp<MinDimOp>, extremumDimJvp<MinDimOp>>>(*ctx);
-  VarCorrectionOp::attachInterface<Rule<VarCorrectionOp, varVjp<VarCorrectionOp, false>,
-                                        varJvp<VarCorrectionOp, false>>>(*ctx);
-  StdCorrectionOp::attachInterface<Rule<StdCorrectionOp, varVjp<StdCorrectionOp, true>,
-                                        varJvp<StdCorrectionOp, true>>>(*ctx);
-  LogsumexpOp::attachInterface<Rule<LogsumexpOp, logsumexpVjp, logsumexpJvp>>(*ctx);
-  VarMeanCorrectionOp::attachInterface<Rule<VarMeanCorrectionOp, varMeanVjp<VarMeanCorrectionOp, false>,
-                                            varMeanJvp<VarMeanCorrectionOp, false>>>(*ctx);
-  StdMeanCorrectionOp::attachInterface<Rule<StdMeanCorrectionOp, varMeanVjp<StdMeanCorrectionOp, true>,
-                                            varMeanJvp<StdMeanCorrectionOp, true>>>(*ctx);
+  MaxDimOp::attachInterface<Rule<MaxDimOp, extremumDimVjp<MaxDimOp>, extremumDimJvp<MaxDimOp>>>(*ctx);
+  MinDimOp::attachInterface<Rule<MinDimOp, extremumDimVjp<MinDimOp>, extremumDimJvp<MinDimOp>>>(*ctx);
+  VarCorrectionOp::attachInterface<
+      SelfDtypeRule<VarCorrectionOp, varVjp<VarCorrectionOp, false>, varJvp<VarCorrectionOp, false>>>(*ctx);
+  StdCorrectionOp::attachInterface<
+      SelfDtypeRule<StdCorrectionOp, varVjp<StdCorrectionOp, true>, varJvp<StdCorrectionOp, true>>>(*ctx);
+  LogsumexpOp::attachInterface<SelfDtypeRule<LogsumexpOp, logsumexpVjp, logsumexpJvp>>(*ctx);
+  VarMeanCorrectionOp::attachInterface<SelfDtypeRule<
+      VarMeanCorrectionOp, varMeanVjp<VarMeanCorrectionOp, false>, varMeanJvp<VarMeanCorrectionOp, false>>>(
+      *ctx);
+  StdMeanCorrectionOp::attachInterface<SelfDtypeRule<
+      StdMeanCorrectionOp, varMeanVjp<StdMeanCorrectionOp, true>, varMeanJvp<StdMeanCorrectionOp, true>>>(
+      *ctx);
 }
 
 } // namespace kiln::autograd::rules

@@ -28,6 +28,17 @@ Value add(OpBuilder &b, Location loc, Value a, Value c);
 Value sub(OpBuilder &b, Location loc, Value a, Value c);
 Value mul(OpBuilder &b, Location loc, Value a, Value c);
 Value div(OpBuilder &b, Location loc, Value a, Value c);
+/// Adds `v` to the running sum `acc` (a null `acc` has no term yet: it becomes `v`).
+inline void addTo(OpBuilder &b, Location loc, Value &acc, Value v) { acc = acc ? add(b, loc, acc, v) : v; }
+/// The tangent of f(x, y), linear in each of x and y (a product): f(tx, y) +
+/// f(x, ty) over the tangents present; null when neither is.
+inline Value bilinearTangent(OpBuilder &b, Location loc, Value tx, Value ty, Value x, Value y,
+                             function_ref<Value(Value, Value)> f) {
+  Value r = tx ? f(tx, y) : Value();
+  if (ty)
+    addTo(b, loc, r, f(x, ty));
+  return r;
+}
 /// `a * factor` (`a` itself when factor is 1).
 Value scale(OpBuilder &b, Location loc, Value a, double factor);
 /// aten.permute.
@@ -38,6 +49,10 @@ Value viewAs(OpBuilder &b, Location loc, Value v, Value like);
 Value viewTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape, ValueRange dynSizes);
 /// aten.expand of `v` to `like`'s shape.
 Value expandAs(OpBuilder &b, Location loc, Value v, Value like);
+/// addTo where a first term is broadcast to `like`'s shape (expandAs).
+inline void addToExpanded(OpBuilder &b, Location loc, Value &acc, Value v, Value like) {
+  acc = acc ? add(b, loc, acc, v) : expandAs(b, loc, v, like);
+}
 /// `v` flattened to 2-d [prod(leading dims), last dim] (a 1-d `v` becomes [1, n]).
 Value flattenTo2d(OpBuilder &b, Location loc, Value v);
 /// The shape `v` has with `dims` (sorted, in [0, rank)) reduced: dropped,
@@ -120,7 +135,7 @@ LogicalResult pointwiseJvp(OpT op, OpBuilder &b, ArrayRef<Value> ts, SmallVector
     if (failed(checkSameElementType(op, op->getOperand(i), op.getResult())))
       return failure();
     Value t = mul(b, loc, ts[i], Partial(op, b, loc, i));
-    r = r ? add(b, loc, r, t) : t;
+    addTo(b, loc, r, t);
   }
   out[0] = r ? expandAs(b, loc, r, op.getResult()) : r;
   return success();
@@ -160,6 +175,20 @@ struct Rule : DifferentiableOpInterface::ExternalModel<Rule<OpT, Vjp, Jvp>, OpT>
       return Jvp(cast<OpT>(op), b, tangents, out);
   }
 };
+
+/// `Vjp` behind the check that the op's first result has the element type of
+/// its `self` operand (the reductions and scans whose rules assume that).
+template <typename OpT, auto Vjp>
+LogicalResult selfDtypeVjp(OpT op, OpBuilder &b, ArrayRef<Value> cts, ArrayRef<bool> needed,
+                           SmallVectorImpl<Value> &out) {
+  if (failed(checkSameElementType(op, op.getSelf(), op->getResult(0))))
+    return failure();
+  return Vjp(op, b, cts, needed, out);
+}
+
+/// A Rule whose reverse mode first checks the dtype as selfDtypeVjp does.
+template <typename OpT, auto Vjp, auto Jvp = nullptr>
+using SelfDtypeRule = Rule<OpT, selfDtypeVjp<OpT, Vjp>, Jvp>;
 
 } // namespace kiln::autograd::rules
 

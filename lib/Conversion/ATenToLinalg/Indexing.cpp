@@ -178,11 +178,10 @@ LogicalResult replaceWithGather(ConversionPatternRewriter &rewriter, Operation *
   return success();
 }
 
-struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(IndexSelectOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct IndexSelectLowering : OpLowering<IndexSelectOp> {
+  using OpLowering::OpLowering;
+  LogicalResult lowerOp(IndexSelectOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+                        Location loc) const override {
     Value self = adaptor.getSelf(), index = adaptor.getIndex();
     auto selfTy = cast<RankedTensorType>(self.getType());
     int64_t rank = selfTy.getRank();
@@ -209,11 +208,10 @@ struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
   }
 };
 
-struct GatherLowering : OpConversionPattern<GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(GatherOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct GatherLowering : OpLowering<GatherOp> {
+  using OpLowering::OpLowering;
+  LogicalResult lowerOp(GatherOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+                        Location loc) const override {
     Value self = adaptor.getSelf(), index = adaptor.getIndex();
     auto selfTy = cast<RankedTensorType>(self.getType());
     int64_t rank = selfTy.getRank(), d = normDim(op.getDim(), rank);
@@ -270,26 +268,35 @@ struct IndexTensorLowering : OpConversionPattern<IndexTensorOp> {
   }
 };
 
-/// An scf.for nest over `sizes` carrying `init`; `body(b, loc, ivs, carried)`
-/// returns the new carried tensor.
-Value loopNest(OpBuilder &b, Location loc, ArrayRef<Value> sizes, Value init,
-               function_ref<Value(OpBuilder &, Location, ArrayRef<Value>, Value)> body) {
+/// An scf.for nest over `sizes` carrying the values `init`; `body(b, loc,
+/// ivs, carried)` returns the new carried values.
+SmallVector<Value>
+loopNestCarrying(OpBuilder &b, Location loc, ArrayRef<Value> sizes, ValueRange init,
+                 function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>, ValueRange)> body) {
   SmallVector<Value> ivs;
-  std::function<Value(OpBuilder &, Location, size_t, Value)> build =
-      [&](OpBuilder &nb, Location nl, size_t depth, Value carried) -> Value {
+  std::function<SmallVector<Value>(OpBuilder &, Location, size_t, ValueRange)> build =
+      [&](OpBuilder &nb, Location nl, size_t depth, ValueRange carried) -> SmallVector<Value> {
     if (depth == sizes.size())
       return body(nb, nl, ivs, carried);
-    auto loop = scf::ForOp::create(
-        nb, nl, cIdx(nb, nl, 0), sizes[depth], cIdx(nb, nl, 1), ValueRange{carried},
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
-          ivs.push_back(iv);
-          Value next = build(lb, ll, depth + 1, args[0]);
-          ivs.pop_back();
-          scf::YieldOp::create(lb, ll, next);
-        });
-    return loop.getResult(0);
+    auto loop = scf::ForOp::create(nb, nl, cIdx(nb, nl, 0), sizes[depth], cIdx(nb, nl, 1), carried,
+                                   [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
+                                     ivs.push_back(iv);
+                                     SmallVector<Value> next = build(lb, ll, depth + 1, args);
+                                     ivs.pop_back();
+                                     scf::YieldOp::create(lb, ll, next);
+                                   });
+    return SmallVector<Value>(loop.getResults());
   };
   return build(b, loc, 0, init);
+}
+
+/// loopNestCarrying with one carried value (a tensor, or a count).
+Value loopNest(OpBuilder &b, Location loc, ArrayRef<Value> sizes, Value init,
+               function_ref<Value(OpBuilder &, Location, ArrayRef<Value>, Value)> body) {
+  return loopNestCarrying(b, loc, sizes, ValueRange{init},
+                          [&](OpBuilder &nb, Location nl, ArrayRef<Value> ivs, ValueRange carried) {
+                            return SmallVector<Value>{body(nb, nl, ivs, carried[0])};
+                          })[0];
 }
 
 /// The combination of two elements for a scatter reduction.
@@ -391,10 +398,9 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
       SmallVector<Value> carried{out};
       if (counts)
         carried.push_back(counts);
-      SmallVector<Value> ivs;
-      std::function<SmallVector<Value>(OpBuilder &, Location, size_t, ValueRange)> build =
-          [&](OpBuilder &b, Location l, size_t depth, ValueRange acc) -> SmallVector<Value> {
-        if (depth == idxSizes.size()) {
+      SmallVector<Value> results = loopNestCarrying(
+          rewriter, loc, idxSizes, carried,
+          [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, ValueRange acc) -> SmallVector<Value> {
           SmallVector<Value> pos = position(b, l, ivs);
           Value v = srcValue(b, l, ivs);
           if (reduce != "none")
@@ -406,18 +412,7 @@ struct ScatterLowering : OpConversionPattern<ScatterOp> {
             next.push_back(tensor::InsertOp::create(b, l, c, acc[1], pos));
           }
           return next;
-        }
-        auto loop = scf::ForOp::create(
-            b, l, cIdx(b, l, 0), idxSizes[depth], cIdx(b, l, 1), acc,
-            [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
-              ivs.push_back(iv);
-              SmallVector<Value> next = build(lb, ll, depth + 1, args);
-              ivs.pop_back();
-              scf::YieldOp::create(lb, ll, next);
-            });
-        return SmallVector<Value>(loop.getResults());
-      };
-      SmallVector<Value> results = build(rewriter, loc, 0, carried);
+          });
       out = results[0];
       if (counts) {
         // mean = sum / count where count > 0 (integers round down).
@@ -553,61 +548,34 @@ struct NonzeroLowering : OpConversionPattern<NonzeroOp> {
     int64_t rank = cast<RankedTensorType>(self.getType()).getRank();
     SmallVector<Value> sizes = sizeValues(rewriter, loc, self);
     // Pass 1: count the nonzero elements.
-    auto countOf = [&]() {
-      SmallVector<Value> ivs;
-      std::function<Value(OpBuilder &, Location, size_t, Value)> build =
-          [&](OpBuilder &b, Location l, size_t depth, Value acc) -> Value {
-        if (depth == sizes.size()) {
-          Value nz = isNonzero(b, l, tensor::ExtractOp::create(b, l, self, ivs));
-          return arith::AddIOp::create(b, l, acc,
-                                       arith::IndexCastUIOp::create(b, l, b.getIndexType(), nz));
-        }
-        auto loop = scf::ForOp::create(b, l, cIdx(b, l, 0), sizes[depth], cIdx(b, l, 1),
-                                       ValueRange{acc},
-                                       [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
-                                         ivs.push_back(iv);
-                                         Value next = build(lb, ll, depth + 1, args[0]);
-                                         ivs.pop_back();
-                                         scf::YieldOp::create(lb, ll, next);
-                                       });
-        return loop.getResult(0);
-      };
-      return build(rewriter, loc, 0, cIdx(rewriter, loc, 0));
-    };
-    Value count = countOf();
+    Value count = loopNest(rewriter, loc, sizes, cIdx(rewriter, loc, 0),
+                           [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, Value acc) -> Value {
+                             Value nz = isNonzero(b, l, tensor::ExtractOp::create(b, l, self, ivs));
+                             return arith::AddIOp::create(
+                                 b, l, acc, arith::IndexCastUIOp::create(b, l, b.getIndexType(), nz));
+                           });
     Value out = tensor::EmptyOp::create(
         rewriter, loc, ArrayRef<OpFoldResult>{count, rewriter.getIndexAttr(rank)},
         rewriter.getI64Type());
     // Pass 2: write the coordinates in row-major order.
-    SmallVector<Value> ivs;
-    std::function<SmallVector<Value>(OpBuilder &, Location, size_t, ValueRange)> build =
-        [&](OpBuilder &b, Location l, size_t depth, ValueRange acc) -> SmallVector<Value> {
-      if (depth == sizes.size()) {
-        Value nz = isNonzero(b, l, tensor::ExtractOp::create(b, l, self, ivs));
-        auto ifOp = scf::IfOp::create(
-            b, l, nz,
-            [&](OpBuilder &tb, Location tl) {
-              Value t = acc[0];
-              for (int64_t i = 0; i < rank; ++i) {
-                Value c = arith::IndexCastOp::create(tb, tl, tb.getI64Type(), ivs[i]);
-                t = tensor::InsertOp::create(tb, tl, c, t, ValueRange{acc[1], cIdx(tb, tl, i)});
-              }
-              Value n = arith::AddIOp::create(tb, tl, acc[1], cIdx(tb, tl, 1));
-              scf::YieldOp::create(tb, tl, ValueRange{t, n});
-            },
-            [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, acc); });
-        return SmallVector<Value>(ifOp.getResults());
-      }
-      auto loop = scf::ForOp::create(b, l, cIdx(b, l, 0), sizes[depth], cIdx(b, l, 1), acc,
-                                     [&](OpBuilder &lb, Location ll, Value iv, ValueRange args) {
-                                       ivs.push_back(iv);
-                                       SmallVector<Value> next = build(lb, ll, depth + 1, args);
-                                       ivs.pop_back();
-                                       scf::YieldOp::create(lb, ll, next);
-                                     });
-      return SmallVector<Value>(loop.getResults());
-    };
-    SmallVector<Value> res = build(rewriter, loc, 0, ValueRange{out, cIdx(rewriter, loc, 0)});
+    SmallVector<Value> res = loopNestCarrying(
+        rewriter, loc, sizes, ValueRange{out, cIdx(rewriter, loc, 0)},
+        [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, ValueRange acc) -> SmallVector<Value> {
+          Value nz = isNonzero(b, l, tensor::ExtractOp::create(b, l, self, ivs));
+          auto ifOp = scf::IfOp::create(
+              b, l, nz,
+              [&](OpBuilder &tb, Location tl) {
+                Value t = acc[0];
+                for (int64_t i = 0; i < rank; ++i) {
+                  Value c = arith::IndexCastOp::create(tb, tl, tb.getI64Type(), ivs[i]);
+                  t = tensor::InsertOp::create(tb, tl, c, t, ValueRange{acc[1], cIdx(tb, tl, i)});
+                }
+                Value n = arith::AddIOp::create(tb, tl, acc[1], cIdx(tb, tl, 1));
+                scf::YieldOp::create(tb, tl, ValueRange{t, n});
+              },
+              [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, acc); });
+          return SmallVector<Value>(ifOp.getResults());
+        });
     rewriter.replaceOp(op, castTo(rewriter, loc, res[0], op.getType()));
     return success();
   }

@@ -145,11 +145,10 @@ template <typename OpT, bool IsLog> struct SoftmaxLowering : OpConversionPattern
 };
 
 /// Statistics over the trailing dims, returned with unit dims in their place.
-struct NativeLayerNormLowering : OpConversionPattern<NativeLayerNormOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(NativeLayerNormOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct NativeLayerNormLowering : OpLowering<NativeLayerNormOp> {
+  using OpLowering::OpLowering;
+  LogicalResult lowerOp(NativeLayerNormOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+                        Location loc) const override {
     Value x = adaptor.getInput();
     auto inTy = cast<RankedTensorType>(x.getType());
     int64_t rank = inTy.getRank(), n = op.getNormalizedShape().size(), axis = rank - n;
@@ -177,11 +176,10 @@ struct NativeLayerNormLowering : OpConversionPattern<NativeLayerNormOp> {
 };
 
 /// x * rsqrt(mean(x^2) + eps), rounded to the input type, then * weight.
-struct RmsNormLowering : OpConversionPattern<RmsNormOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(RmsNormOp op, OpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct RmsNormLowering : OpLowering<RmsNormOp> {
+  using OpLowering::OpLowering;
+  LogicalResult lowerOp(RmsNormOp op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+                        Location loc) const override {
     Value x = adaptor.getInput();
     auto inTy = cast<RankedTensorType>(x.getType());
     int64_t rank = inTy.getRank(), n = op.getNormalizedShape().size(), axis = rank - n;

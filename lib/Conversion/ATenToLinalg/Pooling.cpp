@@ -240,17 +240,22 @@ std::pair<Value, Value> maxPoolWithIndices(OpBuilder &b, Location loc, Value inp
   return {generic.getResult(0), generic.getResult(1)};
 }
 
+/// A pool's `self` as [N, C, spatial...] (one spatial dim per kernel dim);
+/// `unbatched` says it had no batch dim.
+template <typename OpT>
+Value batchedPoolInput(OpBuilder &b, Location loc, OpT op, Value self, bool &unbatched) {
+  return withBatchDim(b, loc, self, op.getKernelSize().size(), unbatched);
+}
+
 /// max_pool{2,3}d[_with_indices] through maxPoolWithIndices (2-d float
 /// max_pool2d without indices uses the named pooling op instead).
 template <typename OpT, bool WithIndices>
-struct MaxPoolGenericLowering : OpConversionPattern<OpT> {
-  using OpConversionPattern<OpT>::OpConversionPattern;
-  LogicalResult matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    size_t n = op.getKernelSize().size();
+struct MaxPoolGenericLowering : OpLowering<OpT> {
+  using OpLowering<OpT>::OpLowering;
+  LogicalResult lowerOp(OpT op, typename OpT::Adaptor adaptor, ConversionPatternRewriter &rewriter,
+                        Location loc) const override {
     bool unbatched;
-    Value input = withBatchDim(rewriter, loc, adaptor.getSelf(), n, unbatched);
+    Value input = batchedPoolInput(rewriter, loc, op, adaptor.getSelf(), unbatched);
     Window w{op.getKernelSize(), op.getStride(), op.getPadding(), op.getDilation(),
              op.getCeilMode()};
     auto resTy = cast<RankedTensorType>(op.getResult().getType());
@@ -267,14 +272,13 @@ struct MaxPoolGenericLowering : OpConversionPattern<OpT> {
 /// avg_pool{2,3}d: a window sum in the accumulator type (a reduction over
 /// the kernel taps that skips positions outside the input), then a division
 /// by each window's divisor; int64 divides truncating.
-template <typename OpT> struct AvgPoolLowering : OpConversionPattern<OpT> {
-  using OpConversionPattern<OpT>::OpConversionPattern;
-  LogicalResult matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    size_t n = op.getKernelSize().size();
+template <typename OpT> struct AvgPoolLowering : OpLowering<OpT> {
+  using OpLowering<OpT>::OpLowering;
+  LogicalResult lowerOp(OpT op, typename OpT::Adaptor adaptor, ConversionPatternRewriter &rewriter,
+                        Location loc) const override {
     bool unbatched;
-    Value input = withBatchDim(rewriter, loc, adaptor.getSelf(), n, unbatched);
+    Value input = batchedPoolInput(rewriter, loc, op, adaptor.getSelf(), unbatched);
+    size_t n = op.getKernelSize().size();
     Window w{op.getKernelSize(), op.getStride(), op.getPadding(), {}, op.getCeilMode()};
     auto resTy = cast<RankedTensorType>(op.getResult().getType());
     Type elem = resTy.getElementType(), acc = accumulatorType(elem);

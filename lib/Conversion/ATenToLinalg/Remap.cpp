@@ -150,11 +150,10 @@ struct RepeatLowering : OpConversionPattern<RepeatOp> {
 };
 
 template <typename OpT, bool lower>
-struct TriangleLowering : OpConversionPattern<OpT> {
-  using OpConversionPattern<OpT>::OpConversionPattern;
-  LogicalResult matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct TriangleLowering : OpLowering<OpT> {
+  using OpLowering<OpT>::OpLowering;
+  LogicalResult lowerOp(OpT op, typename OpT::Adaptor adaptor, ConversionPatternRewriter &rewriter,
+                        Location loc) const override {
     Value self = adaptor.getSelf();
     auto ty = cast<RankedTensorType>(self.getType());
     int64_t rank = ty.getRank(), k = op.getDiagonal();
@@ -239,11 +238,10 @@ struct ConstantPadLowering : OpConversionPattern<ConstantPadNdOp> {
 enum class PadMode { Reflect, Replicate, Circular };
 
 template <typename OpT, PadMode mode>
-struct GatherPadLowering : OpConversionPattern<OpT> {
-  using OpConversionPattern<OpT>::OpConversionPattern;
-  LogicalResult matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
+struct GatherPadLowering : OpLowering<OpT> {
+  using OpLowering<OpT>::OpLowering;
+  LogicalResult lowerOp(OpT op, typename OpT::Adaptor adaptor, ConversionPatternRewriter &rewriter,
+                        Location loc) const override {
     Value self = adaptor.getSelf();
     auto ty = cast<RankedTensorType>(self.getType());
     int64_t rank = ty.getRank();

@@ -134,6 +134,19 @@ SmallVector<Value> loopIndices(OpBuilder &b, Location loc, int64_t rank);
 Value gatherGeneric(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes, Type elem,
                     ValueRange inputs, ArrayRef<AffineMap> maps,
                     function_ref<Value(OpBuilder &, Location, ArrayRef<Value>, ValueRange)> body);
+/// The pattern lowering one op: `lowerOp` gets what matchAndRewrite gets, and
+/// the op's location.
+template <typename OpT> struct OpLowering : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+  using OpAdaptor = typename OpT::Adaptor;
+  LogicalResult matchAndRewrite(OpT op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const final {
+    return lowerOp(op, adaptor, rewriter, op.getLoc());
+  }
+  virtual LogicalResult lowerOp(OpT op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+                                Location loc) const = 0;
+};
+
 } // namespace kiln::detail
 
 #endif

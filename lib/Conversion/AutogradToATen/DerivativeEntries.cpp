@@ -130,12 +130,19 @@ func::FuncOp makeEntry(OpBuilder &b, Model &m, FunctionType type) {
 /// The model's results (output, then state updates) at `args`: a
 /// forward-mode transform with nothing differentiated (its zero tangents
 /// are dead code).
-SmallVector<Value> forwardResults(OpBuilder &b, Location loc, Model &m, ValueRange args) {
-  TypeRange res = m.entry.getFunctionType().getResults();
+/// The forward-mode derivative of `fn` at `args` along `tangents` for its
+/// arguments numbered `wrt`: `fn`'s results, then their tangents.
+autograd::JvpOp jvpOf(OpBuilder &b, Location loc, func::FuncOp fn, ValueRange args,
+                      ValueRange tangents, ArrayRef<int64_t> wrt) {
+  TypeRange res = fn.getFunctionType().getResults();
   SmallVector<Type> types(res);
   types.append(res.begin(), res.end());
-  auto y = autograd::JvpOp::create(b, loc, types, FlatSymbolRefAttr::get(m.entry.getSymNameAttr()),
-                                   args, ValueRange{}, b.getDenseI64ArrayAttr({}));
+  return autograd::JvpOp::create(b, loc, types, FlatSymbolRefAttr::get(fn.getSymNameAttr()), args,
+                                 tangents, b.getDenseI64ArrayAttr(wrt));
+}
+
+SmallVector<Value> forwardResults(OpBuilder &b, Location loc, Model &m, ValueRange args) {
+  auto y = jvpOf(b, loc, m.entry, args, ValueRange{}, {});
   return SmallVector<Value>(y.getResults().take_front(m.numResults));
 }
 Value forwardOutput(OpBuilder &b, Location loc, Model &m, ValueRange args) {
@@ -193,6 +200,17 @@ func::FuncOp makeGradFn(OpBuilder &b, Model &m) {
   return fn;
 }
 
+/// Ends entry `fn`: it returns `rets`, then the model's state updates, which
+/// are `fwd` (forwardResults) after the output; `fwd` may be empty when the
+/// model has none.
+func::FuncOp returnWithUpdates(OpBuilder &b, Location loc, func::FuncOp fn, SmallVector<Value> rets,
+                               ArrayRef<Value> fwd) {
+  if (!fwd.empty())
+    rets.append(fwd.begin() + 1, fwd.end());
+  func::ReturnOp::create(b, loc, rets);
+  return fn;
+}
+
 /// A tensor of `type` (static) that is 1 at flat position `k` and 0 elsewhere.
 Value oneHot(OpBuilder &b, Location loc, RankedTensorType type, Value k) {
   int64_t n = type.getNumElements();
@@ -244,16 +262,7 @@ void nameResult(OpBuilder &b, func::FuncOp fn, unsigned i, const std::string &na
   fn.setResultAttr(i, kiln::attrs::kName, b.getStringAttr(name));
 }
 
-} // namespace
-
-FailureOr<func::FuncOp> kiln::buildJacobianEntry(ModuleOp module, func::FuncOp entry) {
-  auto model = checkModel(entry, "--jacobian", /*needStatic=*/true);
-  if (failed(model))
-    return failure();
-  Model &m = *model;
-  OpBuilder b(module.getContext());
-  Location loc = entry.getLoc();
-  FunctionType ft = entry.getFunctionType();
+func::FuncOp jacobianEntry(OpBuilder &b, Model &m, Location loc, FunctionType ft) {
   int64_t n = m.out.getNumElements();
   SmallVector<Type> results{m.out};
   for (int64_t i : m.wrt)
@@ -288,19 +297,10 @@ FailureOr<func::FuncOp> kiln::buildJacobianEntry(ModuleOp module, func::FuncOp e
   SmallVector<Value> rets{fwd[0]};
   for (unsigned j = 0; j < m.wrt.size(); ++j)
     rets.push_back(viewAs(b, loc, loop.getResult(j), cast<RankedTensorType>(results[j + 1]).getShape()));
-  rets.append(fwd.begin() + 1, fwd.end());
-  func::ReturnOp::create(b, loc, rets);
-  return fn;
+  return returnWithUpdates(b, loc, fn, rets, fwd);
 }
 
-FailureOr<func::FuncOp> kiln::buildHessianEntry(ModuleOp module, func::FuncOp entry) {
-  auto model = checkModel(entry, "--hessian", /*needStatic=*/true);
-  if (failed(model))
-    return failure();
-  Model &m = *model;
-  OpBuilder b(module.getContext());
-  Location loc = entry.getLoc();
-  FunctionType ft = entry.getFunctionType();
+func::FuncOp hessianEntry(OpBuilder &b, Model &m, Location loc, FunctionType ft) {
   func::FuncOp gradFn = makeGradFn(b, m);
   auto inTy = [&](unsigned j) { return cast<RankedTensorType>(ft.getInput(m.wrt[j])); };
   unsigned w = m.wrt.size();
@@ -318,9 +318,6 @@ FailureOr<func::FuncOp> kiln::buildHessianEntry(ModuleOp module, func::FuncOp en
                      std::to_string(m.userIndex[i]));
   Block *body = fn.addEntryBlock();
   b.setInsertionPointToStart(body);
-  SmallVector<Type> jvpTypes(gradFn.getFunctionType().getResults());
-  jvpTypes.append(gradFn.getFunctionType().getResults().begin(),
-                  gradFn.getFunctionType().getResults().end());
   SmallVector<Value> fwd = forwardResults(b, loc, m, body->getArguments());
   SmallVector<Value> rets{fwd[0]};
   Value zero = arith::ConstantIndexOp::create(b, loc, 0), one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -336,10 +333,7 @@ FailureOr<func::FuncOp> kiln::buildHessianEntry(ModuleOp module, func::FuncOp en
     auto loop = scf::ForOp::create(
         b, loc, zero, ub, one, inits, [&](OpBuilder &lb, Location l, Value k, ValueRange acc) {
           Value t = oneHot(lb, l, inTy(j), k);
-          auto jvp = autograd::JvpOp::create(lb, l, jvpTypes,
-                                             FlatSymbolRefAttr::get(gradFn.getSymNameAttr()),
-                                             body->getArguments(), ValueRange{t},
-                                             lb.getDenseI64ArrayAttr({m.wrt[j]}));
+          auto jvp = jvpOf(lb, l, gradFn, body->getArguments(), ValueRange{t}, {m.wrt[j]});
           SmallVector<Value> next;
           for (unsigned i = 0; i < w; ++i)
             next.push_back(insertRow(lb, l, acc[i], jvp.getResult(1 + w + 1 + i), k));
@@ -349,20 +343,11 @@ FailureOr<func::FuncOp> kiln::buildHessianEntry(ModuleOp module, func::FuncOp en
       rets.push_back(viewAs(b, loc, loop.getResult(i),
                             cast<RankedTensorType>(results[1 + j * w + i]).getShape()));
   }
-  rets.append(fwd.begin() + 1, fwd.end());
-  func::ReturnOp::create(b, loc, rets);
-  return fn;
+  return returnWithUpdates(b, loc, fn, rets, fwd);
 }
 
-FailureOr<func::FuncOp> kiln::buildHvpEntry(ModuleOp module, func::FuncOp entry) {
-  auto model = checkModel(entry, "--hvp", /*needStatic=*/false);
-  if (failed(model))
-    return failure();
-  Model &m = *model;
-  MLIRContext *ctx = module.getContext();
-  OpBuilder b(ctx);
-  Location loc = entry.getLoc();
-  FunctionType ft = entry.getFunctionType();
+func::FuncOp hvpEntry(OpBuilder &b, Model &m, Location loc, FunctionType ft) {
+  MLIRContext *ctx = b.getContext();
   func::FuncOp gradFn = makeGradFn(b, m);
   // The arguments, then one vector per float user input; the output, then
   // H v for each input.
@@ -385,22 +370,38 @@ FailureOr<func::FuncOp> kiln::buildHvpEntry(ModuleOp module, func::FuncOp entry)
   }
   Block *body = fn.addEntryBlock();
   b.setInsertionPointToStart(body);
-  SmallVector<Type> jvpTypes(gradFn.getFunctionType().getResults());
-  jvpTypes.append(gradFn.getFunctionType().getResults().begin(),
-                  gradFn.getFunctionType().getResults().end());
-  auto jvp = autograd::JvpOp::create(b, loc, jvpTypes, FlatSymbolRefAttr::get(gradFn.getSymNameAttr()),
-                                     body->getArguments().take_front(ft.getNumInputs()),
-                                     body->getArguments().drop_front(ft.getNumInputs()),
-                                     b.getDenseI64ArrayAttr(m.wrt));
+  auto jvp = jvpOf(b, loc, gradFn, body->getArguments().take_front(ft.getNumInputs()),
+                   body->getArguments().drop_front(ft.getNumInputs()), m.wrt);
   SmallVector<Value> rets{jvp.getResult(0)};
   unsigned w = m.wrt.size();
   for (unsigned i = 0; i < w; ++i)
     rets.push_back(jvp.getResult(1 + w + 1 + i));
-  if (m.numResults > 1) {
-    SmallVector<Value> fwd =
-        forwardResults(b, loc, m, body->getArguments().take_front(ft.getNumInputs()));
-    rets.append(fwd.begin() + 1, fwd.end());
-  }
-  func::ReturnOp::create(b, loc, rets);
-  return fn;
+  SmallVector<Value> fwd;
+  if (m.numResults > 1)
+    fwd = forwardResults(b, loc, m, body->getArguments().take_front(ft.getNumInputs()));
+  return returnWithUpdates(b, loc, fn, rets, fwd);
+}
+
+/// Checks the model for `flag` (see checkModel), then builds its entry with `build`.
+FailureOr<func::FuncOp> buildCheckedEntry(ModuleOp module, func::FuncOp entry, StringRef flag,
+                                          bool needStatic,
+                                          func::FuncOp (*build)(OpBuilder &, Model &, Location,
+                                                                FunctionType)) {
+  auto model = checkModel(entry, flag, needStatic);
+  if (failed(model))
+    return failure();
+  OpBuilder b(module.getContext());
+  return build(b, *model, entry.getLoc(), entry.getFunctionType());
+}
+
+} // namespace
+
+FailureOr<func::FuncOp> kiln::buildJacobianEntry(ModuleOp module, func::FuncOp entry) {
+  return buildCheckedEntry(module, entry, "--jacobian", /*needStatic=*/true, jacobianEntry);
+}
+FailureOr<func::FuncOp> kiln::buildHessianEntry(ModuleOp module, func::FuncOp entry) {
+  return buildCheckedEntry(module, entry, "--hessian", /*needStatic=*/true, hessianEntry);
+}
+FailureOr<func::FuncOp> kiln::buildHvpEntry(ModuleOp module, func::FuncOp entry) {
+  return buildCheckedEntry(module, entry, "--hvp", /*needStatic=*/false, hvpEntry);
 }

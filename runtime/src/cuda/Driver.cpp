@@ -1,11 +1,11 @@
 // kiln runtime — loading libcuda, initialising device 0 and naming driver errors.
 #include "Driver.h"
 
+#include "../gpu/VendorLibrary.h"
 #include "kiln/error.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
-#include <mutex>
 
 namespace kiln::cuda {
 
@@ -74,23 +74,17 @@ std::string nameOf(const Driver &d, CUresult r) {
   const char *name = nullptr, *text = nullptr;
   if (d.cuGetErrorName) d.cuGetErrorName(r, &name);
   if (d.cuGetErrorString) d.cuGetErrorString(r, &text);
-  std::string s = name ? name : "CUDA error " + std::to_string(r);
-  if (text) s += std::string(" (") + text + ")";
-  return s;
+  return gpu::errorMessage(name, text, "CUDA", r);
 }
 
 Loaded &loaded() {
-  static Loaded state;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    Loaded &s = state;
+  return gpu::loadOnce<Loaded>([](Loaded &s) {
     // $KILN_CUDA_DRIVER names another driver library (tests use it).
     const char *env = std::getenv("KILN_CUDA_DRIVER");
-    std::string path = env && *env ? env : "libcuda.so.1";
-    void *lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string path = env && *env ? env : "libcuda.so.1", why;
+    void *lib = gpu::openFirstLibrary({path}, why);
     if (!lib) {
-      const char *why = ::dlerror();
-      s.error = "no CUDA driver: cannot load " + path + " (" + (why ? why : "not found") +
+      s.error = "no CUDA driver: cannot load " + path + " (" + why +
                 "); kiln's CUDA models need an NVIDIA GPU and its driver";
       return;
     }
@@ -129,7 +123,6 @@ Loaded &loaded() {
     }
     s.info.name = name;
   });
-  return state;
 }
 
 } // namespace

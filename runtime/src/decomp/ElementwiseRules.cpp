@@ -102,23 +102,15 @@ def isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool 
   le = aten::le.Tensor(self=af, other=al) : like d as bool
   r = aten::logical_or.default(self=eq, other=le)
   return r
+# isclose with equal_nan: the rule above, or NaN on both sides
 def isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
   when float self
   when equal_nan == True
-  eq = aten::eq.Tensor(self=self, other=other) : bcast self other as bool
+  c = aten::isclose.default(self=self, other=other, rtol=rtol, atol=atol, equal_nan=False) : bcast self other as bool
   n1 = aten::isnan.default(self=self) : like self as bool
   n2 = aten::isnan.default(self=other) : like other as bool
   nn = aten::logical_and.default(self=n1, other=n2) : bcast self other as bool
-  d = aten::sub.Tensor(self=self, other=other) : bcast self other
-  ad = aten::abs.default(self=d) : like d
-  ao = aten::abs.default(self=other) : like other
-  t = aten::mul.Tensor(self=ao, other=rtol) : like other
-  al = aten::add.Tensor(self=t, other=atol) : like other
-  le = aten::le.Tensor(self=ad, other=al) : like d as bool
-  fi = aten::isfinite.default(self=ad) : like d as bool
-  ok = aten::logical_and.default(self=le, other=fi) : like d as bool
-  e2 = aten::logical_or.default(self=eq, other=nn) : like d as bool
-  r = aten::logical_or.default(self=e2, other=ok)
+  r = aten::logical_or.default(self=c, other=nn)
   return r
 
 # xlogy(x, y) = 0 where x == 0, else x log(y); NaN where y is NaN

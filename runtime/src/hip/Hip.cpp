@@ -2,6 +2,7 @@
 #include "HipApi.h"
 
 #include "../gpu/Backend.h"
+#include "../gpu/VendorLibrary.h"
 #include "kiln/gpu.h"
 #include "kiln/error.h"
 
@@ -9,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,16 +39,11 @@ std::string resolve(void *lib, Api &a) {
 std::string nameOf(const Api &a, hipError_t r) {
   const char *name = a.hipGetErrorName ? a.hipGetErrorName(r) : nullptr;
   const char *text = a.hipGetErrorString ? a.hipGetErrorString(r) : nullptr;
-  std::string s = name ? name : "HIP error " + std::to_string(r);
-  if (text && (!name || std::string(text) != name)) s += std::string(" (") + text + ")";
-  return s;
+  return gpu::errorMessage(name, text, "HIP", r);
 }
 
 Loaded &loaded() {
-  static Loaded state;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    Loaded &s = state;
+  return gpu::loadOnce<Loaded>([](Loaded &s) {
     // $KILN_HIP_RUNTIME names another library (tests use it); otherwise the
     // HIP runtime of ROCm 6, 5, or the development link.
     const char *env = std::getenv("KILN_HIP_RUNTIME");
@@ -57,13 +52,8 @@ Loaded &loaded() {
       candidates = {env};
     else
       candidates = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
-    void *lib = nullptr;
     std::string why;
-    for (const std::string &c : candidates) {
-      if ((lib = ::dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
-      const char *e = ::dlerror();
-      why += (why.empty() ? "" : "; ") + std::string(e ? e : c + ": not found");
-    }
+    void *lib = gpu::openFirstLibrary(candidates, why);
     if (!lib) {
       s.error = "no HIP runtime: cannot load " + (env && *env ? std::string(env) : std::string("libamdhip64")) +
                 " (" + why + "); kiln's ROCm models need an AMD GPU and ROCm's HIP runtime";
@@ -103,7 +93,6 @@ Loaded &loaded() {
     std::string arch(&props[kDevicePropGcnArchName], strnlen(&props[kDevicePropGcnArchName], 256));
     s.arch = arch.substr(0, arch.find(':'));
   });
-  return state;
 }
 
 /// The API with device 0 current on the calling thread; throws why HIP

@@ -1,3 +1,6 @@
+# Makes the case of an archive from the newest torch: a small CNN with a grouped convolution,
+# ceil-mode max pooling, tanh GELU and a dynamic batch (1..64), in the default IR and Core ATen IR,
+# with inputs and outputs for batches 4 and 7. Run from this folder:  python3 export.py
 import torch, torch.nn as nn, torch.nn.functional as F, numpy as np
 torch.manual_seed(0)
 class ConvNet(nn.Module):

@@ -45,20 +45,19 @@ def f32(v):
         return math.copysign(math.inf, v)
 
 
-def exp(x):
-    if x != x:
-        return math.nan
-    if x > 709:
-        return math.inf
-    return math.exp(x)
+def overflowing_above_709(fn):
+    """`fn` (exp or expm1 in double) with NaN for NaN and infinity past 709, where it overflows."""
+    def f(x):
+        if x != x:
+            return math.nan
+        if x > 709:
+            return math.inf
+        return fn(x)
+    return f
 
 
-def expm1(x):
-    if x != x:
-        return math.nan
-    if x > 709:
-        return math.inf
-    return math.expm1(x)
+exp = overflowing_above_709(math.exp)
+expm1 = overflowing_above_709(math.expm1)
 
 
 def log(x):

@@ -4,6 +4,8 @@
 #include "Spatial.h"
 #include "kiln/library.h"
 
+#include <type_traits>
+
 namespace kiln::cpu {
 namespace {
 
@@ -55,6 +57,19 @@ template <typename T> void col2imAdd(const T *col, const Geometry &g, T *x) {
 struct ConvOperands {
   Tensor result, x, w, b;
   bool meta = false;
+
+  /// Unless a tensor is Meta, runs `body(x, w, b, result)` on the data as the
+  /// input's float type T (`const T *` for the operands, null b when there is
+  /// no bias, `T *` for the result); returns the result.
+  template <typename F> Tensor compute(const char *op, F body) {
+    if (meta) return result;
+    dispatchFloat(result.dtype(), op, [&](auto tag) {
+      using T = decltype(tag);
+      body(x.data<T>(), w.data<T>(), b.defined() ? b.data<T>() : static_cast<const T *>(nullptr),
+           result.data<T>());
+    });
+    return result;
+  }
 };
 
 /// What every convolution kernel checks and derives first: the spatial rank
@@ -131,15 +146,10 @@ Tensor convImpl(const Tensor &input0, const Tensor &weight, const Tensor &bias, 
     check(o <= INT64_MAX, op, "the output of the convolution would have more than 2^63 elements along a dim");
     out[i] = (int64_t)o;
   }
-  ConvOperands ops = cs.operands(weight, bias, N, OC, out, op);
-  Tensor &result = ops.result, &x = ops.x, &w = ops.w, &b = ops.b;
-  if (ops.meta) return result;
-  dispatchFloat(input.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
+  return cs.operands(weight, bias, N, OC, out, op).compute(op, [&](const auto *px, const auto *pw,
+                                                                     const auto *pb, auto *po) {
+    using T = std::remove_pointer_t<decltype(po)>;
     const int64_t OCg = OC / groups, Kdim = ICg * product(k), P = product(out), plane = product(in);
-    const T *px = x.data<T>(), *pw = w.data<T>();
-    const T *pb = b.defined() ? b.data<T>() : nullptr;
-    T *po = result.data<T>();
     Geometry geo{ICg, in, k, out, cs.stride, cs.padding, cs.dilation};
     tbb::parallel_for(int64_t(0), N * groups, [&](int64_t ng) {
       int64_t n = ng / groups, g = ng % groups;
@@ -150,7 +160,6 @@ Tensor convImpl(const Tensor &input0, const Tensor &weight, const Tensor &bias, 
       if (pb) addBias(o, pb + g * OCg, OCg, P);
     });
   });
-  return result;
 }
 
 /// A transposed convolution (the adjoint of convImpl's map from input to
@@ -179,15 +188,10 @@ Tensor convTransposeImpl(const Tensor &input0, const Tensor &weight, const Tenso
     check(o <= INT64_MAX, op, "the output of the transposed convolution would have more than 2^63 elements along a dim");
     out[i] = (int64_t)o;
   }
-  ConvOperands ops = cs.operands(weight, bias, N, OC, out, op);
-  Tensor &result = ops.result, &x = ops.x, &w = ops.w, &b = ops.b;
-  if (ops.meta) return result;
-  dispatchFloat(input.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
+  return cs.operands(weight, bias, N, OC, out, op).compute(op, [&](const auto *px, const auto *pw,
+                                                                     const auto *pb, auto *po) {
+    using T = std::remove_pointer_t<decltype(po)>;
     const int64_t ICg = C / groups, Kdim = OCg * product(k), P = product(in), Q = product(out);
-    const T *px = x.data<T>(), *pw = w.data<T>();
-    const T *pb = b.defined() ? b.data<T>() : nullptr;
-    T *po = result.data<T>();
     // The forward convolution this is the adjoint of maps (OC, out) to (C, in).
     Geometry geo{OCg, out, k, in, cs.stride, cs.padding, cs.dilation};
     tbb::parallel_for(int64_t(0), N * groups, [&](int64_t ng) {
@@ -201,7 +205,6 @@ Tensor convTransposeImpl(const Tensor &input0, const Tensor &weight, const Tenso
       if (pb) addBias(o, pb + g * OCg, OCg, Q);
     });
   });
-  return result;
 }
 
 Tensor biasOf(const std::optional<Tensor> &bias) { return bias ? *bias : Tensor(); }

@@ -31,6 +31,19 @@ Tensor integerSum(const Tensor &self, const std::vector<int64_t> &order, int64_t
   return out;
 }
 
+/// Which of `rank` dims a reduction over `dims` (wrapped; none: every dim)
+/// reduces; a dim listed twice is an error. A 0-d tensor takes dim 0 or -1.
+std::vector<bool> reducedDims(const std::vector<int64_t> &dims, int64_t rank, const char *op) {
+  std::vector<bool> reduce(rank, dims.empty());
+  for (int64_t d : dims) {
+    int64_t w = wrapDim(d, rank, op);
+    if (rank == 0) continue;
+    check(!reduce[w], op, "dim " + std::to_string(w) + " appears twice in the list");
+    reduce[w] = true;
+  }
+  return reduce;
+}
+
 /// The dims of a reduction over `dims0` (None or empty: every dim): the result's
 /// shape, `self`'s dims in the order kept dims first, reduced dims innermost, and
 /// the sizes of the kept (outer) and reduced (inner) parts.
@@ -40,17 +53,7 @@ struct Split {
 };
 Split splitDims(const Tensor &self, const std::optional<std::vector<int64_t>> &dims0, bool keepdim, const char *op) {
   int64_t rank = self.dim();
-  std::vector<bool> reduce(rank, false);
-  if (!dims0 || dims0->empty()) {
-    std::fill(reduce.begin(), reduce.end(), true);
-  } else {
-    for (int64_t d : *dims0) {
-      int64_t w = wrapDim(d, rank, op);
-      if (rank == 0) continue;
-      check(!reduce[w], op, "dim " + std::to_string(w) + " appears twice in the list");
-      reduce[w] = true;
-    }
-  }
+  std::vector<bool> reduce = reducedDims(dims0 ? *dims0 : std::vector<int64_t>{}, rank, op);
   Split sp;
   for (int64_t d = 0; d < rank; ++d) {
     if (reduce[d]) {
@@ -199,13 +202,7 @@ Tensor sumAll(const Tensor &self, const std::optional<DType> &dtype) {
 /// propagated; a reduced dim of size 0 is an error, as in ATen.
 Tensor extremum(const Tensor &self, const std::vector<int64_t> &dims0, bool keepdim, bool isMax, const char *op) {
   int64_t rank = self.dim();
-  std::vector<bool> reduce(rank, dims0.empty());
-  for (int64_t d : dims0) {
-    int64_t w = wrapDim(d, rank, op);
-    if (rank == 0) continue;
-    check(!reduce[w], op, "dim " + std::to_string(w) + " appears twice in the list");
-    reduce[w] = true;
-  }
+  std::vector<bool> reduce = reducedDims(dims0, rank, op);
   std::vector<int64_t> outShape, ps, pst;
   int64_t outer = 1, inner = 1;
   for (int pass = 0; pass < 2; ++pass)
