@@ -35,7 +35,7 @@ import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import compiler, offline, training_graphs, weight_binding
+from . import compiler, float_inputs, offline, training_graphs, weight_binding
 
 _graph_ids = itertools.count()
 _explanations: List[Dict[str, Any]] = []
@@ -777,6 +777,13 @@ atexit.register(_summary_at_exit)
 def kiln_backend(gm, example_inputs, **kwargs):
     """The Dynamo backend registered as "kiln" (entry point torch_dynamo_backends)."""
     _check_options(kwargs)
+    floats = float_inputs.float_inputs(gm)
+    if floats:  # Python floats Dynamo left unspecialized (dynamic=True): see float_inputs.py
+        return float_inputs.specialized(gm, example_inputs, floats, _backend)
+    return _backend(gm, example_inputs)
+
+
+def _backend(gm, example_inputs):
     if _needs_grad(gm, example_inputs):
         if not _options.get("save_activations"):
             trained = _compile_training(gm, example_inputs)

@@ -165,3 +165,37 @@ def test_backend_found_through_entry_point_without_import():
     env["PYTHONPATH"] = ":".join(p for p in sys.path if p)
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+class _ScaledNorm(torch.nn.Module):
+    """Float attributes (eps, a scale) that Dynamo passes as tensors under dynamic=True."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(16)
+        self.scale = 0.5
+
+    def forward(self, x):
+        return self.ln(x) * self.scale + self.scale ** 2
+
+
+def test_dynamic_true_specializes_python_floats():
+    torch.manual_seed(0)
+    model = _ScaledNorm().eval()
+    compiled = torch.compile(model, backend="kiln", dynamic=True)
+    before = _count()
+    with torch.no_grad():
+        for batch in (2, 5):
+            x = torch.randn(batch, 16)
+            torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-5)
+        graphs = kiln.dynamo.explanations()[before:]
+        assert len(graphs) == 1 and graphs[0]["compiled"], graphs
+        # Dynamo does not guard on the float: kiln checks it per call and
+        # compiles the graph again for a value it has not seen.
+        model.scale = 2.0
+        x = torch.randn(3, 16)
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-5)
+        model.scale = 0.5
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-5)
+    graphs = kiln.dynamo.explanations()[before:]
+    assert len(graphs) == 2 and all(g["compiled"] for g in graphs), graphs
