@@ -199,3 +199,20 @@ def test_dynamic_true_specializes_python_floats():
         torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-5)
     graphs = kiln.dynamo.explanations()[before:]
     assert len(graphs) == 2 and all(g["compiled"] for g in graphs), graphs
+
+
+def test_size_of_a_tensor_the_graph_does_not_take_is_specialized():
+    # x is read for its size only, so the graph takes the size as a symbolic
+    # int that no tensor input carries: kiln compiles it for each value it is
+    # called with.
+    def f(x, y):
+        return torch.arange(x.shape[1], dtype=torch.float32)[:, None] * y
+
+    compiled = torch.compile(f, backend="kiln", dynamic=True)
+    before = _count()
+    y = torch.randn(1, 4)
+    for n in (3, 5, 3, 7):
+        x = torch.randn(2, n)
+        torch.testing.assert_close(compiled(x, y), f(x, y))
+    graphs = kiln.dynamo.explanations()[before:]
+    assert len(graphs) == 3 and all(g["compiled"] for g in graphs), graphs  # 3 reused

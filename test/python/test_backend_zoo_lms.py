@@ -88,15 +88,18 @@ def test_selection_is_the_zoos():
 
 def _inputs(spec, b, s):
     """The spec's inputs at batch b and length s: its own at length s where it
-    takes one (Spec.seq), else its inputs cut to s along dim 1 (token ids,
-    masks, boxes; a decoder's shorter ids are cut to s where they are longer)."""
+    takes one (Spec.seq), else its inputs cut along dim 1: those as long as the
+    token ids (masks, boxes) to s, a decoder's ids of another length in the same
+    proportion (so the two lengths stay distinct symbols)."""
     g = torch.Generator().manual_seed(1000 * b + s)
     if spec.seq:
         return list(spec.inputs(g, b, s))
+    xs = spec.inputs(g, b)
+    full = xs[0].shape[1]
     out = []
-    for x in spec.inputs(g, b):
-        if x.dim() >= 2 and not x.dtype.is_floating_point and x.shape[1] > s:
-            x = x[:, :s].contiguous()
+    for x in xs:
+        if x.dim() >= 2 and not x.dtype.is_floating_point:
+            x = x[:, :max(1, x.shape[1] * s // full)].contiguous()
         out.append(x)
     return out
 
