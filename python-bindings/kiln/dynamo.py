@@ -440,8 +440,11 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     before = compiler.compile_times()
     try:
         plan, ep, frozen, held = _export_checked(gm, example_inputs, debug, kind)
-        weights = {weight_binding.held_name(k): example_inputs[plan.tensor_positions[k]].detach()
-                   for k in frozen} if held else "embed"
+        # The program's lifted constants (tensors the model builds in forward)
+        # are weights of a held module too: they are given at load with the rest.
+        constants = {n: t.detach() for n, t in ep.constants.items() if hasattr(t, "detach")} if held else {}
+        weights = {**{weight_binding.held_name(k): example_inputs[plan.tensor_positions[k]].detach()
+                      for k in frozen}, **constants} if held else "embed"
         module = compiler.compile(ep, **_compile_kw(example_inputs), use_cache=debug is None,
                                   debug_dir=os.path.join(debug, "kiln_ir") if debug else None,
                                   weights=weights)
@@ -465,7 +468,7 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     entry["so"] = module.path
     if held:
         entry["bound_inputs"] = 0
-        run = weight_binding.held_runner(module, plan, frozen, example_inputs)
+        run = weight_binding.held_runner(module, plan, frozen, example_inputs, constants)
         run._kiln_module = module
         return run
     if frozen:

@@ -74,9 +74,10 @@ def held_name(k: int) -> str:
     return f"kiln_frozen_{k}"
 
 
-def held_runner(module, plan, static: Sequence[int], example_inputs) -> Callable:
+def held_runner(module, plan, static: Sequence[int], example_inputs, constants=None) -> Callable:
     """The call of an inference graph whose static inputs (`static`, indices
-    into plan.tensor_positions) the module holds as weights: each call passes
+    into plan.tensor_positions) the module holds as weights (with the program's
+    lifted `constants`, name -> tensor, given again at each reload): each call passes
     the other inputs, after checking that the held tensors are the ones loaded
     (addresses) and unwritten since (the sum of their version counters, which
     only grow); otherwise the module is loaded again over them."""
@@ -110,7 +111,7 @@ def held_runner(module, plan, static: Sequence[int], example_inputs) -> Callable
         args = list(args)
         if not same_addresses(args, state["ptrs"], static_args) or \
                 sum(map(version, held(args))) != state["version"]:
-            module.reload_weights({n: t.detach() for n, t in zip(names, held(args))})
+            module.reload_weights({**{n: t.detach() for n, t in zip(names, held(args))}, **(constants or {})})
             note(args)
             state["reloads"] = state.get("reloads", 0) + 1
         return plan.outputs(module.run([args[i] for i in free_args]))

@@ -216,3 +216,28 @@ def test_size_of_a_tensor_the_graph_does_not_take_is_specialized():
         torch.testing.assert_close(compiled(x, y), f(x, y))
     graphs = kiln.dynamo.explanations()[before:]
     assert len(graphs) == 3 and all(g["compiled"] for g in graphs), graphs  # 3 reused
+
+
+class _BuildsATensor(torch.nn.Module):
+    """A tensor made in forward (as ALiBi's slopes are): a lifted constant of the program."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.lin(x) * torch.tensor(2 ** -0.5, dtype=torch.float32)
+
+
+def test_lifted_constant_is_given_with_the_held_weights():
+    torch.manual_seed(0)
+    model = _BuildsATensor().eval()
+    compiled = torch.compile(model, backend="kiln")
+    before = _count()
+    x = torch.randn(3, 8)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x))
+        model.lin.weight.mul_(3)  # a write reloads the held weights, the constant with them
+        torch.testing.assert_close(compiled(x), model(x))
+    graphs = kiln.dynamo.explanations()[before:]
+    assert len(graphs) == 1 and graphs[0]["compiled"] and graphs[0]["held_weights"] > 0, graphs

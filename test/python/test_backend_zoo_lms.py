@@ -44,12 +44,9 @@ TRAIN = ["gpt2", "opt", "bert", "distilbert", "t5", "bart"]
 
 # part -> {model: why it is left out of that part}. Filled from running every
 # language model of the zoo (KILN_ZOO_LMS=all); see docs/python.md#tests.
-LIFTED = ("kiln.load fails: the graph's lifted constant tensor ('L['self'].m.lifted_tensor_0', a tensor the "
-          "model builds in forward: ALiBi's slopes) is a weight of the compiled module, but only the held "
-          "parameters are given at load (weight_binding does not pass the program's constants)")
 FAILS = {
-    "auto": {"bloom": LIFTED},
-    "dynamic": {"bloom": LIFTED},
+    "auto": {},
+    "dynamic": {},
     "train": {},
 }
 
