@@ -42,10 +42,24 @@ DEFAULT = ["gpt2", "llama", "mistral", "bloom", "smollm3", "bert", "distilbert",
            "mixtral"]
 TRAIN = ["gpt2", "opt", "bert", "distilbert", "t5", "bart"]
 
-# part -> {model: why it is left out of that part}. Filled from running every
-# language model of the zoo (KILN_ZOO_LMS=all); see docs/python.md#tests.
+# part -> {model: why it is left out of that part}. From a KILN_ZOO_LMS=all run
+# of the automatic-dynamic part over the first 57 models by name (albert to
+# longt5; the others and the other parts over all models were not run yet).
+SYM_SUM = ("torch.export cannot serialize the graph: a torch.sym_sum node (the Mamba mixer's padded length) is not "
+           "among its serializable symbolic ops, so kiln never sees the program")
 FAILS = {
-    "auto": {},
+    "auto": {
+        "bamba": SYM_SUM,
+        "falcon_h1": SYM_SUM,
+        "granitemoehybrid": SYM_SUM,
+        "fnet": "kiln-compile: aten.fft_fftn along a dynamic dim (the FFT lowering needs static lengths)",
+        "fsmt": "the backend fails with 'ValueError: not enough values to unpack (expected 2, got 0)' "
+                "(not investigated)",
+        "jamba": "Dynamo recompiles at every new length (more than automatic-dynamic's one recompile)",
+        "led": "kiln-compile: 'expected one symbolic scalar output' for aten.item (modeling_led.py:351)",
+        "dbrx": "fails in the backend; the cause was not captured by the sweep (not investigated)",
+        "jetmoe": "fails in the backend; the cause was not captured by the sweep (not investigated)",
+    },
     "dynamic": {},
     "train": {},
 }
