@@ -205,8 +205,9 @@ FailureOr<bool> GraphImporter::importAsRuntimeCall(const Object &node, Location 
 
 /// The strided layout a weight's tensor_meta gives (dtype, sizes, strides,
 /// storage_offset), or none where it gives no static one (then the member's
-/// bytes are taken as the tensor's).
-static std::optional<StridedLayout> storageLayout(const Object *meta) {
+/// bytes are taken as the tensor's); none with `why` set where it gives one
+/// that no tensor has.
+static std::optional<StridedLayout> storageLayout(const Object *meta, std::string &why) {
   if (!meta)
     return std::nullopt;
   // torch serde ScalarType codes -> bytes per element (complex: both parts).
@@ -239,13 +240,21 @@ static std::optional<StridedLayout> storageLayout(const Object *meta) {
     int64_t s = 1;
     for (size_t d = l.sizes.size(); d-- > 0;) {
       l.strides[d] = s;
-      s *= l.sizes[d];
+      if (__builtin_mul_overflow(s, l.sizes[d], &s)) {
+        why = "its sizes' product overflows 64 bits";
+        return std::nullopt;
+      }
     }
   } else if (!ints("strides", l.strides) || l.strides.size() != l.sizes.size()) {
     return std::nullopt;
   }
   if (const Object *so = meta->getObject("storage_offset"))
     l.storageOffset = so->getInteger("as_int").value_or(0);
+  if (!l.measure()) {
+    why = "its view (storage offset " + std::to_string(l.storageOffset) +
+          ") starts before its storage or counts past 64 bits";
+    return std::nullopt;
+  }
   return l;
 }
 
@@ -293,13 +302,16 @@ LogicalResult GraphImporter::readWeights(StringRef configMember, StringRef dataD
     // The member is the tensor's storage: a channels-last or transposed
     // parameter, or a view at an offset into a larger tensor, is gathered
     // into row-major order (kiln's values are row-major) when it is read.
-    std::optional<StridedLayout> layout = storageLayout(e->getObject("tensor_meta"));
+    std::string why;
+    std::optional<StridedLayout> layout = storageLayout(e->getObject("tensor_meta"), why);
+    if (!why.empty())
+      return fail("weight '" + kv.first.str() + "' in " + configMember + ": " + why);
     uint64_t bytes = *size;
     // (A row-major weight is taken as it is, and a member too short for its
     // view is left to the size check against the weight's type, which says
     // what it needs.)
-    if (layout && !layout->isRowMajor() && layout->extentBytes() <= *size) {
-      bytes = layout->numel() * layout->elemBytes;
+    if (layout && !layout->isRowMajor() && layout->extentBytes <= *size) {
+      bytes = layout->numel * layout->elemBytes;
       read = [read, l = *layout](std::vector<char> &out, std::string &error) {
         std::vector<char> storage;
         return read(storage, error) && gatherStrided(storage, l, out, error);

@@ -28,36 +28,45 @@ bool WeightData::withBytes(llvm::function_ref<void(llvm::ArrayRef<char>)> use, s
 bool StridedLayout::isRowMajor() const {
   if (storageOffset != 0)
     return false;
-  int64_t expect = 1;
+  // Unsigned: an empty tensor's sizes may multiply past 64 bits (wrapping is
+  // harmless there: it has no element to place).
+  uint64_t expect = 1;
   for (size_t d = sizes.size(); d-- > 0;) {
-    if (sizes[d] != 1 && strides[d] != expect)
+    if (sizes[d] != 1 && (uint64_t)strides[d] != expect)
       return false;
-    expect *= sizes[d];
+    expect *= (uint64_t)sizes[d];
   }
   return true;
 }
 
-uint64_t StridedLayout::numel() const {
-  uint64_t n = 1;
-  for (int64_t s : sizes)
-    n *= (uint64_t)s;
-  return n;
-}
-
-uint64_t StridedLayout::extentBytes() const {
-  if (numel() == 0)
-    return 0;
-  uint64_t last = (uint64_t)storageOffset;
-  for (size_t d = 0; d < sizes.size(); ++d)
-    last += (uint64_t)(sizes[d] - 1) * (uint64_t)strides[d];
-  return (last + 1) * elemBytes;
+bool StridedLayout::measure() {
+  if (storageOffset < 0 || strides.size() != sizes.size())
+    return false;
+  uint64_t n = 1, last = (uint64_t)storageOffset;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] < 0 || strides[d] < 0 || __builtin_mul_overflow(n, (uint64_t)sizes[d], &n))
+      return false;
+  }
+  numel = n;
+  extentBytes = 0;
+  if (n == 0)
+    return true;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    uint64_t step;
+    if (__builtin_mul_overflow((uint64_t)(sizes[d] - 1), (uint64_t)strides[d], &step) ||
+        __builtin_add_overflow(last, step, &last))
+      return false;
+  }
+  return !__builtin_add_overflow(last, (uint64_t)1, &last) &&
+         !__builtin_mul_overflow(last, elemBytes, &extentBytes) &&
+         !__builtin_mul_overflow(numel, elemBytes, &n);
 }
 
 bool gatherStrided(llvm::ArrayRef<char> storage, const StridedLayout &layout, std::vector<char> &out,
                    std::string &error) {
-  uint64_t n = layout.numel(), e = layout.elemBytes;
-  if (layout.extentBytes() > storage.size()) {
-    error = "its strided view reaches " + std::to_string(layout.extentBytes()) +
+  uint64_t n = layout.numel, e = layout.elemBytes;
+  if (layout.extentBytes > storage.size()) {
+    error = "its strided view reaches " + std::to_string(layout.extentBytes) +
             " bytes of a storage of " + std::to_string(storage.size());
     return false;
   }

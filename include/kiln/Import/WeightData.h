@@ -55,11 +55,14 @@ struct StridedLayout {
   uint64_t elemBytes = 0;
   std::vector<int64_t> sizes, strides;
   int64_t storageOffset = 0;
+  /// Elements, and bytes of storage the view reaches (0 for an empty
+  /// tensor): set by measure().
+  uint64_t numel = 0, extentBytes = 0;
+  /// Counts both; false where a count overflows 64 bits or a size, stride or
+  /// the storage offset is negative (no tensor has such a view).
+  bool measure();
   /// Row-major from offset 0: the member's first bytes are the tensor.
   bool isRowMajor() const;
-  uint64_t numel() const;
-  /// Bytes of storage the view reaches (0 for an empty tensor).
-  uint64_t extentBytes() const;
 };
 
 /// The elements of `layout` in `storage`, in row-major order, into `out`;
