@@ -548,9 +548,11 @@ __device__ void attention(const kiln_sdpa_params &p, unsigned char *smem) {
     attention<T, D, W, S>(p, smem);                                                             \
   }
 #define KILN_SDPA_16(name, T, D, S) KILN_SDPA_16_BODY(name, T, D, kWarps16, S, __launch_bounds__(32 * kWarps16 * S))
-// On sm_90, 16-bit D = 64 is held to 128 registers, 16 warps an SM (four
-// blocks of one group, two of two, one of four; no spills there; 8% faster at
-// 2048 tokens, the same at BERT's shape). sm_80 would spill at that cap.
+// On sm_90, D = 64 is held to 128 registers, 16 warps an SM (four blocks of
+// one group, two of two, one of four; 16-bit: no spills there, 8% faster at
+// 2048 tokens, the same at BERT's shape; float32's two-group kernel took 173
+// registers uncapped and ran 35% slower than at 128 (performance.md (31))).
+// sm_80 would spill at that cap.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define KILN_SDPA_16_D64(name, T, S)                                                              \
   KILN_SDPA_16_BODY(name, T, 64, kWarps16, S, __launch_bounds__(32 * kWarps16 * S, 4 / S))
@@ -572,8 +574,8 @@ KILN_SDPA_16_ALL(f16, __half)
 KILN_SDPA_16(kiln_sdpa_f32_d32, float, 32, 1)
 KILN_SDPA_16(kiln_sdpa_f32_d32_s2, float, 32, 2)
 KILN_SDPA_16(kiln_sdpa_f32_d32_s4, float, 32, 4)
-KILN_SDPA_16(kiln_sdpa_f32_d64, float, 64, 1)
-KILN_SDPA_16(kiln_sdpa_f32_d64_s2, float, 64, 2)
-KILN_SDPA_16(kiln_sdpa_f32_d64_s4, float, 64, 4)
+KILN_SDPA_16_D64(kiln_sdpa_f32_d64, float, 1)
+KILN_SDPA_16_D64(kiln_sdpa_f32_d64_s2, float, 2)
+KILN_SDPA_16_D64(kiln_sdpa_f32_d64_s4, float, 4)
 KILN_SDPA_16(kiln_sdpa_f32_d128, float, 128, 1)
 KILN_SDPA_16(kiln_sdpa_f32_d128_s2, float, 128, 2)

@@ -21,4 +21,3 @@ func.func @dynamic(%q: tensor<?x12x128x64xf32>, %k: tensor<?x12x128x64xf32>, %v:
 // CHECK: llvm.call @kiln_gpu_sdpa_f32_boolmask
 // CHECK-NOT: gpu.launch_func
 // CHECK-NOT: kiln_gpu_gemm
-// CHECK-LABEL: llvm.func @_mlir_ciface_dynamic
