@@ -32,13 +32,11 @@ void kiln::buildLowerToLinalgPipeline(OpPassManager &pm, bool fusedAttention, bo
   early.addPass(aten::createATenDecomposeComposites());
   early.addPass(createCanonicalizerPass());
   // CUDA: attention the runtime's fused kernel runs becomes its call.
-  if (fusedAttention) {
-    // Float32 attention up to 1 GiB of scores runs faster as cuBLAS GEMMs
-    // than in the fused kernel (no tensor cores for float32).
-    kiln::KilnGPUFusedAttentionOptions attnOpts;
-    attnOpts.float32ScoresMib = 1024;
-    pm.addPass(kiln::createKilnGPUFusedAttention(attnOpts));
-  }
+  // Every type, float32 included: its kernel multiplies on tensor cores in
+  // float32 precision (three TF32 products), faster than the decomposition's
+  // cuBLAS SGEMMs and its score matrices (docs/performance.md, section (31)).
+  if (fusedAttention)
+    pm.addPass(kiln::createKilnGPUFusedAttention());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   kiln::ConvertATenToLinalgOptions lowerOpts;
   lowerOpts.convBackwardCalls = convBackwardCalls;

@@ -47,11 +47,6 @@ TOL = {"f32": 2e-5, "f16": 4e-3, "bf16": 3e-2, "f64": 1e-10}
 
 def case(name, dtype, B, H, L, S, E, Ev=None, Hk=None, mask=None, causal=False, scale=None, gqa=False,
          rank3=False, permuted=False, kv_batch=None, dynamic_batch=None, fused=True, bench=False):
-    # float32 attention with scores under 1 GiB (every case here) is left to
-    # the decomposition by the CUDA pipeline (kiln-gpu-fused-attention's
-    # float32-scores-mib): cuBLAS GEMMs beat the fused kernel's float32 path.
-    if dtype == "f32" and 4 * B * H * L * S <= 1 << 30:
-        fused = False
     return dict(name=name, dtype=dtype, B=B, H=H, L=L, S=S, E=E, Ev=Ev or E, Hk=Hk or H, mask=mask,
                 causal=causal, scale=scale, gqa=gqa, rank3=rank3, permuted=permuted,
                 kv_batch=kv_batch if kv_batch is not None else B, dynamic_batch=dynamic_batch, fused=fused,
@@ -75,8 +70,8 @@ def cases():
             case(f"bert_layout_{dt}", dt, 2, 4, 128, 128, 64, mask=("bool", "expand"), permuted=True),
             case(f"kv_broadcast_{dt}", dt, 3, 2, 17, 19, 64, kv_batch=1, mask=("add", "1hls")),
         ]
-    for dt in ("bf16", "f16"):
-        # The 16-bit kernel's edges: a head size of 96 and 2048 keys (many
+    for dt in ("f32", "bf16", "f16"):
+        # The tensor-core kernels' edges (float32's TF32 products too): a head size of 96 and 2048 keys (many
         # key tiles, ragged queries); many query tiles with a ragged last key
         # tile and an additive mask; causal rows over grouped heads of 128
         # (warps with no keys left in a tile); permuted heads of 20 and 12
@@ -105,6 +100,7 @@ def cases():
         ]
     out += [
         case("dynamic_batch_bf16", "bf16", 0, 2, 64, 64, 64, dynamic_batch=[1, 3], causal=True),
+        case("dynamic_batch_f32", "f32", 0, 3, 90, 90, 64, dynamic_batch=[1, 3], mask=("add", "ls")),
         case("no_heads_f32", "f32", 2, 0, 8, 8, 32),
         case("head256_f32_decomposed", "f32", 1, 2, 16, 16, 256, fused=False),
         case("f64_decomposed", "f64", 1, 2, 16, 16, 32, fused=False),

@@ -63,11 +63,12 @@ def KilnGPUFusedAttention : Pass<"kiln-gpu-fused-attention", "::mlir::ModuleOp">
     also sets `causal`, so the kernel skips the tiles past the diagonal.
     With `float32-scores-mib` N > 0, float32 attention whose scores
     (B x H x L x S floats, static sizes) fit in N MiB is left to the
-    decomposition, whose products run as float32 cuBLAS GEMMs: the fused
-    kernel has no tensor-core path for float32 (measured on an H200: the
-    Whisper-base encoder b8 28.1 -> 22.1 ms, GPT-2 b1 s512 3.95 -> 3.46 ms,
-    BERT-base b1 1.65 -> 1.61 ms); larger ones stay fused, whose memory does
-    not grow with L x S.
+    decomposition, whose products run as float32 cuBLAS GEMMs. The CUDA
+    pipeline leaves it at 0: the float32 kernel multiplies on tensor cores
+    in float32 precision (three TF32 products of each operand's high and
+    low parts) and beat the decomposition on an H200 (docs/performance.md,
+    section (31)); the option was set to 1024 when that kernel ran plain
+    FMAs.
     Other attention ops are left for the decomposition.
   }];
   let options = [

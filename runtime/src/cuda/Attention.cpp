@@ -6,9 +6,9 @@
 // one kernel of the fatbin nvcc built with the runtime (embedded bytes,
 // loaded once through the driver API) on the call's stream, so the call can
 // be captured in a CUDA graph. A runtime built without nvcc has the entry
-// points but no kernels: they fail with a message saying so. For 16-bit types
-// the launch also picks how many groups of warps split each block's keys
-// (splitFor), from the grid's size against the GPU's multiprocessors.
+// points but no kernels: they fail with a message saying so. The launch also
+// picks how many groups of warps split each block's keys (splitFor), from the
+// grid's size against the GPU's multiprocessors.
 #include "AttentionParams.h"
 #include "Driver.h"
 
@@ -42,13 +42,12 @@ struct Desc4 {
 
 enum ElemType { F32 = 0, BF16 = 1, F16 = 2 };
 constexpr int kHeadSizes[] = {32, 64, 128};
-constexpr int kSplits[] = {1, 2, 4};  ///< groups of warps sharing a block's query rows (16-bit kernels)
+constexpr int kSplits[] = {1, 2, 4};  ///< groups of warps sharing a block's query rows
 
 /// Whether the fatbin has the kernel of this type, head size index and split
 /// index (a kernel that needs more shared memory than the GPU has is left out
 /// at load).
-[[maybe_unused]] bool hasKernel(int type, int head, int split) {
-  if (type == F32) return split == 0;
+[[maybe_unused]] bool hasKernel(int /*type*/, int head, int split) {
   return !(head == 2 && split == 2);  // D = 128 has no four-group split (shared memory)
 }
 
@@ -59,8 +58,9 @@ struct Kernels {
   std::string error;
 };
 
-/// The split index (kSplits) for a 16-bit launch of `blocks` blocks of 64
-/// query rows whose longest walks `keyTiles` tiles of 64 keys, with head
+/// The split index (kSplits) for a launch of `blocks` blocks of 64 query
+/// rows whose longest walks `keyTiles` key tiles (of 64 keys, 16-bit; of 32,
+/// float32, whose tiles cost about as much to multiply), with head
 /// size index `head` on a GPU of `sms` multiprocessors. A block of one group
 /// has 4 warps, and an SM holds 16 of them (D <= 64; 8 for D = 128): a grid
 /// of fewer blocks than that leaves warps idle, and each block's keys are a
@@ -165,19 +165,16 @@ void sdpa(const char *name, ElemType type, int maskKind, Desc4 *q, Desc4 *k, Des
     int hi = E <= 32 && Ev <= 32 ? 0 : E <= 64 && Ev <= 64 ? 1 : E <= 128 && Ev <= 128 ? 2 : -1;
     if (hi < 0) return bad("head sizes above 128 are not supported (E = " + std::to_string(E) +
                            ", Ev = " + std::to_string(Ev) + ")");
-    const int rows = type == F32 ? KILN_SDPA_ROWS_32 : KILN_SDPA_ROWS_16;
+    const int rows = KILN_SDPA_ROWS_16;
     const int64_t blocks = B * H * ((L + rows - 1) / rows);
     if (L > INT32_MAX || S > INT32_MAX || B > INT32_MAX || H > INT32_MAX || blocks > INT32_MAX)
       return bad("the problem is too large for one launch");
     const Kernels &kn = kernels();
     if (!kn.error.empty()) return bad(kn.error);
-    int si = 0;
-    if (type != F32) {
-      const int64_t keys = causal ? std::min(S, (L + rows - 1) / rows * rows) : S;
-      si = splitFor(blocks, (keys + KILN_SDPA_KEYS_16 - 1) / KILN_SDPA_KEYS_16, causal != 0, hi,
-                    deviceInfo().multiprocessors);
-      if (!kn.fn[type][hi][si]) si = 0;
-    }
+    const int64_t keys = causal ? std::min(S, (L + rows - 1) / rows * rows) : S;
+    const int keysPerTile = type == F32 ? KILN_SDPA_KEYS_32 : KILN_SDPA_KEYS_16;
+    int si = splitFor(blocks, (keys + keysPerTile - 1) / keysPerTile, causal != 0, hi, deviceInfo().multiprocessors);
+    if (!kn.fn[type][hi][si]) si = 0;
     size_t elem = type == F32 ? 4 : 2;
     auto at = [](Desc4 *d, size_t bytes) { return d->aligned + d->offset * bytes; };
     p.q = at(q, elem);

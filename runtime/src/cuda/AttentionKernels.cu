@@ -5,10 +5,11 @@
 // Each block owns a tile of query rows of one (batch, head) pair and walks
 // the keys and values in tiles through shared memory, keeping each row's
 // running maximum and sum (log2 domain) and its output accumulator, so no
-// L x S matrix ever reaches global memory. 16-bit types multiply on tensor
-// cores (mma.sync, float32 accumulation, S, P and O in registers; the
-// probabilities are rounded to the input type for the second product);
-// float32 runs plain float32 FMAs.
+// L x S matrix ever reaches global memory. Every type multiplies on tensor
+// cores (mma.sync, float32 accumulation, S, P and O in registers): 16-bit
+// types directly (the probabilities rounded to the input type for the second
+// product), float32 as three TF32 products of each operand's high and low
+// parts, which keeps float32's precision.
 // Design notes: docs/Rationale/gpu-fused-attention.md. Launched by Attention.cpp.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -28,108 +29,17 @@ template <> __device__ __forceinline__ float fromFloat<float>(float x) { return 
 template <> __device__ __forceinline__ __half fromFloat<__half>(float x) { return __float2half_rn(x); }
 template <> __device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
-__device__ __forceinline__ float warpMax(float x) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
-  return x;
-}
-__device__ __forceinline__ float warpSum(float x) {
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
-  return x;
-}
-
-/// The (batch, head, query tile) a block works on and its operands' bases.
-struct Tile {
-  int q0;
-  const char *q, *k, *v, *mask;
-  char *out;
-};
-
-template <typename T> __device__ __forceinline__ Tile tileOf(const kiln_sdpa_params &p, int rows) {
-  int qTiles = (p.L + rows - 1) / rows;
-  long long bh = blockIdx.x / qTiles;
-  int b = static_cast<int>(bh / p.H), h = static_cast<int>(bh % p.H), hk = h / p.group;
-  Tile t;
-  t.q0 = static_cast<int>(blockIdx.x % qTiles) * rows;
-  t.q = static_cast<const char *>(p.q) + (b * p.qs[0] + h * p.qs[1]) * (long long)sizeof(T);
-  t.k = static_cast<const char *>(p.k) + (b * p.ks[0] + hk * p.ks[1]) * (long long)sizeof(T);
-  t.v = static_cast<const char *>(p.v) + (b * p.vs[0] + hk * p.vs[1]) * (long long)sizeof(T);
-  long long maskBytes = p.maskKind == KILN_SDPA_MASK_BOOL ? 1 : (long long)sizeof(T);
-  t.mask = p.mask ? static_cast<const char *>(p.mask) + (b * p.ms[0] + h * p.ms[1]) * maskBytes : nullptr;
-  t.out = static_cast<char *>(p.out) + (b * p.os[0] + h * p.os[1]) * (long long)sizeof(T);
-  return t;
-}
-
-/// One logit in the log2 domain: scale * s plus the staged mask `bias`
-/// (already in log2 units), -inf where the key is past the end or in the
-/// causal future.
-__device__ __forceinline__ float logit(const kiln_sdpa_params &p, float s, float bias, int qi, int kj) {
-  if (kj >= p.S || qi >= p.L || (p.causal && kj > qi)) return kNegInf;
-  return s * p.scaleLog2 + bias;
-}
-
-/// Stages the mask of query rows [q0, q0 + ROWS) and keys [k0, k0 + KEYS)
-/// in shared memory as additive values of T (0 or -inf for a bool mask), so
-/// its global loads go out with the key and value tiles' instead of one by
-/// one inside the softmax. Outside the problem: 0 (logit() masks those).
-template <typename T, int ROWS, int KEYS, int THREADS>
-__device__ __forceinline__ void loadMask(T *dst, int ld, const kiln_sdpa_params &p, const Tile &t, int k0) {
-  for (int idx = threadIdx.x; idx < ROWS * KEYS; idx += THREADS) {
-    const int r = idx / KEYS, c = idx % KEYS, qi = t.q0 + r, kj = k0 + c;
-    float v = 0.0f;
-    if (qi < p.L && kj < p.S) {
-      const long long at = qi * p.ms[2] + kj * p.ms[3];
-      v = p.maskKind == KILN_SDPA_MASK_BOOL ? (t.mask[at] ? 0.0f : kNegInf)
-                                            : toFloat(reinterpret_cast<const T *>(t.mask)[at]);
-    }
-    dst[r * ld + c] = fromFloat<T>(v);
-  }
-}
-
-/// Loads rows [r0, r0 + rows) of a [n, width] operand (strides s2, s3) into
-/// shared memory rows of `ld` elements, zero past n and past width (to D).
-/// Rows that are contiguous, 16-byte aligned and a whole number of 16-byte
-/// chunks wide move 16 bytes a thread; any other layout element by element.
-template <typename T, int D, int ROWS, int THREADS>
-__device__ __forceinline__ void loadTile(T *dst, int ld, const char *src, long long s2, long long s3, int r0, int n,
-                                         int width) {
-  const T *base = reinterpret_cast<const T *>(src);
-  constexpr int V = 16 / sizeof(T);  // elements per 16-byte chunk
-  const bool vec = s3 == 1 && s2 % V == 0 && width % V == 0 && reinterpret_cast<unsigned long long>(base) % 16 == 0 &&
-                   (ld * sizeof(T)) % 16 == 0;
-  if (vec) {
-    for (int idx = threadIdx.x; idx < ROWS * (D / V); idx += THREADS) {
-      int r = idx / (D / V), d = (idx % (D / V)) * V, row = r0 + r;
-      uint4 x = make_uint4(0, 0, 0, 0);
-      if (row < n && d < width) x = *reinterpret_cast<const uint4 *>(base + row * s2 + d);
-      *reinterpret_cast<uint4 *>(dst + r * ld + d) = x;
-    }
-    return;
-  }
-  for (int idx = threadIdx.x; idx < ROWS * D; idx += THREADS) {
-    int r = idx / D, d = idx % D, row = r0 + r;
-    dst[r * ld + d] = row < n && d < width ? base[row * s2 + d * s3] : fromFloat<T>(0.0f);
-  }
-}
-
-/// The number of key tiles a block visits (causal rows stop at their diagonal).
-__device__ __forceinline__ int keyEnd(const kiln_sdpa_params &p, int q0, int rows) {
-  int end = p.S;
-  if (p.causal) end = min(end, q0 + rows);
-  return end;
-}
-
 // ---------------------------------------------------------------------------
-// 16-bit inputs: tensor cores through mma.sync.m16n8k16 (float32
-// accumulation), FlashAttention-2's scheme. Each warp owns 16 query rows; S
+// Tensor cores through mma.sync (float32 accumulation), FlashAttention-2's
+// scheme; 16-bit inputs through m16n8k16, float32 through m16n8k8 TF32
+// products (below). Each warp owns 16 query rows; S
 // and the output O stay in registers in the accumulator layout (lane holds
 // rows lane/4 and lane/4 + 8, columns 2 (lane%4) and 2 (lane%4) + 1 of each
 // 8-wide n-tile), the softmax runs there (a row's four lanes meet through
 // two shuffles), and P, rounded to T, is the A operand of P V as it is. K
 // and V tiles of kKeys16 keys come through shared memory by cp.async, two
 // buffers deep, and are read by ldmatrix (.trans for V).
-constexpr int kWarps16 = KILN_SDPA_ROWS_16 / 16, kKeys16 = KILN_SDPA_KEYS_16;
+constexpr int kWarps16 = KILN_SDPA_ROWS_16 / 16, kKeys16 = KILN_SDPA_KEYS_16, kKeys32 = KILN_SDPA_KEYS_32;
 
 using u32 = unsigned;
 
@@ -184,6 +94,34 @@ template <> __device__ __forceinline__ u32 pack2<__nv_bfloat16>(float lo, float 
 template <> __device__ __forceinline__ u32 pack2<__half>(float lo, float hi) {
   __half2 v = __floats2half2_rn(lo, hi);
   return *reinterpret_cast<u32 *>(&v);
+}
+
+/// `x` as a TF32 high part (`big`, round to nearest) and the TF32 rounding of
+/// what remains (`small`): big + small holds about 21 of float32's 24 bits.
+__device__ __forceinline__ void splitTf32(float x, u32 &big, u32 &small) {
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(x));
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(x - __uint_as_float(big)));
+}
+
+/// c += a b for one m16n8k8 TF32 tile (a row-major 16x8, b column-major 8x8).
+__device__ __forceinline__ void mma1688(float (&c)[4], const u32 (&a)[4], u32 b0, u32 b1) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/// c += a b in float32 precision from a split into high and low TF32 parts
+/// (`ab`, `as`) and float32 b: the two cross products first, then high by
+/// high (the low by low term is below float32's rounding). PyTorch's float32
+/// fused attention multiplies the same way.
+__device__ __forceinline__ void mma1688x3(float (&c)[4], const u32 (&ab)[4], const u32 (&as)[4], float b0, float b1) {
+  u32 bb0, bs0, bb1, bs1;
+  splitTf32(b0, bb0, bs0);
+  splitTf32(b1, bb1, bs1);
+  mma1688(c, as, bb0, bb1);
+  mma1688(c, ab, bs0, bs1);
+  mma1688(c, ab, bb0, bb1);
 }
 
 /// Whether rows of an operand can move as 16-byte chunks: contiguous, each
@@ -293,8 +231,21 @@ __device__ __forceinline__ void applyMask(float (&s)[NT][4], const kiln_sdpa_par
 }
 
 /// Shared memory (kiln_sdpa_smem_bytes): Q (16 WARPS rows), then two
-/// buffers of K and two of V (SPLIT x KN rows each), rows of D + 8 elements
-/// (16 bytes of padding put ldmatrix's eight row addresses on distinct banks).
+/// buffers of K and two of V (SPLIT x KN rows each), rows of D + 8 16-bit
+/// elements (16 bytes of padding put ldmatrix's eight row addresses on
+/// distinct banks) or D + 4 floats (a warp's fragment loads, rows g and
+/// columns t4 or rows 2 t4 and columns g, then fall on 32 distinct banks).
+///
+/// float32 (T = float): S = Q K^T and O += P V as m16n8k8 TF32 products, each
+/// operand split into a high and a low TF32 part and multiplied three times
+/// (mma1688x3), so the products keep float32's precision (PyTorch's float32
+/// attention does not use TF32 unless asked). Fragments are read from
+/// shared memory by plain loads (ldmatrix moves 16-bit elements). P goes
+/// from the S accumulators to the A operand of P V without a shuffle: a
+/// lane's accumulators hold keys 2 t4 and 2 t4 + 1 of each 8-key tile, and
+/// the A fragment's columns t4 and t4 + 4 are taken to be those keys, so the
+/// lane reads V's rows 2 t4 and 2 t4 + 1 for its B fragment (the order of
+/// the keys in a sum does not matter). Key tiles of kKeys32.
 ///
 /// SPLIT groups of WARPS warps share the block's query rows: each step loads
 /// SPLIT consecutive key tiles, group g multiplies tile g of them with its own
@@ -304,9 +255,11 @@ __device__ __forceinline__ void applyMask(float (&s)[NT][4], const kiln_sdpa_par
 /// runs SPLIT times the warps on its SM, each walking a SPLIT-th of the keys:
 /// for grids too small to fill the GPU (one sequence, many keys; a decode
 /// step's one query row per head). The host picks SPLIT (Attention.cpp).
-template <typename T, int D, int WARPS, int SPLIT, int KN = kKeys16>
-__device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
-  constexpr int ROWS = 16 * WARPS, THREADS = 32 * WARPS * SPLIT, LD = D + 8, NT = KN / 8, SK = SPLIT * KN;
+template <typename T, int D, int WARPS, int SPLIT>
+__device__ void attention(const kiln_sdpa_params &p, unsigned char *smem) {
+  constexpr bool F32 = sizeof(T) == 4;
+  constexpr int KN = F32 ? kKeys32 : kKeys16;
+  constexpr int ROWS = 16 * WARPS, THREADS = 32 * WARPS * SPLIT, LD = F32 ? D + 4 : D + 8, NT = KN / 8, SK = SPLIT * KN;
   T *sQ = reinterpret_cast<T *>(smem);
   T *sK = sQ + ROWS * LD;          // two buffers of SK rows
   T *sV = sK + 2 * SK * LD;        // two buffers of SK rows
@@ -349,7 +302,7 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
   // Prologue: Q and the first K/V tiles in one group; the warp's Q fragments
   // move to registers once they have landed.
   loadTile16<T, D, LD, ROWS, THREADS>(sQ, gq, p.qs[2], p.qs[3], q0, p.L, p.E, vecQ);
-  u32 qf[D / 16][4];
+  u32 qf[F32 ? 1 : D / 16][4];  // the warp's Q fragments (16-bit; float32 reads them from sQ)
   if (nTiles > 0) {
     loadTile16<T, D, LD, SK, THREADS>(sK, gk, p.ks[2], p.ks[3], 0, p.S, p.E, vecK);
     loadTile16<T, D, LD, SK, THREADS>(sV, gv, p.vs[2], p.vs[3], 0, p.S, p.Ev, vecV);
@@ -378,9 +331,11 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
     cpAsyncWait<1>();  // everything but the group just committed: Q and step j
     __syncthreads();
     const T *tK = sK + (buf * SK + grp * KN) * LD, *tV = sV + (buf * SK + grp * KN) * LD;
-    if (j == 0) {
+    if constexpr (!F32) {
+      if (j == 0) {
 #pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk) ldmatrixX4(qf[kk], sQ + (w0 + (lane & 15)) * LD + kk * 16 + (lane >> 4) * 8);
+        for (int kk = 0; kk < D / 16; ++kk) ldmatrixX4(qf[kk], sQ + (w0 + (lane & 15)) * LD + kk * 16 + (lane >> 4) * 8);
+      }
     }
 
     if (active) {
@@ -388,14 +343,30 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
       float s[NT][4];
 #pragma unroll
       for (int n = 0; n < NT; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+      if constexpr (F32) {
 #pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk) {
+        for (int kk = 0; kk < D / 8; ++kk) {
+          const T *qr = sQ + (w0 + g) * LD + kk * 8 + t4;
+          const float a[4] = {qr[0], qr[8 * LD], qr[4], qr[8 * LD + 4]};
+          u32 ab[4], as[4];
 #pragma unroll
-        for (int np = 0; np < NT / 2; ++np) {
-          u32 bk[4];
-          ldmatrixX4(bk, tK + (np * 16 + (lane & 7) + ((lane >> 4) << 3)) * LD + kk * 16 + ((lane >> 3) & 1) * 8);
-          mma16816<T>(s[2 * np], qf[kk], bk[0], bk[1]);
-          mma16816<T>(s[2 * np + 1], qf[kk], bk[2], bk[3]);
+          for (int i = 0; i < 4; ++i) splitTf32(a[i], ab[i], as[i]);
+#pragma unroll
+          for (int n = 0; n < NT; ++n) {
+            const T *kr = tK + (n * 8 + g) * LD + kk * 8 + t4;
+            mma1688x3(s[n], ab, as, kr[0], kr[4]);
+          }
+        }
+      } else {
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk) {
+#pragma unroll
+          for (int np = 0; np < NT / 2; ++np) {
+            u32 bk[4];
+            ldmatrixX4(bk, tK + (np * 16 + (lane & 7) + ((lane >> 4) << 3)) * LD + kk * 16 + ((lane >> 3) & 1) * 8);
+            mma16816<T>(s[2 * np], qf[kk], bk[0], bk[1]);
+            mma16816<T>(s[2 * np + 1], qf[kk], bk[2], bk[3]);
+          }
         }
       }
 
@@ -441,21 +412,49 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
       }
       l0 = l0 * alpha0 + sum0;
       l1 = l1 * alpha1 + sum1;
+      if constexpr (!F32) {
 #pragma unroll
-      for (int n = 0; n < D / 8; ++n) o[n][0] *= alpha0, o[n][1] *= alpha0, o[n][2] *= alpha1, o[n][3] *= alpha1;
+        for (int n = 0; n < D / 8; ++n) o[n][0] *= alpha0, o[n][1] *= alpha0, o[n][2] *= alpha1, o[n][3] *= alpha1;
+      }
 
       // O += P V: the accumulators of n-tiles 2kk and 2kk + 1, rounded to T,
-      // are the A fragment of keys [16 kk, 16 kk + 16).
+      // are the A fragment of keys [16 kk, 16 kk + 16); float32: n-tile kk's
+      // are the A fragment of keys [8 kk, 8 kk + 8) in the order above. The
+      // float32 tile's P V is summed from zero and added to the rescaled O
+      // by one FMA: the tensor cores' float32 sums round toward zero, which
+      // over a long run of keys in one accumulator (1500 of them) drifts to
+      // 1e-5 relative; a tile's 32 keys stay at float32's rounding.
+      if constexpr (F32) {
+        u32 pb[NT][4], ps[NT][4];
 #pragma unroll
-      for (int kk = 0; kk < KN / 16; ++kk) {
-        const u32 a[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]), pack2<T>(s[2 * kk][2], s[2 * kk][3]),
-                          pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]), pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+        for (int kk = 0; kk < NT; ++kk) {
+          const float a[4] = {s[kk][0], s[kk][2], s[kk][1], s[kk][3]};
 #pragma unroll
-        for (int dp = 0; dp < D / 16; ++dp) {
-          u32 bv[4];
-          ldmatrixX4Trans(bv, tV + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD + dp * 16 + (lane >> 4) * 8);
-          mma16816<T>(o[2 * dp], a, bv[0], bv[1]);
-          mma16816<T>(o[2 * dp + 1], a, bv[2], bv[3]);
+          for (int i = 0; i < 4; ++i) splitTf32(a[i], pb[kk][i], ps[kk][i]);
+        }
+#pragma unroll
+        for (int dn = 0; dn < D / 8; ++dn) {
+          float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+          for (int kk = 0; kk < NT; ++kk) {
+            const T *vr = tV + (kk * 8 + 2 * t4) * LD + dn * 8 + g;
+            mma1688x3(t, pb[kk], ps[kk], vr[0], vr[LD]);
+          }
+          o[dn][0] = fmaf(o[dn][0], alpha0, t[0]), o[dn][1] = fmaf(o[dn][1], alpha0, t[1]);
+          o[dn][2] = fmaf(o[dn][2], alpha1, t[2]), o[dn][3] = fmaf(o[dn][3], alpha1, t[3]);
+        }
+      } else {
+#pragma unroll
+        for (int kk = 0; kk < KN / 16; ++kk) {
+          const u32 a[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]), pack2<T>(s[2 * kk][2], s[2 * kk][3]),
+                            pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]), pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+          for (int dp = 0; dp < D / 16; ++dp) {
+            u32 bv[4];
+            ldmatrixX4Trans(bv, tV + (kk * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD + dp * 16 + (lane >> 4) * 8);
+            mma16816<T>(o[2 * dp], a, bv[0], bv[1]);
+            mma16816<T>(o[2 * dp + 1], a, bv[2], bv[3]);
+          }
         }
       }
     }
@@ -513,8 +512,13 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
   T *stage = sQ + w0 * LD;
 #pragma unroll
   for (int n = 0; n < D / 8; ++n) {
-    *reinterpret_cast<u32 *>(stage + g * LD + n * 8 + 2 * t4) = pack2<T>(o[n][0] * inv0, o[n][1] * inv0);
-    *reinterpret_cast<u32 *>(stage + (g + 8) * LD + n * 8 + 2 * t4) = pack2<T>(o[n][2] * inv1, o[n][3] * inv1);
+    if constexpr (F32) {
+      *reinterpret_cast<float2 *>(stage + g * LD + n * 8 + 2 * t4) = make_float2(o[n][0] * inv0, o[n][1] * inv0);
+      *reinterpret_cast<float2 *>(stage + (g + 8) * LD + n * 8 + 2 * t4) = make_float2(o[n][2] * inv1, o[n][3] * inv1);
+    } else {
+      *reinterpret_cast<u32 *>(stage + g * LD + n * 8 + 2 * t4) = pack2<T>(o[n][0] * inv0, o[n][1] * inv0);
+      *reinterpret_cast<u32 *>(stage + (g + 8) * LD + n * 8 + 2 * t4) = pack2<T>(o[n][2] * inv1, o[n][3] * inv1);
+    }
   }
   __syncwarp();
   T *out = reinterpret_cast<T *>(static_cast<char *>(p.out) + (b * p.os[0] + h * p.os[1]) * (long long)sizeof(T));
@@ -533,95 +537,6 @@ __device__ void attention16(const kiln_sdpa_params &p, unsigned char *smem) {
   }
 }
 
-// ---------------------------------------------------------------------------
-// float32: plain FMAs. 4 warps, each owning 4 query rows; key tiles of 32
-// (one key a lane); each lane keeps its rows' outputs for columns
-// lane + 32 j in registers.
-constexpr int kWarps32 = 4, kRowsPerWarp32 = 4, kRows32 = kWarps32 * kRowsPerWarp32, kKeys32 = 32;
-
-template <int D>
-__device__ void attention32(const kiln_sdpa_params &p, unsigned char *smem) {
-  constexpr int LDQ = D + 1, LDK = D + 1, LDV = D, LDP = kKeys32 + 1, RW = kRowsPerWarp32, J = D / 32;
-  float *sQ = reinterpret_cast<float *>(smem);
-  float *sK = sQ + kRows32 * LDQ;
-  float *sV = sK + kKeys32 * LDK;
-  float *sP = sV + kKeys32 * LDV;
-
-  const Tile t = tileOf<float>(p, kRows32);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, w0 = warp * RW;
-  loadTile<float, D, kRows32, 32 * kWarps32>(sQ, LDQ, t.q, p.qs[2], p.qs[3], t.q0, p.L, p.E);
-  float m[RW], l[RW], o[RW][J];
-#pragma unroll
-  for (int r = 0; r < RW; ++r) {
-    m[r] = kNegInf, l[r] = 0.0f;
-#pragma unroll
-    for (int j = 0; j < J; ++j) o[r][j] = 0.0f;
-  }
-
-  const int end = keyEnd(p, t.q0, kRows32);
-  for (int k0 = 0; k0 < end; k0 += kKeys32) {
-    __syncthreads();
-    loadTile<float, D, kKeys32, 32 * kWarps32>(sK, LDK, t.k, p.ks[2], p.ks[3], k0, p.S, p.E);
-    loadTile<float, D, kKeys32, 32 * kWarps32>(sV, LDV, t.v, p.vs[2], p.vs[3], k0, p.S, p.Ev);
-    if (p.maskKind != KILN_SDPA_MASK_NONE) loadMask<float, kRows32, kKeys32, 32 * kWarps32>(sP, LDP, p, t, k0);
-    __syncthreads();
-
-    float s[RW];
-#pragma unroll
-    for (int r = 0; r < RW; ++r) s[r] = 0.0f;
-#pragma unroll 8
-    for (int d = 0; d < D; ++d) {
-      float kv = sK[lane * LDK + d];
-#pragma unroll
-      for (int r = 0; r < RW; ++r) s[r] = fmaf(sQ[(w0 + r) * LDQ + d], kv, s[r]);
-    }
-    float alpha[RW];
-#pragma unroll
-    for (int r = 0; r < RW; ++r) {
-      const int R = w0 + r, qi = t.q0 + R;
-      const float bias = p.maskKind != KILN_SDPA_MASK_NONE ? sP[R * LDP + lane] * kLog2e : 0.0f;
-      float x = logit(p, s[r], bias, qi, k0 + lane);
-      float mNew = fmaxf(m[r], warpMax(x));
-      alpha[r] = mNew == kNegInf ? 1.0f : exp2f(m[r] - mNew);
-      float pr = x == kNegInf ? 0.0f : exp2f(x - mNew);
-      l[r] = l[r] * alpha[r] + warpSum(pr);
-      m[r] = mNew;
-      sP[R * LDP + lane] = pr;
-    }
-    __syncwarp();
-#pragma unroll
-    for (int r = 0; r < RW; ++r)
-#pragma unroll
-      for (int j = 0; j < J; ++j) o[r][j] *= alpha[r];
-#pragma unroll 4
-    for (int c = 0; c < kKeys32; ++c) {
-      float vv[J];
-#pragma unroll
-      for (int j = 0; j < J; ++j) vv[j] = sV[c * LDV + lane + 32 * j];
-#pragma unroll
-      for (int r = 0; r < RW; ++r) {
-        float pr = sP[(w0 + r) * LDP + c];
-#pragma unroll
-        for (int j = 0; j < J; ++j) o[r][j] = fmaf(pr, vv[j], o[r][j]);
-      }
-    }
-    __syncwarp();
-  }
-
-  float *out = reinterpret_cast<float *>(t.out);
-#pragma unroll
-  for (int r = 0; r < RW; ++r) {
-    const int qi = t.q0 + w0 + r;
-    if (qi >= p.L) continue;
-    float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
-#pragma unroll
-    for (int j = 0; j < J; ++j) {
-      int e = lane + 32 * j;
-      if (e < p.Ev) out[qi * p.os[2] + e * p.os[3]] = o[r][j] * inv;
-    }
-  }
-}
-
 } // namespace
 
 // Entry points, one per input type, padded head size D (E, Ev <= D) and key
@@ -630,23 +545,20 @@ __device__ void attention32(const kiln_sdpa_params &p, unsigned char *smem) {
 #define KILN_SDPA_16_BODY(name, T, D, W, S, BOUNDS)                                               \
   extern "C" __global__ void BOUNDS name(kiln_sdpa_params p) {                                    \
     extern __shared__ __align__(128) unsigned char smem[];                                        \
-    attention16<T, D, W, S>(p, smem);                                                             \
+    attention<T, D, W, S>(p, smem);                                                             \
   }
 #define KILN_SDPA_16(name, T, D, S) KILN_SDPA_16_BODY(name, T, D, kWarps16, S, __launch_bounds__(32 * kWarps16 * S))
-// On sm_90, 16-bit D = 64 is held to 128 registers, 16 warps an SM (four
-// blocks of one group, two of two, one of four; no spills there; 8% faster at
-// 2048 tokens, the same at BERT's shape). sm_80 would spill at that cap.
+// On sm_90, D = 64 is held to 128 registers, 16 warps an SM (four blocks of
+// one group, two of two, one of four; 16-bit: no spills there, 8% faster at
+// 2048 tokens, the same at BERT's shape; float32's two-group kernel took 173
+// registers uncapped and ran 35% slower than at 128 (performance.md (31))).
+// sm_80 would spill at that cap.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define KILN_SDPA_16_D64(name, T, S)                                                              \
   KILN_SDPA_16_BODY(name, T, 64, kWarps16, S, __launch_bounds__(32 * kWarps16 * S, 4 / S))
 #else
 #define KILN_SDPA_16_D64(name, T, S) KILN_SDPA_16(name, T, 64, S)
 #endif
-#define KILN_SDPA_32(name, D)                                                                     \
-  extern "C" __global__ void __launch_bounds__(32 * kWarps32) name(kiln_sdpa_params p) {         \
-    extern __shared__ __align__(128) unsigned char smem[];                                        \
-    attention32<D>(p, smem);                                                                      \
-  }
 // D = 128 has no four-group split: its shared memory would pass 227 KB.
 #define KILN_SDPA_16_ALL(ty, T)                                                                   \
   KILN_SDPA_16(kiln_sdpa_##ty##_d32, T, 32, 1)                                                    \
@@ -659,6 +571,11 @@ __device__ void attention32(const kiln_sdpa_params &p, unsigned char *smem) {
   KILN_SDPA_16(kiln_sdpa_##ty##_d128_s2, T, 128, 2)
 KILN_SDPA_16_ALL(bf16, __nv_bfloat16)
 KILN_SDPA_16_ALL(f16, __half)
-KILN_SDPA_32(kiln_sdpa_f32_d32, 32)
-KILN_SDPA_32(kiln_sdpa_f32_d64, 64)
-KILN_SDPA_32(kiln_sdpa_f32_d128, 128)
+KILN_SDPA_16(kiln_sdpa_f32_d32, float, 32, 1)
+KILN_SDPA_16(kiln_sdpa_f32_d32_s2, float, 32, 2)
+KILN_SDPA_16(kiln_sdpa_f32_d32_s4, float, 32, 4)
+KILN_SDPA_16_D64(kiln_sdpa_f32_d64, float, 1)
+KILN_SDPA_16_D64(kiln_sdpa_f32_d64_s2, float, 2)
+KILN_SDPA_16_D64(kiln_sdpa_f32_d64_s4, float, 4)
+KILN_SDPA_16(kiln_sdpa_f32_d128, float, 128, 1)
+KILN_SDPA_16(kiln_sdpa_f32_d128_s2, float, 128, 2)

@@ -18,20 +18,20 @@ struct kiln_sdpa_params {
   float scaleLog2;  ///< scale * log2(e)
 };
 
-/// Query rows per block (16 a warp) and keys per tile of the 16-bit kernels;
-/// rows per block of the float32 kernels.
+/// Query rows per block (16 a warp, every type), keys per tile of the 16-bit
+/// kernels and of the float32 ones.
 #define KILN_SDPA_ROWS_16 64
 #define KILN_SDPA_KEYS_16 64
-#define KILN_SDPA_ROWS_32 16
+#define KILN_SDPA_KEYS_32 32
 
 /// Dynamic shared memory of the kernel for elements of `bytes` bytes, padded
-/// head size `d` and (16-bit) `split` groups of warps that share a block's
-/// query rows and take every split-th key tile each.
+/// head size `d` and `split` groups of warps that share a block's query rows
+/// and take every split-th key tile each: Q, two buffers of K and of V
+/// (split tiles each), rows of d + 8 (16-bit) or d + 4 (float32) elements.
 static inline unsigned kiln_sdpa_smem_bytes(int bytes, int d, int split) {
-  if (bytes == 2)  // Q, two buffers of K and of V (split tiles each); rows of d + 8 elements
+  if (bytes == 2)
     return (unsigned)((KILN_SDPA_ROWS_16 + 4 * split * KILN_SDPA_KEYS_16) * (d + 8) * 2);
-  // float32: Q (16 x (d + 1)), K (32 x (d + 1)), V (32 x d), P (16 x 33)
-  return (unsigned)((16 * (d + 1) + 32 * (d + 1) + 32 * d + 16 * 33) * 4);
+  return (unsigned)((KILN_SDPA_ROWS_16 + 4 * split * KILN_SDPA_KEYS_32) * (d + 4) * 4);
 }
 
 #endif // KILN_CUDA_ATTENTION_PARAMS_H

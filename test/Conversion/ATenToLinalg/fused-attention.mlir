@@ -217,7 +217,7 @@ func.func @not_causal(%q: tensor<2x4x8x32xf32>, %q1: tensor<2x4x1x32xf32>, %k9: 
   return %a, %b, %c, %d, %e : tensor<2x4x8x32xf32>, tensor<2x4x1x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>, tensor<2x4x8x32xf32>
 }
 
-// With float32-scores-mib=1 (the CUDA pipeline uses 1024), float32
+// With float32-scores-mib=1 (the CUDA pipeline leaves the option at 0), float32
 // attention whose scores (B x H x L x S floats) fit in 1 MiB keeps the aten
 // op for the decomposition (cuBLAS GEMMs); larger scores (4 x 256 x 512
 // floats: 2 MiB) and 16-bit types still call the fused kernel.
