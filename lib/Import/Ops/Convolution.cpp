@@ -51,6 +51,7 @@ bool isSymIntArg(GraphImporter &g, const Object &n, StringRef name) {
 
 /// aten.view of `v` to sizes given as index values (constants become static).
 Value viewToSizes(OpBuilder &b, Location loc, Value v, ArrayRef<Value> sizes) {
+  shape::Mixed m;
   for (Value s : sizes)
     m.add(s);
   return ViewOp::create(b, loc, RankedTensorType::get(m.statics, typeOf(v).getElementType()), v,
