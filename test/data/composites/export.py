@@ -163,12 +163,59 @@ class HeldOut2(nn.Module):
         return y, q
 
 
-def save(name, model, inputs, dynamic_shapes=None):
+class HeldOut3(nn.Module):
+    """What held-out round 9 brought: a convolution whose group count is the batch
+    (timm's CondConv folds the batch into the channels: per-sample kernels mixed from
+    experts), in 2-d (stride, padding, dilation) and 1-d; nn.Bilinear (_trilinear in
+    the Core ATen IR); and ops the eager runtime lacked: scatter_reduce (amax without
+    self, mean), clamp with tensor bounds, index_copy, index_fill, take_along_dim, mv,
+    dot, LocalResponseNorm (avg_pool3d), nearest-exact and linear 1-d upsampling.
+    x [n, 4, 6, 6]."""
+
+    def __init__(self):
+        super().__init__()
+        self.route = nn.Linear(4, 3)
+        self.experts = nn.Parameter(torch.randn(3, 8 * 4 * 3 * 3) * 0.2)
+        self.expert_bias = nn.Parameter(torch.randn(3, 8))
+        self.experts1 = nn.Parameter(torch.randn(3, 4 * 2 * 3) * 0.3)
+        self.bil = nn.Bilinear(4, 6, 5)
+        self.lrn = nn.LocalResponseNorm(3)
+        self.register_buffer("idx", torch.tensor([0, 2, 1, 2, 0, 3]))
+
+    def forward(self, x):
+        n = x.shape[0]
+        r = torch.sigmoid(self.route(x.mean((2, 3))))                       # [n, 3]
+        w = (r @ self.experts).view(n * 8, 4, 3, 3)
+        b = (r @ self.expert_bias).view(n * 8)
+        y = F.conv2d(x.reshape(1, n * 4, 6, 6), w, b, stride=2, padding=2, dilation=2, groups=n).view(n, 8, 3, 3)
+        w1 = (r @ self.experts1).view(n * 4, 2, 3)
+        z = F.conv1d(x.flatten(2).reshape(1, n * 4, 36), w1, None, padding=1, groups=n * 2).view(n, 4, 36)
+        h = x.flatten(2)                                                    # [n, 4, 36]
+        bl = self.bil(h.mean(-1), h[:, :, :6].mean(1))
+        ix = self.idx.view(1, 1, 6).expand(n, 4, 6)
+        sr = torch.zeros(n, 4, 4).scatter_reduce(2, ix, h[..., :6], "amax", include_self=False)
+        sm = torch.ones(n, 4, 4).scatter_reduce(2, ix, h[..., :6], "mean")
+        cl = h.clamp(min=h.mean(-1, keepdim=True), max=h.amax(1, keepdim=True) * 0.5)
+        ic = h.index_copy(2, self.idx[1:3], h[..., :2] * 3).index_fill(1, self.idx[:2], -1.0)
+        # torch's export specializes the batch of a take_along_dim over it: a weight's
+        ta = torch.take_along_dim(self.experts1, self.experts1.argsort(-1), -1).sum()
+        mvd = torch.mv(self.experts1.t(), self.route.bias) + torch.dot(self.route.bias, self.route.bias)
+        ln = self.lrn(x)
+        up = F.interpolate(x, size=(9, 9), mode="nearest-exact") + 0
+        l1 = F.interpolate(h, size=50, mode="linear", align_corners=False)
+        return y, z, bl, sr + sm, cl + ic + ta, mvd, ln, up, l1
+
+
+def save(name, model, inputs, dynamic_shapes=None, core=False):
     os.makedirs(name, exist_ok=True)
     model.eval()
     ep = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes)
     ep._example_inputs = None
     torch.export.save(ep, f"{name}/model.pt2")
+    if core:
+        epc = ep.run_decompositions()
+        epc._example_inputs = None
+        torch.export.save(epc, f"{name}/model.core.pt2")
     outs = model(*inputs)
     outs = (outs,) if isinstance(outs, torch.Tensor) else outs
     for i, t in enumerate(inputs):
@@ -201,6 +248,8 @@ if __name__ == "__main__":
         "lstm_proj": lambda: save("lstm_proj", LstmProj(), (torch.randn(3, 7, 5),), dynamic_shapes={"x": {0: n}}),
         "held_out2": lambda: save("held_out2", HeldOut2(), (torch.randn(3, 4, 5),), dynamic_shapes={"x": {0: n}}),
         "held_out": lambda: save("held_out", HeldOut(), (torch.randn(3, 3, 6, 5),), dynamic_shapes={"x": {0: n}}),
+        "held_out3": lambda: save("held_out3", HeldOut3(), (torch.randn(3, 4, 6, 6),), dynamic_shapes={"x": {0: n}},
+                                  core=True),
     }
     for name, make in cases.items():
         if not only or name in only:
