@@ -169,7 +169,8 @@ class HeldOut3(nn.Module):
     experts), in 2-d (stride, padding, dilation) and 1-d; nn.Bilinear (_trilinear in
     the Core ATen IR); and ops the eager runtime lacked: scatter_reduce (amax without
     self, mean), clamp with tensor bounds, index_copy, index_fill, take_along_dim, mv,
-    dot, LocalResponseNorm (avg_pool3d), nearest-exact and linear 1-d upsampling.
+    dot, LocalResponseNorm (avg_pool3d), nearest-exact and linear 1-d upsampling; and
+    bicubic grid_sample (a runtime kernel in compiled programs too) in every padding mode.
     x [n, 4, 6, 6]."""
 
     def __init__(self):
@@ -203,7 +204,12 @@ class HeldOut3(nn.Module):
         ln = self.lrn(x)
         up = F.interpolate(x, size=(9, 9), mode="nearest-exact") + 0
         l1 = F.interpolate(h, size=50, mode="linear", align_corners=False)
-        return y, z, bl, sr + sm, cl + ic + ta, mvd, ln, up, l1
+        theta = torch.tensor([[0.9, 0.2, 0.1], [-0.1, 1.1, 0.05]]).expand(n, 2, 3)
+        grid = F.affine_grid(theta, [n, 4, 5, 7], align_corners=False)
+        gs = F.grid_sample(x, grid, mode="bicubic", padding_mode="border", align_corners=True) + \
+            F.grid_sample(x, grid * 1.3, mode="bicubic", padding_mode="reflection", align_corners=False) + \
+            F.grid_sample(x, grid * 1.3, mode="bicubic", padding_mode="zeros", align_corners=False)
+        return y, z, bl, sr + sm, cl + ic + ta, mvd, ln, up, l1, gs
 
 
 def save(name, model, inputs, dynamic_shapes=None, core=False):
