@@ -212,6 +212,14 @@ class HeldOut3(nn.Module):
         return y, z, bl, sr + sm, cl + ic + ta, mvd, ln, up, l1, gs
 
 
+class InterpSymbolic(nn.Module):
+    """F.interpolate to another input's (dynamic) spatial size: an upsample whose
+    output_size is symbolic, which kiln refuses by name. x [1, 2, 4, 4], y [1, 2, h, w]."""
+
+    def forward(self, x, y):
+        return F.interpolate(x, size=y.shape[-2:], mode="nearest") + y
+
+
 def save(name, model, inputs, dynamic_shapes=None, core=False):
     os.makedirs(name, exist_ok=True)
     model.eval()
@@ -254,6 +262,8 @@ if __name__ == "__main__":
         "lstm_proj": lambda: save("lstm_proj", LstmProj(), (torch.randn(3, 7, 5),), dynamic_shapes={"x": {0: n}}),
         "held_out2": lambda: save("held_out2", HeldOut2(), (torch.randn(3, 4, 5),), dynamic_shapes={"x": {0: n}}),
         "held_out": lambda: save("held_out", HeldOut(), (torch.randn(3, 3, 6, 5),), dynamic_shapes={"x": {0: n}}),
+        "interp_symbolic": lambda: save("interp_symbolic", InterpSymbolic(), (torch.randn(1, 2, 4, 4), torch.randn(1, 2, 8, 8)),
+                                        dynamic_shapes={"x": None, "y": {2: Dim("h", min=4, max=32), 3: Dim("w", min=4, max=32)}}),
         "held_out3": lambda: save("held_out3", HeldOut3(), (torch.randn(3, 4, 6, 6),), dynamic_shapes={"x": {0: n}},
                                   core=True),
     }
