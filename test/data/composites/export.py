@@ -220,6 +220,15 @@ class InterpSymbolic(nn.Module):
         return F.interpolate(x, size=y.shape[-2:], mode="nearest") + y
 
 
+class UnpoolSymbolic(nn.Module):
+    """max_unpool2d back to the input's dynamic size: its Core ATen IR decomposition
+    multiplies a tensor by a SymInt (mul.Tensor with a number node). x [1, 2, h, w]."""
+
+    def forward(self, x):
+        p, idx = F.max_pool2d(x, 2, stride=2, return_indices=True)
+        return F.max_unpool2d(p * 2, idx, 2, stride=2, output_size=x.shape[-2:])
+
+
 def save(name, model, inputs, dynamic_shapes=None, core=False):
     os.makedirs(name, exist_ok=True)
     model.eval()
@@ -263,7 +272,12 @@ if __name__ == "__main__":
         "held_out2": lambda: save("held_out2", HeldOut2(), (torch.randn(3, 4, 5),), dynamic_shapes={"x": {0: n}}),
         "held_out": lambda: save("held_out", HeldOut(), (torch.randn(3, 3, 6, 5),), dynamic_shapes={"x": {0: n}}),
         "interp_symbolic": lambda: save("interp_symbolic", InterpSymbolic(), (torch.randn(1, 2, 4, 4), torch.randn(1, 2, 8, 8)),
-                                        dynamic_shapes={"x": None, "y": {2: Dim("h", min=4, max=32), 3: Dim("w", min=4, max=32)}}),
+                                        dynamic_shapes={"x": None, "y": {2: Dim("h", min=4, max=32), 3: Dim("w", min=4, max=32)}},
+                                        core=True),
+        "unpool_symbolic": lambda: save("unpool_symbolic", UnpoolSymbolic(), (torch.randn(1, 2, 8, 6),),
+                                        dynamic_shapes={"x": {2: 2 * Dim("h", min=2, max=16),
+                                                              3: 2 * Dim("w", min=2, max=16)}},
+                                        core=True),
         "held_out3": lambda: save("held_out3", HeldOut3(), (torch.randn(3, 4, 6, 6),), dynamic_shapes={"x": {0: n}},
                                   core=True),
     }
