@@ -1,10 +1,17 @@
 //===- Ops/Convolution.cpp - import handlers: convolutions ------------------===//
 #include "../ImporterImpl.h"
 #include "../JsonItems.h"
+#include "ShapeUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 namespace kiln::importer {
 
 namespace {
+using namespace kiln::aten;
+using shape::dimSize;
+using shape::kDyn;
+using shape::typeOf;
 /// ATen's "int or k ints" arguments: [v] -> k copies of v; longer lists as
 /// given (the verifier checks their length).
 SmallVector<int64_t> perDim(SmallVector<int64_t> v, int64_t k) {
@@ -34,6 +41,156 @@ FailureOr<ConvGeometry> convGeometryArgs(GraphImporter &g, const Object &n, Loca
   KILN_TRY(groups, g.intArg(n, "groups", std::nullopt, loc));
   return ConvGeometry{*stride, *padding, *dilation, *transposed, *outPad, *groups};
 }
+
+/// True if argument `name` of `n` is a symbolic int (a SymInt node output).
+bool isSymIntArg(GraphImporter &g, const Object &n, StringRef name) {
+  const Object *arg = g.argOf(n, name);
+  const Object *sym = arg ? arg->getObject("as_sym_int") : nullptr;
+  return sym && sym->getString("as_name");
+}
+
+/// aten.view of `v` to sizes given as index values (constants become static).
+Value viewToSizes(OpBuilder &b, Location loc, Value v, ArrayRef<Value> sizes) {
+  shape::Mixed m;
+  for (Value s : sizes)
+    m.add(s);
+  return ViewOp::create(b, loc, RankedTensorType::get(m.statics, typeOf(v).getElementType()), v,
+                        m.dynamic, m.statics);
+}
+
+/// A convolution whose group count is symbolic: timm's CondConv folds the batch
+/// into the channels (input [1, B*C, ...], per-sample weights [B*O, C/g, ...],
+/// groups = B*g). kiln's convolution ops take a literal group count, so this is
+/// the same sum written with views: the kernel taps of the padded input are
+/// strided slices, joined as cols [N, G, Ci*K, L] (Ci in-channels per group, K
+/// taps, L output positions), and the weight viewed as [1, G, Co, Ci*K] (its
+/// row-major order is channel-major, tap-minor, as the cols) multiplies them:
+/// out [N, G, Co, L] viewed as [N, G*Co, out dims], plus the bias.
+LogicalResult emitSymbolicGroupsConv(GraphImporter &g, const Object &n, Location loc, Value x,
+                                     Value w, Value bias, SmallVector<int64_t> stride,
+                                     SmallVector<int64_t> padding, SmallVector<int64_t> dilation,
+                                     Value groups) {
+  OpBuilder &b = g.b;
+  auto xTy = typeOf(x), wTy = typeOf(w);
+  int64_t k = wTy.getRank() - 2;
+  if (k < 1 || k > 3 || xTy.getRank() != k + 2)
+    return g.fail(loc, "convolution with a symbolic group count: kiln needs a batched input "
+                       "of rank " + std::to_string(k + 2) + " and 1 to 3 spatial dims");
+  for (int64_t d = 1; d < wTy.getRank(); ++d)
+    if (wTy.isDynamicDim(d))
+      return g.fail(loc, "convolution with a symbolic group count: kiln needs static kernel "
+                         "sizes and in-channels per group (weight dim " + std::to_string(d) +
+                         " is symbolic)");
+  stride = perDim(stride, k);
+  padding = perDim(padding, k);
+  dilation = perDim(dilation, k);
+  if ((int64_t)stride.size() != k || (int64_t)padding.size() != k || (int64_t)dilation.size() != k)
+    return g.fail(loc, "convolution: stride, padding and dilation need " + std::to_string(k) +
+                           " entries each");
+  Type et = xTy.getElementType();
+  auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+
+  // Zero padding of the spatial dims.
+  Value xp = x;
+  if (llvm::any_of(padding, [](int64_t p) { return p != 0; })) {
+    SmallVector<int64_t> pads, shape(xTy.getShape());
+    for (int64_t i = k - 1; i >= 0; --i)
+      pads.append({padding[i], padding[i]});
+    for (int64_t i = 0; i < k; ++i)
+      if (shape[2 + i] != kDyn)
+        shape[2 + i] += 2 * padding[i];
+    xp = ConstantPadNdOp::create(b, loc, RankedTensorType::get(shape, et), x, pads, APFloat(0.0));
+  }
+  // Output sizes: (padded - dilation * (kernel - 1) - 1) / stride + 1.
+  SmallVector<Value> outSizes;
+  SmallVector<int64_t> outStatic;
+  Value positions = idx(1);
+  for (int64_t i = 0; i < k; ++i) {
+    int64_t kk = wTy.getDimSize(2 + i);
+    Value span = arith::SubIOp::create(b, loc, dimSize(b, loc, xp, 2 + i), idx(dilation[i] * (kk - 1) + 1));
+    Value o = arith::AddIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, span, idx(stride[i])), idx(1));
+    int64_t padded = typeOf(xp).getDimSize(2 + i);
+    if (padded != kDyn) {
+      int64_t os = (padded - dilation[i] * (kk - 1) - 1) / stride[i] + 1;
+      if (os < 1)
+        return g.fail(loc, "convolution: the kernel is larger than the padded input");
+      o = idx(os);
+    }
+    outSizes.push_back(o);
+    APInt c;
+    outStatic.push_back(matchPattern(o, m_ConstantInt(&c)) ? c.getSExtValue() : kDyn);
+    positions = arith::MulIOp::create(b, loc, positions, o);
+  }
+  Value nb = dimSize(b, loc, x, 0);
+  int64_t ci = wTy.getDimSize(1), taps = 1;
+  for (int64_t i = 0; i < k; ++i)
+    taps *= wTy.getDimSize(2 + i);
+  // One strided slice per kernel tap, viewed as [N, G, Ci, 1, L].
+  SmallVector<Value> parts;
+  for (int64_t t = 0; t < taps; ++t) {
+    Value cur = xp;
+    int64_t rest = t;
+    SmallVector<int64_t> tap(k);
+    for (int64_t i = k - 1; i >= 0; --i) {
+      tap[i] = rest % wTy.getDimSize(2 + i);
+      rest /= wTy.getDimSize(2 + i);
+    }
+    for (int64_t i = 0; i < k; ++i) {
+      int64_t start = tap[i] * dilation[i];
+      Value end = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, outSizes[i], idx(1)),
+                                        idx(stride[i])),
+          idx(start + 1));
+      SmallVector<int64_t> shape(typeOf(cur).getShape());
+      shape[2 + i] = outStatic[i];
+      cur = shape::makeSlice(b, loc, cur, RankedTensorType::get(shape, et), 2 + i, idx(start), end,
+                             stride[i]);
+    }
+    parts.push_back(viewToSizes(b, loc, cur, {nb, groups, idx(ci), idx(1), positions}));
+  }
+  Value cols = parts[0];
+  if (taps > 1) {
+    SmallVector<int64_t> shape(typeOf(parts[0]).getShape());
+    shape[3] = taps;
+    cols = CatOp::create(b, loc, RankedTensorType::get(shape, et), parts, 3);
+  }
+  cols = viewToSizes(b, loc, cols, {nb, groups, idx(ci * taps), positions});
+  Value cw = dimSize(b, loc, w, 0);
+  Value co = arith::DivSIOp::create(b, loc, cw, groups);
+  Value wv = viewToSizes(b, loc, w, {idx(1), groups, co, idx(ci * taps)});
+  SmallVector<int64_t> prodShape{typeOf(cols).getDimSize(0), typeOf(cols).getDimSize(1),
+                                 typeOf(wv).getDimSize(2), typeOf(cols).getDimSize(3)};
+  Value prod = MatmulOp::create(b, loc, RankedTensorType::get(prodShape, et), wv, cols);
+  SmallVector<Value> outDims{nb, cw};
+  outDims.append(outSizes.begin(), outSizes.end());
+  Value out = viewToSizes(b, loc, prod, outDims);
+  if (bias) {
+    SmallVector<Value> bdims{cw};
+    for (int64_t i = 0; i < k; ++i)
+      bdims.push_back(idx(1));
+    Value bv = viewToSizes(b, loc, bias, bdims);
+    out = AddTensorOp::create(b, loc, out.getType(), out, bv, b.getF64FloatAttr(1.0));
+  }
+  KILN_TRY(types, g.resultTypes(n, loc));
+  if (types->size() != 1)
+    return g.fail(loc, "convolution: expected one result");
+  auto resTy = cast<RankedTensorType>((*types)[0]);
+  if (resTy.getRank() != typeOf(out).getRank())
+    return g.fail(loc, "convolution: export recorded a result of rank " +
+                           std::to_string(resTy.getRank()));
+  SmallVector<Value> finalDims{nb, cw};
+  finalDims.append(outSizes.begin(), outSizes.end());
+  SmallVector<int64_t> statics;
+  SmallVector<Value> dyn;
+  for (int64_t d = 0; d < resTy.getRank(); ++d) {
+    statics.push_back(resTy.getDimSize(d));
+    if (resTy.isDynamicDim(d))
+      dyn.push_back(finalDims[d]);
+  }
+  Operation *fin = ViewOp::create(b, loc, resTy, out, dyn, statics);
+  return g.bindResults(n, fin);
+}
 } // namespace
 
 void registerConvolutionHandlers(GraphImporter &g) {
@@ -47,6 +204,10 @@ void registerConvolutionHandlers(GraphImporter &g) {
     KILN_TRY(stride, g.intsArg(n, "stride", SmallVector<int64_t>{1, 1}, loc));
     KILN_TRY(padding, g.intsArg(n, "padding", SmallVector<int64_t>{0, 0}, loc));
     KILN_TRY(dilation, g.intsArg(n, "dilation", SmallVector<int64_t>{1, 1}, loc));
+    if (isSymIntArg(g, n, "groups")) {
+      KILN_TRY(sg, g.symIntArg(n, "groups", std::nullopt, loc));
+      return emitSymbolicGroupsConv(g, n, loc, *x, *w, *bias, *stride, *padding, *dilation, *sg);
+    }
     KILN_TRY(groups, g.intArg(n, "groups", 1, loc));
     return g.emitOp<Conv2dOp>(n, loc, *x, *w, *bias, pairOf(*stride), pairOf(*padding),
                             pairOf(*dilation), *groups);
@@ -71,6 +232,16 @@ void registerConvolutionHandlers(GraphImporter &g) {
     KILN_TRY(x, g.tensorArg(n, "input", loc));
     KILN_TRY(w, g.tensorArg(n, "weight", loc));
     KILN_TRY(bias, g.optTensorArg(n, "bias", loc));
+    if (isSymIntArg(g, n, "groups")) {
+      KILN_TRY(transposed, g.boolArg(n, "transposed", std::nullopt, loc));
+      if (*transposed)
+        return g.fail(loc, "transposed convolution with a symbolic group count: not supported by kiln");
+      KILN_TRY(stride, g.intsArg(n, "stride", std::nullopt, loc));
+      KILN_TRY(padding, g.intsArg(n, "padding", std::nullopt, loc));
+      KILN_TRY(dilation, g.intsArg(n, "dilation", std::nullopt, loc));
+      KILN_TRY(sg, g.symIntArg(n, "groups", std::nullopt, loc));
+      return emitSymbolicGroupsConv(g, n, loc, *x, *w, *bias, *stride, *padding, *dilation, *sg);
+    }
     KILN_TRY(c, convGeometryArgs(g, n, loc));
     return emitConvolution(n, loc, *x, *w, *bias, c->stride, c->padding, c->dilation,
                            c->transposed, c->outPad, c->groups);
@@ -86,6 +257,10 @@ void registerConvolutionHandlers(GraphImporter &g) {
       KILN_TRY(stride, g.intsArg(n, "stride", SmallVector<int64_t>{1}, loc));
       KILN_TRY(padding, g.intsArg(n, "padding", SmallVector<int64_t>{0}, loc));
       KILN_TRY(dilation, g.intsArg(n, "dilation", SmallVector<int64_t>{1}, loc));
+      if (isSymIntArg(g, n, "groups")) {
+        KILN_TRY(sg, g.symIntArg(n, "groups", std::nullopt, loc));
+        return emitSymbolicGroupsConv(g, n, loc, *x, *w, *bias, *stride, *padding, *dilation, *sg);
+      }
       KILN_TRY(groups, g.intArg(n, "groups", 1, loc));
       return emitConvolution(n, loc, *x, *w, *bias, *stride, *padding, *dilation, false, {0},
                              *groups);

@@ -28,6 +28,63 @@ void registerLinearHandlers(GraphImporter &g) {
     };
   };
   h[p + "addmm.default"] = addProduct(OpTag<AddmmOp>(), "mat1", "mat2");
+  // _trilinear (nn.Bilinear in the Core ATen IR, which torch does not decompose):
+  // each input gets size-1 dims at its `expand` positions (ascending, so all reach
+  // one rank), the three are multiplied with broadcasting and `sumdim` is summed
+  // away. unroll_dim only chooses ATen's loop order.
+  h[p + "_trilinear.default"] = [&g](const Object &n, Location loc) -> LogicalResult {
+    SmallVector<Value> ins;
+    int64_t rank = -1;
+    for (const char *name : {"i1", "i2", "i3"}) {
+      KILN_TRY(t, g.tensorArg(n, name, loc));
+      std::string e = std::string("expand") + name[1];
+      KILN_TRY(ex, g.intsArg(n, e, std::nullopt, loc));
+      SmallVector<int64_t> dims(*ex);
+      llvm::sort(dims);
+      Value v = *t;
+      for (int64_t d : dims) {
+        auto ty = cast<RankedTensorType>(v.getType());
+        if (d < 0 || d > ty.getRank())
+          return g.fail(loc, "_trilinear: " + e + " holds dim " + std::to_string(d) +
+                                 ", outside a rank-" + std::to_string(ty.getRank() + 1) + " result");
+        SmallVector<int64_t> shape(ty.getShape());
+        shape.insert(shape.begin() + d, 1);
+        v = UnsqueezeOp::create(g.b, loc, RankedTensorType::get(shape, ty.getElementType()), v, d);
+      }
+      int64_t r = cast<RankedTensorType>(v.getType()).getRank();
+      if (rank >= 0 && r != rank)
+        return g.fail(loc, "_trilinear: the expanded inputs have ranks " + std::to_string(rank) +
+                               " and " + std::to_string(r));
+      rank = r;
+      ins.push_back(v);
+    }
+    // Broadcast shape of two same-rank operands.
+    auto bcast = [](RankedTensorType a, RankedTensorType b) {
+      SmallVector<int64_t> s;
+      for (int64_t i = 0; i < a.getRank(); ++i) {
+        int64_t x = a.getDimSize(i), y = b.getDimSize(i);
+        s.push_back(x == 1 ? y : y == 1 ? x : x == ShapedType::kDynamic ? y : x);
+      }
+      return RankedTensorType::get(s, a.getElementType());
+    };
+    Value prod = ins[0];
+    for (int i = 1; i < 3; ++i) {
+      auto ty = bcast(cast<RankedTensorType>(prod.getType()), cast<RankedTensorType>(ins[i].getType()));
+      prod = MulTensorOp::create(g.b, loc, ty, prod, ins[i]);
+    }
+    KILN_TRY(sumdim, g.intsArg(n, "sumdim", std::nullopt, loc));
+    KILN_TRY(types, g.resultTypes(n, loc));
+    if (sumdim->empty()) {
+      auto resTy = cast<RankedTensorType>((*types)[0]);
+      if (resTy != prod.getType())
+        prod = ViewOp::create(g.b, loc, resTy, prod, ValueRange{}, resTy.getShape());
+      return g.bindResults(n, prod.getDefiningOp());
+    }
+    Operation *sum = SumDimIntListOp::create(g.b, loc, (*types)[0], prod,
+                                             g.b.getDenseI64ArrayAttr(*sumdim),
+                                             g.b.getBoolAttr(false), TypeAttr());
+    return g.bindResults(n, sum);
+  };
   h[p + "baddbmm.default"] = addProduct(OpTag<BaddbmmOp>(), "batch1", "batch2");
   h[p + "addmv.default"] = addProduct(OpTag<AddmvOp>(), "mat", "vec");
   auto productOf = [&g](auto tag, StringRef rhsName) {

@@ -30,6 +30,17 @@ FailureOr<std::optional<SmallVector<double>>> optFloatsArg(GraphImporter &g, con
 /// and one optional scale per spatial dim (None becomes 0: "not given").
 LogicalResult upsampleSizes(GraphImporter &g, const Object &node, Location loc, size_t n,
                             bool isVec, DenseI64ArrayAttr &size, DenseF64ArrayAttr &scales) {
+  // kiln's upsample ops take literal output sizes: F.interpolate(size=<another
+  // tensor's symbolic shape>) is refused by name rather than as a malformed list.
+  if (const Object *arg = g.argOf(node, "output_size"))
+    if (const Array *a = arg->getArray("as_sym_ints"))
+      for (const json::Value &v : *a)
+        if (const Object *o = v.getAsObject())
+          if (o->getString("as_name"))
+            return g.fail(loc, (node.getString("target").value_or("upsample").str()) +
+                                   ": a symbolic output_size (an interpolation to a size that "
+                                   "depends on a dynamic dim) is not supported by kiln; export "
+                                   "with that dim static, or interpolate by scale_factor");
   if (isVec) {
     if (!g.isNone(node, "output_size")) {
       KILN_TRY(s, g.intsArg(node, "output_size", std::nullopt, loc));

@@ -40,6 +40,9 @@ struct ArgSource {
   std::string ref;                 ///< Ref
   std::vector<std::string> refs;   ///< RefList / OptRefList ("" = None) / SymIntList ("" = constant)
   std::vector<int64_t> ints;       ///< SymIntList constants
+  bool sym = false;                ///< Ref: a SymInt/SymFloat node output, not a tensor
+  int wrapFloat = 0;               ///< a sym Ref given for a Tensor argument: wrapped as a
+                                   ///< 0-dim tensor (floats as 7 = float32 or 8 = float64)
 };
 
 struct Node {
@@ -150,10 +153,14 @@ ArgSource parseArg(const json &arg, const std::string &ctx) {
   } else if (kind == "as_sym_bool") { // a SymBool: a name a comparison node binds, or a constant
     if (v.contains("as_bool")) s.constant = IValue(v.at("as_bool").get<bool>());
     else { s.kind = ArgSource::Ref; s.ref = v.at("as_name").get<std::string>(); }
-  } else if (kind == "as_sym_int") {
-    auto [n, c] = symName(v);
-    if (n.empty()) s.constant = IValue(c);
-    else { s.kind = ArgSource::Ref; s.ref = n; }
+  } else if (kind == "as_sym_int" || kind == "as_sym_float") {
+    if (kind == "as_sym_float" && v.contains("as_float")) {
+      s.constant = IValue(floatOf(v.at("as_float")));
+    } else {
+      auto [n, c] = symName(v);
+      if (n.empty()) s.constant = IValue(c);
+      else { s.kind = ArgSource::Ref; s.ref = n; s.sym = true; }
+    }
   } else if (kind == "as_sym_ints") {
     s.kind = ArgSource::SymIntList;
     for (auto &x : v) {
@@ -487,8 +494,9 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
         auto numberForTensor = [&n](const std::pair<std::string, ArgSource> &a) {
           const FunctionSchema &s0 = n.op.schema();
           int idx = a.first.empty() ? -1 : s0.argumentIndex(a.first);
-          if (idx < 0 || a.second.kind != ArgSource::Constant || !a.second.constant.isScalar() ||
-              s0.arguments[idx].type->kind != SchemaType::Kind::Tensor)
+          bool number = (a.second.kind == ArgSource::Constant && a.second.constant.isScalar()) ||
+                        (a.second.kind == ArgSource::Ref && a.second.sym);
+          if (idx < 0 || !number || s0.arguments[idx].type->kind != SchemaType::Kind::Tensor)
             return -1;
           return idx;
         };
@@ -526,6 +534,10 @@ std::unique_ptr<Program> Program::load(const std::string &path) {
         }
         for (auto &a : named) {
           if (numberForTensor(a) < 0) continue;
+          if (a.second.kind == ArgSource::Ref) { // a symbolic number: wrapped when it is read
+            a.second.wrapFloat = wrappedFloat == DType::Float64 ? 8 : 7;
+            continue;
+          }
           const IValue &v = a.second.constant;
           Tensor t = Tensor::empty({}, v.isDouble() ? wrappedFloat : v.isBool() ? DType::Bool : DType::Int64);
           if (v.isDouble() && wrappedFloat == DType::Float64) *t.data<double>() = v.toDouble();
@@ -670,7 +682,20 @@ static std::vector<Tensor> runGraph(const Program::Impl &p, const std::vector<Te
   auto value = [&](const ArgSource &a, const Node &node) -> IValue {
     switch (a.kind) {
     case ArgSource::Constant: return a.constant;
-    case ArgSource::Ref: return lookup(a.ref, node);
+    case ArgSource::Ref: {
+      if (!a.wrapFloat) return lookup(a.ref, node);
+      // A SymInt/SymFloat for a Tensor argument no .Scalar overload takes: a 0-dim
+      // tensor, as the constants above (int64, or the wrapped float dtype).
+      IValue v = lookup(a.ref, node);
+      if (!v.isScalar()) return v;
+      Tensor t = Tensor::empty({}, v.isDouble() ? (a.wrapFloat == 8 ? DType::Float64 : DType::Float32)
+                                                : v.isBool() ? DType::Bool : DType::Int64);
+      if (v.isDouble() && a.wrapFloat == 8) *t.data<double>() = v.toDouble();
+      else if (v.isDouble()) *t.data<float>() = (float)v.toDouble();
+      else if (v.isBool()) *t.data<uint8_t>() = v.toBool() ? 1 : 0;
+      else *t.data<int64_t>() = v.toInt();
+      return IValue(t);
+    }
     case ArgSource::RefList: {
       std::vector<Tensor> ts;
       for (auto &r : a.refs) ts.push_back(lookup(r, node).toTensor());

@@ -163,12 +163,82 @@ class HeldOut2(nn.Module):
         return y, q
 
 
-def save(name, model, inputs, dynamic_shapes=None):
+class HeldOut3(nn.Module):
+    """What held-out round 9 brought: a convolution whose group count is the batch
+    (timm's CondConv folds the batch into the channels: per-sample kernels mixed from
+    experts), in 2-d (stride, padding, dilation) and 1-d; nn.Bilinear (_trilinear in
+    the Core ATen IR); and ops the eager runtime lacked: scatter_reduce (amax without
+    self, mean), clamp with tensor bounds, index_copy, index_fill, take_along_dim, mv,
+    dot, LocalResponseNorm (avg_pool3d), nearest-exact and linear 1-d upsampling; and
+    bicubic grid_sample (a runtime kernel in compiled programs too) in every padding mode.
+    x [n, 4, 6, 6]."""
+
+    def __init__(self):
+        super().__init__()
+        self.route = nn.Linear(4, 3)
+        self.experts = nn.Parameter(torch.randn(3, 8 * 4 * 3 * 3) * 0.2)
+        self.expert_bias = nn.Parameter(torch.randn(3, 8))
+        self.experts1 = nn.Parameter(torch.randn(3, 4 * 2 * 3) * 0.3)
+        self.bil = nn.Bilinear(4, 6, 5)
+        self.lrn = nn.LocalResponseNorm(3)
+        self.register_buffer("idx", torch.tensor([0, 2, 1, 2, 0, 3]))
+
+    def forward(self, x):
+        n = x.shape[0]
+        r = torch.sigmoid(self.route(x.mean((2, 3))))                       # [n, 3]
+        w = (r @ self.experts).view(n * 8, 4, 3, 3)
+        b = (r @ self.expert_bias).view(n * 8)
+        y = F.conv2d(x.reshape(1, n * 4, 6, 6), w, b, stride=2, padding=2, dilation=2, groups=n).view(n, 8, 3, 3)
+        w1 = (r @ self.experts1).view(n * 4, 2, 3)
+        z = F.conv1d(x.flatten(2).reshape(1, n * 4, 36), w1, None, padding=1, groups=n * 2).view(n, 4, 36)
+        h = x.flatten(2)                                                    # [n, 4, 36]
+        bl = self.bil(h.mean(-1), h[:, :, :6].mean(1))
+        ix = self.idx.view(1, 1, 6).expand(n, 4, 6)
+        sr = torch.zeros(n, 4, 4).scatter_reduce(2, ix, h[..., :6], "amax", include_self=False)
+        sm = torch.ones(n, 4, 4).scatter_reduce(2, ix, h[..., :6], "mean")
+        cl = h.clamp(min=h.mean(-1, keepdim=True), max=h.amax(1, keepdim=True) * 0.5)
+        ic = h.index_copy(2, self.idx[1:3], h[..., :2] * 3).index_fill(1, self.idx[:2], -1.0)
+        # torch's export specializes the batch of a take_along_dim over it: a weight's
+        ta = torch.take_along_dim(self.experts1, self.experts1.argsort(-1), -1).sum()
+        mvd = torch.mv(self.experts1.t(), self.route.bias) + torch.dot(self.route.bias, self.route.bias)
+        ln = self.lrn(x)
+        up = F.interpolate(x, size=(9, 9), mode="nearest-exact") + 0
+        l1 = F.interpolate(h, size=50, mode="linear", align_corners=False)
+        theta = torch.tensor([[0.9, 0.2, 0.1], [-0.1, 1.1, 0.05]]).expand(n, 2, 3)
+        grid = F.affine_grid(theta, [n, 4, 5, 7], align_corners=False)
+        gs = F.grid_sample(x, grid, mode="bicubic", padding_mode="border", align_corners=True) + \
+            F.grid_sample(x, grid * 1.3, mode="bicubic", padding_mode="reflection", align_corners=False) + \
+            F.grid_sample(x, grid * 1.3, mode="bicubic", padding_mode="zeros", align_corners=False)
+        return y, z, bl, sr + sm, cl + ic + ta, mvd, ln, up, l1, gs
+
+
+class InterpSymbolic(nn.Module):
+    """F.interpolate to another input's (dynamic) spatial size: an upsample whose
+    output_size is symbolic, which kiln refuses by name. x [1, 2, 4, 4], y [1, 2, h, w]."""
+
+    def forward(self, x, y):
+        return F.interpolate(x, size=y.shape[-2:], mode="nearest") + y
+
+
+class UnpoolSymbolic(nn.Module):
+    """max_unpool2d back to the input's dynamic size: its Core ATen IR decomposition
+    multiplies a tensor by a SymInt (mul.Tensor with a number node). x [1, 2, h, w]."""
+
+    def forward(self, x):
+        p, idx = F.max_pool2d(x, 2, stride=2, return_indices=True)
+        return F.max_unpool2d(p * 2, idx, 2, stride=2, output_size=x.shape[-2:])
+
+
+def save(name, model, inputs, dynamic_shapes=None, core=False):
     os.makedirs(name, exist_ok=True)
     model.eval()
     ep = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes)
     ep._example_inputs = None
     torch.export.save(ep, f"{name}/model.pt2")
+    if core:
+        epc = ep.run_decompositions()
+        epc._example_inputs = None
+        torch.export.save(epc, f"{name}/model.core.pt2")
     outs = model(*inputs)
     outs = (outs,) if isinstance(outs, torch.Tensor) else outs
     for i, t in enumerate(inputs):
@@ -201,6 +271,15 @@ if __name__ == "__main__":
         "lstm_proj": lambda: save("lstm_proj", LstmProj(), (torch.randn(3, 7, 5),), dynamic_shapes={"x": {0: n}}),
         "held_out2": lambda: save("held_out2", HeldOut2(), (torch.randn(3, 4, 5),), dynamic_shapes={"x": {0: n}}),
         "held_out": lambda: save("held_out", HeldOut(), (torch.randn(3, 3, 6, 5),), dynamic_shapes={"x": {0: n}}),
+        "interp_symbolic": lambda: save("interp_symbolic", InterpSymbolic(), (torch.randn(1, 2, 4, 4), torch.randn(1, 2, 8, 8)),
+                                        dynamic_shapes={"x": None, "y": {2: Dim("h", min=4, max=32), 3: Dim("w", min=4, max=32)}},
+                                        core=True),
+        "unpool_symbolic": lambda: save("unpool_symbolic", UnpoolSymbolic(), (torch.randn(1, 2, 8, 6),),
+                                        dynamic_shapes={"x": {2: 2 * Dim("h", min=2, max=16),
+                                                              3: 2 * Dim("w", min=2, max=16)}},
+                                        core=True),
+        "held_out3": lambda: save("held_out3", HeldOut3(), (torch.randn(3, 4, 6, 6),), dynamic_shapes={"x": {0: n}},
+                                  core=True),
     }
     for name, make in cases.items():
         if not only or name in only:

@@ -1,6 +1,9 @@
 // kiln runtime — eager CPU (and Meta) batched matrix products: bmm, baddbmm and
-// matmul (ATen's broadcasting rules for 1-D and batched operands), on the shared GEMM; floats and integers.
+// matmul (ATen's broadcasting rules for 1-D and batched operands), on the shared GEMM; floats and integers;
+// mv, dot and _trilinear through them.
 #include "TensorIter.h"
+
+#include <algorithm>
 
 namespace kiln::cpu {
 namespace {
@@ -82,8 +85,49 @@ Tensor matmul(const Tensor &a, const Tensor &b) {
   return out;
 }
 
+/// mv: a [n, k] matrix times a [k] vector, matmul's 2-D by 1-D case.
+Tensor mv(const Tensor &self, const Tensor &vec) {
+  const char *op = "aten::mv";
+  check(self.dim() == 2 && vec.dim() == 1, op,
+        "expected a matrix and a vector, got " + self.shapeString() + " and " + vec.shapeString());
+  return matmul(self, vec);
+}
+/// dot: the inner product of two vectors of one dtype, a 0-d tensor.
+Tensor dot(const Tensor &self, const Tensor &other) {
+  const char *op = "aten::dot";
+  check(self.dim() == 1 && other.dim() == 1 && self.size(0) == other.size(0), op,
+        "expected two vectors of one size, got " + self.shapeString() + " and " + other.shapeString());
+  return matmul(self, other);
+}
+
+/// _trilinear (nn.Bilinear in the Core ATen IR): each input gets size-1 dims at
+/// its expand positions (ascending), the three are multiplied with broadcasting
+/// and sumdim is summed away; unroll_dim only picks ATen's loop order.
+Tensor trilinear(const Tensor &i1, const Tensor &i2, const Tensor &i3, std::vector<int64_t> e1,
+                 std::vector<int64_t> e2, std::vector<int64_t> e3, std::vector<int64_t> sumdim, int64_t unrollDim) {
+  const char *op = "aten::_trilinear";
+  (void)unrollDim;
+  auto expand = [&](Tensor t, std::vector<int64_t> dims) {
+    std::sort(dims.begin(), dims.end());
+    for (int64_t d : dims) {
+      check(d >= 0 && d <= t.dim(), op, "expand dim " + std::to_string(d) + " is outside the result's rank");
+      t = call<Tensor>("aten::unsqueeze", t, d);
+    }
+    return t;
+  };
+  Tensor a = expand(i1, e1), b = expand(i2, e2), c = expand(i3, e3);
+  check(a.dim() == b.dim() && b.dim() == c.dim(), op,
+        "the expanded inputs differ in rank: " + a.shapeString() + ", " + b.shapeString() + ", " + c.shapeString());
+  Tensor p = call<Tensor>("aten::mul.Tensor", call<Tensor>("aten::mul.Tensor", a, b), c);
+  if (sumdim.empty()) return p;
+  return call<Tensor>("aten::sum.dim_IntList", p, sumdim, false);
+}
+
 KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("bmm", bmm);
+  m.impl("_trilinear", trilinear);
+  m.impl("mv", mv);
+  m.impl("dot", dot);
   m.impl("baddbmm", baddbmm);
   m.impl("matmul", matmul);
 }
@@ -95,4 +139,8 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("bmm(Tensor self, Tensor mat2) -> Tensor");
   m.def("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
   m.def("matmul(Tensor self, Tensor other) -> Tensor");
+  m.def("mv(Tensor self, Tensor vec) -> Tensor");
+  m.def("dot(Tensor self, Tensor tensor) -> Tensor");
+  m.def("_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, "
+        "int unroll_dim=1) -> Tensor");
 }

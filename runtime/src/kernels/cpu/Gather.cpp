@@ -4,6 +4,7 @@
 #include "TensorIter.h"
 #include "kiln/library.h"
 
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -244,6 +245,142 @@ Tensor scatterSrc(const Tensor &self, int64_t dim, const Tensor &index, const Te
   return out;
 }
 
+/// scatter_reduce.two: self with src reduced into the positions `index` names
+/// along dim ("sum", "prod", "mean", "amax", "amin"). include_self=False starts
+/// each position that receives a value from the reduction's identity instead of
+/// self; "mean" divides by the number of values a position got (plus one for
+/// self when included), with floor division for integers, as ATen does.
+Tensor scatterReduce(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &src,
+                     const std::string &reduce, bool includeSelf) {
+  const char *op = "aten::scatter_reduce.two";
+  checkIndexDtype(index, op);
+  int64_t d = wrapDim(dim, std::max<int64_t>(self.dim(), 1), op);
+  check(index.dim() == self.dim() && src.dim() == self.dim(), op, "self, index and src must have the same rank");
+  enum { Sum, Prod, Mean, Amax, Amin } kind;
+  if (reduce == "sum") kind = Sum;
+  else if (reduce == "prod") kind = Prod;
+  else if (reduce == "mean") kind = Mean;
+  else if (reduce == "amax") kind = Amax;
+  else if (reduce == "amin") kind = Amin;
+  else {
+    check(false, op, "reduce must be one of sum, prod, mean, amax, amin, got '" + reduce + "'");
+    kind = Sum;
+  }
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  copyInto(out, self, op);
+  if (isMeta(out) || isMeta(index) || index.numel() == 0) return out;
+  Tensor s = src.dtype() == self.dtype() ? src : castTo(src, self.dtype());
+  std::vector<int64_t> ost = out.strides();
+  ost[d] = 0;
+  std::array<std::vector<int64_t>, 3> st{ost, index.strides(), s.strides()};
+  std::vector<int64_t> count(out.numel(), includeSelf ? 1 : 0);
+  std::vector<uint8_t> touched(out.numel(), 0);
+  dispatchNumeric(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T *po = out.data<T>();
+    const char *base = elemPtr(s, 0);
+    forEachIndex<3>(index.sizes(), st, [&](const std::array<int64_t, 3> &o) {
+      int64_t i = wrapIndex(loadIndex(index, o[1]), self.size(d), op, d);
+      int64_t at = o[0] + i * out.stride(d);
+      T v = *reinterpret_cast<const T *>(base + o[2] * (int64_t)sizeof(T));
+      T &acc = po[at];
+      if (!includeSelf && !touched[at]) {
+        acc = v;
+      } else {
+        switch (kind) {
+        case Sum: case Mean: acc = (T)(acc + v); break;
+        case Prod: acc = (T)(acc * v); break;
+        case Amax:
+          if constexpr (std::is_floating_point_v<T>) { if (std::isnan(v) || v > acc) acc = v; }
+          else if (v > acc) acc = v;
+          break;
+        case Amin:
+          if constexpr (std::is_floating_point_v<T>) { if (std::isnan(v) || v < acc) acc = v; }
+          else if (v < acc) acc = v;
+          break;
+        }
+      }
+      touched[at] = 1;
+      ++count[at];
+    });
+    if (kind == Mean)
+      for (int64_t at = 0; at < out.numel(); ++at) {
+        if (!touched[at] || count[at] == 0) continue;
+        if constexpr (std::is_floating_point_v<T>) po[at] = (T)(po[at] / (T)count[at]);
+        else {
+          int64_t q = (int64_t)po[at] / count[at];
+          if (((int64_t)po[at] % count[at] != 0) && (((int64_t)po[at] < 0) != (count[at] < 0))) --q;
+          po[at] = (T)q;
+        }
+      }
+  });
+  return out;
+}
+
+/// index_copy: self with the slices along dim at `index` (1-D) replaced by
+/// source's (index_put without accumulation).
+Tensor indexCopy(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &source) {
+  const char *op = "aten::index_copy";
+  checkIndexDtype(index, op);
+  check(index.dim() <= 1, op, "index must be a vector, got " + index.shapeString());
+  int64_t d = self.dim() == 0 ? 0 : wrapDim(dim, self.dim(), op);
+  check(source.dim() == self.dim(), op, "source " + source.shapeString() + " must have the rank of self " +
+                                            self.shapeString());
+  check(self.dim() == 0 || source.size(d) == index.numel(), op,
+        "source has " + std::to_string(source.size(d)) + " slices along dim " + std::to_string(d) + ", index " +
+            std::to_string(index.numel()) + " positions");
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  copyInto(out, self, op);
+  std::vector<IValue> idx(d, IValue());
+  idx.push_back(IValue(index.reshape({index.numel()})));
+  return indexPutImpl(out, IValue::list(idx), source, false, op);
+}
+
+/// take_along_dim: gather along dim after broadcasting self and indices in
+/// every other dim (numpy's take_along_axis); without dim, of the flattened self.
+Tensor takeAlongDim(const Tensor &self, const Tensor &indices, std::optional<int64_t> dim) {
+  const char *op = "aten::take_along_dim";
+  checkIndexDtype(indices, op);
+  if (!dim)
+    return gather(self.reshape({self.numel()}), 0, indices.reshape({indices.numel()}), false);
+  check(self.dim() == indices.dim(), op,
+        "indices must have the rank of self: " + self.shapeString() + " and " + indices.shapeString());
+  int64_t d = wrapDim(*dim, std::max<int64_t>(self.dim(), 1), op);
+  std::vector<int64_t> a = self.sizes(), b = indices.sizes();
+  a[d] = 1;
+  b[d] = 1;
+  std::vector<int64_t> shape = broadcastShapes(a, b, op), sShape = shape, iShape = shape;
+  sShape[d] = self.size(d);
+  iShape[d] = indices.size(d);
+  Tensor x = call<Tensor>("aten::expand", self, sShape);
+  Tensor idx = call<Tensor>("aten::expand", indices, iShape);
+  return gather(x, d, idx, false);
+}
+
+/// index_fill (.int_Scalar, .int_Tensor with a 0-d value): self with the slices
+/// along dim at `index` (1-D) set to value.
+Tensor indexFillImpl(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &value, const char *op) {
+  checkIndexDtype(index, op);
+  check(index.dim() <= 1, op, "index must be a vector, got " + index.shapeString());
+  check(value.dim() == 0, op, "value must be a 0-dim tensor, got " + value.shapeString());
+  int64_t d = self.dim() == 0 ? 0 : wrapDim(dim, self.dim(), op);
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  copyInto(out, self, op);
+  std::vector<IValue> idx(d, IValue());
+  idx.push_back(IValue(index.reshape({index.numel()})));
+  Tensor v = value.dtype() == self.dtype() ? value : castTo(value, self.dtype());
+  return indexPutImpl(out, IValue::list(idx), v, false, op);
+}
+Tensor indexFillScalar(const Tensor &self, int64_t dim, const Tensor &index, IValue value) {
+  const char *op = "aten::index_fill.int_Scalar";
+  Tensor v = Tensor::empty({}, self.dtype(), self.device());
+  if (!isMeta(v)) storeDouble(elemPtr(v, 0), self.dtype(), scalarValue(value, op));
+  return indexFillImpl(self, dim, index, v, op);
+}
+Tensor indexFillTensor(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &value) {
+  return indexFillImpl(self, dim, index, value, "aten::index_fill.int_Tensor");
+}
+
 /// index_add: self plus alpha * source added at the positions `index` (1-D)
 /// names along dim; repeated positions accumulate (index_put with accumulate).
 Tensor indexAdd(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &source, IValue alpha) {
@@ -398,6 +535,11 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("scatter.src", scatterSrc);
   m.impl("scatter.value", scatterValue);
   m.impl("index_add", indexAdd);
+  m.impl("scatter_reduce.two", scatterReduce);
+  m.impl("index_copy", indexCopy);
+  m.impl("take_along_dim", takeAlongDim);
+  m.impl("index_fill.int_Scalar", indexFillScalar);
+  m.impl("index_fill.int_Tensor", indexFillTensor);
   m.impl("scatter_.value", scatterValueInplace);
   m.impl("scatter_.src", scatterSrcInplace);
   m.impl("cat", cat);
@@ -417,6 +559,11 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor");
   m.def("scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor");
   m.def("scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor");
+  m.def("index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor");
+  m.def("index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor");
+  m.def("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor");
+  m.def("index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor");
+  m.def("scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor");
   m.def("index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor");
   m.def("scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)");
   m.def("scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)");

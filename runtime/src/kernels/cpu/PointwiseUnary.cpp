@@ -187,6 +187,23 @@ Tensor clampImpl(const Tensor &self, const IValue &lo, const IValue &hi, const c
 }
 Tensor clamp(const Tensor &self, IValue lo, IValue hi) { return clampImpl(self, lo, hi, "aten::clamp", {}); }
 Tensor clampInplace(Tensor self, IValue lo, IValue hi) { return clampImpl(self, lo, hi, "aten::clamp_", self); }
+/// clamp.Tensor: min(max(self, min), max) with tensor bounds (either may be None),
+/// broadcast together and promoted as ATen's; a NaN in self or a bound gives NaN.
+Tensor clampTensor(const Tensor &self, const std::optional<Tensor> &lo, const std::optional<Tensor> &hi) {
+  const char *op = "aten::clamp.Tensor";
+  check(lo || hi, op, "at least one of 'min' or 'max' must not be None");
+  std::vector<PromoteOperand> pro{{&self, nullptr}};
+  if (lo) pro.push_back({&*lo, nullptr});
+  if (hi) pro.push_back({&*hi, nullptr});
+  DType dt = resultType(pro);
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor l = lo ? *lo : scalarOperand(IValue(-inf), op);
+  Tensor h = hi ? *hi : scalarOperand(IValue(inf), op);
+  return mapPointwise<3>({self, l, h}, dt, dt, op, [](const double *v) {
+    if (std::isnan(v[0]) || std::isnan(v[1]) || std::isnan(v[2])) return std::numeric_limits<double>::quiet_NaN();
+    return std::min(std::max(v[0], v[1]), v[2]);
+  });
+}
 Tensor clampMin(const Tensor &self, IValue lo) { return clampImpl(self, lo, IValue(), "aten::clamp_min", {}); }
 Tensor clampMax(const Tensor &self, IValue hi) { return clampImpl(self, IValue(), hi, "aten::clamp_max", {}); }
 /// leaky_relu: x, or x * negative_slope below 0 (NaN stays NaN); floating
@@ -254,6 +271,7 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("isneginf", isneginf);
   m.impl("bitwise_not", bitwiseNot);
   m.impl("clamp", clamp);
+  m.impl("clamp.Tensor", clampTensor);
   m.impl("clamp_", clampInplace);
   m.impl("clamp_min", clampMin);
   m.impl("clamp_max", clampMax);
@@ -286,6 +304,7 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor");
   m.def("selu(Tensor self) -> Tensor");
   m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
+  m.def("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor");
   m.def("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)");
   m.def("clamp_min(Tensor self, Scalar min) -> Tensor");
   m.def("clamp_max(Tensor self, Scalar max) -> Tensor");

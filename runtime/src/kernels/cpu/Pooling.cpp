@@ -1,4 +1,4 @@
-// kiln runtime — eager CPU (and Meta) kernels: max_pool2d/3d (with indices),
+// kiln runtime — eager CPU (and Meta) kernels: max_pool2d/3d (with indices), avg_pool3d,
 // adaptive_avg_pool2d/3d and the 2-D backward ops (the 1-D ones are decomposition rules).
 #include "Spatial.h"
 
@@ -102,6 +102,63 @@ std::tuple<Tensor, Tensor> maxPoolImpl(const Tensor &self, const std::vector<int
     });
   });
   return {result, idx};
+}
+
+/// avg_pool3d over the last 3 dims of a [N, C, D, H, W] or [C, D, H, W] input:
+/// ceil_mode, count_include_pad (the window clipped to the padded input counts)
+/// and divisor_override as ATen's.
+Tensor avgPool3d(const Tensor &self, std::vector<int64_t> kernel0, std::vector<int64_t> stride0,
+                 std::vector<int64_t> padding0, bool ceil, bool countPad, std::optional<int64_t> divisor) {
+  const char *op = "aten::avg_pool3d";
+  const int d = 3;
+  check(!kernel0.empty(), op, "kernel_size must not be empty");
+  check(self.dim() == 4 || self.dim() == 5, op, "expected a 4-D or 5-D input, got " + self.shapeString());
+  Dims kernel = spatialParam(kernel0, d, 1, op, "kernel_size");
+  Dims stride = stride0.empty() ? kernel : spatialParam(stride0, d, 1, op, "stride");
+  Dims padding = spatialParam(padding0, d, 0, op, "padding");
+  check(!divisor || *divisor != 0, op, "divisor must not be zero");
+  Dims in = spatialSizes(self, d), out;
+  for (int i = 0; i < kSpatialDims; ++i) {
+    check(kernel[i] > 0 && stride[i] > 0, op, "kernel_size and stride must be positive");
+    check(padding[i] >= 0 && padding[i] <= kernel[i] / 2, op, "padding should be at most half of the kernel size");
+    out[i] = poolOutSize(in[i], kernel[i], stride[i], padding[i], 1, ceil);
+    check(out[i] > 0, op, "the output size is too small for input " + self.shapeString());
+  }
+  int64_t plane = product(in), P = product(out);
+  int64_t planes = self.numel() / std::max<int64_t>(1, plane);
+  std::vector<int64_t> shape = withSpatial({self.sizes().begin(), self.sizes().end() - d}, out, d);
+  Tensor result = Tensor::empty(shape, self.dtype(), self.device());
+  if (isMeta(self)) return result;
+  Tensor x = self.contiguous();
+  dispatchFloat(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>();
+    T *po = result.data<T>();
+    parallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const T *src = px + p * plane;
+        for (int64_t o = 0; o < P; ++o) {
+          int64_t oi[3] = {o / (out[1] * out[2]), o / out[2] % out[1], o % out[2]};
+          int64_t lo[3], hi[3], padded = 1, inside = 1;
+          for (int i = 0; i < 3; ++i) {
+            lo[i] = oi[i] * stride[i] - padding[i];
+            hi[i] = std::min(lo[i] + kernel[i], in[i] + padding[i]);
+            padded *= hi[i] - lo[i];
+            lo[i] = std::max<int64_t>(lo[i], 0);
+            hi[i] = std::min(hi[i], in[i]);
+            inside *= std::max<int64_t>(hi[i] - lo[i], 0);
+          }
+          T sum = 0;
+          for (int64_t a = lo[0]; a < hi[0]; ++a)
+            for (int64_t b = lo[1]; b < hi[1]; ++b)
+              for (int64_t c = lo[2]; c < hi[2]; ++c) sum += src[(a * in[1] + b) * in[2] + c];
+          int64_t div = divisor ? *divisor : countPad ? padded : inside;
+          po[p * P + o] = div ? sum / (T)div : T(0);
+        }
+      }
+    });
+  });
+  return result;
 }
 
 Tensor maxPool2d(const Tensor &self, std::vector<int64_t> k, std::vector<int64_t> s,
@@ -236,6 +293,7 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   using namespace kiln::cpu;
   m.impl("max_pool2d", maxPool2d);
   m.impl("max_pool3d", maxPool3d);
+  m.impl("avg_pool3d", avgPool3d);
   m.impl("max_pool2d_with_indices", maxPool2dWithIndices);
   m.impl("max_pool3d_with_indices", maxPool3dWithIndices);
   m.impl("adaptive_avg_pool2d", adaptiveAvgPool2d);
@@ -248,6 +306,8 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
 }
 
 KILN_LIBRARY_FRAGMENT(aten, m) {
+  m.def("avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, "
+        "bool count_include_pad=True, int? divisor_override=None) -> Tensor");
   m.def("max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, "
         "bool ceil_mode=False) -> Tensor");
   m.def("max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, "

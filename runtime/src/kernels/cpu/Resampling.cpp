@@ -1,6 +1,6 @@
 // kiln runtime — eager CPU (and Meta) kernels that gather windows or sample
 // points: adaptive max pooling (1-d, 2-d, 3-d, with indices), grid_sampler
-// (2-d and 3-d; bilinear/trilinear and nearest; zeros, border and reflection
+// (2-d and 3-d; bilinear/trilinear, nearest and 2-d bicubic; zeros, border and reflection
 // padding), index_reduce and segment_reduce. Computed in float64.
 #include "KernelUtils.h"
 
@@ -112,15 +112,39 @@ double sourceIndex(double c, int64_t size, int64_t padding, bool alignCorners) {
   return c;
 }
 
+/// An integer source coordinate with the padding mode applied (zeros: unchanged,
+/// read as 0 outside); ATen's compute_coordinates.
+double paddedCoordinate(double c, int64_t size, int64_t padding, bool alignCorners) {
+  if (padding == 1) return std::min<double>(size - 1, std::max(0.0, c));
+  if (padding == 2) {
+    c = alignCorners ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1);
+    return std::min<double>(size - 1, std::max(0.0, c));
+  }
+  return c;
+}
+
+/// The weights of the 4 taps at offsets -1, 0, 1, 2 for a fraction t (cubic
+/// convolution with A = -0.75, as ATen's bicubic sampling).
+void cubicCoefficients(double t, double w[4]) {
+  const double A = -0.75;
+  auto near = [A](double x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };
+  auto far = [A](double x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };
+  w[0] = far(t + 1);
+  w[1] = near(t);
+  w[2] = near(1 - t);
+  w[3] = far(2 - t);
+}
+
 Tensor gridSample(const char *op, const Tensor &input, const Tensor &grid, int64_t mode,
                   int64_t padding, bool alignCorners) {
   int64_t D = input.dim() - 2;
   check(D == 2 || D == 3, op, "expects a 4-d or 5-d input, got " + input.shapeString());
   check(grid.dim() == D + 2 && grid.size(-1) == D && grid.size(0) == input.size(0), op,
         "grid " + grid.shapeString() + " does not match input " + input.shapeString());
-  check(mode == 0 || mode == 1, op,
-        "kiln's eager grid_sampler supports bilinear (0) and nearest (1) interpolation, got " +
-            std::to_string(mode));
+  check(mode == 0 || mode == 1 || mode == 2, op,
+        "interpolation must be bilinear (0), nearest (1) or bicubic (2), got " + std::to_string(mode));
+  check(mode != 2 || D == 2, op, "bicubic interpolation needs a 4-d input (as in PyTorch), got " +
+                                     input.shapeString());
   check(padding >= 0 && padding <= 2, op, "padding_mode must be 0, 1 or 2");
   int64_t N = input.size(0), C = input.size(1);
   std::vector<int64_t> in(input.sizes().begin() + 2, input.sizes().end());
@@ -136,10 +160,12 @@ Tensor gridSample(const char *op, const Tensor &input, const Tensor &grid, int64
   for (int64_t n = 0; n < N; ++n)
     for (int64_t o = 0; o < outPlane; ++o) {
       // Grid values are (x, y[, z]): x indexes the last dim.
-      std::vector<double> src(D);
+      std::vector<double> src(D), rawSrc(D);
       for (int64_t d = 0; d < D; ++d) {
         double c = get(g, (n * outPlane + o) * D + d);
         src[D - 1 - d] = sourceIndex(c, in[D - 1 - d], padding, alignCorners);
+        int64_t size = in[D - 1 - d];
+        rawSrc[D - 1 - d] = alignCorners ? (c + 1) / 2 * (size - 1) : ((c + 1) * size - 1) / 2;
       }
       for (int64_t ch = 0; ch < C; ++ch) {
         int64_t base = (n * C + ch) * inPlane;
@@ -152,7 +178,21 @@ Tensor gridSample(const char *op, const Tensor &input, const Tensor &grid, int64
           return get(x, base + flat);
         };
         double val = 0;
-        if (mode == 1) {
+        if (mode == 2) {
+          // ATen's bicubic: the unpadded source point, a 4 x 4 neighbourhood whose
+          // integer coordinates get the padding (border or reflection; zeros outside).
+          double sx = rawSrc[1], sy = rawSrc[0];
+          double fx = std::floor(sx), fy = std::floor(sy);
+          double cx[4], cy[4];
+          cubicCoefficients(sx - fx, cx);
+          cubicCoefficients(sy - fy, cy);
+          for (int64_t j = 0; j < 4; ++j)
+            for (int64_t i = 0; i < 4; ++i) {
+              double py = paddedCoordinate(fy - 1 + j, in[0], padding, alignCorners);
+              double px = paddedCoordinate(fx - 1 + i, in[1], padding, alignCorners);
+              val += cy[j] * cx[i] * at({(int64_t)py, (int64_t)px});
+            }
+        } else if (mode == 1) {
           std::vector<int64_t> p(D);
           for (int64_t d = 0; d < D; ++d) p[d] = (int64_t)std::nearbyint(src[d]);
           val = at(p);

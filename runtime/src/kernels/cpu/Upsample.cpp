@@ -1,6 +1,7 @@
 // kiln runtime — eager CPU (and Meta) 2-D window and resampling kernels:
 // avg_pool2d (ceil_mode, count_include_pad, divisor_override) and
-// upsample_bilinear2d/upsample_bicubic2d/upsample_nearest2d (.vec), with ATen's source-index rules,
+// upsample_bilinear2d/upsample_bicubic2d/upsample_nearest2d/_upsample_nearest_exact2d/upsample_linear1d
+// (.vec), with ATen's source-index rules,
 // and the antialiased _upsample_bilinear2d_aa/_upsample_bicubic2d_aa (both overloads).
 #include "KernelUtils.h"
 
@@ -203,17 +204,19 @@ Tensor upsampleBicubic(const Tensor &self, std::optional<std::vector<int64_t>> s
   return out;
 }
 
-Tensor upsampleNearest(const Tensor &self, std::optional<std::vector<int64_t>> size,
-                       std::optional<std::vector<double>> scales) {
-  const char *op = "aten::upsample_nearest2d.vec";
+/// Nearest upsampling; `exact` (_upsample_nearest_exact2d) reads the source
+/// pixel whose centre is nearest, floor((d + 0.5) * scale), instead of floor(d * scale).
+Tensor upsampleNearestImpl(const Tensor &self, std::optional<std::vector<int64_t>> size,
+                           std::optional<std::vector<double>> scales, bool exact, const char *op) {
   auto ax = upsampleAxes(self, size, scales, op);
   Tensor out = emptyLike({self.size(0), self.size(1), ax[0].out, ax[1].out}, self.dtype(), self);
   if (isMeta(out)) return out;
   Tensor x = self.contiguous();
   int64_t H = ax[0].in, W = ax[1].in, OH = ax[0].out, OW = ax[1].out;
-  auto srcIndex = [](int64_t d, const Axis &a) {
+  auto srcIndex = [exact](int64_t d, const Axis &a) {
     double scale = a.scale && *a.scale > 0 ? 1.0 / *a.scale : (double)a.in / a.out;
-    return std::min<int64_t>((int64_t)std::floor((float)d * (float)scale), a.in - 1);
+    float at = exact ? ((float)d + 0.5f) * (float)scale : (float)d * (float)scale;
+    return std::min<int64_t>((int64_t)std::floor(at), a.in - 1);
   };
   std::vector<int64_t> hs(OH), ws(OW);
   for (int64_t d = 0; d < OH; ++d) hs[d] = srcIndex(d, ax[0]);
@@ -228,6 +231,31 @@ Tensor upsampleNearest(const Tensor &self, std::optional<std::vector<int64_t>> s
         std::memcpy(o + ((pl * OH + oh) * OW + ow) * es, in + ((pl * H + hs[oh]) * W + ws[ow]) * es, es);
   });
   return out;
+}
+Tensor upsampleNearest(const Tensor &self, std::optional<std::vector<int64_t>> size,
+                       std::optional<std::vector<double>> scales) {
+  return upsampleNearestImpl(self, size, scales, false, "aten::upsample_nearest2d.vec");
+}
+Tensor upsampleNearestExact(const Tensor &self, std::optional<std::vector<int64_t>> size,
+                            std::optional<std::vector<double>> scales) {
+  return upsampleNearestImpl(self, size, scales, true, "aten::_upsample_nearest_exact2d.vec");
+}
+
+/// upsample_linear1d.vec: a [N, C, L] input upsampled as a [N, C, 1, L] image whose
+/// height stays 1 (bilinear weights along the one dim).
+Tensor upsampleLinear1d(const Tensor &self, std::optional<std::vector<int64_t>> size, bool alignCorners,
+                        std::optional<std::vector<double>> scales) {
+  const char *op = "aten::upsample_linear1d.vec";
+  check(self.dim() == 3, op, "expects a 3-D input, got " + self.shapeString());
+  check(!size || size->size() == 1, op, "output_size must have 1 entry");
+  check(!scales || scales->size() == 1, op, "scale_factors must have 1 entry");
+  std::optional<std::vector<int64_t>> size2;
+  std::optional<std::vector<double>> scales2;
+  if (size) size2 = std::vector<int64_t>{1, (*size)[0]};
+  if (scales) scales2 = std::vector<double>{1.0, (*scales)[0]};
+  Tensor x = self.contiguous().reshape({self.size(0), self.size(1), 1, self.size(2)});
+  Tensor r = upsampleBilinear(x, size2, alignCorners, scales2);
+  return r.reshape({r.size(0), r.size(1), r.size(3)});
 }
 
 
@@ -351,6 +379,8 @@ KILN_LIBRARY_IMPL_CPU_AND_META(aten, m) {
   m.impl("avg_pool2d", avgPool2d);
   m.impl("upsample_bilinear2d.vec", upsampleBilinear);
   m.impl("upsample_nearest2d.vec", upsampleNearest);
+  m.impl("_upsample_nearest_exact2d.vec", upsampleNearestExact);
+  m.impl("upsample_linear1d.vec", upsampleLinear1d);
   m.impl("upsample_bicubic2d.vec", upsampleBicubic);
   m.impl("_upsample_bilinear2d_aa.vec", upsampleAAVec<2>);
   m.impl("_upsample_bicubic2d_aa.vec", upsampleAAVec<4>);
@@ -367,6 +397,9 @@ KILN_LIBRARY_FRAGMENT(aten, m) {
   m.def("upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
         "float[]? scale_factors) -> Tensor");
   m.def("upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor");
+  m.def("_upsample_nearest_exact2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor");
+  m.def("upsample_linear1d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
+        "float[]? scale_factors) -> Tensor");
   m.def("upsample_bicubic2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, "
         "float[]? scale_factors) -> Tensor");
   for (const char *name : {"_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"}) {
