@@ -5,8 +5,11 @@
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/PassInstrumentation.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -22,6 +25,7 @@
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 
 using namespace llvm;
@@ -110,6 +114,67 @@ static void defineBF16Truncation(Module &module) {
   appendToCompilerUsed(module, {f});
 }
 
+/// Loads and stores of i1 (a boolean tensor's elements, one byte each in
+/// memory) become byte loads and stores. LLVM's loop vectorizer does not
+/// vectorize accesses to a type whose size in bits is not its size in
+/// memory, so a loop that reads a boolean mask (an attention mask's select,
+/// a where) loaded its mask one byte at a time and built the vector lane by
+/// lane; as bytes it loads a vector of them. kiln stores booleans as 0 or 1
+/// and PyTorch's bool tensors hold 0 or 1, so a nonzero byte is true.
+static void booleanAccessesAsBytes(Module &module) {
+  Type *i8 = Type::getInt8Ty(module.getContext());
+  // Metadata that stays valid on the byte access: aliasing and the loop
+  // annotations the vectorizer reads (not !range, which names i1 values).
+  static const unsigned kept[] = {LLVMContext::MD_alias_scope, LLVMContext::MD_noalias,
+                                  LLVMContext::MD_access_group, LLVMContext::MD_nontemporal,
+                                  LLVMContext::MD_invariant_load, LLVMContext::MD_mem_parallel_loop_access};
+  SmallVector<Instruction *> accesses;
+  for (Function &f : module)
+    for (Instruction &inst : instructions(f)) {
+      if (auto *load = dyn_cast<LoadInst>(&inst); load && load->isSimple() && load->getType()->isIntegerTy(1))
+        accesses.push_back(load);
+      if (auto *store = dyn_cast<StoreInst>(&inst);
+          store && store->isSimple() && store->getValueOperand()->getType()->isIntegerTy(1))
+        accesses.push_back(store);
+    }
+  for (Instruction *inst : accesses) {
+    IRBuilder<> b(inst);
+    Instruction *bytes;
+    if (auto *load = dyn_cast<LoadInst>(inst)) {
+      bytes = b.CreateAlignedLoad(i8, load->getPointerOperand(), load->getAlign());
+      load->replaceAllUsesWith(b.CreateICmpNE(bytes, b.getInt8(0)));
+    } else {
+      auto *store = cast<StoreInst>(inst);
+      bytes = b.CreateAlignedStore(b.CreateZExt(store->getValueOperand(), i8), store->getPointerOperand(),
+                                   store->getAlign());
+    }
+    for (unsigned kind : kept)
+      if (MDNode *md = inst->getMetadata(kind))
+        bytes->setMetadata(kind, md);
+    inst->eraseFromParent();
+  }
+}
+
+/// The vector width LLVM's vectorizers aim for: KILN_CPU_VECTOR_BITS (256
+/// or 512) when set, else 512 on a CPU with AVX-512F (LLVM's tuning for
+/// those CPUs prefers 256-bit vectors), else the target's own choice (0).
+static mlir::LogicalResult preferredVectorBits(const TargetMachine &tm, unsigned &bits, std::string &error) {
+  bits = 0;
+  if (const char *env = std::getenv("KILN_CPU_VECTOR_BITS")) {
+    StringRef text(env);
+    if (text != "256" && text != "512") {
+      error = "the environment variable KILN_CPU_VECTOR_BITS expects 256 or 512, got '" + text.str() + "'";
+      return mlir::failure();
+    }
+    text.getAsInteger(10, bits);
+    return mlir::success();
+  }
+  const MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
+  if (tm.getTargetTriple().isX86() && sti && sti->checkFeatures("+avx512f"))
+    bits = 512;
+  return mlir::success();
+}
+
 mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
                                StringRef objPath, std::string &error) {
   static std::once_flag targetsReady;
@@ -144,6 +209,14 @@ mlir::LogicalResult emitObject(Module &module, const CPUCodegenOptions &options,
   }
   module.setDataLayout(tm->createDataLayout());
   module.setTargetTriple(triple);
+  booleanAccessesAsBytes(module);
+  unsigned vectorBits = 0;
+  if (failed(preferredVectorBits(*tm, vectorBits, error)))
+    return mlir::failure();
+  if (vectorBits)
+    for (Function &f : module)
+      if (!f.isDeclaration() && !f.hasFnAttribute("prefer-vector-width"))
+        f.addFnAttr("prefer-vector-width", std::to_string(vectorBits));
 
   if (options.optLevel > 0) {
     LoopAnalysisManager lam;
