@@ -241,3 +241,22 @@ def test_lifted_constant_is_given_with_the_held_weights():
         torch.testing.assert_close(compiled(x), model(x))
     graphs = kiln.dynamo.explanations()[before:]
     assert len(graphs) == 1 and graphs[0]["compiled"] and graphs[0]["held_weights"] > 0, graphs
+
+
+def test_padded_length_read_back_is_compiled():
+    # Padding a sequence to a multiple of a chunk (as Mamba mixers do) and
+    # reading the padded length back: torch.export writes that length as a
+    # torch.sym_sum node, which its serializer cannot save; kiln writes it as
+    # adds. One compile serves every length, each padded differently.
+    def f(x):
+        pad = (4 - x.shape[1] % 4) % 4
+        y = torch.nn.functional.pad(x, (0, 0, 0, pad))
+        return y.reshape(x.shape[0], y.shape[1] // 4, 4, x.shape[2]).sum(2)
+
+    compiled = torch.compile(f, backend="kiln", dynamic=True)
+    before = _count()
+    for n in (5, 6, 8, 9):
+        x = torch.randn(2, n, 3)
+        torch.testing.assert_close(compiled(x), f(x))
+    graphs = kiln.dynamo.explanations()[before:]
+    assert len(graphs) == 1 and graphs[0]["compiled"], graphs
