@@ -260,3 +260,25 @@ def test_padded_length_read_back_is_compiled():
         torch.testing.assert_close(compiled(x), f(x))
     graphs = kiln.dynamo.explanations()[before:]
     assert len(graphs) == 1 and graphs[0]["compiled"], graphs
+
+
+def test_sizes_handed_on_past_a_graph_break():
+    # The graph before the break returns the sizes read with x.size() with its
+    # tensor (Dynamo hands them to the code after the break), and the graph
+    # after it takes them and hands them back: kiln works them out from the
+    # input shapes (or passes them on) on each call, with one compile each.
+    def f(x):
+        b, s, h = x.size()
+        y = torch.relu(x) * 2
+        torch._dynamo.graph_break()
+        return y + 1, b, s
+
+    compiled = torch.compile(f, backend="kiln", dynamic=True)
+    before = _count()
+    for shape in ((2, 5, 3), (3, 4, 3), (2, 7, 3)):
+        x = torch.randn(*shape)
+        got, want = compiled(x), f(x)
+        torch.testing.assert_close(got[0], want[0])
+        assert got[1:] == want[1:] == shape[:2]
+    graphs = kiln.dynamo.explanations()[before:]
+    assert len(graphs) == 2 and all(g["compiled"] for g in graphs), graphs
