@@ -282,3 +282,21 @@ def test_sizes_handed_on_past_a_graph_break():
         assert got[1:] == want[1:] == shape[:2]
     graphs = kiln.dynamo.explanations()[before:]
     assert len(graphs) == 2 and all(g["compiled"] for g in graphs), graphs
+
+
+def test_chunks_counted_with_a_tensor_division():
+    # torch.div of a size gives a tensor that .view() reads back with item()
+    # (Longformer-style chunking). With static sizes export folds the item()
+    # into the view's sizes and records no value for it; with dynamic ones it
+    # is the view's symbolic size. Both compile.
+    def f(x):
+        chunks = x.view(x.size(0), torch.div(x.size(1), 4, rounding_mode="trunc"), 4, x.size(2))
+        return chunks.sum(2) * 2
+
+    compiled = torch.compile(f, backend="kiln")
+    before = _count()
+    for n in (8, 12, 16):
+        x = torch.randn(2, n, 3)
+        torch.testing.assert_close(compiled(x), f(x))
+    graphs = kiln.dynamo.explanations()[before:]
+    assert graphs and all(g["compiled"] for g in graphs), graphs
