@@ -51,31 +51,48 @@ DYNAMO_RECOMPILES = {
     "minimax": "Dynamo guards on min(16, length) in the lightning-attention blocks",
 }
 
-# part -> {model: why it is left out of that part}. From a KILN_ZOO_LMS=all
-# sweep of the automatic-dynamic part over all 108 models (session 35, after
-# its fixes for these causes: torch.sym_sum in the re-export, sizes returned
-# past a graph break, an item() export had folded); the dynamic=True and
-# training parts were swept over the CI set and m2m100 only.
+# part -> {model: why it is left out of that part}. From session 35's sweep of
+# the automatic-dynamic part (KILN_ZOO_LMS=<model>, one process per model,
+# 300 s each) over the 45 models session 34 never ran and its 10 failures;
+# models rerun after this session's fixes say so. Not rechecked since
+# session 34 fixed lifted constants: bigbird, bigbird_pegasus, convbert, ctrl,
+# deberta_v2, falcon, gpt_neo, gpt_oss, lilt, longt5 (they run here). The
+# dynamic=True and training parts were not swept beyond the CI set.
+SLOW = "no result within the sweep's 300 s on the loaded 2-core machine"
 FAILS = {
     "auto": {
-        "fnet": "kiln-compile: aten.fft_fftn along a dynamic dim (the FFT lowering needs static lengths)",
-        "canine": "kiln-compile: 'aten.gelu' op inferred type tensor<?x?x64xf32> incompatible with its result "
-                  "type tensor<?x1x64xf32>: a dim export knows is 1 that kiln infers as dynamic",
+        # wrong numbers
         "mpt": "wrong numbers with a dynamic length: the ALiBi bias sliced with a symbolic start "
                "(max(0, 1 - length)) along a size-1 dim is typed dynamic, and the add does not broadcast it "
                "(kiln.debug.minify: sym_max, two slices, add)",
-        "recurrent_gemma": "kiln-compile: constant_pad_nd with a negative pad (cropping) is refused "
-                           "(modeling_recurrent_gemma.py:456)",
-        "jetmoe": "export of a graph after the MoE's data-dependent split fails: 'Split sizes add up to 160 "
-                  "but got the tensor's size of s22' (an int specialized while the tensor stays dynamic)",
-        "fsmt": "compiled, but one more graph at a new length than automatic dynamic's (counts 3, 7, 8); "
-                "not compared with Dynamo's own counts yet",
-        "dbrx": "compiled, but a new graph at every call (counts 8, 14, 15, ... 21); not compared with "
-                "Dynamo's own counts yet",
-        "nllb_moe": "Dynamo fails tracing the router ('ndarray' object has no attribute 'bool'), before kiln",
+        "umt5": "wrong numbers already at the first, static shape (batch 2, length 7: 255 of 384 elements, "
+                "max abs diff 1.98); not investigated",
+        # kiln-compile
+        "fnet": "kiln-compile: aten.fft_fftn along a dynamic dim (the FFT lowering needs static lengths)",
+        "canine": "kiln-compile: 'aten.gelu' op inferred type tensor<?x?x64xf32> incompatible with its result "
+                  "type tensor<?x1x64xf32>: a dim export knows is 1 that kiln infers as dynamic",
+        "recurrent_gemma": "kiln-compile: a symbolic pad amount that is negative (conv1d_width - length - 1 "
+                           "crops) is refused: 'expected offsets to be non-negative, but got -9'",
+        "xlnet": "kiln-compile: aten.eye with a symbolic size ('expected an int for argument n')",
+        # the backend
+        "jetmoe": "after this session's fix for returned sizes: export of the graph after the MoE's "
+                  "data-dependent split fails ('Split sizes add up to 160 but got the tensor's size of s22': "
+                  "an int specialized while the tensor stays dynamic)",
+        "fsmt": "after this session's fix for returned sizes every graph compiles, but one more graph at a new "
+                "length than automatic dynamic's (counts 3, 7, 8); not compared with Dynamo's own counts",
+        "dbrx": "after this session's fix for returned sizes every graph compiles, but a new graph at every "
+                "call (counts 8, 14, 15, ... 21); not compared with Dynamo's own counts",
+        # Dynamo or the harness, before kiln
+        "nllb_moe": "Dynamo fails tracing the router ('ndarray' object has no attribute 'bool')",
         "nystromformer": "the zoo config fixes the length (segment_means_seq_len=16): eager fails at 7",
-        "bamba": "no result within the sweep's 300 s per model on the loaded 2-core machine",
-        "qwen3_next": "no result within the sweep's 300 s per model on the loaded 2-core machine",
+        # not finished
+        "bamba": "sym_sum fixed this session; the rerun gave " + SLOW,
+        "falcon_h1": "sym_sum fixed this session; the rerun gave " + SLOW,
+        "granitemoehybrid": "sym_sum fixed this session; the rerun gave " + SLOW,
+        "mamba2": "sym_sum fixed this session; the rerun gave " + SLOW,
+        "qwen3_next": SLOW,
+        "rwkv": SLOW,
+        "zamba2": "not run (the sweep ran out of time)",
     },
     "dynamic": {
         "canine": "Dynamo recompiles after the first call under dynamic=True (counts 1, 2, 3)",
@@ -169,6 +186,7 @@ def _dynamo_counts(name, **compile_kw):
     """How many graphs Dynamo itself hands a backend over SHAPES (one that
     compiles nothing): what kiln's counts must equal for a model whose code
     makes Dynamo recompile more than automatic-dynamic's once."""
+    torch._dynamo.reset()
     calls = []
 
     def counting(gm, example_inputs):
@@ -189,7 +207,8 @@ def _dynamo_counts(name, **compile_kw):
 @pytest.mark.parametrize("name", _selected("auto", DEFAULT))
 def test_eval_automatic_dynamic(name):
     if name in DYNAMO_RECOMPILES:
-        assert _check_shapes(name) == _dynamo_counts(name)  # no compile of kiln's own
+        expected = _dynamo_counts(name)  # first: Dynamo's frame state is reset around it
+        assert _check_shapes(name) == expected  # no compile of kiln's own
         return
     counts = _check_shapes(name)
     # The first shape's graphs, then at most one recompile of each with the
