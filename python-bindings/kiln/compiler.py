@@ -377,9 +377,49 @@ def load(path: str, weights: Any = None, plugins: Sequence[str] = ()) -> Module:
     return Module(path, weights, plugins)
 
 
+def _expand_sym_sums(program: Any) -> None:
+    """Writes each `torch.sym_sum` of the program's graphs as a chain of binary
+    adds. torch.export's tracer emits it for the size of a concatenation of
+    three or more dynamic lengths (padding a sequence to a multiple of a chunk,
+    as Mamba mixers do), and its own serializer cannot save it (it takes a
+    list, not two operands); the adds are the same number, and both
+    torch.export.save and kiln's importer take them. The program is changed in
+    place: it computes what it computed before."""
+    import operator
+    import torch
+    for gm in program.graph_module.modules():
+        if not isinstance(gm, torch.fx.GraphModule):
+            continue
+        changed = False
+        for node in list(gm.graph.nodes):
+            if node.op != "call_function" or node.target is not torch.sym_sum:
+                continue
+            terms = list(node.args[0])
+            with gm.graph.inserting_before(node):
+                total = terms[0] if terms else 0
+                for term in terms[1:]:
+                    prev = total
+                    total = gm.graph.call_function(operator.add, (prev, term))
+                    total.meta.update({k: v for k, v in node.meta.items() if k != "val"})
+                    if all(not isinstance(t, torch.fx.Node) or "val" in t.meta for t in (prev, term)):
+                        total.meta["val"] = ((prev.meta["val"] if isinstance(prev, torch.fx.Node) else prev)
+                                             + (term.meta["val"] if isinstance(term, torch.fx.Node) else term))
+            if isinstance(total, torch.fx.Node):
+                total.meta["val"] = node.meta.get("val", total.meta.get("val"))
+                node.replace_all_uses_with(total)
+            else:
+                for user in list(node.users):
+                    user.replace_input_with(node, total)
+            gm.graph.erase_node(node)
+            changed = True
+        if changed:
+            gm.recompile()
+
+
 def _save_exported(program: Any, path: str) -> None:
     import torch
     t0 = time.perf_counter()
+    _expand_sym_sums(program)
     # The archive's sample inputs are pickles kiln never reads; for a Dynamo
     # graph they are every parameter (hundreds of MB for a BERT). Leave them out.
     saved = getattr(program, "_example_inputs", None)

@@ -137,27 +137,91 @@ class _Plan:
             else:
                 fake = fakes[i] if i < len(fakes) else None
                 expr = str(fake.node.expr) if isinstance(fake, torch.SymInt) else None
+                if expr is not None and expr not in sym_of and all(
+                        u.op == "output" for u in placeholders[i].users):
+                    # A number the graph only hands on (an output): plan.outputs
+                    # reads it from the call's arguments; any value traces.
+                    self.slots.append(("hint", _hint(fake), 0))
+                    continue
                 if expr is None or expr not in sym_of:
                     raise _Unsupported(f"graph input {i} is a non-tensor value kiln cannot derive "
                                        f"from the tensor inputs ({type(x).__name__})")
                 self.slots.append(("size", *sym_of[expr]))
 
-        # Graph outputs that are literally None (e.g. no gradient for an input).
+        # What each graph output is: a tensor kiln computes, None (no gradient
+        # for an input), or a number Dynamo hands on past a graph break (a
+        # size, `bsz, length, _ = x.size()`): a constant, or a symbolic size
+        # kiln works out from the input shapes on each call.
+        sources = {}  # symbol -> ("dim", argument, d): its size d | ("arg", argument, -): itself
+        for k, dims in enumerate(self.dynamic):
+            fake = fakes[self.tensor_positions[k]]
+            for d in dims:
+                expr = fake.shape[d].node.expr
+                if expr.is_Symbol:
+                    sources.setdefault(expr, ("dim", self.tensor_positions[k], d))
+        for i, (kind, value, _) in enumerate(self.slots):
+            if kind == "hint" and fakes[i].node.expr.is_Symbol:
+                sources.setdefault(fakes[i].node.expr, ("arg", i, 0))
         out_node = next(n for n in gm.graph.nodes if n.op == "output")
         outs = out_node.args[0]
         outs = outs if isinstance(outs, (list, tuple)) else (outs,)
         self.num_outputs = len(outs)
-        self.none_outputs = [i for i, o in enumerate(outs) if o is None]
+        self.out_kinds: List[Tuple[Any, ...]] = []
+        for i, o in enumerate(outs):
+            v = o.meta.get("example_value", o.meta.get("val")) if isinstance(o, torch.fx.Node) else o
+            if o is None:
+                self.out_kinds.append(("none",))
+            elif _is_tensor(v):
+                self.out_kinds.append(("tensor",))
+            elif isinstance(v, (int, float, bool)):
+                self.out_kinds.append(("const", v))
+            elif isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+                expr = v.node.expr
+                missing = [str(f) for f in expr.free_symbols if f not in sources]
+                if missing:
+                    raise _Unsupported(f"graph output {i} is the number {expr}, which kiln cannot work "
+                                       f"out from the input shapes ({', '.join(sorted(missing))})")
+                free = sorted(expr.free_symbols, key=str)
+                self.out_kinds.append(("sym", expr, free, [sources[f] for f in free], type(v)))
+            else:
+                raise _Unsupported(f"graph output {i} is a {type(v).__name__}, not a tensor or a number")
+        self.none_outputs = [i for i, kind in enumerate(self.out_kinds) if kind[0] == "none"]
+        self.tensor_outputs = sum(kind[0] == "tensor" for kind in self.out_kinds)
+        self._plain = all(kind[0] == "tensor" for kind in self.out_kinds)
 
-    def outputs(self, values: Sequence[Any]) -> List[Any]:
-        """Kiln's outputs with the graph's None outputs put back in place."""
-        if not self.none_outputs:
+    def outputs(self, values: Sequence[Any], args: Sequence[Any]) -> List[Any]:
+        """kiln's outputs (the graph's tensor outputs) with its other outputs
+        put back in place: None, constants, and sizes worked out from `args`
+        (the graph's inputs as Dynamo passes them)."""
+        if self._plain:
             return list(values)
         it = iter(values)
-        return [None if i in self.none_outputs else next(it) for i in range(self.num_outputs)]
+        out = []
+        for kind in self.out_kinds:
+            if kind[0] == "tensor":
+                out.append(next(it))
+            elif kind[0] == "none":
+                out.append(None)
+            elif kind[0] == "const":
+                out.append(kind[1])
+            else:
+                out.append(self._number(kind, args))
+        return out
+
+    def _number(self, kind, args: Sequence[Any]):
+        import sympy
+        _, expr, free, where, typ = kind
+        dims = {f: sympy.Integer(int(args[i].shape[d] if how == "dim" else args[i]))
+                for f, (how, i, d) in zip(free, where)}
+        value = expr.xreplace(dims)
+        if typ.__name__ == "SymInt":
+            return int(value)
+        if typ.__name__ == "SymFloat":
+            return float(value)
+        return bool(value)
 
     def args(self, tensors: Sequence[Any]) -> List[Any]:
-        return [tensors[k] if kind == "tensor" else tensors[k].shape[d]
+        return [tensors[k] if kind == "tensor" else k if kind == "hint" else tensors[k].shape[d]
                 for kind, k, d in self.slots]
 
 
@@ -294,7 +358,8 @@ def _export(gm, example_inputs, plan: _Plan, frozen: Sequence[int] = (), placeho
             with torch.fx.traceback.preserve_node_meta():
                 out = torch.fx.Interpreter(self.gm).run(*plan.args(tensors))
             out = tuple(out) if isinstance(out, (list, tuple)) else (out,)
-            return tuple(o for o in out if o is not None)  # plan.none_outputs come back as None
+            # Only the tensors: None and numbers are put back by plan.outputs.
+            return tuple(o for o in out if isinstance(o, torch.Tensor))
 
     tensors = tuple(_concrete(example_inputs[i]) for k, i in enumerate(plan.tensor_positions)
                     if k not in frozen_set)
@@ -440,6 +505,16 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
     before = compiler.compile_times()
     try:
         plan, ep, frozen, held = _export_checked(gm, example_inputs, debug, kind)
+        if not ep.graph_signature.output_specs:
+            # No tensor to compute and none to write: the graph only hands
+            # sizes on past a graph break, which plan.outputs works out.
+            entry["compiled"] = True
+            entry["reason"] = "no tensor computation: its outputs are numbers from the input shapes"
+            entry["outputs"] = 0
+
+            def sizes_only(*args):
+                return plan.outputs([], args)
+            return sizes_only
         # The program's lifted constants (tensors the model builds in forward)
         # are weights of a held module too: they are given at load with the rest.
         constants = {n: t.detach() for n, t in ep.constants.items() if hasattr(t, "detach")} if held else {}
@@ -476,7 +551,7 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
         free = [i for k, i in enumerate(plan.tensor_positions) if k not in taken]
 
         def run(*args):
-            return plan.outputs(module.run([args[i] for i in free]))
+            return plan.outputs(module.run([args[i] for i in free]), args)
         entry["bound_inputs"] = 0
         run._kiln_module = module
         return run
@@ -488,7 +563,7 @@ def _compile_graph(gm, example_inputs, kind: str) -> Callable:
         run = weight_binding.bound_runner(module, plan, static)
     else:
         def run(*args):
-            return plan.outputs(module.run([args[i] for i in positions]))
+            return plan.outputs(module.run([args[i] for i in positions]), args)
 
     run._kiln_module = module  # for tests and debugging
     return run
@@ -645,7 +720,7 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
                            "gradient (kiln-compile --grad --split)")
 
         def run_split(*args):
-            return plan.outputs(fn.apply(*[args[i] for i in positions]))
+            return plan.outputs(fn.apply(*[args[i] for i in positions]), args)
 
         run_split._kiln_module = fwd
         run_split._kiln_grad_module = bwd
@@ -666,7 +741,7 @@ def _compile_training(gm, example_inputs) -> Optional[Callable]:
                        f"{entry.get('split_error', '?')})")
 
     def run(*args):
-        return plan.outputs(fn.apply(*[args[i] for i in positions]))
+        return plan.outputs(fn.apply(*[args[i] for i in positions]), args)
 
     run._kiln_module = fwd
     run._kiln_grad_module = grad

@@ -30,7 +30,8 @@ def float_inputs(gm) -> List[int]:
     for i, p in enumerate(placeholders):
         v = p.meta.get("example_value")
         arg = p.meta.get("grapharg")
-        if isinstance(v, torch.SymInt) and str(v.node.expr) not in dims and v.node.has_hint():
+        if isinstance(v, torch.SymInt) and str(v.node.expr) not in dims and v.node.has_hint() \
+                and not all(u.op == "output" for u in p.users):  # only handed on: see dynamo._Plan
             found.append(i)
             continue
         if arg is None or not getattr(arg, "pass_arg_as_tensor", False) or getattr(arg, "is_tensor", True):

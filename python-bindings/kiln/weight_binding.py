@@ -114,7 +114,7 @@ def held_runner(module, plan, static: Sequence[int], example_inputs, constants=N
             module.reload_weights({**{n: t.detach() for n, t in zip(names, held(args))}, **(constants or {})})
             note(args)
             state["reloads"] = state.get("reloads", 0) + 1
-        return plan.outputs(module.run([args[i] for i in free_args]))
+        return plan.outputs(module.run([args[i] for i in free_args]), args)
 
     run._kiln_state = state  # for tests: how many reloads
     return run
@@ -141,11 +141,11 @@ def bound_runner(module, plan, static: Sequence[int]) -> Callable:
                 state["bindable"] = module.bind(static, [args[i] for i in static_args])
             if not state["bindable"]:
                 state["ptrs"] = None
-                return plan.outputs(module.run([args[i] for i in positions]))
+                return plan.outputs(module.run([args[i] for i in positions]), args)
             ptrs: List[Optional[int]] = [None] * len(args)
             for i in static_args:
                 ptrs[i] = args[i].data_ptr()
             state["ptrs"] = ptrs
-        return plan.outputs(module.run_bound([args[i] for i in free_args]))
+        return plan.outputs(module.run_bound([args[i] for i in free_args]), args)
 
     return run

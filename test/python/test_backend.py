@@ -241,3 +241,62 @@ def test_lifted_constant_is_given_with_the_held_weights():
         torch.testing.assert_close(compiled(x), model(x))
     graphs = kiln.dynamo.explanations()[before:]
     assert len(graphs) == 1 and graphs[0]["compiled"] and graphs[0]["held_weights"] > 0, graphs
+
+
+def test_padded_length_read_back_is_compiled():
+    # Padding a sequence to a multiple of a chunk (as Mamba mixers do) and
+    # reading the padded length back: torch.export writes that length as a
+    # torch.sym_sum node, which its serializer cannot save; kiln writes it as
+    # adds. One compile serves every length, each padded differently.
+    def f(x):
+        pad = (4 - x.shape[1] % 4) % 4
+        y = torch.nn.functional.pad(x, (0, 0, 0, pad))
+        return y.reshape(x.shape[0], y.shape[1] // 4, 4, x.shape[2]).sum(2)
+
+    compiled = torch.compile(f, backend="kiln", dynamic=True)
+    before = _count()
+    for n in (5, 6, 8, 9):
+        x = torch.randn(2, n, 3)
+        torch.testing.assert_close(compiled(x), f(x))
+    graphs = kiln.dynamo.explanations()[before:]
+    assert len(graphs) == 1 and graphs[0]["compiled"], graphs
+
+
+def test_sizes_handed_on_past_a_graph_break():
+    # The graph before the break returns the sizes read with x.size() with its
+    # tensor (Dynamo hands them to the code after the break), and the graph
+    # after it takes them and hands them back: kiln works them out from the
+    # input shapes (or passes them on) on each call, with one compile each.
+    def f(x):
+        b, s, h = x.size()
+        y = torch.relu(x) * 2
+        torch._dynamo.graph_break()
+        return y + 1, b, s
+
+    compiled = torch.compile(f, backend="kiln", dynamic=True)
+    before = _count()
+    for shape in ((2, 5, 3), (3, 4, 3), (2, 7, 3)):
+        x = torch.randn(*shape)
+        got, want = compiled(x), f(x)
+        torch.testing.assert_close(got[0], want[0])
+        assert got[1:] == want[1:] == shape[:2]
+    graphs = kiln.dynamo.explanations()[before:]
+    assert len(graphs) == 2 and all(g["compiled"] for g in graphs), graphs
+
+
+def test_chunks_counted_with_a_tensor_division():
+    # torch.div of a size gives a tensor that .view() reads back with item()
+    # (Longformer-style chunking). With static sizes export folds the item()
+    # into the view's sizes and records no value for it; with dynamic ones it
+    # is the view's symbolic size. Both compile.
+    def f(x):
+        chunks = x.view(x.size(0), torch.div(x.size(1), 4, rounding_mode="trunc"), 4, x.size(2))
+        return chunks.sum(2) * 2
+
+    compiled = torch.compile(f, backend="kiln")
+    before = _count()
+    for n in (8, 12, 16):
+        x = torch.randn(2, n, 3)
+        torch.testing.assert_close(compiled(x), f(x))
+    graphs = kiln.dynamo.explanations()[before:]
+    assert graphs and all(g["compiled"] for g in graphs), graphs

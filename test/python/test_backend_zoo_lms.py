@@ -42,25 +42,62 @@ DEFAULT = ["gpt2", "llama", "mistral", "bloom", "smollm3", "bert", "distilbert",
            "mixtral"]
 TRAIN = ["gpt2", "opt", "bert", "distilbert", "t5", "bart"]
 
-# part -> {model: why it is left out of that part}. From a KILN_ZOO_LMS=all run
-# of the automatic-dynamic part over the first 57 models by name (albert to
-# longt5; the others and the other parts over all models were not run yet).
-SYM_SUM = ("torch.export cannot serialize the graph: a torch.sym_sum node (the Mamba mixer's padded length) is not "
-           "among its serializable symbolic ops, so kiln never sees the program")
+# Models whose own code makes Dynamo recompile more than automatic-dynamic's
+# once with any backend (measured with one that compiles nothing: the same
+# counts): their auto part checks that kiln adds no compile to Dynamo's.
+DYNAMO_RECOMPILES = {
+    "mamba": "Dynamo keeps the length static after the batch recompile, then recompiles per length",
+    "jamba": "as mamba (its Mamba layers)",
+    "minimax": "Dynamo guards on min(16, length) in the lightning-attention blocks",
+}
+
+# part -> {model: why it is left out of that part}. From session 35's sweep of
+# the automatic-dynamic part (KILN_ZOO_LMS=<model>, one process per model,
+# 300 s each) over the 45 models session 34 never ran and its 10 failures;
+# models rerun after this session's fixes say so. Not rechecked since
+# session 34 fixed lifted constants: bigbird, bigbird_pegasus, convbert, ctrl,
+# deberta_v2, falcon, gpt_neo, gpt_oss, lilt, longt5 (they run here). The
+# dynamic=True and training parts were not swept beyond the CI set.
+SLOW = "no result within the sweep's 300 s on the loaded 2-core machine"
 FAILS = {
     "auto": {
-        "bamba": SYM_SUM,
-        "falcon_h1": SYM_SUM,
-        "granitemoehybrid": SYM_SUM,
+        # wrong numbers
+        "mpt": "wrong numbers with a dynamic length: the ALiBi bias sliced with a symbolic start "
+               "(max(0, 1 - length)) along a size-1 dim is typed dynamic, and the add does not broadcast it "
+               "(kiln.debug.minify: sym_max, two slices, add)",
+        "umt5": "wrong numbers already at the first, static shape (batch 2, length 7: 255 of 384 elements, "
+                "max abs diff 1.98); not investigated",
+        # kiln-compile
         "fnet": "kiln-compile: aten.fft_fftn along a dynamic dim (the FFT lowering needs static lengths)",
-        "fsmt": "the backend fails with 'ValueError: not enough values to unpack (expected 2, got 0)' "
-                "(not investigated)",
-        "jamba": "Dynamo recompiles at every new length (more than automatic-dynamic's one recompile)",
-        "led": "kiln-compile: 'expected one symbolic scalar output' for aten.item (modeling_led.py:351)",
         "canine": "kiln-compile: 'aten.gelu' op inferred type tensor<?x?x64xf32> incompatible with its result "
-                  "type tensor<?x1x64xf32> (a size-1 dim made dynamic; transformers/activations.py:89)",
-        "dbrx": "fails in the backend; the cause was not captured by the sweep (not investigated)",
-        "jetmoe": "fails in the backend; the cause was not captured by the sweep (not investigated)",
+                  "type tensor<?x1x64xf32>: a dim export knows is 1 that kiln infers as dynamic",
+        "recurrent_gemma": "kiln-compile: a symbolic pad amount that is negative (conv1d_width - length - 1 "
+                           "crops) is refused: 'expected offsets to be non-negative, but got -9'",
+        "xlnet": "kiln-compile: aten.eye with a symbolic size ('expected an int for argument n')",
+        "led": "after this session's fix for a folded item(): kiln-compile refuses as_strided of a tensor "
+               "that is itself a strided view (modeling_led.py:363, the overlapping chunks)",
+        # the backend
+        "jetmoe": "after this session's fix for returned sizes: export of the graph after the MoE's "
+                  "data-dependent split fails ('Split sizes add up to 160 but got the tensor's size of s22': "
+                  "an int specialized while the tensor stays dynamic)",
+        "switch_transformers": "after this session's fix for returned sizes: the export fails as jetmoe's "
+                               "(\"shape '[3, 6, 64]' is invalid for input of size 64*s51\": the sizes the "
+                               "graph takes are specialized while its tensor stays dynamic)",
+        "fsmt": "after this session's fix for returned sizes every graph compiles, but one more graph at a new "
+                "length than automatic dynamic's (counts 3, 7, 8); not compared with Dynamo's own counts",
+        "dbrx": "after this session's fix for returned sizes every graph compiles, but a new graph at every "
+                "call (counts 8, 14, 15, ... 21); not compared with Dynamo's own counts",
+        # Dynamo or the harness, before kiln
+        "nllb_moe": "Dynamo fails tracing the router ('ndarray' object has no attribute 'bool')",
+        "nystromformer": "the zoo config fixes the length (segment_means_seq_len=16): eager fails at 7",
+        # not finished
+        "bamba": "sym_sum fixed this session; the rerun gave " + SLOW,
+        "falcon_h1": "sym_sum fixed this session; the rerun gave " + SLOW,
+        "granitemoehybrid": "sym_sum fixed this session; the rerun gave " + SLOW,
+        "mamba2": "sym_sum fixed this session; the rerun gave " + SLOW,
+        "qwen3_next": SLOW,
+        "rwkv": SLOW,
+        "zamba2": "not run (the sweep ran out of time)",
     },
     "dynamic": {
         "canine": "Dynamo recompiles after the first call under dynamic=True (counts 1, 2, 3)",
@@ -101,7 +138,7 @@ def test_selection_is_the_zoos():
     assert len(SPECS) >= 100, sorted(SPECS)  # every round's language models
     for part, names in FAILS.items():
         assert set(names) <= set(SPECS), (part, set(names) - set(SPECS))
-    assert set(DEFAULT) | set(TRAIN) <= set(SPECS)
+    assert set(DEFAULT) | set(TRAIN) | set(DYNAMO_RECOMPILES) <= set(SPECS)
 
 
 def _inputs(spec, b, s):
@@ -150,8 +187,34 @@ def _check_shapes(name, **compile_kw):
     return counts
 
 
+def _dynamo_counts(name, **compile_kw):
+    """How many graphs Dynamo itself hands a backend over SHAPES (one that
+    compiles nothing): what kiln's counts must equal for a model whose code
+    makes Dynamo recompile more than automatic-dynamic's once."""
+    torch._dynamo.reset()
+    calls = []
+
+    def counting(gm, example_inputs):
+        calls.append(gm)
+        return gm.forward
+
+    spec = SPECS[name]
+    compiled = torch.compile(_build(spec).eval(), backend=counting, **compile_kw)
+    counts = []
+    with torch.no_grad():
+        for b, s in SHAPES:
+            compiled(*_inputs(spec, b, s))
+            counts.append(len(calls))
+    torch._dynamo.reset()
+    return counts
+
+
 @pytest.mark.parametrize("name", _selected("auto", DEFAULT))
 def test_eval_automatic_dynamic(name):
+    if name in DYNAMO_RECOMPILES:
+        expected = _dynamo_counts(name)  # first: Dynamo's frame state is reset around it
+        assert _check_shapes(name) == expected  # no compile of kiln's own
+        return
     counts = _check_shapes(name)
     # The first shape's graphs, then at most one recompile of each with the
     # batch and length symbolic; nothing after that.

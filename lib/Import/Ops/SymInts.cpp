@@ -22,7 +22,10 @@ void registerSymIntHandlers(GraphImporter &g) {
     KILN_TRY(d, g.intArg(n, "dim", std::nullopt, loc));
     return g.emitOp<SymSizeIntOp>(n, loc, *x, *d);
   };
-  // Binds the single SymInt/SymBool/SymFloat output of `n` to `v`.
+  // Binds the single SymInt/SymBool/SymFloat output of `n` to `v`. An output
+  // export already knows (`as_none`, `as_int`, ...: with static sizes, the
+  // `item()` of `torch.div(x.size(1), 4, rounding_mode="trunc")` is a
+  // constant its users hold themselves) has nothing to bind.
   auto bindScalar = [&g](const Object &n, Value v) -> LogicalResult {
     const Array *outs = n.getArray("outputs");
     const Object *o = outs && outs->size() == 1 ? (*outs)[0].getAsObject() : nullptr;
@@ -31,6 +34,9 @@ void registerSymIntHandlers(GraphImporter &g) {
         g.values[s->getString("as_name").value_or("")] = v;
         return success();
       }
+    for (StringRef kind : {"as_none", "as_int", "as_bool", "as_float"})
+      if (o && o->get(kind))
+        return success();
     return g.fail(v.getLoc(), "expected one symbolic scalar output");
   };
   h["torch.ops.aten.sym_numel.default"] = [&g, &b, bindScalar](const Object &n,
