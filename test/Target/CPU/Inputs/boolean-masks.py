@@ -1,15 +1,28 @@
-# Inputs and expected outputs of boolean-masks.mlir: random floats and a random mask.
+# Inputs and expected outputs of boolean-masks.mlir: random floats and a random
+# mask (standard library only, as lit's own interpreter runs it).
+import os
+import random
+import struct
 import sys
 
-import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "Inputs"))
+import npy  # noqa: E402
 
 d = sys.argv[1]
-rng = np.random.default_rng(7)
-x = rng.standard_normal((8, 100)).astype(np.float32)
-y = rng.standard_normal((8, 100)).astype(np.float32)
-m = rng.random((8, 100)) < 0.5
-np.save(f"{d}/x.npy", x)
-np.save(f"{d}/y.npy", y)
-np.save(f"{d}/m.npy", m)
-np.save(f"{d}/selected.npy", np.where(m, x, y))
-np.save(f"{d}/both.npy", m & (x < y))
+rng = random.Random(7)
+shape = (8, 100)
+count = shape[0] * shape[1]
+
+
+def f32(v):
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+x = [f32(rng.gauss(0.0, 1.0)) for _ in range(count)]
+y = [f32(rng.gauss(0.0, 1.0)) for _ in range(count)]
+m = [rng.random() < 0.5 for _ in range(count)]
+npy.save(f"{d}/x.npy", "<f4", shape, x)
+npy.save(f"{d}/y.npy", "<f4", shape, y)
+npy.save(f"{d}/m.npy", "|b1", shape, m)
+npy.save(f"{d}/selected.npy", "<f4", shape, [a if k else b for a, b, k in zip(x, y, m)])
+npy.save(f"{d}/both.npy", "|b1", shape, [k and a < b for a, b, k in zip(x, y, m)])
