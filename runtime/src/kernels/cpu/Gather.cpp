@@ -317,23 +317,42 @@ Tensor scatterReduce(const Tensor &self, int64_t dim, const Tensor &index, const
   return out;
 }
 
-/// index_copy: self with the slices along dim at `index` (1-D) replaced by
-/// source's (index_put without accumulation).
-Tensor indexCopy(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &source) {
-  const char *op = "aten::index_copy";
+/// What index_copy, index_fill and index_add write through: a copy of self,
+/// and the index list that names the positions `index` (1-D) along dim.
+struct SliceTargets {
+  Tensor out;
+  IValue indices;
+};
+SliceTargets sliceTargets(const Tensor &self, int64_t dim, const Tensor &index, const char *op) {
   checkIndexDtype(index, op);
   check(index.dim() <= 1, op, "index must be a vector, got " + index.shapeString());
+  int64_t d = self.dim() == 0 ? 0 : wrapDim(dim, self.dim(), op);
+  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
+  copyInto(out, self, op);
+  std::vector<IValue> idx(d, IValue());
+  idx.push_back(IValue(index.reshape({index.numel()})));
+  return {out, IValue::list(idx)};
+}
+
+/// index_copy's and index_add's source: self's rank, one slice a position of
+/// `index` along dim.
+void checkSliceSource(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &source,
+                      const char *op) {
   int64_t d = self.dim() == 0 ? 0 : wrapDim(dim, self.dim(), op);
   check(source.dim() == self.dim(), op, "source " + source.shapeString() + " must have the rank of self " +
                                             self.shapeString());
   check(self.dim() == 0 || source.size(d) == index.numel(), op,
         "source has " + std::to_string(source.size(d)) + " slices along dim " + std::to_string(d) + ", index " +
             std::to_string(index.numel()) + " positions");
-  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
-  copyInto(out, self, op);
-  std::vector<IValue> idx(d, IValue());
-  idx.push_back(IValue(index.reshape({index.numel()})));
-  return indexPutImpl(out, IValue::list(idx), source, false, op);
+}
+
+/// index_copy: self with the slices along dim at `index` (1-D) replaced by
+/// source's (index_put without accumulation).
+Tensor indexCopy(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &source) {
+  const char *op = "aten::index_copy";
+  SliceTargets t = sliceTargets(self, dim, index, op);
+  checkSliceSource(self, dim, index, source, op);
+  return indexPutImpl(t.out, t.indices, source, false, op);
 }
 
 /// take_along_dim: gather along dim after broadcasting self and indices in
@@ -360,16 +379,10 @@ Tensor takeAlongDim(const Tensor &self, const Tensor &indices, std::optional<int
 /// index_fill (.int_Scalar, .int_Tensor with a 0-d value): self with the slices
 /// along dim at `index` (1-D) set to value.
 Tensor indexFillImpl(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &value, const char *op) {
-  checkIndexDtype(index, op);
-  check(index.dim() <= 1, op, "index must be a vector, got " + index.shapeString());
+  SliceTargets t = sliceTargets(self, dim, index, op);
   check(value.dim() == 0, op, "value must be a 0-dim tensor, got " + value.shapeString());
-  int64_t d = self.dim() == 0 ? 0 : wrapDim(dim, self.dim(), op);
-  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
-  copyInto(out, self, op);
-  std::vector<IValue> idx(d, IValue());
-  idx.push_back(IValue(index.reshape({index.numel()})));
   Tensor v = value.dtype() == self.dtype() ? value : castTo(value, self.dtype());
-  return indexPutImpl(out, IValue::list(idx), v, false, op);
+  return indexPutImpl(t.out, t.indices, v, false, op);
 }
 Tensor indexFillScalar(const Tensor &self, int64_t dim, const Tensor &index, IValue value) {
   const char *op = "aten::index_fill.int_Scalar";
@@ -385,20 +398,10 @@ Tensor indexFillTensor(const Tensor &self, int64_t dim, const Tensor &index, con
 /// names along dim; repeated positions accumulate (index_put with accumulate).
 Tensor indexAdd(const Tensor &self, int64_t dim, const Tensor &index, const Tensor &source, IValue alpha) {
   const char *op = "aten::index_add";
-  checkIndexDtype(index, op);
-  check(index.dim() <= 1, op, "index must be a vector, got " + index.shapeString());
-  int64_t d = self.dim() == 0 ? 0 : wrapDim(dim, self.dim(), op);
-  check(source.dim() == self.dim(), op, "source " + source.shapeString() + " must have the rank of self " +
-                                            self.shapeString());
-  check(self.dim() == 0 || source.size(d) == index.numel(), op,
-        "source has " + std::to_string(source.size(d)) + " slices along dim " + std::to_string(d) + ", index " +
-            std::to_string(index.numel()) + " positions");
-  Tensor out = Tensor::empty(self.sizes(), self.dtype(), self.device());
-  copyInto(out, self, op);
-  std::vector<IValue> idx(d, IValue());
-  idx.push_back(IValue(index.reshape({index.numel()})));
+  SliceTargets t = sliceTargets(self, dim, index, op);
+  checkSliceSource(self, dim, index, source, op);
   Tensor v = scalarValue(alpha, op) == 1.0 ? source : call("aten::mul.Scalar", source, alpha);
-  return indexPutImpl(out, IValue::list(idx), v, true, op);
+  return indexPutImpl(t.out, t.indices, v, true, op);
 }
 
 /// scatter.value: self with `value` written at the positions `index` names along dim.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace kiln::cpu {
 namespace {
@@ -104,6 +105,24 @@ std::tuple<Tensor, Tensor> maxPoolImpl(const Tensor &self, const std::vector<int
   return {result, idx};
 }
 
+/// Writes every output cell o of every plane (in parallel over the planes):
+/// result[p * P + o] = cell(src, o), src the plane's `plane` input elements in
+/// contiguous order; for the float dtypes.
+template <class Cell>
+void mapPlaneCells(const Tensor &self, Tensor &result, int64_t plane, int64_t P, const char *op, Cell cell) {
+  Tensor x = self.contiguous();
+  int64_t planes = self.numel() / std::max<int64_t>(1, plane);
+  dispatchFloat(self.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T *px = x.data<T>();
+    T *po = result.data<T>();
+    parallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t o = 0; o < P; ++o) po[p * P + o] = cell(px + p * plane, o);
+    });
+  });
+}
+
 /// avg_pool3d over the last 3 dims of a [N, C, D, H, W] or [C, D, H, W] input:
 /// ceil_mode, count_include_pad (the window clipped to the padded input counts)
 /// and divisor_override as ATen's.
@@ -125,38 +144,27 @@ Tensor avgPool3d(const Tensor &self, std::vector<int64_t> kernel0, std::vector<i
     check(out[i] > 0, op, "the output size is too small for input " + self.shapeString());
   }
   int64_t plane = product(in), P = product(out);
-  int64_t planes = self.numel() / std::max<int64_t>(1, plane);
   std::vector<int64_t> shape = withSpatial({self.sizes().begin(), self.sizes().end() - d}, out, d);
   Tensor result = Tensor::empty(shape, self.dtype(), self.device());
   if (isMeta(self)) return result;
-  Tensor x = self.contiguous();
-  dispatchFloat(self.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    const T *px = x.data<T>();
-    T *po = result.data<T>();
-    parallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const T *src = px + p * plane;
-        for (int64_t o = 0; o < P; ++o) {
-          int64_t oi[3] = {o / (out[1] * out[2]), o / out[2] % out[1], o % out[2]};
-          int64_t lo[3], hi[3], padded = 1, inside = 1;
-          for (int i = 0; i < 3; ++i) {
-            lo[i] = oi[i] * stride[i] - padding[i];
-            hi[i] = std::min(lo[i] + kernel[i], in[i] + padding[i]);
-            padded *= hi[i] - lo[i];
-            lo[i] = std::max<int64_t>(lo[i], 0);
-            hi[i] = std::min(hi[i], in[i]);
-            inside *= std::max<int64_t>(hi[i] - lo[i], 0);
-          }
-          T sum = 0;
-          for (int64_t a = lo[0]; a < hi[0]; ++a)
-            for (int64_t b = lo[1]; b < hi[1]; ++b)
-              for (int64_t c = lo[2]; c < hi[2]; ++c) sum += src[(a * in[1] + b) * in[2] + c];
-          int64_t div = divisor ? *divisor : countPad ? padded : inside;
-          po[p * P + o] = div ? sum / (T)div : T(0);
-        }
-      }
-    });
+  mapPlaneCells(self, result, plane, P, op, [&](const auto *src, int64_t o) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    int64_t oi[3] = {o / (out[1] * out[2]), o / out[2] % out[1], o % out[2]};
+    int64_t lo[3], hi[3], padded = 1, inside = 1;
+    for (int i = 0; i < 3; ++i) {
+      lo[i] = oi[i] * stride[i] - padding[i];
+      hi[i] = std::min(lo[i] + kernel[i], in[i] + padding[i]);
+      padded *= hi[i] - lo[i];
+      lo[i] = std::max<int64_t>(lo[i], 0);
+      hi[i] = std::min(hi[i], in[i]);
+      inside *= std::max<int64_t>(hi[i] - lo[i], 0);
+    }
+    T sum = 0;
+    for (int64_t a = lo[0]; a < hi[0]; ++a)
+      for (int64_t b = lo[1]; b < hi[1]; ++b)
+        for (int64_t c = lo[2]; c < hi[2]; ++c) sum += src[(a * in[1] + b) * in[2] + c];
+    int64_t div = divisor ? *divisor : countPad ? padded : inside;
+    return div ? sum / (T)div : T(0);
   });
   return result;
 }
@@ -192,31 +200,20 @@ Tensor adaptiveAvgPool(const Tensor &self, const std::vector<int64_t> &outputSiz
   check(out[0] >= 0 && out[1] >= 0 && out[2] >= 0, op, "output_size must be non-negative");
   Dims in = spatialSizes(self, d);
   int64_t plane = product(in), P = product(out);
-  int64_t planes = self.numel() / std::max<int64_t>(1, plane);
   Tensor result = Tensor::empty(withSpatial({self.sizes().begin(), self.sizes().end() - d}, out, d), self.dtype(),
                                 self.device());
   if (isMeta(self)) return result;
-  Tensor x = self.contiguous();
   auto lo = [&](int i, int64_t o) { return o * in[i] / out[i]; };
   auto hi = [&](int i, int64_t o) { return ((o + 1) * in[i] + out[i] - 1) / out[i]; };
-  dispatchFloat(self.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    const T *px = x.data<T>();
-    T *po = result.data<T>();
-    parallelFor(planes, 1, [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p) {
-        const T *src = px + p * plane;
-        for (int64_t o = 0; o < P; ++o) {
-          int64_t od = o / (out[1] * out[2]), oh = o / out[2] % out[1], ow = o % out[2];
-          double s = 0;
-          for (int64_t a = lo(0, od); a < hi(0, od); ++a)
-            for (int64_t h = lo(1, oh); h < hi(1, oh); ++h)
-              for (int64_t w = lo(2, ow); w < hi(2, ow); ++w) s += src[(a * in[1] + h) * in[2] + w];
-          int64_t n = (hi(0, od) - lo(0, od)) * (hi(1, oh) - lo(1, oh)) * (hi(2, ow) - lo(2, ow));
-          po[p * P + o] = (T)(s / (double)n);
-        }
-      }
-    });
+  mapPlaneCells(self, result, plane, P, op, [&](const auto *src, int64_t o) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    int64_t od = o / (out[1] * out[2]), oh = o / out[2] % out[1], ow = o % out[2];
+    double s = 0;
+    for (int64_t a = lo(0, od); a < hi(0, od); ++a)
+      for (int64_t h = lo(1, oh); h < hi(1, oh); ++h)
+        for (int64_t w = lo(2, ow); w < hi(2, ow); ++w) s += src[(a * in[1] + h) * in[2] + w];
+    int64_t n = (hi(0, od) - lo(0, od)) * (hi(1, oh) - lo(1, oh)) * (hi(2, ow) - lo(2, ow));
+    return (T)(s / (double)n);
   });
   return result;
 }
